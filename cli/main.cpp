@@ -1,0 +1,2 @@
+// SKELETON: replaced by its owner during initial development.
+int main() { return 0; }

@@ -1,0 +1,163 @@
+// Core IR: the typed, desugared program that the interpreter runs and the flattener consumes.
+//
+// Note [Core IR semantics]
+// * Every node has a type. Inside a polymorphic function, types mention Var(i) of that
+//   function's scheme; the interpreter substitutes its frame's type arguments when it needs a
+//   concrete type (the identity of a reduction over an empty sequence, printing).
+// * Evaluation is strict and left to right: every argument of a Prim or Call, every Tuple
+//   component and every Let right-hand side is evaluated before use. Only If is lazy.
+// * Map is apply-to-each: generators are evaluated left to right and must have equal lengths
+//   (`Length mismatch in an apply-to-each.`); for each element the filter (if any) is evaluated
+//   first and the body only where it holds (ndp rule, language.md §4.4).
+// * Locals live in numbered slots of their function's frame (patterns bind slots). Names are
+//   resolved: a slot is "the same variable" everywhere in its function.
+// * Operators and library primitives are Prim nodes with exactly the primitive's arity of
+//   arguments (a call that passes one tuple-valued argument is desugared through a Let).
+// * Integer arithmetic wraps; integer division by zero is a runtime error; float arithmetic is
+//   IEEE (extensions.md §1, §4).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lang/ast.h"
+#include "lang/source.h"
+#include "lang/types.h"
+#include "lang/value.h"
+
+namespace ndp::lang::core {
+
+enum class PrimId : uint16_t {
+#define NDP_PRIM(id, name, type, arity) id,
+#include "lang/prims.def"
+#undef NDP_PRIM
+  Count_
+};
+
+struct PrimInfo {
+  const char* name;  // NESL name (operators spelled as in source: "+", "==", "->")
+  const char* type;  // NESL signature, e.g. "[a] -> [a] :: (a in number)"
+  int arity;         // number of tuple components the argument is spread into
+};
+const PrimInfo& prim_info(PrimId id);
+
+enum class PatternKind : uint8_t { Var, Tuple, Con };
+
+struct Pattern {
+  PatternKind kind;
+  const Type* type = nullptr;
+  Span span;
+  uint32_t slot = 0;               // Var
+  std::string name;                // Var: source name (for dumps)
+  const Pattern* left = nullptr;   // Tuple first / Con argument
+  const Pattern* right = nullptr;  // Tuple second
+  const DataDef* data = nullptr;   // Con
+};
+
+enum class Kind : uint8_t {
+  Lit,     // lit
+  Local,   // slot
+  Global,  // id = global variable id (its value); type_args instantiate its scheme
+  FnRef,   // id = global id of a function/primitive/constructor used as a value; type_args
+  Prim,    // prim, args (exactly arity), type_args instantiate the primitive's scheme
+  Call,    // args[0] callee (FnRef for direct calls), args[1] argument
+  Tuple,   // args[0], args[1]
+  If,      // args[0] cond, args[1] then, args[2] else
+  Let,     // pattern = args[0] in args[1]
+  Map,     // gens[i] in args[i] for i < gens.size(); then body, then filter if has_filter
+  SeqLit,  // args: elements (at least one)
+  EmptySeq,// [] of type->a
+  Con,     // data constructor applied to args[0]
+  Time,    // time(args[0]) -> (value, seconds)
+};
+
+struct Expr {
+  Kind kind;
+  const Type* type = nullptr;
+  Span span;
+  Value lit;
+  uint32_t slot = 0;
+  uint32_t id = 0;
+  PrimId prim = PrimId::Count_;
+  const DataDef* data = nullptr;
+  std::vector<const Type*> type_args;
+  std::vector<const Expr*> args;
+  const Pattern* pattern = nullptr;       // Let
+  std::vector<const Pattern*> gens;       // Map
+  bool has_filter = false;                // Map
+  ast::AtLevel level = ast::AtLevel::Auto;  // Map
+  int subwarp_width = 0;
+};
+
+/// A top-level function: one parameter pattern and a body over its frame's slots.
+struct Function {
+  std::string name;
+  uint32_t global = 0;
+  TypeScheme scheme;               // Fn(arg, result) over Var(0..n-1)
+  const Pattern* param = nullptr;
+  const Expr* body = nullptr;      // nullptr while only declared
+  uint32_t num_slots = 0;
+  std::string doc;
+  Span span;
+};
+
+/// Every global name binding of a session. Ids are indices into Program::globals and never
+/// change; redefinition with a new type makes a new Global (language.md §4.2).
+struct Global {
+  enum class Kind : uint8_t { Variable, Function, Prim, Constructor } kind;
+  std::string name;
+  TypeScheme scheme;
+  bool library = false;        // defined by stdlib/ (user code may shadow, never overwrite)
+  PrimId prim = PrimId::Count_;  // Prim
+  const DataDef* data = nullptr; // Constructor
+  Function fn;                   // Function
+  Value value;                   // Variable: set by the interpreter when the form runs
+  bool has_value = false;
+};
+
+/// The growing program of a session (library + user forms).
+struct Program {
+  TypeContext types;
+  std::vector<std::unique_ptr<Global>> globals;
+  std::deque<std::unique_ptr<Expr>> exprs;        // arena for Core nodes
+  std::deque<std::unique_ptr<Pattern>> patterns;
+
+  Expr* new_expr(Kind k, const Type* t, Span s) {
+    exprs.push_back(std::make_unique<Expr>());
+    Expr* e = exprs.back().get();
+    e->kind = k;
+    e->type = t;
+    e->span = s;
+    return e;
+  }
+  Pattern* new_pattern(PatternKind k, const Type* t, Span s) {
+    patterns.push_back(std::make_unique<Pattern>());
+    Pattern* p = patterns.back().get();
+    p->kind = k;
+    p->type = t;
+    p->span = s;
+    return p;
+  }
+  Global* new_global(Global::Kind k, std::string name) {
+    globals.push_back(std::make_unique<Global>());
+    Global* g = globals.back().get();
+    g->kind = k;
+    g->name = std::move(name);
+    return g;
+  }
+};
+
+/// A compiled top-level expression or assignment: a body over its own frame.
+struct TopExpr {
+  const Expr* body = nullptr;
+  uint32_t num_slots = 0;
+};
+
+/// Prints Core IR for `--dump=core` / `:dump core`.
+std::string dump_expr(const Program& prog, const Expr* e);
+std::string dump_function(const Program& prog, const Function& f);
+
+}  // namespace ndp::lang::core
