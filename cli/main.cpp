@@ -1,2 +1,93 @@
-// SKELETON: replaced by its owner during initial development.
-int main() { return 0; }
+// The ndp executable: argument parsing and dispatch to the subcommands.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "lang/diagnostics.h"
+
+namespace {
+
+const char* kUsage =
+    "usage: ndp [OPTIONS] [FILE...]          start the REPL (after loading FILEs)\n"
+    "       ndp run FILE [OPTIONS]           run a program\n"
+    "       ndp check FILE...                parse and type-check without running\n"
+    "       ndp test PATH... [OPTIONS]       run %test blocks, REPL transcripts and error tests\n"
+    "       ndp --help | --version\n"
+    "\n"
+    "options:\n"
+    "  --backend=interp|cpu|cuda   where programs run (default: interp in this build)\n"
+    "  --dump=core|flat|llvm|ptx   print an intermediate representation (run)\n"
+    "  -v, --verbose               (test) list every case\n"
+    "\n"
+    "Without a terminal on stdin, ndp reads top-level forms from stdin and prints only the\n"
+    "answers. In the REPL, type `help $` or `:help` for commands.\n";
+
+int usage_error(const std::string& msg) {
+  std::fprintf(stderr, "ndp: %s\n%s", msg.c_str(), kUsage);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace ndp;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  cli::CommonOptions opts;
+  std::vector<std::string> positional;
+  bool verbose = false;
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a == "--version") {
+      std::printf("ndp %s (NESL 3.1 compatible; backends: interp)\n", NDP_VERSION);
+      return 0;
+    }
+    if (a.rfind("--backend=", 0) == 0) {
+      auto b = jit::parse_backend(a.substr(10));
+      if (!b) return usage_error("unknown backend '" + a.substr(10) + "' (expected interp, cpu or cuda)");
+      opts.backend = *b;
+      opts.backend_given = true;
+    } else if (a.rfind("--dump=", 0) == 0) {
+      opts.dump = a.substr(7);
+      if (opts.dump != "core" && opts.dump != "flat" && opts.dump != "llvm" && opts.dump != "ptx")
+        return usage_error("unknown --dump kind '" + opts.dump + "' (expected core, flat, llvm or ptx)");
+    } else if (a == "-v" || a == "--verbose") {
+      verbose = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage_error("unknown option '" + a + "'");
+    } else {
+      positional.push_back(a);
+    }
+  }
+  if (opts.backend_given && opts.backend != jit::Backend::Interp) {
+    std::string why = jit::backend_unavailable_reason(opts.backend);
+    if (!why.empty()) {
+      std::fprintf(stderr, "ndp: backend %s unavailable: %s\n", jit::backend_name(opts.backend), why.c_str());
+      return 2;
+    }
+  }
+  try {
+    if (!positional.empty() && positional[0] == "run") {
+      if (positional.size() != 2) return usage_error("`ndp run` takes one FILE");
+      return cli::run_file(opts, positional[1]);
+    }
+    if (!positional.empty() && positional[0] == "check") {
+      if (positional.size() < 2) return usage_error("`ndp check` needs at least one FILE");
+      return cli::check_files({positional.begin() + 1, positional.end()});
+    }
+    if (!positional.empty() && positional[0] == "test") {
+      if (positional.size() < 2) return usage_error("`ndp test` needs at least one FILE or folder");
+      return cli::run_tests(opts, {positional.begin() + 1, positional.end()}, verbose);
+    }
+    if (!positional.empty() && (positional[0] == "compile" || positional[0] == "bench" || positional[0] == "dev"))
+      return usage_error("`ndp " + positional[0] + "` is not available yet in this build");
+    return cli::run_repl(opts, positional);
+  } catch (const lang::InternalError& e) {
+    std::fprintf(stderr, "ndp: %s\n(this is a bug in ndp; please report it)\n", e.what());
+    return 3;
+  }
+}

@@ -44,8 +44,9 @@ class Session {
 
   /// Evaluates every top-level form of `text` in order, printing answers (when
   /// `print_answers`) and errors as the REPL does. A form's error does not stop later forms.
-  /// Returns false if any form failed. `name` names the buffer in diagnostics.
-  bool eval_text(std::string name, std::string text, bool print_answers = true);
+  /// Returns false if any form failed. `name` names the buffer in diagnostics. With
+  /// `echo_definitions` false, function and datatype definitions are not echoed (`ndp run`).
+  bool eval_text(std::string name, std::string text, bool print_answers = true, bool echo_definitions = true);
   /// `load "file"` semantics: finds FILE, FILE.ndp or FILE.nesl; forms run without answers.
   bool load_file(const std::string& path);
   /// Checks a file (parse + types) without running it.
@@ -57,6 +58,9 @@ class Session {
   ExprOutcome type_of(std::string_view text);
   /// `:dump core EXPR`.
   std::string dump_core(std::string_view text);
+  /// `ndp run --dump=core FILE`: checks every form and prints the Core IR of each function
+  /// and top-level expression to the session's output; false on errors.
+  bool dump_core_file(std::string name, std::string text);
 
   /// True after an `exit` form.
   bool exit_requested() const;
@@ -68,6 +72,7 @@ class Session {
 
  private:
   struct Impl;
+  static std::string diag_text(Impl& s);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,34 @@
+// The stream table: standard streams plus the files and pipes a program opens.
+#include "lang/eval/streams.h"
+
+namespace ndp::lang::eval {
+
+StreamTable::StreamTable(std::FILE* out) : files_{nullptr, stdin, out, stderr} {}
+
+StreamTable::~StreamTable() {
+  for (size_t h = kStderr + 1; h < files_.size(); ++h)
+    if (files_[h]) std::fclose(files_[h]);
+}
+
+int64_t StreamTable::add(std::FILE* f) {
+  files_.push_back(f);
+  return static_cast<int64_t>(files_.size() - 1);
+}
+
+std::FILE* StreamTable::get(int64_t handle) const {
+  if (handle < 0 || handle >= static_cast<int64_t>(files_.size())) return nullptr;
+  return files_[static_cast<size_t>(handle)];
+}
+
+bool StreamTable::close(int64_t handle) {
+  std::FILE* f = get(handle);
+  if (!f) return false;
+  if (handle <= kStderr) {
+    std::fflush(f);
+    return true;
+  }
+  files_[static_cast<size_t>(handle)] = nullptr;
+  return std::fclose(f) == 0;
+}
+
+}  // namespace ndp::lang::eval
