@@ -53,7 +53,8 @@ std::string layout(const Decimal& d, bool at_style) {
   return s + "E" + std::to_string(E);
 }
 
-// inf/nan have no NESL spelling; extensions.md §1 fixes these.
+// Values printed without the digit recipe: zero of either sign is `0.0` everywhere, and
+// inf/nan, which NESL cannot print, take extensions.md §1's spelling.
 bool special_float(double x, std::string* out) {
   if (std::isnan(x)) {
     *out = "nan";

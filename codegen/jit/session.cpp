@@ -141,7 +141,9 @@ struct Session::Impl {
   }
 
   void print_lines(const lang::Lines& lines) {
-    std::fputs(lang::render_lines(lines).c_str(), opts.out);
+    // fwrite, not fputs: a char or string answer may contain a NUL byte, printed raw (§5.3).
+    std::string text = lang::render_lines(lines);
+    std::fwrite(text.data(), 1, text.size(), opts.out);
     std::fflush(opts.out);
   }
 

@@ -10,6 +10,12 @@ uint64_t RandState::mix(uint64_t x) {
   return z ^ (z >> 31);
 }
 
+void RandState::begin_form() {
+  indices_.clear();
+  counts_.clear();
+  reset(0);
+}
+
 void RandState::reset(uint64_t seed) {
   seed_ = seed;
   prefix_.assign(1, mix(seed));

@@ -36,8 +36,10 @@ namespace ndp::lang::eval {
 // restarts every count, so the same seed reproduces the same subsequent draws.
 class RandState {
  public:
-  RandState() { reset(0); }
-  /// rand_seed, and the start of every top-level form (seed 0).
+  RandState() { begin_form(); }
+  /// The start of a top-level form: seed 0, no enclosing apply-to-each, no draws yet.
+  void begin_form();
+  /// rand_seed: a new seed and fresh counts, keeping the current path.
   void reset(uint64_t seed);
   /// Entering / leaving element `index` of an apply-to-each.
   void push_element(uint64_t index);

@@ -1,0 +1,44 @@
+// Private: the segmented-reduction core, shared by seg_reduce, pack_lengths and combine.
+#pragma once
+
+#include <vector>
+
+#include "parallel.h"
+
+namespace ndp::rt::detail {
+
+// Each chunk writes the results of the segments that end in it, except the first one, which
+// may have begun in an earlier chunk: its partial ("head") waits for the carry from the chunks
+// before (Note [Merge-path chunks]). The carries and heads are fixed up sequentially.
+// `load(p)` gives element p, so callers can reduce flags as counts or gathered values
+// without materialising them.
+template <class F, class Segs, class Load>
+void reduce_segs(const Segs& s, Load&& load, typename F::value_type* out) {
+  using T = typename F::value_type;
+  int64_t nchunks = chunk_count(s.count() + s.total());
+  Buffer<T> head(nchunks, F::identity()), tail(nchunks, F::identity());
+  std::vector<Range> ranges(nchunks);
+  parallel_chunks(nchunks, [&](int64_t c) {
+    Range r = chunk_range(s, c, nchunks);
+    ranges[c] = r;
+    for_each_piece(s, r, [&](int64_t k, int64_t b, int64_t e) {
+      T acc = F::identity();
+      for (int64_t p = b; p < e; ++p) acc = F::apply(acc, load(p));
+      if (k == r.seg_end) tail[c] = acc;
+      else if (k == r.seg_begin) head[c] = acc;
+      else out[k] = acc;
+    });
+  });
+  T carry = F::identity();
+  for (int64_t c = 0; c < nchunks; ++c) {
+    const Range& r = ranges[c];
+    if (r.seg_end > r.seg_begin) {
+      out[r.seg_begin] = F::apply(carry, head[c]);
+      carry = tail[c];
+    } else {
+      carry = F::apply(carry, tail[c]);
+    }
+  }
+}
+
+}  // namespace ndp::rt::detail
