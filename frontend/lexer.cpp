@@ -15,10 +15,10 @@ using lang::ast::Sized;
 
 const char* token_spelling(Tok kind) {
   switch (kind) {
-#define TOKEN(id, spelling) \
-  case Tok::id:             \
-    return spelling;
+    // clang-format off
+#define TOKEN(id, spelling) case Tok::id: return spelling;
 #include "frontend/token.def"
+    // clang-format on
   }
   return "token";
 }
@@ -75,8 +75,7 @@ class Lexer {
 
   void report(size_t begin, size_t end, std::string message) {
     if (diags_)
-      diags_->error(lang::Span{file_, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)},
-                    std::move(message));
+      diags_->error(lang::Span{file_, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)}, std::move(message));
   }
 
   Token& push(Tok kind, size_t begin, size_t end) {
@@ -150,8 +149,10 @@ class Lexer {
     std::string bytes;
     while (pos_ < text_.size() && text_[pos_] != '"') {
       // A backslash makes the next byte literal; there are no other escapes (`\t` is `t`).
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;
-      else if (text_[pos_] == '\\') break;
+      if (text_[pos_] == '\\' && pos_ + 1 < text_.size())
+        ++pos_;
+      else if (text_[pos_] == '\\')
+        break;
       bytes += text_[pos_++];
     }
     if (pos_ >= text_.size()) {
@@ -184,13 +185,12 @@ class Lexer {
     }
     char e = at(pos_);
     char after_e = at(pos_ + 1);
-    if ((e == 'e' || e == 'E') &&
-        (is_digit(after_e) || after_e == '+' || after_e == '-')) {
+    if ((e == 'e' || e == 'E') && (is_digit(after_e) || after_e == '+' || after_e == '-')) {
       pos_ += 2;
       if (!is_digit(after_e) && !is_digit(at(pos_))) {
         while (is_ident_char(at(pos_)) || at(pos_) == '.') ++pos_;
-        return error_token(start, pos_, fmt::format("malformed exponent in number '{}'",
-                                                    text_.substr(start, pos_ - start)));
+        return error_token(start, pos_,
+                           fmt::format("malformed exponent in number '{}'", text_.substr(start, pos_ - start)));
       }
       is_float = true;
       while (is_digit(at(pos_))) ++pos_;
@@ -214,22 +214,20 @@ class Lexer {
     }
     std::string_view lexeme = text_.substr(start, digits_end - start);
     if (sized == Sized::I32 && is_float)
-      return error_token(start, pos_, fmt::format("'{}': the i32 suffix needs an integer literal",
-                                                  text_.substr(start, pos_ - start)));
+      return error_token(
+          start, pos_, fmt::format("'{}': the i32 suffix needs an integer literal", text_.substr(start, pos_ - start)));
     if (is_float || sized == Sized::F32) return finish_float(start, lexeme, sized);
     finish_int(start, lexeme, sized);
   }
 
   void finish_int(size_t start, std::string_view lexeme, Sized sized) {
-    int64_t limit = sized == Sized::I32 ? std::numeric_limits<int32_t>::max()
-                                        : std::numeric_limits<int64_t>::max();
+    int64_t limit = sized == Sized::I32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
     int64_t v = 0;
     for (char d : lexeme) {
       int digit = d - '0';
       if (v > (limit - digit) / 10)
         return error_token(start, pos_,
-                           fmt::format("integer literal {} does not fit in {} bits",
-                                       text_.substr(start, pos_ - start),
+                           fmt::format("integer literal {} does not fit in {} bits", text_.substr(start, pos_ - start),
                                        sized == Sized::I32 ? 32 : 64));
       v = v * 10 + digit;
     }
@@ -257,8 +255,7 @@ class Lexer {
     }
     if (overflow)
       return error_token(start, pos_,
-                         fmt::format("float literal {} is too large for {}",
-                                     text_.substr(start, pos_ - start),
+                         fmt::format("float literal {} is too large for {}", text_.substr(start, pos_ - start),
                                      sized == Sized::F32 ? "f32" : "a float"));
     Token& t = push(Tok::Float, start, pos_);
     t.float_value = v;
@@ -276,8 +273,7 @@ class Lexer {
       pos_ = start + 2;
     };
     auto cmu_only = [&](std::string_view tok) {
-      error_token(start, start + tok.size(),
-                  fmt::format("'{}' is CMU NESL syntax that ndp does not support", tok));
+      error_token(start, start + tok.size(), fmt::format("'{}' is CMU NESL syntax that ndp does not support", tok));
     };
     switch (c) {
       case '-': return n == '>' ? two(Tok::Arrow) : one(Tok::Minus);
@@ -303,8 +299,7 @@ class Lexer {
         return cmu_only("&");
       case '!': return cmu_only("!");
       case '\'': return cmu_only("'");
-      case '\\':
-        return error_token(start, start + 1, "'\\' is allowed only inside a string literal");
+      case '\\': return error_token(start, start + 1, "'\\' is allowed only inside a string literal");
       case '#': return one(Tok::Hash);
       case '(': return one(Tok::LParen);
       case ')': return one(Tok::RParen);
@@ -341,7 +336,7 @@ LexResult lex(std::string_view text, uint32_t file, lang::DiagnosticEngine* diag
 
 size_t form_end(const std::vector<Token>& tokens, size_t start) {
   int depth = 0;
-  int lets = 0;            // `let`s at depth 0 still waiting for their `in`
+  int lets = 0;             // `let`s at depth 0 still waiting for their `in`
   bool in_context = false;  // after `::` of a signature or datatype, before `=`
   for (size_t i = start; i < tokens.size(); ++i) {
     switch (tokens[i].kind) {
@@ -370,8 +365,8 @@ size_t form_end(const std::vector<Token>& tokens, size_t start) {
       case Tok::Semi: {
         if (depth > 0 || lets > 0) break;
         // `:: a in number; b in any` separates context bindings; no form starts `NAME in`.
-        bool binding_follows = i + 2 < tokens.size() && tokens[i + 1].kind == Tok::Ident &&
-                               tokens[i + 2].kind == Tok::In;
+        bool binding_follows =
+            i + 2 < tokens.size() && tokens[i + 1].kind == Tok::Ident && tokens[i + 2].kind == Tok::In;
         if (in_context && binding_follows) break;
         return i;
       }

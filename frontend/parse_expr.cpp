@@ -186,8 +186,8 @@ const Expr* Parser::postfix() {
       advance();
       const Expr* arg = exp();
       if (!arg) return nullptr;
-      if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} to close the argument of a call.",
-                                           show(peek()))))
+      if (!expect(Tok::RParen,
+                  fmt::format("Expected a ) instead of {} to close the argument of a call.", show(peek()))))
         return nullptr;
       Expr* n = node(ExprKind::Call, from(start));
       n->kids = {e, arg};
@@ -284,9 +284,10 @@ const Expr* Parser::sequence(const Token& open) {
   Span start = span_of(open);
   if (accept(Tok::RBracket)) {
     if (!at(Tok::Ident) && !at(Tok::LBracket) && !at(Tok::LParen)) {
-      fail_here(fmt::format("Expected a type after [] instead of {} (an empty sequence needs its "
-                            "element type, as in [] int)",
-                            show(peek())));
+      fail_here(
+          fmt::format("Expected a type after [] instead of {} (an empty sequence needs its "
+                      "element type, as in [] int)",
+                      show(peek())));
       return nullptr;
     }
     const TypeExpr* type = type_term();
@@ -357,8 +358,8 @@ const Expr* Parser::apply_to_each(const Token& open) {
   if (body_follows()) {
     e->body = exp();
     if (!e->body) return nullptr;
-    if (!expect(Tok::Colon, fmt::format("Expected a : instead of {} after the body of an apply-to-each.",
-                                        show(peek()))))
+    if (!expect(Tok::Colon,
+                fmt::format("Expected a : instead of {} after the body of an apply-to-each.", show(peek()))))
       return nullptr;
   }
   do {
@@ -377,8 +378,7 @@ const Expr* Parser::apply_to_each(const Token& open) {
     } else {
       g.pattern = pattern();
       if (!g.pattern) return nullptr;
-      if (!expect(Tok::In, fmt::format("Expected IN instead of {} in a generator of an apply-to-each.",
-                                       show(peek()))))
+      if (!expect(Tok::In, fmt::format("Expected IN instead of {} in a generator of an apply-to-each.", show(peek()))))
         return nullptr;
       g.exp = exp();
       if (!g.exp) return nullptr;
@@ -390,8 +390,7 @@ const Expr* Parser::apply_to_each(const Token& open) {
     e->filter = exp();
     if (!e->filter) return nullptr;
   }
-  if (!expect(Tok::RBrace, fmt::format("Expected a }} instead of {} to terminate an apply-to-each.",
-                                       show(peek()))))
+  if (!expect(Tok::RBrace, fmt::format("Expected a }} instead of {} to terminate an apply-to-each.", show(peek()))))
     return nullptr;
   if (!at_level(e)) return nullptr;
   e->span = from(start);
@@ -415,8 +414,7 @@ bool Parser::at_level(Expr* e) {
     }
     if (t.text == "subwarp") {
       advance();
-      if (!expect(Tok::LParen, fmt::format("Expected a ( instead of {} after SUBWARP.", show(peek()))))
-        return false;
+      if (!expect(Tok::LParen, fmt::format("Expected a ( instead of {} after SUBWARP.", show(peek())))) return false;
       const Token& n = peek();
       if (n.kind != Tok::Int || n.sized != lang::ast::Sized::Default ||
           (n.int_value != 2 && n.int_value != 4 && n.int_value != 8 && n.int_value != 16))
@@ -428,8 +426,7 @@ bool Parser::at_level(Expr* e) {
     }
   }
   return fail_here(fmt::format(
-      "Expected a level (grid, block, warp, subwarp(N), thread, seq or auto) after AT instead of {}.",
-      show(t)));
+      "Expected a level (grid, block, warp, subwarp(N), thread, seq or auto) after AT instead of {}.", show(t)));
 }
 
 const Expr* Parser::if_exp(const Token& kw) {
@@ -457,8 +454,7 @@ const Expr* Parser::let_exp(const Token& kw) {
     Span bstart = span_of(peek());
     b.pattern = pattern();
     if (!b.pattern) return nullptr;
-    if (!expect(Tok::Equal, fmt::format("Expected an = instead of {} in a binding of a LET construct.",
-                                        show(peek()))))
+    if (!expect(Tok::Equal, fmt::format("Expected an = instead of {} in a binding of a LET construct.", show(peek()))))
       return nullptr;
     b.exp = exp();
     if (!b.exp) return nullptr;
@@ -485,8 +481,7 @@ const Expr* Parser::time_exp(const Token& kw) {
   if (!expect(Tok::LParen, fmt::format("Expected a ( instead of {} after TIME.", show(peek())))) return nullptr;
   const Expr* inner = exp();
   if (!inner) return nullptr;
-  if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} to close TIME.", show(peek()))))
-    return nullptr;
+  if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} to close TIME.", show(peek())))) return nullptr;
   Expr* e = node(ExprKind::Time, from(start));
   e->kids = {inner};
   return e;

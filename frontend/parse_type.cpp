@@ -57,8 +57,7 @@ const Pattern* Parser::atomic_pattern() {
       p->kind = PatternKind::Con;
       p->left = pattern();
       if (!p->left) return nullptr;
-      if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} in a pattern.", show(peek()))))
-        return nullptr;
+      if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} in a pattern.", show(peek())))) return nullptr;
       p->span = from(start);
       return p;
     }
@@ -70,8 +69,7 @@ const Pattern* Parser::atomic_pattern() {
       }
       const Pattern* inner = pattern();
       if (!inner) return nullptr;
-      if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} in a pattern.", show(peek()))))
-        return nullptr;
+      if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} in a pattern.", show(peek())))) return nullptr;
       return inner;
     }
     case Tok::True:
@@ -91,9 +89,10 @@ const Pattern* Parser::atomic_pattern() {
     case Tok::Float:
     case Tok::Char:
     case Tok::String:
-      fail_here(fmt::format("{} cannot be used in a pattern: patterns are names, tuples and datatype "
-                            "constructors",
-                            show(t)));
+      fail_here(
+          fmt::format("{} cannot be used in a pattern: patterns are names, tuples and datatype "
+                      "constructors",
+                      show(t)));
       return nullptr;
     default: fail_here(fmt::format("Expected a pattern instead of {}.", show(t))); return nullptr;
   }
@@ -188,8 +187,8 @@ const TypeExpr* Parser::type_term() {
         if (!a) return nullptr;
         n->args.push_back(a);
       } while (accept(Tok::Comma));
-      if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} after the parameters of type {}.",
-                                           show(peek()), t.text)))
+      if (!expect(Tok::RParen,
+                  fmt::format("Expected a ) instead of {} after the parameters of type {}.", show(peek()), t.text)))
         return nullptr;
       n->span = from(start);
     }

@@ -1,5 +1,5 @@
-// The parser: NESL's grammar (language.md §2, §3.4, §3.7) with the precedence of §2.5, plus
-// `at LEVEL` (extensions.md §2). See Note [Parser error recovery] in parser.h.
+// The parser's driver: token access, error recovery, top-level forms (language.md §2.1) and
+// REPL commands (§2.2), and the frontend.h entry points. See Note [Parser error recovery].
 #include "frontend/parser.h"
 
 #include <fmt/format.h>
@@ -18,15 +18,11 @@ using lang::ast::TopLevel;
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kCommands = {"load", "set",      "show",   "help",
-                                                        "exit", "describe", "apropos"};
+constexpr std::array<std::string_view, 7> kCommands = {"load", "set", "show", "help", "exit", "describe", "apropos"};
 // CMU commands for editors, shells, Lisp and background jobs (language.md §2.2 "no").
-constexpr std::array<std::string_view, 6> kUnsupportedCommands = {"get",  "edit", "shell",
-                                                                   "lisp", "dump", "defconfig"};
+constexpr std::array<std::string_view, 6> kUnsupportedCommands = {"get", "edit", "shell", "lisp", "dump", "defconfig"};
 
-bool one_of(std::string_view word, auto const& list) {
-  return std::find(list.begin(), list.end(), word) != list.end();
-}
+bool one_of(std::string_view word, auto const& list) { return std::find(list.begin(), list.end(), word) != list.end(); }
 
 bool is_closer(Tok kind) { return kind == Tok::RParen || kind == Tok::RBracket || kind == Tok::RBrace; }
 
@@ -68,6 +64,7 @@ bool scan_pattern(const std::vector<Token>& toks, size_t& i, int depth) {
   }
   return true;
 }
+
 }  // namespace
 
 std::string upper_case(std::string_view s) {
@@ -76,6 +73,9 @@ std::string upper_case(std::string_view s) {
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   return out;
 }
+
+Parser::Parser(lang::ast::AstContext& ctx, const lang::SourceManager& sm, uint32_t file, lang::DiagnosticEngine& diags)
+    : ctx_(ctx), sm_(sm), file_(file), diags_(diags) {}
 
 // ---------------------------------------------------------------- tokens and errors
 
@@ -98,9 +98,7 @@ bool Parser::accept(Tok kind) {
 
 Span Parser::span_of(const Token& t) const { return Span{file_, t.begin, t.end}; }
 
-Span Parser::from(Span start) const {
-  return Span{file_, start.begin, std::max(start.end, prev_end_)};
-}
+Span Parser::from(Span start) const { return Span{file_, start.begin, std::max(start.end, prev_end_)}; }
 
 std::string Parser::show(const Token& t) const {
   if (t.kind == Tok::End) return "end of input";
@@ -198,8 +196,7 @@ const TopLevel* Parser::signature() {
   auto* top = ctx_.make<TopLevel>();
   top->kind = TopKind::Function;
   top->signature = funtype(top->context);
-  if (top->signature && !at(Tok::End))
-    fail_here(fmt::format("Unexpected {} after the type signature", show(peek())));
+  if (top->signature && !at(Tok::End)) fail_here(fmt::format("Unexpected {} after the type signature", show(peek())));
   bool ok = top->signature && !form_failed_ && lex_errors_ == 0;
   flush_diagnostics();
   if (!ok) return nullptr;
@@ -253,6 +250,8 @@ const TopLevel* Parser::command(const std::string& word) {
   top->name = word;
   top->name_span = word_span;
   size_t args_start = pos_;
+  // Each argument is the token's source text, lower-cased unless it is a string or character
+  // literal (a string keeps its quotes, so the driver can tell `"x"` from `x`).
   while (!is_terminator() && !at(Tok::End)) {
     const Token& t = advance();
     if (t.kind == Tok::Error) form_failed_ = true;  // the lexer reported it
@@ -297,8 +296,8 @@ const TopLevel* Parser::function_def() {
     }
   } else {
     if (at(Tok::String)) top->doc = advance().text;
-    if (!expect(Tok::Equal, fmt::format("Expected = or : instead of {} in the definition of function {}.",
-                                        show(peek()), upper_case(top->name))))
+    if (!expect(Tok::Equal, fmt::format("Expected = or : instead of {} in the definition of function {}.", show(peek()),
+                                        upper_case(top->name))))
       return nullptr;
     top->body = exp();
     if (!top->body) return nullptr;
@@ -313,13 +312,13 @@ const TopLevel* Parser::datatype_def() {
   top->kind = TopKind::Datatype;
   if (!name_binder(peek(), top->name)) return nullptr;
   top->name_span = span_of(advance());
-  if (!expect(Tok::LParen, fmt::format("Expected a ( instead of {} after the name of datatype {}.",
-                                       show(peek()), upper_case(top->name))))
+  if (!expect(Tok::LParen, fmt::format("Expected a ( instead of {} after the name of datatype {}.", show(peek()),
+                                       upper_case(top->name))))
     return nullptr;
   top->signature = type_seq();
   if (!top->signature) return nullptr;
-  if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} to close the fields of datatype {}.",
-                                       show(peek()), upper_case(top->name))))
+  if (!expect(Tok::RParen, fmt::format("Expected a ) instead of {} to close the fields of datatype {}.", show(peek()),
+                                       upper_case(top->name))))
     return nullptr;
   if (accept(Tok::ColonColon) && !context(top->context)) return nullptr;
   top->span = from(kw);
@@ -351,14 +350,13 @@ const TopLevel* Parser::expression_form() {
 
 // ---------------------------------------------------------------- entry points
 
-std::vector<const lang::ast::TopLevel*> parse_program(lang::ast::AstContext& ctx,
-                                                      const lang::SourceManager& sm, uint32_t file,
-                                                      lang::DiagnosticEngine& diags) {
+std::vector<const lang::ast::TopLevel*> parse_program(lang::ast::AstContext& ctx, const lang::SourceManager& sm,
+                                                      uint32_t file, lang::DiagnosticEngine& diags) {
   return Parser(ctx, sm, file, diags).program();
 }
 
-const lang::ast::TopLevel* parse_signature(lang::ast::AstContext& ctx, const lang::SourceManager& sm,
-                                           uint32_t file, lang::DiagnosticEngine& diags) {
+const lang::ast::TopLevel* parse_signature(lang::ast::AstContext& ctx, const lang::SourceManager& sm, uint32_t file,
+                                           lang::DiagnosticEngine& diags) {
   return Parser(ctx, sm, file, diags).signature();
 }
 

@@ -5,8 +5,9 @@
 // reported (later ones would be consequences of it); the form is then dropped and parsing
 // resumes after the `$`/`;` that ends it (lexer.h: form_end), so a file reports one error per
 // bad form. Tokens the lexer already rejected (Tok::Error) fail the form without a second
-// message. Nesting is bounded (kMaxDepth) so hostile input cannot overflow the stack, and
-// long flat chains (tuples, `->`, juxtaposition, binary operators) are parsed by loops.
+// message. All diagnostics reach the engine at the end, in source order. Nesting is bounded
+// (kMaxDepth) so hostile input cannot overflow the stack, and long flat chains (tuples, `->`,
+// juxtaposition, binary operators) are parsed by loops.
 #pragma once
 
 #include <string>
@@ -28,8 +29,7 @@ inline constexpr const char* kPairReserved = "PAIR is a reserved word.  Use , in
 /// top-level forms), parse_expr.cpp and parse_type.cpp (patterns and types).
 class Parser {
  public:
-  Parser(lang::ast::AstContext& ctx, const lang::SourceManager& sm, uint32_t file,
-         lang::DiagnosticEngine& diags);
+  Parser(lang::ast::AstContext& ctx, const lang::SourceManager& sm, uint32_t file, lang::DiagnosticEngine& diags);
 
   /// Every well-formed top-level form of the buffer; bad ones are reported and skipped.
   std::vector<const lang::ast::TopLevel*> program();
@@ -74,7 +74,7 @@ class Parser {
   const Token& advance();
   bool accept(Tok kind);
   Span span_of(const Token& t) const;
-  Span from(Span start) const;  // `start` up to the end of the last consumed token
+  Span from(Span start) const;             // `start` up to the end of the last consumed token
   std::string show(const Token& t) const;  // the token as the user wrote it, for messages
 
   // ---- errors ----

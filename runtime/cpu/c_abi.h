@@ -43,7 +43,7 @@ ndp_status guard(Fn&& fn) noexcept {
 inline bool shape_ok(const ndp_segdes& s) {
   if (s.count < 0 || s.total < 0) return false;
   if (s.offsets == nullptr) return s.lengths == nullptr && s.regular_length >= 0 && s.total == s.count * s.regular_length;
-  return s.lengths != nullptr;
+  return s.lengths != nullptr || s.count == 0;
 }
 
 /// A data array is present when it is non-null or empty.

@@ -190,8 +190,7 @@ TEST_CASE("precedence examples of language.md §2.5") {
   CHECK(ex("#[[1,2],[3]][0]") == "(# (index (seq (seq 1 2) (seq 3)) 0))");
   CHECK(ex("-[1,2][0]") == "(- (index (seq 1 2) 0))");
   CHECK(ex("[1,2] ++ [3,4] -> [0]") == "(++ (seq 1 2) (-> (seq 3 4) (seq 0)))");
-  CHECK(ex("[0,0,0] <- [(1,5),(2,6)] -> [1]") ==
-        "(<- (seq 0 0 0) (-> (seq (, 1 5) (, 2 6)) (seq 1)))");
+  CHECK(ex("[0,0,0] <- [(1,5),(2,6)] -> [1]") == "(<- (seq 0 0 0) (-> (seq (, 1 5) (, 2 6)) (seq 1)))");
   CHECK(ex("[0,0,0] <- [(0,1)] <- [(1,2)]") == "(<- (<- (seq 0 0 0) (seq (, 0 1))) (seq (, 1 2)))");
   CHECK(ex("\"a\" ++ @1") == "(++ \"a\" (@ 1))");
   CHECK(ex("1 + if t then 1 else 2") == "(+ 1 (if t 1 2))");
@@ -254,8 +253,7 @@ TEST_CASE("sequences, empty sequences and ranges") {
 }
 
 TEST_CASE("apply-to-each forms") {
-  CHECK(ex("{a+b : a in [1,2,3]; b in [10,20,30]}") ==
-        "(each (+ a b) (in a (seq 1 2 3)) (in b (seq 10 20 30)))");
+  CHECK(ex("{a+b : a in [1,2,3]; b in [10,20,30]}") == "(each (+ a b) (in a (seq 1 2 3)) (in b (seq 10 20 30)))");
   CHECK(ex("{a+b : a; b}") == "(each (+ a b) (in a _) (in b _))");
   CHECK(ex("{x in [1,2,3,4] | x > 2}") == "(each _ (in x (seq 1 2 3 4)) (| (> x 2)))");
   CHECK(ex("{x*x : x in [1,2,3,4] | oddp(x)}") == "(each (* x x) (in x (seq 1 2 3 4)) (| (call oddp x)))");
@@ -263,8 +261,7 @@ TEST_CASE("apply-to-each forms") {
   CHECK(ex("{a + b : (a, b) in [(1,2),(3,4)]; c in \"xy\" | c == `y}") ==
         "(each (+ a b) (in (, a b) (seq (, 1 2) (, 3 4))) (in c \"xy\") (| (== c `y)))");
   CHECK(ex("{x, y : x in [1,2]; y in \"ab\"}") == "(each (, x y) (in x (seq 1 2)) (in y \"ab\"))");
-  CHECK(ex("{if i > 0 then 10 / i else 0 : i in [0, 1, 2]}") ==
-        "(each (if (> i 0) (/ 10 i) 0) (in i (seq 0 1 2)))");
+  CHECK(ex("{if i > 0 then 10 / i else 0 : i in [0, 1, 2]}") == "(each (if (> i 0) (/ 10 i) 0) (in i (seq 0 1 2)))");
   CHECK(ex("{[1:x] : x in [1,2,3]}") == "(each (range 1 x) (in x (seq 1 2 3)))");
   CHECK(ex("{px(p) : p in [point(1, 2), point(3, 4)]}") ==
         "(each (call px p) (in p (seq (call point (, 1 2)) (call point (, 3 4)))))");
@@ -357,8 +354,7 @@ TEST_CASE("comments and case folding") {
   CHECK(ex("1 % a comment $ with a dollar % + 1") == "(+ 1 1)");
   CHECK(ex("1 % ; and ; % + 2") == "(+ 1 2)");
   CHECK(top("%test\nqs([3, 1, 2]) ==> [1, 2, 3]\n%\n1 $") == "(expr 1)");
-  CHECK(top("FUNCTION Foo(X) = X + 1 $ FOO(3) $") ==
-        "(function foo x = (+ x 1))\n(expr (call foo 3))");
+  CHECK(top("FUNCTION Foo(X) = X + 1 $ FOO(3) $") == "(function foo x = (+ x 1))\n(expr (call foo 3))");
   CHECK(ex("IF T THEN F ELSE T") == "(if t f t)");
   CHECK(ex("LeT Xy = 1 In XY") == "(let ((= xy 1)) xy)");
   CHECK(top("DATATYPE Point(INT, Int) $") == "(datatype point (, int int))");
@@ -384,21 +380,18 @@ TEST_CASE("top-level forms") {
   CHECK(top("function ev(n) : int -> bool $") == "(function ev n : (-> int bool))");
   CHECK(top("function f2(x, y) : (int, int) -> int = x + y $") ==
         "(function f2 (, x y) : (-> (, int int) int) = (+ x y))");
-  CHECK(top("function bad(x) : a -> a :: a in any = x + x $") ==
-        "(function bad x : (-> a a) :: (a in any) = (+ x x))");
+  CHECK(top("function bad(x) : a -> a :: a in any = x + x $") == "(function bad x : (-> a a) :: (a in any) = (+ x x))");
   CHECK(top("function k(a, b) : (a, b) -> (b, a) :: a in any; b in any = (b, a) ;") ==
         "(function k (, a b) : (-> (, a b) (, b a)) :: (a in any) (b in any) = (, b a))");
   CHECK(top("function k(a, b) : (a, b) -> (b, a) :: a in any; b in any ; 1 $") ==
         "(function k (, a b) : (-> (, a b) (, b a)) :: (a in any) (b in any))\n(expr 1)");
   CHECK(top("function d(x) \"doubles x\" = 2 * x $") == "(function d x doc \"doubles x\" = (* 2 x))");
-  CHECK(top("function d(x) : int -> int \"doc\" = 2 * x $") ==
-        "(function d x : (-> int int) doc \"doc\" = (* 2 x))");
+  CHECK(top("function d(x) : int -> int \"doc\" = 2 * x $") == "(function d x : (-> int int) doc \"doc\" = (* 2 x))");
   CHECK(top("function ap(g, x) : (c -> b, c) -> b :: (b in any; c in any) = g(x) $") ==
         "(function ap (, g x) : (-> (, (-> c b) c) b) :: (b in any) (c in any) = (call g x))");
   CHECK(top("datatype point(int, int) $") == "(datatype point (, int int))");
   CHECK(top("datatype box(a) :: (a in any) $") == "(datatype box a :: (a in any))");
-  CHECK(top("datatype rev(a, b) :: (b in any; a in any) $") ==
-        "(datatype rev (, a b) :: (b in any) (a in any))");
+  CHECK(top("datatype rev(a, b) :: (b in any; a in any) $") == "(datatype rev (, a b) :: (b in any) (a in any))");
   CHECK(top("datatype nb(a, [a]) :: a in number $") == "(datatype nb (, a [a]) :: (a in number))");
   CHECK(top("datatype p2(int, (float, bool)) $") == "(datatype p2 (, int (, float bool)))");
   CHECK(top("function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; "
@@ -522,12 +515,11 @@ TEST_CASE("errors: messages and positions") {
   CHECK(err1("and t $") == "1:1: and is missing its left argument.");
   CHECK(err1("1 + $") == "1:3: + is missing its right argument.");
   CHECK(err1("1 $ 2") == "1:6: expected $ or ; to end the form");
-  CHECK(err1("[] $") == "1:4: Expected a type after [] instead of $ (an empty sequence needs its element "
-                        "type, as in [] int)");
-  CHECK(err1("function f(a) = a $") ==
-        "1:10: The symbol F is a special symbol, it cannot be used as a variable.");
-  CHECK(err1("datatype time(int) $") ==
-        "1:10: The symbol TIME is a special symbol, it cannot be used as a variable.");
+  CHECK(err1("[] $") ==
+        "1:4: Expected a type after [] instead of $ (an empty sequence needs its element "
+        "type, as in [] int)");
+  CHECK(err1("function f(a) = a $") == "1:10: The symbol F is a special symbol, it cannot be used as a variable.");
+  CHECK(err1("datatype time(int) $") == "1:10: The symbol TIME is a special symbol, it cannot be used as a variable.");
   // In patterns the checker reports them (it has the binding context); the parser keeps names.
   CHECK(top("function g(t) = t $") == "(function g t = t)");
   CHECK(top("time = 3 $") == "(assign time 3)");
@@ -551,8 +543,7 @@ TEST_CASE("errors: messages and positions") {
 TEST_CASE("lexical errors") {
   CHECK(err1("1a $") == "1:1: malformed number '1a': a number cannot be followed directly by a letter or a '.'");
   CHECK(err1("3b2 $") == "1:1: malformed number '3b2': a number cannot be followed directly by a letter or a '.'");
-  CHECK(err1("2.5.3 $") ==
-        "1:1: malformed number '2.5.3': a number cannot be followed directly by a letter or a '.'");
+  CHECK(err1("2.5.3 $") == "1:1: malformed number '2.5.3': a number cannot be followed directly by a letter or a '.'");
   CHECK(err1("1e+x $") == "1:1: malformed exponent in number '1e+x'");
   CHECK(err1("99999999999999999999 $") == "1:1: integer literal 99999999999999999999 does not fit in 64 bits");
   CHECK(err1("9223372036854775808 $") == "1:1: integer literal 9223372036854775808 does not fit in 64 bits");
@@ -577,13 +568,14 @@ TEST_CASE("lexical errors") {
 }
 
 TEST_CASE("several errors in one buffer are all reported, good forms survive") {
-  auto p = parse("x = [1, 2 $\n"
-                 "y = 1 + 2 $\n"
-                 "if t then 1 $\n"
-                 "let a = 1; b = ) in a $ z = 3 ;\n"
-                 "  1a $\n"
-                 "{x : x in [1:3]} $\n"
-                 "function f(a) = a $");
+  auto p = parse(
+      "x = [1, 2 $\n"
+      "y = 1 + 2 $\n"
+      "if t then 1 $\n"
+      "let a = 1; b = ) in a $ z = 3 ;\n"
+      "  1a $\n"
+      "{x : x in [1:3]} $\n"
+      "function f(a) = a $");
   INFO(fmt::format("{}", fmt::join(p->errors(), "\n")));
   CHECK(p->errors() == std::vector<std::string>{
                            "1:11: Expected a ] instead of $ to terminate a sequence.",
@@ -631,10 +623,43 @@ TEST_CASE("deep nesting is an error, not a crash") {
 }
 
 TEST_CASE("garbage input never hangs or crashes") {
-  const char* junk[] = {"", "$", ";;;", ")", "}}}", "]]", "{", "[", "(", "let", "let in", "if", "function",
-                        "function $", "datatype", "datatype x(", "{x : }", "{ : x in s}", "{x in s;}",
-                        "[1:]", "[:]", "f(", "a[", "load (", "x = ", "= 1", ", 1", "time", "`", "\"",
-                        "%", "1 -> ", "# $", "{x : x in s} at", "{x : x in s} at subwarp(", "::", "a -> b"};
+  const char* junk[] = {"",
+                        "$",
+                        ";;;",
+                        ")",
+                        "}}}",
+                        "]]",
+                        "{",
+                        "[",
+                        "(",
+                        "let",
+                        "let in",
+                        "if",
+                        "function",
+                        "function $",
+                        "datatype",
+                        "datatype x(",
+                        "{x : }",
+                        "{ : x in s}",
+                        "{x in s;}",
+                        "[1:]",
+                        "[:]",
+                        "f(",
+                        "a[",
+                        "load (",
+                        "x = ",
+                        "= 1",
+                        ", 1",
+                        "time",
+                        "`",
+                        "\"",
+                        "%",
+                        "1 -> ",
+                        "# $",
+                        "{x : x in s} at",
+                        "{x : x in s} at subwarp(",
+                        "::",
+                        "a -> b"};
   for (const char* j : junk) {
     auto p = parse(j);
     for (const TopLevel* t : p->forms) CHECK(t != nullptr);
@@ -644,9 +669,10 @@ TEST_CASE("garbage input never hangs or crashes") {
 }
 
 TEST_CASE("random token soup never crashes") {
-  const char* pieces[] = {"(", ")", "[", "]", "{", "}", "let ", "in ", "if ", "then ", "else ", ",", ";", "$",
-                          ":", "|", "=", "x ", "1 ", "f ", "function ", "datatype ", "->", "<-", "-", "#",
-                          "::", "a in number", "\"s\"", "`c", "% c %", "at warp ", "[] ", "time", "load "};
+  const char* pieces[] = {
+      "(", ")", "[",  "]",           "{",     "}",  "let ",  "in ",      "if ",       "then ",     "else ", ",",
+      ";", "$", ":",  "|",           "=",     "x ", "1 ",    "f ",       "function ", "datatype ", "->",    "<-",
+      "-", "#", "::", "a in number", "\"s\"", "`c", "% c %", "at warp ", "[] ",       "time",      "load "};
   uint64_t state = 12345;
   auto next = [&] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
