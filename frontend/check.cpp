@@ -81,6 +81,15 @@ std::optional<CheckedForm> Checker::check(const ast::TopLevel& form) {
   return fc.check(form);
 }
 
+void Checker::restore(const CheckedForm& form) {
+  for (const auto& [name, previous] : form.replaced) {
+    if (previous)
+      impl_->env.names[name] = *previous;
+    else
+      impl_->env.names.erase(name);
+  }
+}
+
 std::optional<uint32_t> Checker::lookup(std::string_view name) const {
   auto it = impl_->env.names.find(name);
   if (it == impl_->env.names.end()) return std::nullopt;

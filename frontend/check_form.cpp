@@ -40,8 +40,10 @@ static std::string upper(std::string s) {
 }
 
 uint32_t FormChecker::commit_global(const std::string& name, Global::Kind kind, const lang::TypeScheme& scheme,
-                                    bool quiet, std::vector<std::string>& notes) {
+                                    bool quiet, CheckedForm& cf) {
   auto it = env_.names.find(name);
+  std::vector<std::string>& notes = cf.notes;
+  if (it == env_.names.end()) cf.replaced.emplace_back(name, std::nullopt);
   if (it != env_.names.end()) {
     const Global* old = prog_.globals[it->second].get();
     bool same = same_scheme(tc_, old->scheme, scheme);
@@ -51,6 +53,7 @@ uint32_t FormChecker::commit_global(const std::string& name, Global::Kind kind, 
     if (!same && !quiet)
       notes.push_back(fmt::format("Redefining {} with a new type.  Old calls will not be modified.", upper(name)));
   }
+  if (it != env_.names.end()) cf.replaced.emplace_back(name, it->second);
   Global* g = prog_.new_global(kind, name);
   g->scheme = scheme;
   g->library = env_.library_mode;
@@ -149,7 +152,7 @@ std::optional<CheckedForm> FormChecker::function(const ast::TopLevel& form) {
 
   CheckedForm cf;
   cf.kind = ast::TopKind::Function;
-  uint32_t id = commit_global(fname, Global::Kind::Function, scheme, false, cf.notes);
+  uint32_t id = commit_global(fname, Global::Kind::Function, scheme, false, cf);
   Global* g = prog_.globals[id].get();
   if (!body && g->fn.body && g->fn.global == id && same_scheme(tc_, g->scheme, scheme)) {
     // A declaration of a function that already has a body changes nothing.
@@ -215,7 +218,7 @@ std::optional<CheckedForm> FormChecker::datatype(const ast::TopLevel& form) {
 
   CheckedForm cf;
   cf.kind = ast::TopKind::Datatype;
-  uint32_t id = commit_global(dname, Global::Kind::Constructor, scheme, false, cf.notes);
+  uint32_t id = commit_global(dname, Global::Kind::Constructor, scheme, false, cf);
   prog_.globals[id]->data = def;
   env_.datatypes[dname] = def;
   cf.global = id;
@@ -253,7 +256,7 @@ std::optional<CheckedForm> FormChecker::assign(const ast::TopLevel& form) {
   for (size_t i = 0; i < vars.size(); ++i) {
     // Each variable's scheme is its own type with the variables renumbered from 0.
     lang::TypeScheme s = canonical_scheme(tc_, lang::TypeScheme{classes, out.get(vars[i].type)});
-    uint32_t id = commit_global(vars[i].name, Global::Kind::Variable, s, vars[i].name == "it", cf.notes);
+    uint32_t id = commit_global(vars[i].name, Global::Kind::Variable, s, vars[i].name == "it", cf);
     prog_.globals[id]->scheme = s;
     cf.assign_slots.emplace_back(vars[i].slot, id);
     if (i == 0) cf.global = id;
@@ -278,7 +281,7 @@ std::optional<CheckedForm> FormChecker::expression(const ast::TopLevel& form) {
   cf.type = type;
   cf.type_vars = classes;
   cf.echo_name = "it";
-  cf.global = commit_global("it", Global::Kind::Variable, lang::TypeScheme{classes, type}, true, cf.notes);
+  cf.global = commit_global("it", Global::Kind::Variable, lang::TypeScheme{classes, type}, true, cf);
   return cf;
 }
 

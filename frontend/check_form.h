@@ -72,7 +72,7 @@ class FormChecker {
   /// Binds `name` to a global of `kind` with `scheme`: reuses the current global when it is a
   /// user global of the same kind and type (language.md §4.2), else makes a new one.
   uint32_t commit_global(const std::string& name, lang::core::Global::Kind kind,
-                         const lang::TypeScheme& scheme, bool quiet, std::vector<std::string>& notes);
+                         const lang::TypeScheme& scheme, bool quiet, CheckedForm& cf);
   void finalize(TypeOut& out);
 
   // ---- expressions (check_expr.cpp) ----

@@ -46,6 +46,10 @@ struct CheckedForm {
   /// Lines to print before the answer, e.g. "Redefining BASE with a new type.  Old calls
   /// will not be modified."
   std::vector<std::string> notes;
+  /// The name bindings this form replaced (nullopt: the name was unbound). If the form then
+  /// fails at run time, `Checker::restore` puts them back, so `it` and the variables keep
+  /// their previous values (language.md §4.9).
+  std::vector<std::pair<std::string, std::optional<uint32_t>>> replaced;
 };
 
 /// Name resolution, type inference (Hindley–Milner with NESL's classes) and desugaring into
@@ -62,6 +66,9 @@ class Checker {
   /// Checks one form. On error, reports to diags, leaves the environment unchanged, returns
   /// nullopt. Command forms other than `load` are returned with kind Command untouched.
   std::optional<CheckedForm> check(const lang::ast::TopLevel& form);
+
+  /// Undoes the name bindings of a form whose run failed (see CheckedForm::replaced).
+  void restore(const CheckedForm& form);
 
   /// Looks a global up by its current name binding (for the driver: `it`, `describe`).
   std::optional<uint32_t> lookup(std::string_view name) const;

@@ -130,6 +130,7 @@ struct Session::Impl {
       if (!ok) throw lang::InternalError(std::string("the standard library failed to load (") + src.name + ")");
     }
     checker.set_library_mode(false);
+    interp.set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
   }
 
   void flush_diags() {
@@ -159,6 +160,7 @@ struct Session::Impl {
   std::optional<lang::Value> run_checked(const frontend::CheckedForm& cf) {
     lang::eval::RunResult r = interp.run(cf.top);
     if (!r.ok) {
+      checker.restore(cf);
       report_runtime_error(r.error);
       return std::nullopt;
     }
@@ -404,6 +406,7 @@ ExprOutcome Session::eval_expr(std::string_view text, std::string_view name) {
   o.type = lang::type_to_string(cf->type, cf->type_vars);
   lang::eval::RunResult r = s.interp.run(cf->top);
   if (!r.ok) {
+    s.checker.restore(*cf);
     o.status = ExprOutcome::Status::RuntimeError;
     o.message = r.error.message;
     return o;

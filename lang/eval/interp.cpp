@@ -50,6 +50,8 @@ std::string upper(std::string s) {
 struct Interpreter::Impl {
   core::Program& prog;
   InterpOptions opts;
+  uint32_t last_library_file = 0;
+  bool in_library(Span s) const { return s.valid() && s.file <= last_library_file; }
   StreamTable streams;
   RandState rand;
   PrimEnv env;
@@ -245,7 +247,14 @@ Value Interpreter::Impl::call_prim(core::PrimId id, const std::vector<const Type
   } guard(depth);
   Frame frame{std::vector<Value>(fn.num_slots), targs};
   bind(fn.param, arg, frame);
-  return eval(fn.body, frame);
+  if (!prog.globals[fn.global]->library || in_library(span) || !span.valid()) return eval(fn.body, frame);
+  // A user call of a library function: errors raised inside it point here instead.
+  try {
+    return eval(fn.body, frame);
+  } catch (EvalError& err) {
+    if (!err.span.valid() || in_library(err.span)) err.span = span;
+    throw;
+  }
 }
 
 [[gnu::noinline]] Value Interpreter::Impl::eval_map(const core::Expr* e, Frame& f) {
@@ -308,6 +317,8 @@ RunResult Interpreter::Impl::guarded(const std::function<Value(std::vector<Value
 Interpreter::Interpreter(core::Program& prog, InterpOptions opts) : impl_(std::make_unique<Impl>(prog, opts)) {}
 
 Interpreter::~Interpreter() = default;
+
+void Interpreter::set_library_files(uint32_t last_file) { impl_->last_library_file = last_file; }
 
 RunResult Interpreter::run(const core::TopExpr& top) {
   return impl_->guarded([&](std::vector<Value>* slots) {

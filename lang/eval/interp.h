@@ -39,6 +39,11 @@ class Interpreter {
   /// they were. Runs on a thread with a large stack so deep NESL recursion does not overflow.
   RunResult run(const core::TopExpr& top);
 
+  /// Buffers with ids up to `last_file` hold the standard library: a runtime error raised inside
+  /// library code is reported at the innermost user call site (extensions.md §4 wants the
+  /// user's source location, not a line of stdlib/).
+  void set_library_files(uint32_t last_file);
+
   /// Calls a global function value with an argument (used by tests and the embedding API).
   RunResult call(uint32_t global, const std::vector<const Type*>& type_args, const Value& arg);
 

@@ -56,6 +56,9 @@ Value apply_io_prim(const PrimCall& call, const Value* args);
 /// componentwise for tuples and datatypes; streams become nullstr.
 Value identity_of(const Value& v);
 
+/// The same neutral value chosen from a closed type alone (datatype fields instantiated).
+Value identity_of_type(const PrimCall& call, const Type* t);
+
 /// A short text for a Value's kind, used only in internal-error messages.
 const char* kind_name(ValueKind k);
 

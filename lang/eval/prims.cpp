@@ -39,7 +39,7 @@ Value apply_prim(const PrimCall& call, const Value* args) {
     case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
     case PrimId::Gather: case PrimId::Write: case PrimId::Put: case PrimId::Permute:
     case PrimId::Join:
-    case PrimId::Pack: case PrimId::Identity: case PrimId::Eql: case PrimId::Hash:
+    case PrimId::Pack: case PrimId::Identity: case PrimId::PrimDefault: case PrimId::Eql: case PrimId::Hash:
     case PrimId::Append: case PrimId::Partition: case PrimId::Flatten:
     case PrimId::Rank: case PrimId::RankDown:
     case PrimId::ToString: case PrimId::Pad: case PrimId::ExpString:
@@ -61,6 +61,25 @@ Value apply_prim(const PrimCall& call, const Value* args) {
       break;
   }
   throw InternalError("internal error: apply_prim: unknown primitive");
+}
+
+Value identity_of_type(const PrimCall& call, const Type* t) {
+  switch (t->kind) {
+    case TypeKind::Int: return Value::int_(0);
+    case TypeKind::Float: return Value::float_(0.0);
+    case TypeKind::Bool: return Value::bool_(false);
+    case TypeKind::Char: return Value::char_(' ');
+    case TypeKind::I32: return Value::i32(0);
+    case TypeKind::F32: return Value::f32(0.0f);
+    case TypeKind::Stream: return Value::stream(0);
+    case TypeKind::Seq: return Value::seq({});
+    case TypeKind::Pair: return Value::pair(identity_of_type(call, t->a), identity_of_type(call, t->b));
+    case TypeKind::Data:
+      return Value::data(t->data, identity_of_type(call, call.env->types->subst(t->data->fields, t->args)));
+    case TypeKind::Fn:
+    case TypeKind::Var: break;
+  }
+  call.fail("No identity value for a function type.");
 }
 
 Value identity_of(const Value& v) {

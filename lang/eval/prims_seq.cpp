@@ -434,6 +434,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
       return Value::seq(std::move(out));
     }
     case PrimId::Identity: return identity_of(a[0]);
+    case PrimId::PrimDefault: return identity_of_type(c, c.type_arg(0));
     case PrimId::Eql: return Value::bool_(values_equal(a[0], a[1]));
     case PrimId::Hash: {
       int64_t l = a[1].as_int();
