@@ -1,0 +1,127 @@
+// The Flat IR: a host program of vector operations on segmented arrays (architecture.md).
+//
+// Note [Flat IR semantics]
+// * Lifting everywhere. Every function exists only in lifted form: `f^` takes a vector of n
+//   argument instances and returns the vector of the n results. A top-level expression is a
+//   block run in a context of one instance. Inside a block all vector variables have the same
+//   number of instances, the block's context length; statements that change the context
+//   (Elements, Pack) produce values for a nested block.
+// * Values. A vector variable of element type T (a closed lang::Type) holds n instances of T,
+//   stored flat (architecture.md "Values"): scalars in one buffer, sequences as a lengths
+//   vector plus the vector of all their elements, pairs and datatypes as structure of arrays.
+//   Empty sequences and empty contexts (n = 0) are legal everywhere.
+// * Host scalars (`is_host`) are plain integers: context lengths and counts, used only for
+//   control (IfNonEmpty) and to create vectors of a given length.
+// * Evaluation is in statement order; only IfNonEmpty chooses a block. Both branches of a
+//   source `if` in a lifted context run, each on the packed subset of instances that takes it,
+//   and are merged back in order; a branch with no instances is skipped (this is also what
+//   ends recursion).
+// * Errors. A statement with a span reports runtime errors (bounds, division by zero, length
+//   mismatch) with the same message and location as the interpreter.
+// * Names are unique per function (`VarId`); `names[id]` keeps a source hint for printing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lang/core.h"
+#include "lang/source.h"
+#include "lang/types.h"
+#include "lang/value.h"
+
+namespace ndp::flat {
+
+enum class Op : uint8_t {
+#define NDP_FLAT_OP(name, text, doc) name,
+#include "flatten/flat_ops.def"
+#undef NDP_FLAT_OP
+};
+const char* op_name(Op op);
+
+using VarId = uint32_t;
+using FuncId = uint32_t;
+
+struct Block;
+struct RecursionLoop;
+
+struct Stmt {
+  Op op;
+  VarId dst = 0;                      // unused by CheckLengths
+  std::vector<VarId> uses;
+  lang::Span span;
+  // attributes, by op
+  lang::Value lit;                    // Lit; Const uses lit.as_int()
+  const lang::Type* type = nullptr;   // Lit/Empty: element type; Prim: result element type
+  uint32_t global = 0;                // Global
+  lang::core::PrimId prim = lang::core::PrimId::Count_;
+  std::vector<const lang::Type*> type_args;  // Prim: closed instantiation of the primitive
+  FuncId func = 0;                    // Call
+  std::unique_ptr<Block> then_block;  // IfNonEmpty, Time
+  std::unique_ptr<Block> else_block;  // IfNonEmpty
+  std::unique_ptr<RecursionLoop> loop;  // Recurse
+};
+
+struct Block {
+  std::vector<Stmt> stmts;
+  VarId result = 0;
+};
+
+// Note [Recursion as loops]
+// A function whose body is `P1; b = if_nonempty(c) { T1; r = call self(a); T2 } else
+// { nothing }; P2` (one self-call, in a branch at the top of the body) runs as two loops instead
+// of host recursion (flatten/passes/recursion_to_loops):
+//
+//   level argument := uses[0]
+//   descend: repeat { run P1 with param := level argument;
+//                     if c == 0: b := nothing; run P2; result := P2's result; stop
+//                     run T1; push the values of `saved`; level argument := a }
+//   ascend:  while the stack is not empty { pop `saved`; r := result; run T2; b := T2's result;
+//                                            run P2; result := P2's result }
+//
+// Each iteration of the descent processes every instance of one recursion depth at once;
+// finished instances leave through the base branch of their level, and the stack holds, per
+// level, the segment descriptors and values the ascent needs to put results back together.
+struct RecursionLoop {
+  Block prefix;   // P1; result: the host count c of instances that recurse
+  Block step;     // T1; result: the next level's argument a
+  Block combine;  // T2; result: the value of the branch b
+  Block finish;   // P2; result: the level's result
+  VarId param = 0;        // the function parameter, rebound per level
+  VarId call_result = 0;  // r
+  VarId branch = 0;       // b
+  std::vector<VarId> saved;  // defined in P1/T1 and used in T2/P2
+};
+
+struct Var {
+  std::string hint;                  // source name or a role ("flags", "n")
+  const lang::Type* type = nullptr;  // element type of a vector variable; nullptr for host
+  bool is_host() const { return type == nullptr; }
+};
+
+/// A lifted function: `param` holds the n argument instances; `body.result` the n results.
+struct Function {
+  std::string name;                  // source name + instantiation, e.g. "qsort<int>"
+  const lang::Type* arg_type = nullptr;
+  const lang::Type* result_type = nullptr;
+  VarId param = 0;
+  std::vector<Var> vars;             // indexed by VarId
+  Block body;
+};
+
+/// A flat program: the lifted functions reachable from one top-level form, and its entry
+/// function (`entry`, run in a context of one instance whose argument is the int 0).
+struct Program {
+  std::vector<Function> functions;
+  FuncId entry = 0;
+};
+
+/// `--dump=flat`: one function after another, statements indented by block.
+std::string print_program(const Program& p);
+
+/// Checks the invariants above (every use defined before, in scope, with consistent host/vector
+/// kinds; calls name existing functions). Returns the problems found (empty: valid).
+std::vector<std::string> verify(const Program& p);
+
+}  // namespace ndp::flat

@@ -1,0 +1,99 @@
+// Printing of Flat IR (`ndp run --dump=flat`, `:dump flat`).
+#include <fmt/format.h>
+
+#include "flatten/flat_ir.h"
+
+namespace ndp::flat {
+
+const char* op_name(Op op) {
+  switch (op) {
+#define NDP_FLAT_OP(name, text, doc) \
+  case Op::name:                     \
+    return text;
+#include "flatten/flat_ops.def"
+#undef NDP_FLAT_OP
+  }
+  return "?";
+}
+
+namespace {
+
+struct Printer {
+  const Program& prog;
+  const Function* fn = nullptr;
+  std::string out;
+
+  std::string var(VarId v) const {
+    const Var& x = fn->vars.at(v);
+    return fmt::format("{}_{}", x.hint.empty() ? "v" : x.hint, v);
+  }
+  std::string type_of(VarId v) const {
+    const Var& x = fn->vars.at(v);
+    return x.is_host() ? "host" : lang::type_to_string(x.type, {});
+  }
+
+  void block(const Block& b, int indent) {
+    std::string pad(indent, ' ');
+    for (const Stmt& s : b.stmts) stmt(s, indent);
+    out += fmt::format("{}return {}\n", pad, var(b.result));
+  }
+
+  void stmt(const Stmt& s, int indent) {
+    std::string pad(indent, ' ');
+    std::string args;
+    for (size_t i = 0; i < s.uses.size(); ++i) args += (i ? ", " : "") + var(s.uses[i]);
+    std::string lhs = s.op == Op::CheckLengths ? "" : fmt::format("{} : {} = ", var(s.dst), type_of(s.dst));
+    std::string what = op_name(s.op);
+    switch (s.op) {
+      case Op::Lit: what += " " + lang::format_value(s.lit, s.type); break;
+      case Op::Const: what += fmt::format(" {}", s.lit.as_int()); break;
+      case Op::Global: what += fmt::format(" #{}", s.global); break;
+      case Op::Prim: what += std::string(" ") + lang::core::prim_info(s.prim).name; break;
+      case Op::Call: what += " " + prog.functions.at(s.func).name; break;
+      default: break;
+    }
+    out += fmt::format("{}{}{}({})\n", pad, lhs, what, args);
+    if (s.then_block) {
+      out += pad + "  then:\n";
+      block(*s.then_block, indent + 4);
+    }
+    if (s.else_block) {
+      out += pad + "  else:\n";
+      block(*s.else_block, indent + 4);
+    }
+    if (s.loop) {
+      const RecursionLoop& l = *s.loop;
+      out += fmt::format("{}  descend, once per recursion level ({} := the level's argument):\n", pad, var(l.param));
+      block(l.prefix, indent + 4);
+      out += fmt::format("{}    (instances that recurse: {}; if none, {} := nothing and finish)\n", pad,
+                         var(l.prefix.result), var(l.branch));
+      block(l.step, indent + 4);
+      std::string saved;
+      for (VarId v : l.saved) saved += (saved.empty() ? "" : ", ") + var(v);
+      out += fmt::format("{}    (push [{}]; next level's argument: {})\n", pad, saved, var(l.step.result));
+      out += fmt::format("{}  ascend, once per pushed level ({} := the result of the level below):\n", pad,
+                         var(l.call_result));
+      block(l.combine, indent + 4);
+      out += fmt::format("{}    ({} := {})\n", pad, var(l.branch), var(l.combine.result));
+      out += fmt::format("{}  finish every level:\n", pad);
+      block(l.finish, indent + 4);
+    }
+  }
+};
+
+}  // namespace
+
+std::string print_program(const Program& p) {
+  Printer pr{p};
+  for (size_t i = 0; i < p.functions.size(); ++i) {
+    const Function& f = p.functions[i];
+    pr.fn = &f;
+    pr.out += fmt::format("{}function {}({} : {}) : {}\n", i == p.entry ? "entry " : "", f.name, pr.var(f.param),
+                          lang::type_to_string(f.arg_type, {}), lang::type_to_string(f.result_type, {}));
+    pr.block(f.body, 2);
+    pr.out += "\n";
+  }
+  return pr.out;
+}
+
+}  // namespace ndp::flat

@@ -1,0 +1,38 @@
+// Traversals of Flat IR statements and blocks.
+#include "flatten/passes/ir_walk.h"
+
+namespace ndp::flat {
+
+void for_each_sub_block(Stmt& s, const std::function<void(Block&)>& f) {
+  if (s.then_block) f(*s.then_block);
+  if (s.else_block) f(*s.else_block);
+  if (s.loop) {
+    f(s.loop->prefix);
+    f(s.loop->step);
+    f(s.loop->combine);
+    f(s.loop->finish);
+  }
+}
+
+void for_each_sub_block(const Stmt& s, const std::function<void(const Block&)>& f) {
+  for_each_sub_block(const_cast<Stmt&>(s), [&](Block& b) { f(b); });
+}
+
+void collect_uses(const Stmt& s, std::set<VarId>& out) {
+  out.insert(s.uses.begin(), s.uses.end());
+  for_each_sub_block(s, [&](const Block& b) { collect_uses(b, out); });
+}
+
+void collect_uses(const Block& b, std::set<VarId>& out) {
+  for (const Stmt& s : b.stmts) collect_uses(s, out);
+  out.insert(b.result);
+}
+
+void collect_defs(const Block& b, std::set<VarId>& out) {
+  for (const Stmt& s : b.stmts) {
+    if (s.op != Op::CheckLengths) out.insert(s.dst);
+    for_each_sub_block(s, [&](const Block& sub) { collect_defs(sub, out); });
+  }
+}
+
+}  // namespace ndp::flat

@@ -1,0 +1,21 @@
+// Small queries over Flat IR statements shared by the passes.
+#pragma once
+
+#include <functional>
+#include <set>
+
+#include "flatten/flat_ir.h"
+
+namespace ndp::flat {
+
+/// Calls `f` on every block nested in `s` (branches, timed blocks, recursion-loop parts).
+void for_each_sub_block(Stmt& s, const std::function<void(Block&)>& f);
+void for_each_sub_block(const Stmt& s, const std::function<void(const Block&)>& f);
+
+/// Every variable `s` reads, including inside its nested blocks, and block results.
+void collect_uses(const Stmt& s, std::set<VarId>& out);
+void collect_uses(const Block& b, std::set<VarId>& out);
+/// Every variable defined by the statements of `b` (nested blocks included).
+void collect_defs(const Block& b, std::set<VarId>& out);
+
+}  // namespace ndp::flat

@@ -1,0 +1,89 @@
+// Turning single-site self-recursion into descend/ascend loops (see recursion_to_loops.h).
+#include "flatten/passes/recursion_to_loops.h"
+
+#include <set>
+
+#include "flatten/passes/ir_walk.h"
+
+namespace ndp::flat {
+
+namespace {
+
+size_t count_self_calls(const Block& b, FuncId self) {
+  size_t n = 0;
+  for (const Stmt& s : b.stmts) {
+    if (s.op == Op::Call && s.func == self) ++n;
+    for_each_sub_block(s, [&](const Block& sub) { n += count_self_calls(sub, self); });
+  }
+  return n;
+}
+
+void move_stmts(std::vector<Stmt>& from, size_t begin, size_t end, Block& to) {
+  for (size_t i = begin; i < end; ++i) to.stmts.push_back(std::move(from[i]));
+}
+
+void transform(Function& f, FuncId self) {
+  if (count_self_calls(f.body, self) != 1) return;
+  // Find `b = if_nonempty(c) { T1; r = call self(a); T2 } else { nothing }` at the top level.
+  std::vector<Stmt>& top = f.body.stmts;
+  size_t k = 0, m = 0;
+  bool found = false;
+  for (k = 0; k < top.size() && !found; ++k) {
+    const Stmt& s = top[k];
+    if (s.op != Op::IfNonEmpty) continue;
+    const std::vector<Stmt>& then_stmts = s.then_block->stmts;
+    for (m = 0; m < then_stmts.size(); ++m)
+      if (then_stmts[m].op == Op::Call && then_stmts[m].func == self) {
+        found = true;
+        break;
+      }
+    const std::vector<Stmt>& else_stmts = s.else_block->stmts;
+    if (found && !(else_stmts.size() == 1 && else_stmts[0].op == Op::Nothing)) return;
+  }
+  if (!found) return;
+  --k;
+  Stmt branch = std::move(top[k]);
+  auto loop = std::make_unique<RecursionLoop>();
+  loop->param = f.param;
+  loop->branch = branch.dst;
+  std::vector<Stmt>& then_stmts = branch.then_block->stmts;
+  loop->call_result = then_stmts[m].dst;
+  move_stmts(top, 0, k, loop->prefix);
+  loop->prefix.result = branch.uses[0];
+  move_stmts(then_stmts, 0, m, loop->step);
+  loop->step.result = then_stmts[m].uses[0];
+  move_stmts(then_stmts, m + 1, then_stmts.size(), loop->combine);
+  loop->combine.result = branch.then_block->result;
+  move_stmts(top, k + 1, top.size(), loop->finish);
+  loop->finish.result = f.body.result;
+  // Values of a level that its ascent still needs: defined before the call, used after it.
+  std::set<VarId> defined{f.param}, used;
+  collect_defs(loop->prefix, defined);
+  collect_defs(loop->step, defined);
+  collect_uses(loop->combine, used);
+  collect_uses(loop->finish, used);
+  for (VarId v : used)
+    if (defined.count(v) && v != loop->call_result && v != loop->branch) loop->saved.push_back(v);
+
+  f.vars.push_back(Var{"result", f.result_type});
+  VarId result = static_cast<VarId>(f.vars.size() - 1);
+  Stmt rec;
+  rec.op = Op::Recurse;
+  rec.dst = result;
+  rec.uses = {f.param};
+  rec.span = then_stmts[m].span;
+  rec.func = self;
+  rec.loop = std::move(loop);
+  f.body.stmts.clear();
+  f.body.stmts.push_back(std::move(rec));
+  f.body.result = result;
+}
+
+}  // namespace
+
+Program recursion_to_loops(Program p) {
+  for (size_t i = 0; i < p.functions.size(); ++i) transform(p.functions[i], static_cast<FuncId>(i));
+  return p;
+}
+
+}  // namespace ndp::flat

@@ -1,0 +1,44 @@
+// The list of flattening passes, in order.
+#include "flatten/pipeline.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "flatten/passes/merge_calls.h"
+#include "flatten/passes/recursion_to_loops.h"
+#include "lang/diagnostics.h"
+
+namespace ndp::flat {
+
+namespace {
+
+int debug_level() {
+  const char* s = std::getenv("NDP_DEBUG");
+  return s ? std::atoi(s) : 0;
+}
+
+/// Verifies the IR a pass produced and logs it at NDP_DEBUG >= 2.
+void log_pass(const char* pass, const Program& p) {
+  std::vector<std::string> problems = verify(p);
+  if (!problems.empty()) {
+    std::string msg = std::string("flat IR invalid after pass '") + pass + "':";
+    for (const std::string& s : problems) msg += "\n  " + s;
+    throw lang::InternalError(msg + "\n" + print_program(p));
+  }
+  if (debug_level() >= 2) std::fprintf(stderr, "---- after %s ----\n%s", pass, print_program(p).c_str());
+}
+
+}  // namespace
+
+Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
+  Program p = vectorise(core, body);
+  log_pass("vectorise", p);
+  p = merge_calls(std::move(p));
+  log_pass("merge_calls", p);
+  p = recursion_to_loops(std::move(p));
+  log_pass("recursion_to_loops", p);
+  return p;
+}
+
+}  // namespace ndp::flat

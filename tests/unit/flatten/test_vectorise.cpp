@@ -1,0 +1,153 @@
+// Vectorisation: the shape of the Flat IR produced for representative Core programs.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "flatten/flat_ir.h"
+#include "flatten/vectorise.h"
+#include "frontend/frontend.h"
+
+namespace {
+
+using namespace ndp;
+
+/// Checks every form of `src` and flattens the last one (an expression).
+struct Flattened {
+  lang::SourceManager sm;
+  lang::ast::AstContext ast;
+  lang::DiagnosticEngine diags;
+  lang::core::Program prog;
+  flat::Program flat;
+  std::string text;
+
+  explicit Flattened(const std::string& src) {
+    frontend::Checker checker(prog, diags);
+    uint32_t file = sm.add("t.ndp", src);
+    const lang::core::Expr* body = nullptr;
+    for (const auto* form : frontend::parse_program(ast, sm, file, diags)) {
+      auto cf = checker.check(*form);
+      REQUIRE_MESSAGE(cf.has_value(), lang::format_diagnostics(sm, diags.all()));
+      body = cf->top.body;
+    }
+    REQUIRE(body);
+    flat = flat::vectorise(prog, body);
+    text = flat::print_program(flat);
+  }
+  size_t count(const std::string& needle) const {
+    size_t n = 0;
+    for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+    return n;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a scalar expression is one lifted block in a context of one instance") {
+  Flattened f("1 + 2 $");
+  CHECK(f.flat.functions.size() == 1);
+  CHECK(f.count("prim +") == 1);
+  CHECK(f.count("lit 1") == 1);
+}
+
+TEST_CASE("apply-to-each works on the concatenated elements, free variables replicated") {
+  Flattened f("let k = 10 in {x + k : x in [1, 2, 3]} $");
+  CHECK(f.count("elements") == 1);
+  CHECK(f.count("replicate") == 1);  // k enters the apply-to-each
+  CHECK(f.count("nest") == 1);
+}
+
+TEST_CASE("a filter packs the instances before the body runs") {
+  Flattened f("{10 / x : x in [0, 1, 2] | x > 0} $");
+  size_t pack = f.text.find("pack(");
+  size_t div = f.text.find("prim /");
+  REQUIRE(pack != std::string::npos);
+  CHECK(pack < div);
+}
+
+TEST_CASE("if runs both branches on packed subsets and merges") {
+  Flattened f("{if i > 0 then 10 / i else 0 : i in [0, 1, 2]} $");
+  CHECK(f.count("if_nonempty") == 2);
+  CHECK(f.count("merge") == 1);
+}
+
+TEST_CASE("quicksort: one lifted instance per element type, recursion as a lifted call") {
+  Flattened f(
+      "function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; "
+      "e = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $"
+      "qs([3, 1, 2]) $");
+  CHECK(f.flat.functions.size() == 2);
+  CHECK(f.count("function qs<int>") == 1);
+  CHECK(f.count("call qs<int>") == 2);  // from main, and the recursive call
+}
+
+TEST_CASE("polymorphic functions are instantiated per type") {
+  Flattened f("function id(x) = x $ (id(1), id(1.5), id(2)) $");
+  CHECK(f.count("function id<int>") == 1);
+  CHECK(f.count("function id<float>") == 1);
+}
+
+TEST_CASE("functions as values are reported as unsupported, with a location") {
+  lang::SourceManager sm;
+  lang::ast::AstContext ast;
+  lang::DiagnosticEngine diags;
+  lang::core::Program prog;
+  frontend::Checker checker(prog, diags);
+  uint32_t file = sm.add("t.ndp", "function sq(x) = x * x $ function ap(g, x) = g(x) $ ap(sq, 3) $");
+  const lang::core::Expr* body = nullptr;
+  for (const auto* form : frontend::parse_program(ast, sm, file, diags)) body = checker.check(*form)->top.body;
+  CHECK_THROWS_AS(flat::vectorise(prog, body), flat::Unsupported);
+}
+
+#include "flatten/passes/merge_calls.h"
+#include "flatten/passes/recursion_to_loops.h"
+
+namespace {
+
+std::string after_passes(Flattened& f) {
+  f.flat = flat::recursion_to_loops(flat::merge_calls(std::move(f.flat)));
+  return flat::print_program(f.flat);
+}
+
+size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("merge_calls: fib's two recursive calls become one call on concatenated arguments") {
+  Flattened f("function fib(n) = if n < 2 then n else fib(n-1) + fib(n-2) $ {fib(i) : i in [0:25]} $");
+  CHECK(f.count("call fib") == 3);  // main + two recursive
+  f.flat = flat::merge_calls(std::move(f.flat));
+  std::string text = flat::print_program(f.flat);
+  CHECK(occurrences(text, "call fib") == 2);
+  CHECK(occurrences(text, "concat(") == 1);
+  CHECK(occurrences(text, "slice(") == 2);
+}
+
+TEST_CASE("merge_calls leaves a call alone when its result feeds the next call") {
+  Flattened f("function g(n) = if n < 1 then 0 else g(g(n - 1) - 1) $ g(3) $");
+  f.flat = flat::merge_calls(std::move(f.flat));
+  CHECK(occurrences(flat::print_program(f.flat), "concat(") == 0);
+}
+
+TEST_CASE("recursion_to_loops: quicksort and fib run as one loop over recursion levels") {
+  Flattened q(
+      "function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; "
+      "e = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $"
+      "qs([3, 1, 2]) $");
+  std::string qt = after_passes(q);
+  CHECK(occurrences(qt, " = while(") == 1);
+  CHECK(occurrences(qt, "call qs") == 1);  // only main's call remains
+  Flattened f("function fib(n) = if n < 2 then n else fib(n-1) + fib(n-2) $ {fib(i) : i in [0:25]} $");
+  std::string ft = after_passes(f);
+  CHECK(occurrences(ft, " = while(") == 1);
+  CHECK(occurrences(ft, "call fib") == 1);
+}
+
+TEST_CASE("recursion_to_loops keeps host recursion where the shape does not fit") {
+  // Two self-calls that depend on each other cannot be merged into one per level.
+  Flattened f("function g(n) = if n < 1 then 0 else g(g(n - 1) - 1) $ g(3) $");
+  CHECK(occurrences(after_passes(f), " = while(") == 0);
+}
