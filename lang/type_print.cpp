@@ -77,20 +77,45 @@ const char* base_name(TypeKind k) {
 
 // The leaves in CMU's order: a function type lists its result before its argument, which is
 // why `m = fn : (b, a, b) -> (b, a)` names the result's first variable `a`.
-void collect_leaves(const Type* t, std::vector<const Type*>& out) {
+//
+// A function type inside the argument of the printed function type (a functional parameter,
+// as in `map` or `scan`) also has one hidden leaf of its own, before its result: CMU gives such
+// a parameter an extra type variable that is named and listed in the context but never shown
+// in the type. That is why CMU prints `ap = fn : (c -> b, c) -> b :: (a in any; b in any;
+// c in any)` and library.md writes `map : (c -> b, [c]) -> [b]`.
+constexpr uint32_t kHiddenBase = 1u << 30;  // indices of hidden leaves, never real variables
+
+void collect_leaves(const Type* t, std::vector<uint32_t>& out, bool in_argument, uint32_t& hidden) {
   switch (t->kind) {
-    case TypeKind::Var: out.push_back(t); return;
-    case TypeKind::Seq: collect_leaves(t->a, out); return;
+    case TypeKind::Var: out.push_back(t->index); return;
+    case TypeKind::Seq: collect_leaves(t->a, out, in_argument, hidden); return;
     case TypeKind::Pair:
-      collect_leaves(t->a, out);
-      collect_leaves(t->b, out);
+      collect_leaves(t->a, out, in_argument, hidden);
+      collect_leaves(t->b, out, in_argument, hidden);
       return;
     case TypeKind::Fn:
-      collect_leaves(t->b, out);
-      collect_leaves(t->a, out);
+      if (in_argument) out.push_back(kHiddenBase + hidden++);
+      collect_leaves(t->b, out, in_argument, hidden);
+      collect_leaves(t->a, out, true, hidden);
       return;
     case TypeKind::Data:
-      for (const Type* arg : t->args) collect_leaves(arg, out);
+      for (const Type* arg : t->args) collect_leaves(arg, out, in_argument, hidden);
+      return;
+    default: return;
+  }
+}
+
+void collect_classes(const Type* t, std::map<uint32_t, TypeClass>& out) {
+  switch (t->kind) {
+    case TypeKind::Var: out[t->index] = t->cls; return;
+    case TypeKind::Seq: collect_classes(t->a, out); return;
+    case TypeKind::Pair:
+    case TypeKind::Fn:
+      collect_classes(t->a, out);
+      collect_classes(t->b, out);
+      return;
+    case TypeKind::Data:
+      for (const Type* arg : t->args) collect_classes(arg, out);
       return;
     default: return;
   }
@@ -100,19 +125,24 @@ void collect_leaves(const Type* t, std::vector<const Type*>& out) {
 class VarNames {
  public:
   VarNames(const Type* t, const std::vector<TypeClass>& var_classes) {
-    std::vector<const Type*> leaves;
-    collect_leaves(t, leaves);
+    std::vector<uint32_t> leaves;
+    uint32_t hidden = 0;
+    collect_leaves(t, leaves, false, hidden);
+    std::map<uint32_t, TypeClass> leaf_class;
+    collect_classes(t, leaf_class);
     // Keep each variable's last occurrence; the order of those positions is the name order.
     std::map<uint32_t, size_t> last;
-    for (size_t i = 0; i < leaves.size(); ++i) last[leaves[i]->index] = i;
-    std::vector<const Type*> order;
+    for (size_t i = 0; i < leaves.size(); ++i) last[leaves[i]] = i;
+    std::vector<uint32_t> order;
     for (size_t i = 0; i < leaves.size(); ++i)
-      if (last[leaves[i]->index] == i) order.push_back(leaves[i]);
+      if (last[leaves[i]] == i) order.push_back(leaves[i]);
     const bool short_names = order.size() <= 5;
     for (size_t k = 0; k < order.size(); ++k) {
       std::string name = short_names ? std::string(1, static_cast<char>('a' + k)) : "a" + std::to_string(k);
-      uint32_t index = order[k]->index;
-      TypeClass cls = index < var_classes.size() ? var_classes[index] : order[k]->cls;
+      uint32_t index = order[k];
+      TypeClass cls = index >= kHiddenBase      ? TypeClass::Any
+                      : index < var_classes.size() ? var_classes[index]
+                                                   : leaf_class[index];
       names_[index] = name;
       binds_.push_back(name + " in " + class_name(cls));
     }

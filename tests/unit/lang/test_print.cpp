@@ -170,12 +170,19 @@ TEST_CASE("function types (§3.5)") {
         "(fn, 1)");
   // A function argument is parenthesised, a function result is not.
   const Type* i = tc.int_();
-  CHECK(type_to_string(tc.fn(tc.fn(i, i), i), {}) == "(int -> int) -> int");
+  // A functional parameter carries CMU's hidden type variable (listed, never shown).
+  CHECK(type_to_string(tc.fn(tc.fn(i, i), i), {}) == "(int -> int) -> int :: (a in any)");
   CHECK(type_to_string(tc.fn(i, tc.fn(i, i)), {}) == "int -> int -> int");
-  // ap(g, x) = g(x): the result's variable is named first.
+  // ap(g, x) = g(x), exactly as CMU prints it (language.md §3.5): the hidden variable of the
+  // functional parameter takes the name `a`.
   const Type* b = tc.var(1, TC::Any);
   CHECK(type_to_string(tc.fn(tc.pair(tc.fn(a, b), a), b), {TC::Any, TC::Any}) ==
-        "(b -> a, b) -> a :: (a in any; b in any)");
+        "(c -> b, c) -> b :: (a in any; b in any; c in any)");
+  // library.md's map and scan.
+  CHECK(type_to_string(tc.fn(tc.pair(tc.fn(a, b), tc.seq(a)), tc.seq(b)), {TC::Any, TC::Any}) ==
+        "(c -> b, [c]) -> [b] :: (a in any; b in any; c in any)");
+  CHECK(type_to_string(tc.fn(tc.pair(tc.fn(tc.pair(a, a), a), tc.pair(a, tc.seq(a))), tc.pair(tc.seq(a), a)),
+                       {TC::Any}) == "((b, b) -> b, b, [b]) -> ([b], b) :: (a in any; b in any)");
 }
 
 TEST_CASE("type signatures and inference echoes (§3.6–3.8)") {
