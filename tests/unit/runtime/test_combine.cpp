@@ -64,9 +64,9 @@ constexpr Case cases[] = {
     {"no values", 5, 0, 0},
     {"one value", 1, 1, 0},
     {"few targets", 3, 10000, 0},
-    {"many targets", 300000, 200000, 0},
-    {"one hot target", 1000, 500000, 1},
-    {"sparse targets", 600000, 1000, 0},
+    {"many targets", 100000, 100000, 0},
+    {"one hot target", 1000, 200000, 1},
+    {"sparse targets", 400000, 1000, 0},
 };
 
 }  // namespace

@@ -8,12 +8,6 @@ using namespace ndp::rt::testing;
 
 namespace {
 
-std::vector<Shape> all_shapes() {
-  std::vector<Shape> v = small_shapes();
-  for (Shape& s : large_shapes()) v.push_back(std::move(s));
-  return v;
-}
-
 template <class T>
 void check_permute(const Shape& s, uint64_t seed) {
   CAPTURE(s.name);

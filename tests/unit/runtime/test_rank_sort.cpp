@@ -71,8 +71,10 @@ Vec<T> sort_test_values(int64_t n, uint64_t seed) {
   return v;
 }
 
+/// Large shapes run under the default tuning only: the awkward chunkings are covered by the
+/// small shapes, and each radix sort is many parallel passes.
 template <class T>
-void check_rank_sort(const Shape& s, uint64_t seed) {
+void check_rank_sort(const Shape& s, uint64_t seed, bool all_tunings) {
   CAPTURE(s.name);
   Vec<T> v = sort_test_values<T>(s.total(), seed);
   for (Order order : {Order::ascending, Order::descending}) {
@@ -80,14 +82,16 @@ void check_rank_sort(const Shape& s, uint64_t seed) {
     std::vector<int64_t> want_rank;
     std::vector<T> want_sorted;
     reference(v, s, order, want_rank, want_sorted);
-    for_each_tuning([&] {
+    auto check = [&] {
       Vec<int64_t> r(s.total());
       Vec<T> sorted(s.total());
       REQUIRE(ok(rank<T>(v, s.view(), order, r)));
       CHECK(first_diff<int64_t>(r.cspan(), want_rank) == -1);
       REQUIRE(ok(sort<T>(v, s.view(), order, sorted)));
       CHECK(first_diff<T>(sorted.cspan(), want_sorted) == -1);
-    });
+    };
+    if (all_tunings) for_each_tuning(check);
+    else check();
   }
 }
 
@@ -95,12 +99,12 @@ void check_rank_sort(const Shape& s, uint64_t seed) {
 
 TEST_CASE_TEMPLATE("rank and sort match a stable sort, every shape", T, int64_t, double, int32_t, float, uint8_t) {
   uint64_t seed = 200;
-  for (const Shape& s : small_shapes()) check_rank_sort<T>(s, seed++);
+  for (const Shape& s : small_shapes()) check_rank_sort<T>(s, seed++, true);
 }
 
 TEST_CASE_TEMPLATE("rank and sort at large shapes", T, int64_t, double) {
   uint64_t seed = 300;
-  for (const Shape& s : large_shapes()) check_rank_sort<T>(s, seed++);
+  for (const Shape& s : large_shapes()) check_rank_sort<T>(s, seed++, false);
 }
 
 TEST_CASE("library.md §14 float rank and sort examples") {
