@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 
 #include "flatten/free_slots.h"
 #include "lang/diagnostics.h"
@@ -23,6 +24,16 @@ struct Ctx {
   VarId n = 0;                        // host: number of instances
   std::map<uint32_t, VarId> slots;    // Core slot -> vector of n instances
 };
+
+/// A function value known while flattening (a name, or a parameter of a specialised
+/// instance): calls through it become direct calls. Its type arguments are closed.
+using KnownFn = lang::FnObj;
+
+std::string known_key(const KnownFn& f) {
+  std::string k = fmt::format("{}:{}", static_cast<int>(f.target), f.id);
+  for (const Type* t : f.type_args) k += fmt::format(",{}", static_cast<const void*>(t));
+  return k;
+}
 
 class Vectoriser {
  public:
@@ -46,6 +57,7 @@ class Vectoriser {
     const core::Function* fn;       // nullptr: the top-level body
     const core::Expr* body;
     std::vector<const Type*> targs;  // closed instantiation of fn's scheme
+    std::map<uint32_t, KnownFn> known;  // parameter slots holding a known function
   };
 
   core::Program& core_;
@@ -55,7 +67,8 @@ class Vectoriser {
   // new instance), and the blocks being filled must not move.
   std::deque<Function> funcs_;
   std::deque<Pending> pending_;
-  std::map<std::pair<uint32_t, std::vector<const Type*>>, FuncId> instances_;
+  std::map<std::string, FuncId> instances_;  // key: global, type arguments, known parameters
+  std::map<uint32_t, KnownFn> known_;        // slots of the current function holding known functions
 
   // The function and block being built.
   Function* fn_ = nullptr;
@@ -74,21 +87,7 @@ class Vectoriser {
   const Type* close(const Type* t, lang::Span span) {
     const Type* c = targs_ ? types_.subst(t, *targs_) : t;
     if (lang::contains_vars(c)) throw Unsupported{"a value of polymorphic type cannot be computed here", span};
-    if (has_function(c)) throw Unsupported{"functions used as values are not supported by the flat backends yet", span};
     return c;
-  }
-
-  static bool has_function(const Type* t) {
-    switch (t->kind) {
-      case TypeKind::Fn: return true;
-      case TypeKind::Seq: return has_function(t->a);
-      case TypeKind::Pair: return has_function(t->a) || has_function(t->b);
-      case TypeKind::Data:
-        for (const Type* a : t->args)
-          if (has_function(a)) return true;
-        return has_function(t->data->fields);
-      default: return false;
-    }
   }
 
   VarId new_var(std::string hint, const Type* type) {
@@ -128,12 +127,21 @@ class Vectoriser {
     return v;
   }
 
+  static std::string upper(std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return s;
+  }
+
   std::string hint_of(const core::Pattern* p) { return p && p->kind == core::PatternKind::Var ? p->name : "v"; }
 
   // ---- functions ----
 
-  FuncId instance(uint32_t global, std::vector<const Type*> targs) {
-    auto key = std::make_pair(global, targs);
+  /// The lifted instance of a function for closed type arguments and known-function
+  /// parameters (a specialisation per function passed, as in `map(isqrt, s)`).
+  FuncId instance(uint32_t global, std::vector<const Type*> targs, std::map<uint32_t, KnownFn> known) {
+    std::string key = std::to_string(global);
+    for (const Type* t : targs) key += fmt::format(",{}", static_cast<const void*>(t));
+    for (const auto& [slot, f] : known) key += fmt::format(";{}={}", slot, known_key(f));
     auto it = instances_.find(key);
     if (it != instances_.end()) return it->second;
     const core::Function& fn = core_.globals.at(global)->fn;
@@ -144,25 +152,92 @@ class Vectoriser {
       for (size_t i = 0; i < targs.size(); ++i) name += (i ? ", " : "") + lang::type_to_string(targs[i], {});
       name += ">";
     }
+    for (const auto& [slot, f] : known) name += "[" + known_name(f) + "]";
     FuncId id = new_function(name, fty->a, fty->b);
     instances_.emplace(std::move(key), id);
-    pending_.push_back(Pending{id, &fn, fn.body, std::move(targs)});
+    pending_.push_back(Pending{id, &fn, fn.body, std::move(targs), std::move(known)});
     return id;
+  }
+
+  std::string known_name(const KnownFn& f) {
+    switch (f.target) {
+      case KnownFn::Target::Global: return core_.globals.at(f.id)->name;
+      case KnownFn::Target::Prim: return core::prim_info(static_cast<core::PrimId>(f.id)).name;
+      case KnownFn::Target::Constructor: return f.data->name;
+    }
+    return "?";
+  }
+
+  /// The function a Core expression denotes, when it is known while flattening.
+  std::optional<KnownFn> known_fn(const core::Expr* e) {
+    switch (e->kind) {
+      case core::Kind::FnRef: {
+        const core::Global& g = *core_.globals.at(e->id);
+        KnownFn f;
+        f.type_args = close_all(e->type_args, e->span);
+        switch (g.kind) {
+          case core::Global::Kind::Function: f.target = KnownFn::Target::Global; f.id = e->id; return f;
+          case core::Global::Kind::Prim: f.target = KnownFn::Target::Prim; f.id = static_cast<uint32_t>(g.prim); return f;
+          case core::Global::Kind::Constructor:
+            f.target = KnownFn::Target::Constructor;
+            f.id = g.data->id;
+            f.data = g.data;
+            return f;
+          case core::Global::Kind::Variable: return std::nullopt;
+        }
+        return std::nullopt;
+      }
+      case core::Kind::Local: {
+        auto it = known_.find(e->slot);
+        if (it == known_.end()) return std::nullopt;
+        return it->second;
+      }
+      case core::Kind::Global: {
+        // A global variable bound to a function (`g = sq`) holds its value already: forms run in
+        // order, and redefining g with the same type updates this same global.
+        const core::Global& g = *core_.globals.at(e->id);
+        if (!g.has_value || g.value.kind() != lang::ValueKind::Fn) return std::nullopt;
+        KnownFn f = g.value.fn();
+        std::vector<const Type*> outer = close_all(e->type_args, e->span);
+        for (const Type*& t : f.type_args) t = lang::contains_vars(t) ? types_.subst(t, outer) : t;
+        return f;
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  /// Known functions among the components of a call's argument, by parameter slot.
+  void known_args(const core::Pattern* p, const core::Expr* arg, std::map<uint32_t, KnownFn>& out) {
+    if (p->kind == core::PatternKind::Var) {
+      if (std::optional<KnownFn> f = known_fn(arg)) out[p->slot] = *f;
+      return;
+    }
+    if (p->kind == core::PatternKind::Tuple && arg->kind == core::Kind::Tuple) {
+      known_args(p->left, arg->args[0], out);
+      known_args(p->right, arg->args[1], out);
+    }
   }
 
   void translate_function(const Pending& p) {
     fn_ = &funcs_[p.id];
     block_ = &fn_->body;
     targs_ = &p.targs;
+    known_ = p.known;
     fn_->param = new_var(p.fn ? hint_of(p.fn->param) : "unit", fn_->arg_type);
     Ctx c;
     c.n = host(Op::Length, "n", {fn_->param});
-    if (p.fn) {
-      if (!p.body)
-        throw Unsupported{fmt::format("function {} is declared but has no body", p.fn->name), p.fn->span};
-      bind(p.fn->param, fn_->param, c);
+    VarId result;
+    if (p.fn && !p.body) {
+      // Declared, never defined: calling it is the interpreter's runtime error, raised by
+      // every instance that reaches the call.
+      VarId msg = emit_value(Op::Lit, "msg", types_.string(), {c.n});
+      block_->stmts.back().lit = lang::Value::string("No body for function " + upper(p.fn->name) + ".");
+      block_->stmts.back().type = types_.string();
+      result = prim(core::PrimId::RuntimeErrorPrim, fn_->result_type, {msg}, {fn_->result_type}, p.fn->span);
+    } else {
+      if (p.fn) bind(p.fn->param, fn_->param, c);
+      result = expr(p.body, c);
     }
-    VarId result = expr(p.body, c);
     if (!p.fn) fn_->result_type = fn_->vars[result].type;
     fn_->body.result = result;
   }
@@ -209,8 +284,16 @@ class Vectoriser {
         block_->stmts.back().global = e->id;
         return v;
       }
-      case core::Kind::FnRef:
-        throw Unsupported{"functions used as values are not supported by the flat backends yet", e->span};
+      case core::Kind::FnRef: {
+        // A function used as data: a constant boxed function value per instance.
+        std::optional<KnownFn> f = known_fn(e);
+        NDP_ASSERT(f.has_value(), "vectorise: FnRef to a variable");
+        const Type* t = close(e->type, e->span);
+        VarId v = emit_value(Op::Lit, known_name(*f), t, {c.n}, e->span);
+        block_->stmts.back().lit = lang::Value::fn(std::make_shared<const KnownFn>(*f));
+        block_->stmts.back().type = t;
+        return v;
+      }
       case core::Kind::Prim: {
         std::vector<VarId> args;
         for (const core::Expr* a : e->args) args.push_back(expr(a, c));
@@ -224,6 +307,8 @@ class Vectoriser {
       }
       case core::Kind::If: return if_(e, c);
       case core::Kind::Let: {
+        if (e->pattern->kind == core::PatternKind::Var)
+          if (std::optional<KnownFn> f = known_fn(e->args[0])) known_[e->pattern->slot] = *f;
         VarId v = expr(e->args[0], c);
         bind(e->pattern, v, c);
         return expr(e->args[1], c);
@@ -266,24 +351,31 @@ class Vectoriser {
   }
 
   VarId call(const core::Expr* e, Ctx& c) {
-    const core::Expr* callee = e->args[0];
-    if (callee->kind != core::Kind::FnRef)
-      throw Unsupported{"calls through function values are not supported by the flat backends yet", e->span};
-    const core::Global& g = *core_.globals.at(callee->id);
-    VarId arg = expr(e->args[1], c);
+    std::optional<KnownFn> callee = known_fn(e->args[0]);
+    if (!callee)
+      throw Unsupported{"calls through function values that are not known while compiling are not supported "
+                        "by the flat backends yet",
+                        e->span};
     const Type* result = close(e->type, e->span);
-    switch (g.kind) {
-      case core::Global::Kind::Function: {
-        FuncId f = instance(callee->id, close_all(callee->type_args, e->span));
+    switch (callee->target) {
+      case KnownFn::Target::Global: {
+        std::map<uint32_t, KnownFn> known;
+        known_args(core_.globals.at(callee->id)->fn.param, e->args[1], known);
+        VarId arg = expr(e->args[1], c);
+        FuncId f = instance(callee->id, callee->type_args, std::move(known));
         VarId v = emit_value(Op::Call, "r", result, {arg}, e->span);
         block_->stmts.back().func = f;
         return v;
       }
-      case core::Global::Kind::Constructor:
-        return emit_value(Op::Retype, g.name, result, {arg});
-      case core::Global::Kind::Prim: {
-        // A primitive called through its name as a value: spread the tuple argument.
-        int arity = core::prim_info(g.prim).arity;
+      case KnownFn::Target::Constructor: {
+        VarId arg = expr(e->args[1], c);
+        return emit_value(Op::Retype, callee->data->name, result, {arg});
+      }
+      case KnownFn::Target::Prim: {
+        // A primitive called through a function value: spread the tuple argument.
+        VarId arg = expr(e->args[1], c);
+        auto id = static_cast<core::PrimId>(callee->id);
+        int arity = core::prim_info(id).arity;
         std::vector<VarId> parts;
         VarId rest = arg;
         for (int i = 0; i + 1 < arity; ++i) {
@@ -292,12 +384,10 @@ class Vectoriser {
           rest = emit_value(Op::Second, "arg", t->b, {rest});
         }
         parts.push_back(rest);
-        return prim(g.prim, result, std::move(parts), close_all(callee->type_args, e->span), e->span);
+        return prim(id, result, std::move(parts), callee->type_args, e->span);
       }
-      case core::Global::Kind::Variable:
-        break;
     }
-    throw Unsupported{"calls through function values are not supported by the flat backends yet", e->span};
+    lang::ndp_unreachable("vectorise: call target");
   }
 
   /// Moves the free slots of `exprs` from `c` into a new context by `transfer` (replicate or

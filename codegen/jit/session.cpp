@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "codegen/cpu/flat_exec.h"
+#include "flatten/pipeline.h"
 #include "frontend/frontend.h"
 #include "lang/core.h"
 #include "lang/diagnostics.h"
@@ -89,8 +91,7 @@ std::string backend_unavailable_reason(Backend b) {
   switch (b) {
     case Backend::Interp: return "";
     case Backend::Cpu:
-      return "the cpu backend is not available yet: it runs flattened programs, which this ndp "
-             "build does not produce (use --backend=interp)";
+      return "";
     case Backend::Cuda: {
       void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
       if (!h) return "the cuda backend needs an NVIDIA driver (libcuda.so.1), and none was found on this machine";
@@ -109,6 +110,7 @@ struct Session::Impl {
   lang::DiagnosticEngine diags;
   frontend::Checker checker{prog, diags};
   lang::eval::Interpreter interp;
+  std::unique_ptr<codegen::cpu::CpuExecutor> cpu;  // made on first use
   lang::PrintOptions print;
   bool exit_requested = false;
   bool verbose = false;
@@ -156,9 +158,41 @@ struct Session::Impl {
     std::fflush(opts.err);
   }
 
+  /// Runs a top-level body on the session's backend. For an assignment the top frame's slots
+  /// are filled from the value (the flat backends have no frame of their own).
+  lang::eval::RunResult run_top(const lang::core::TopExpr& top, bool assignment) {
+    if (opts.backend == Backend::Interp) return interp.run(top);
+    lang::eval::RunResult r;
+    try {
+      flat::Program program = flat::flatten(prog, top.body);
+      if (!cpu) cpu = std::make_unique<codegen::cpu::CpuExecutor>(prog, opts.out);
+      r = cpu->run(program);
+    } catch (const flat::Unsupported& u) {
+      r.ok = false;
+      r.error = lang::eval::RuntimeError{"not supported by the cpu backend yet: " + u.message, u.span};
+      return r;
+    }
+    if (r.ok && assignment) {  // the body is `let PATTERN = value in PATTERN-as-a-value`
+      r.frame.resize(top.num_slots);
+      bind_slots(top.body->pattern, r.value, r.frame);
+    }
+    return r;
+  }
+
+  static void bind_slots(const lang::core::Pattern* p, const lang::Value& v, std::vector<lang::Value>& frame) {
+    switch (p->kind) {
+      case lang::core::PatternKind::Var: frame.at(p->slot) = v; return;
+      case lang::core::PatternKind::Tuple:
+        bind_slots(p->left, v.first(), frame);
+        bind_slots(p->right, v.second(), frame);
+        return;
+      case lang::core::PatternKind::Con: bind_slots(p->left, v.data().fields, frame); return;
+    }
+  }
+
   /// Runs one checked form; returns the value on success.
   std::optional<lang::Value> run_checked(const frontend::CheckedForm& cf) {
-    lang::eval::RunResult r = interp.run(cf.top);
+    lang::eval::RunResult r = run_top(cf.top, cf.kind == lang::ast::TopKind::Assign);
     if (!r.ok) {
       checker.restore(cf);
       report_runtime_error(r.error);
@@ -404,7 +438,7 @@ ExprOutcome Session::eval_expr(std::string_view text, std::string_view name) {
   if (!cf) return s.diag_outcome();
   ExprOutcome o;
   o.type = lang::type_to_string(cf->type, cf->type_vars);
-  lang::eval::RunResult r = s.interp.run(cf->top);
+  lang::eval::RunResult r = s.run_top(cf->top, /*assignment=*/false);
   if (!r.ok) {
     s.checker.restore(*cf);
     o.status = ExprOutcome::Status::RuntimeError;

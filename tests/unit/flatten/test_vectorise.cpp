@@ -86,13 +86,20 @@ TEST_CASE("polymorphic functions are instantiated per type") {
   CHECK(f.count("function id<float>") == 1);
 }
 
-TEST_CASE("functions as values are reported as unsupported, with a location") {
+TEST_CASE("a function passed by name specialises the callee; calls through it are direct") {
+  Flattened f("function sq(x) = x * x $ function ap(g, x) = g(x) $ (ap(sq, 3), ap(sq, 4), ap(negate, 5)) $");
+  CHECK(f.count("function ap<int, int>[sq]") == 1);
+  CHECK(f.count("function ap<int, int>[negate]") == 1);
+  CHECK(f.count("call sq") == 1);
+}
+
+TEST_CASE("a call through a function chosen at run time is reported as unsupported") {
   lang::SourceManager sm;
   lang::ast::AstContext ast;
   lang::DiagnosticEngine diags;
   lang::core::Program prog;
   frontend::Checker checker(prog, diags);
-  uint32_t file = sm.add("t.ndp", "function sq(x) = x * x $ function ap(g, x) = g(x) $ ap(sq, 3) $");
+  uint32_t file = sm.add("t.ndp", "function sq(x) = x * x $ function ch(b, x) = (if b then sq else negate)(x) $ ch(t, 3) $");
   const lang::core::Expr* body = nullptr;
   for (const auto* form : frontend::parse_program(ast, sm, file, diags)) body = checker.check(*form)->top.body;
   CHECK_THROWS_AS(flat::vectorise(prog, body), flat::Unsupported);

@@ -1,0 +1,370 @@
+// The cpu backend's executor: a direct walk over Flat IR blocks (Note [Flat IR semantics]) whose
+// variables hold Vecs (vector variables) or int64 (host scalars).
+//
+// Note [Executor errors]
+// Runtime errors travel as lang::eval::EvalError, as in the interpreter. An error raised
+// without a span (a function value met by a conversion, say) takes the span of the statement
+// that raised it; with set_library_files, an error whose span lies in the standard library is
+// moved to the innermost Call statement in user code, as the interpreter does for calls of
+// library functions. run() turns them into RunResult::error; internal errors (malformed Flat
+// IR) stay lang::InternalError.
+#include "codegen/cpu/flat_exec.h"
+
+#include <cctype>
+#include <chrono>
+#include <new>
+#include <stdexcept>
+
+#include "codegen/cpu/convert.h"
+#include "codegen/cpu/lifted_prims.h"
+#include "codegen/cpu/parallel_loops.h"
+#include "codegen/cpu/vec.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/deep_stack.h"
+#include "lang/eval/prim_call.h"
+#include "lang/eval/rand.h"
+#include "lang/eval/streams.h"
+
+namespace ndp::codegen::cpu {
+
+using flat::Block;
+using flat::Op;
+using flat::Stmt;
+using flat::VarId;
+using lang::Span;
+using lang::Type;
+using lang::Value;
+using lang::eval::EvalError;
+
+namespace {
+
+constexpr size_t kStackReserve = size_t{2} << 30;
+constexpr uint64_t kMaxCallDepth = 1'000'000;
+
+/// A variable's value: a host integer or a vector.
+struct Slot {
+  bool set = false;
+  int64_t host = 0;
+  Vec vec;
+};
+
+struct Frame {
+  const flat::Function* fn;
+  std::vector<Slot> slots;
+};
+
+std::string upper(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+int64_t count_true(const bool* f, int64_t n) {
+  int64_t c = 0;
+#pragma omp parallel for schedule(static) reduction(+ : c) if (n >= kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) c += f[i];
+  return c;
+}
+
+}  // namespace
+
+struct CpuExecutor::Impl {
+  lang::core::Program& prog;
+  std::FILE* out;
+  lang::eval::StreamTable streams;
+  lang::eval::RandState rand;
+  lang::eval::PrimEnv env;
+  PrimContext ctx;
+  lang::eval::DeepStack stack{kStackReserve};
+  uint32_t last_library_file = 0;
+  const flat::Program* program = nullptr;
+  uint64_t depth = 0;
+
+  Impl(lang::core::Program& p, std::FILE* o) : prog(p), out(o), streams(o) {
+    env.types = &prog.types;
+    env.out = out;
+    env.streams = &streams;
+    env.rand = &rand;
+    ctx.types = &prog.types;
+    ctx.env = &env;
+  }
+
+  bool in_library(Span s) const { return last_library_file != 0 && s.valid() && s.file <= last_library_file; }
+
+  // ---- variables ----
+  const Slot& slot(const Frame& f, VarId v) const {
+    NDP_ASSERT(v < f.slots.size() && f.slots[v].set, "Flat IR use of an undefined variable");
+    return f.slots[v];
+  }
+  int64_t host(const Frame& f, VarId v) const { return slot(f, v).host; }
+  const Vec& vec(const Frame& f, VarId v) const { return slot(f, v).vec; }
+  const Type* type_of(const Frame& f, VarId v) const {
+    const Type* t = f.fn->vars.at(v).type;
+    NDP_ASSERT(t != nullptr, "Flat IR vector statement defines a host variable");
+    return t;
+  }
+  void set_host(Frame& f, VarId v, int64_t x) {
+    Slot& s = f.slots.at(v);
+    s.set = true;
+    s.host = x;
+  }
+  void set_vec(Frame& f, VarId v, Vec x) {
+    Slot& s = f.slots.at(v);
+    s.set = true;
+    s.vec = std::move(x);
+  }
+
+  // ---- execution ----
+  Slot run_block(const Block& b, Frame& f);
+  void exec(const Stmt& s, Frame& f);
+  void exec_stmt(const Stmt& s, Frame& f);
+  Vec call(flat::FuncId id, const Vec& arg, Span span);
+  Vec merge(const Vec& flags, const Vec& a, const Vec& b);
+  Vec seq_lit(const Type* t, const Stmt& s, const Frame& f);
+  Slot recurse(const Stmt& s, Frame& f);
+};
+
+// Note [Recursion as loops] in flatten/flat_ir.h: the descent runs P1 and T1 level by level,
+// pushing each level's `saved` values; the ascent pops them and runs T2 and P2. Levels live on
+// a heap stack, so depth costs no C++ stack; the interpreter's depth limit still applies.
+Slot CpuExecutor::Impl::recurse(const Stmt& s, Frame& f) {
+  NDP_ASSERT(s.loop != nullptr, "while without its loop");
+  const flat::RecursionLoop& loop = *s.loop;
+  std::vector<std::vector<Slot>> stack;
+  Vec arg = vec(f, s.uses.at(0));
+  Slot result;
+  for (uint64_t level = 0;; ++level) {
+    if (level >= kMaxCallDepth) throw EvalError{"Recursion too deep.", s.span};
+    set_vec(f, loop.param, arg);
+    if (run_block(loop.prefix, f).host <= 0) {
+      set_vec(f, loop.branch, from_values(prog.types, type_of(f, loop.branch), {}));
+      result = run_block(loop.finish, f);
+      break;
+    }
+    Slot next = run_block(loop.step, f);
+    std::vector<Slot> saved;
+    saved.reserve(loop.saved.size());
+    for (VarId v : loop.saved) saved.push_back(f.slots.at(v));
+    stack.push_back(std::move(saved));
+    arg = next.vec;
+  }
+  while (!stack.empty()) {
+    std::vector<Slot>& saved = stack.back();
+    for (size_t i = 0; i < saved.size(); ++i) f.slots[loop.saved[i]] = std::move(saved[i]);
+    stack.pop_back();
+    f.slots.at(loop.call_result) = std::move(result);
+    f.slots.at(loop.branch) = run_block(loop.combine, f);
+    result = run_block(loop.finish, f);
+  }
+  return result;
+}
+
+Slot CpuExecutor::Impl::run_block(const Block& b, Frame& f) {
+  for (const Stmt& s : b.stmts) exec(s, f);
+  return slot(f, b.result);
+}
+
+void CpuExecutor::Impl::exec(const Stmt& s, Frame& f) {
+  try {
+    exec_stmt(s, f);
+  } catch (EvalError& err) {
+    if (!err.span.valid()) err.span = s.span;
+    // A library error surfaces at the user's call (Interpreter::Impl::call_function).
+    if (s.op == Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
+    throw;
+  } catch (std::length_error&) {
+    throw EvalError{"Out of memory.", s.span};
+  }
+}
+
+Vec CpuExecutor::Impl::call(flat::FuncId id, const Vec& arg, Span span) {
+  NDP_ASSERT(id < program->functions.size(), "Flat IR call of a bad function id");
+  if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full()) throw EvalError{"Recursion too deep.", span};
+  struct DepthGuard {
+    uint64_t& d;
+    explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
+    ~DepthGuard() { --d; }
+  } guard(depth);
+  const flat::Function& fn = program->functions[id];
+  Frame frame{&fn, std::vector<Slot>(fn.vars.size())};
+  set_vec(frame, fn.param, arg);
+  Slot r = run_block(fn.body, frame);
+  NDP_ASSERT(!fn.vars.at(fn.body.result).is_host(), "a function returns a host variable");
+  return r.vec;
+}
+
+/// flags[i] ? a[#T before i] : b[#F before i].
+Vec CpuExecutor::Impl::merge(const Vec& flags, const Vec& a, const Vec& b) {
+  int64_t n = flags.size();
+  const bool* f = flags.data<bool>();
+  Buf<bool> inv(n);
+  parallel_for(n, [&](int64_t i) { inv[i] = !f[i]; });
+  std::vector<int64_t> pt = true_positions(f, n), pf = true_positions(inv.data(), n);
+  NDP_ASSERT(static_cast<int64_t>(pt.size()) == a.size() && static_cast<int64_t>(pf.size()) == b.size(),
+             "merge of vectors that do not match their flags");
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  int64_t na = a.size();
+  parallel_for(static_cast<int64_t>(pt.size()), [&](int64_t j) { idx[static_cast<size_t>(pt[static_cast<size_t>(j)])] = j; });
+  parallel_for(static_cast<int64_t>(pf.size()),
+               [&](int64_t j) { idx[static_cast<size_t>(pf[static_cast<size_t>(j)])] = na + j; });
+  return take(append(a, b), idx);
+}
+
+/// Per instance i the sequence [uses[0][i], ..., uses[k-1][i]].
+Vec CpuExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
+  size_t k = s.uses.size();
+  NDP_ASSERT(k >= 1, "seqlit without elements");
+  std::vector<Vec> parts;
+  parts.reserve(k);
+  for (VarId u : s.uses) parts.push_back(vec(f, u));
+  int64_t n = parts[0].size();
+  for (const Vec& p : parts) NDP_ASSERT(p.size() == n, "seqlit parts of different lengths");
+  std::vector<int64_t> idx(static_cast<size_t>(n) * k);
+  int64_t kk = static_cast<int64_t>(k);
+  parallel_for(n, [&](int64_t i) {
+    for (int64_t j = 0; j < kk; ++j) idx[static_cast<size_t>(i * kk + j)] = j * n + i;
+  });
+  Buf<int64_t> len(n);
+  parallel_for(n, [&](int64_t i) { len[i] = kk; });
+  return Vec::seq(t, n, len.share(), take(concat(parts), idx));
+}
+
+void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
+  auto use = [&](size_t i) -> const Vec& {
+    NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
+    return vec(f, s.uses[i]);
+  };
+  switch (s.op) {
+    case Op::Lit: {
+      const Type* t = type_of(f, s.dst);
+      set_vec(f, s.dst, from_value(prog.types, t, s.lit, host(f, s.uses.at(0))));
+      return;
+    }
+    case Op::Global: {
+      NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
+      const lang::core::Global& g = *prog.globals[s.global];
+      if (g.kind != lang::core::Global::Kind::Variable) fail_function_value();
+      if (!g.has_value) throw EvalError{upper(g.name) + " is undefined.", s.span};
+      set_vec(f, s.dst, from_value(prog.types, type_of(f, s.dst), g.value, host(f, s.uses.at(0))));
+      return;
+    }
+    case Op::Empty: {
+      const Type* t = type_of(f, s.dst);
+      NDP_ASSERT(t->kind == lang::TypeKind::Seq, "empty of a non-sequence type");
+      int64_t n = host(f, s.uses.at(0));
+      Buf<int64_t> len(n);
+      parallel_for(n, [&](int64_t i) { len[i] = 0; });
+      set_vec(f, s.dst, Vec::seq(t, n, len.share(), from_values(prog.types, t->a, {})));
+      return;
+    }
+    case Op::Nothing: set_vec(f, s.dst, from_values(prog.types, type_of(f, s.dst), {})); return;
+    case Op::Length: set_host(f, s.dst, use(0).size()); return;
+    case Op::Count: set_host(f, s.dst, count_true(use(0).data<bool>(), use(0).size())); return;
+    case Op::Const: set_host(f, s.dst, s.lit.as_int()); return;
+    case Op::Tuple: set_vec(f, s.dst, Vec::pair(type_of(f, s.dst), use(0), use(1))); return;
+    case Op::First: set_vec(f, s.dst, use(0).first()); return;
+    case Op::Second: set_vec(f, s.dst, use(0).second()); return;
+    case Op::Lengths: set_vec(f, s.dst, Vec::scalar(type_of(f, s.dst), use(0).size(), use(0).buffer())); return;
+    case Op::Elements: set_vec(f, s.dst, use(0).elems()); return;
+    case Op::Retype: set_vec(f, s.dst, retype(prog.types, use(0), type_of(f, s.dst))); return;
+    case Op::Nest: {
+      const Vec& len = use(0);
+      set_vec(f, s.dst, Vec::seq(type_of(f, s.dst), len.size(), len.buffer(), use(1)));
+      return;
+    }
+    case Op::Replicate: {
+      const Vec& counts = use(1);
+      auto off = offsets_of(counts.data<int64_t>(), counts.size());
+      std::vector<int64_t> seg =
+          segment_ids(rt::SegView(ndp_segdes_irregular(counts.size(), counts.data<int64_t>(), off.get())));
+      set_vec(f, s.dst, take(use(0), seg));
+      return;
+    }
+    case Op::Pack: {
+      NDP_ASSERT(use(0).size() == use(1).size(), "pack with flags of another length");
+      set_vec(f, s.dst, pack(use(0), use(1).data<bool>()));
+      return;
+    }
+    case Op::Merge: set_vec(f, s.dst, merge(use(0), use(1), use(2))); return;
+    case Op::Concat: set_vec(f, s.dst, append(use(0), use(1))); return;
+    case Op::Slice: {
+      const Vec& v = use(0);
+      int64_t begin = host(f, s.uses.at(1)), count = host(f, s.uses.at(2));
+      NDP_ASSERT(begin >= 0 && count >= 0 && begin + count <= v.size(), "slice out of range");
+      std::vector<int64_t> idx(static_cast<size_t>(count));
+      parallel_for(count, [&](int64_t i) { idx[static_cast<size_t>(i)] = begin + i; });
+      set_vec(f, s.dst, begin == 0 && count == v.size() ? v : take(v, idx));
+      return;
+    }
+    case Op::SeqLit: set_vec(f, s.dst, seq_lit(type_of(f, s.dst), s, f)); return;
+    case Op::CheckLengths: {
+      const Vec &a = use(0), &b = use(1);
+      NDP_ASSERT(a.size() == b.size(), "check_lengths of vectors with different instance counts");
+      if (first_failing(a.size(), [&](int64_t i) { return a.length(i) != b.length(i); }) >= 0)
+        throw EvalError{"Length mismatch in an apply-to-each.", s.span};
+      return;
+    }
+    case Op::Prim: {
+      std::vector<Vec> args;
+      args.reserve(s.uses.size());
+      for (VarId u : s.uses) args.push_back(vec(f, u));
+      LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+      set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
+      return;
+    }
+    case Op::Call: set_vec(f, s.dst, call(s.func, use(0), s.span)); return;
+    case Op::Time: {
+      NDP_ASSERT(s.then_block != nullptr, "time without a block");
+      auto t0 = std::chrono::steady_clock::now();
+      Slot r = run_block(*s.then_block, f);
+      std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+      const Type* t = type_of(f, s.dst);
+      int64_t n = r.vec.size();
+      Buf<double> secs(n);
+      parallel_for(n, [&](int64_t i) { secs[i] = dt.count(); });
+      set_vec(f, s.dst, Vec::pair(t, r.vec, Vec::scalar(t->b, n, secs.share())));
+      return;
+    }
+    case Op::IfNonEmpty: {
+      NDP_ASSERT(s.then_block != nullptr && s.else_block != nullptr, "if_nonempty without both blocks");
+      Slot r = run_block(host(f, s.uses.at(0)) > 0 ? *s.then_block : *s.else_block, f);
+      f.slots.at(s.dst) = std::move(r);
+      return;
+    }
+    case Op::Recurse: f.slots.at(s.dst) = recurse(s, f); return;
+  }
+  throw lang::InternalError("internal error: cpu executor: unknown Flat IR op");
+}
+
+CpuExecutor::CpuExecutor(lang::core::Program& prog, std::FILE* out) : impl_(std::make_unique<Impl>(prog, out)) {}
+
+CpuExecutor::~CpuExecutor() = default;
+
+void CpuExecutor::set_library_files(uint32_t last_file) { impl_->last_library_file = last_file; }
+
+lang::eval::RunResult CpuExecutor::run(const flat::Program& p) {
+  Impl& m = *impl_;
+  lang::eval::RunResult result;
+  m.stack.run([&] {
+    m.rand.begin_form();
+    m.depth = 0;
+    m.program = &p;
+    try {
+      Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);
+      Vec r = m.call(p.entry, arg, Span{});
+      NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
+      result.value = to_value(r, 0);
+      result.ok = true;
+    } catch (EvalError& err) {
+      result.error = lang::eval::RuntimeError{std::move(err.message), err.span};
+    } catch (std::bad_alloc&) {
+      result.error = lang::eval::RuntimeError{"Out of memory.", Span{}};
+    } catch (std::length_error&) {
+      result.error = lang::eval::RuntimeError{"Out of memory.", Span{}};
+    }
+    std::fflush(m.out);
+    m.program = nullptr;
+  });
+  return result;
+}
+
+}  // namespace ndp::codegen::cpu

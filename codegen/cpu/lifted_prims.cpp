@@ -1,0 +1,35 @@
+// Dispatch of a lifted primitive: the native group that handles it, else the fallback.
+#include "codegen/cpu/lifted_prims.h"
+
+#include "lang/diagnostics.h"
+
+namespace ndp::codegen::cpu {
+
+using lang::core::PrimId;
+
+std::optional<Vec> apply_native_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args) {
+  switch (c.id) {
+    case PrimId::Not: case PrimId::Or: case PrimId::And: case PrimId::Xor: case PrimId::Nor: case PrimId::Nand:
+    case PrimId::Eq: case PrimId::Ne: case PrimId::Lt: case PrimId::Gt: case PrimId::Le: case PrimId::Ge:
+    case PrimId::Add: case PrimId::Sub: case PrimId::Mul: case PrimId::Div: case PrimId::Negate:
+    case PrimId::Power: case PrimId::Rem: case PrimId::Lshift: case PrimId::Rshift:
+    case PrimId::Sqrt: case PrimId::Ln: case PrimId::Exp: case PrimId::Sin: case PrimId::Cos: case PrimId::Tan:
+    case PrimId::Asin: case PrimId::Acos: case PrimId::Atan: case PrimId::Sinh: case PrimId::Cosh:
+    case PrimId::Tanh: case PrimId::Expt:
+    case PrimId::Btoi: case PrimId::CodeChar: case PrimId::CharCode: case PrimId::ToFloat: case PrimId::Ceil:
+    case PrimId::Floor: case PrimId::Trunc: case PrimId::Round: case PrimId::ToI32: case PrimId::ToF32:
+    case PrimId::ToI64: case PrimId::ToF64: case PrimId::Select:
+      return native_scalar_prim(ctx, c, args);
+    default:
+      return native_seq_prim(ctx, c, args);
+  }
+}
+
+Vec apply_lifted_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args) {
+  NDP_ASSERT(static_cast<int>(args.size()) == lang::core::prim_info(c.id).arity, "lifted primitive with a wrong arity");
+  for (const Vec& a : args) NDP_ASSERT(a.size() == args[0].size(), "lifted primitive arguments of different lengths");
+  if (std::optional<Vec> v = apply_native_prim(ctx, c, args)) return std::move(*v);
+  return apply_fallback_prim(ctx, c, args);
+}
+
+}  // namespace ndp::codegen::cpu

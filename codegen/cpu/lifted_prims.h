@@ -1,0 +1,60 @@
+// The lifted primitives of the cpu backend: every PrimId of lang/prims.def applied
+// instance-wise to Vecs of n instances (Note [Lifted primitives]).
+//
+// Note [Lifted primitives]
+// * `apply_lifted_prim` tries the native implementation first (lifted_prims_scalar.cpp:
+//   elementwise ops on scalar elements; lifted_prims_seq.cpp: sequence primitives on the
+//   runtime kernels, for any element type where the operation only moves data, and identity /
+//   prim_default, computed once per statement from the static type) and falls back
+//   to the interpreter's `apply_prim` run once per instance, in instance order
+//   (lifted_fallback.cpp). The fallback is therefore also the semantics the natives are tested
+//   against.
+// * Errors are lang::eval::EvalError with the statement's span and the interpreter's message.
+//   When several instances fail, the first failing instance (in order) decides the message.
+// * rand: the fallback draws per instance through the interpreter's RandState, whose key is
+//   (seed, call site, apply-to-each index path, draw count). The flat program does not carry
+//   the index path, so every instance draws at the path of the top-level form and the count
+//   distinguishes them: deterministic, and equal to the interpreter at top level and in serial
+//   code, but not inside an apply-to-each.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codegen/cpu/vec.h"
+#include "lang/core.h"
+#include "lang/eval/prim_call.h"
+
+namespace ndp::codegen::cpu {
+
+/// The state primitives may read or change (the executor's types, streams, rand, output).
+struct PrimContext {
+  lang::TypeContext* types = nullptr;
+  lang::eval::PrimEnv* env = nullptr;
+};
+
+/// One lifted application: the primitive, its statement's span, its closed type arguments and
+/// its closed result element type.
+struct LiftedCall {
+  lang::core::PrimId id = lang::core::PrimId::Count_;
+  lang::Span span;
+  const std::vector<const lang::Type*>* type_args = nullptr;
+  const lang::Type* result = nullptr;
+
+  [[noreturn]] void fail(std::string message) const { throw lang::eval::EvalError{std::move(message), span}; }
+};
+
+/// Native where there is a native version for these element types, else the fallback.
+Vec apply_lifted_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
+/// The native version only; nullopt where there is none for these element types.
+std::optional<Vec> apply_native_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
+/// The interpreter's primitive, once per instance in instance order.
+Vec apply_fallback_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
+
+// The groups apply_native_prim dispatches to.
+std::optional<Vec> native_scalar_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
+std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
+
+}  // namespace ndp::codegen::cpu

@@ -1,0 +1,456 @@
+// Native lifted sequence primitives on the runtime's segmented kernels: instance i's sequence
+// is segment i. Primitives that only move data (dist, elt, rep, ->, <-, put, permute, pack,
+// ++, partition, flatten) work for every element type: they compute int64 positions and move
+// the elements with `take` (library.md §2.5's lifting, done once for any structure).
+// Scans, reductions, rank and *_combine need scalar elements. Checks and messages are the
+// interpreter's (lang/eval/prims_seq.cpp, Note [Sequence error messages]).
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "codegen/cpu/convert.h"
+#include "codegen/cpu/lifted_prims.h"
+#include "codegen/cpu/parallel_loops.h"
+#include "lang/diagnostics.h"
+#include "runtime/cpu/primitives.h"
+
+namespace ndp::codegen::cpu {
+
+using lang::Type;
+using lang::TypeKind;
+using lang::core::PrimId;
+
+namespace {
+
+constexpr const char* kSeqRef = "Sequence reference (a[i]) out of bounds.";
+
+void check_rt(const rt::Status& st, const char* what) {
+  if (!rt::ok(st))
+    throw lang::InternalError(std::string("internal error: cpu backend: runtime ") + what + " failed (" +
+                              ndp_status_name(st.code) + ")");
+}
+
+bool plain_scalar(const Vec& v) { return is_flat_scalar(v.type()) && v.kind() != TypeKind::Stream; }
+
+const int64_t* ints(const Vec& v) { return v.data<int64_t>(); }
+
+/// The lengths of a sequence Vec as their own int Vec (shares the buffer).
+Vec lengths_vec(const PrimContext& ctx, const Vec& s) { return Vec::scalar(ctx.types->int_(), s.size(), s.buffer()); }
+
+/// A sequence Vec with the same lengths as `like` and other elements.
+Vec same_shape(const Type* t, const Vec& like, Vec elems) {
+  return Vec::seq(t, like.size(), like.buffer(), like.offsets_buffer(), std::move(elems));
+}
+
+std::optional<rt::Op> op_of(PrimId id) {
+  switch (id) {
+    case PrimId::PlusScan: case PrimId::Sum: case PrimId::PlusCombine: return rt::Op::plus;
+    case PrimId::MultScan: case PrimId::Product: case PrimId::MultCombine: return rt::Op::mult;
+    case PrimId::MaxScan: case PrimId::MaxVal: case PrimId::MaxCombine: return rt::Op::max;
+    case PrimId::MinScan: case PrimId::MinVal: case PrimId::MinCombine: return rt::Op::min;
+    case PrimId::OrScan: case PrimId::AnyRed: case PrimId::OrCombine: return rt::Op::or_;
+    case PrimId::AndScan: case PrimId::AllRed: case PrimId::AndCombine: return rt::Op::and_;
+    case PrimId::XorScan: case PrimId::Parity: case PrimId::XorCombine: return rt::Op::xor_;
+    default: return std::nullopt;
+  }
+}
+
+/// Whether the runtime admits operator o on a scalar kind (ops.h's `supports`).
+bool op_admits(rt::Op o, TypeKind k) {
+  return with_scalar(k, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    switch (o) {
+      case rt::Op::plus: return rt::supports<rt::Op::plus, T>();
+      case rt::Op::mult: return rt::supports<rt::Op::mult, T>();
+      case rt::Op::max: return rt::supports<rt::Op::max, T>();
+      case rt::Op::min: return rt::supports<rt::Op::min, T>();
+      case rt::Op::and_: return rt::supports<rt::Op::and_, T>();
+      case rt::Op::or_: return rt::supports<rt::Op::or_, T>();
+      case rt::Op::xor_: return rt::supports<rt::Op::xor_, T>();
+    }
+    return false;
+  });
+}
+
+// ---- generators ----
+
+Vec dist(const LiftedCall& c, const Vec& x, const Vec& k) {
+  const int64_t* len = ints(k);
+  if (first_failing(k.size(), [&](int64_t i) { return len[i] < 0; }) >= 0) c.fail("Negative length in function DIST.");
+  auto off = offsets_of(len, k.size());
+  std::vector<int64_t> seg = segment_ids(rt::SegView(ndp_segdes_irregular(k.size(), len, off.get())));
+  return Vec::seq(c.result, k.size(), k.buffer(), std::move(off), take(x, seg));
+}
+
+Vec index(const PrimContext& ctx, const LiftedCall& c, const Vec& k) {
+  const int64_t* len = ints(k);
+  if (first_failing(k.size(), [&](int64_t i) { return len[i] < 0; }) >= 0) c.fail("Negative length in function INDEX.");
+  auto off = offsets_of(len, k.size());
+  std::vector<int64_t> seg = segment_ids(rt::SegView(ndp_segdes_irregular(k.size(), len, off.get())));
+  int64_t total = off[k.size()];
+  Buf<int64_t> e(total);
+  parallel_for(total, [&](int64_t p) { e[p] = p - off[seg[static_cast<size_t>(p)]]; });
+  return Vec::seq(c.result, k.size(), k.buffer(), std::move(off), Vec::scalar(ctx.types->int_(), total, e.share()));
+}
+
+Vec iseq(const PrimContext& ctx, const LiftedCall& c, const Vec& sv, const Vec& dv, const Vec& ev) {
+  const int64_t *s = ints(sv), *d = ints(dv), *e = ints(ev);
+  int64_t n = sv.size();
+  if (first_failing(n, [&](int64_t i) { return d[i] < 1 || e[i] < s[i]; }) >= 0)
+    c.fail("In [s:e:l], e must be >= to s, and l must be positive.");
+  Buf<int64_t> len(n);
+  parallel_for(n, [&](int64_t i) {
+    uint64_t width = static_cast<uint64_t>(e[i]) - static_cast<uint64_t>(s[i]);
+    uint64_t step = static_cast<uint64_t>(d[i]);
+    len[i] = static_cast<int64_t>(width / step + (width % step != 0));
+  });
+  auto off = offsets_of(len.data(), n);
+  std::vector<int64_t> seg = segment_ids(rt::SegView(ndp_segdes_irregular(n, len.data(), off.get())));
+  int64_t total = off[n];
+  Buf<int64_t> out(total);
+  parallel_for(total, [&](int64_t p) {
+    int64_t k = seg[static_cast<size_t>(p)];
+    out[p] = static_cast<int64_t>(static_cast<uint64_t>(s[k]) +
+                                  static_cast<uint64_t>(p - off[k]) * static_cast<uint64_t>(d[k]));
+  });
+  return Vec::seq(c.result, n, len.share(), std::move(off), Vec::scalar(ctx.types->int_(), total, out.share()));
+}
+
+// ---- element access ----
+
+Vec elt(const LiftedCall& c, const Vec& v, const Vec& iv) {
+  const int64_t* i = ints(iv);
+  const int64_t* len = v.lengths();
+  const int64_t* off = v.offsets();
+  int64_t n = v.size();
+  if (first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }) >= 0) c.fail(kSeqRef);
+  std::vector<int64_t> flat(static_cast<size_t>(n));
+  parallel_for(n, [&](int64_t k) { flat[static_cast<size_t>(k)] = off[k] + i[k]; });
+  return take(v.elems(), flat);
+}
+
+Vec rep(const LiftedCall& c, const Vec& v, const Vec& x, const Vec& iv) {
+  const int64_t* i = ints(iv);
+  const int64_t* len = v.lengths();
+  const int64_t* off = v.offsets();
+  int64_t n = v.size();
+  if (first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }) >= 0) c.fail(kSeqRef);
+  const Vec& e = v.elems();
+  int64_t total = e.size();
+  if (is_flat_scalar(e.type())) {
+    Vec out = with_scalar(e.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Buf<T> o(total);
+      if (total > 0) std::memcpy(o.data(), e.data<T>(), static_cast<size_t>(total) * sizeof(T));
+      const T* xs = x.data<T>();
+      // Every instance replaces one position of its own segment: the writes never collide.
+      parallel_for(n, [&](int64_t k) { o[off[k] + i[k]] = xs[k]; });
+      return Vec::scalar(e.type(), total, o.share());
+    });
+    return same_shape(c.result, v, std::move(out));
+  }
+  std::vector<int64_t> idx(static_cast<size_t>(total));
+  parallel_for(total, [&](int64_t p) { idx[static_cast<size_t>(p)] = p; });
+  parallel_for(n, [&](int64_t k) { idx[static_cast<size_t>(off[k] + i[k])] = total + k; });
+  return same_shape(c.result, v, take(append(e, x), idx));
+}
+
+// ---- scans and reductions ----
+
+std::optional<Vec> scan(const LiftedCall& c, const Vec& v) {
+  const Vec& e = v.elems();
+  rt::Op o = *op_of(c.id);
+  if (!plain_scalar(e) || !op_admits(o, e.kind())) return std::nullopt;
+  Vec out = with_scalar(e.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> r(e.size());
+    check_rt(rt::seg_scan<T>(o, rt::ScanKind::exclusive, e.values<T>(), v.segs(),
+                             std::span<T>(r.data(), static_cast<size_t>(e.size()))),
+             "seg_scan");
+    return Vec::scalar(e.type(), e.size(), r.share());
+  });
+  return same_shape(c.result, v, std::move(out));
+}
+
+std::optional<Vec> reduce(const LiftedCall& c, const Vec& v) {
+  const Vec& e = v.elems();
+  rt::Op o = *op_of(c.id);
+  if (!plain_scalar(e) || !op_admits(o, e.kind())) return std::nullopt;
+  return with_scalar(e.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> r(v.size());
+    check_rt(rt::seg_reduce<T>(o, e.values<T>(), v.segs(), std::span<T>(r.data(), static_cast<size_t>(v.size()))),
+             "seg_reduce");
+    return Vec::scalar(c.result, v.size(), r.share());
+  });
+}
+
+// ---- reordering ----
+
+Vec gather(const LiftedCall& c, const Vec& v, const Vec& iv) {
+  const Vec& ie = iv.elems();
+  const int64_t* i = ints(ie);
+  const int64_t* vlen = v.lengths();
+  const int64_t* voff = v.offsets();
+  std::vector<int64_t> seg = segment_ids(iv.segs());
+  int64_t m = ie.size();
+  if (first_failing(m, [&](int64_t p) { return i[p] < 0 || i[p] >= vlen[seg[static_cast<size_t>(p)]]; }) >= 0)
+    c.fail("Index out of bounds for function ->.");
+  std::vector<int64_t> flat(static_cast<size_t>(m));
+  parallel_for(m, [&](int64_t p) { flat[static_cast<size_t>(p)] = voff[seg[static_cast<size_t>(p)]] + i[p]; });
+  return same_shape(c.result, iv, take(v.elems(), flat));
+}
+
+/// Scatters `vals` (shape sv, relative indices idx, already checked) into a copy of the
+/// sequences d; where several positions hit one target the later one wins.
+Vec scatter_into(const LiftedCall& c, const Vec& d, const Vec& vals, const int64_t* idx, rt::SegView sv) {
+  const Vec& de = d.elems();
+  int64_t dtot = de.size(), m = vals.size();
+  std::span<const int64_t> is(idx, static_cast<size_t>(m));
+  if (is_flat_scalar(de.type())) {
+    Vec out = with_scalar(de.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Buf<T> o(dtot);
+      std::span<T> os(o.data(), static_cast<size_t>(dtot));
+      check_rt(rt::dpermute<T>(vals.values<T>(), is, sv, de.values<T>(), d.segs(), os), "dpermute");
+      return Vec::scalar(de.type(), dtot, o.share());
+    });
+    return same_shape(c.result, d, std::move(out));
+  }
+  // Structured elements: scatter source positions (d's own, or dtot + p for vals[p]).
+  std::vector<int64_t> src(static_cast<size_t>(m)), keep(static_cast<size_t>(dtot)), pos(static_cast<size_t>(dtot));
+  parallel_for(m, [&](int64_t p) { src[static_cast<size_t>(p)] = dtot + p; });
+  parallel_for(dtot, [&](int64_t q) { keep[static_cast<size_t>(q)] = q; });
+  check_rt(rt::dpermute<int64_t>(src, is, sv, keep, d.segs(), pos), "dpermute");
+  return same_shape(c.result, d, take(append(de, vals), pos));
+}
+
+Vec write(const LiftedCall& c, const Vec& d, const Vec& pairs) {
+  const Vec& pe = pairs.elems();
+  const int64_t* i = ints(pe.first());
+  const int64_t* dlen = d.lengths();
+  std::vector<int64_t> seg = segment_ids(pairs.segs());
+  if (first_failing(pe.size(), [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; }) >= 0)
+    c.fail("Index out of bounds for function <-.");
+  return scatter_into(c, d, pe.second(), i, pairs.segs());
+}
+
+Vec put(const LiftedCall& c, const Vec& v, const Vec& iv, const Vec& d) {
+  const int64_t* i = ints(iv.elems());
+  const int64_t* dlen = d.lengths();
+  int64_t n = v.size();
+  std::vector<int64_t> seg = segment_ids(iv.segs());
+  int64_t mismatch = first_failing(n, [&](int64_t k) { return v.length(k) != iv.length(k); });
+  int64_t bad = first_failing(iv.elems().size(),
+                              [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; });
+  int64_t bad_instance = bad < 0 ? -1 : seg[static_cast<size_t>(bad)];
+  // Within one instance the length check comes first, as in the interpreter.
+  if (mismatch >= 0 && (bad_instance < 0 || mismatch <= bad_instance)) c.fail("Length mismatch in function PUT.");
+  if (bad_instance >= 0) c.fail("Index out of bounds for function <-.");
+  return scatter_into(c, d, v.elems(), i, iv.segs());
+}
+
+Vec permute(const LiftedCall& c, const Vec& v, const Vec& iv) {
+  const char* msg = "Bad arguments to function PERMUTE.";
+  if (first_failing(v.size(), [&](int64_t k) { return v.length(k) != iv.length(k); }) >= 0) c.fail(msg);
+  const Vec& e = v.elems();
+  std::span<const int64_t> is = iv.elems().values<int64_t>();
+  int64_t m = e.size();
+  if (is_flat_scalar(e.type())) {
+    Vec out = with_scalar(e.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Buf<T> o(m);
+      if (!rt::ok(rt::permute<T>(e.values<T>(), is, v.segs(), std::span<T>(o.data(), static_cast<size_t>(m)))))
+        c.fail(msg);
+      return Vec::scalar(e.type(), m, o.share());
+    });
+    return same_shape(c.result, v, std::move(out));
+  }
+  std::vector<int64_t> self(static_cast<size_t>(m)), src(static_cast<size_t>(m));
+  parallel_for(m, [&](int64_t p) { self[static_cast<size_t>(p)] = p; });
+  if (!rt::ok(rt::permute<int64_t>(self, is, v.segs(), src))) c.fail(msg);
+  return same_shape(c.result, v, take(e, src));
+}
+
+// ---- selection and building ----
+
+Vec pack_prim(const LiftedCall& c, const Vec& v) {
+  const Vec& pe = v.elems();
+  const bool* flags = pe.second().data<bool>();
+  int64_t n = v.size();
+  Buf<int64_t> len(n);
+  int64_t total = 0;
+  check_rt(rt::pack_lengths(std::span<const bool>(flags, static_cast<size_t>(pe.size())), v.segs(),
+                            std::span<int64_t>(len.data(), static_cast<size_t>(n)), &total),
+           "pack_lengths");
+  return Vec::seq(c.result, n, len.share(), pack(pe.first(), flags));
+}
+
+Vec append_prim(const LiftedCall& c, const Vec& a, const Vec& b) {
+  int64_t n = a.size();
+  Buf<int64_t> len(n);
+  check_rt(rt::append_lengths(a.segs(), b.segs(), std::span<int64_t>(len.data(), static_cast<size_t>(n))),
+           "append_lengths");
+  auto off = offsets_of(len.data(), n);
+  rt::SegView so(ndp_segdes_irregular(n, len.data(), off.get()));
+  const Vec &ea = a.elems(), &eb = b.elems();
+  int64_t total = off[n];
+  if (is_flat_scalar(ea.type())) {
+    Vec out = with_scalar(ea.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Buf<T> o(total);
+      check_rt(rt::append<T>(ea.values<T>(), a.segs(), eb.values<T>(), b.segs(), so,
+                             std::span<T>(o.data(), static_cast<size_t>(total))),
+               "append");
+      return Vec::scalar(ea.type(), total, o.share());
+    });
+    return Vec::seq(c.result, n, len.share(), std::move(off), std::move(out));
+  }
+  std::vector<int64_t> seg = segment_ids(so);
+  std::vector<int64_t> idx(static_cast<size_t>(total));
+  const int64_t *la = a.lengths(), *oa = a.offsets(), *ob = b.offsets();
+  int64_t ta = ea.size();
+  parallel_for(total, [&](int64_t p) {
+    int64_t k = seg[static_cast<size_t>(p)], j = p - off[k];
+    idx[static_cast<size_t>(p)] = j < la[k] ? oa[k] + j : ta + ob[k] + (j - la[k]);
+  });
+  return Vec::seq(c.result, n, len.share(), std::move(off), take(append(ea, eb), idx));
+}
+
+// ---- nesting ----
+
+Vec partition(const LiftedCall& c, const Vec& v, const Vec& counts) {
+  int64_t n = v.size();
+  const int64_t* cn = ints(counts.elems());
+  const int64_t* co = counts.offsets();
+  // Per instance: 1 = a negative count, 2 = counts not summing to the length (checked in
+  // this order, as the interpreter does), 0 = fine.
+  std::vector<uint8_t> why(static_cast<size_t>(n), 0);
+  parallel_for(n, [&](int64_t k) {
+    __int128 sum = 0;
+    for (int64_t p = co[k]; p < co[k + 1]; ++p) {
+      if (cn[p] < 0) {
+        why[static_cast<size_t>(k)] = 1;
+        return;
+      }
+      sum += cn[p];
+    }
+    if (sum != v.length(k)) why[static_cast<size_t>(k)] = 2;
+  });
+  int64_t bad = first_failing(n, [&](int64_t k) { return why[static_cast<size_t>(k)] != 0; });
+  if (bad >= 0)
+    c.fail(why[static_cast<size_t>(bad)] == 1 ? "Negative length in function PARTITION."
+                                              : "Length mismatch in function PARTITION.");
+  const Vec& ce = counts.elems();
+  Vec inner = Vec::seq(c.result->a, ce.size(), ce.buffer(), v.elems());
+  return same_shape(c.result, counts, std::move(inner));
+}
+
+Vec flatten(const LiftedCall& c, const Vec& v) {
+  int64_t n = v.size();
+  const Vec& inner = v.elems();
+  const int64_t* oo = v.offsets();
+  const int64_t* io = inner.offsets();
+  std::shared_ptr<int64_t[]> off(new int64_t[static_cast<size_t>(n + 1)]);
+  Buf<int64_t> len(n);
+  parallel_for(n + 1, [&](int64_t k) { off[k] = io[oo[k]]; });
+  parallel_for(n, [&](int64_t k) { len[k] = off[k + 1] - off[k]; });
+  return Vec::seq(c.result, n, len.share(), std::move(off), inner.elems());
+}
+
+// ---- ordering ----
+
+std::optional<Vec> rank(const PrimContext& ctx, const LiftedCall& c, const Vec& v) {
+  const Vec& e = v.elems();
+  if (!plain_scalar(e) || e.kind() == TypeKind::Bool) return std::nullopt;
+  rt::Order order = c.id == PrimId::RankDown ? rt::Order::descending : rt::Order::ascending;
+  Buf<int64_t> r(e.size());
+  with_scalar(e.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    check_rt(rt::rank<T>(e.values<T>(), v.segs(), order, std::span<int64_t>(r.data(), static_cast<size_t>(e.size()))),
+             "rank");
+  });
+  return same_shape(c.result, v, Vec::scalar(ctx.types->int_(), e.size(), r.share()));
+}
+
+// ---- irregular reduction ----
+
+std::optional<Vec> combine(const LiftedCall& c, const Vec& dest, const Vec& iv, const Vec& vals) {
+  const Vec& de = dest.elems();
+  rt::Op o = *op_of(c.id);
+  if (!plain_scalar(de) || !op_admits(o, de.kind())) return std::nullopt;
+  std::string name = lang::core::prim_info(c.id).name;
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::toupper(ch); });
+  int64_t n = dest.size();
+  const int64_t* i = ints(iv.elems());
+  const int64_t* dlen = dest.lengths();
+  const int64_t* ioff = iv.offsets();
+  std::vector<int64_t> seg = segment_ids(iv.segs());
+  int64_t mismatch = first_failing(n, [&](int64_t k) { return iv.length(k) != vals.length(k); });
+  int64_t bad = first_failing(iv.elems().size(),
+                              [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; });
+  int64_t bad_instance = bad < 0 ? -1 : seg[static_cast<size_t>(bad)];
+  if (mismatch >= 0 && (bad_instance < 0 || mismatch <= bad_instance)) c.fail("Length mismatch in function " + name + ".");
+  if (bad_instance >= 0)
+    c.fail("Index out of bounds for function " + name + ": index " + std::to_string(i[bad]) + " at position " +
+           std::to_string(bad - ioff[bad_instance]) + ", length " + std::to_string(dlen[bad_instance]) + ".");
+  int64_t m = iv.elems().size();
+  const int64_t* doff = dest.offsets();
+  std::vector<int64_t> global(static_cast<size_t>(m));
+  parallel_for(m, [&](int64_t p) { global[static_cast<size_t>(p)] = doff[seg[static_cast<size_t>(p)]] + i[p]; });
+  Vec out = with_scalar(de.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> r(de.size());
+    check_rt(rt::combine<T>(o, de.values<T>(), global, vals.elems().values<T>(),
+                            std::span<T>(r.data(), static_cast<size_t>(de.size()))),
+             "combine");
+    return Vec::scalar(de.type(), de.size(), r.share());
+  });
+  return same_shape(c.result, dest, std::move(out));
+}
+
+// ---- identities ----
+
+/// identity / prim_default: the neutral value depends only on the static type, so it is
+/// computed once (by the interpreter's identity_of_type) and replicated.
+Vec neutral(const PrimContext& ctx, const LiftedCall& c, const Type* of, int64_t n) {
+  if (n == 0) return from_values(*ctx.types, c.result, {});
+  lang::eval::PrimCall call{c.id, c.span, c.type_args, nullptr, ctx.env};
+  return from_value(*ctx.types, c.result, lang::eval::identity_of_type(call, of), n);
+}
+
+}  // namespace
+
+std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> a) {
+  switch (c.id) {
+    case PrimId::Length: return lengths_vec(ctx, a[0]);
+    case PrimId::Dist: return dist(c, a[0], a[1]);
+    case PrimId::Index: return index(ctx, c, a[0]);
+    case PrimId::Iseq: return iseq(ctx, c, a[0], a[1], a[2]);
+    case PrimId::Elt: return elt(c, a[0], a[1]);
+    case PrimId::Rep: return rep(c, a[0], a[1], a[2]);
+    case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
+    case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:
+      return scan(c, a[0]);
+    case PrimId::Sum: case PrimId::Product: case PrimId::MaxVal: case PrimId::MinVal:
+    case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
+      return reduce(c, a[0]);
+    case PrimId::Gather: return gather(c, a[0], a[1]);
+    case PrimId::Write: return write(c, a[0], a[1]);
+    case PrimId::Put: return put(c, a[0], a[1], a[2]);
+    case PrimId::Permute: return permute(c, a[0], a[1]);
+    case PrimId::Pack: return pack_prim(c, a[0]);
+    case PrimId::Append: return append_prim(c, a[0], a[1]);
+    case PrimId::Partition: return partition(c, a[0], a[1]);
+    case PrimId::Flatten: return flatten(c, a[0]);
+    case PrimId::Rank: case PrimId::RankDown: return rank(ctx, c, a[0]);
+    case PrimId::PlusCombine: case PrimId::MultCombine: case PrimId::MaxCombine: case PrimId::MinCombine:
+    case PrimId::AndCombine: case PrimId::OrCombine: case PrimId::XorCombine:
+      return combine(c, a[0], a[1], a[2]);
+    case PrimId::Identity: return neutral(ctx, c, a[0].type(), a[0].size());
+    case PrimId::PrimDefault: return neutral(ctx, c, a[0].type()->a, a[0].size());
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace ndp::codegen::cpu

@@ -1,0 +1,241 @@
+// Vec construction and the structural operations (take, concat, pack) for every element type.
+#include "codegen/cpu/vec.h"
+
+#include <cstring>
+
+#include "codegen/cpu/parallel_loops.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/prim_call.h"
+#include "runtime/cpu/primitives.h"
+
+namespace ndp::codegen::cpu {
+
+using lang::Type;
+using lang::TypeKind;
+
+void fail_function_value() { throw lang::eval::EvalError{kNoFunctionValues, lang::Span{}}; }
+
+namespace {
+
+void check_status(const rt::Status& st, const char* what) {
+  if (!rt::ok(st))
+    throw lang::InternalError(std::string("internal error: cpu backend: ") + what + " failed (" +
+                              ndp_status_name(st.code) + ")");
+}
+
+}  // namespace
+
+std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n) {
+  std::shared_ptr<int64_t[]> off(new int64_t[static_cast<size_t>(n + 1)]);
+  check_status(rt::offsets_from_lengths(std::span<const int64_t>(lengths, static_cast<size_t>(n)),
+                                        std::span<int64_t>(off.get(), static_cast<size_t>(n + 1))),
+               "offsets of a lengths vector");
+  return off;
+}
+
+Vec Vec::scalar(const Type* t, int64_t n, std::shared_ptr<const void> buf) {
+  NDP_ASSERT(is_flat_scalar(t), "Vec::scalar of a structured type");
+  Vec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.buf_ = std::move(buf);
+  return v;
+}
+
+Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec elems) {
+  auto off = offsets_of(static_cast<const int64_t*>(lengths.get()), n);
+  return seq(t, n, std::move(lengths), std::move(off), std::move(elems));
+}
+
+Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, std::shared_ptr<const int64_t[]> offsets,
+             Vec elems) {
+  NDP_ASSERT(t->kind == TypeKind::Seq, "Vec::seq of a non-sequence type");
+  NDP_ASSERT(offsets[n] == elems.size(), "sequence lengths do not cover their elements");
+  Vec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.buf_ = std::move(lengths);
+  v.off_ = std::move(offsets);
+  v.a_ = std::make_shared<const Vec>(std::move(elems));
+  return v;
+}
+
+Vec Vec::pair(const Type* t, Vec a, Vec b) {
+  NDP_ASSERT(t->kind == TypeKind::Pair && a.size() == b.size(), "Vec::pair of mismatched parts");
+  Vec v;
+  v.type_ = t;
+  v.n_ = a.size();
+  v.a_ = std::make_shared<const Vec>(std::move(a));
+  v.b_ = std::make_shared<const Vec>(std::move(b));
+  return v;
+}
+
+Vec Vec::data(const Type* t, Vec fields) {
+  NDP_ASSERT(t->kind == TypeKind::Data, "Vec::data of a non-datatype");
+  Vec v;
+  v.type_ = t;
+  v.n_ = fields.size();
+  v.a_ = std::make_shared<const Vec>(std::move(fields));
+  return v;
+}
+
+Vec Vec::functions(const Type* t, int64_t n) {
+  if (n != 0) fail_function_value();
+  Vec v;
+  v.type_ = t;
+  return v;
+}
+
+std::vector<int64_t> segment_ids(rt::SegView segs) {
+  std::vector<int64_t> out(static_cast<size_t>(segs.total()));
+  check_status(rt::segment_ids(segs, out), "segment ids");
+  return out;
+}
+
+std::vector<int64_t> true_positions(const bool* flags, int64_t n) {
+  // Two passes over fixed blocks: count per block, then write at the block's offset.
+  int64_t nblocks = std::max<int64_t>(1, std::min<int64_t>(n / kParallelGrain, 4 * omp_get_max_threads()));
+  std::vector<int64_t> counts(static_cast<size_t>(nblocks) + 1, 0);
+  auto bounds = [&](int64_t b) { return static_cast<int64_t>(static_cast<__int128>(n) * b / nblocks); };
+#pragma omp parallel for schedule(static, 1) if (nblocks > 1)
+  for (int64_t b = 0; b < nblocks; ++b) {
+    int64_t c = 0;
+    for (int64_t i = bounds(b), e = bounds(b + 1); i < e; ++i) c += flags[i];
+    counts[static_cast<size_t>(b) + 1] = c;
+  }
+  for (int64_t b = 0; b < nblocks; ++b) counts[static_cast<size_t>(b) + 1] += counts[static_cast<size_t>(b)];
+  std::vector<int64_t> out(static_cast<size_t>(counts[static_cast<size_t>(nblocks)]));
+#pragma omp parallel for schedule(static, 1) if (nblocks > 1)
+  for (int64_t b = 0; b < nblocks; ++b) {
+    int64_t o = counts[static_cast<size_t>(b)];
+    for (int64_t i = bounds(b), e = bounds(b + 1); i < e; ++i)
+      if (flags[i]) out[static_cast<size_t>(o++)] = i;
+  }
+  return out;
+}
+
+Vec take(const Vec& v, std::span<const int64_t> idx) {
+  const Type* t = v.type();
+  int64_t m = static_cast<int64_t>(idx.size());
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      Buf<int64_t> len(m);
+      const int64_t* vl = v.lengths();
+      parallel_for(m, [&](int64_t i) { len[i] = vl[idx[i]]; });
+      auto off = offsets_of(len.data(), m);
+      // Element p of new instance i is element p - off[i] of old instance idx[i].
+      std::vector<int64_t> seg = segment_ids(rt::SegView(ndp_segdes_irregular(m, len.data(), off.get())));
+      std::vector<int64_t> eidx(seg.size());
+      const int64_t* voff = v.offsets();
+      parallel_for(static_cast<int64_t>(seg.size()), [&](int64_t p) {
+        int64_t i = seg[static_cast<size_t>(p)];
+        eidx[static_cast<size_t>(p)] = voff[idx[i]] + (p - off[i]);
+      });
+      Vec elems = take(v.elems(), eidx);
+      return Vec::seq(t, m, len.share(), std::move(off), std::move(elems));
+    }
+    case TypeKind::Pair: return Vec::pair(t, take(v.first(), idx), take(v.second(), idx));
+    case TypeKind::Data: return Vec::data(t, take(v.fields(), idx));
+    case TypeKind::Fn:
+    case TypeKind::Var: return Vec::functions(t, m);
+    default:
+      return with_scalar(t->kind, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        Buf<T> out(m);
+        const T* in = v.data<T>();
+        parallel_for(m, [&](int64_t i) { out[i] = in[idx[i]]; });
+        return Vec::scalar(t, m, out.share());
+      });
+  }
+}
+
+Vec concat(std::span<const Vec> parts) {
+  NDP_ASSERT(!parts.empty(), "concat of no parts");
+  const Type* t = parts[0].type();
+  int64_t n = 0;
+  for (const Vec& p : parts) n += p.size();
+  if (parts.size() == 1) return parts[0];
+  auto children = [&](auto get) {
+    std::vector<Vec> out;
+    out.reserve(parts.size());
+    for (const Vec& p : parts) out.push_back(get(p));
+    return out;
+  };
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      Buf<int64_t> len(n);
+      int64_t o = 0;
+      for (const Vec& p : parts) {
+        std::memcpy(len.data() + o, p.lengths(), static_cast<size_t>(p.size()) * sizeof(int64_t));
+        o += p.size();
+      }
+      auto elems = children([](const Vec& p) { return p.elems(); });
+      Vec e = concat(elems);
+      return Vec::seq(t, n, len.share(), std::move(e));
+    }
+    case TypeKind::Pair: {
+      auto a = children([](const Vec& p) { return p.first(); });
+      auto b = children([](const Vec& p) { return p.second(); });
+      return Vec::pair(t, concat(a), concat(b));
+    }
+    case TypeKind::Data: {
+      auto f = children([](const Vec& p) { return p.fields(); });
+      return Vec::data(t, concat(f));
+    }
+    case TypeKind::Fn:
+    case TypeKind::Var: return Vec::functions(t, n);
+    default:
+      return with_scalar(t->kind, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        Buf<T> out(n);
+        int64_t o = 0;
+        for (const Vec& p : parts) {
+          if (p.size() > 0) std::memcpy(out.data() + o, p.data<T>(), static_cast<size_t>(p.size()) * sizeof(T));
+          o += p.size();
+        }
+        return Vec::scalar(t, n, out.share());
+      });
+  }
+}
+
+Vec pack(const Vec& v, const bool* flags) {
+  if (!is_flat_scalar(v.type())) {
+    std::vector<int64_t> pos = true_positions(flags, v.size());
+    return take(v, pos);
+  }
+  return with_scalar(v.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::span<const bool> f(flags, static_cast<size_t>(v.size()));
+    int64_t total = 0;
+    int64_t len = 0;
+    check_status(rt::pack_lengths(f, rt::SegView::flat(v.size()), std::span<int64_t>(&len, 1), &total), "pack lengths");
+    Buf<T> out(total);
+    check_status(rt::pack<T>(v.values<T>(), f, std::span<T>(out.data(), static_cast<size_t>(total))), "pack");
+    return Vec::scalar(v.type(), total, out.share());
+  });
+}
+
+Vec retype(lang::TypeContext& types, const Vec& v, const Type* t) {
+  const Type* from = v.type();
+  if (from == t) return v;
+  if (from->kind == TypeKind::Data) return retype(types, v.fields(), t);
+  if (t->kind == TypeKind::Data) return Vec::data(t, retype(types, v, types.subst(t->data->fields, t->args)));
+  NDP_ASSERT(from->kind == t->kind, "retype between unrelated types");
+  switch (t->kind) {
+    case TypeKind::Seq:
+      return Vec::seq(t, v.size(), v.buffer(), v.offsets_buffer(), retype(types, v.elems(), t->a));
+    case TypeKind::Pair: return Vec::pair(t, retype(types, v.first(), t->a), retype(types, v.second(), t->b));
+    case TypeKind::Fn:
+    case TypeKind::Var: return Vec::functions(t, v.size());
+    default: return Vec::scalar(t, v.size(), v.buffer());
+  }
+}
+
+Vec replicate_one(const Vec& one, int64_t n) {
+  NDP_ASSERT(one.size() == 1, "replicate_one of a Vec without exactly one instance");
+  if (n == 1) return one;
+  std::vector<int64_t> zeros(static_cast<size_t>(n), 0);
+  return take(one, zeros);
+}
+
+}  // namespace ndp::codegen::cpu

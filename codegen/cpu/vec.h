@@ -1,0 +1,154 @@
+// Vec: the run-time value of a Flat IR vector variable on the cpu backend (n instances of one
+// closed element type, stored flat), and the structural operations every other part builds on.
+//
+// Note [Vec representation]
+// * Scalars (int, float, bool, char, i32, f32, stream) are one buffer of `size()` elements of
+//   their storage type (see `with_scalar`); bool is one byte holding 0 or 1, as the runtime
+//   (runtime/cpu) expects.
+// * A sequence type holds an int64 lengths buffer (one per instance), the offsets computed
+//   from it (size() + 1 entries) and the Vec of all elements back to back.
+// * Pairs are two Vecs (structure of arrays); a datatype value is the Vec of its fields (type
+//   `subst(def->fields, args)`).
+// * Buffers and children are shared and never written after construction, so First, Second,
+//   Elements and Lengths are O(1) and a Vec is copied by copying a few pointers.
+// * Function values have no flat representation. A function-typed Vec may exist only with no
+//   instances (an empty sequence of functions needs no function); making one with instances
+//   raises "functions as values are not supported by the cpu backend".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "lang/types.h"
+#include "runtime/cpu/segdes.h"
+
+namespace ndp::codegen::cpu {
+
+/// The message for a function value the cpu backend would have to store.
+inline constexpr const char* kNoFunctionValues = "functions as values are not supported by the cpu backend";
+
+/// Raises the runtime error of kNoFunctionValues (its span is filled in by the executor).
+[[noreturn]] void fail_function_value();
+
+/// True for the types stored as one flat buffer: the scalars and streams.
+inline bool is_flat_scalar(const lang::Type* t) { return t->kind <= lang::TypeKind::Stream; }
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+/// Calls f(Tag<T>{}) with the storage type of a flat scalar kind: int and stream int64_t,
+/// float double, bool bool, char uint8_t, i32 int32_t, f32 float.
+template <class F>
+decltype(auto) with_scalar(lang::TypeKind k, F&& f) {
+  switch (k) {
+    case lang::TypeKind::Float: return f(Tag<double>{});
+    case lang::TypeKind::Bool: return f(Tag<bool>{});
+    case lang::TypeKind::Char: return f(Tag<uint8_t>{});
+    case lang::TypeKind::I32: return f(Tag<int32_t>{});
+    case lang::TypeKind::F32: return f(Tag<float>{});
+    default: return f(Tag<int64_t>{});  // Int, Stream
+  }
+}
+
+/// A buffer being filled: owned until `share()` hands it to a Vec.
+template <class T>
+class Buf {
+ public:
+  Buf() : Buf(0) {}
+  explicit Buf(int64_t n) : n_(n), p_(new T[static_cast<size_t>(n > 0 ? n : 1)]) {}  // uninitialised
+  T* data() { return p_.get(); }
+  T& operator[](int64_t i) { return p_[i]; }
+  int64_t size() const { return n_; }
+  std::shared_ptr<const void> share() { return std::shared_ptr<const T[]>(std::move(p_)); }
+
+ private:
+  int64_t n_;
+  std::shared_ptr<T[]> p_;
+};
+
+class Vec {
+ public:
+  Vec() = default;
+
+  const lang::Type* type() const { return type_; }
+  int64_t size() const { return n_; }
+  lang::TypeKind kind() const { return type_->kind; }
+
+  // ---- scalars (is_flat_scalar(type())) ----
+  template <class T>
+  const T* data() const {
+    return static_cast<const T*>(buf_.get());
+  }
+  template <class T>
+  std::span<const T> values() const {
+    return {data<T>(), static_cast<size_t>(n_)};
+  }
+  const std::shared_ptr<const void>& buffer() const { return buf_; }
+
+  // ---- sequences ----
+  const int64_t* lengths() const { return static_cast<const int64_t*>(buf_.get()); }
+  const int64_t* offsets() const { return off_.get(); }
+  const std::shared_ptr<const int64_t[]>& offsets_buffer() const { return off_; }
+  int64_t total() const { return off_[n_]; }
+  int64_t length(int64_t i) const { return lengths()[i]; }
+  rt::SegView segs() const { return rt::SegView(ndp_segdes_irregular(n_, lengths(), off_.get())); }
+  const Vec& elems() const { return *a_; }
+
+  // ---- pairs and datatypes ----
+  const Vec& first() const { return *a_; }
+  const Vec& second() const { return *b_; }
+  const Vec& fields() const { return *a_; }
+
+  // ---- construction ----
+  /// A scalar Vec over a filled buffer of n elements of the type's storage type.
+  static Vec scalar(const lang::Type* t, int64_t n, std::shared_ptr<const void> buf);
+  /// A sequence Vec: lengths (n entries, non-negative, summing to elems.size()).
+  static Vec seq(const lang::Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec elems);
+  /// The same when the offsets are known already (n + 1 entries).
+  static Vec seq(const lang::Type* t, int64_t n, std::shared_ptr<const void> lengths,
+                 std::shared_ptr<const int64_t[]> offsets, Vec elems);
+  static Vec pair(const lang::Type* t, Vec a, Vec b);
+  static Vec data(const lang::Type* t, Vec fields);
+  /// A function-typed Vec: only with no instances.
+  static Vec functions(const lang::Type* t, int64_t n);
+
+ private:
+  const lang::Type* type_ = nullptr;
+  int64_t n_ = 0;
+  std::shared_ptr<const void> buf_;          // scalar data, or sequence lengths
+  std::shared_ptr<const int64_t[]> off_;     // sequence offsets
+  std::shared_ptr<const Vec> a_, b_;         // elements / first / fields, and second
+};
+
+/// offsets[0] = 0, offsets[i+1] = offsets[i] + lengths[i] (n + 1 entries).
+std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n);
+
+// ---- structural operations (any element type) ----
+
+/// result[i] = v[idx[i]]; every index must be in [0, v.size()).
+Vec take(const Vec& v, std::span<const int64_t> idx);
+/// The instances of all parts, one part after another (all of one type).
+Vec concat(std::span<const Vec> parts);
+inline Vec append(const Vec& a, const Vec& b) {
+  Vec parts[2] = {a, b};
+  return concat(parts);
+}
+/// The instances whose flag is true, in order.
+Vec pack(const Vec& v, const bool* flags);
+/// v viewed at type t, where t and v's type differ only in datatypes against the tuples of
+/// their fields (Flat IR Retype): the same buffers, other type tags.
+Vec retype(lang::TypeContext& types, const Vec& v, const lang::Type* t);
+/// n copies of the single instance of `one`.
+Vec replicate_one(const Vec& one, int64_t n);
+/// The positions i with flags[i] true, in order.
+std::vector<int64_t> true_positions(const bool* flags, int64_t n);
+/// For each element of a segmented vector, the segment it belongs to (segs.total() entries).
+std::vector<int64_t> segment_ids(rt::SegView segs);
+
+}  // namespace ndp::codegen::cpu

@@ -1,0 +1,342 @@
+// flat::verify: the invariants of Note [Flat IR semantics] checked on a whole program (scoping,
+// host/vector kinds, operand counts, call targets, and the element types each op implies).
+#include <fmt/format.h>
+
+#include "flatten/flat_ir.h"
+
+namespace ndp::flat {
+
+namespace {
+
+using lang::Type;
+using lang::TypeKind;
+
+struct Verifier {
+  const Program& prog;
+  const Function& fn;
+  std::vector<std::string>& problems;
+  std::vector<bool> visible;  // defined and in scope here
+  std::vector<bool> defined;  // defined anywhere so far (names are unique per function)
+  size_t stmt_no = 0;
+
+  void problem(const Stmt* s, const std::string& what) {
+    if (s)
+      problems.push_back(fmt::format("{}: statement {} ({}): {}", fn.name, stmt_no, op_name(s->op), what));
+    else
+      problems.push_back(fmt::format("{}: {}", fn.name, what));
+  }
+
+  std::string name(VarId v) const {
+    if (v >= fn.vars.size()) return fmt::format("v_{}", v);
+    return fmt::format("{}_{}", fn.vars[v].hint.empty() ? "v" : fn.vars[v].hint, v);
+  }
+
+  bool exists(const Stmt* s, VarId v) {
+    if (v < fn.vars.size()) return true;
+    problem(s, fmt::format("variable id {} out of range ({} variables)", v, fn.vars.size()));
+    return false;
+  }
+
+  /// Checks a use; returns its type (nullptr for host or unusable variables).
+  const Type* use(const Stmt& s, size_t i, bool host) {
+    if (i >= s.uses.size()) return nullptr;
+    VarId v = s.uses[i];
+    if (!exists(&s, v)) return nullptr;
+    if (!visible[v]) problem(&s, fmt::format("use of {} {}", name(v), defined[v] ? "out of its scope" : "before its definition"));
+    if (fn.vars[v].is_host() != host)
+      problem(&s, fmt::format("operand {} ({}) must be a {} variable", i, name(v), host ? "host" : "vector"));
+    return fn.vars[v].type;
+  }
+
+  void define(const Stmt* s, VarId v, std::vector<VarId>& scope) {
+    if (!exists(s, v)) return;
+    if (defined[v]) problem(s, fmt::format("{} is defined twice", name(v)));
+    defined[v] = visible[v] = true;
+    scope.push_back(v);
+  }
+
+  void expect(const Stmt& s, bool ok, const std::string& what) {
+    if (!ok) problem(&s, what);
+  }
+
+  /// Checks a block whose definitions stay in `scope`; returns the type of its result
+  /// (nullptr: host or unusable).
+  const Type* block_in(const Block& b, std::vector<VarId>& scope, bool* result_host) {
+    for (const Stmt& s : b.stmts) {
+      ++stmt_no;
+      stmt(s, scope);
+    }
+    const Type* t = nullptr;
+    *result_host = false;
+    if (exists(nullptr, b.result)) {
+      if (!visible[b.result]) problem(nullptr, fmt::format("block result {} is not defined in scope", name(b.result)));
+      *result_host = fn.vars[b.result].is_host();
+      t = fn.vars[b.result].type;
+    }
+    return t;
+  }
+
+  void close(const std::vector<VarId>& scope) {
+    for (VarId v : scope) visible[v] = false;
+  }
+
+  /// Checks a block with its own scope.
+  const Type* block(const Block& b, bool* result_host) {
+    std::vector<VarId> scope;
+    const Type* t = block_in(b, scope, result_host);
+    close(scope);
+    return t;
+  }
+
+  /// Note [Recursion as loops]: P1's and T1's definitions are visible in T2 and P2, with the
+  /// call's result and the branch value defined between them.
+  void recursion(const Stmt& s, const Type* dst) {
+    const RecursionLoop& loop = *s.loop;
+    std::vector<VarId> scope;
+    bool host = false;
+    if (loop.param != fn.param) problem(&s, "the loop's parameter is not the function's");
+    block_in(loop.prefix, scope, &host);
+    if (!host) problem(&s, "the prefix must end in the host count of recursing instances");
+    const Type* a = block_in(loop.step, scope, &host);
+    if (host) problem(&s, "the step must end in the next level's argument");
+    else if (a && fn.arg_type && a != fn.arg_type) problem(&s, "the next level's argument is not of the argument type");
+    define(&s, loop.call_result, scope);
+    const Type* b = block_in(loop.combine, scope, &host);
+    if (loop.branch < fn.vars.size() && b && b != fn.vars[loop.branch].type)
+      problem(&s, "the combine block's result is not of the branch's type");
+    define(&s, loop.branch, scope);
+    const Type* r = block_in(loop.finish, scope, &host);
+    if (r && dst && r != dst) problem(&s, "the finish block's result is not the result type");
+    for (VarId v : loop.saved)
+      if (exists(&s, v) && !defined[v]) problem(&s, fmt::format("saved {} is never defined", name(v)));
+    close(scope);
+  }
+
+  void stmt(const Stmt& s, std::vector<VarId>& scope) {
+    bool has_dst = s.op != Op::CheckLengths;
+    const Type* dst = has_dst && s.dst < fn.vars.size() ? fn.vars[s.dst].type : nullptr;
+    bool dst_host = has_dst && s.dst < fn.vars.size() && fn.vars[s.dst].is_host();
+    auto arity = [&](size_t n) {
+      expect(s, s.uses.size() == n, fmt::format("has {} operands, expects {}", s.uses.size(), n));
+    };
+    auto dst_kind = [&](bool host) {
+      if (has_dst && s.dst < fn.vars.size() && dst_host != host)
+        problem(&s, fmt::format("result {} must be a {} variable", name(s.dst), host ? "host" : "vector"));
+    };
+    auto same = [&](const Type* a, const Type* b, const char* what) {
+      if (a && b && a != b)
+        problem(&s, fmt::format("{}: {} vs {}", what, lang::type_to_string(a, {}), lang::type_to_string(b, {})));
+    };
+    auto is = [&](const Type* t, TypeKind k, const char* what) {
+      if (t && t->kind != k) problem(&s, fmt::format("{} has type {}", what, lang::type_to_string(t, {})));
+    };
+    expect(s, (s.loop != nullptr) == (s.op == Op::Recurse), s.op == Op::Recurse ? "lacks its loop" : "has a loop");
+    bool wants_then = s.op == Op::Time || s.op == Op::IfNonEmpty;
+    bool wants_else = s.op == Op::IfNonEmpty;
+    expect(s, (s.then_block != nullptr) == wants_then, wants_then ? "lacks its block" : "has a block it cannot run");
+    expect(s, (s.else_block != nullptr) == wants_else, wants_else ? "lacks its else block" : "has an else block");
+
+    switch (s.op) {
+      case Op::Lit: case Op::Global: case Op::Empty:
+        arity(1);
+        use(s, 0, true);
+        dst_kind(false);
+        if (s.op == Op::Empty) is(dst, TypeKind::Seq, "the result of empty");
+        break;
+      case Op::Nothing: arity(0); dst_kind(false); break;
+      case Op::Length: arity(1); use(s, 0, false); dst_kind(true); break;
+      case Op::Count: arity(1); is(use(s, 0, false), TypeKind::Bool, "the flags"); dst_kind(true); break;
+      case Op::Const: arity(0); dst_kind(true); break;
+      case Op::Tuple: {
+        arity(2);
+        const Type* a = use(s, 0, false);
+        const Type* b = use(s, 1, false);
+        dst_kind(false);
+        is(dst, TypeKind::Pair, "the result of tuple");
+        if (dst && dst->kind == TypeKind::Pair) {
+          same(dst->a, a, "first component");
+          same(dst->b, b, "second component");
+        }
+        break;
+      }
+      case Op::First: case Op::Second: {
+        arity(1);
+        const Type* p = use(s, 0, false);
+        dst_kind(false);
+        is(p, TypeKind::Pair, "the operand");
+        if (p && p->kind == TypeKind::Pair) same(s.op == Op::First ? p->a : p->b, dst, "component type");
+        break;
+      }
+      case Op::Lengths:
+        arity(1);
+        is(use(s, 0, false), TypeKind::Seq, "the operand");
+        dst_kind(false);
+        is(dst, TypeKind::Int, "the result of lengths");
+        break;
+      case Op::Elements: {
+        arity(1);
+        const Type* q = use(s, 0, false);
+        dst_kind(false);
+        is(q, TypeKind::Seq, "the operand");
+        if (q && q->kind == TypeKind::Seq) same(q->a, dst, "element type");
+        break;
+      }
+      case Op::Retype: arity(1); use(s, 0, false); dst_kind(false); break;
+      case Op::Concat: {
+        arity(2);
+        const Type* a = use(s, 0, false);
+        const Type* b = use(s, 1, false);
+        dst_kind(false);
+        same(a, dst, "result type");
+        same(b, dst, "result type");
+        break;
+      }
+      case Op::Slice: {
+        arity(3);
+        const Type* v = use(s, 0, false);
+        use(s, 1, true);
+        use(s, 2, true);
+        dst_kind(false);
+        same(v, dst, "result type");
+        break;
+      }
+      case Op::Nest: {
+        arity(2);
+        is(use(s, 0, false), TypeKind::Int, "the lengths");
+        const Type* e = use(s, 1, false);
+        dst_kind(false);
+        is(dst, TypeKind::Seq, "the result of nest");
+        if (dst && dst->kind == TypeKind::Seq) same(dst->a, e, "element type");
+        break;
+      }
+      case Op::Replicate: {
+        arity(2);
+        const Type* v = use(s, 0, false);
+        is(use(s, 1, false), TypeKind::Int, "the counts");
+        dst_kind(false);
+        same(v, dst, "result type");
+        break;
+      }
+      case Op::Pack: {
+        arity(2);
+        const Type* v = use(s, 0, false);
+        is(use(s, 1, false), TypeKind::Bool, "the flags");
+        dst_kind(false);
+        same(v, dst, "result type");
+        break;
+      }
+      case Op::Merge: {
+        arity(3);
+        is(use(s, 0, false), TypeKind::Bool, "the flags");
+        const Type* a = use(s, 1, false);
+        const Type* b = use(s, 2, false);
+        dst_kind(false);
+        same(a, dst, "result type");
+        same(b, dst, "result type");
+        break;
+      }
+      case Op::SeqLit: {
+        expect(s, !s.uses.empty(), "has no elements");
+        dst_kind(false);
+        is(dst, TypeKind::Seq, "the result of seqlit");
+        for (size_t i = 0; i < s.uses.size(); ++i) {
+          const Type* e = use(s, i, false);
+          if (dst && dst->kind == TypeKind::Seq) same(dst->a, e, "element type");
+        }
+        break;
+      }
+      case Op::CheckLengths:
+        arity(2);
+        is(use(s, 0, false), TypeKind::Seq, "operand 0");
+        is(use(s, 1, false), TypeKind::Seq, "operand 1");
+        break;
+      case Op::Prim: {
+        if (s.prim >= lang::core::PrimId::Count_) {
+          problem(&s, "names no primitive");
+        } else {
+          arity(static_cast<size_t>(lang::core::prim_info(s.prim).arity));
+        }
+        for (size_t i = 0; i < s.uses.size(); ++i) use(s, i, false);
+        dst_kind(false);
+        break;
+      }
+      case Op::Call: {
+        arity(1);
+        const Type* a = use(s, 0, false);
+        dst_kind(false);
+        if (s.func >= prog.functions.size()) {
+          problem(&s, fmt::format("calls function {} of {}", s.func, prog.functions.size()));
+        } else {
+          const Function& callee = prog.functions[s.func];
+          same(callee.arg_type, a, fmt::format("argument of {}", callee.name).c_str());
+          same(callee.result_type, dst, fmt::format("result of {}", callee.name).c_str());
+        }
+        break;
+      }
+      case Op::Time: {
+        arity(0);
+        dst_kind(false);
+        if (s.then_block) {
+          bool host = false;
+          const Type* r = block(*s.then_block, &host);
+          expect(s, !host, "the timed block returns a host variable");
+          is(dst, TypeKind::Pair, "the result of time");
+          if (dst && dst->kind == TypeKind::Pair) {
+            same(dst->a, r, "timed value");
+            is(dst->b, TypeKind::Float, "the seconds");
+          }
+        }
+        break;
+      }
+      case Op::Recurse: {
+        arity(1);
+        const Type* a = use(s, 0, false);
+        dst_kind(false);
+        same(fn.arg_type, a, "the first level's argument");
+        if (s.loop) recursion(s, dst);
+        break;
+      }
+      case Op::IfNonEmpty: {
+        arity(1);
+        use(s, 0, true);
+        for (const Block* b : {s.then_block.get(), s.else_block.get()}) {
+          if (!b) continue;
+          bool host = false;
+          const Type* r = block(*b, &host);
+          if (has_dst && s.dst < fn.vars.size()) {
+            if (host != dst_host) problem(&s, "a branch result and the result differ in host/vector kind");
+            else same(r, dst, "branch result");
+          }
+        }
+        break;
+      }
+    }
+    if (has_dst) define(&s, s.dst, scope);
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> verify(const Program& p) {
+  std::vector<std::string> problems;
+  if (p.entry >= p.functions.size())
+    problems.push_back(fmt::format("entry function {} of {}", p.entry, p.functions.size()));
+  for (const Function& fn : p.functions) {
+    Verifier v{p, fn, problems, std::vector<bool>(fn.vars.size()), std::vector<bool>(fn.vars.size())};
+    std::vector<VarId> top;
+    if (fn.param >= fn.vars.size()) {
+      v.problem(nullptr, fmt::format("parameter id {} out of range", fn.param));
+    } else {
+      if (fn.vars[fn.param].is_host()) v.problem(nullptr, "the parameter is a host variable");
+      else if (fn.arg_type && fn.vars[fn.param].type != fn.arg_type) v.problem(nullptr, "the parameter's type is not arg_type");
+      v.define(nullptr, fn.param, top);
+    }
+    bool host = false;
+    const Type* r = v.block(fn.body, &host);
+    if (host) v.problem(nullptr, "the body returns a host variable");
+    else if (r && fn.result_type && r != fn.result_type) v.problem(nullptr, "the body's result type is not result_type");
+  }
+  return problems;
+}
+
+}  // namespace ndp::flat

@@ -1,0 +1,232 @@
+// Test helpers for the cpu backend: a builder for hand-written Flat IR functions, an executor
+// fixture, and a harness that compares native lifted primitives with the fallback.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/cpu/convert.h"
+#include "codegen/cpu/flat_exec.h"
+#include "codegen/cpu/lifted_prims.h"
+#include "flatten/flat_ir.h"
+#include "lang/eval/rand.h"
+#include "lang/eval/streams.h"
+
+namespace ndp::test::cpu {
+
+using codegen::cpu::Vec;
+using flat::Block;
+using flat::Op;
+using flat::Stmt;
+using flat::VarId;
+using lang::Type;
+using lang::Value;
+using lang::core::PrimId;
+
+inline Value I(int64_t x) { return Value::int_(x); }
+inline Value F(double x) { return Value::float_(x); }
+inline Value B(bool x) { return Value::bool_(x); }
+inline Value ints(std::vector<int64_t> xs) {
+  std::vector<Value> v;
+  for (int64_t x : xs) v.push_back(I(x));
+  return Value::seq(std::move(v));
+}
+inline Value seq(std::vector<Value> xs) { return Value::seq(std::move(xs)); }
+
+/// Builds one flat::Function statement by statement.
+class FnBuilder {
+ public:
+  FnBuilder(std::string name, const Type* arg, const Type* result) {
+    fn.name = std::move(name);
+    fn.arg_type = arg;
+    fn.result_type = result;
+    fn.param = vec(arg, "x");
+  }
+
+  flat::Function fn;
+
+  VarId vec(const Type* t, std::string hint = "v") {
+    fn.vars.push_back(flat::Var{std::move(hint), t});
+    return static_cast<VarId>(fn.vars.size() - 1);
+  }
+  VarId host(std::string hint = "n") { return vec(nullptr, std::move(hint)); }
+
+  Stmt& emit(Block& b, Op op, VarId dst, std::vector<VarId> uses, lang::Span span = {}) {
+    Stmt s;
+    s.op = op;
+    s.dst = dst;
+    s.uses = std::move(uses);
+    s.span = span;
+    b.stmts.push_back(std::move(s));
+    return b.stmts.back();
+  }
+  Stmt& emit(Op op, VarId dst, std::vector<VarId> uses, lang::Span span = {}) {
+    return emit(fn.body, op, dst, std::move(uses), span);
+  }
+
+  /// dst(host) = the integer k.
+  VarId konst(Block& b, int64_t k) {
+    VarId d = host();
+    emit(b, Op::Const, d, {}).lit = I(k);
+    return d;
+  }
+  /// dst = n copies of a literal.
+  VarId lit(Block& b, const Type* t, Value v, VarId n) {
+    VarId d = vec(t);
+    Stmt& s = emit(b, Op::Lit, d, {n});
+    s.lit = std::move(v);
+    s.type = t;
+    return d;
+  }
+  VarId unary(Block& b, Op op, const Type* t, VarId a) {
+    VarId d = vec(t);
+    emit(b, op, d, {a});
+    return d;
+  }
+  VarId prim(Block& b, PrimId p, const Type* result, std::vector<VarId> args, std::vector<const Type*> targs = {},
+             lang::Span span = {}) {
+    VarId d = vec(result);
+    Stmt& s = emit(b, Op::Prim, d, std::move(args), span);
+    s.prim = p;
+    s.type = result;
+    s.type_args = std::move(targs);
+    return d;
+  }
+  /// The elements of a literal sequence as a vector of #elems instances (in block b).
+  VarId instances(Block& b, const Type* seq_type, Value elems) {
+    VarId one = konst(b, 1);
+    VarId s = lit(b, seq_type, std::move(elems), one);
+    return unary(b, Op::Elements, seq_type->a, s);
+  }
+  /// Wraps a vector of k instances into one instance of a sequence of k elements.
+  VarId wrap(Block& b, lang::TypeContext& T, VarId v, int64_t k) {
+    VarId one = konst(b, 1);
+    VarId kv = lit(b, T.int_(), I(k), one);
+    VarId d = vec(T.seq(fn.vars[v].type));
+    emit(b, Op::Nest, d, {kv, v});
+    return d;
+  }
+};
+
+/// A Core program (types, globals), an output file and a CpuExecutor over them.
+struct ExecFixture {
+  lang::core::Program prog;
+  lang::TypeContext& T = prog.types;
+  std::FILE* out = std::tmpfile();
+  ~ExecFixture() { std::fclose(out); }
+
+  lang::eval::RunResult run(flat::Program& p) {
+    codegen::cpu::CpuExecutor ex(prog, out);
+    return ex.run(p);
+  }
+  /// Runs a program of one function.
+  lang::eval::RunResult run(flat::Function f) {
+    flat::Program p;
+    p.functions.push_back(std::move(f));
+    return run(p);
+  }
+  Value ok(flat::Function f) {
+    auto r = run(std::move(f));
+    if (!r.ok) FAIL("unexpected runtime error: " << r.error.message);
+    return r.value;
+  }
+  std::string output() {
+    std::fflush(out);
+    std::string s;
+    std::rewind(out);
+    int ch;
+    while ((ch = std::fgetc(out)) != EOF) s += static_cast<char>(ch);
+    return s;
+  }
+};
+
+/// Deep equality with a relative tolerance on floats (reductions and scans may reassociate,
+/// extensions.md §4); NaN equals NaN.
+inline bool close_values(const Value& a, const Value& b, double tol) {
+  if (a.kind() != b.kind()) return false;
+  auto close = [&](double x, double y) {
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) && std::isnan(y);
+    if (x == y) return true;
+    return std::fabs(x - y) <= tol * std::max(std::fabs(x), std::fabs(y));
+  };
+  switch (a.kind()) {
+    case lang::ValueKind::Float: return close(a.as_float(), b.as_float());
+    case lang::ValueKind::F32: return close(a.as_f32(), b.as_f32());
+    case lang::ValueKind::Seq:
+      if (a.length() != b.length()) return false;
+      for (size_t i = 0; i < a.length(); ++i)
+        if (!close_values(a.elems()[i], b.elems()[i], tol)) return false;
+      return true;
+    case lang::ValueKind::Pair: return close_values(a.first(), b.first(), tol) && close_values(a.second(), b.second(), tol);
+    case lang::ValueKind::Data: return close_values(a.data().fields, b.data().fields, tol);
+    default: return lang::values_equal(a, b);
+  }
+}
+
+/// Runs lifted primitives natively and through the fallback on the same arguments.
+struct PrimHarness {
+  lang::core::Program prog;
+  lang::TypeContext& T = prog.types;
+  std::FILE* out = std::tmpfile();
+  lang::eval::StreamTable streams{out};
+  lang::eval::RandState rand;
+  lang::eval::PrimEnv env{&prog.types, out, &streams, &rand};
+  codegen::cpu::PrimContext ctx{&prog.types, &env};
+  lang::Span span{1, 5, 9};
+  ~PrimHarness() { std::fclose(out); }
+
+  Vec make(const Type* t, const std::vector<Value>& vs) { return codegen::cpu::from_values(T, t, vs); }
+
+  struct Outcome {
+    bool native = false;  // a native version ran
+    std::optional<Vec> value;
+    std::string error;
+  };
+
+  Outcome apply(bool native, PrimId id, const std::vector<const Type*>& targs, const Type* result,
+                const std::vector<Vec>& args) {
+    codegen::cpu::LiftedCall c{id, span, &targs, result};
+    Outcome o;
+    try {
+      if (native) {
+        o.value = codegen::cpu::apply_native_prim(ctx, c, args);
+        o.native = o.value.has_value();
+      } else {
+        o.value = codegen::cpu::apply_fallback_prim(ctx, c, args);
+      }
+    } catch (lang::eval::EvalError& e) {
+      o.native = native;
+      o.error = e.message;
+      CHECK(e.span.file == span.file);
+      CHECK(e.span.begin == span.begin);
+    }
+    return o;
+  }
+
+  /// Native and fallback agree (same error, or close values). Returns the error ("" if none).
+  std::string same(PrimId id, const std::vector<const Type*>& targs, const Type* result, const std::vector<Vec>& args,
+                   double tol = 0) {
+    Outcome n = apply(true, id, targs, result, args);
+    INFO("primitive " << lang::core::prim_info(id).name);
+    REQUIRE_MESSAGE(n.native, "no native version");
+    Outcome f = apply(false, id, targs, result, args);
+    CHECK(n.error == f.error);
+    if (n.error.empty() && f.error.empty()) {
+      REQUIRE(n.value->size() == f.value->size());
+      CHECK(n.value->type() == result);
+      auto nv = codegen::cpu::to_values(*n.value), fv = codegen::cpu::to_values(*f.value);
+      size_t bad = 0;
+      for (size_t i = 0; i < nv.size(); ++i)
+        if (!close_values(nv[i], fv[i], tol)) ++bad;
+      CHECK_MESSAGE(bad == 0, bad << " of " << nv.size() << " instances differ");
+    }
+    return n.error;
+  }
+};
+
+}  // namespace ndp::test::cpu

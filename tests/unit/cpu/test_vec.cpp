@@ -1,0 +1,112 @@
+// Vec: conversions to and from Values for every kind of type, and the structural operations.
+#include <doctest/doctest.h>
+
+#include "codegen/cpu/vec.h"
+#include "tests/unit/cpu/cpu_helpers.h"
+
+using namespace ndp;
+using namespace ndp::test::cpu;
+using namespace ndp::codegen::cpu;
+
+namespace {
+
+void roundtrip(lang::TypeContext& T, const Type* t, const std::vector<Value>& vs) {
+  Vec v = from_values(T, t, vs);
+  CHECK(v.size() == static_cast<int64_t>(vs.size()));
+  CHECK(v.type() == t);
+  auto back = to_values(v);
+  REQUIRE(back.size() == vs.size());
+  for (size_t i = 0; i < vs.size(); ++i) CHECK(lang::values_equal(back[i], vs[i]));
+}
+
+}  // namespace
+
+TEST_CASE("Vec: scalars of every type round-trip") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  roundtrip(T, T.int_(), {I(1), I(-5), I(INT64_MIN)});
+  roundtrip(T, T.float_(), {F(1.5), F(-0.0)});
+  roundtrip(T, T.bool_(), {B(true), B(false)});
+  roundtrip(T, T.char_(), {Value::char_('a'), Value::char_(255)});
+  roundtrip(T, T.i32(), {Value::i32(-7)});
+  roundtrip(T, T.f32(), {Value::f32(2.5f)});
+  roundtrip(T, T.stream(), {Value::stream(2)});
+  roundtrip(T, T.int_(), {});
+}
+
+TEST_CASE("Vec: nested sequences, tuples and datatypes round-trip") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Type* nested = T.seq(T.seq(T.int_()));
+  roundtrip(T, nested, {seq({ints({1, 2}), ints({}), ints({3})}), seq({}), seq({ints({})})});
+  const Type* pairs = T.seq(T.pair(T.int_(), T.seq(T.char_())));
+  roundtrip(T, pairs, {seq({Value::pair(I(1), Value::string("ab")), Value::pair(I(2), Value::string(""))}), seq({})});
+  lang::DataDef* def = T.new_datadef("box");
+  def->params = {lang::TypeClass::Any};
+  def->fields = T.pair(T.var(0, lang::TypeClass::Any), T.int_());
+  const Type* box = T.data(def, {T.float_()});
+  roundtrip(T, T.seq(box), {seq({Value::data(def, Value::pair(F(1.5), I(3)))}), seq({})});
+  Vec v = from_values(T, box, std::vector<Value>{Value::data(def, Value::pair(F(0.5), I(9)))});
+  CHECK(v.fields().type() == T.pair(T.float_(), T.int_()));
+}
+
+TEST_CASE("Vec: structure is shared, not copied") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  Vec v = from_values(T, T.seq(T.int_()), std::vector<Value>{ints({1, 2, 3}), ints({4})});
+  CHECK(v.total() == 4);
+  CHECK(v.offsets()[1] == 3);
+  Vec e = v.elems();
+  CHECK(e.data<int64_t>() == v.elems().data<int64_t>());
+}
+
+TEST_CASE("Vec: take, concat and pack move whole nested instances") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Type* t = T.pair(T.seq(T.seq(T.int_())), T.bool_());
+  std::vector<Value> vs = {Value::pair(seq({ints({1}), ints({2, 3})}), B(true)), Value::pair(seq({}), B(false)),
+                           Value::pair(seq({ints({}), ints({4, 5, 6})}), B(true))};
+  Vec v = from_values(T, t, vs);
+  std::vector<int64_t> idx = {2, 2, 0, 1};
+  auto taken = to_values(take(v, idx));
+  REQUIRE(taken.size() == 4);
+  CHECK(lang::values_equal(taken[0], vs[2]));
+  CHECK(lang::values_equal(taken[1], vs[2]));
+  CHECK(lang::values_equal(taken[2], vs[0]));
+  CHECK(lang::values_equal(taken[3], vs[1]));
+
+  auto joined = to_values(append(v, take(v, std::vector<int64_t>{1})));
+  REQUIRE(joined.size() == 4);
+  CHECK(lang::values_equal(joined[3], vs[1]));
+
+  bool flags[3] = {false, true, true};
+  auto packed = to_values(pack(v, flags));
+  REQUIRE(packed.size() == 2);
+  CHECK(lang::values_equal(packed[0], vs[1]));
+  CHECK(lang::values_equal(packed[1], vs[2]));
+
+  std::unique_ptr<bool[]> fl(new bool[100000]);
+  int64_t expect = 0;
+  for (int i = 0; i < 100000; ++i) expect += (fl[i] = (i * 7919) % 3 == 0);
+  auto pos = true_positions(fl.get(), 100000);
+  CHECK(static_cast<int64_t>(pos.size()) == expect);
+  CHECK(pos[1] == 3);
+}
+
+TEST_CASE("Vec: function values are not representable, empty ones are") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Type* fn = T.fn(T.int_(), T.int_());
+  auto obj = std::make_shared<lang::FnObj>();
+  obj->target = lang::FnObj::Target::Prim;
+  std::vector<Value> fs = {Value::fn(obj)};
+  try {
+    from_values(T, fn, fs);
+    FAIL("expected an error");
+  } catch (lang::eval::EvalError& e) {
+    CHECK(e.message == "functions as values are not supported by the cpu backend");
+  }
+  Vec empty = from_values(T, T.seq(fn), std::vector<Value>{seq({}), seq({})});
+  CHECK(empty.size() == 2);
+  CHECK(to_values(empty).size() == 2);
+}
