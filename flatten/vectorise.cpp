@@ -86,8 +86,24 @@ class Vectoriser {
 
   const Type* close(const Type* t, lang::Span span) {
     const Type* c = targs_ ? types_.subst(t, *targs_) : t;
-    if (lang::contains_vars(c)) throw Unsupported{"a value of polymorphic type cannot be computed here", span};
+    if (open_outside_functions(c)) throw Unsupported{"a value of polymorphic type cannot be computed here", span};
     return c;
+  }
+
+  /// Type variables inside a function type do not matter here: a function value is stored whole
+  /// (as the interpreter's value), so only variables elsewhere leave a representation open.
+  static bool open_outside_functions(const Type* t) {
+    switch (t->kind) {
+      case TypeKind::Var: return true;
+      case TypeKind::Fn: return false;
+      case TypeKind::Seq: return open_outside_functions(t->a);
+      case TypeKind::Pair: return open_outside_functions(t->a) || open_outside_functions(t->b);
+      case TypeKind::Data:
+        for (const Type* a : t->args)
+          if (open_outside_functions(a)) return true;
+        return false;
+      default: return false;
+    }
   }
 
   VarId new_var(std::string hint, const Type* type) {

@@ -43,6 +43,9 @@ struct PrimInfo {
   int arity;         // number of tuple components the argument is spread into
 };
 const PrimInfo& prim_info(PrimId id);
+/// True for primitives whose order of evaluation is observable: random numbers (the per-site
+/// draw counts, rand_seed) and every kind of I/O. Passes may not reorder or merge them.
+bool prim_has_effect(PrimId id);
 
 enum class PatternKind : uint8_t { Var, Tuple, Con };
 

@@ -31,6 +31,7 @@ Value value_of(TypeKind k, const Vec& v, int64_t i) {
     case TypeKind::I32: return Value::i32(v.data<int32_t>()[i]);
     case TypeKind::F32: return Value::f32(v.data<float>()[i]);
     case TypeKind::Stream: return Value::stream(v.data<int64_t>()[i]);
+    case TypeKind::Fn: return Value::fn(function_of(v.data<int64_t>()[i]));
     default: break;
   }
   throw lang::InternalError("internal error: value_of: not a scalar kind");
@@ -68,7 +69,11 @@ Vec from_values(lang::TypeContext& types, const Type* t, std::span<const Value> 
       for (const Value& v : vs) f.push_back(v.data().fields);
       return Vec::data(t, from_values(types, types.subst(t->data->fields, t->args), f));
     }
-    case TypeKind::Fn: return Vec::functions(t, n);
+    case TypeKind::Fn: {
+      Buf<int64_t> out(n);
+      for (int64_t i = 0; i < n; ++i) out[i] = function_id(vs[static_cast<size_t>(i)].fn());
+      return Vec::scalar(t, n, out.share());
+    }
     case TypeKind::Var: throw lang::InternalError("internal error: cpu backend: a Vec of an open type");
     default:
       return with_scalar(t->kind, [&](auto tag) {
@@ -107,7 +112,6 @@ std::vector<Value> to_values(const Vec& v) {
       for (int64_t i = 0; i < n; ++i) out.push_back(Value::data(t->data, f[static_cast<size_t>(i)]));
       return out;
     }
-    case TypeKind::Fn:
     case TypeKind::Var:
       if (n != 0) fail_function_value();
       return out;

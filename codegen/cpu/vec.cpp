@@ -1,6 +1,9 @@
 // Vec construction and the structural operations (take, concat, pack) for every element type.
 #include "codegen/cpu/vec.h"
 
+#include <map>
+#include <mutex>
+
 #include <cstring>
 
 #include "codegen/cpu/parallel_loops.h"
@@ -12,6 +15,37 @@ namespace ndp::codegen::cpu {
 
 using lang::Type;
 using lang::TypeKind;
+
+namespace {
+
+struct FunctionTable {
+  std::mutex mu;
+  std::vector<std::shared_ptr<const lang::FnObj>> values;
+  std::map<std::string, int64_t> ids;
+};
+
+FunctionTable& function_table() {
+  static FunctionTable table;
+  return table;
+}
+
+}  // namespace
+
+int64_t function_id(const lang::FnObj& f) {
+  std::string key = std::to_string(static_cast<int>(f.target)) + ":" + std::to_string(f.id);
+  for (const lang::Type* t : f.type_args) key += "," + std::to_string(reinterpret_cast<uintptr_t>(t));
+  FunctionTable& table = function_table();
+  std::lock_guard<std::mutex> lock(table.mu);
+  auto [it, fresh] = table.ids.emplace(key, static_cast<int64_t>(table.values.size()));
+  if (fresh) table.values.push_back(std::make_shared<const lang::FnObj>(f));
+  return it->second;
+}
+
+std::shared_ptr<const lang::FnObj> function_of(int64_t id) {
+  FunctionTable& table = function_table();
+  std::lock_guard<std::mutex> lock(table.mu);
+  return table.values.at(static_cast<size_t>(id));
+}
 
 void fail_function_value() { throw lang::eval::EvalError{kNoFunctionValues, lang::Span{}}; }
 
@@ -136,7 +170,6 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
     }
     case TypeKind::Pair: return Vec::pair(t, take(v.first(), idx), take(v.second(), idx));
     case TypeKind::Data: return Vec::data(t, take(v.fields(), idx));
-    case TypeKind::Fn:
     case TypeKind::Var: return Vec::functions(t, m);
     default:
       return with_scalar(t->kind, [&](auto tag) {
@@ -182,7 +215,6 @@ Vec concat(std::span<const Vec> parts) {
       auto f = children([](const Vec& p) { return p.fields(); });
       return Vec::data(t, concat(f));
     }
-    case TypeKind::Fn:
     case TypeKind::Var: return Vec::functions(t, n);
     default:
       return with_scalar(t->kind, [&](auto tag) {

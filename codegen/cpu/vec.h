@@ -11,9 +11,10 @@
 //   `subst(def->fields, args)`).
 // * Buffers and children are shared and never written after construction, so First, Second,
 //   Elements and Lengths are O(1) and a Vec is copied by copying a few pointers.
-// * Function values have no flat representation. A function-typed Vec may exist only with no
-//   instances (an empty sequence of functions needs no function); making one with instances
-//   raises "functions as values are not supported by the cpu backend".
+// * Function values are stored like streams: one int64 per instance, an id into a process-wide
+//   table of interned function objects (`function_id`, `function_of`). The table holds one
+//   entry per distinct function value (target and type arguments), so it stays tiny, and every
+//   structural operation moves function values as plain integers.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "lang/types.h"
+#include "lang/value.h"
 #include "runtime/cpu/segdes.h"
 
 namespace ndp::codegen::cpu {
@@ -34,8 +36,15 @@ inline constexpr const char* kNoFunctionValues = "functions as values are not su
 /// Raises the runtime error of kNoFunctionValues (its span is filled in by the executor).
 [[noreturn]] void fail_function_value();
 
-/// True for the types stored as one flat buffer: the scalars and streams.
-inline bool is_flat_scalar(const lang::Type* t) { return t->kind <= lang::TypeKind::Stream; }
+/// True for the types stored as one flat buffer: the scalars, streams and function values.
+inline bool is_flat_scalar(const lang::Type* t) {
+  return t->kind <= lang::TypeKind::Stream || t->kind == lang::TypeKind::Fn;
+}
+
+/// The id of a function value in the process-wide table (equal values share an id).
+int64_t function_id(const lang::FnObj& f);
+/// The function value of an id made by function_id.
+std::shared_ptr<const lang::FnObj> function_of(int64_t id);
 
 template <class T>
 struct Tag {
@@ -52,7 +61,7 @@ decltype(auto) with_scalar(lang::TypeKind k, F&& f) {
     case lang::TypeKind::Char: return f(Tag<uint8_t>{});
     case lang::TypeKind::I32: return f(Tag<int32_t>{});
     case lang::TypeKind::F32: return f(Tag<float>{});
-    default: return f(Tag<int64_t>{});  // Int, Stream
+    default: return f(Tag<int64_t>{});  // Int, Stream, Fn (ids)
   }
 }
 
@@ -115,7 +124,7 @@ class Vec {
                  std::shared_ptr<const int64_t[]> offsets, Vec elems);
   static Vec pair(const lang::Type* t, Vec a, Vec b);
   static Vec data(const lang::Type* t, Vec fields);
-  /// A function-typed Vec: only with no instances.
+  /// A Vec of an open type (a type variable): only with no instances.
   static Vec functions(const lang::Type* t, int64_t n);
 
  private:

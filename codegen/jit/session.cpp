@@ -165,7 +165,10 @@ struct Session::Impl {
     lang::eval::RunResult r;
     try {
       flat::Program program = flat::flatten(prog, top.body);
-      if (!cpu) cpu = std::make_unique<codegen::cpu::CpuExecutor>(prog, opts.out);
+      if (!cpu) {
+        cpu = std::make_unique<codegen::cpu::CpuExecutor>(prog, opts.out);
+        cpu->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+      }
       r = cpu->run(program);
     } catch (const flat::Unsupported& u) {
       r.ok = false;

@@ -10,8 +10,32 @@ namespace ndp::flat {
 
 namespace {
 
+bool block_has_effect(const Block& b, const std::vector<bool>& effectful) {
+  for (const Stmt& s : b.stmts) {
+    if (s.op == Op::Prim && lang::core::prim_has_effect(s.prim)) return true;
+    if (s.op == Op::Time) return true;
+    if ((s.op == Op::Call || s.op == Op::Recurse) && effectful[s.func]) return true;
+    bool inner = false;
+    for_each_sub_block(s, [&](const Block& sub) { inner = inner || block_has_effect(sub, effectful); });
+    if (inner) return true;
+  }
+  return false;
+}
+
+/// Functions that can (transitively) run an effect; merging their calls would reorder it.
+std::vector<bool> effectful_functions(const Program& p) {
+  std::vector<bool> effectful(p.functions.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < p.functions.size(); ++i)
+      if (!effectful[i] && block_has_effect(p.functions[i].body, effectful)) effectful[i] = changed = true;
+  }
+  return effectful;
+}
+
 struct Merger {
   Function& fn;
+  const std::vector<bool>& effectful;
 
   VarId new_var(std::string hint, const lang::Type* type) {
     fn.vars.push_back(Var{std::move(hint), type});
@@ -42,7 +66,7 @@ struct Merger {
   void block(Block& b) {
     for (Stmt& s : b.stmts) for_each_sub_block(s, [&](Block& sub) { block(sub); });
     for (size_t i = 0; i < b.stmts.size(); ++i) {
-      if (b.stmts[i].op != Op::Call) continue;
+      if (b.stmts[i].op != Op::Call || effectful[b.stmts[i].func]) continue;
       std::optional<size_t> j = partner(b, i);
       if (!j) continue;
       Stmt first = std::move(b.stmts[i]);
@@ -76,7 +100,8 @@ struct Merger {
 }  // namespace
 
 Program merge_calls(Program p) {
-  for (Function& f : p.functions) Merger{f}.block(f.body);
+  std::vector<bool> effectful = effectful_functions(p);
+  for (Function& f : p.functions) Merger{f, effectful}.block(f.body);
   return p;
 }
 

@@ -158,3 +158,12 @@ TEST_CASE("recursion_to_loops keeps host recursion where the shape does not fit"
   Flattened f("function g(n) = if n < 1 then 0 else g(g(n - 1) - 1) $ g(3) $");
   CHECK(occurrences(after_passes(f), " = while(") == 0);
 }
+
+TEST_CASE("merge_calls keeps calls that can run an effect in order") {
+  Flattened f("function d(s) = let ok = rand_seed(s) in {rand(10) : i in [0:3]} $ (d(1), d(1)) $");
+  f.flat = flat::merge_calls(std::move(f.flat));
+  CHECK(occurrences(flat::print_program(f.flat), "concat(") == 0);
+  Flattened g("function p(s) = s + 1 $ (p(1), p(2)) $");
+  g.flat = flat::merge_calls(std::move(g.flat));
+  CHECK(occurrences(flat::print_program(g.flat), "concat(") == 1);
+}
