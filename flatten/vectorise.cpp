@@ -20,9 +20,19 @@ namespace core = lang::core;
 
 /// The instances processed together at one point of a lifted function, and where each Core
 /// slot of the current Core function lives among them.
+/// A sequence shared by the instances of a context instead of copied into each: instance j
+/// holds sequence `ids[j]` of `base`, a variable of an enclosing context. Why: a free sequence
+/// indexed inside an apply-to-each (`{x[c] : c in cols}`, sparse matrix-vector product) would
+/// otherwise be replicated once per element, which is quadratic.
+struct Shared {
+  VarId base = 0;
+  VarId ids = 0;  // ints, one per instance of the context
+};
+
 struct Ctx {
   VarId n = 0;                        // host: number of instances
   std::map<uint32_t, VarId> slots;    // Core slot -> vector of n instances
+  std::map<uint32_t, Shared> shared;  // Core slot -> a sequence shared through instance ids
 };
 
 /// A function value known while flattening (a name, or a parameter of a specialised
@@ -291,8 +301,12 @@ class Vectoriser {
       }
       case core::Kind::Local: {
         auto it = c.slots.find(e->slot);
-        NDP_ASSERT(it != c.slots.end(), "vectorise: slot not in context");
-        return it->second;
+        if (it != c.slots.end()) return it->second;
+        auto sh = c.shared.find(e->slot);
+        NDP_ASSERT(sh != c.shared.end(), "vectorise: slot not in context");
+        // A use that needs the sequences themselves: copy them out for this context.
+        const Var& base = fn_->vars[sh->second.base];
+        return emit_value(Op::Gather, base.hint, base.type, {sh->second.base, sh->second.ids});
       }
       case core::Kind::Global: {
         const Type* t = close(e->type, e->span);
@@ -311,6 +325,15 @@ class Vectoriser {
         return v;
       }
       case core::Kind::Prim: {
+        if (const Shared* sh = shared_operand(e, c)) {
+          if (e->prim == core::PrimId::Elt) {
+            VarId index = expr(e->args[1], c);
+            return emit_value(Op::IndexShared, "elt", close(e->type, e->span), {sh->base, sh->ids, index}, e->span);
+          }
+          // #a: the lengths of the shared sequences, then one per instance.
+          VarId lens = prim(core::PrimId::Length, types_.int_(), {sh->base}, close_all(e->type_args, e->span), e->span);
+          return emit_value(Op::Gather, "len", types_.int_(), {lens, sh->ids});
+        }
         std::vector<VarId> args;
         for (const core::Expr* a : e->args) args.push_back(expr(a, c));
         return prim(e->prim, close(e->type, e->span), std::move(args), close_all(e->type_args, e->span), e->span);
@@ -366,6 +389,15 @@ class Vectoriser {
     return out;
   }
 
+  /// The shared sequence that `a[i]` or `#a` reads, if `a` is one.
+  const Shared* shared_operand(const core::Expr* e, const Ctx& c) {
+    if (e->prim != core::PrimId::Elt && e->prim != core::PrimId::Length) return nullptr;
+    const core::Expr* a = e->args[0];
+    if (a->kind != core::Kind::Local || c.slots.count(a->slot)) return nullptr;
+    auto it = c.shared.find(a->slot);
+    return it == c.shared.end() ? nullptr : &it->second;
+  }
+
   VarId call(const core::Expr* e, Ctx& c) {
     std::optional<KnownFn> callee = known_fn(e->args[0]);
     if (!callee)
@@ -411,7 +443,11 @@ class Vectoriser {
   template <class Transfer>
   void carry(const std::set<uint32_t>& needed, const Ctx& from, Ctx& to, Transfer transfer) {
     for (uint32_t slot : needed) {
-      if (to.slots.count(slot)) continue;
+      if (to.slots.count(slot) || to.shared.count(slot)) continue;
+      if (auto sh = from.shared.find(slot); sh != from.shared.end()) {
+        to.shared[slot] = Shared{sh->second.base, transfer(sh->second.ids)};
+        continue;
+      }
       auto it = from.slots.find(slot);
       if (it == from.slots.end()) continue;  // bound inside (a let in the body)
       to.slots[slot] = transfer(it->second);
@@ -470,7 +506,19 @@ class Vectoriser {
     std::set<uint32_t> needed = free_slots(body);
     if (filter)
       for (uint32_t s : free_slots(filter)) needed.insert(s);
-    carry(needed, c, inner, [&](VarId v) {
+    // Free sequences become shared (no copy per element); everything else is replicated.
+    std::set<uint32_t> shared_seqs, copied;
+    for (uint32_t slot : needed) {
+      auto it = c.slots.find(slot);
+      bool seq = it != c.slots.end() && fn_->vars[it->second].type->kind == TypeKind::Seq;
+      (seq ? shared_seqs : copied).insert(slot);
+    }
+    if (!shared_seqs.empty()) {
+      VarId positions = emit_value(Op::Iota, "instance", types_.int_(), {c.n});
+      VarId ids = emit_value(Op::Replicate, "instance", types_.int_(), {positions, lengths});
+      for (uint32_t slot : shared_seqs) inner.shared[slot] = Shared{c.slots.at(slot), ids};
+    }
+    carry(copied, c, inner, [&](VarId v) {
       return emit_value(Op::Replicate, fn_->vars[v].hint, fn_->vars[v].type, {v, lengths});
     });
     const Type* result = close(e->type, e->span);

@@ -217,6 +217,30 @@ struct Verifier {
         same(v, dst, "result type");
         break;
       }
+      case Op::Iota:
+        arity(1);
+        use(s, 0, true);
+        dst_kind(false);
+        is(dst, TypeKind::Int, "the result of iota");
+        break;
+      case Op::Gather: {
+        arity(2);
+        const Type* v = use(s, 0, false);
+        is(use(s, 1, false), TypeKind::Int, "the instance ids");
+        dst_kind(false);
+        same(v, dst, "result type");
+        break;
+      }
+      case Op::IndexShared: {
+        arity(3);
+        const Type* q = use(s, 0, false);
+        is(use(s, 1, false), TypeKind::Int, "the instance ids");
+        is(use(s, 2, false), TypeKind::Int, "the indices");
+        dst_kind(false);
+        is(q, TypeKind::Seq, "the shared sequences");
+        if (q && q->kind == TypeKind::Seq) same(q->a, dst, "element type");
+        break;
+      }
       case Op::Pack: {
         arity(2);
         const Type* v = use(s, 0, false);

@@ -10,6 +10,8 @@
 // IR) stay lang::InternalError.
 #include "codegen/cpu/flat_exec.h"
 
+#include <atomic>
+
 #include <cctype>
 #include <chrono>
 #include <new>
@@ -277,6 +279,43 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       std::vector<int64_t> seg =
           segment_ids(rt::SegView(ndp_segdes_irregular(counts.size(), counts.data<int64_t>(), off.get())));
       set_vec(f, s.dst, take(use(0), seg));
+      return;
+    }
+    case Op::Iota: {
+      int64_t n = host(f, s.uses.at(0));
+      Buf<int64_t> out(n);
+      parallel_for(n, [&](int64_t i) { out[i] = i; });
+      set_vec(f, s.dst, Vec::scalar(type_of(f, s.dst), n, out.share()));
+      return;
+    }
+    case Op::Gather: {
+      const Vec& ids = use(1);
+      set_vec(f, s.dst, take(use(0), std::span<const int64_t>(ids.data<int64_t>(), static_cast<size_t>(ids.size()))));
+      return;
+    }
+    case Op::IndexShared: {
+      // a[i] where instance j reads sequence ids[j] of the shared vector: one gather of elements.
+      const Vec& seqs = use(0);
+      const int64_t* ids = use(1).data<int64_t>();
+      const int64_t* idx = use(2).data<int64_t>();
+      int64_t n = use(1).size();
+      const int64_t* off = seqs.offsets();
+      const int64_t* len = seqs.lengths();
+      std::vector<int64_t> pos(static_cast<size_t>(n));
+      std::atomic<int64_t> first_bad{n};
+      parallel_for(n, [&](int64_t j) {
+        int64_t q = ids[j], i = idx[j];
+        if (i < 0 || i >= len[q]) {
+          int64_t cur = first_bad.load();
+          while (j < cur && !first_bad.compare_exchange_weak(cur, j)) {
+          }
+          pos[static_cast<size_t>(j)] = 0;
+          return;
+        }
+        pos[static_cast<size_t>(j)] = off[q] + i;
+      });
+      if (first_bad.load() < n) throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+      set_vec(f, s.dst, take(seqs.elems(), pos));
       return;
     }
     case Op::Pack: {
