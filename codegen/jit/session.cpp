@@ -365,6 +365,24 @@ struct Session::Impl {
     return true;
   }
 
+  /// The Core IR of a function form, or the Core/Flat IR of an expression or assignment.
+  std::string dump_form(Stage stage, const frontend::CheckedForm& cf) {
+    if (cf.kind == lang::ast::TopKind::Function) {
+      if (stage != Stage::Core) return "";  // flat code exists per instantiation: dump a call
+      return lang::core::dump_function(prog, prog.globals.at(cf.global)->fn);
+    }
+    if (!cf.top.body) return "";
+    if (stage == Stage::Core) return cf.echo_name + " = " + lang::core::dump_expr(prog, cf.top.body);
+    try {
+      return flat::print_program(flat::flatten(prog, cf.top.body));
+    } catch (const flat::Unsupported& u) {
+      diags.error(u.span, "not supported by the flat backends yet: " + u.message);
+      std::string t = format_diagnostics(sm, diags.all());
+      diags.clear();
+      return t;
+    }
+  }
+
   /// Parses `text` as one expression form for tests and REPL commands.
   const lang::ast::TopLevel* parse_expr_form(std::string_view text, std::string_view name) {
     uint32_t file = sm.add(std::string(name), std::string(text) + "\n$");
@@ -393,7 +411,7 @@ bool Session::eval_text(std::string name, std::string text, bool print_answers, 
   return impl_->eval_text(std::move(name), std::move(text), print_answers, echo_definitions);
 }
 
-bool Session::dump_core_file(std::string name, std::string text) {
+bool Session::dump_file(Stage stage, std::string name, std::string text) {
   Impl& s = *impl_;
   uint32_t file = s.sm.add(std::move(name), std::move(text));
   auto forms = frontend::parse_program(s.ast, s.sm, file, s.diags);
@@ -407,12 +425,10 @@ bool Session::dump_core_file(std::string name, std::string text) {
       ok = false;
       continue;
     }
-    std::string text;
-    if (cf->kind == lang::ast::TopKind::Function)
-      text = lang::core::dump_function(s.prog, s.prog.globals.at(cf->global)->fn);
-    else if (cf->top.body)
-      text = cf->echo_name + " = " + lang::core::dump_expr(s.prog, cf->top.body);
-    std::fputs((text + "\n").c_str(), s.opts.out);
+    std::string text = s.dump_form(stage, *cf);
+    if (!text.empty()) std::fputs((text + "\n").c_str(), s.opts.out);
+    // Run it too, so that later forms see the values of the globals it defines.
+    if (cf->kind == lang::ast::TopKind::Expr || cf->kind == lang::ast::TopKind::Assign) ok &= s.run_checked(*cf).has_value();
   }
   return ok;
 }
@@ -466,13 +482,13 @@ ExprOutcome Session::type_of(std::string_view text) {
   return o;
 }
 
-std::string Session::dump_core(std::string_view text) {
+std::string Session::dump(Stage stage, std::string_view text) {
   Impl& s = *impl_;
   const lang::ast::TopLevel* form = s.parse_expr_form(text, "<dump>");
   if (!form) return diag_text(s);
   std::optional<frontend::CheckedForm> cf = s.checker.check(*form);
   if (!cf) return diag_text(s);
-  return lang::core::dump_expr(s.prog, cf->top.body);
+  return s.dump_form(stage, *cf);
 }
 
 std::string Session::diag_text(Impl& s) {

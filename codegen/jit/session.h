@@ -56,11 +56,14 @@ class Session {
   ExprOutcome eval_expr(std::string_view text, std::string_view name = "<expr>");
   /// The printed type of an expression, or the error.
   ExprOutcome type_of(std::string_view text);
-  /// `:dump core EXPR`.
-  std::string dump_core(std::string_view text);
-  /// `ndp run --dump=core FILE`: checks every form and prints the Core IR of each function
-  /// and top-level expression to the session's output; false on errors.
-  bool dump_core_file(std::string name, std::string text);
+  /// The representations `--dump` and `:dump` can show.
+  enum class Stage { Core, Flat };
+  /// `:dump core|flat EXPR`.
+  std::string dump(Stage stage, std::string_view text);
+  /// `ndp run --dump=core|flat FILE`: runs the file's forms (so later forms see the globals they
+  /// define) and prints the Core IR of each function and top-level form, or the Flat IR of each
+  /// top-level form, to the session's output; false on errors.
+  bool dump_file(Stage stage, std::string name, std::string text);
 
   /// True after an `exit` form.
   bool exit_requested() const;
