@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds ndp and runs every test: doctest unit tests, then all program tests, REPL transcripts,
+# Builds ndp and runs every test: doctest unit tests, a bounded random differential test of the
+# backends (docs/difftest.md for longer campaigns), then all program tests, REPL transcripts,
 # error tests and examples on every available backend. The last line is `N passed, M failed`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ninja -C build
 meson test -C build --suite unit --print-errorlogs
+build/tests/difftest --count 300 --seed 1
 build/cli/ndp test tests examples

@@ -23,9 +23,9 @@ using namespace ndp;
 using namespace ndp::difftest;
 
 const char* kUsage =
-    "usage: difftest [--count N] [--seed S] [--backend cpu|interp|cuda] [--max-depth D] [--verbose]\n"
-    "                [--self-test] [--first K] [--shrink-attempts N] [--save DIR] [--timeout SEC] [--print]\n"
-    "                [--fake-bug NAME] [--rand]\n"
+    "usage: difftest [--count N] [--seed S] [--backend cpu|interp|cuda] [--max-depth D] [--max-nodes N]\n"
+    "                [--verbose] [--self-test] [--first K] [--shrink-attempts N] [--save DIR]\n"
+    "                [--timeout SEC] [--print] [--fake-bug NAME] [--rand]\n"
     "Generates N random well-typed NESL programs (program K of seed S is always the same program),\n"
     "runs each on the interpreter and on the chosen backend, compares the answers and shrinks every\n"
     "failure to a small .ndp reproducer. --self-test compares the interpreter with itself and\n"
@@ -163,6 +163,7 @@ void count_constructs(const Program& p, std::map<std::string, int>& counts) {
 std::string generation_flags(const Options& opt) {
   std::string f = opt.self_test ? " --self-test" : fmt::format(" --backend {}", jit::backend_name(opt.backend));
   if (opt.gen.max_depth != GenOptions{}.max_depth) f += fmt::format(" --max-depth {}", opt.gen.max_depth);
+  if (opt.gen.max_nodes != GenOptions{}.max_nodes) f += fmt::format(" --max-nodes {}", opt.gen.max_nodes);
   if (opt.gen.rand) f += " --rand";
   if (!opt.fake_bug.empty()) f += " --fake-bug " + opt.fake_bug;
   return f;
@@ -228,6 +229,7 @@ std::optional<Options> parse_args(int argc, char** argv) {
     else if (a == "--seed") ok = number(o.seed);
     else if (a == "--first") ok = number(o.first);
     else if (a == "--max-depth") ok = number(o.gen.max_depth);
+    else if (a == "--max-nodes") ok = number(o.gen.max_nodes);
     else if (a == "--shrink-attempts") ok = number(o.shrink_attempts);
     else if (a == "--timeout") ok = number(o.timeout);
     else if (a == "--verbose") o.verbose = true;

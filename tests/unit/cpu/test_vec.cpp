@@ -93,19 +93,27 @@ TEST_CASE("Vec: take, concat and pack move whole nested instances") {
   CHECK(pos[1] == 3);
 }
 
-TEST_CASE("Vec: function values are not representable, empty ones are") {
+TEST_CASE("Vec: function values are interned ids and round-trip; empty ones too") {
   lang::core::Program prog;
   auto& T = prog.types;
   const Type* fn = T.fn(T.int_(), T.int_());
-  auto obj = std::make_shared<lang::FnObj>();
-  obj->target = lang::FnObj::Target::Prim;
-  std::vector<Value> fs = {Value::fn(obj)};
-  try {
-    from_values(T, fn, fs);
-    FAIL("expected an error");
-  } catch (lang::eval::EvalError& e) {
-    CHECK(e.message == "functions as values are not supported by the cpu backend");
-  }
+  auto sq = std::make_shared<lang::FnObj>();
+  sq->target = lang::FnObj::Target::Global;
+  sq->id = 7;
+  auto neg = std::make_shared<lang::FnObj>();
+  neg->target = lang::FnObj::Target::Prim;
+  neg->id = 3;
+  std::vector<Value> fs = {Value::fn(sq), Value::fn(neg), Value::fn(sq)};
+  Vec v = from_values(T, fn, fs);
+  REQUIRE(v.size() == 3);
+  CHECK(v.data<int64_t>()[0] == v.data<int64_t>()[2]);  // equal values share an id
+  CHECK(v.data<int64_t>()[0] != v.data<int64_t>()[1]);
+  std::vector<Value> back = to_values(v);
+  REQUIRE(back.size() == 3);
+  CHECK(back[0].fn().target == lang::FnObj::Target::Global);
+  CHECK(back[0].fn().id == 7);
+  CHECK(back[1].fn().target == lang::FnObj::Target::Prim);
+  CHECK(lang::values_equal(back[2], fs[2]));
   Vec empty = from_values(T, T.seq(fn), std::vector<Value>{seq({}), seq({})});
   CHECK(empty.size() == 2);
   CHECK(to_values(empty).size() == 2);
