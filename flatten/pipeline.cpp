@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "flatten/passes/cse.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
 #include "lang/diagnostics.h"
@@ -34,6 +35,8 @@ void log_pass(const char* pass, const Program& p) {
 Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   Program p = vectorise(core, body);
   log_pass("vectorise", p);
+  p = cse(std::move(p));
+  log_pass("cse", p);
   p = merge_calls(std::move(p));
   log_pass("merge_calls", p);
   p = recursion_to_loops(std::move(p));

@@ -1,0 +1,110 @@
+// Common-subexpression elimination over Flat IR blocks (see cse.h).
+#include "flatten/passes/cse.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "flatten/passes/ir_walk.h"
+
+namespace ndp::flat {
+
+namespace {
+
+bool is_pure(const Stmt& s) {
+  switch (s.op) {
+    case Op::Prim: return !lang::core::prim_has_effect(s.prim) && s.prim != lang::core::PrimId::RuntimeErrorPrim;
+    case Op::Lit:
+    case Op::Global:
+    case Op::Empty:
+    case Op::Length:
+    case Op::Count:
+    case Op::Const:
+    case Op::Tuple:
+    case Op::First:
+    case Op::Second:
+    case Op::Lengths:
+    case Op::Elements:
+    case Op::Retype:
+    case Op::Nest:
+    case Op::Replicate:
+    case Op::Iota:
+    case Op::Gather:
+    case Op::Pack:
+    case Op::Merge:
+    case Op::Concat:
+    case Op::Slice:
+    case Op::SeqLit:
+      return true;
+    default:
+      return false;  // calls, control, checks, errors, effects, and ops with sub-blocks
+  }
+}
+
+struct Cse {
+  Function& fn;
+  std::vector<VarId> rename;  // rename[v]: the variable that replaces v
+
+  VarId find(VarId v) const { return rename[v]; }
+
+  // Two statements are the same computation when every field that affects the result matches.
+  // Prims that fail (bounds, division) fail the same way twice, so reusing them is sound.
+  std::string key(const Stmt& s) const {
+    std::string k = fmt::format("{}|{}|{}|{}|", static_cast<int>(s.op), static_cast<int>(s.prim),
+                                static_cast<const void*>(s.type), s.global);
+    if (s.op == Op::Lit || s.op == Op::Const) k += lang::format_value(s.lit, s.type) + "|";
+    for (const lang::Type* t : s.type_args) k += fmt::format("{},", static_cast<const void*>(t));
+    for (VarId u : s.uses) k += fmt::format("{},", u);
+    // The result type matters too (a Retype or Nothing of another type is another value).
+    k += fmt::format("|{}", static_cast<const void*>(fn.vars[s.dst].type));
+    return k;
+  }
+
+  void rename_uses(Stmt& s) {
+    for (VarId& u : s.uses) u = find(u);
+  }
+
+  void block(Block& b, std::map<std::string, VarId> seen) {  // by value: scopes nest
+    std::vector<Stmt> kept;
+    for (Stmt& s : b.stmts) {
+      rename_uses(s);
+      for_each_sub_block(s, [&](Block& sub) { block(sub, seen); });
+      if (s.loop) {  // loop parts name the function's variables directly
+        RecursionLoop& l = *s.loop;
+        for (VarId& v : l.saved) v = find(v);
+      }
+      if (is_pure(s)) {
+        std::string k = key(s);
+        auto it = seen.find(k);
+        if (it != seen.end()) {
+          rename[s.dst] = it->second;
+          continue;
+        }
+        seen.emplace(std::move(k), s.dst);
+      }
+      kept.push_back(std::move(s));
+    }
+    b.stmts = std::move(kept);
+    b.result = find(b.result);
+  }
+};
+
+}  // namespace
+
+Program cse(Program p) {
+  for (Function& f : p.functions) {
+    Cse c{f, {}};
+    c.rename.resize(f.vars.size());
+    for (VarId v = 0; v < f.vars.size(); ++v) c.rename[v] = v;
+    c.block(f.body, {});
+    if (!f.body.stmts.empty() && f.body.stmts[0].loop) {
+      RecursionLoop& l = *f.body.stmts[0].loop;
+      for (Block* part : {&l.prefix, &l.step, &l.combine, &l.finish}) part->result = c.find(part->result);
+    }
+  }
+  return p;
+}
+
+}  // namespace ndp::flat
