@@ -89,6 +89,8 @@ struct RecursionLoop {
   Block combine;  // T2; result: the value of the branch b
   Block finish;   // P2; result: the level's result
   VarId param = 0;        // the function parameter, rebound per level
+  VarId path = 0;         // the function's path parameter, rebound per level (if it has one)
+  VarId next_path = 0;    // in `step`: the next level's path hashes (if the function has a path)
   VarId call_result = 0;  // r
   VarId branch = 0;       // b
   std::vector<VarId> saved;  // defined in P1/T1 and used in T2/P2
@@ -106,6 +108,10 @@ struct Function {
   const lang::Type* arg_type = nullptr;
   const lang::Type* result_type = nullptr;
   VarId param = 0;
+  /// The rand path hash of each instance (Note [rand] in lang/eval/rand.h); only in programs
+  /// that draw random numbers (`has_path`), where every function carries it.
+  bool has_path = false;
+  VarId path = 0;
   std::vector<Var> vars;             // indexed by VarId
   Block body;
 };

@@ -88,8 +88,9 @@ std::string print_program(const Program& p) {
   for (size_t i = 0; i < p.functions.size(); ++i) {
     const Function& f = p.functions[i];
     pr.fn = &f;
-    pr.out += fmt::format("{}function {}({} : {}) : {}\n", i == p.entry ? "entry " : "", f.name, pr.var(f.param),
-                          lang::type_to_string(f.arg_type, {}), lang::type_to_string(f.result_type, {}));
+    std::string path = f.has_path ? ", " + pr.var(f.path) + " : rand path" : "";
+    pr.out += fmt::format("{}function {}({} : {}{}) : {}\n", i == p.entry ? "entry " : "", f.name, pr.var(f.param),
+                          lang::type_to_string(f.arg_type, {}), path, lang::type_to_string(f.result_type, {}));
     pr.block(f.body, 2);
     pr.out += "\n";
   }

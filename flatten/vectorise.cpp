@@ -33,6 +33,7 @@ struct Ctx {
   VarId n = 0;                        // host: number of instances
   std::map<uint32_t, VarId> slots;    // Core slot -> vector of n instances
   std::map<uint32_t, Shared> shared;  // Core slot -> a sequence shared through instance ids
+  VarId path = 0;                     // rand path hashes, when the program carries them
 };
 
 /// A function value known while flattening (a name, or a parameter of a specialised
@@ -50,6 +51,7 @@ class Vectoriser {
   explicit Vectoriser(core::Program& core) : core_(core), types_(core.types) {}
 
   Program run(const core::Expr* body) {
+    paths_ = reaches_rand(body);
     prog_.entry = new_function("main", types_.int_(), nullptr);
     pending_.push_back(Pending{prog_.entry, nullptr, body, {}});
     while (!pending_.empty()) {
@@ -79,6 +81,33 @@ class Vectoriser {
   std::deque<Pending> pending_;
   std::map<std::string, FuncId> instances_;  // key: global, type arguments, known parameters
   std::map<uint32_t, KnownFn> known_;        // slots of the current function holding known functions
+
+  // Whether this program draws random numbers, so every context carries its instances' rand
+  // path hashes (Note [rand] in lang/eval/rand.h) to give the interpreter's streams.
+  bool paths_ = false;
+  std::map<uint32_t, bool> reaches_rand_;  // memo by global function id
+
+  bool reaches_rand(const core::Expr* e) {
+    if (e->kind == core::Kind::Prim && e->prim == core::PrimId::Rand) return true;
+    if (e->kind == core::Kind::FnRef || e->kind == core::Kind::Global) {
+      const core::Global& g = *core_.globals.at(e->id);
+      uint32_t fn = e->id;
+      if (g.kind == core::Global::Kind::Variable) {  // a global holding a function value
+        if (!g.has_value || g.value.kind() != lang::ValueKind::Fn ||
+            g.value.fn().target != lang::FnObj::Target::Global)
+          return false;
+        fn = g.value.fn().id;
+      } else if (g.kind != core::Global::Kind::Function) {
+        return false;
+      }
+      auto [it, fresh] = reaches_rand_.emplace(fn, false);  // false while in progress: recursion
+      if (fresh && core_.globals.at(fn)->fn.body) it->second = reaches_rand(core_.globals.at(fn)->fn.body);
+      return it->second;
+    }
+    for (const core::Expr* a : e->args)
+      if (reaches_rand(a)) return true;
+    return false;
+  }
 
   // The function and block being built.
   Function* fn_ = nullptr;
@@ -252,6 +281,15 @@ class Vectoriser {
     fn_->param = new_var(p.fn ? hint_of(p.fn->param) : "unit", fn_->arg_type);
     Ctx c;
     c.n = host(Op::Length, "n", {fn_->param});
+    if (paths_ && p.fn) {
+      fn_->has_path = true;
+      fn_->path = new_var("path", types_.int_());
+      c.path = fn_->path;
+    } else if (paths_) {  // the entry: one instance at the top level, path hash p_0 = 0
+      c.path = emit_value(Op::Lit, "path", types_.int_(), {c.n});
+      block_->stmts.back().lit = lang::Value::int_(0);
+      block_->stmts.back().type = types_.int_();
+    }
     VarId result;
     if (p.fn && !p.body) {
       // Declared, never defined: calling it is the interpreter's runtime error, raised by
@@ -336,6 +374,7 @@ class Vectoriser {
         }
         std::vector<VarId> args;
         for (const core::Expr* a : e->args) args.push_back(expr(a, c));
+        if (e->prim == core::PrimId::Rand && paths_) args.push_back(c.path);
         return prim(e->prim, close(e->type, e->span), std::move(args), close_all(e->type_args, e->span), e->span);
       }
       case core::Kind::Call: return call(e, c);
@@ -411,7 +450,9 @@ class Vectoriser {
         known_args(core_.globals.at(callee->id)->fn.param, e->args[1], known);
         VarId arg = expr(e->args[1], c);
         FuncId f = instance(callee->id, callee->type_args, std::move(known));
-        VarId v = emit_value(Op::Call, "r", result, {arg}, e->span);
+        std::vector<VarId> uses{arg};
+        if (paths_) uses.push_back(c.path);
+        VarId v = emit_value(Op::Call, "r", result, std::move(uses), e->span);
         block_->stmts.back().func = f;
         return v;
       }
@@ -463,6 +504,7 @@ class Vectoriser {
     block_ = then_block.get();
     Ctx b;
     b.n = count;
+    if (paths_) b.path = emit_value(Op::Pack, "path", types_.int_(), {c.path, flags});
     carry(free_slots(e), c, b, [&](VarId v) { return emit_value(Op::Pack, fn_->vars[v].hint, fn_->vars[v].type, {v, flags}); });
     then_block->result = expr(e, b);
     block_ = else_block.get();
@@ -500,6 +542,7 @@ class Vectoriser {
       elems.push_back(emit_value(Op::Elements, hint_of(e->gens[i]), elem_type, {seqs[i]}));
     }
     inner.n = host(Op::Length, "m", {elems[0]});
+    if (paths_) inner.path = emit_value(Op::PathStep, "path", types_.int_(), {c.path, lengths});
     for (size_t i = 0; i < g; ++i) bind(e->gens[i], elems[i], inner);
     const core::Expr* body = e->args[g];
     const core::Expr* filter = e->has_filter ? e->args[g + 1] : nullptr;
@@ -534,6 +577,7 @@ class Vectoriser {
     VarId kept_lengths = prim(core::PrimId::Sum, types_.int_(), {per_seq}, {types_.int_()});
     Ctx packed;
     packed.n = host(Op::Count, "m_kept", {keep});
+    if (paths_) packed.path = emit_value(Op::Pack, "path", types_.int_(), {inner.path, keep});
     carry(free_slots(body), inner, packed,
           [&](VarId v) { return emit_value(Op::Pack, fn_->vars[v].hint, fn_->vars[v].type, {v, keep}); });
     VarId b = expr(body, packed);

@@ -97,7 +97,10 @@ struct Verifier {
     if (loop.param != fn.param) problem(&s, "the loop's parameter is not the function's");
     block_in(loop.prefix, scope, &host);
     if (!host) problem(&s, "the prefix must end in the host count of recursing instances");
+    if (fn.has_path && loop.path != fn.path) problem(&s, "the loop's path is not the function's");
     const Type* a = block_in(loop.step, scope, &host);
+    if (fn.has_path && (loop.next_path >= fn.vars.size() || !defined[loop.next_path]))
+      problem(&s, "the next level's path hashes are not defined by the step");
     if (host) problem(&s, "the step must end in the next level's argument");
     else if (a && fn.arg_type && a != fn.arg_type) problem(&s, "the next level's argument is not of the argument type");
     define(&s, loop.call_result, scope);
@@ -217,6 +220,13 @@ struct Verifier {
         same(v, dst, "result type");
         break;
       }
+      case Op::PathStep:
+        arity(2);
+        is(use(s, 0, false), TypeKind::Int, "the parent path hashes");
+        is(use(s, 1, false), TypeKind::Int, "the lengths");
+        dst_kind(false);
+        is(dst, TypeKind::Int, "the result of path_step");
+        break;
       case Op::Iota:
         arity(1);
         use(s, 0, true);
@@ -278,14 +288,19 @@ struct Verifier {
         if (s.prim >= lang::core::PrimId::Count_) {
           problem(&s, "names no primitive");
         } else {
-          arity(static_cast<size_t>(lang::core::prim_info(s.prim).arity));
+          // rand may take the instances' path hashes as one more operand.
+          size_t n = static_cast<size_t>(lang::core::prim_info(s.prim).arity);
+          bool with_path = s.prim == lang::core::PrimId::Rand && s.uses.size() == n + 1;
+          if (!with_path) arity(n);
         }
         for (size_t i = 0; i < s.uses.size(); ++i) use(s, i, false);
         dst_kind(false);
         break;
       }
       case Op::Call: {
-        arity(1);
+        bool callee_path = s.func < prog.functions.size() && prog.functions[s.func].has_path;
+        arity(callee_path ? 2 : 1);
+        if (callee_path && s.uses.size() == 2) is(use(s, 1, false), TypeKind::Int, "the path hashes");
         const Type* a = use(s, 0, false);
         dst_kind(false);
         if (s.func >= prog.functions.size()) {
@@ -354,6 +369,12 @@ std::vector<std::string> verify(const Program& p) {
       if (fn.vars[fn.param].is_host()) v.problem(nullptr, "the parameter is a host variable");
       else if (fn.arg_type && fn.vars[fn.param].type != fn.arg_type) v.problem(nullptr, "the parameter's type is not arg_type");
       v.define(nullptr, fn.param, top);
+    }
+    if (fn.has_path) {
+      if (fn.path >= fn.vars.size() || fn.vars[fn.path].is_host() || fn.vars[fn.path].type->kind != TypeKind::Int)
+        v.problem(nullptr, "the rand path parameter must be an int vector");
+      else
+        v.define(nullptr, fn.path, top);
     }
     bool host = false;
     const Type* r = v.block(fn.body, &host);

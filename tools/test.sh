@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ninja -C build
 meson test -C build --suite unit --print-errorlogs
-build/tests/difftest --count 300 --seed 1
+build/tests/difftest --rand --count 300 --seed 1
 build/cli/ndp test tests examples

@@ -119,7 +119,8 @@ struct CpuExecutor::Impl {
   Slot run_block(const Block& b, Frame& f);
   void exec(const Stmt& s, Frame& f);
   void exec_stmt(const Stmt& s, Frame& f);
-  Vec call(flat::FuncId id, const Vec& arg, Span span);
+  Vec call(flat::FuncId id, const Vec& arg, const Vec* path, Span span);
+  Vec rand_with_paths(const Stmt& s, Frame& f);
   Vec merge(const Vec& flags, const Vec& a, const Vec& b);
   Vec seq_lit(const Type* t, const Stmt& s, const Frame& f);
   Slot recurse(const Stmt& s, Frame& f);
@@ -133,16 +134,19 @@ Slot CpuExecutor::Impl::recurse(const Stmt& s, Frame& f) {
   const flat::RecursionLoop& loop = *s.loop;
   std::vector<std::vector<Slot>> stack;
   Vec arg = vec(f, s.uses.at(0));
+  Vec next_path;  // the next level's rand path hashes, for functions that carry them
   Slot result;
   for (uint64_t level = 0;; ++level) {
     if (level >= kMaxCallDepth) throw EvalError{"Recursion too deep.", s.span};
     set_vec(f, loop.param, arg);
+    if (level > 0 && f.fn->has_path) set_vec(f, loop.path, next_path);
     if (run_block(loop.prefix, f).host <= 0) {
       set_vec(f, loop.branch, from_values(prog.types, type_of(f, loop.branch), {}));
       result = run_block(loop.finish, f);
       break;
     }
     Slot next = run_block(loop.step, f);
+    if (f.fn->has_path) next_path = vec(f, loop.next_path);
     std::vector<Slot> saved;
     saved.reserve(loop.saved.size());
     for (VarId v : loop.saved) saved.push_back(f.slots.at(v));
@@ -158,6 +162,28 @@ Slot CpuExecutor::Impl::recurse(const Stmt& s, Frame& f) {
     result = run_block(loop.finish, f);
   }
   return result;
+}
+
+// rand with each instance's path hash (Note [rand] in lang/eval/rand.h): the interpreter's
+// primitive, drawing as if it ran at that instance's position, in instance order. Instances of
+// one context have distinct paths, so the order among them does not change any draw.
+Vec CpuExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
+  const Vec& bound = vec(f, s.uses[0]);
+  const int64_t* paths = vec(f, s.uses[1]).data<int64_t>();
+  std::vector<Value> in = to_values(bound), out;
+  out.reserve(in.size());
+  lang::eval::PrimCall call{s.prim, s.span, &s.type_args, nullptr, &env};
+  for (size_t i = 0; i < in.size(); ++i) {
+    rand.set_path(static_cast<uint64_t>(paths[i]));
+    try {
+      out.push_back(lang::eval::apply_prim(call, &in[i]));
+    } catch (...) {
+      rand.clear_path();
+      throw;
+    }
+  }
+  rand.clear_path();
+  return from_values(prog.types, type_of(f, s.dst), out);
 }
 
 Slot CpuExecutor::Impl::run_block(const Block& b, Frame& f) {
@@ -178,7 +204,7 @@ void CpuExecutor::Impl::exec(const Stmt& s, Frame& f) {
   }
 }
 
-Vec CpuExecutor::Impl::call(flat::FuncId id, const Vec& arg, Span span) {
+Vec CpuExecutor::Impl::call(flat::FuncId id, const Vec& arg, const Vec* path, Span span) {
   NDP_ASSERT(id < program->functions.size(), "Flat IR call of a bad function id");
   if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full()) throw EvalError{"Recursion too deep.", span};
   struct DepthGuard {
@@ -189,6 +215,10 @@ Vec CpuExecutor::Impl::call(flat::FuncId id, const Vec& arg, Span span) {
   const flat::Function& fn = program->functions[id];
   Frame frame{&fn, std::vector<Slot>(fn.vars.size())};
   set_vec(frame, fn.param, arg);
+  if (fn.has_path) {
+    NDP_ASSERT(path != nullptr, "call of a function with a path parameter without paths");
+    set_vec(frame, fn.path, *path);
+  }
   Slot r = run_block(fn.body, frame);
   NDP_ASSERT(!fn.vars.at(fn.body.result).is_host(), "a function returns a host variable");
   return r.vec;
@@ -281,6 +311,21 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, take(use(0), seg));
       return;
     }
+    case Op::PathStep: {
+      const Vec& parent = use(0);
+      const Vec& lens = use(1);
+      auto off = offsets_of(lens.data<int64_t>(), lens.size());
+      int64_t m = off[lens.size()];
+      Buf<int64_t> out(m);
+      const int64_t* p = parent.data<int64_t>();
+      parallel_for(lens.size(), [&](int64_t seg) {
+        for (int64_t k = 0; k < lens.data<int64_t>()[seg]; ++k)
+          out[off[seg] + k] = static_cast<int64_t>(
+              lang::eval::RandState::step(static_cast<uint64_t>(p[seg]), static_cast<uint64_t>(k)));
+      });
+      set_vec(f, s.dst, Vec::scalar(type_of(f, s.dst), m, out.share()));
+      return;
+    }
     case Op::Iota: {
       int64_t n = host(f, s.uses.at(0));
       Buf<int64_t> out(n);
@@ -343,6 +388,10 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Prim: {
+      if (s.prim == lang::core::PrimId::Rand && s.uses.size() == 2) {
+        set_vec(f, s.dst, rand_with_paths(s, f));
+        return;
+      }
       std::vector<Vec> args;
       args.reserve(s.uses.size());
       for (VarId u : s.uses) args.push_back(vec(f, u));
@@ -350,7 +399,7 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
       return;
     }
-    case Op::Call: set_vec(f, s.dst, call(s.func, use(0), s.span)); return;
+    case Op::Call: set_vec(f, s.dst, call(s.func, use(0), s.uses.size() > 1 ? &use(1) : nullptr, s.span)); return;
     case Op::Time: {
       NDP_ASSERT(s.then_block != nullptr, "time without a block");
       auto t0 = std::chrono::steady_clock::now();
@@ -389,7 +438,7 @@ lang::eval::RunResult CpuExecutor::run(const flat::Program& p) {
     m.program = &p;
     try {
       Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);
-      Vec r = m.call(p.entry, arg, Span{});
+      Vec r = m.call(p.entry, arg, nullptr, Span{});
       NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
       result.value = to_value(r, 0);
       result.ok = true;

@@ -30,6 +30,7 @@ bool is_pure(const Stmt& s) {
     case Op::Retype:
     case Op::Nest:
     case Op::Replicate:
+    case Op::PathStep:
     case Op::Iota:
     case Op::Gather:
     case Op::Pack:

@@ -77,7 +77,13 @@ struct Merger {
       VarId n1 = new_var("n1", nullptr), n2 = new_var("n2", nullptr), zero = new_var("zero", nullptr);
       std::vector<Stmt> merged;
       merged.push_back(make(Op::Concat, args, {a1, a2}));
-      Stmt call = make(Op::Call, results, {args}, first.span);
+      std::vector<VarId> call_uses{args};
+      if (first.uses.size() == 2) {  // the callee carries rand paths: concatenate them too
+        VarId paths = new_var("paths", fn.vars[first.uses[1]].type);
+        merged.push_back(make(Op::Concat, paths, {first.uses[1], second.uses[1]}));
+        call_uses.push_back(paths);
+      }
+      Stmt call = make(Op::Call, results, std::move(call_uses), first.span);
       call.func = first.func;
       merged.push_back(std::move(call));
       merged.push_back(make(Op::Length, n1, {a1}));

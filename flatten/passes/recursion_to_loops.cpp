@@ -48,6 +48,10 @@ void transform(Function& f, FuncId self) {
   loop->branch = branch.dst;
   std::vector<Stmt>& then_stmts = branch.then_block->stmts;
   loop->call_result = then_stmts[m].dst;
+  if (f.has_path) {
+    loop->path = f.path;
+    loop->next_path = then_stmts[m].uses.at(1);
+  }
   move_stmts(top, 0, k, loop->prefix);
   loop->prefix.result = branch.uses[0];
   move_stmts(then_stmts, 0, m, loop->step);
@@ -58,6 +62,7 @@ void transform(Function& f, FuncId self) {
   loop->finish.result = f.body.result;
   // Values of a level that its ascent still needs: defined before the call, used after it.
   std::set<VarId> defined{f.param}, used;
+  if (f.has_path) defined.insert(f.path);
   collect_defs(loop->prefix, defined);
   collect_defs(loop->step, defined);
   collect_uses(loop->combine, used);
