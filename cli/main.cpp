@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a == "--version") {
-      std::printf("ndp %s (NESL 3.1 compatible; backends: interp)\n", NDP_VERSION);
+      std::printf("ndp %s (NESL 3.1 compatible; backends: interp, cpu)\n", NDP_VERSION);
       return 0;
     }
     if (a.rfind("--backend=", 0) == 0) {
