@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "lang/eval/scalar_ops.h"
 #include "codegen/cpu/lifted_prims.h"
 #include "codegen/cpu/parallel_loops.h"
 
@@ -117,18 +118,6 @@ std::optional<Vec> arith(const LiftedCall& c, const Vec& a, const Vec& b) {
   });
 }
 
-/// Square-and-multiply from the low bit, exactly as the interpreter, so floats agree bitwise.
-template <class T, class Mul>
-T power(T base, int64_t p, T one, Mul mul) {
-  T result = one;
-  while (p > 0) {
-    if (p & 1) result = mul(result, base);
-    p >>= 1;
-    if (p > 0) base = mul(base, base);
-  }
-  return result;
-}
-
 /// The int (or i32) operand of a shift count or power, widened.
 std::vector<int64_t> int_operand(const Vec& v) {
   std::vector<int64_t> out(static_cast<size_t>(v.size()));
@@ -154,11 +143,11 @@ std::optional<Vec> power_prim(const LiftedCall& c, const Vec& a, const Vec& pv) 
       if constexpr (is_int_v<T>) {
         using U = std::make_unsigned_t<T>;
         return map_n<T>(c.result, n, [&](int64_t i) {
-          return T(power<U>(U(x[i]), p[static_cast<size_t>(i)], U{1}, [](U s, U t) { return U(s * t); }));
+          return T(lang::eval::power<U>(U(x[i]), p[static_cast<size_t>(i)], U{1}, [](U s, U t) { return U(s * t); }));
         });
       } else {
         return map_n<T>(c.result, n, [&](int64_t i) {
-          return power<T>(x[i], p[static_cast<size_t>(i)], T(1), [](T s, T t) { return s * t; });
+          return lang::eval::power<T>(x[i], p[static_cast<size_t>(i)], T(1), [](T s, T t) { return s * t; });
         });
       }
     } else {

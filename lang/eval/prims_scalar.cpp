@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 
+#include "lang/eval/scalar_ops.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
@@ -67,17 +68,6 @@ Value arith(const PrimCall& c, const Value& a, const Value& b) {
     case ValueKind::F32: return Value::f32(float_arith(c.id, a.as_f32(), b.as_f32()));
     default: bad_operand(c, a);
   }
-}
-
-template <class T, class Mul>
-T power(T base, int64_t p, T one, Mul mul) {
-  T result = one;
-  while (p > 0) {
-    if (p & 1) result = mul(result, base);
-    p >>= 1;
-    if (p > 0) base = mul(base, base);
-  }
-  return result;
 }
 
 Value power_prim(const PrimCall& c, const Value& a, const Value& pv) {
