@@ -12,13 +12,6 @@ namespace {
 std::string type_str(const Type* t) {
   if (!t) return "?";
   switch (t->kind) {
-    case TypeKind::Int: return "int";
-    case TypeKind::Float: return "float";
-    case TypeKind::Bool: return "bool";
-    case TypeKind::Char: return "char";
-    case TypeKind::I32: return "i32";
-    case TypeKind::F32: return "f32";
-    case TypeKind::Stream: return "stream";
     case TypeKind::Var: return fmt::format("'{}", t->index);
     case TypeKind::Seq: return "[" + type_str(t->a) + "]";
     case TypeKind::Pair: return "(" + type_str(t->a) + ", " + type_str(t->b) + ")";
@@ -32,8 +25,8 @@ std::string type_str(const Type* t) {
       }
       return s;
     }
+    default: return base_type_name(t->kind);
   }
-  return "?";
 }
 
 std::string scheme_str(const TypeScheme& s) {

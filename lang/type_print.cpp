@@ -62,17 +62,6 @@ std::string render_lines(const Lines& lines) {
 
 namespace {
 
-const char* base_name(TypeKind k) {
-  switch (k) {
-    case TypeKind::Int: return "int";
-    case TypeKind::Float: return "float";
-    case TypeKind::Bool: return "bool";
-    case TypeKind::Char: return "char";
-    case TypeKind::I32: return "i32";
-    case TypeKind::F32: return "f32";
-    case TypeKind::Stream: return "stream";
-    default: return "?";
-  }
 }
 
 // The leaves in CMU's order: a function type lists its result before its argument, which is
@@ -183,7 +172,7 @@ Lines type_doc(const Type* t, int p, const VarNames& names) {
       if (t->args.empty()) return lines_of(t->data->name);
       return join_all({lines_of(t->data->name), lines_of("("), type_doc(t->args[0], 1, names),
                        data_rest(t->args, 1, names), lines_of(")")});
-    default: return lines_of(base_name(t->kind));
+    default: return lines_of(base_type_name(t->kind));
   }
 }
 
@@ -204,7 +193,7 @@ std::string type_text(const Type* t, int p, const VarNames& names) {
       }
       return s + ")";
     }
-    default: return base_name(t->kind);
+    default: return base_type_name(t->kind);
   }
 }
 
@@ -235,5 +224,17 @@ std::string type_to_string(const Type* t, const std::vector<TypeClass>& var_clas
 }
 
 std::string type_to_string(const TypeScheme& s) { return type_to_string(s.type, s.vars); }
+
+const char* base_type_name(TypeKind k) {
+  switch (k) {
+    case TypeKind::Int: return "int";
+    case TypeKind::Float: return "float";
+    case TypeKind::Bool: return "bool";
+    case TypeKind::Char: return "char";
+    case TypeKind::I32: return "i32";
+    case TypeKind::F32: return "f32";
+    case TypeKind::Stream: return "stream";
+    default: return "?";
+  }
 
 }  // namespace ndp::lang

@@ -111,6 +111,9 @@ class TypeContext {
 
 bool contains_vars(const Type* t);
 
+/// "int", "float", "bool", "char", "i32", "f32", "stream" for the base kinds; "?" otherwise.
+const char* base_type_name(TypeKind k);
+
 // ---- Printing (language.md §3.9 and §5.5) ----
 
 /// One line of a printed answer: indentation and text (language.md §5.5).
