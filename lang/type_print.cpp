@@ -62,8 +62,6 @@ std::string render_lines(const Lines& lines) {
 
 namespace {
 
-}
-
 // The leaves in CMU's order: a function type lists its result before its argument, which is
 // why `m = fn : (b, a, b) -> (b, a)` names the result's first variable `a`.
 //
@@ -236,5 +234,6 @@ const char* base_type_name(TypeKind k) {
     case TypeKind::Stream: return "stream";
     default: return "?";
   }
+}
 
 }  // namespace ndp::lang
