@@ -1,0 +1,112 @@
+// The stream-ordered device memory pool and the copies between host and device.
+#include "memory.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace ndp::rt::cuda {
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : pool_(std::exchange(other.pool_, nullptr)),
+      pointer_(std::exchange(other.pointer_, 0)),
+      bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (pool_ != nullptr) pool_->device().defer(release());
+    pool_ = std::exchange(other.pool_, nullptr);
+    pointer_ = std::exchange(other.pointer_, 0);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (pool_ != nullptr) pool_->device().defer(release());
+}
+
+Status DeviceBuffer::release() {
+  Status s;
+  if (pool_ != nullptr && pointer_ != 0) s = pool_->free(pointer_);
+  pool_ = nullptr;
+  pointer_ = 0;
+  bytes_ = 0;
+  return s;
+}
+
+Result<std::unique_ptr<MemoryPool>> MemoryPool::create(Device& device) {
+  std::unique_ptr<MemoryPool> pool(new MemoryPool());
+  pool->device_ = &device;
+  if (device.properties().memory_pools) {
+    const Driver& d = device.driver();
+    NDP_CU_TRY(NDP_CU(d, cuDeviceGetDefaultMemPool, &pool->pool_, device.handle()));
+    uint64_t keep_everything = std::numeric_limits<uint64_t>::max();
+    NDP_CU_TRY(NDP_CU(d, cuMemPoolSetAttribute, pool->pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                      &keep_everything));
+  }
+  return pool;
+}
+
+Result<DeviceBuffer> MemoryPool::allocate(std::size_t bytes) {
+  DeviceBuffer b;
+  if (bytes == 0) return b;  // the driver rejects empty allocations; an empty array needs none
+  const Driver& d = device_->driver();
+  Status s = stream_ordered() ? NDP_CU(d, cuMemAllocAsync, &b.pointer_, bytes, device_->stream())
+                              : NDP_CU(d, cuMemAlloc, &b.pointer_, bytes);
+  if (!s.ok()) {
+    return Status::driver_failure(s.call(), s.code(), s.name(), s.text(),
+                                  "while allocating " + std::to_string(bytes) + " bytes");
+  }
+  b.pool_ = this;
+  b.bytes_ = bytes;
+  return b;
+}
+
+Status MemoryPool::free(CUdeviceptr pointer) {
+  const Driver& d = device_->driver();
+  return stream_ordered() ? NDP_CU(d, cuMemFreeAsync, pointer, device_->stream())
+                          : NDP_CU(d, cuMemFree, pointer);
+}
+
+namespace {
+
+Status too_large(const char* call, std::size_t bytes, std::size_t capacity) {
+  return Status::failure(call, "copy of " + std::to_string(bytes) + " bytes into a buffer of " +
+                                   std::to_string(capacity));
+}
+
+}  // namespace
+
+Status MemoryPool::copy_to_device(DeviceBuffer& to, const void* from, std::size_t bytes) {
+  if (bytes > to.bytes()) return too_large("cuMemcpyHtoDAsync", bytes, to.bytes());
+  if (bytes == 0) return Status();
+  return NDP_CU(device_->driver(), cuMemcpyHtoDAsync, to.pointer(), from, bytes,
+                device_->stream());
+}
+
+Status MemoryPool::copy_to_host(void* to, const DeviceBuffer& from, std::size_t bytes) {
+  if (bytes > from.bytes()) return too_large("cuMemcpyDtoHAsync", bytes, from.bytes());
+  if (bytes == 0) return Status();
+  NDP_CU_TRY(NDP_CU(device_->driver(), cuMemcpyDtoHAsync, to, from.pointer(), bytes,
+                    device_->stream()));
+  return NDP_CU(device_->driver(), cuStreamSynchronize, device_->stream());
+}
+
+Status MemoryPool::fill_words(DeviceBuffer& buffer, uint32_t word, std::size_t count) {
+  if (count * 4 > buffer.bytes()) return too_large("cuMemsetD32Async", count * 4, buffer.bytes());
+  if (count == 0) return Status();
+  return NDP_CU(device_->driver(), cuMemsetD32Async, buffer.pointer(), word, count,
+                device_->stream());
+}
+
+Result<uint64_t> MemoryPool::reserved_bytes() const {
+  uint64_t bytes = 0;
+  if (!stream_ordered()) return bytes;
+  NDP_CU_TRY(NDP_CU(device_->driver(), cuMemPoolGetAttribute, pool_,
+                    CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &bytes));
+  return bytes;
+}
+
+}  // namespace ndp::rt::cuda
