@@ -1,5 +1,6 @@
 // The REPL: libedit line editing and history on a terminal, plain form reading otherwise.
 #include <editline/readline.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "lang/eval/interp.h"
 
 namespace ndp::cli {
 
@@ -119,7 +121,15 @@ bool process_stream(jit::Session& session, std::istream& in) {
   return ok;
 }
 
+/// Ctrl-C stops the evaluation in progress (the session and its definitions stay); at the
+/// prompt it only asks for the flag, which the next evaluation clears before it starts.
+static void on_interrupt(int) { lang::eval::interrupt_requested().store(true); }
+
 static int interactive_loop(jit::Session& session) {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
   std::printf("ndp %s, NESL 3.1 compatible. Type `help $` or `:help` for commands, `exit $` to leave.\n",
               NDP_VERSION);
   std::string hist = history_path();
@@ -140,6 +150,7 @@ static int interactive_loop(jit::Session& session) {
     }
     buffer += line + "\n";
     if (jit::Session::input_complete(buffer)) {
+      lang::eval::interrupt_requested().store(false);  // a Ctrl-C typed at the prompt is stale
       session.eval_text("<stdin>", buffer);
       buffer.clear();
     }

@@ -192,6 +192,10 @@ Slot CpuExecutor::Impl::run_block(const Block& b, Frame& f) {
 }
 
 void CpuExecutor::Impl::exec(const Stmt& s, Frame& f) {
+  if (lang::eval::interrupt_requested().load(std::memory_order_relaxed)) {
+    lang::eval::interrupt_requested().store(false);
+    throw EvalError{"Interrupted.", s.span};
+  }
   try {
     exec_stmt(s, f);
   } catch (EvalError& err) {

@@ -235,10 +235,23 @@ Value Interpreter::Impl::call_prim(core::PrimId id, const std::vector<const Type
   return apply_prim(call, args);
 }
 
+std::atomic<bool>& interrupt_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+static void poll_interrupt(Span span) {
+  if (interrupt_requested().load(std::memory_order_relaxed)) {
+    interrupt_requested().store(false);
+    throw EvalError{"Interrupted.", span};
+  }
+}
+
 [[gnu::noinline]] Value Interpreter::Impl::call_function(const core::Function& fn,
                                                          const std::vector<const Type*>* targs, const Value& arg,
                                                          Span span) {
   if (!fn.body) fail(span, "No body for function " + upper(fn.name) + ".");
+  poll_interrupt(span);
   if (depth >= opts.max_call_depth || DeepStack::nearly_full()) fail(span, "Recursion too deep.");
   struct DepthGuard {
     uint64_t& d;
@@ -271,6 +284,7 @@ Value Interpreter::Impl::call_prim(core::PrimId id, const std::vector<const Type
   std::vector<Value> out;
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
+    poll_interrupt(e->span);
     rand.push_element(i);
     for (size_t j = 0; j < g; ++j) bind(e->gens[j], gens[j].elems()[i], f);
     // ndp evaluates the filter first and the body only where it holds (language.md §4.4).

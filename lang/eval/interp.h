@@ -2,6 +2,7 @@
 // oracle that every other backend is tested against.
 #pragma once
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -11,6 +12,11 @@
 #include "lang/value.h"
 
 namespace ndp::lang::eval {
+
+/// Set (from a signal handler: it is a lock-free atomic) to stop the evaluation in progress:
+/// every executor polls it at calls, apply-to-each elements and statements and stops with the
+/// runtime error `Interrupted.`, clearing it. The REPL's Ctrl-C sets it.
+std::atomic<bool>& interrupt_requested();
 
 /// A runtime error (extensions.md §4): CMU's message text plus the source location.
 struct RuntimeError {
