@@ -193,13 +193,13 @@ struct Session::Impl {
     }
   }
 
-  /// Runs one checked form; returns the value on success.
-  std::optional<lang::Value> run_checked(const frontend::CheckedForm& cf) {
+  /// Runs an expression or assignment form and stores what it defines; a failed run restores the
+  /// bindings the form replaced, so `it` and the variables keep their previous values.
+  lang::eval::RunResult run_and_bind(const frontend::CheckedForm& cf) {
     lang::eval::RunResult r = run_top(cf.top, cf.kind == lang::ast::TopKind::Assign);
     if (!r.ok) {
       checker.restore(cf);
-      report_runtime_error(r.error);
-      return std::nullopt;
+      return r;
     }
     if (cf.kind == lang::ast::TopKind::Assign) {
       for (auto [slot, global] : cf.assign_slots) {
@@ -211,6 +211,16 @@ struct Session::Impl {
       auto& g = *prog.globals.at(cf.global);
       g.value = r.value;
       g.has_value = true;
+    }
+    return r;
+  }
+
+  /// Runs one checked form, reporting a runtime error; returns the value on success.
+  std::optional<lang::Value> run_checked(const frontend::CheckedForm& cf) {
+    lang::eval::RunResult r = run_and_bind(cf);
+    if (!r.ok) {
+      report_runtime_error(r.error);
+      return std::nullopt;
     }
     return r.value;
   }
@@ -457,16 +467,12 @@ ExprOutcome Session::eval_expr(std::string_view text, std::string_view name) {
   if (!cf) return s.diag_outcome();
   ExprOutcome o;
   o.type = lang::type_to_string(cf->type, cf->type_vars);
-  lang::eval::RunResult r = s.run_top(cf->top, /*assignment=*/false);
+  lang::eval::RunResult r = s.run_and_bind(*cf);
   if (!r.ok) {
-    s.checker.restore(*cf);
     o.status = ExprOutcome::Status::RuntimeError;
     o.message = r.error.message;
     return o;
   }
-  auto& g = *s.prog.globals.at(cf->global);
-  g.value = r.value;
-  g.has_value = true;
   o.value = s.value_text(r.value, cf->type);
   return o;
 }
