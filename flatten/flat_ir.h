@@ -45,6 +45,7 @@ using FuncId = uint32_t;
 
 struct Block;
 struct RecursionLoop;
+struct KernelBody;
 
 struct Stmt {
   Op op;
@@ -61,6 +62,8 @@ struct Stmt {
   std::unique_ptr<Block> then_block;  // IfNonEmpty, Time
   std::unique_ptr<Block> else_block;  // IfNonEmpty
   std::unique_ptr<RecursionLoop> loop;  // Recurse
+  std::shared_ptr<const KernelBody> kernel;  // Kernel: the fused scalar expression
+  std::vector<VarId> outs;            // Kernel: the variables of its outputs (dst = outs[0])
 };
 
 struct Block {
@@ -94,6 +97,33 @@ struct RecursionLoop {
   VarId call_result = 0;  // r
   VarId branch = 0;       // b
   std::vector<VarId> saved;  // defined in P1/T1 and used in T2/P2
+};
+
+// Note [Fused kernels]
+// A Kernel statement (flatten/passes/fuse_elementwise) computes several elementwise primitives
+// in one pass over its n instances: for every i, `outs[k][i] = value of node outputs[k]` where
+// the nodes are evaluated in order on `uses[j][i]`. Nodes are inputs or applications of pure
+// scalar primitives that cannot fail (so fusing never changes which error is reported), on
+// flat scalar element types (int, float, bool, char, i32, f32), with the semantics of the
+// lifted primitives (codegen/cpu/lifted_prims_scalar.cpp): wrapping integer arithmetic, IEEE
+// floats, bool as 0/1. Const nodes are scalar literals the kernel reads instead of a vector
+// of n copies; every kernel keeps at least one input, which gives n. The body holds no variable ids, so equal bodies share compiled code.
+struct KernelNode {
+  enum class Kind : uint8_t { Input, Prim, Const };
+  Kind kind = Kind::Input;
+  uint32_t input = 0;                 // Input: index into uses / KernelBody::inputs
+  lang::Value value;                  // Const: a scalar of the node's type (a fused Lit)
+  lang::core::PrimId prim = lang::core::PrimId::Count_;  // Prim
+  std::vector<uint32_t> args;         // Prim: indices of earlier nodes
+  const lang::Type* type = nullptr;   // the node's element type (a flat scalar)
+};
+
+struct KernelBody {
+  std::vector<const lang::Type*> inputs;  // element type of each input
+  std::vector<KernelNode> nodes;          // in evaluation order
+  std::vector<uint32_t> outputs;          // node of each output
+  /// A structural description (types by kind, prims, edges): equal keys, equal kernels.
+  std::string key() const;
 };
 
 struct Var {

@@ -38,10 +38,39 @@ struct Printer {
     out += fmt::format("{}return {}\n", pad, var(b.result));
   }
 
+  /// `a_1 : int, b_2 : bool = kernel(x_0, y_1)` and one line per node: `%k = prim(%i, ...)`,
+  /// inputs as `%k = in j`, outputs marked `-> var`.
+  void kernel(const Stmt& s, int indent) {
+    std::string pad(indent, ' ');
+    const KernelBody& k = *s.kernel;
+    std::string lhs, args;
+    for (size_t i = 0; i < s.outs.size(); ++i) lhs += (i ? ", " : "") + fmt::format("{} : {}", var(s.outs[i]), type_of(s.outs[i]));
+    for (size_t i = 0; i < s.uses.size(); ++i) args += (i ? ", " : "") + var(s.uses[i]);
+    out += fmt::format("{}{} = kernel({})\n", pad, lhs, args);
+    for (size_t j = 0; j < k.nodes.size(); ++j) {
+      const KernelNode& n = k.nodes[j];
+      std::string rhs;
+      if (n.kind == KernelNode::Kind::Input) {
+        rhs = fmt::format("in {}", n.input < s.uses.size() ? var(s.uses[n.input]) : "?");
+      } else if (n.kind == KernelNode::Kind::Const) {
+        rhs = "const " + lang::format_value(n.value, n.type);
+      } else {
+        rhs = std::string(n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?") + "(";
+        for (size_t a = 0; a < n.args.size(); ++a) rhs += fmt::format("{}%{}", a ? ", " : "", n.args[a]);
+        rhs += ")";
+      }
+      std::string outs;
+      for (size_t o = 0; o < k.outputs.size() && o < s.outs.size(); ++o)
+        if (k.outputs[o] == j) outs += " -> " + var(s.outs[o]);
+      out += fmt::format("{}    %{} : {} = {}{}\n", pad, j, lang::type_to_string(n.type, {}), rhs, outs);
+    }
+  }
+
   void stmt(const Stmt& s, int indent) {
     std::string pad(indent, ' ');
     std::string args;
     for (size_t i = 0; i < s.uses.size(); ++i) args += (i ? ", " : "") + var(s.uses[i]);
+    if (s.op == Op::Kernel && s.kernel) return kernel(s, indent);
     std::string lhs = s.op == Op::CheckLengths ? "" : fmt::format("{} : {} = ", var(s.dst), type_of(s.dst));
     std::string what = op_name(s.op);
     switch (s.op) {

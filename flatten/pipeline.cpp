@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flatten/passes/cse.h"
+#include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
 #include "lang/diagnostics.h"
@@ -17,6 +18,11 @@ namespace {
 int debug_level() {
   const char* s = std::getenv("NDP_DEBUG");
   return s ? std::atoi(s) : 0;
+}
+
+bool env_disabled(const char* name) {
+  const char* s = std::getenv(name);
+  return s != nullptr && *s != '\0' && std::string(s) != "0";
 }
 
 /// Verifies the IR a pass produced and logs it at NDP_DEBUG >= 2.
@@ -41,6 +47,11 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   log_pass("merge_calls", p);
   p = recursion_to_loops(std::move(p));
   log_pass("recursion_to_loops", p);
+  // Last: the passes above do not know Kernel statements (their several results).
+  if (!env_disabled("NDP_NO_FUSE")) {
+    p = fuse_elementwise(std::move(p));
+    log_pass("fuse_elementwise", p);
+  }
   return p;
 }
 

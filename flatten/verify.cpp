@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "flatten/flat_ir.h"
+#include "flatten/passes/fuse_elementwise.h"
 
 namespace ndp::flat {
 
@@ -133,6 +134,7 @@ struct Verifier {
     auto is = [&](const Type* t, TypeKind k, const char* what) {
       if (t && t->kind != k) problem(&s, fmt::format("{} has type {}", what, lang::type_to_string(t, {})));
     };
+    expect(s, (s.kernel != nullptr) == (s.op == Op::Kernel), s.op == Op::Kernel ? "lacks its body" : "has a kernel body");
     expect(s, (s.loop != nullptr) == (s.op == Op::Recurse), s.op == Op::Recurse ? "lacks its loop" : "has a loop");
     bool wants_then = s.op == Op::Time || s.op == Op::IfNonEmpty;
     bool wants_else = s.op == Op::IfNonEmpty;
@@ -297,6 +299,7 @@ struct Verifier {
         dst_kind(false);
         break;
       }
+      case Op::Kernel: kernel(s); break;
       case Op::Call: {
         bool callee_path = s.func < prog.functions.size() && prog.functions[s.func].has_path;
         arity(callee_path ? 2 : 1);
@@ -350,7 +353,52 @@ struct Verifier {
         break;
       }
     }
-    if (has_dst) define(&s, s.dst, scope);
+    if (s.op == Op::Kernel) {
+      for (VarId v : s.outs) define(&s, v, scope);
+    } else if (has_dst) {
+      define(&s, s.dst, scope);
+    }
+  }
+
+  /// Note [Fused kernels]: operands match the inputs, nodes only read earlier nodes with
+  /// primitives a kernel may hold, and each output variable has its node's type.
+  void kernel(const Stmt& s) {
+    const KernelBody* k = s.kernel.get();
+    if (!k) return;
+    expect(s, s.uses.size() == k->inputs.size(), fmt::format("has {} operands for {} kernel inputs", s.uses.size(), k->inputs.size()));
+    for (size_t i = 0; i < s.uses.size(); ++i) {
+      const Type* t = use(s, i, false);
+      if (i < k->inputs.size() && t && t != k->inputs[i]) problem(&s, fmt::format("operand {} is not of its input's type", i));
+    }
+    for (size_t j = 0; j < k->nodes.size(); ++j) {
+      const KernelNode& n = k->nodes[j];
+      if (n.kind == KernelNode::Kind::Input) {
+        if (n.input >= k->inputs.size() || n.type != k->inputs[n.input]) problem(&s, fmt::format("kernel node {}: bad input", j));
+        continue;
+      }
+      if (n.kind == KernelNode::Kind::Const) {
+        if (!n.type || !const_ok(n.value, n.type)) problem(&s, fmt::format("kernel node {}: bad constant", j));
+        continue;
+      }
+      std::vector<const Type*> args;
+      bool ok = true;
+      for (uint32_t a : n.args) {
+        if (a >= j) ok = false;
+        else args.push_back(k->nodes[a].type);
+      }
+      if (!ok) problem(&s, fmt::format("kernel node {} reads a later node", j));
+      else if (!kernel_prim_ok(n.prim, args, n.type))
+        problem(&s, fmt::format("kernel node {}: primitive {} cannot be fused at these types", j,
+                                n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?"));
+    }
+    expect(s, !s.outs.empty() && s.outs.size() == k->outputs.size() && s.outs[0] == s.dst,
+           "kernel outputs do not match its result variables");
+    for (size_t o = 0; o < s.outs.size() && o < k->outputs.size(); ++o) {
+      if (!exists(&s, s.outs[o])) continue;
+      if (k->outputs[o] >= k->nodes.size()) problem(&s, fmt::format("kernel output {} names no node", o));
+      else if (fn.vars[s.outs[o]].type != k->nodes[k->outputs[o]].type)
+        problem(&s, fmt::format("kernel output {} ({}) is not of its node's type", o, name(s.outs[o])));
+    }
   }
 };
 

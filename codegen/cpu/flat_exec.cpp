@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "codegen/cpu/convert.h"
+#include "codegen/cpu/kernel_exec.h"
 #include "codegen/cpu/lifted_prims.h"
 #include "codegen/cpu/parallel_loops.h"
 #include "codegen/cpu/vec.h"
@@ -401,6 +402,16 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       for (VarId u : s.uses) args.push_back(vec(f, u));
       LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
       set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
+      return;
+    }
+    case Op::Kernel: {
+      NDP_ASSERT(s.kernel != nullptr, "kernel without its body");
+      std::vector<Vec> ins;
+      std::vector<const Type*> out_types;
+      for (VarId u : s.uses) ins.push_back(vec(f, u));
+      for (VarId o : s.outs) out_types.push_back(type_of(f, o));
+      std::vector<Vec> r = run_kernel(*s.kernel, ins, out_types);
+      for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;
     }
     case Op::Call: set_vec(f, s.dst, call(s.func, use(0), s.uses.size() > 1 ? &use(1) : nullptr, s.span)); return;

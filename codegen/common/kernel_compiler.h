@@ -1,0 +1,26 @@
+// One code generator for fused elementwise kernels (Note [Fused kernels] in flatten/flat_ir.h),
+// two targets: host code through ORC LLJIT (codegen/cpu/kernel_jit.h) and PTX for sm_90.
+#pragma once
+
+#include <string>
+
+#include "codegen/common/kernel_abi.h"
+#include "flatten/flat_ir.h"
+
+namespace ndp::codegen {
+
+/// Compiles kernel bodies to callable host code.
+class KernelCompiler {
+ public:
+  virtual ~KernelCompiler() = default;
+  /// The compiled kernel (HostKernelFn convention), valid for the compiler's lifetime; throws
+  /// std::runtime_error when LLVM fails.
+  virtual HostKernelFn compile(const flat::KernelBody& k) = 0;
+};
+
+/// PTX text (target nvptx64-nvidia-cuda, sm_90) of an entry `ndp_kernel(i64 n, ptr in_0, ...,
+/// ptr out_0, ...)` where thread %ctaid.x * %ntid.x + %tid.x computes one instance (if below n).
+/// Throws std::runtime_error when LLVM fails.
+std::string compile_ptx(const flat::KernelBody& k);
+
+}  // namespace ndp::codegen

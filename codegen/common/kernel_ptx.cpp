@@ -1,0 +1,96 @@
+// compile_ptx: a kernel body as an NVPTX kernel for sm_90, one thread per instance.
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+#include "codegen/common/kernel_compiler.h"
+#include "codegen/common/kernel_ir.h"
+
+namespace ndp::codegen {
+
+namespace {
+
+constexpr const char* kTriple = "nvptx64-nvidia-cuda";
+
+void init_nvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+}  // namespace
+
+std::string compile_ptx(const flat::KernelBody& k) {
+  init_nvptx();
+  std::string err;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, err);
+  if (!target) throw std::runtime_error("NVPTX target: " + err);
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(kTriple, "sm_90", "+ptx78", llvm::TargetOptions(), std::nullopt));
+  if (!tm) throw std::runtime_error("cannot create the NVPTX target machine");
+
+  llvm::LLVMContext ctx;
+  llvm::Module m("ndp_kernel", ctx);
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(tm->createDataLayout());
+  llvm::IRBuilder<> b(ctx);
+  std::vector<llvm::Type*> params{b.getInt64Ty()};
+  size_t ni = k.inputs.size(), no = k.outputs.size();
+  for (size_t j = 0; j < ni + no; ++j) params.push_back(b.getPtrTy());
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
+  // Marks the function as a kernel entry (LLVM 19 reads nvvm.annotations).
+  llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, "kernel"),
+                          llvm::ValueAsMetadata::get(b.getInt32(1))};
+  m.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
+  auto* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
+  b.SetInsertPoint(entry);
+  auto sreg = [&](llvm::Intrinsic::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty()); };
+  llvm::Value* i = b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                           sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
+                               sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), "i");
+  b.CreateCondBr(b.CreateICmpSLT(i, fn->getArg(0)), body, exit);
+  b.SetInsertPoint(body);
+  std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
+    llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+    return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), i));
+  });
+  for (size_t o = 0; o < no; ++o) {
+    llvm::Type* t = outs[o]->getType();
+    b.CreateStore(outs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
+  }
+  b.CreateBr(exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+
+  std::string verr;
+  llvm::raw_string_ostream vs(verr);
+  if (llvm::verifyModule(m, &vs)) throw std::runtime_error("invalid kernel IR: " + verr);
+
+  llvm::SmallString<4096> ptx;
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw std::runtime_error("the NVPTX target cannot emit assembly");
+  pm.run(m);
+  return std::string(ptx.str());
+}
+
+}  // namespace ndp::codegen

@@ -1,0 +1,297 @@
+// Fusion of elementwise primitives into Kernel statements (see fuse_elementwise.h).
+#include "flatten/passes/fuse_elementwise.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <set>
+
+#include "flatten/passes/ir_walk.h"
+
+namespace ndp::flat {
+
+using lang::Type;
+using lang::TypeKind;
+using lang::core::PrimId;
+
+namespace {
+
+bool plain(const Type* t) { return t != nullptr && t->kind <= TypeKind::F32; }
+bool is_int(const Type* t) { return t->kind == TypeKind::Int || t->kind == TypeKind::I32; }
+bool is_float(const Type* t) { return t->kind == TypeKind::Float || t->kind == TypeKind::F32; }
+bool is_number(const Type* t) { return is_int(t) || is_float(t); }
+
+}  // namespace
+
+bool kernel_prim_ok(PrimId p, const std::vector<const Type*>& a, const Type* r) {
+  if (!plain(r)) return false;
+  for (const Type* t : a)
+    if (!plain(t)) return false;
+  auto unary = [&](bool ok) { return a.size() == 1 && ok; };
+  auto binary_same = [&](bool ok) { return a.size() == 2 && a[0] == a[1] && ok; };
+  switch (p) {
+    case PrimId::Not: return unary((a[0]->kind == TypeKind::Bool || is_int(a[0])) && r == a[0]);
+    case PrimId::Or: case PrimId::And: case PrimId::Xor: case PrimId::Nor: case PrimId::Nand:
+      return binary_same((a[0]->kind == TypeKind::Bool || is_int(a[0])) && r == a[0]);
+    case PrimId::Eq: case PrimId::Ne: case PrimId::Lt: case PrimId::Gt: case PrimId::Le: case PrimId::Ge:
+      return binary_same(r->kind == TypeKind::Bool);
+    case PrimId::Add: case PrimId::Sub: case PrimId::Mul: return binary_same(is_number(a[0]) && r == a[0]);
+    case PrimId::Div: return binary_same(is_float(a[0]) && r == a[0]);  // integer / can fail
+    case PrimId::Negate: return unary(is_number(a[0]) && r == a[0]);
+    case PrimId::Select: return a.size() == 3 && a[0]->kind == TypeKind::Bool && a[1] == a[2] && r == a[1];
+    case PrimId::Btoi: return unary(a[0]->kind == TypeKind::Bool && r->kind == TypeKind::Int);
+    case PrimId::CharCode: return unary(a[0]->kind == TypeKind::Char && r->kind == TypeKind::Int);
+    case PrimId::ToFloat: return unary(a[0]->kind == TypeKind::Int && r->kind == TypeKind::Float);
+    case PrimId::ToF64: return unary(is_number(a[0]) && r->kind == TypeKind::Float);
+    case PrimId::ToF32: return unary(is_number(a[0]) && r->kind == TypeKind::F32);
+    case PrimId::ToI64: return unary(is_int(a[0]) && r->kind == TypeKind::Int);  // from floats it can fail
+    case PrimId::ToI32: return unary(is_int(a[0]) && r->kind == TypeKind::I32);
+    default: return false;
+  }
+}
+
+uint64_t const_bits(const lang::Value& v) {
+  switch (v.kind()) {
+    case lang::ValueKind::Float: return std::bit_cast<uint64_t>(v.as_float());
+    case lang::ValueKind::F32: return std::bit_cast<uint32_t>(v.as_f32());
+    case lang::ValueKind::Bool: return v.as_bool();
+    case lang::ValueKind::Char: return v.as_char();
+    case lang::ValueKind::I32: return static_cast<uint32_t>(v.as_i32());
+    default: return static_cast<uint64_t>(v.as_int());
+  }
+}
+
+bool const_ok(const lang::Value& v, const Type* t) {
+  return plain(t) && static_cast<int>(v.kind()) == static_cast<int>(t->kind);
+}
+
+std::string KernelBody::key() const {
+  std::string k;
+  for (const Type* t : inputs) k += fmt::format("i{},", static_cast<int>(t->kind));
+  k += "|";
+  for (const KernelNode& n : nodes) {
+    if (n.kind == KernelNode::Kind::Input) {
+      k += fmt::format("in{}", n.input);
+    } else if (n.kind == KernelNode::Kind::Const) {
+      k += fmt::format("c{}:{}", static_cast<int>(n.type->kind), const_bits(n.value));
+    } else {
+      k += fmt::format("p{}:{}(", static_cast<int>(n.prim), static_cast<int>(n.type->kind));
+      for (uint32_t a : n.args) k += fmt::format("{},", a);
+      k += ")";
+    }
+    k += ";";
+  }
+  k += "|";
+  for (uint32_t o : outputs) k += fmt::format("{},", o);
+  return k;
+}
+
+namespace {
+
+/// How often each variable is read anywhere in a function (statements, nested blocks, block
+/// results, the parts of recursion loops).
+void count_uses(const Block& b, std::vector<uint32_t>& count);
+
+void count_uses(const Stmt& s, std::vector<uint32_t>& count) {
+  for (VarId u : s.uses) ++count[u];
+  for_each_sub_block(s, [&](const Block& sub) { count_uses(sub, count); });
+  if (s.loop) {
+    for (VarId v : s.loop->saved) ++count[v];
+    ++count[s.loop->next_path];
+  }
+}
+
+void count_uses(const Block& b, std::vector<uint32_t>& count) {
+  for (const Stmt& s : b.stmts) count_uses(s, count);
+  ++count[b.result];
+}
+
+struct Group {
+  std::vector<size_t> members;  // statement indices, increasing
+  bool open = true;             // no statement outside the group has read a member yet
+  int merged_into = -1;
+};
+
+struct Fuser {
+  Function& fn;
+  std::vector<uint32_t> count;
+  std::map<VarId, lang::Value> lits;  // vectors of n copies of a scalar literal (copied values)
+
+  void find_lits(const Block& b) {
+    for (const Stmt& s : b.stmts) {
+      if (s.op == Op::Lit && const_ok(s.lit, fn.vars[s.dst].type)) lits.emplace(s.dst, s.lit);
+      for_each_sub_block(s, [&](const Block& sub) { find_lits(sub); });
+    }
+  }
+
+  /// Removes scalar Lit statements nobody reads any more (their readers became kernels that
+  /// hold the constant).
+  void drop_dead_lits(Block& b, const std::vector<uint32_t>& uses) {
+    std::vector<Stmt> kept;
+    for (Stmt& s : b.stmts) {
+      for_each_sub_block(s, [&](Block& sub) { drop_dead_lits(sub, uses); });
+      if (s.op == Op::Lit && uses[s.dst] == 0 && lits.count(s.dst)) continue;
+      kept.push_back(std::move(s));
+    }
+    b.stmts = std::move(kept);
+  }
+
+  std::vector<const Type*> arg_types(const Stmt& s) const {
+    std::vector<const Type*> t;
+    for (VarId u : s.uses) t.push_back(fn.vars[u].type);
+    return t;
+  }
+
+  bool fusible(const Stmt& s) const {
+    return s.op == Op::Prim && kernel_prim_ok(s.prim, arg_types(s), fn.vars[s.dst].type);
+  }
+
+  void block(Block& b) {
+    for (Stmt& s : b.stmts) for_each_sub_block(s, [&](Block& sub) { block(sub); });
+    std::vector<Group> groups;
+    std::map<VarId, int> group_of;  // result of a member -> its group (before merging)
+    auto find = [&](int g) {
+      while (groups[g].merged_into >= 0) g = groups[g].merged_into;
+      return g;
+    };
+    auto group_var = [&](VarId v) {
+      auto it = group_of.find(v);
+      return it == group_of.end() ? -1 : find(it->second);
+    };
+    for (size_t i = 0; i < b.stmts.size(); ++i) {
+      const Stmt& s = b.stmts[i];
+      if (fusible(s)) {
+        std::set<int> parents;
+        for (VarId u : s.uses) {
+          int g = group_var(u);
+          if (g >= 0 && groups[g].open) parents.insert(g);
+        }
+        int g;
+        if (parents.empty()) {
+          g = static_cast<int>(groups.size());
+          groups.emplace_back();
+        } else {
+          g = *parents.begin();
+          for (int other : parents) {
+            if (other == g) continue;
+            groups[g].members.insert(groups[g].members.end(), groups[other].members.begin(), groups[other].members.end());
+            groups[other].members.clear();
+            groups[other].merged_into = g;
+          }
+        }
+        groups[g].members.push_back(i);
+        group_of[s.dst] = g;
+      } else {
+        std::set<VarId> read;
+        collect_uses(s, read);
+        if (s.loop) {
+          read.insert(s.loop->saved.begin(), s.loop->saved.end());
+          read.insert(s.loop->next_path);
+        }
+        for (VarId v : read) {
+          int g = group_var(v);
+          if (g >= 0) groups[g].open = false;
+        }
+      }
+    }
+    // Rebuild the block: each group of two or more becomes a kernel at its last member.
+    std::vector<int> kernel_at(b.stmts.size(), -1);
+    std::vector<bool> removed(b.stmts.size(), false);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      Group& gr = groups[g];
+      if (gr.merged_into >= 0 || gr.members.size() < 2) continue;
+      std::sort(gr.members.begin(), gr.members.end());
+      for (size_t m : gr.members) removed[m] = true;
+      kernel_at[gr.members.back()] = static_cast<int>(g);
+    }
+    std::vector<Stmt> out;
+    for (size_t i = 0; i < b.stmts.size(); ++i) {
+      if (kernel_at[i] >= 0) out.push_back(make_kernel(b, groups[static_cast<size_t>(kernel_at[i])].members));
+      else if (!removed[i]) out.push_back(std::move(b.stmts[i]));
+    }
+    b.stmts = std::move(out);
+  }
+
+  Stmt make_kernel(Block& b, const std::vector<size_t>& members) {
+    auto body = std::make_shared<KernelBody>();
+    Stmt k;
+    k.op = Op::Kernel;
+    k.span = b.stmts[members.back()].span;
+    std::map<VarId, uint32_t> node_of;  // variable -> node computing it (member or input)
+    std::map<VarId, uint32_t> internal;  // reads of each variable by the members
+    std::set<VarId> defined;
+    for (size_t m : members) defined.insert(b.stmts[m].dst);
+    // Literals become constants only if some other operand remains to give the kernel its n.
+    bool absorb = false;
+    for (size_t m : members)
+      for (VarId u : b.stmts[m].uses)
+        if (!defined.count(u) && !lits.count(u)) absorb = true;
+    for (size_t m : members) {
+      const Stmt& s = b.stmts[m];
+      KernelNode n;
+      n.kind = KernelNode::Kind::Prim;
+      n.prim = s.prim;
+      n.type = fn.vars[s.dst].type;
+      for (VarId u : s.uses) {
+        ++internal[u];
+        auto it = node_of.find(u);
+        if (it == node_of.end() && absorb && lits.count(u)) {
+          KernelNode c;
+          c.kind = KernelNode::Kind::Const;
+          c.value = lits.at(u);
+          c.type = fn.vars[u].type;
+          body->nodes.push_back(std::move(c));
+          it = node_of.emplace(u, static_cast<uint32_t>(body->nodes.size() - 1)).first;
+        }
+        if (it == node_of.end()) {
+          KernelNode in;
+          in.kind = KernelNode::Kind::Input;
+          in.input = static_cast<uint32_t>(body->inputs.size());
+          in.type = fn.vars[u].type;
+          body->inputs.push_back(in.type);
+          k.uses.push_back(u);
+          body->nodes.push_back(std::move(in));
+          it = node_of.emplace(u, static_cast<uint32_t>(body->nodes.size() - 1)).first;
+        }
+        n.args.push_back(it->second);
+      }
+      body->nodes.push_back(std::move(n));
+      node_of[s.dst] = static_cast<uint32_t>(body->nodes.size() - 1);
+    }
+    for (size_t m : members) {
+      VarId d = b.stmts[m].dst;
+      if (count[d] > internal[d]) {
+        body->outputs.push_back(node_of[d]);
+        k.outs.push_back(d);
+      }
+    }
+    if (k.outs.empty()) {  // a dead chain: keep its last value so the statement defines something
+      VarId d = b.stmts[members.back()].dst;
+      body->outputs.push_back(node_of[d]);
+      k.outs.push_back(d);
+    }
+    k.dst = k.outs[0];
+    k.type = fn.vars[k.dst].type;
+    k.kernel = std::move(body);
+    return k;
+  }
+};
+
+}  // namespace
+
+Program fuse_elementwise(Program p) {
+  for (Function& f : p.functions) {
+    Fuser fu{f, std::vector<uint32_t>(f.vars.size(), 0), {}};
+    count_uses(f.body, fu.count);
+    fu.find_lits(f.body);
+    fu.block(f.body);
+    std::vector<uint32_t> after(f.vars.size(), 0);
+    count_uses(f.body, after);
+    fu.drop_dead_lits(f.body, after);
+  }
+  return p;
+}
+
+}  // namespace ndp::flat

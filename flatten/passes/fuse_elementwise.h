@@ -1,0 +1,29 @@
+// Pass: fusion of chains of elementwise primitives into Kernel statements.
+#pragma once
+
+#include <vector>
+
+#include "flatten/flat_ir.h"
+
+namespace ndp::flat {
+
+/// Assumes: valid Flat IR. Guarantees: within each block, every connected group of at least
+/// two Prim statements whose primitive `kernel_prim_ok` accepts becomes one Kernel statement
+/// (Note [Fused kernels] in flat_ir.h) at the position of the group's last member; its outputs
+/// are the members' results read anywhere outside the group (other statements, nested blocks,
+/// block results, recursion-loop parts). A member is delayed to the kernel's position only if
+/// nothing between them reads it, and fused primitives cannot fail, so errors, effects and
+/// results are those of the unfused program. Why: each lifted primitive makes a full pass over
+/// memory and allocates its result; a fused chain makes one pass and keeps its temporaries in
+/// registers.
+Program fuse_elementwise(Program p);
+
+/// True for the pure elementwise primitives a kernel may contain, at these operand and result
+/// element types: arithmetic except integer division, comparisons, logic, negate, select, btoi,
+/// char_code, float and the conversions that cannot fail, on int, float, bool, char, i32, f32.
+bool kernel_prim_ok(lang::core::PrimId p, const std::vector<const lang::Type*>& args, const lang::Type* result);
+
+/// True when `v` is a scalar of the flat scalar type `t` (a kernel Const node).
+bool const_ok(const lang::Value& v, const lang::Type* t);
+
+}  // namespace ndp::flat
