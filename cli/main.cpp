@@ -19,7 +19,7 @@ const char* kUsage =
     "\n"
     "options:\n"
     "  --backend=interp|cpu|cuda   where programs run (default: interp in this build)\n"
-    "  --dump=core|flat|llvm|ptx   print an intermediate representation (run)\n"
+    "  --dump=core|flat|llvm|ptx   print a stage: typed Core IR, Flat IR, fused kernels as host LLVM IR or sm_90 PTX (run)\n"
     "  -v, --verbose               (test) list every case\n"
     "\n"
     "Without a terminal on stdin, ndp reads top-level forms from stdin and prints only the\n"

@@ -81,15 +81,13 @@ bool run_colon_command(jit::Session& session, const std::string& line, bool* qui
   if (word == "dump") {
     std::string stage = arg.substr(0, arg.find_first_of(" \t"));
     std::string expr = trim(arg.substr(stage.size()));
-    if (stage == "core" || stage == "flat") {
-      auto which = stage == "core" ? jit::Session::Stage::Core : jit::Session::Stage::Flat;
+    if (stage == "core" || stage == "flat" || stage == "llvm" || stage == "ptx") {
+      auto which = stage == "core"   ? jit::Session::Stage::Core
+                   : stage == "flat" ? jit::Session::Stage::Flat
+                   : stage == "llvm" ? jit::Session::Stage::Llvm
+                                     : jit::Session::Stage::Ptx;
       std::fputs((session.dump(which, expr) + "\n").c_str(), stdout);
       return true;
-    }
-    if (stage == "llvm" || stage == "ptx") {
-      std::fprintf(stderr, ":dump %s is not available yet: this build has no LLVM code generation stage\n",
-                   stage.c_str());
-      return false;
     }
     std::fprintf(stderr, "usage: :dump core|flat|llvm|ptx EXPR\n");
     return false;

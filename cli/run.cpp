@@ -23,16 +23,14 @@ int run_file(const CommonOptions& opts, const std::string& path) {
     std::fprintf(stderr, "ndp: cannot read %s\n", path.c_str());
     return 2;
   }
-  if (opts.dump == "llvm" || opts.dump == "ptx") {
-    std::fprintf(stderr, "ndp: --dump=%s is not available yet: this build has no LLVM code generation stage\n",
-                 opts.dump.c_str());
-    return 2;
-  }
   jit::SessionOptions so;
   so.backend = opts.backend;
   jit::Session session(so);
-  if (opts.dump == "core" || opts.dump == "flat") {
-    auto stage = opts.dump == "core" ? jit::Session::Stage::Core : jit::Session::Stage::Flat;
+  if (!opts.dump.empty()) {
+    auto stage = opts.dump == "core"   ? jit::Session::Stage::Core
+                 : opts.dump == "flat" ? jit::Session::Stage::Flat
+                 : opts.dump == "llvm" ? jit::Session::Stage::Llvm
+                                       : jit::Session::Stage::Ptx;
     return session.dump_file(stage, path, text) ? 0 : 1;
   }
   bool ok = session.eval_text(path, text, /*print_answers=*/true, /*echo_definitions=*/false);

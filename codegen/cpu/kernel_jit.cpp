@@ -131,6 +131,28 @@ HostKernelFn HostKernelCompiler::compile(const flat::KernelBody& k) {
   return fn;
 }
 
+std::string host_kernel_ir(const flat::KernelBody& k) {
+  init_native();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) throw std::runtime_error("detecting the host: " + llvm::toString(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Default);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) throw std::runtime_error("creating the host target machine: " + llvm::toString(tm.takeError()));
+  llvm::LLVMContext ctx;
+  llvm::Module m("ndp_kernel", ctx);
+  m.setDataLayout((*tm)->createDataLayout());
+  m.setTargetTriple((*tm)->getTargetTriple().str());
+  emit_loop(m, k, "ndp_kernel");
+  std::string verr;
+  llvm::raw_string_ostream vs(verr);
+  if (llvm::verifyModule(m, &vs)) throw std::runtime_error("invalid kernel IR: " + verr);
+  optimise(m, tm->get());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  m.print(os, nullptr);
+  return text;
+}
+
 HostKernelFn host_kernel(const flat::KernelBody& k) {
   static const bool disabled = [] {
     const char* s = std::getenv("NDP_NO_JIT");

@@ -29,6 +29,10 @@ class HostKernelCompiler final : public KernelCompiler {
   size_t compiled_ = 0;
 };
 
+/// The optimised LLVM IR of a kernel's host loop, as the JIT compiles it (`--dump=llvm`).
+/// Throws std::runtime_error when LLVM fails.
+std::string host_kernel_ir(const flat::KernelBody& k);
+
 /// The process-wide compiler's kernel, or nullptr if compilation failed (said at NDP_DEBUG >= 1,
 /// then the interpretive loop runs) or NDP_NO_JIT is set. A failing kernel is not retried.
 HostKernelFn host_kernel(const flat::KernelBody& k);

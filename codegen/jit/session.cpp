@@ -5,11 +5,14 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "codegen/common/kernel_compiler.h"
 #include "codegen/cpu/flat_exec.h"
+#include "codegen/cpu/kernel_jit.h"
 #include "flatten/pipeline.h"
 #include "frontend/frontend.h"
 #include "lang/core.h"
@@ -375,6 +378,33 @@ struct Session::Impl {
     return true;
   }
 
+  /// The LLVM IR (host) or PTX (sm_90) of every fused kernel of a flat program.
+  static std::string dump_kernels(Stage stage, const flat::Program& program) {
+    std::string out;
+    int count = 0;
+    std::function<void(const flat::Block&, const flat::Function&)> walk = [&](const flat::Block& b,
+                                                                             const flat::Function& fn) {
+      for (const flat::Stmt& s : b.stmts) {
+        if (s.op == flat::Op::Kernel && s.kernel) {
+          out += fmt::format("; kernel {} of function {}\n", count++, fn.name);
+          try {
+            out += stage == Stage::Llvm ? codegen::cpu::host_kernel_ir(*s.kernel) : codegen::compile_ptx(*s.kernel);
+          } catch (const std::exception& e) {
+            out += fmt::format("; code generation failed: {}\n", e.what());
+          }
+        }
+        for (const flat::Block* sub : {s.then_block.get(), s.else_block.get()})
+          if (sub) walk(*sub, fn);
+        if (s.loop)
+          for (const flat::Block* part : {&s.loop->prefix, &s.loop->step, &s.loop->combine, &s.loop->finish})
+            walk(*part, fn);
+      }
+    };
+    for (const flat::Function& fn : program.functions) walk(fn.body, fn);
+    if (count == 0) out = "; no fused kernels in this form (fusion needs a chain of two or more elementwise operations)";
+    return out;
+  }
+
   /// The Core IR of a function form, or the Core/Flat IR of an expression or assignment.
   std::string dump_form(Stage stage, const frontend::CheckedForm& cf) {
     if (cf.kind == lang::ast::TopKind::Function) {
@@ -384,7 +414,9 @@ struct Session::Impl {
     if (!cf.top.body) return "";
     if (stage == Stage::Core) return cf.echo_name + " = " + lang::core::dump_expr(prog, cf.top.body);
     try {
-      return flat::print_program(flat::flatten(prog, cf.top.body));
+      flat::Program program = flat::flatten(prog, cf.top.body);
+      if (stage == Stage::Flat) return flat::print_program(program);
+      return dump_kernels(stage, program);
     } catch (const flat::Unsupported& u) {
       diags.error(u.span, "not supported by the flat backends yet: " + u.message);
       std::string t = format_diagnostics(sm, diags.all());

@@ -57,7 +57,7 @@ class Session {
   /// The printed type of an expression, or the error.
   ExprOutcome type_of(std::string_view text);
   /// The representations `--dump` and `:dump` can show.
-  enum class Stage { Core, Flat };
+  enum class Stage { Core, Flat, Llvm, Ptx };
   /// `:dump core|flat EXPR`.
   std::string dump(Stage stage, std::string_view text);
   /// `ndp run --dump=core|flat FILE`: runs the file's forms (so later forms see the globals they
