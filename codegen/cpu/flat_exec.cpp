@@ -27,6 +27,7 @@
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
 #include "lang/eval/streams.h"
+#include "runtime/cpu/primitives.h"
 
 namespace ndp::codegen::cpu {
 
@@ -309,11 +310,25 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Replicate: {
+      const Vec& v = use(0);
       const Vec& counts = use(1);
       auto off = offsets_of(counts.data<int64_t>(), counts.size());
-      std::vector<int64_t> seg =
-          segment_ids(rt::SegView(ndp_segdes_irregular(counts.size(), counts.data<int64_t>(), off.get())));
-      set_vec(f, s.dst, take(use(0), seg));
+      rt::SegView segs(ndp_segdes_irregular(counts.size(), counts.data<int64_t>(), off.get()));
+      if (is_flat_scalar(v.type())) {
+        // Scalars: the runtime's DIST writes each value straight into its segment (one pass,
+        // no index vector), parallel over elements whatever the segment lengths.
+        int64_t m = off[counts.size()];
+        Vec out = with_scalar(v.kind(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          Buf<T> buf(m);
+          rt::Status st = rt::dist<T>(v.values<T>(), segs, std::span<T>(buf.data(), static_cast<size_t>(m)));
+          NDP_ASSERT(st.code == NDP_OK, "dist of a replicate failed");
+          return Vec::scalar(v.type(), m, buf.share());
+        });
+        set_vec(f, s.dst, std::move(out));
+        return;
+      }
+      set_vec(f, s.dst, take(v, segment_ids(segs)));
       return;
     }
     case Op::PathStep: {
