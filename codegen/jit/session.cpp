@@ -378,6 +378,23 @@ struct Session::Impl {
     return true;
   }
 
+  /// Parses a buffer and type-checks each form (commands are skipped), reporting diagnostics;
+  /// `then` runs on each form that checks. False if anything failed.
+  template <class Then>
+  bool check_forms(std::string name, std::string text, Then then) {
+    uint32_t file = sm.add(std::move(name), std::move(text));
+    auto forms = frontend::parse_program(ast, sm, file, diags);
+    bool ok = !diags.has_errors();
+    flush_diags();
+    for (const auto* form : forms) {
+      if (form->kind == lang::ast::TopKind::Command) continue;
+      std::optional<frontend::CheckedForm> cf = checker.check(*form);
+      flush_diags();
+      ok = cf && then(*cf) && ok;
+    }
+    return ok;
+  }
+
   /// The LLVM IR (host) or PTX (sm_90) of every fused kernel of a flat program.
   static std::string dump_kernels(Stage stage, const flat::Program& program) {
     std::string out;
@@ -455,40 +472,19 @@ bool Session::eval_text(std::string name, std::string text, bool print_answers, 
 
 bool Session::dump_file(Stage stage, std::string name, std::string text) {
   Impl& s = *impl_;
-  uint32_t file = s.sm.add(std::move(name), std::move(text));
-  auto forms = frontend::parse_program(s.ast, s.sm, file, s.diags);
-  bool ok = !s.diags.has_errors();
-  s.flush_diags();
-  for (const auto* form : forms) {
-    if (form->kind == lang::ast::TopKind::Command) continue;
-    std::optional<frontend::CheckedForm> cf = s.checker.check(*form);
-    s.flush_diags();
-    if (!cf) {
-      ok = false;
-      continue;
-    }
-    std::string text = s.dump_form(stage, *cf);
-    if (!text.empty()) std::fputs((text + "\n").c_str(), s.opts.out);
+  return s.check_forms(std::move(name), std::move(text), [&](const frontend::CheckedForm& cf) {
+    std::string dump = s.dump_form(stage, cf);
+    if (!dump.empty()) std::fputs((dump + "\n").c_str(), s.opts.out);
     // Run it too, so that later forms see the values of the globals it defines.
-    if (cf->kind == lang::ast::TopKind::Expr || cf->kind == lang::ast::TopKind::Assign) ok &= s.run_checked(*cf).has_value();
-  }
-  return ok;
+    if (cf.kind == lang::ast::TopKind::Expr || cf.kind == lang::ast::TopKind::Assign) return s.run_checked(cf).has_value();
+    return true;
+  });
 }
 
 bool Session::load_file(const std::string& path) { return impl_->load_file(path, lang::Span{}); }
 
 bool Session::check_text(std::string name, std::string text) {
-  Impl& s = *impl_;
-  uint32_t file = s.sm.add(std::move(name), std::move(text));
-  auto forms = frontend::parse_program(s.ast, s.sm, file, s.diags);
-  bool ok = !s.diags.has_errors();
-  s.flush_diags();
-  for (const auto* form : forms) {
-    if (form->kind == lang::ast::TopKind::Command) continue;
-    ok &= s.checker.check(*form).has_value();
-    s.flush_diags();
-  }
-  return ok;
+  return impl_->check_forms(std::move(name), std::move(text), [](const frontend::CheckedForm&) { return true; });
 }
 
 ExprOutcome Session::eval_expr(std::string_view text, std::string_view name) {
