@@ -229,7 +229,7 @@ class Vectoriser {
       case core::Kind::FnRef: {
         const core::Global& g = *core_.globals.at(e->id);
         KnownFn f;
-        f.type_args = close_all(e->type_args, e->span);
+        f.type_args = close_all(e->type_args);
         switch (g.kind) {
           case core::Global::Kind::Function: f.target = KnownFn::Target::Global; f.id = e->id; return f;
           case core::Global::Kind::Prim: f.target = KnownFn::Target::Prim; f.id = static_cast<uint32_t>(g.prim); return f;
@@ -253,7 +253,7 @@ class Vectoriser {
         const core::Global& g = *core_.globals.at(e->id);
         if (!g.has_value || g.value.kind() != lang::ValueKind::Fn) return std::nullopt;
         KnownFn f = g.value.fn();
-        std::vector<const Type*> outer = close_all(e->type_args, e->span);
+        std::vector<const Type*> outer = close_all(e->type_args);
         for (const Type*& t : f.type_args) t = lang::contains_vars(t) ? types_.subst(t, outer) : t;
         return f;
       }
@@ -369,13 +369,13 @@ class Vectoriser {
             return emit_value(Op::IndexShared, "elt", close(e->type, e->span), {sh->base, sh->ids, index}, e->span);
           }
           // #a: the lengths of the shared sequences, then one per instance.
-          VarId lens = prim(core::PrimId::Length, types_.int_(), {sh->base}, close_all(e->type_args, e->span), e->span);
+          VarId lens = prim(core::PrimId::Length, types_.int_(), {sh->base}, close_all(e->type_args), e->span);
           return emit_value(Op::Gather, "len", types_.int_(), {lens, sh->ids});
         }
         std::vector<VarId> args;
         for (const core::Expr* a : e->args) args.push_back(expr(a, c));
         if (e->prim == core::PrimId::Rand && paths_) args.push_back(c.path);
-        return prim(e->prim, close(e->type, e->span), std::move(args), close_all(e->type_args, e->span), e->span);
+        return prim(e->prim, close(e->type, e->span), std::move(args), close_all(e->type_args), e->span);
       }
       case core::Kind::Call: return call(e, c);
       case core::Kind::Tuple: {
@@ -421,10 +421,9 @@ class Vectoriser {
     lang::ndp_unreachable("vectorise: Core kind");
   }
 
-  std::vector<const Type*> close_all(const std::vector<const Type*>& ts, lang::Span span) {
+  std::vector<const Type*> close_all(const std::vector<const Type*>& ts) {
     std::vector<const Type*> out;
     for (const Type* t : ts) out.push_back(targs_ ? types_.subst(t, *targs_) : t);
-    (void)span;
     return out;
   }
 

@@ -167,25 +167,17 @@ Slot CpuExecutor::Impl::recurse(const Stmt& s, Frame& f) {
 }
 
 // rand with each instance's path hash (Note [rand] in lang/eval/rand.h): the interpreter's
-// primitive, drawing as if it ran at that instance's position, in instance order. Instances of
-// one context have distinct paths, so the order among them does not change any draw.
+// primitive per instance, drawing as if it ran at that instance's position. Instances of one
+// context have distinct paths, so the order among them does not change any draw.
 Vec CpuExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
-  const Vec& bound = vec(f, s.uses[0]);
   const int64_t* paths = vec(f, s.uses[1]).data<int64_t>();
-  std::vector<Value> in = to_values(bound), out;
-  out.reserve(in.size());
-  lang::eval::PrimCall call{s.prim, s.span, &s.type_args, nullptr, &env};
-  for (size_t i = 0; i < in.size(); ++i) {
-    rand.set_path(static_cast<uint64_t>(paths[i]));
-    try {
-      out.push_back(lang::eval::apply_prim(call, &in[i]));
-    } catch (...) {
-      rand.clear_path();
-      throw;
-    }
-  }
-  rand.clear_path();
-  return from_values(prog.types, type_of(f, s.dst), out);
+  LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+  Vec bound[1] = {vec(f, s.uses[0])};
+  struct ClearPath {  // also when a draw fails
+    lang::eval::RandState& r;
+    ~ClearPath() { r.clear_path(); }
+  } clear{rand};
+  return apply_fallback_prim(ctx, c, bound, [&](int64_t i) { rand.set_path(static_cast<uint64_t>(paths[i])); });
 }
 
 Slot CpuExecutor::Impl::run_block(const Block& b, Frame& f) {

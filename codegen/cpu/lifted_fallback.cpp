@@ -8,7 +8,8 @@ namespace ndp::codegen::cpu {
 
 using lang::Value;
 
-Vec apply_fallback_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args) {
+Vec apply_fallback_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args,
+                        const std::function<void(int64_t)>& before_instance) {
   size_t arity = args.size();
   int64_t n = args.empty() ? 0 : args[0].size();
   std::vector<std::vector<Value>> in;
@@ -20,6 +21,7 @@ Vec apply_fallback_prim(const PrimContext& ctx, const LiftedCall& c, std::span<c
   Value a[4];
   for (int64_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < arity; ++j) a[j] = in[j][static_cast<size_t>(i)];
+    if (before_instance) before_instance(i);
     out.push_back(lang::eval::apply_prim(call, a));
   }
   return from_values(*ctx.types, c.result, out);

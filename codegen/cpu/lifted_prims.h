@@ -18,6 +18,7 @@
 //   code, but not inside an apply-to-each.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -51,7 +52,10 @@ Vec apply_lifted_prim(const PrimContext& ctx, const LiftedCall& c, std::span<con
 /// The native version only; nullopt where there is none for these element types.
 std::optional<Vec> apply_native_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
 /// The interpreter's primitive, once per instance in instance order.
-Vec apply_fallback_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
+/// `before_instance(i)`, when given, runs before instance i is applied (rand sets the instance's
+/// path hash there).
+Vec apply_fallback_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args,
+                        const std::function<void(int64_t)>& before_instance = {});
 
 // The groups apply_native_prim dispatches to.
 std::optional<Vec> native_scalar_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);

@@ -113,7 +113,7 @@ Vec Vec::data(const Type* t, Vec fields) {
   return v;
 }
 
-Vec Vec::functions(const Type* t, int64_t n) {
+Vec Vec::open_type(const Type* t, int64_t n) {
   if (n != 0) fail_function_value();
   Vec v;
   v.type_ = t;
@@ -170,7 +170,7 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
     }
     case TypeKind::Pair: return Vec::pair(t, take(v.first(), idx), take(v.second(), idx));
     case TypeKind::Data: return Vec::data(t, take(v.fields(), idx));
-    case TypeKind::Var: return Vec::functions(t, m);
+    case TypeKind::Var: return Vec::open_type(t, m);
     default:
       return with_scalar(t->kind, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -215,7 +215,7 @@ Vec concat(std::span<const Vec> parts) {
       auto f = children([](const Vec& p) { return p.fields(); });
       return Vec::data(t, concat(f));
     }
-    case TypeKind::Var: return Vec::functions(t, n);
+    case TypeKind::Var: return Vec::open_type(t, n);
     default:
       return with_scalar(t->kind, [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -258,7 +258,7 @@ Vec retype(lang::TypeContext& types, const Vec& v, const Type* t) {
       return Vec::seq(t, v.size(), v.buffer(), v.offsets_buffer(), retype(types, v.elems(), t->a));
     case TypeKind::Pair: return Vec::pair(t, retype(types, v.first(), t->a), retype(types, v.second(), t->b));
     case TypeKind::Fn:
-    case TypeKind::Var: return Vec::functions(t, v.size());
+    case TypeKind::Var: return Vec::open_type(t, v.size());
     default: return Vec::scalar(t, v.size(), v.buffer());
   }
 }

@@ -125,7 +125,7 @@ class Vec {
   static Vec pair(const lang::Type* t, Vec a, Vec b);
   static Vec data(const lang::Type* t, Vec fields);
   /// A Vec of an open type (a type variable): only with no instances.
-  static Vec functions(const lang::Type* t, int64_t n);
+  static Vec open_type(const lang::Type* t, int64_t n);
 
  private:
   const lang::Type* type_ = nullptr;
