@@ -29,6 +29,17 @@ Result<Module> Module::load_ptx(Device& device, const std::string& ptx) {
   return m;
 }
 
+Result<Module> Module::load_image(Device& device, const void* image) {
+  Module m;
+  m.device_ = &device;
+  CUresult r = device.driver().cuModuleLoadDataEx(&m.module_, image, 0, nullptr, nullptr);
+  if (r != CUDA_SUCCESS) {
+    m.module_ = nullptr;
+    return device.driver().check(r, "cuModuleLoadDataEx");
+  }
+  return m;
+}
+
 Module::Module(Module&& other) noexcept
     : device_(std::exchange(other.device_, nullptr)),
       module_(std::exchange(other.module_, nullptr)) {}

@@ -21,6 +21,8 @@ class Module {
  public:
   /// cuModuleLoadDataEx; a rejected PTX fails with the JIT's error log as the Status's detail.
   static Result<Module> load_ptx(Device& device, const std::string& ptx);
+  /// cuModuleLoadDataEx of a fatbinary or cubin image (8-byte aligned), as nvcc writes them.
+  static Result<Module> load_image(Device& device, const void* image);
 
   Module(Module&& other) noexcept;
   Module& operator=(Module&& other) noexcept;

@@ -1,0 +1,146 @@
+// The GPU runtime's segmented vector primitives: the same contract as the CPU runtime's
+// (runtime/cpu/primitives.h, Note [Primitive conventions]) over device memory. Each function
+// queues its kernels on the device stream and returns as soon as they are queued, except
+// where it must read a scalar back (a check's outcome, a count the caller needs to size an
+// output): those synchronise, and say so.
+//
+// Note [GPU primitive conventions]
+// * Arrays are device pointers (CUdeviceptr) into memory from the MemoryPool; element types
+//   are stored as Note [Element storage] in ndp/runtime.h says (bool and char: one byte).
+// * A descriptor (DSegs) is the device form of ndp_segdes: `offsets` (count + 1 int64 on the
+//   device) or, when offsets is 0, `count` regular segments of `regular_length`. `total` is
+//   known on the host, since every output's size depends on it.
+// * Results: a `cuda::Status` says whether the driver did what was asked (a failed launch or
+//   allocation, a fault); a checked primitive returns `cuda::Result<ndp_status>`, whose value
+//   is the data outcome (NDP_OK, or the same record the CPU runtime gives for the same input:
+//   code, lowest failing position, index, length). On a data failure the output's contents
+//   are unspecified, but nothing is written outside it.
+// * Scratch space comes from the MemoryPool and is released (stream-ordered) before return.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ndp/runtime.h"
+#include "runtime/host/device.h"
+#include "runtime/host/errors.h"
+#include "runtime/host/memory.h"
+#include "runtime/host/module.h"
+
+namespace ndp::rt::gpu {
+
+using cuda::Result;
+using cuda::Status;
+using cuda::CUdeviceptr;
+
+/// A segment descriptor whose arrays live on the device.
+struct DSegs {
+  int64_t count = 0;
+  int64_t total = 0;
+  CUdeviceptr offsets = 0;     ///< count + 1 entries, or 0 for the regular form
+  int64_t regular_length = 0;  ///< the length of every segment when offsets == 0
+
+  static DSegs flat(int64_t n) { return DSegs{1, n, 0, n}; }
+  static DSegs irregular(int64_t count, int64_t total, CUdeviceptr offsets) { return DSegs{count, total, offsets, 0}; }
+};
+
+/// Bytes of one element of each type (ndp_elem_type order).
+inline int elem_bytes(ndp_elem_type t) { return t == NDP_I64 || t == NDP_F64 ? 8 : t == NDP_I32 || t == NDP_F32 ? 4 : 1; }
+
+inline ndp_status data_ok() { return ndp_status{NDP_OK, -1, -1, -1}; }
+
+/// The primitive kernels (compiled by nvcc into fatbinaries embedded in the binary) loaded
+/// into one device. Not copyable; the device and the pool must outlive it.
+class Primitives {
+ public:
+  /// Loads every embedded module. Fails when the build had no CUDA toolkit (call "nvcc").
+  static Result<std::unique_ptr<Primitives>> load(cuda::Device& device, cuda::MemoryPool& pool);
+  ~Primitives();
+  Primitives(const Primitives&) = delete;
+  Primitives& operator=(const Primitives&) = delete;
+
+  cuda::Device& device() const { return device_; }
+  cuda::MemoryPool& pool() const { return pool_; }
+  /// The kernel named `name` in any loaded module (cached; fails with "cuModuleGetFunction").
+  Result<cuda::Kernel> kernel(const std::string& name);
+
+  // ---- fills and generators (generate.cpp) ----
+  /// out[i] = value (bytes: 1, 4 or 8; the value's low `bytes` bytes).
+  Status fill(CUdeviceptr out, int64_t n, int bytes, uint64_t value);
+  /// out[i] = start + i·stride (int64).
+  Status iota(CUdeviceptr out, int64_t n, int64_t start = 0, int64_t stride = 1);
+  /// DIST: out[O[k]+j] = x[k].
+  Status dist(ndp_elem_type t, CUdeviceptr x, DSegs s, CUdeviceptr out);
+  /// INDEX: out[O[k]+j] = start[k] + j·stride[k] (numbers only; ints wrap).
+  Status index(ndp_elem_type t, CUdeviceptr start, CUdeviceptr stride, DSegs s, CUdeviceptr out);
+
+  // ---- descriptors (segdes.cpp) ----
+  /// offsets[0] = 0, offsets[k+1] = offsets[k] + lengths[k] (n + 1 entries); *total = offsets[n]
+  /// (synchronises). A negative length fails NDP_NEGATIVE_LENGTH with its position.
+  Result<ndp_status> offsets_from_lengths(CUdeviceptr lengths, int64_t n, CUdeviceptr offsets, int64_t* total);
+  /// The segment of every element (s.total entries, int64).
+  Status segment_ids(DSegs s, CUdeviceptr out);
+  /// LENGTHS of any descriptor (s.count int64 entries).
+  Status lengths_of(DSegs s, CUdeviceptr out);
+
+  // ---- scans and reductions (seg_scan.cpp, seg_reduce.cpp) ----
+  /// As rt::seg_scan; in and out may be the same array. Unsupported (op, type) pairs give
+  /// NDP_UNSUPPORTED.
+  Result<ndp_status> seg_scan(ndp_op op, bool inclusive, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out);
+  /// As rt::seg_reduce: out[k] = identity ⊕ segment k (s.count entries).
+  Result<ndp_status> seg_reduce(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out);
+  /// The number of true bytes of a bool array (synchronises).
+  Result<int64_t> count_true(CUdeviceptr flags, int64_t n);
+
+  // ---- permutations (permute.cpp) ----
+  /// out[i] = v[idx[i]] for i < n, unchecked (the caller knows the indices are in range);
+  /// bytes = the element size (1, 4 or 8).
+  Status gather(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out);
+  /// out[idx[i]] = v[i] for i < n, unchecked.
+  Status scatter(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out);
+  /// As rt::permute (checked: a permutation in every segment).
+  Result<ndp_status> permute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out);
+  /// As rt::dpermute (highest source position wins on collisions; out may alias defaults).
+  Result<ndp_status> dpermute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs sv, CUdeviceptr defaults,
+                              DSegs sd, CUdeviceptr out);
+  /// As rt::bpermute (checked).
+  Result<ndp_status> bpermute(ndp_elem_type t, CUdeviceptr v, DSegs sv, CUdeviceptr idx, DSegs si, CUdeviceptr out);
+
+  // ---- per-segment element access (extract_replace.cpp) ----
+  Result<ndp_status> extract(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out);
+  Result<ndp_status> replace(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, CUdeviceptr x, DSegs s, CUdeviceptr out);
+
+  // ---- selection (pack.cpp) ----
+  /// PACK's result lengths per segment, and *total their sum (synchronises).
+  Status pack_lengths(CUdeviceptr flags, DSegs s, CUdeviceptr out_lengths, int64_t* total);
+  /// The positions of the true flags, in order (out has as many int64 entries as there are
+  /// true flags; the caller knows that number from count_true or pack_lengths).
+  Status true_positions(CUdeviceptr flags, int64_t n, CUdeviceptr out);
+  /// PACK's data: the elements whose flag is true, in order.
+  Status pack(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n, CUdeviceptr out);
+
+  // ---- append, reverse, rotate (append.cpp, reverse_rotate.cpp) ----
+  Status append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr b, DSegs sb, DSegs so, CUdeviceptr out);
+  Status reverse(ndp_elem_type t, CUdeviceptr v, DSegs s, CUdeviceptr out);
+  Status rotate(ndp_elem_type t, CUdeviceptr v, CUdeviceptr shift, DSegs s, CUdeviceptr out);
+
+  // ---- ordering (rank_sort.cpp): Note [Sort order] of runtime/cpu/primitives.h ----
+  Result<ndp_status> rank(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_order order, CUdeviceptr out);
+  Result<ndp_status> sort(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_order order, CUdeviceptr out);
+
+  // ---- irregular reduction (combine.cpp) ----
+  /// As rt::combine: deterministic; floats may differ from the sequential fold by rounding only
+  /// (extensions.md §4, float reassociation).
+  Result<ndp_status> combine(ndp_op op, ndp_elem_type t, CUdeviceptr dest, int64_t ndest, CUdeviceptr idx,
+                             CUdeviceptr vals, int64_t n, CUdeviceptr out);
+
+ private:
+  struct Impl;
+  Primitives(cuda::Device& device, cuda::MemoryPool& pool);
+  cuda::Device& device_;
+  cuda::MemoryPool& pool_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ndp::rt::gpu

@@ -1,0 +1,95 @@
+// The GPU primitives under test: one device, pool and Primitives for the whole run, or null
+// (with a message) where this machine has no GPU or the build no CUDA toolkit. With
+// NDP_REQUIRE_GPU=1 (the GPU machine's test script) their absence fails instead.
+// Helpers move test data (the CPU tests' Shape and Vec from shapes.h) to and from the device.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/gpu/primitives.h"
+#include "runtime/host/cuda_driver.h"
+#include "shapes.h"
+
+namespace ndp::rt::testing {
+
+struct GpuRig {
+  std::unique_ptr<cuda::Device> device;
+  std::unique_ptr<cuda::MemoryPool> pool;
+  std::unique_ptr<gpu::Primitives> prims;
+};
+
+inline gpu::Primitives* gpu_primitives() {
+  static GpuRig rig;
+  static bool tried = false;
+  if (!tried) {
+    tried = true;
+    cuda::Status why;
+    const cuda::Driver* driver = cuda::Driver::system(&why);
+    std::string skip;
+    if (driver == nullptr) {
+      skip = why.message();
+    } else if (auto d = cuda::Device::open(*driver); !d.ok()) {
+      skip = d.status().message();
+    } else {
+      rig.device = std::move(d.value());
+      auto p = cuda::MemoryPool::create(*rig.device);
+      REQUIRE_MESSAGE(p.ok(), p.status().message());
+      rig.pool = std::move(p.value());
+      auto prims = gpu::Primitives::load(*rig.device, *rig.pool);
+      if (prims.ok()) rig.prims = std::move(prims.value());
+      else skip = prims.status().message();
+    }
+    if (!skip.empty()) MESSAGE("SKIP GPU primitive tests: " << skip);
+    const char* req = std::getenv("NDP_REQUIRE_GPU");
+    if (req != nullptr && std::string(req) == "1") REQUIRE_MESSAGE(rig.prims != nullptr, "NDP_REQUIRE_GPU=1: " << skip);
+  }
+  return rig.prims.get();
+}
+
+/// A device array of T, filled from the host, read back with `host()`.
+template <class T>
+struct DArray {
+  cuda::DeviceBuffer buf;
+  int64_t n = 0;
+  DArray() = default;
+  DArray(gpu::Primitives& p, int64_t count) : n(count) {
+    auto b = p.pool().allocate(static_cast<size_t>(count > 0 ? count : 1) * sizeof(T));
+    REQUIRE_MESSAGE(b.ok(), b.status().message());
+    buf = std::move(b.value());
+    // Poison, so an output a kernel forgets to write does not pass by luck.
+    REQUIRE(p.pool().fill_words(buf, 0xBADC0FFEu, buf.bytes() / 4).ok());
+  }
+  DArray(gpu::Primitives& p, std::span<const T> values) : DArray(p, static_cast<int64_t>(values.size())) {
+    if (n > 0) REQUIRE(p.pool().copy_to_device(buf, values.data(), values.size_bytes()).ok());
+  }
+  cuda::CUdeviceptr ptr() const { return buf.pointer(); }
+  /// The contents (a shapes.h Vec, since std::vector<bool> has no contiguous storage).
+  Vec<T> host(gpu::Primitives& p) const {
+    Vec<T> out(n);
+    if (n > 0) REQUIRE(p.pool().copy_to_host(out.p.get(), buf, static_cast<size_t>(n) * sizeof(T)).ok());
+    return out;
+  }
+};
+
+/// A Shape's descriptor on the device: regular shapes stay regular, irregular ones upload their
+/// offsets.
+struct DShape {
+  DArray<int64_t> offsets;
+  gpu::DSegs segs;
+  DShape(gpu::Primitives& p, const Shape& s) {
+    if (s.view().is_regular()) {
+      segs = gpu::DSegs{s.count(), s.total(), 0, s.view().regular_length()};
+    } else {
+      offsets = DArray<int64_t>(p, std::span<const int64_t>(s.offsets.data(), s.offsets.size()));
+      segs = gpu::DSegs::irregular(s.count(), s.total(), offsets.ptr());
+    }
+  }
+};
+
+}  // namespace ndp::rt::testing
