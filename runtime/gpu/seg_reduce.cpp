@@ -1,0 +1,1 @@
+#include "runtime/gpu/launch.h"
