@@ -12,6 +12,7 @@
 
 #include "codegen/common/kernel_compiler.h"
 #include "codegen/cpu/flat_exec.h"
+#include "codegen/cuda/cuda_exec.h"
 #include "codegen/cpu/kernel_jit.h"
 #include "flatten/pipeline.h"
 #include "frontend/frontend.h"
@@ -95,12 +96,7 @@ std::string backend_unavailable_reason(Backend b) {
     case Backend::Interp: return "";
     case Backend::Cpu:
       return "";
-    case Backend::Cuda: {
-      void* h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-      if (!h) return "the cuda backend needs an NVIDIA driver (libcuda.so.1), and none was found on this machine";
-      dlclose(h);
-      return "the cuda backend is not available yet in this ndp build (use --backend=interp)";
-    }
+    case Backend::Cuda: return codegen::cuda::CudaExecutor::unavailable_reason();
   }
   return "unknown backend";
 }
@@ -114,6 +110,7 @@ struct Session::Impl {
   frontend::Checker checker{prog, diags};
   lang::eval::Interpreter interp;
   std::unique_ptr<codegen::cpu::CpuExecutor> cpu;  // made on first use
+  std::unique_ptr<codegen::cuda::CudaExecutor> cuda;  // made on first use
   lang::PrintOptions print;
   bool exit_requested = false;
   bool verbose = false;
@@ -168,14 +165,22 @@ struct Session::Impl {
     lang::eval::RunResult r;
     try {
       flat::Program program = flat::flatten(prog, top.body);
-      if (!cpu) {
-        cpu = std::make_unique<codegen::cpu::CpuExecutor>(prog, opts.out);
-        cpu->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+      if (opts.backend == Backend::Cuda) {
+        if (!cuda) {
+          cuda = std::make_unique<codegen::cuda::CudaExecutor>(prog, opts.out);
+          cuda->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+        }
+        r = cuda->run(program);
+      } else {
+        if (!cpu) {
+          cpu = std::make_unique<codegen::cpu::CpuExecutor>(prog, opts.out);
+          cpu->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+        }
+        r = cpu->run(program);
       }
-      r = cpu->run(program);
     } catch (const flat::Unsupported& u) {
       r.ok = false;
-      r.error = lang::eval::RuntimeError{"not supported by the cpu backend yet: " + u.message, u.span};
+      r.error = lang::eval::RuntimeError{std::string("not supported by the ") + backend_name(opts.backend) + " backend yet: " + u.message, u.span};
       return r;
     }
     if (r.ok && assignment) {  // the body is `let PATTERN = value in PATTERN-as-a-value`

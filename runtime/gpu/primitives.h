@@ -129,6 +129,21 @@ class Primitives {
   Result<ndp_status> rank(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_order order, CUdeviceptr out);
   Result<ndp_status> sort(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_order order, CUdeviceptr out);
 
+  // ---- the executor's structural positions (structure.cpp) ----
+  /// out[p] = src_offsets[idx[k]] + (p - out_segs.begin(k)) for p in segment k: the element
+  /// positions of a take of nested sequences.
+  Status nested_take_positions(CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs, CUdeviceptr out);
+  /// out[j] = seq_offsets[ids[j]] + idx[j]; returns the lowest j whose index is outside its
+  /// sequence, or -1 (synchronises).
+  Result<int64_t> index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
+                                         CUdeviceptr out);
+  /// MERGE's positions into a ++ b: flags[i] ? #true before i : na + #false before i.
+  Status merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out);
+  /// out[i*k + j] = j*n + i (n·k entries).
+  Status seq_lit_positions(int64_t n, int64_t k, CUdeviceptr out);
+  /// The lowest i with a[i] != b[i] (int64), or -1 (synchronises).
+  Result<int64_t> first_difference(CUdeviceptr a, CUdeviceptr b, int64_t n);
+
   // ---- irregular reduction (combine.cpp) ----
   /// As rt::combine: deterministic; floats may differ from the sequential fold by rounding only
   /// (extensions.md §4, float reassociation).

@@ -101,6 +101,22 @@ Status MemoryPool::fill_words(DeviceBuffer& buffer, uint32_t word, std::size_t c
                 device_->stream());
 }
 
+Status MemoryPool::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
+  if (bytes == 0) return Status();
+  return NDP_CU(device_->driver(), cuMemcpyHtoDAsync, to, from, bytes, device_->stream());
+}
+
+Status MemoryPool::download(void* to, CUdeviceptr from, std::size_t bytes) {
+  if (bytes == 0) return Status();
+  NDP_CU_TRY(NDP_CU(device_->driver(), cuMemcpyDtoHAsync, to, from, bytes, device_->stream()));
+  return NDP_CU(device_->driver(), cuStreamSynchronize, device_->stream());
+}
+
+Status MemoryPool::copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes) {
+  if (bytes == 0) return Status();
+  return NDP_CU(device_->driver(), cuMemcpyDtoDAsync, to, from, bytes, device_->stream());
+}
+
 Result<uint64_t> MemoryPool::reserved_bytes() const {
   uint64_t bytes = 0;
   if (!stream_ordered()) return bytes;

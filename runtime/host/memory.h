@@ -64,6 +64,12 @@ class MemoryPool {
     return copy_to_host(to.data(), from, to.size_bytes());
   }
 
+  /// The same on raw device addresses (inside buffers of this pool), for copies at an offset.
+  Status upload(CUdeviceptr to, const void* from, std::size_t bytes);
+  Status download(void* to, CUdeviceptr from, std::size_t bytes);  ///< waits, as copy_to_host
+  /// Device-to-device copy, queued on the stream.
+  Status copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes);
+
   /// Bytes the pool holds from the driver (in use or cached); 0 without memory pools.
   Result<uint64_t> reserved_bytes() const;
 

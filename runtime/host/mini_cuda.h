@@ -15,9 +15,11 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUmemoryPool = struct CUmemPoolHandle_st*;
+using CUlinkState = struct CUlinkState_st*;
 
 inline constexpr CUresult CUDA_SUCCESS = 0;
 inline constexpr CUresult CUDA_ERROR_INVALID_VALUE = 1;
+inline constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 inline constexpr CUresult CUDA_ERROR_NOT_INITIALIZED = 3;
 inline constexpr CUresult CUDA_ERROR_DEINITIALIZED = 4;
 inline constexpr CUresult CUDA_ERROR_STUB_LIBRARY = 34;
@@ -55,6 +57,8 @@ enum CUmemPool_attribute : int {
   CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,
   CU_MEMPOOL_ATTR_USED_MEM_HIGH = 8,
 };
+
+enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };
 
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 

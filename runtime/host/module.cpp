@@ -40,6 +40,29 @@ Result<Module> Module::load_image(Device& device, const void* image) {
   return m;
 }
 
+Result<std::string> Module::compile_to_cubin(Device& device, const std::string& ptx) {
+  const Driver& d = device.driver();
+  std::vector<char> error_log(16384, '\0');
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(error_log.size() - 1))};
+  CUlinkState state = nullptr;
+  NDP_CU_TRY(d.check(d.cuLinkCreate(2, options, values, &state), "cuLinkCreate"));
+  struct Destroy {
+    const Driver& d;
+    CUlinkState s;
+    ~Destroy() { d.cuLinkDestroy(s); }
+  } destroy{d, state};
+  std::string text = ptx;  // cuLinkAddData takes a non-const pointer
+  CUresult r = d.cuLinkAddData(state, CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "ndp_kernel.ptx", 0, nullptr,
+                               nullptr);
+  if (r != CUDA_SUCCESS) return d.check(r, "cuLinkAddData", std::string(error_log.data()));
+  void* cubin = nullptr;
+  size_t size = 0;
+  r = d.cuLinkComplete(state, &cubin, &size);
+  if (r != CUDA_SUCCESS) return d.check(r, "cuLinkComplete", std::string(error_log.data()));
+  return std::string(static_cast<const char*>(cubin), size);  // owned by the link state: copied
+}
+
 Module::Module(Module&& other) noexcept
     : device_(std::exchange(other.device_, nullptr)),
       module_(std::exchange(other.module_, nullptr)) {}

@@ -28,6 +28,10 @@ class Module {
   Module& operator=(Module&& other) noexcept;
   ~Module();
 
+  /// Compiles PTX to a cubin for the device with the driver's JIT linker (cuLink*), so the
+  /// result can be cached and loaded later with load_image without compiling again.
+  static Result<std::string> compile_to_cubin(Device& device, const std::string& ptx);
+
   /// cuModuleGetFunction for the `.entry` named `name`.
   Result<Kernel> kernel(const std::string& name) const;
 

@@ -513,3 +513,54 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   std::remove(file.c_str());
   CHECK_MESSAGE(rc == 0, "ptxas rejected:\n" << ptx);
 }
+
+// The cuda backend runs every elementwise primitive that kernel_prim_ok accepts as a one-node
+// kernel (codegen/cuda/lifted_prims.cpp); each such kernel must assemble for sm_90.
+TEST_CASE("kernels: every one-node kernel the cuda backend can generate assembles with ptxas") {
+  const char* ptxas = "/usr/local/cuda/bin/ptxas";
+  if (std::system((std::string("test -x ") + ptxas).c_str()) != 0) {
+    MESSAGE("ptxas not found at " << ptxas << ": PTX not assembled");
+    return;
+  }
+  lang::TypeContext T;
+  std::vector<const lang::Type*> plain = {T.int_(), T.float_(), T.bool_(), T.char_(), T.i32(), T.f32()};
+  char dir[] = "/tmp/ndp_onenode_XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  int count = 0;
+  for (int p = 0; p < static_cast<int>(lang::core::PrimId::Count_); ++p) {
+    auto id = static_cast<lang::core::PrimId>(p);
+    int arity = lang::core::prim_info(id).arity;
+    if (arity < 1 || arity > 3) continue;
+    std::vector<size_t> pick(static_cast<size_t>(arity), 0);
+    for (;;) {
+      std::vector<const lang::Type*> args;
+      for (size_t i : pick) args.push_back(plain[i]);
+      for (const lang::Type* r : plain) {
+        if (!flat::kernel_prim_ok(id, args, r)) continue;
+        flat::KernelBody k;
+        k.inputs = args;
+        flat::KernelNode node;
+        node.kind = flat::KernelNode::Kind::Prim;
+        node.prim = id;
+        node.type = r;
+        for (uint32_t i = 0; i < args.size(); ++i) {
+          flat::KernelNode in;
+          in.input = i;
+          in.type = args[i];
+          k.nodes.push_back(in);
+          node.args.push_back(i);
+        }
+        k.nodes.push_back(node);
+        k.outputs = {static_cast<uint32_t>(args.size())};
+        std::ofstream(std::string(dir) + "/k" + std::to_string(count++) + ".ptx") << codegen::compile_ptx(k);
+      }
+      size_t d = 0;
+      while (d < pick.size() && ++pick[d] == plain.size()) pick[d++] = 0;
+      if (d == pick.size()) break;
+    }
+  }
+  CHECK(count > 50);
+  std::string cmd = std::string("for f in ") + dir + "/*.ptx; do " + ptxas + " -arch=sm_90 -o /dev/null $f || exit 1; done";
+  CHECK(std::system(cmd.c_str()) == 0);
+  std::system((std::string("rm -rf ") + dir).c_str());
+}

@@ -1,1 +1,205 @@
+// GPU EXTRACT, REPLACE, append, reverse and rotate against the CPU runtime, at every shape.
+#include <random>
+
 #include "gpu_fixture.h"
+
+using namespace ndp::rt;
+using namespace ndp::rt::testing;
+
+namespace {
+
+template <class T>
+constexpr ndp_elem_type elem_type_of() {
+  if constexpr (std::is_same_v<T, int64_t>) return NDP_I64;
+  else if constexpr (std::is_same_v<T, double>) return NDP_F64;
+  else if constexpr (std::is_same_v<T, int32_t>) return NDP_I32;
+  else if constexpr (std::is_same_v<T, float>) return NDP_F32;
+  else if constexpr (std::is_same_v<T, bool>) return NDP_BOOL;
+  else return NDP_CHAR;
+}
+
+void check_same_status(const ndp_status& got, const ndp_status& want) {
+  CHECK(got.code == want.code);
+  CHECK(got.position == want.position);
+  CHECK(got.index == want.index);
+  CHECK(got.length == want.length);
+}
+
+std::vector<Shape> all_shapes() {
+  std::vector<Shape> v = small_shapes();
+  for (Shape& s : large_shapes()) v.push_back(std::move(s));
+  return v;
+}
+
+/// One index per segment, in range where the segment is non-empty (0 for empty ones, which is
+/// out of range there).
+Vec<int64_t> per_segment_indices(const Shape& s, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Vec<int64_t> idx(s.count());
+  for (int64_t k = 0; k < s.count(); ++k) idx[k] = s.lengths[k] > 0 ? static_cast<int64_t>(rng() % s.lengths[k]) : 0;
+  return idx;
+}
+
+template <class T>
+void check_extract_replace(gpu::Primitives& p, const Shape& s, const Vec<int64_t>& idx, uint64_t seed) {
+  CAPTURE(s.name);
+  constexpr ndp_elem_type et = elem_type_of<T>();
+  Vec<T> v = random_values<T>(s.total(), seed);
+  Vec<T> x = random_values<T>(s.count(), seed + 1);
+  DShape ds(p, s);
+  DArray<T> dv(p, v.cspan()), dx(p, x.cspan());
+  DArray<int64_t> di(p, idx.cspan());
+  {
+    Vec<T> want(s.count());
+    Status cpu = extract<T>(v, idx, s.view(), want);
+    DArray<T> out(p, s.count());
+    auto got = p.extract(et, dv.ptr(), di.ptr(), ds.segs, out.ptr());
+    REQUIRE_MESSAGE(got.ok(), got.status().message());
+    check_same_status(got.value(), cpu);
+    if (ok(cpu)) CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+  }
+  {
+    Vec<T> want(s.total());
+    Status cpu = replace<T>(v, idx, x, s.view(), want);
+    DArray<T> out(p, s.total());
+    auto got = p.replace(et, dv.ptr(), di.ptr(), dx.ptr(), ds.segs, out.ptr());
+    REQUIRE_MESSAGE(got.ok(), got.status().message());
+    check_same_status(got.value(), cpu);
+    if (ok(cpu)) CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+    // In place: a failing call leaves v as it was.
+    DArray<T> io(p, v.cspan());
+    auto again = p.replace(et, io.ptr(), di.ptr(), dx.ptr(), ds.segs, io.ptr());
+    REQUIRE_MESSAGE(again.ok(), again.status().message());
+    check_same_status(again.value(), cpu);
+    if (ok(cpu)) CHECK(first_diff<T>(io.host(p).cspan(), want) == -1);
+    else CHECK(first_diff<T>(io.host(p).cspan(), v) == -1);
+  }
+}
+
+template <class T>
+void check_reverse_rotate(gpu::Primitives& p, const Shape& s, uint64_t seed) {
+  CAPTURE(s.name);
+  constexpr ndp_elem_type et = elem_type_of<T>();
+  Vec<T> v = random_values<T>(s.total(), seed, -100, 100);
+  DShape ds(p, s);
+  DArray<T> dv(p, v.cspan());
+  {
+    Vec<T> want(s.total());
+    REQUIRE(ok(reverse<T>(v, s.view(), want)));
+    DArray<T> out(p, s.total());
+    REQUIRE(p.reverse(et, dv.ptr(), ds.segs, out.ptr()).ok());
+    CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+  }
+  // Shifts of every size and sign, whole multiples of the length included.
+  std::mt19937_64 rng(seed);
+  Vec<int64_t> shift(s.count());
+  for (int64_t k = 0; k < s.count(); ++k) {
+    int64_t len = s.lengths[k];
+    switch (rng() % 5) {
+      case 0: shift[k] = static_cast<int64_t>(rng() % (len + 1)); break;
+      case 1: shift[k] = -static_cast<int64_t>(rng() % (3 * len + 1)); break;
+      case 2: shift[k] = 7 * len; break;
+      case 3: shift[k] = static_cast<int64_t>(rng() >> 2); break;
+      default: shift[k] = -static_cast<int64_t>(rng() >> 2); break;
+    }
+  }
+  Vec<T> want(s.total());
+  REQUIRE(ok(rotate<T>(v, shift, s.view(), want)));
+  DArray<int64_t> dshift(p, shift.cspan());
+  DArray<T> out(p, s.total());
+  REQUIRE(p.rotate(et, dv.ptr(), dshift.ptr(), ds.segs, out.ptr()).ok());
+  CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+}
+
+template <class T>
+void check_append(gpu::Primitives& p, const Shape& sa, const Shape& sb, uint64_t seed) {
+  CAPTURE(sa.name);
+  CAPTURE(sb.name);
+  REQUIRE(sa.count() == sb.count());
+  std::vector<int64_t> lengths(sa.count());
+  REQUIRE(ok(append_lengths(sa.view(), sb.view(), lengths)));
+  // The result shape: regular when both inputs are, as the CPU runtime would leave it.
+  Shape so = sa.view().is_regular() && sb.view().is_regular()
+                 ? regular("result", sa.count(), sa.view().regular_length() + sb.view().regular_length())
+                 : irregular("result", lengths);
+  Vec<T> a = random_values<T>(sa.total(), seed), b = random_values<T>(sb.total(), seed + 1);
+  Vec<T> want(so.total());
+  REQUIRE(ok(append<T>(a, sa.view(), b, sb.view(), so.view(), want)));
+  DShape dsa(p, sa), dsb(p, sb), dso(p, so);
+  DArray<T> da(p, a.cspan()), db(p, b.cspan()), out(p, so.total());
+  REQUIRE(p.append(elem_type_of<T>(), da.ptr(), dsa.segs, db.ptr(), dsb.segs, dso.segs, out.ptr()).ok());
+  CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+}
+
+/// A shape with s's count and other lengths (k*7 mod 5, some zero).
+Shape other_lengths(const Shape& s) {
+  std::vector<int64_t> lengths(s.count());
+  for (int64_t k = 0; k < s.count(); ++k) lengths[k] = (k * 7) % 5;
+  return irregular("other lengths", lengths);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("gpu extract and replace match the cpu runtime", T, int64_t, double, int32_t, float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 60;
+  for (const Shape& s : small_shapes()) {
+    Vec<int64_t> idx = per_segment_indices(s, seed);
+    check_extract_replace<T>(*p, s, idx, seed++);
+  }
+}
+
+TEST_CASE("gpu extract and replace at large shapes and on bad indices") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (const Shape& s : large_shapes()) check_extract_replace<int64_t>(*p, s, per_segment_indices(s, 1), 2);
+  for (const Shape& s : all_shapes()) {
+    if (s.count() == 0) continue;
+    // Empty segments already fail at index 0; spoil two more places in any case.
+    Vec<int64_t> idx = per_segment_indices(s, 3);
+    int64_t k1 = s.count() / 2, k2 = s.count() - 1;
+    idx[k2] = -1;
+    idx[k1] = s.lengths[k1];
+    check_extract_replace<float>(*p, s, idx, 4);
+    check_extract_replace<uint8_t>(*p, s, idx, 5);
+  }
+}
+
+TEST_CASE_TEMPLATE("gpu reverse and rotate match the cpu runtime", T, int64_t, double, int32_t, float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 70;
+  for (const Shape& s : small_shapes()) check_reverse_rotate<T>(*p, s, seed++);
+}
+
+TEST_CASE("gpu reverse and rotate at large shapes") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (const Shape& s : large_shapes()) {
+    check_reverse_rotate<int64_t>(*p, s, 1);
+    check_reverse_rotate<float>(*p, s, 2);
+    check_reverse_rotate<uint8_t>(*p, s, 3);
+  }
+}
+
+TEST_CASE_TEMPLATE("gpu append matches the cpu runtime", T, int64_t, double, int32_t, float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 80;
+  for (const Shape& s : small_shapes()) {
+    check_append<T>(*p, s, s, seed++);
+    check_append<T>(*p, s, other_lengths(s), seed++);
+    check_append<T>(*p, other_lengths(s), s, seed++);
+  }
+}
+
+TEST_CASE("gpu append at large shapes") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (const Shape& s : large_shapes()) {
+    check_append<int64_t>(*p, s, other_lengths(s), 1);
+    check_append<bool>(*p, other_lengths(s), s, 2);
+    check_append<int32_t>(*p, s, s, 3);
+  }
+}

@@ -1,1 +1,186 @@
+// GPU segmented scans, reductions and count_true against the CPU runtime, at every shape.
+#include <cmath>
+#include <limits>
+#include <random>
+
 #include "gpu_fixture.h"
+
+using namespace ndp::rt;
+using namespace ndp::rt::testing;
+
+namespace {
+
+template <class T>
+constexpr ndp_elem_type elem_type_of() {
+  if constexpr (std::is_same_v<T, int64_t>) return NDP_I64;
+  else if constexpr (std::is_same_v<T, double>) return NDP_F64;
+  else if constexpr (std::is_same_v<T, int32_t>) return NDP_I32;
+  else if constexpr (std::is_same_v<T, float>) return NDP_F32;
+  else if constexpr (std::is_same_v<T, bool>) return NDP_BOOL;
+  else return NDP_CHAR;
+}
+
+constexpr Op all_ops[] = {Op::plus, Op::mult, Op::max, Op::min, Op::and_, Op::or_, Op::xor_};
+
+void check_same_status(const ndp_status& got, const ndp_status& want) {
+  CHECK(got.code == want.code);
+  CHECK(got.position == want.position);
+  CHECK(got.index == want.index);
+  CHECK(got.length == want.length);
+}
+
+/// Every scan kind (out of place and in place) and the reduction of `in` over `s`, on the
+/// device and on the CPU: the same statuses, and the same results bit for bit.
+template <class T>
+void check_scan_reduce(gpu::Primitives& p, Op op, const Shape& s, const Vec<T>& in) {
+  CAPTURE(s.name);
+  CAPTURE(static_cast<int>(op));
+  constexpr ndp_elem_type et = elem_type_of<T>();
+  DShape ds(p, s);
+  DArray<T> din(p, in.cspan());
+  for (ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
+    bool inclusive = kind == ScanKind::inclusive;
+    CAPTURE(inclusive);
+    Vec<T> want(s.total());
+    Status cpu = seg_scan<T>(op, kind, in, s.view(), want);
+    DArray<T> out(p, s.total());
+    auto got = p.seg_scan(static_cast<ndp_op>(op), inclusive, et, din.ptr(), ds.segs, out.ptr());
+    REQUIRE_MESSAGE(got.ok(), got.status().message());
+    check_same_status(got.value(), cpu);
+    if (!ok(cpu)) continue;
+    CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+    DArray<T> io(p, in.cspan());  // in place
+    auto got_io = p.seg_scan(static_cast<ndp_op>(op), inclusive, et, io.ptr(), ds.segs, io.ptr());
+    REQUIRE_MESSAGE(got_io.ok(), got_io.status().message());
+    CHECK(got_io.value().code == NDP_OK);
+    CHECK(first_diff<T>(io.host(p).cspan(), want) == -1);
+  }
+  Vec<T> want(s.count());
+  Status cpu = seg_reduce<T>(op, in, s.view(), want);
+  DArray<T> out(p, s.count());
+  auto got = p.seg_reduce(static_cast<ndp_op>(op), et, din.ptr(), ds.segs, out.ptr());
+  REQUIRE_MESSAGE(got.ok(), got.status().message());
+  check_same_status(got.value(), cpu);
+  if (ok(cpu)) CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+}
+
+template <class T>
+Vec<T> values_for(Op op, int64_t n, uint64_t seed) {
+  // Products of values in {-1, 0, 1} stay exact for floats; small integers keep sums exact.
+  return op == Op::mult ? random_values<T>(n, seed, -1, 1) : random_values<T>(n, seed);
+}
+
+/// Shapes whose boundaries fall on, just before and just after the 2048-element tiles, with
+/// runs of empty segments at tile edges and long runs of empty segments inside a tile.
+std::vector<Shape> tile_edge_shapes() {
+  std::vector<Shape> v;
+  v.push_back(regular("regular 40 x 2048", 40, 2048));
+  v.push_back(regular("regular 30 x 2047", 30, 2047));
+  v.push_back(regular("regular 3000 x 1", 3000, 1));
+  v.push_back(irregular("2047, 1, 2048, 2049, 1", {2047, 1, 2048, 2049, 1}));
+  std::vector<int64_t> l;
+  for (int i = 0; i < 6; ++i) {
+    l.push_back(2048);
+    l.insert(l.end(), 5, 0);
+  }
+  v.push_back(irregular("tiles of 2048 with empty segments between", l));
+  std::vector<int64_t> m(200'000, 0);
+  m[3] = 5;
+  m[100'000] = 4000;
+  m[150'000] = 1;
+  m[199'999] = 3;
+  v.push_back(irregular("200000 segments, mostly empty", m));
+  v.push_back(irregular("empty segments leading and trailing, several tiles", {0, 0, 0, 5000, 0, 0, 3000, 0}));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("gpu seg_scan and seg_reduce match the cpu runtime on small shapes", T, int64_t, double, int32_t,
+                   float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 1;
+  for (Op op : all_ops)
+    for (const Shape& s : small_shapes()) check_scan_reduce<T>(*p, op, s, values_for<T>(op, s.total(), seed++));
+}
+
+TEST_CASE_TEMPLATE("gpu seg_scan and seg_reduce at tile edges", T, int64_t, float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 100;
+  for (Op op : all_ops)
+    for (const Shape& s : tile_edge_shapes()) check_scan_reduce<T>(*p, op, s, values_for<T>(op, s.total(), seed++));
+}
+
+TEST_CASE_TEMPLATE("gpu seg_scan and seg_reduce at large shapes", T, int64_t, double, int32_t, float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  std::vector<Op> ops;
+  if constexpr (std::is_same_v<T, bool>) ops = {Op::xor_, Op::and_};
+  else if constexpr (std::is_same_v<T, uint8_t>) ops = {Op::max, Op::min};
+  else if constexpr (std::is_integral_v<T>) ops = {Op::plus, Op::mult, Op::min, Op::or_};
+  else ops = {Op::plus, Op::max};
+  for (const Shape& s : large_shapes())
+    for (Op op : ops) check_scan_reduce<T>(*p, op, s, values_for<T>(op, s.total(), 99));
+}
+
+TEST_CASE_TEMPLATE("gpu scan and reduce max/min keep numbers over NaN and the leftmost of equals", T, double, float) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(), -std::numeric_limits<T>::quiet_NaN(), T(-0.0), T(0.0),
+                        T(1), T(-1), inf, -inf, T(2)};
+  std::vector<Shape> shapes = small_shapes();
+  for (Shape& s : tile_edge_shapes()) shapes.push_back(std::move(s));
+  shapes.push_back(irregular("one huge segment", {2'000'003}));
+  std::mt19937_64 rng(5);
+  for (const Shape& s : shapes) {
+    Vec<T> in(s.total());
+    for (int64_t i = 0; i < s.total(); ++i) in[i] = specials[rng() % std::size(specials)];
+    for (Op op : {Op::max, Op::min}) check_scan_reduce<T>(*p, op, s, in);
+    // only NaNs and zeros: the identity must survive NaNs, the first zero must win
+    Vec<T> z(s.total());
+    for (int64_t i = 0; i < s.total(); ++i) z[i] = specials[rng() % 4];
+    for (Op op : {Op::max, Op::min}) check_scan_reduce<T>(*p, op, s, z);
+  }
+}
+
+TEST_CASE("gpu scan and reduce refuse operators an element type does not admit") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  DArray<double> d(*p, 3);
+  DArray<double> out(*p, 3);
+  auto r = p->seg_scan(NDP_OP_AND, false, NDP_F64, d.ptr(), gpu::DSegs::flat(3), out.ptr());
+  REQUIRE(r.ok());
+  CHECK(r.value().code == NDP_UNSUPPORTED);
+  r = p->seg_reduce(NDP_OP_PLUS, NDP_BOOL, d.ptr(), gpu::DSegs::flat(3), out.ptr());
+  REQUIRE(r.ok());
+  CHECK(r.value().code == NDP_UNSUPPORTED);
+  r = p->seg_reduce(NDP_OP_XOR, NDP_CHAR, d.ptr(), gpu::DSegs::flat(3), out.ptr());
+  REQUIRE(r.ok());
+  CHECK(r.value().code == NDP_UNSUPPORTED);
+  r = p->seg_scan(static_cast<ndp_op>(99), true, NDP_I64, d.ptr(), gpu::DSegs::flat(3), out.ptr());
+  REQUIRE(r.ok());
+  CHECK(r.value().code == NDP_INVALID_ARGUMENT);
+}
+
+TEST_CASE("gpu count_true counts the true flags") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (int64_t n : {0, 1, 2047, 2048, 2049, 100'003, 3'000'001}) {
+    for (double share : {0.0, 0.3, 1.0}) {
+      CAPTURE(n);
+      CAPTURE(share);
+      std::mt19937_64 rng(n);
+      std::bernoulli_distribution d(share);
+      Vec<bool> flags(n);
+      int64_t want = 0;
+      for (int64_t i = 0; i < n; ++i) want += flags[i] = d(rng);
+      DArray<bool> df(*p, flags.cspan());
+      auto got = p->count_true(df.ptr(), n);
+      REQUIRE_MESSAGE(got.ok(), got.status().message());
+      CHECK(got.value() == want);
+    }
+  }
+}

@@ -1,0 +1,245 @@
+// DVec construction, the structural operations and host transfers.
+#include "codegen/cuda/dvec_ops.h"
+
+#include <vector>
+
+#include "lang/diagnostics.h"
+
+namespace ndp::codegen::cuda {
+
+using lang::Type;
+using lang::TypeKind;
+
+DVec DVec::scalar(const Type* t, int64_t n, DBuf buf) {
+  NDP_ASSERT(cpu::is_flat_scalar(t), "DVec::scalar of a structured type");
+  DVec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.buf_ = std::move(buf);
+  return v;
+}
+
+DVec DVec::seq(const Type* t, int64_t n, DBuf lengths, DBuf offsets, DVec elems) {
+  NDP_ASSERT(t->kind == TypeKind::Seq, "DVec::seq of a non-sequence type");
+  DVec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.total_ = elems.size();
+  v.buf_ = std::move(lengths);
+  v.off_ = std::move(offsets);
+  v.a_ = std::make_shared<const DVec>(std::move(elems));
+  return v;
+}
+
+DVec DVec::pair(const Type* t, DVec a, DVec b) {
+  NDP_ASSERT(t->kind == TypeKind::Pair && a.size() == b.size(), "DVec::pair of mismatched parts");
+  DVec v;
+  v.type_ = t;
+  v.n_ = a.size();
+  v.a_ = std::make_shared<const DVec>(std::move(a));
+  v.b_ = std::make_shared<const DVec>(std::move(b));
+  return v;
+}
+
+DVec DVec::data(const Type* t, DVec fields) {
+  NDP_ASSERT(t->kind == TypeKind::Data, "DVec::data of a non-datatype");
+  DVec v;
+  v.type_ = t;
+  v.n_ = fields.size();
+  v.a_ = std::make_shared<const DVec>(std::move(fields));
+  return v;
+}
+
+DVec DVec::open_type(const Type* t, int64_t n) {
+  if (n != 0) cpu::fail_function_value();
+  DVec v;
+  v.type_ = t;
+  return v;
+}
+
+DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems) {
+  DBuf off = g.alloc((n + 1) * 8);
+  int64_t total = 0;
+  ndp_status st = g.check(g.prims().offsets_from_lengths(lengths->pointer(), n, off->pointer(), &total));
+  NDP_ASSERT(st.code == NDP_OK && total == elems.size(), "sequence lengths do not cover their elements");
+  return DVec::seq(t, n, std::move(lengths), std::move(off), std::move(elems));
+}
+
+DVec empty_of(Gpu& g, lang::TypeContext& types, const Type* t) {
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      DBuf zero = g.alloc(8);
+      g.check(g.prims().fill(zero->pointer(), 1, 8, 0));
+      return DVec::seq(t, 0, g.alloc(0), std::move(zero), empty_of(g, types, t->a));
+    }
+    case TypeKind::Pair: return DVec::pair(t, empty_of(g, types, t->a), empty_of(g, types, t->b));
+    case TypeKind::Data: return DVec::data(t, empty_of(g, types, types.subst(t->data->fields, t->args)));
+    case TypeKind::Var: return DVec::open_type(t, 0);
+    default: return DVec::scalar(t, 0, g.alloc(0));
+  }
+}
+
+DBuf segment_ids(Gpu& g, const DVec& seq) {
+  DBuf ids = g.alloc(seq.total() * 8);
+  g.check(g.prims().segment_ids(seq.segs(), ids->pointer()));
+  return ids;
+}
+
+DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
+  const Type* t = v.type();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      DBuf len = g.alloc(m * 8);
+      g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
+      DBuf off = g.alloc((m + 1) * 8);
+      int64_t total = 0;
+      g.check(g.prims().offsets_from_lengths(len->pointer(), m, off->pointer(), &total));
+      DBuf eidx = g.alloc(total * 8);
+      g.check(g.prims().nested_take_positions(v.offsets(), idx, rt::gpu::DSegs::irregular(m, total, off->pointer()),
+                                              eidx->pointer()));
+      DVec elems = take(g, v.elems(), eidx->pointer(), total);
+      return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
+    }
+    case TypeKind::Pair: return DVec::pair(t, take(g, v.first(), idx, m), take(g, v.second(), idx, m));
+    case TypeKind::Data: return DVec::data(t, take(g, v.fields(), idx, m));
+    case TypeKind::Var: return DVec::open_type(t, m);
+    default: {
+      int bytes = elem_bytes(t);
+      DBuf out = g.alloc(m * bytes);
+      g.check(g.prims().gather(bytes, v.data(), idx, m, out->pointer()));
+      return DVec::scalar(t, m, std::move(out));
+    }
+  }
+}
+
+namespace {
+
+/// The buffers of all parts back to back (`bytes` per instance).
+DBuf concat_buffers(Gpu& g, std::span<const DVec> parts, int bytes, CUdeviceptr (DVec::*buffer)() const) {
+  int64_t n = 0;
+  for (const DVec& p : parts) n += p.size();
+  DBuf out = g.alloc(n * bytes);
+  int64_t o = 0;
+  for (const DVec& p : parts) {
+    g.check(g.pool().copy(out->pointer() + static_cast<CUdeviceptr>(o * bytes), (p.*buffer)(),
+                          static_cast<size_t>(p.size() * bytes)));
+    o += p.size();
+  }
+  return out;
+}
+
+template <class Get>
+std::vector<DVec> children(std::span<const DVec> parts, Get get) {
+  std::vector<DVec> out;
+  out.reserve(parts.size());
+  for (const DVec& p : parts) out.push_back(get(p));
+  return out;
+}
+
+}  // namespace
+
+DVec concat(Gpu& g, std::span<const DVec> parts) {
+  NDP_ASSERT(!parts.empty(), "concat of no parts");
+  if (parts.size() == 1) return parts[0];
+  const Type* t = parts[0].type();
+  int64_t n = 0;
+  for (const DVec& p : parts) n += p.size();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      DBuf len = concat_buffers(g, parts, 8, &DVec::lengths);
+      DVec e = concat(g, children(parts, [](const DVec& p) { return p.elems(); }));
+      return seq_from_lengths(g, t, n, std::move(len), std::move(e));
+    }
+    case TypeKind::Pair:
+      return DVec::pair(t, concat(g, children(parts, [](const DVec& p) { return p.first(); })),
+                        concat(g, children(parts, [](const DVec& p) { return p.second(); })));
+    case TypeKind::Data: return DVec::data(t, concat(g, children(parts, [](const DVec& p) { return p.fields(); })));
+    case TypeKind::Var: return DVec::open_type(t, n);
+    default: return DVec::scalar(t, n, concat_buffers(g, parts, elem_bytes(t), &DVec::data));
+  }
+}
+
+DVec pack(Gpu& g, const DVec& v, CUdeviceptr flags) {
+  int64_t kept = g.check(g.prims().count_true(flags, v.size()));
+  if (!cpu::is_flat_scalar(v.type())) {
+    DBuf pos = g.alloc(kept * 8);
+    g.check(g.prims().true_positions(flags, v.size(), pos->pointer()));
+    return take(g, v, pos->pointer(), kept);
+  }
+  DBuf out = g.alloc(kept * elem_bytes(v.type()));
+  g.check(g.prims().pack(elem_type(v.type()), v.data(), flags, v.size(), out->pointer()));
+  return DVec::scalar(v.type(), kept, std::move(out));
+}
+
+DVec retype(lang::TypeContext& types, const DVec& v, const Type* t) {
+  const Type* from = v.type();
+  if (from == t) return v;
+  if (from->kind == TypeKind::Data) return retype(types, v.fields(), t);
+  if (t->kind == TypeKind::Data) return DVec::data(t, retype(types, v, types.subst(t->data->fields, t->args)));
+  NDP_ASSERT(from->kind == t->kind, "retype between unrelated types");
+  switch (t->kind) {
+    case TypeKind::Seq:
+      return DVec::seq(t, v.size(), v.buffer(), v.offsets_buffer(), retype(types, v.elems(), t->a));
+    case TypeKind::Pair: return DVec::pair(t, retype(types, v.first(), t->a), retype(types, v.second(), t->b));
+    case TypeKind::Fn:
+    case TypeKind::Var: return DVec::open_type(t, v.size());
+    default: return DVec::scalar(t, v.size(), v.buffer());
+  }
+}
+
+DVec replicate_one(Gpu& g, const DVec& one, int64_t n) {
+  NDP_ASSERT(one.size() == 1, "replicate_one of a DVec without exactly one instance");
+  if (n == 1) return one;
+  DBuf zeros = g.alloc(n * 8);
+  g.check(g.prims().fill(zeros->pointer(), n, 8, 0));
+  return take(g, one, zeros->pointer(), n);
+}
+
+// ---- transfers ----
+
+DVec upload(Gpu& g, const cpu::Vec& v) {
+  const Type* t = v.type();
+  int64_t n = v.size();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
+      g.check(g.pool().upload(len->pointer(), v.lengths(), static_cast<size_t>(n) * 8));
+      g.check(g.pool().upload(off->pointer(), v.offsets(), static_cast<size_t>(n + 1) * 8));
+      return DVec::seq(t, n, std::move(len), std::move(off), upload(g, v.elems()));
+    }
+    case TypeKind::Pair: return DVec::pair(t, upload(g, v.first()), upload(g, v.second()));
+    case TypeKind::Data: return DVec::data(t, upload(g, v.fields()));
+    case TypeKind::Var: return DVec::open_type(t, n);
+    default: {
+      int bytes = elem_bytes(t);
+      DBuf buf = g.alloc(n * bytes);
+      g.check(g.pool().upload(buf->pointer(), v.buffer().get(), static_cast<size_t>(n * bytes)));
+      return DVec::scalar(t, n, std::move(buf));
+    }
+  }
+}
+
+cpu::Vec download(Gpu& g, const DVec& v) {
+  const Type* t = v.type();
+  int64_t n = v.size();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      cpu::Buf<int64_t> len(n);
+      std::shared_ptr<int64_t[]> off(new int64_t[static_cast<size_t>(n + 1)]);
+      g.check(g.pool().download(len.data(), v.lengths(), static_cast<size_t>(n) * 8));
+      g.check(g.pool().download(off.get(), v.offsets(), static_cast<size_t>(n + 1) * 8));
+      return cpu::Vec::seq(t, n, len.share(), std::move(off), download(g, v.elems()));
+    }
+    case TypeKind::Pair: return cpu::Vec::pair(t, download(g, v.first()), download(g, v.second()));
+    case TypeKind::Data: return cpu::Vec::data(t, download(g, v.fields()));
+    case TypeKind::Var: return cpu::Vec::open_type(t, n);
+    default: {
+      int bytes = elem_bytes(t);
+      cpu::Buf<uint8_t> buf(n * bytes);
+      g.check(g.pool().download(buf.data(), v.data(), static_cast<size_t>(n * bytes)));
+      return cpu::Vec::scalar(t, n, buf.share());
+    }
+  }
+}
+
+}  // namespace ndp::codegen::cuda

@@ -1,0 +1,38 @@
+// Structural operations on DVecs for every element type (the device counterparts of
+// codegen/cpu/vec.h's take, concat, pack, retype), and moving DVecs to and from the host.
+#pragma once
+
+#include <span>
+
+#include "codegen/cpu/vec.h"
+#include "codegen/cuda/gpu.h"
+
+namespace ndp::codegen::cuda {
+
+/// A sequence DVec over `lengths` (n int64 on the device, known to be non-negative): computes
+/// the offsets. The elements must number the lengths' sum.
+DVec seq_from_lengths(Gpu& g, const lang::Type* t, int64_t n, DBuf lengths, DVec elems);
+/// A DVec of type t with no instances.
+DVec empty_of(Gpu& g, lang::TypeContext& types, const lang::Type* t);
+/// result[i] = v[idx[i]] for i < m (idx: m int64 on the device, each in [0, v.size())).
+DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m);
+/// The instances of all parts, one part after another.
+DVec concat(Gpu& g, std::span<const DVec> parts);
+inline DVec append(Gpu& g, const DVec& a, const DVec& b) {
+  DVec parts[2] = {a, b};
+  return concat(g, parts);
+}
+/// The instances whose flag (bool, v.size() bytes) is true.
+DVec pack(Gpu& g, const DVec& v, CUdeviceptr flags);
+/// As cpu::retype: the same buffers at type t.
+DVec retype(lang::TypeContext& types, const DVec& v, const lang::Type* t);
+/// n copies of the single instance of `one`.
+DVec replicate_one(Gpu& g, const DVec& one, int64_t n);
+/// For every element of a sequence DVec, its instance (segs.total int64).
+DBuf segment_ids(Gpu& g, const DVec& seq);
+
+/// Copies a host Vec to the device and back.
+DVec upload(Gpu& g, const cpu::Vec& v);
+cpu::Vec download(Gpu& g, const DVec& v);
+
+}  // namespace ndp::codegen::cuda

@@ -1,0 +1,79 @@
+#include "codegen/cuda/gpu.h"
+
+#include <mutex>
+
+#include "lang/diagnostics.h"
+#include "lang/eval/prim_call.h"
+#include "runtime/host/cuda_driver.h"
+
+namespace ndp::codegen::cuda {
+
+using lang::TypeKind;
+
+ndp_elem_type elem_type(const lang::Type* t) {
+  switch (t->kind) {
+    case TypeKind::Float: return NDP_F64;
+    case TypeKind::Bool: return NDP_BOOL;
+    case TypeKind::Char: return NDP_CHAR;
+    case TypeKind::I32: return NDP_I32;
+    case TypeKind::F32: return NDP_F32;
+    default: return NDP_I64;  // Int, Stream, Fn (ids)
+  }
+}
+
+Gpu* Gpu::get(std::string* why) {
+  static std::once_flag once;
+  static std::unique_ptr<Gpu> gpu;
+  static std::string reason;
+  std::call_once(once, [] {
+    rt::cuda::Status s;
+    const rt::cuda::Driver* driver = rt::cuda::Driver::system(&s);
+    if (driver == nullptr) {
+      reason = s.message();
+      return;
+    }
+    auto g = std::make_unique<Gpu>();
+    auto d = rt::cuda::Device::open(*driver);
+    if (!d.ok()) {
+      reason = d.status().message();
+      return;
+    }
+    g->device_ = std::move(d.value());
+    auto p = rt::cuda::MemoryPool::create(*g->device_);
+    if (!p.ok()) {
+      reason = p.status().message();
+      return;
+    }
+    g->pool_ = std::move(p.value());
+    auto prims = rt::gpu::Primitives::load(*g->device_, *g->pool_);
+    if (!prims.ok()) {
+      reason = prims.status().message();
+      return;
+    }
+    g->prims_ = std::move(prims.value());
+    gpu = std::move(g);
+  });
+  if (why != nullptr) *why = reason;
+  return gpu.get();
+}
+
+void Gpu::check(const rt::cuda::Status& s) {
+  if (s.ok()) return;
+  if (s.code() == rt::cuda::CUDA_ERROR_OUT_OF_MEMORY) throw lang::eval::EvalError{"Out of memory.", lang::Span{}};
+  throw lang::eval::EvalError{s.message(), lang::Span{}};
+}
+
+DBuf Gpu::alloc(int64_t bytes) {
+  NDP_ASSERT(bytes >= 0, "negative allocation");
+  auto b = pool_->allocate(static_cast<size_t>(bytes > 0 ? bytes : 1));
+  if (!b.ok()) check(b.status());
+  return std::make_shared<const rt::cuda::DeviceBuffer>(std::move(b.value()));
+}
+
+int64_t Gpu::read_int(CUdeviceptr p) {
+  int64_t v = 0;
+  check(pool_->download(&v, p, sizeof v));
+  return v;
+}
+
+}  // namespace ndp::codegen::cuda

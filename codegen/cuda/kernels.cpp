@@ -1,0 +1,138 @@
+// Fused kernels on the GPU with the in-memory and disk caches (Note [Kernel cache]).
+#include "codegen/cuda/kernels.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/common/kernel_compiler.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/interp.h"
+
+namespace ndp::codegen::cuda {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTarget = "sm_90";
+
+/// FNV-1a: stable across builds and machines, unlike std::hash.
+uint64_t stable_hash(const std::string& s) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Writes atomically: a reader sees the old file, no file, or the whole new one.
+void write_file(const fs::path& p, const std::string& bytes) {
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  fs::path tmp = p;
+  tmp += ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;  // an unwritable cache is only slower
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, p, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+std::string hex(uint64_t h) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) s[static_cast<size_t>(i)] = digits[h & 15];
+  return s;
+}
+
+}  // namespace
+
+std::string kernel_cache_dir() {
+  if (const char* d = std::getenv("NDP_CACHE_DIR")) return std::string(d) == "off" ? "" : d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') return std::string(x) + "/ndp/kernels";
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') return std::string(h) + "/.cache/ndp/kernels";
+  return "";
+}
+
+const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k) {
+  std::string key = std::string(kTarget) + "|" + k.key();
+  if (auto it = loaded_.find(key); it != loaded_.end()) {
+    ++stats_.memory_hits;
+    return it->second.second;
+  }
+  std::string dir = kernel_cache_dir();
+  fs::path file;
+  if (!dir.empty()) file = fs::path(dir) / (hex(stable_hash(key)) + ".cubin");
+  std::optional<rt::cuda::Module> module;
+  if (!file.empty()) {
+    std::string cubin = read_file(file);
+    // The key is stored after the image's end so a hash collision cannot load a wrong kernel.
+    size_t n = cubin.size() >= key.size() ? cubin.size() - key.size() : 0;
+    if (!cubin.empty() && cubin.compare(n, std::string::npos, key) == 0) {
+      cubin.resize(n);
+      auto m = rt::cuda::Module::load_image(gpu_.device(), cubin.data());
+      if (m.ok()) {
+        module = std::move(m.value());
+        ++stats_.disk_hits;
+      }
+    }
+  }
+  if (!module) {
+    std::string ptx;
+    try {
+      ptx = compile_ptx(k);
+    } catch (const std::exception& e) {
+      throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
+    }
+    std::string cubin = gpu_.check(rt::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
+    module = gpu_.check(rt::cuda::Module::load_image(gpu_.device(), cubin.data()));
+    if (!file.empty()) write_file(file, cubin + key);
+    ++stats_.compiled;
+  }
+  auto shared = std::make_shared<rt::cuda::Module>(std::move(*module));
+  rt::cuda::Kernel kernel = gpu_.check(shared->kernel("ndp_kernel"));
+  auto [it, fresh] = loaded_.emplace(key, std::make_pair(std::move(shared), kernel));
+  return it->second.second;
+}
+
+std::vector<DVec> GpuKernels::run(const flat::KernelBody& k, std::span<const DVec> ins,
+                                  std::span<const lang::Type* const> out_types) {
+  NDP_ASSERT(!ins.empty(), "a kernel without inputs");
+  int64_t n = ins[0].size();
+  std::vector<DVec> outs;
+  outs.reserve(out_types.size());
+  for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
+  if (n == 0) return outs;
+  const rt::cuda::Kernel& kernel = kernel_for(k);
+  // ndp_kernel(i64 n, ptr in_0, ..., ptr out_0, ...): one thread per instance.
+  std::vector<CUdeviceptr> ptrs;
+  for (const DVec& v : ins) ptrs.push_back(v.data());
+  for (const DVec& v : outs) ptrs.push_back(v.data());
+  std::vector<void*> params;
+  params.push_back(&n);
+  for (CUdeviceptr& p : ptrs) params.push_back(&p);
+  gpu_.check(rt::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element(n), params.data()));
+  return outs;
+}
+
+}  // namespace ndp::codegen::cuda

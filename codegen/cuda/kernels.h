@@ -1,0 +1,49 @@
+// Fused elementwise kernels on the GPU: PTX from the shared code generator
+// (codegen/common/kernel_compiler.h), loaded by the driver, cached.
+//
+// Note [Kernel cache]
+// Kernels are keyed by their body's structural key (KernelBody::key) and the target (sm_90).
+// In memory: the loaded kernel, for the process's lifetime. On disk: the cubin the driver's
+// JIT made from the PTX, in the cache folder (NDP_CACHE_DIR, else $XDG_CACHE_HOME/ndp/kernels,
+// else ~/.cache/ndp/kernels), one file per key hash, written atomically (temporary file, then
+// rename), so a second run of a program and repeated REPL expressions skip both LLVM and the
+// PTX JIT. NDP_CACHE_DIR=off disables the disk cache. A file that fails to load is ignored and
+// rewritten.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda/dvec.h"
+#include "codegen/cuda/gpu.h"
+#include "flatten/flat_ir.h"
+#include "runtime/host/module.h"
+
+namespace ndp::codegen::cuda {
+
+class GpuKernels {
+ public:
+  explicit GpuKernels(Gpu& g) : gpu_(g) {}
+  /// Runs the kernel over the inputs (all of one instance count) and returns its outputs.
+  std::vector<DVec> run(const flat::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types);
+
+  struct Stats {
+    int64_t compiled = 0;      ///< kernels generated with LLVM and JIT-compiled by the driver
+    int64_t disk_hits = 0;     ///< kernels loaded from the disk cache
+    int64_t memory_hits = 0;   ///< launches of a kernel already loaded
+  };
+  const Stats& stats() const { return stats_; }
+
+ private:
+  const rt::cuda::Kernel& kernel_for(const flat::KernelBody& k);
+  Gpu& gpu_;
+  std::map<std::string, std::pair<std::shared_ptr<rt::cuda::Module>, rt::cuda::Kernel>> loaded_;
+  Stats stats_;
+};
+
+/// The disk cache folder (Note [Kernel cache]); empty when disabled or not determinable.
+std::string kernel_cache_dir();
+
+}  // namespace ndp::codegen::cuda

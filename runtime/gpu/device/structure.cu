@@ -1,0 +1,52 @@
+// Position vectors for the executor's structural operations (take of nested sequences, shared
+// indexing, merge, sequence literals) and simple checks over lengths.
+#include "common.cuh"
+
+using namespace ndp_gpu;
+
+// Element p of new segment k is element p - begin(k) of old segment idx[k].
+extern "C" __global__ void ndp_nested_take_positions(const long long* src_offsets, const long long* idx, Segs out_segs,
+                                                     long long* out) {
+  NDP_GRID_STRIDE(p, out_segs.total) {
+    long long k = out_segs.segment_of(p);
+    out[p] = src_offsets[idx[k]] + (p - out_segs.begin(k));
+  }
+}
+
+// Instance j reads element idx[j] of sequence ids[j]; an index outside its sequence fails.
+extern "C" __global__ void ndp_index_shared_positions(const long long* seq_offsets, const long long* ids,
+                                                      const long long* idx, long long n, long long* out,
+                                                      unsigned long long* first_failure) {
+  NDP_GRID_STRIDE(j, n) {
+    long long q = ids[j], i = idx[j];
+    long long b = seq_offsets[q], len = seq_offsets[q + 1] - b;
+    if (i < 0 || i >= len) {
+      report_failure(first_failure, j);
+      out[j] = 0;
+    } else {
+      out[j] = b + i;
+    }
+  }
+}
+
+extern "C" __global__ void ndp_widen_flags(const unsigned char* flags, long long n, long long* out) {
+  NDP_GRID_STRIDE(i, n) out[i] = flags[i] != 0;
+}
+
+// MERGE: flags[i] ? (true flags before i) : na + (false flags before i); `before` is the
+// exclusive plus-scan of the flags.
+extern "C" __global__ void ndp_merge_positions(const unsigned char* flags, const long long* before, long long n,
+                                               long long na, long long* out) {
+  NDP_GRID_STRIDE(i, n) out[i] = flags[i] ? before[i] : na + (i - before[i]);
+}
+
+// A sequence literal of k parts of n instances each: element j of instance i is instance i of
+// part j, which sits at j*n + i in the parts' concatenation.
+extern "C" __global__ void ndp_seq_lit_positions(long long n, long long k, long long* out) {
+  NDP_GRID_STRIDE(p, n * k) out[p] = (p % k) * n + p / k;
+}
+
+extern "C" __global__ void ndp_first_difference(const long long* a, const long long* b, long long n,
+                                                unsigned long long* first_failure) {
+  NDP_GRID_STRIDE(i, n) if (a[i] != b[i]) report_failure(first_failure, i);
+}
