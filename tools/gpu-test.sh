@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On the GPU machine, after `bash .device/unpack.sh`: the GPU test suite and the GPU benchmarks,
+# logs under $OUT (or /tmp/ndp-gpu), a short summary last.
+#   tools/gpu-test.sh [tests|sanitize|bench|all]...   (default: all)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/ndp-gpu}
+mkdir -p "$out"
+run() { tools/gpu-run.sh "$@"; }
+B=${NDP_GPU_BUILD:-build-gpu}
+summary=()
+want() { [[ " ${parts[*]} " == *" $1 "* || " ${parts[*]} " == *" all "* ]]; }
+parts=("$@"); ((${#parts[@]})) || parts=(all)
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
+if want tests; then
+  run $B/tests/unit_runtime_gpu > "$out/unit_runtime_gpu.log" 2>&1; summary+=("unit_runtime_gpu: $(grep -E 'test cases:' "$out/unit_runtime_gpu.log")")
+  run $B/tests/unit_runtime_cuda > "$out/unit_runtime_cuda.log" 2>&1; summary+=("unit_runtime_cuda: $(grep -E 'test cases:' "$out/unit_runtime_cuda.log")")
+  export NDP_CACHE_DIR=$(mktemp -d)
+  run $B/cli/ndp test tests examples --backend=cuda > "$out/programs_cuda.log" 2>&1; summary+=("ndp test --backend=cuda: $(tail -1 "$out/programs_cuda.log")")
+fi
+if want sanitize; then
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  run "$cs" --tool memcheck --leak-check full --error-exitcode 9 $B/tests/unit_runtime_gpu > "$out/memcheck.log" 2>&1; summary+=("memcheck unit_runtime_gpu: exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
+  run "$cs" --tool racecheck --error-exitcode 9 $B/tests/unit_runtime_gpu -tc='*scan*,*reduce*,*sort*,*rank*,*pack*' > "$out/racecheck.log" 2>&1; summary+=("racecheck: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)")
+  run "$cs" --tool memcheck --error-exitcode 9 $B/cli/ndp test examples --backend=cuda > "$out/memcheck_examples.log" 2>&1; summary+=("memcheck ndp test examples: exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_examples.log" | tail -1)")
+fi
+if want bench; then
+  run $B/bench/gpu_fusion_bandwidth 28 20 > "$out/fusion.log" 2>&1; summary+=("fusion: $(grep ratio "$out/fusion.log")")
+  LD_LIBRARY_PATH=$PWD/$B/lib python3 bench/gpu/repl_latency.py $B/cli/ndp > "$out/repl_latency.log" 2>&1; summary+=("$(cat "$out/repl_latency.log")")
+fi
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
