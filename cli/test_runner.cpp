@@ -337,6 +337,7 @@ int run_tests(const CommonOptions& opts, const std::vector<std::string>& paths, 
       continue;
     }
     for (jit::Backend b : backends) run_program_file(f, src, b, t);
+    std::fflush(stdout);  // progress survives a crash of a later file
   }
   std::printf("%d passed, %d failed\n", t.passed, t.failed);
   return ok && t.failed == 0 ? 0 : 1;

@@ -23,7 +23,9 @@ ndp_elem_type elem_type(const lang::Type* t) {
 
 Gpu* Gpu::get(std::string* why) {
   static std::once_flag once;
-  static std::unique_ptr<Gpu> gpu;
+  // Never destroyed: the driver library's own static goes first at exit, and releasing device
+  // memory after it would call into an unloaded library. The process's end frees everything.
+  static Gpu* gpu = nullptr;
   static std::string reason;
   std::call_once(once, [] {
     rt::cuda::Status s;
@@ -51,10 +53,10 @@ Gpu* Gpu::get(std::string* why) {
       return;
     }
     g->prims_ = std::move(prims.value());
-    gpu = std::move(g);
+    gpu = g.release();
   });
   if (why != nullptr) *why = reason;
-  return gpu.get();
+  return gpu;
 }
 
 void Gpu::check(const rt::cuda::Status& s) {

@@ -25,7 +25,9 @@ struct GpuRig {
 };
 
 inline gpu::Primitives* gpu_primitives() {
-  static GpuRig rig;
+  // Never destroyed (as codegen/cuda/gpu.cpp's Gpu): at exit the driver's static is destroyed
+  // first, and freeing device memory after it would call into an unloaded library.
+  static GpuRig& rig = *new GpuRig;
   static bool tried = false;
   if (!tried) {
     tried = true;

@@ -1,6 +1,7 @@
 // GPU RANK and SORT against the CPU runtime (Note [Sort order]): every sortable type, both
 // orders, every shape; ties (stability), NaNs, signed zeros and keys that vary in every byte.
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -136,4 +137,49 @@ TEST_CASE("gpu rank and sort refuse bool") {
   REQUIRE(b.ok());
   CHECK(a.value().code == NDP_UNSUPPORTED);
   CHECK(b.value().code == NDP_UNSUPPORTED);
+}
+
+// Not run by default (doctest --no-skip runs it): device times of sort and combine at sizes
+// where the GPU matters, as messages.
+TEST_CASE("gpu sort and combine timing" * doctest::skip()) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  auto time_ms = [&](auto&& body) {
+    body();  // warm-up: module loading, pool growth
+    REQUIRE(p->device().synchronize().ok());
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 3; ++i) body();
+    REQUIRE(p->device().synchronize().ok());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 3;
+  };
+  const int64_t n = 16'000'000;
+  Vec<int64_t> wide = wide_values<int64_t>(n, 1);
+  Vec<float> wf = wide_values<float>(n, 2);
+  DArray<int64_t> dw(*p, wide.cspan()), out(*p, n);
+  DArray<float> df(*p, wf.cspan()), outf(*p, n);
+  Shape flat = irregular("flat", {n});
+  Shape segs = regular("1M x 16", 1'000'000, 16);
+  DShape dflat(*p, flat), dsegs(*p, segs);
+  double a = time_ms([&] { REQUIRE(p->sort(NDP_I64, dw.ptr(), dflat.segs, NDP_ASCENDING, out.ptr()).ok()); });
+  double b = time_ms([&] { REQUIRE(p->sort(NDP_F32, df.ptr(), dsegs.segs, NDP_ASCENDING, outf.ptr()).ok()); });
+  double c = time_ms([&] { REQUIRE(p->rank(NDP_F32, df.ptr(), dflat.segs, NDP_DESCENDING, out.ptr()).ok()); });
+  Vec<int64_t> idx(n);
+  std::mt19937_64 rng(3);
+  for (int64_t i = 0; i < n; ++i) idx[i] = static_cast<int64_t>(rng() % 1'000'000);
+  DArray<int64_t> di(*p, idx.cspan());
+  DArray<double> dv(*p, n), dest(*p, 1'000'000), outd(*p, 1'000'000);
+  REQUIRE(p->fill(dv.ptr(), n, 8, 0).ok());
+  REQUIRE(p->fill(dest.ptr(), 1'000'000, 8, 0).ok());
+  double d = time_ms([&] {
+    REQUIRE(p->combine(NDP_OP_PLUS, NDP_F64, dest.ptr(), 1'000'000, di.ptr(), dv.ptr(), n, outd.ptr()).ok());
+  });
+  DArray<int64_t> hot(*p, n);
+  REQUIRE(p->fill(hot.ptr(), n, 8, 0).ok());
+  double e = time_ms([&] {
+    REQUIRE(p->combine(NDP_OP_MAX, NDP_F64, dest.ptr(), 1, hot.ptr(), dv.ptr(), n, outd.ptr()).ok());
+  });
+  MESSAGE("16M elements, ms: sort i64 flat (8 digit passes) " << a << ", sort f32 in 1M segments of 16 " << b
+                                                             << ", rank f32 flat descending " << c
+                                                             << ", combine f64 + into 1M targets " << d
+                                                             << ", combine f64 max into 1 target " << e);
 }
