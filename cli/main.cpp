@@ -18,7 +18,8 @@ const char* kUsage =
     "       ndp --help | --version\n"
     "\n"
     "options:\n"
-    "  --backend=interp|cpu|cuda   where programs run (default: interp in this build)\n"
+    "  --backend=interp|cpu|cuda   where programs run (default: cuda where a GPU is present, else cpu;\n"
+    "                              `ndp test` runs every available backend)\n"
     "  --dump=core|flat|llvm|ptx   print a stage: typed Core IR, Flat IR, fused kernels as host LLVM IR or sm_90 PTX (run)\n"
     "  -v, --verbose               (test) list every case\n"
     "\n"
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a == "--version") {
-      std::printf("ndp %s (NESL 3.1 compatible; backends: interp, cpu)\n", NDP_VERSION);
+      std::printf("ndp %s (NESL 3.1 compatible; backends: interp, cpu, cuda)\n", NDP_VERSION);
       return 0;
     }
     if (a.rfind("--backend=", 0) == 0) {
@@ -68,6 +69,10 @@ int main(int argc, char** argv) {
       positional.push_back(a);
     }
   }
+  // The default backend (architecture.md, Backends): the GPU where there is one, else the
+  // cpu backend. `ndp test` without --backend runs every available backend instead.
+  if (!opts.backend_given)
+    opts.backend = jit::backend_unavailable_reason(jit::Backend::Cuda).empty() ? jit::Backend::Cuda : jit::Backend::Cpu;
   if (opts.backend_given && opts.backend != jit::Backend::Interp) {
     std::string why = jit::backend_unavailable_reason(opts.backend);
     if (!why.empty()) {

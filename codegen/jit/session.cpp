@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <filesystem>
 #include <fstream>
@@ -170,7 +171,12 @@ struct Session::Impl {
           cuda = std::make_unique<codegen::cuda::CudaExecutor>(prog, opts.out);
           cuda->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
         }
+        int64_t before = cuda->host_fallbacks();
         r = cuda->run(program);
+        // Where a program leaves the device (Note [GPU lifted primitives]).
+        if (const char* d = std::getenv("NDP_DEBUG"); d != nullptr && std::atoi(d) >= 1)
+          std::fprintf(opts.err, "ndp: cuda: %lld primitive applications ran on the host; kernels: %s\n",
+                       static_cast<long long>(cuda->host_fallbacks() - before), cuda->kernel_stats().c_str());
       } else {
         if (!cpu) {
           cpu = std::make_unique<codegen::cpu::CpuExecutor>(prog, opts.out);
