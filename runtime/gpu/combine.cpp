@@ -73,13 +73,19 @@ Result<ndp_status> Primitives::combine(ndp_op op, ndp_elem_type t, CUdeviceptr d
   // Untouched targets keep dest; the others are written by the apply kernel.
   if (dest != out)
     if (Status st = launch_named(*this, copy, ndest, dest, ndest, out); !st.ok()) return st;
+  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
+  // Float + and *: the exact left fold, bin by bin (combine_fold in device/combine.cu).
+  if ((t == NDP_F64 || t == NDP_F32) && (op == NDP_OP_PLUS || op == NDP_OP_MULT)) {
+    if (Status st = launch_named(*this, "ndp_combine_fold_" + suffix, n, k[cur], kb, f[cur], vals, n, dest, out); !st.ok())
+      return st;
+    return data_ok();
+  }
   constexpr int64_t kTile = 256 * 8;  // kTile in device/combine.cu
   constexpr size_t kPairBytes = 16;   // sizeof(Pair<T>) is at most 16
   const int64_t tiles = (n + kTile - 1) / kTile;
   Result<cuda::DeviceBuffer> pairs = pool().allocate(2 * kPairBytes * static_cast<size_t>(tiles));
   if (!pairs.ok()) return pairs.status();
   CUdeviceptr aggregates = pairs->pointer(), carry = aggregates + kPairBytes * static_cast<size_t>(tiles);
-  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
   Result<cuda::Kernel> tile_k = kernel("ndp_combine_tiles_" + suffix);
   if (!tile_k.ok()) return tile_k.status();
   Result<cuda::Kernel> carry_k = kernel("ndp_combine_carry_" + suffix);

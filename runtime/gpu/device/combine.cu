@@ -178,6 +178,32 @@ __device__ void combine_apply(const void* keys, int key_bytes, const long long* 
     combine_apply<O, T>(keys, key_bytes, from, vals, n, carry, dest, out);                                  \
   }
 
+// Float + and * are not associative, and extensions.md §3 defines *_combine as the left fold in
+// ascending source order: one thread per target folds its bin sequentially, starting from
+// dest[k]. Exact; the price is a serial walk of each bin (a single hot target of m values costs
+// m dependent additions on one thread).
+template <int O, class T>
+__device__ void combine_fold(const void* keys, int key_bytes, const long long* from, const T* vals, long long n,
+                             const T* dest, T* out) {
+  NDP_GRID_STRIDE(q, n) {
+    long long k = key_at(keys, key_bytes, q);
+    if (q > 0 && key_at(keys, key_bytes, q - 1) == k) continue;  // not the bin's first element
+    T acc = dest[k];
+    for (long long r = q; r < n && key_at(keys, key_bytes, r) == k; ++r) acc = apply<O, T>(acc, vals[from[r]]);
+    out[k] = acc;
+  }
+}
+
+#define NDP_COMBINE_FOLD(O, op, T, name)                                                                   \
+  extern "C" __global__ void ndp_combine_fold_##op##_##name(const void* keys, int key_bytes, const long long* from, \
+                                                            const T* vals, long long n, const T* dest, T* out) { \
+    combine_fold<O, T>(keys, key_bytes, from, vals, n, dest, out);                                         \
+  }
+NDP_COMBINE_FOLD(kPlus, plus, double, f64)
+NDP_COMBINE_FOLD(kMult, mult, double, f64)
+NDP_COMBINE_FOLD(kPlus, plus, float, f32)
+NDP_COMBINE_FOLD(kMult, mult, float, f32)
+
 // The (operator, type) pairs the language defines (runtime/cpu/ops.h, supports()).
 #define NDP_COMBINE_INTS(T, name)                                                                          \
   NDP_COMBINE(kPlus, plus, T, name) NDP_COMBINE(kMult, mult, T, name) NDP_COMBINE(kMax, max, T, name)     \

@@ -142,6 +142,27 @@ TEST_CASE_TEMPLATE("gpu combine max/min keep dest NaNs, skip value NaNs and the 
   }
 }
 
+// extensions.md §3: the left fold in ascending index, exactly: (-1e16 + 1e16) + 1 = 1, where a
+// tree would give -1e16 + (1e16 + 1) = 0.
+TEST_CASE_TEMPLATE("gpu combine of float + and * is the exact left fold", T, double, float) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  const T big = std::is_same_v<T, double> ? T(1e16) : T(1e8);
+  Vec<T> dest(std::vector<T>{-big, T(3)});
+  Vec<int64_t> idx(std::vector<int64_t>{0, 0, 1, 1, 1});
+  Vec<T> vals(std::vector<T>{big, T(1), T(1e-3), T(big), T(-big)});
+  check_combine<T>(*p, Op::plus, dest, idx, vals);
+  check_combine<T>(*p, Op::mult, dest, idx, vals);
+  // Random bins of every size, the sum checked bit for bit against the CPU's sequential fold.
+  std::mt19937_64 rng(77);
+  for (int64_t ndest : {1, 50, 5000}) {
+    Vec<T> d(ndest), v(20000);
+    for (int64_t k = 0; k < ndest; ++k) d[k] = static_cast<T>(static_cast<double>(rng() % 1000) / 7.0);
+    for (int64_t i = 0; i < 20000; ++i) v[i] = static_cast<T>(static_cast<double>(rng() % 100000) / 3.0 - 1e4);
+    check_combine<T>(*p, Op::plus, d, targets(20000, ndest, false, 78), v);
+  }
+}
+
 TEST_CASE("gpu combine reports the lowest out-of-range index") {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
