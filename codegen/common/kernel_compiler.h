@@ -18,8 +18,13 @@ class KernelCompiler {
   virtual HostKernelFn compile(const flat::KernelBody& k) = 0;
 };
 
+/// Instances each thread of a PTX kernel computes.
+inline constexpr int kPtxInstancesPerThread = 4;
+
 /// PTX text (target nvptx64-nvidia-cuda, sm_90) of an entry `ndp_kernel(i64 n, ptr in_0, ...,
-/// ptr out_0, ...)` where thread %ctaid.x * %ntid.x + %tid.x computes one instance (if below n).
+/// ptr out_0, ...)` where thread %tid.x of block %ctaid.x computes the instances
+/// %ctaid.x·%ntid.x·kPtxInstancesPerThread + %tid.x + u·%ntid.x for u < kPtxInstancesPerThread
+/// (those below n): launch ceil(n / kPtxInstancesPerThread) threads.
 /// Throws std::runtime_error when LLVM fails.
 std::string compile_ptx(const flat::KernelBody& k);
 

@@ -1,4 +1,4 @@
-// compile_ptx: a kernel body as an NVPTX kernel for sm_90, one thread per instance.
+// compile_ptx: a kernel body as an NVPTX kernel for sm_90, kPtxInstancesPerThread instances a thread.
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -58,26 +58,38 @@ std::string compile_ptx(const flat::KernelBody& k) {
                           llvm::ValueAsMetadata::get(b.getInt32(1))};
   m.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
 
+  // Distinct buffers: inputs are never written and never alias an output, so loads may use the
+  // read-only path.
+  for (size_t j = 0; j < ni + no; ++j) {
+    fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::NoAlias);
+    if (j < ni) fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::ReadOnly);
+  }
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
-  auto* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
   b.SetInsertPoint(entry);
   auto sreg = [&](llvm::Intrinsic::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty()); };
-  llvm::Value* i = b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                           sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x)),
-                               sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), "i");
-  b.CreateCondBr(b.CreateICmpSLT(i, fn->getArg(0)), body, exit);
-  b.SetInsertPoint(body);
-  std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
-    llvm::Type* t = storage_type(ctx, k.inputs.at(j));
-    return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), i));
-  });
-  for (size_t o = 0; o < no; ++o) {
-    llvm::Type* t = outs[o]->getType();
-    b.CreateStore(outs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
+  llvm::Value* ntid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  // Thread t of block c computes instances c·ntid·U + t + u·ntid for u < U: every step of u is
+  // a fully coalesced row, and U independent loads are in flight per thread.
+  llvm::Value* base = b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                              b.CreateMul(ntid, b.getInt64(kPtxInstancesPerThread))),
+                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), "base");
+  for (int u = 0; u < kPtxInstancesPerThread; ++u) {
+    llvm::Value* i = b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
+    auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
+    auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+    b.CreateCondBr(b.CreateICmpSLT(i, fn->getArg(0)), body, next);
+    b.SetInsertPoint(body);
+    std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
+      llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+      return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), i));
+    });
+    for (size_t o = 0; o < no; ++o) {
+      llvm::Type* t = outs[o]->getType();
+      b.CreateStore(outs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
+    }
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
   }
-  b.CreateBr(exit);
-  b.SetInsertPoint(exit);
   b.CreateRetVoid();
 
   std::string verr;

@@ -124,14 +124,15 @@ std::vector<DVec> GpuKernels::run(const flat::KernelBody& k, std::span<const DVe
   for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
   if (n == 0) return outs;
   const rt::cuda::Kernel& kernel = kernel_for(k);
-  // ndp_kernel(i64 n, ptr in_0, ..., ptr out_0, ...): one thread per instance.
+  // ndp_kernel(i64 n, ptr in_0, ..., ptr out_0, ...): kPtxInstancesPerThread instances a thread.
   std::vector<CUdeviceptr> ptrs;
   for (const DVec& v : ins) ptrs.push_back(v.data());
   for (const DVec& v : outs) ptrs.push_back(v.data());
   std::vector<void*> params;
   params.push_back(&n);
   for (CUdeviceptr& p : ptrs) params.push_back(&p);
-  gpu_.check(rt::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element(n), params.data()));
+  gpu_.check(rt::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element((n + kPtxInstancesPerThread - 1) / kPtxInstancesPerThread),
+                                  params.data()));
   return outs;
 }
 
