@@ -17,6 +17,9 @@ if want tests; then
   run $B/tests/unit_runtime_cuda > "$out/unit_runtime_cuda.log" 2>&1; summary+=("unit_runtime_cuda: $(grep -E 'test cases:' "$out/unit_runtime_cuda.log")")
   export NDP_CACHE_DIR=$(mktemp -d)
   run $B/cli/ndp test tests examples --backend=cuda > "$out/programs_cuda.log" 2>&1; summary+=("ndp test --backend=cuda: $(tail -1 "$out/programs_cuda.log")")
+  # Device out-of-memory is a runtime error and the session goes on (160 GB of ints).
+  printf 'dist(1, 20000000000);\n1 + 2;\n' | run $B/cli/ndp --backend=cuda > "$out/oom.log" 2>&1
+  if grep -q "Out of memory." "$out/oom.log" && grep -q "it = 3 : int" "$out/oom.log"; then summary+=("device OOM: reported, REPL survives"); else summary+=("device OOM: FAILED (see oom.log)"); fi
 fi
 if want sanitize; then
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)

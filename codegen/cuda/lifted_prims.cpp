@@ -153,6 +153,18 @@ struct Natives {
     return DVec::seq(c.result, n, k.buffer(), std::move(offsets), DVec::scalar(int_t(), total, std::move(out)));
   }
 
+  DVec iseq() {  // [s:e:d] with a[0] = s, a[1] = d, a[2] = e (lang/prims.def's argument order)
+    int64_t n = a[0].size();
+    DBuf len = g.alloc(n * 8);
+    if (g.check(g.prims().iseq_lengths(a[0].data(), a[1].data(), a[2].data(), n, len->pointer())) >= 0) fail();
+    auto off = checked_offsets(g, len->pointer(), n);
+    NDP_ASSERT(off.has_value(), "iseq lengths are never negative");
+    auto [offsets, total] = std::move(*off);
+    DBuf out = g.alloc(total * 8);
+    g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
+    return DVec::seq(c.result, n, std::move(len), std::move(offsets), DVec::scalar(int_t(), total, std::move(out)));
+  }
+
   /// Element positions seq_offsets[ids[j]] + idx[j], checked against each sequence's length.
   DBuf positions(const DVec& seqs, CUdeviceptr ids, CUdeviceptr idx, int64_t m) {
     DBuf pos = g.alloc(m * 8);
@@ -287,6 +299,7 @@ struct Natives {
       case PrimId::Length: return length();
       case PrimId::Dist: return dist();
       case PrimId::Index: return index();
+      case PrimId::Iseq: return iseq();
       case PrimId::Elt: return elt();
       case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
       case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:

@@ -63,4 +63,14 @@ Result<int64_t> Primitives::first_difference(CUdeviceptr a, CUdeviceptr b, int64
   return read_failure(*this, rec.value());
 }
 
+Result<int64_t> Primitives::iseq_lengths(CUdeviceptr start, CUdeviceptr stride, CUdeviceptr end, int64_t n,
+                                         CUdeviceptr out) {
+  if (n <= 0) return int64_t{-1};
+  Result<cuda::DeviceBuffer> rec = failure_record(*this);
+  if (!rec.ok()) return rec.status();
+  Status s = launch_named(*this, "ndp_iseq_lengths", n, start, stride, end, n, out, rec->pointer());
+  if (!s.ok()) return s;
+  return read_failure(*this, rec.value());
+}
+
 }  // namespace ndp::rt::gpu

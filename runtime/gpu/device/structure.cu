@@ -50,3 +50,19 @@ extern "C" __global__ void ndp_first_difference(const long long* a, const long l
                                                 unsigned long long* first_failure) {
   NDP_GRID_STRIDE(i, n) if (a[i] != b[i]) report_failure(first_failure, i);
 }
+
+// [s:e:d] per instance: ceil((e - s) / d) elements; d < 1 or e < s fails (the host then raises
+// the interpreter's message).
+extern "C" __global__ void ndp_iseq_lengths(const long long* s, const long long* d, const long long* e, long long n,
+                                            long long* out, unsigned long long* first_failure) {
+  NDP_GRID_STRIDE(i, n) {
+    if (d[i] < 1 || e[i] < s[i]) {
+      report_failure(first_failure, i);
+      out[i] = 0;
+      continue;
+    }
+    unsigned long long width = static_cast<unsigned long long>(e[i]) - static_cast<unsigned long long>(s[i]);
+    unsigned long long step = static_cast<unsigned long long>(d[i]);
+    out[i] = static_cast<long long>(width / step + (width % step != 0));
+  }
+}
