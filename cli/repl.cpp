@@ -52,6 +52,10 @@ bool run_colon_command(jit::Session& session, const std::string& line, bool* qui
   }
   if (word == "load" || word == "l") return session.load_file(arg);
   if (word == "backend") {
+    if (arg.empty()) {  // `:backend` alone says which one runs the forms
+      std::fprintf(stderr, "backend: %s\n", jit::backend_name(session.backend()));
+      return true;
+    }
     auto b = jit::parse_backend(arg);
     if (!b) {
       std::fprintf(stderr, "unknown backend '%s' (expected interp, cpu or cuda)\n", arg.c_str());

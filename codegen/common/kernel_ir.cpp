@@ -69,6 +69,19 @@ llvm::Value* convert(llvm::IRBuilder<>& b, llvm::Value* x, const lang::Type* fro
   throw std::runtime_error("kernel conversion that can fail");
 }
 
+/// Integer / and rem with the interpreter's results for every divisor the caller's check lets
+/// through (kernel_prim_checked_ok: no zero divisor): min_int / -1 wraps to min_int and
+/// rem(x, -1) is 0, as in lang/eval/prims_scalar.cpp. The divisor fed to sdiv/srem is never 0
+/// or -1, so the IR has no undefined behaviour whatever the inputs.
+llvm::Value* int_div_rem(llvm::IRBuilder<>& b, PrimId p, llvm::Value* x, llvm::Value* y) {
+  llvm::Type* t = x->getType();
+  llvm::Value* minus_one = b.CreateICmpEQ(y, llvm::ConstantInt::getSigned(t, -1));
+  llvm::Value* zero = b.CreateICmpEQ(y, llvm::ConstantInt::get(t, 0));
+  llvm::Value* safe = b.CreateSelect(b.CreateOr(minus_one, zero), llvm::ConstantInt::get(t, 1), y);
+  if (p == PrimId::Div) return b.CreateSelect(minus_one, b.CreateSub(llvm::ConstantInt::get(t, 0), x), b.CreateSDiv(x, safe));
+  return b.CreateSelect(minus_one, llvm::ConstantInt::get(t, 0), b.CreateSRem(x, safe));
+}
+
 llvm::Value* node(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v) {
   auto arg = [&](size_t i) { return v.at(n.args.at(i)); };
   const lang::Type* t0 = k.nodes.at(n.args.at(0)).type;
@@ -86,8 +99,15 @@ llvm::Value* node(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n
     case PrimId::Sub: return fl ? b.CreateFSub(arg(0), arg(1)) : b.CreateSub(arg(0), arg(1));
     case PrimId::Mul: return fl ? b.CreateFMul(arg(0), arg(1)) : b.CreateMul(arg(0), arg(1));
     case PrimId::Div:
-      if (!fl) throw std::runtime_error("integer division in a kernel");
+      if (!fl) return int_div_rem(b, PrimId::Div, arg(0), arg(1));
       return b.CreateFDiv(arg(0), arg(1));
+    case PrimId::Rem: return int_div_rem(b, PrimId::Rem, arg(0), arg(1));
+    case PrimId::Lshift: case PrimId::Rshift: {
+      // The caller has checked 0 <= count < width (kernel_prim_checked_ok); the mask only keeps
+      // the IR free of poison.
+      llvm::Value* count = b.CreateAnd(arg(1), llvm::ConstantInt::get(arg(1)->getType(), 63));
+      return n.prim == PrimId::Lshift ? b.CreateShl(arg(0), count) : b.CreateAShr(arg(0), count);
+    }
     case PrimId::Negate: return fl ? b.CreateFNeg(arg(0)) : b.CreateSub(llvm::ConstantInt::get(arg(0)->getType(), 0), arg(0));
     case PrimId::Select: return b.CreateSelect(arg(0), arg(1), arg(2));
     case PrimId::Btoi: case PrimId::CharCode: return b.CreateZExt(arg(0), b.getInt64Ty());

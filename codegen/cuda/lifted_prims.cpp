@@ -73,29 +73,84 @@ struct Natives {
   [[noreturn]] void fail() { fail_on_host(ctx, c, a); }
   const Type* int_t() { return ctx.host.types->int_(); }
 
-  /// An elementwise primitive as a one-node kernel, where the code generator handles it.
-  std::optional<DVec> elementwise() {
-    std::vector<const Type*> types;
-    for (const DVec& v : a) types.push_back(v.type());
-    if (!flat::kernel_prim_ok(c.id, types, c.result)) return std::nullopt;
+  /// A kernel body applying `p` to inputs of `types` (one node per input, then the primitive).
+  static flat::KernelBody one_node(PrimId p, const std::vector<const Type*>& types, const Type* result) {
     flat::KernelBody k;
     k.inputs = types;
-    flat::KernelNode p;
-    p.kind = flat::KernelNode::Kind::Prim;
-    p.prim = c.id;
-    p.type = c.result;
+    flat::KernelNode node;
+    node.kind = flat::KernelNode::Kind::Prim;
+    node.prim = p;
+    node.type = result;
     for (uint32_t i = 0; i < types.size(); ++i) {
       flat::KernelNode in;
       in.kind = flat::KernelNode::Kind::Input;
       in.input = i;
       in.type = types[i];
       k.nodes.push_back(in);
-      p.args.push_back(i);
+      node.args.push_back(i);
     }
-    k.nodes.push_back(p);
+    k.nodes.push_back(node);
     k.outputs.push_back(static_cast<uint32_t>(types.size()));
-    const Type* out[1] = {c.result};
-    return std::move(ctx.kernels->run(k, a, out)[0]);
+    return k;
+  }
+
+  DVec run_one(const flat::KernelBody& k, std::span<const DVec> ins, const Type* result) {
+    const Type* out[1] = {result};
+    return std::move(ctx.kernels->run(k, ins, out)[0]);
+  }
+
+  std::vector<const Type*> arg_types() {
+    std::vector<const Type*> types;
+    for (const DVec& v : a) types.push_back(v.type());
+    return types;
+  }
+
+  /// An elementwise primitive as a one-node kernel, where the code generator handles it.
+  std::optional<DVec> elementwise() {
+    std::vector<const Type*> types = arg_types();
+    if (!flat::kernel_prim_ok(c.id, types, c.result)) return std::nullopt;
+    return run_one(one_node(c.id, types, c.result), a, c.result);
+  }
+
+  /// An elementwise primitive that can fail (integer /, rem, shifts): a check kernel over the
+  /// second operand first; any failing instance sends the statement to the host, which raises
+  /// the interpreter's message for the first one. Then the operation as a one-node kernel.
+  std::optional<DVec> checked_elementwise() {
+    std::vector<const Type*> types = arg_types();
+    if (!flat::kernel_prim_checked_ok(c.id, types, c.result)) return std::nullopt;
+    const Type* t = types[1];
+    const Type* b = ctx.host.types->bool_();
+    flat::KernelBody chk;
+    chk.inputs = {t};
+    auto add = [&](flat::KernelNode nd) {
+      chk.nodes.push_back(std::move(nd));
+      return static_cast<uint32_t>(chk.nodes.size() - 1);
+    };
+    auto konst = [&](int64_t v) {
+      flat::KernelNode nd;
+      nd.kind = flat::KernelNode::Kind::Const;
+      nd.type = t;
+      nd.value = t->kind == TypeKind::I32 ? lang::Value::i32(static_cast<int32_t>(v)) : lang::Value::int_(v);
+      return add(nd);
+    };
+    auto prim = [&](PrimId p, uint32_t x, uint32_t y) {
+      flat::KernelNode nd;
+      nd.kind = flat::KernelNode::Kind::Prim;
+      nd.prim = p;
+      nd.type = b;
+      nd.args = {x, y};
+      return add(nd);
+    };
+    flat::KernelNode in;
+    in.type = t;
+    uint32_t x = add(in);
+    bool shift = c.id == PrimId::Lshift || c.id == PrimId::Rshift;
+    chk.outputs = {shift ? prim(PrimId::Or, prim(PrimId::Lt, x, konst(0)), prim(PrimId::Ge, x, konst(64)))
+                         : prim(PrimId::Eq, x, konst(0))};
+    DVec second[1] = {a[1]};
+    DVec bad = run_one(chk, second, b);
+    if (g.check(g.prims().count_true(bad.data(), bad.size())) > 0) fail();
+    return run_one(one_node(c.id, types, c.result), a, c.result);
   }
 
   DVec length() { return DVec::scalar(int_t(), a[0].size(), a[0].buffer()); }
@@ -295,6 +350,7 @@ struct Natives {
 
   std::optional<DVec> native() {
     if (std::optional<DVec> k = elementwise()) return k;
+    if (std::optional<DVec> k = checked_elementwise()) return k;
     switch (c.id) {
       case PrimId::Length: return length();
       case PrimId::Dist: return dist();

@@ -52,6 +52,15 @@ bool kernel_prim_ok(PrimId p, const std::vector<const Type*>& a, const Type* r) 
   }
 }
 
+bool kernel_prim_checked_ok(PrimId p, const std::vector<const Type*>& a, const Type* r) {
+  if (a.size() != 2 || a[0] != a[1] || r != a[0]) return false;
+  switch (p) {
+    case PrimId::Div: return is_int(r);
+    case PrimId::Rem: case PrimId::Lshift: case PrimId::Rshift: return r->kind == TypeKind::Int;
+    default: return false;
+  }
+}
+
 uint64_t const_bits(const lang::Value& v) {
   switch (v.kind()) {
     case lang::ValueKind::Float: return std::bit_cast<uint64_t>(v.as_float());

@@ -23,6 +23,12 @@ Program fuse_elementwise(Program p);
 /// char_code, float and the conversions that cannot fail, on int, float, bool, char, i32, f32.
 bool kernel_prim_ok(lang::core::PrimId p, const std::vector<const lang::Type*>& args, const lang::Type* result);
 
+/// True for the elementwise primitives that can fail and that the kernel generator computes
+/// when the caller has checked their operands first (the cuda backend runs the check as its
+/// own kernel): integer / (int, i32) and rem (no zero divisor), lshift and rshift on int
+/// (0 <= count < 64). Never fused by fuse_elementwise, whose kernels cannot fail.
+bool kernel_prim_checked_ok(lang::core::PrimId p, const std::vector<const lang::Type*>& args, const lang::Type* result);
+
 /// True when `v` is a scalar of the flat scalar type `t` (a kernel Const node).
 bool const_ok(const lang::Value& v, const lang::Type* t);
 

@@ -514,8 +514,9 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   CHECK_MESSAGE(rc == 0, "ptxas rejected:\n" << ptx);
 }
 
-// The cuda backend runs every elementwise primitive that kernel_prim_ok accepts as a one-node
-// kernel (codegen/cuda/lifted_prims.cpp); each such kernel must assemble for sm_90.
+// The cuda backend runs every elementwise primitive that kernel_prim_ok or
+// kernel_prim_checked_ok accepts as a one-node kernel (codegen/cuda/lifted_prims.cpp); each such
+// kernel must assemble for sm_90.
 TEST_CASE("kernels: every one-node kernel the cuda backend can generate assembles with ptxas") {
   const char* ptxas = "/usr/local/cuda/bin/ptxas";
   if (std::system((std::string("test -x ") + ptxas).c_str()) != 0) {
@@ -536,7 +537,7 @@ TEST_CASE("kernels: every one-node kernel the cuda backend can generate assemble
       std::vector<const lang::Type*> args;
       for (size_t i : pick) args.push_back(plain[i]);
       for (const lang::Type* r : plain) {
-        if (!flat::kernel_prim_ok(id, args, r)) continue;
+        if (!flat::kernel_prim_ok(id, args, r) && !flat::kernel_prim_checked_ok(id, args, r)) continue;
         flat::KernelBody k;
         k.inputs = args;
         flat::KernelNode node;
@@ -563,4 +564,53 @@ TEST_CASE("kernels: every one-node kernel the cuda backend can generate assemble
   std::string cmd = std::string("for f in ") + dir + "/*.ptx; do " + ptxas + " -arch=sm_90 -o /dev/null $f || exit 1; done";
   CHECK(std::system(cmd.c_str()) == 0);
   std::system((std::string("rm -rf ") + dir).c_str());
+}
+
+// Integer /, rem and the shifts, which the cuda backend runs as one-node kernels after a check
+// kernel has excluded the failing operands: the generated code must give the interpreter's
+// results for every operand pair the check lets through (min_int / -1 wraps, rem(x, -1) = 0).
+TEST_CASE("kernels: checked integer division, rem and shifts equal the interpreter") {
+  lang::TypeContext T;
+  const lang::Type* I = T.int_();
+  const int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> xs = {0, 1, -1, 7, -7, 13, -13, kMin, kMax, kMin + 1, 1000000007, -99};
+  codegen::cpu::HostKernelCompiler compiler;
+  for (lang::core::PrimId p : {lang::core::PrimId::Div, lang::core::PrimId::Rem, lang::core::PrimId::Lshift,
+                               lang::core::PrimId::Rshift}) {
+    bool shift = p == lang::core::PrimId::Lshift || p == lang::core::PrimId::Rshift;
+    std::vector<int64_t> a, b;
+    for (int64_t x : xs)
+      for (int64_t y : shift ? std::vector<int64_t>{0, 1, 5, 31, 32, 63} : xs)
+        if (y != 0 || shift) {
+          a.push_back(x);
+          b.push_back(y);
+        }
+    REQUIRE(flat::kernel_prim_checked_ok(p, {I, I}, I));
+    flat::KernelBody k;
+    k.inputs = {I, I};
+    k.nodes.resize(3);
+    for (auto& nd : k.nodes) nd.type = I;
+    k.nodes[1].input = 1;
+    k.nodes[2].kind = flat::KernelNode::Kind::Prim;
+    k.nodes[2].prim = p;
+    k.nodes[2].args = {0, 1};
+    k.outputs = {2};
+    codegen::HostKernelFn fn = compiler.compile(k);
+    REQUIRE(static_cast<bool>(fn));
+    std::vector<int64_t> out(a.size());
+    const void* ins[2] = {a.data(), b.data()};
+    void* outs[1] = {out.data()};
+    fn(0, static_cast<int64_t>(a.size()), ins, outs);
+    lang::eval::PrimEnv env;
+    env.types = &T;
+    std::vector<const lang::Type*> targs;
+    lang::eval::PrimCall call{p, lang::Span{}, &targs, nullptr, &env};
+    for (size_t i = 0; i < a.size(); ++i) {
+      lang::Value args[2] = {lang::Value::int_(a[i]), lang::Value::int_(b[i])};
+      CAPTURE(static_cast<int>(p));
+      CAPTURE(a[i]);
+      CAPTURE(b[i]);
+      CHECK(out[i] == lang::eval::apply_prim(call, args).as_int());
+    }
+  }
 }
