@@ -17,6 +17,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "codegen/common/flat_walk.h"
 #include "codegen/cpu/convert.h"
 #include "codegen/cpu/kernel_exec.h"
 #include "codegen/cpu/lifted_prims.h"
@@ -43,24 +44,6 @@ using lang::eval::EvalError;
 namespace {
 
 constexpr size_t kStackReserve = size_t{2} << 30;
-constexpr uint64_t kMaxCallDepth = 1'000'000;
-
-/// A variable's value: a host integer or a vector.
-struct Slot {
-  bool set = false;
-  int64_t host = 0;
-  Vec vec;
-};
-
-struct Frame {
-  const flat::Function* fn;
-  std::vector<Slot> slots;
-};
-
-std::string upper(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 int64_t count_true(const bool* f, int64_t n) {
   int64_t c = 0;
@@ -71,7 +54,7 @@ int64_t count_true(const bool* f, int64_t n) {
 
 }  // namespace
 
-struct CpuExecutor::Impl {
+struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   lang::core::Program& prog;
   std::FILE* out;
   lang::eval::StreamTable streams;
@@ -79,9 +62,6 @@ struct CpuExecutor::Impl {
   lang::eval::PrimEnv env;
   PrimContext ctx;
   lang::eval::DeepStack stack{kStackReserve};
-  uint32_t last_library_file = 0;
-  const flat::Program* program = nullptr;
-  uint64_t depth = 0;
 
   Impl(lang::core::Program& p, std::FILE* o) : prog(p), out(o), streams(o) {
     env.types = &prog.types;
@@ -92,79 +72,15 @@ struct CpuExecutor::Impl {
     ctx.env = &env;
   }
 
-  bool in_library(Span s) const { return last_library_file != 0 && s.valid() && s.file <= last_library_file; }
+  // FlatWalk's backend interface
+  lang::TypeContext& types() { return prog.types; }
+  Vec empty_vector(const Type* t) { return from_values(prog.types, t, {}); }
+  void exec_data(const Stmt& s, Frame& f);
 
-  // ---- variables ----
-  const Slot& slot(const Frame& f, VarId v) const {
-    NDP_ASSERT(v < f.slots.size() && f.slots[v].set, "Flat IR use of an undefined variable");
-    return f.slots[v];
-  }
-  int64_t host(const Frame& f, VarId v) const { return slot(f, v).host; }
-  const Vec& vec(const Frame& f, VarId v) const { return slot(f, v).vec; }
-  const Type* type_of(const Frame& f, VarId v) const {
-    const Type* t = f.fn->vars.at(v).type;
-    NDP_ASSERT(t != nullptr, "Flat IR vector statement defines a host variable");
-    return t;
-  }
-  void set_host(Frame& f, VarId v, int64_t x) {
-    Slot& s = f.slots.at(v);
-    s.set = true;
-    s.host = x;
-  }
-  void set_vec(Frame& f, VarId v, Vec x) {
-    Slot& s = f.slots.at(v);
-    s.set = true;
-    s.vec = std::move(x);
-  }
-
-  // ---- execution ----
-  Slot run_block(const Block& b, Frame& f);
-  void exec(const Stmt& s, Frame& f);
-  void exec_stmt(const Stmt& s, Frame& f);
-  Vec call(flat::FuncId id, const Vec& arg, const Vec* path, Span span);
   Vec rand_with_paths(const Stmt& s, Frame& f);
   Vec merge(const Vec& flags, const Vec& a, const Vec& b);
   Vec seq_lit(const Type* t, const Stmt& s, const Frame& f);
-  Slot recurse(const Stmt& s, Frame& f);
 };
-
-// Note [Recursion as loops] in flatten/flat_ir.h: the descent runs P1 and T1 level by level,
-// pushing each level's `saved` values; the ascent pops them and runs T2 and P2. Levels live on
-// a heap stack, so depth costs no C++ stack; the interpreter's depth limit still applies.
-Slot CpuExecutor::Impl::recurse(const Stmt& s, Frame& f) {
-  NDP_ASSERT(s.loop != nullptr, "while without its loop");
-  const flat::RecursionLoop& loop = *s.loop;
-  std::vector<std::vector<Slot>> stack;
-  Vec arg = vec(f, s.uses.at(0));
-  Vec next_path;  // the next level's rand path hashes, for functions that carry them
-  Slot result;
-  for (uint64_t level = 0;; ++level) {
-    if (level >= kMaxCallDepth) throw EvalError{"Recursion too deep.", s.span};
-    set_vec(f, loop.param, arg);
-    if (level > 0 && f.fn->has_path) set_vec(f, loop.path, next_path);
-    if (run_block(loop.prefix, f).host <= 0) {
-      set_vec(f, loop.branch, from_values(prog.types, type_of(f, loop.branch), {}));
-      result = run_block(loop.finish, f);
-      break;
-    }
-    Slot next = run_block(loop.step, f);
-    if (f.fn->has_path) next_path = vec(f, loop.next_path);
-    std::vector<Slot> saved;
-    saved.reserve(loop.saved.size());
-    for (VarId v : loop.saved) saved.push_back(f.slots.at(v));
-    stack.push_back(std::move(saved));
-    arg = next.vec;
-  }
-  while (!stack.empty()) {
-    std::vector<Slot>& saved = stack.back();
-    for (size_t i = 0; i < saved.size(); ++i) f.slots[loop.saved[i]] = std::move(saved[i]);
-    stack.pop_back();
-    f.slots.at(loop.call_result) = std::move(result);
-    f.slots.at(loop.branch) = run_block(loop.combine, f);
-    result = run_block(loop.finish, f);
-  }
-  return result;
-}
 
 // rand with each instance's path hash (Note [rand] in lang/eval/rand.h): the interpreter's
 // primitive per instance, drawing as if it ran at that instance's position. Instances of one
@@ -178,48 +94,6 @@ Vec CpuExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
     ~ClearPath() { r.clear_path(); }
   } clear{rand};
   return apply_fallback_prim(ctx, c, bound, [&](int64_t i) { rand.set_path(static_cast<uint64_t>(paths[i])); });
-}
-
-Slot CpuExecutor::Impl::run_block(const Block& b, Frame& f) {
-  for (const Stmt& s : b.stmts) exec(s, f);
-  return slot(f, b.result);
-}
-
-void CpuExecutor::Impl::exec(const Stmt& s, Frame& f) {
-  if (lang::eval::interrupt_requested().load(std::memory_order_relaxed)) {
-    lang::eval::interrupt_requested().store(false);
-    throw EvalError{"Interrupted.", s.span};
-  }
-  try {
-    exec_stmt(s, f);
-  } catch (EvalError& err) {
-    if (!err.span.valid()) err.span = s.span;
-    // A library error surfaces at the user's call (Interpreter::Impl::call_function).
-    if (s.op == Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
-    throw;
-  } catch (std::length_error&) {
-    throw EvalError{"Out of memory.", s.span};
-  }
-}
-
-Vec CpuExecutor::Impl::call(flat::FuncId id, const Vec& arg, const Vec* path, Span span) {
-  NDP_ASSERT(id < program->functions.size(), "Flat IR call of a bad function id");
-  if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full()) throw EvalError{"Recursion too deep.", span};
-  struct DepthGuard {
-    uint64_t& d;
-    explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
-    ~DepthGuard() { --d; }
-  } guard(depth);
-  const flat::Function& fn = program->functions[id];
-  Frame frame{&fn, std::vector<Slot>(fn.vars.size())};
-  set_vec(frame, fn.param, arg);
-  if (fn.has_path) {
-    NDP_ASSERT(path != nullptr, "call of a function with a path parameter without paths");
-    set_vec(frame, fn.path, *path);
-  }
-  Slot r = run_block(fn.body, frame);
-  NDP_ASSERT(!fn.vars.at(fn.body.result).is_host(), "a function returns a host variable");
-  return r.vec;
 }
 
 /// flags[i] ? a[#T before i] : b[#F before i].
@@ -258,7 +132,7 @@ Vec CpuExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   return Vec::seq(t, n, len.share(), take(concat(parts), idx));
 }
 
-void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
+void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
   auto use = [&](size_t i) -> const Vec& {
     NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
     return vec(f, s.uses[i]);
@@ -273,7 +147,7 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
       const lang::core::Global& g = *prog.globals[s.global];
       if (g.kind != lang::core::Global::Kind::Variable) fail_function_value();
-      if (!g.has_value) throw EvalError{upper(g.name) + " is undefined.", s.span};
+      if (!g.has_value) throw EvalError{upper_name(g.name) + " is undefined.", s.span};
       set_vec(f, s.dst, from_value(prog.types, type_of(f, s.dst), g.value, host(f, s.uses.at(0))));
       return;
     }
@@ -286,16 +160,7 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, Vec::seq(t, n, len.share(), from_values(prog.types, t->a, {})));
       return;
     }
-    case Op::Nothing: set_vec(f, s.dst, from_values(prog.types, type_of(f, s.dst), {})); return;
-    case Op::Length: set_host(f, s.dst, use(0).size()); return;
     case Op::Count: set_host(f, s.dst, count_true(use(0).data<bool>(), use(0).size())); return;
-    case Op::Const: set_host(f, s.dst, s.lit.as_int()); return;
-    case Op::Tuple: set_vec(f, s.dst, Vec::pair(type_of(f, s.dst), use(0), use(1))); return;
-    case Op::First: set_vec(f, s.dst, use(0).first()); return;
-    case Op::Second: set_vec(f, s.dst, use(0).second()); return;
-    case Op::Lengths: set_vec(f, s.dst, Vec::scalar(type_of(f, s.dst), use(0).size(), use(0).buffer())); return;
-    case Op::Elements: set_vec(f, s.dst, use(0).elems()); return;
-    case Op::Retype: set_vec(f, s.dst, retype(prog.types, use(0), type_of(f, s.dst))); return;
     case Op::Nest: {
       const Vec& len = use(0);
       set_vec(f, s.dst, Vec::seq(type_of(f, s.dst), len.size(), len.buffer(), use(1)));
@@ -421,7 +286,6 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;
     }
-    case Op::Call: set_vec(f, s.dst, call(s.func, use(0), s.uses.size() > 1 ? &use(1) : nullptr, s.span)); return;
     case Op::Time: {
       NDP_ASSERT(s.then_block != nullptr, "time without a block");
       auto t0 = std::chrono::steady_clock::now();
@@ -434,15 +298,9 @@ void CpuExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, Vec::pair(t, r.vec, Vec::scalar(t->b, n, secs.share())));
       return;
     }
-    case Op::IfNonEmpty: {
-      NDP_ASSERT(s.then_block != nullptr && s.else_block != nullptr, "if_nonempty without both blocks");
-      Slot r = run_block(host(f, s.uses.at(0)) > 0 ? *s.then_block : *s.else_block, f);
-      f.slots.at(s.dst) = std::move(r);
-      return;
-    }
-    case Op::Recurse: f.slots.at(s.dst) = recurse(s, f); return;
+    default: break;  // the structural statements: FlatWalk::exec_structural
   }
-  throw lang::InternalError("internal error: cpu executor: unknown Flat IR op");
+  throw lang::InternalError("internal error: cpu executor: a Flat IR op it does not handle");
 }
 
 CpuExecutor::CpuExecutor(lang::core::Program& prog, std::FILE* out) : impl_(std::make_unique<Impl>(prog, out)) {}

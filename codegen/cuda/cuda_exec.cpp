@@ -1,5 +1,5 @@
-// The cuda backend's executor: the walk of the cpu backend's (codegen/cpu/flat_exec.cpp, Note
-// [Executor errors] applies unchanged) with DVecs in device memory. The host holds only the
+// The cuda backend's executor: FlatWalk (codegen/common/flat_walk.h, shared with the cpu
+// backend) with DVecs in device memory. The host holds only the
 // control scalars (host variables: lengths, counts, loop conditions), which it reads back as
 // they are needed; everything else stays on the device until the result comes back.
 #include "codegen/cuda/cuda_exec.h"
@@ -9,6 +9,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "codegen/common/flat_walk.h"
 #include "codegen/cpu/convert.h"
 #include "codegen/cuda/dvec_ops.h"
 #include "codegen/cuda/kernels.h"
@@ -33,23 +34,6 @@ using lang::eval::EvalError;
 namespace {
 
 constexpr size_t kStackReserve = size_t{2} << 30;
-constexpr uint64_t kMaxCallDepth = 1'000'000;
-
-struct Slot {
-  bool set = false;
-  int64_t host = 0;
-  DVec vec;
-};
-
-struct Frame {
-  const flat::Function* fn;
-  std::vector<Slot> slots;
-};
-
-std::string upper(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 }  // namespace
 
@@ -58,7 +42,7 @@ std::string CudaExecutor::unavailable_reason() {
   return Gpu::get(&why) != nullptr ? std::string() : why;
 }
 
-struct CudaExecutor::Impl {
+struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   lang::core::Program& prog;
   std::FILE* out;
   Gpu& g;
@@ -69,9 +53,6 @@ struct CudaExecutor::Impl {
   GpuPrimContext ctx;
   int64_t fallbacks = 0;
   lang::eval::DeepStack stack{kStackReserve};
-  uint32_t last_library_file = 0;
-  const flat::Program* program = nullptr;
-  uint64_t depth = 0;
 
   Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu) : prog(p), out(o), g(gpu), kernels(gpu), streams(o) {
     env.types = &prog.types;
@@ -85,83 +66,19 @@ struct CudaExecutor::Impl {
     ctx.host_fallbacks = &fallbacks;
   }
 
-  bool in_library(Span s) const { return last_library_file != 0 && s.valid() && s.file <= last_library_file; }
-
-  const Slot& slot(const Frame& f, VarId v) const {
-    NDP_ASSERT(v < f.slots.size() && f.slots[v].set, "Flat IR use of an undefined variable");
-    return f.slots[v];
-  }
-  int64_t host(const Frame& f, VarId v) const { return slot(f, v).host; }
-  const DVec& vec(const Frame& f, VarId v) const { return slot(f, v).vec; }
-  const Type* type_of(const Frame& f, VarId v) const {
-    const Type* t = f.fn->vars.at(v).type;
-    NDP_ASSERT(t != nullptr, "Flat IR vector statement defines a host variable");
-    return t;
-  }
-  void set_host(Frame& f, VarId v, int64_t x) {
-    Slot& s = f.slots.at(v);
-    s.set = true;
-    s.host = x;
-  }
-  void set_vec(Frame& f, VarId v, DVec x) {
-    Slot& s = f.slots.at(v);
-    s.set = true;
-    s.vec = std::move(x);
-  }
+  // FlatWalk's backend interface
+  lang::TypeContext& types() { return prog.types; }
+  DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
+  void exec_data(const Stmt& s, Frame& f);
 
   /// n copies of a host value, on the device.
   DVec constant(const Type* t, const Value& v, int64_t n) {
     return replicate_one(g, upload(g, cpu::from_value(prog.types, t, v, 1)), n);
   }
-
-  Slot run_block(const Block& b, Frame& f) {
-    for (const Stmt& s : b.stmts) exec(s, f);
-    return slot(f, b.result);
-  }
-  void exec(const Stmt& s, Frame& f);
-  void exec_stmt(const Stmt& s, Frame& f);
-  DVec call(flat::FuncId id, const DVec& arg, const DVec* path, Span span);
-  Slot recurse(const Stmt& s, Frame& f);
   DVec rand_with_paths(const Stmt& s, Frame& f);
   DVec merge(const DVec& flags, const DVec& a, const DVec& b);
   DVec seq_lit(const Type* t, const Stmt& s, const Frame& f);
 };
-
-// Note [Recursion as loops] in flatten/flat_ir.h; the same level stack as the cpu backend's.
-Slot CudaExecutor::Impl::recurse(const Stmt& s, Frame& f) {
-  NDP_ASSERT(s.loop != nullptr, "while without its loop");
-  const flat::RecursionLoop& loop = *s.loop;
-  std::vector<std::vector<Slot>> stack;
-  DVec arg = vec(f, s.uses.at(0));
-  DVec next_path;
-  Slot result;
-  for (uint64_t level = 0;; ++level) {
-    if (level >= kMaxCallDepth) throw EvalError{"Recursion too deep.", s.span};
-    set_vec(f, loop.param, arg);
-    if (level > 0 && f.fn->has_path) set_vec(f, loop.path, next_path);
-    if (run_block(loop.prefix, f).host <= 0) {
-      set_vec(f, loop.branch, empty_of(g, prog.types, type_of(f, loop.branch)));
-      result = run_block(loop.finish, f);
-      break;
-    }
-    Slot next = run_block(loop.step, f);
-    if (f.fn->has_path) next_path = vec(f, loop.next_path);
-    std::vector<Slot> saved;
-    saved.reserve(loop.saved.size());
-    for (VarId v : loop.saved) saved.push_back(f.slots.at(v));
-    stack.push_back(std::move(saved));
-    arg = next.vec;
-  }
-  while (!stack.empty()) {
-    std::vector<Slot>& saved = stack.back();
-    for (size_t i = 0; i < saved.size(); ++i) f.slots[loop.saved[i]] = std::move(saved[i]);
-    stack.pop_back();
-    f.slots.at(loop.call_result) = std::move(result);
-    f.slots.at(loop.branch) = run_block(loop.combine, f);
-    result = run_block(loop.finish, f);
-  }
-  return result;
-}
 
 // rand with per-instance path hashes: on the host, as the cpu backend draws (flat_exec.cpp).
 DVec CudaExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
@@ -174,42 +91,6 @@ DVec CudaExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
     ~ClearPath() { r.clear_path(); }
   } clear{rand};
   return host_prim(ctx, c, bound, [&](int64_t i) { rand.set_path(static_cast<uint64_t>(p[i])); });
-}
-
-void CudaExecutor::Impl::exec(const Stmt& s, Frame& f) {
-  if (lang::eval::interrupt_requested().load(std::memory_order_relaxed)) {
-    lang::eval::interrupt_requested().store(false);
-    throw EvalError{"Interrupted.", s.span};
-  }
-  try {
-    exec_stmt(s, f);
-  } catch (EvalError& err) {
-    if (!err.span.valid()) err.span = s.span;
-    if (s.op == Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
-    throw;
-  } catch (std::length_error&) {
-    throw EvalError{"Out of memory.", s.span};
-  }
-}
-
-DVec CudaExecutor::Impl::call(flat::FuncId id, const DVec& arg, const DVec* path, Span span) {
-  NDP_ASSERT(id < program->functions.size(), "Flat IR call of a bad function id");
-  if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full()) throw EvalError{"Recursion too deep.", span};
-  struct DepthGuard {
-    uint64_t& d;
-    explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
-    ~DepthGuard() { --d; }
-  } guard(depth);
-  const flat::Function& fn = program->functions[id];
-  Frame frame{&fn, std::vector<Slot>(fn.vars.size())};
-  set_vec(frame, fn.param, arg);
-  if (fn.has_path) {
-    NDP_ASSERT(path != nullptr, "call of a function with a path parameter without paths");
-    set_vec(frame, fn.path, *path);
-  }
-  Slot r = run_block(fn.body, frame);
-  NDP_ASSERT(!fn.vars.at(fn.body.result).is_host(), "a function returns a host variable");
-  return r.vec;
 }
 
 /// flags[i] ? a[#T before i] : b[#F before i].
@@ -234,7 +115,7 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   return seq_from_lengths(g, t, n, std::move(len), take(g, concat(g, parts), idx->pointer(), n * k));
 }
 
-void CudaExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
+void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
   auto use = [&](size_t i) -> const DVec& {
     NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
     return vec(f, s.uses[i]);
@@ -245,7 +126,7 @@ void CudaExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
       const lang::core::Global& gl = *prog.globals[s.global];
       if (gl.kind != lang::core::Global::Kind::Variable) cpu::fail_function_value();
-      if (!gl.has_value) throw EvalError{upper(gl.name) + " is undefined.", s.span};
+      if (!gl.has_value) throw EvalError{upper_name(gl.name) + " is undefined.", s.span};
       set_vec(f, s.dst, constant(type_of(f, s.dst), gl.value, host(f, s.uses.at(0))));
       return;
     }
@@ -258,16 +139,7 @@ void CudaExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, DVec::seq(t, n, std::move(len), std::move(off), empty_of(g, prog.types, t->a)));
       return;
     }
-    case Op::Nothing: set_vec(f, s.dst, empty_of(g, prog.types, type_of(f, s.dst))); return;
-    case Op::Length: set_host(f, s.dst, use(0).size()); return;
     case Op::Count: set_host(f, s.dst, g.check(g.prims().count_true(use(0).data(), use(0).size()))); return;
-    case Op::Const: set_host(f, s.dst, s.lit.as_int()); return;
-    case Op::Tuple: set_vec(f, s.dst, DVec::pair(type_of(f, s.dst), use(0), use(1))); return;
-    case Op::First: set_vec(f, s.dst, use(0).first()); return;
-    case Op::Second: set_vec(f, s.dst, use(0).second()); return;
-    case Op::Lengths: set_vec(f, s.dst, DVec::scalar(type_of(f, s.dst), use(0).size(), use(0).buffer())); return;
-    case Op::Elements: set_vec(f, s.dst, use(0).elems()); return;
-    case Op::Retype: set_vec(f, s.dst, retype(prog.types, use(0), type_of(f, s.dst))); return;
     case Op::Nest: {
       const DVec& len = use(0);
       set_vec(f, s.dst, seq_from_lengths(g, type_of(f, s.dst), len.size(), len.buffer(), use(1)));
@@ -374,7 +246,6 @@ void CudaExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;
     }
-    case Op::Call: set_vec(f, s.dst, call(s.func, use(0), s.uses.size() > 1 ? &use(1) : nullptr, s.span)); return;
     case Op::Time: {
       NDP_ASSERT(s.then_block != nullptr, "time without a block");
       g.synchronize();
@@ -386,15 +257,9 @@ void CudaExecutor::Impl::exec_stmt(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, DVec::pair(t, r.vec, constant(t->b, Value::float_(dt.count()), r.vec.size())));
       return;
     }
-    case Op::IfNonEmpty: {
-      NDP_ASSERT(s.then_block != nullptr && s.else_block != nullptr, "if_nonempty without both blocks");
-      Slot r = run_block(host(f, s.uses.at(0)) > 0 ? *s.then_block : *s.else_block, f);
-      f.slots.at(s.dst) = std::move(r);
-      return;
-    }
-    case Op::Recurse: f.slots.at(s.dst) = recurse(s, f); return;
+    default: break;  // the structural statements: FlatWalk::exec_structural
   }
-  throw lang::InternalError("internal error: cuda executor: unknown Flat IR op");
+  throw lang::InternalError("internal error: cuda executor: a Flat IR op it does not handle");
 }
 
 CudaExecutor::CudaExecutor(lang::core::Program& prog, std::FILE* out) {
