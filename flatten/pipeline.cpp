@@ -7,6 +7,7 @@
 
 #include "flatten/passes/cse.h"
 #include "flatten/passes/fuse_elementwise.h"
+#include "flatten/passes/fuse_siblings.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
 #include "lang/diagnostics.h"
@@ -51,6 +52,8 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   if (!env_disabled("NDP_NO_FUSE")) {
     p = fuse_elementwise(std::move(p));
     log_pass("fuse_elementwise", p);
+    p = fuse_siblings(std::move(p));
+    log_pass("fuse_siblings", p);
   }
   return p;
 }

@@ -186,3 +186,37 @@ TEST_CASE("cse keeps effects and calls apart") {
   CHECK(occurrences(text, "prim rand") == 2);
   CHECK(occurrences(text, "call g") == 2);
 }
+
+#include "flatten/passes/cse.h"
+#include "flatten/passes/fuse_elementwise.h"
+#include "flatten/passes/fuse_siblings.h"
+
+TEST_CASE("fuse_siblings: quicksort's three comparisons with the pivot become one kernel") {
+  Flattened q(
+      "function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; "
+      "e = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $"
+      "qs([3, 1, 2]) $");
+  q.flat = flat::fuse_elementwise(flat::recursion_to_loops(flat::merge_calls(flat::cse(std::move(q.flat)))));
+  std::string before = flat::print_program(q.flat);
+  size_t kernels_before = occurrences(before, "= kernel(");
+  q.flat = flat::fuse_siblings(std::move(q.flat));
+  CHECK(flat::verify(q.flat).empty());
+  std::string after = flat::print_program(q.flat);
+  CHECK(occurrences(after, "= kernel(") == kernels_before - 2);
+  // The merged kernel reads the elements and the replicated pivot once, and has all six
+  // results (three flags, three counts as ints).
+  size_t at = after.find("= <(%0, %1)");
+  REQUIRE(at != std::string::npos);
+  CHECK(after.find("= ==(%0, %1)", at) != std::string::npos);
+  CHECK(after.find("= >(%0, %1)", at) != std::string::npos);
+}
+
+TEST_CASE("fuse_siblings leaves a kernel whose input is computed after the earlier kernel") {
+  // The second kernel reads the elements, as the first does, but also s, which needs the
+  // first kernel's results: it cannot move before it.
+  Flattened f("function h(x) = let s = sum({v : v in x | v * 3 > 1}) in {v * 2 + s : v in x} $ h([1, -2, 3]) $");
+  f.flat = flat::fuse_siblings(flat::fuse_elementwise(std::move(f.flat)));
+  CHECK(flat::verify(f.flat).empty());
+  std::string text = flat::print_program(f.flat);
+  CHECK(occurrences(text, "= kernel(") >= 2);
+}
