@@ -99,6 +99,10 @@ Vec CpuExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
 /// flags[i] ? a[#T before i] : b[#F before i].
 Vec CpuExecutor::Impl::merge(const Vec& flags, const Vec& a, const Vec& b) {
   int64_t n = flags.size();
+  // One side empty: every flag agrees, and the other side is the result as it stands (often,
+  // at the top levels of a recursion, where the vectors are largest).
+  if (a.size() == 0 && b.size() == n) return b;
+  if (b.size() == 0 && a.size() == n) return a;
   const bool* f = flags.data<bool>();
   Buf<bool> inv(n);
   parallel_for(n, [&](int64_t i) { inv[i] = !f[i]; });

@@ -97,6 +97,8 @@ DVec CudaExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
 DVec CudaExecutor::Impl::merge(const DVec& flags, const DVec& a, const DVec& b) {
   int64_t n = flags.size();
   NDP_ASSERT(a.size() + b.size() == n, "merge of vectors that do not match their flags");
+  if (a.size() == 0) return b;  // every flag false: b as it stands
+  if (b.size() == 0) return a;
   DBuf idx = g.alloc(n * 8);
   g.check(g.prims().merge_positions(flags.data(), n, a.size(), idx->pointer()));
   return take(g, append(g, a, b), idx->pointer(), n);

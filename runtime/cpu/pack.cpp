@@ -43,9 +43,15 @@ Status pack(std::span<const T> v, std::span<const bool> flags, std::span<T> out)
     for (int64_t c = 0; c < nchunks; ++c) start[c + 1] += start[c];
     if (Status st = expect_size(out.size(), start[nchunks]); !ok(st)) return st;
     detail::parallel_chunks(nchunks, [&](int64_t c) {
-      int64_t w = start[c];
-      for (int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks); p < e; ++p)
-        if (flags[p]) out[w++] = v[p];
+      // Branch-free: every element is written at the next free slot and the slot advances only
+      // for a kept one (random flags make a branch mispredict half the time). The loop stops
+      // once the chunk's slots are full, so no write reaches the next chunk's part of `out`.
+      int64_t w = start[c], w_end = start[c + 1];
+      for (int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks);
+           p < e && w < w_end; ++p) {
+        out[w] = v[p];
+        w += flags[p];
+      }
     });
     return ok_status();
   });
