@@ -36,15 +36,10 @@ Status Primitives::pack_lengths(CUdeviceptr flags, DSegs s, CUdeviceptr out_leng
   if (s.count > 0 && s.total <= 0) {
     if (Status st = fill(out_lengths, s.count, 8, 0); !st.ok()) return st;
   } else if (s.count > 0) {
-    // A segmented + reduction of the flags read as 0/1 (device/scan.cuh).
-    cuda::DeviceBuffer carry;
-    if (Status st = detail::tile_carries(*this, "ndp_packlen_aggs", "ndp_segscan_carries_plus_i64", flags, s, carry);
-        !st.ok())
-      return st;
-    Result<cuda::Kernel> k = kernel("ndp_packlen_reduce");
-    if (!k.ok()) return k.status();
-    if (Status st = cuda::launch_with(device(), k.value(), detail::tile_launch(detail::tile_count(s.total)), flags, s,
-                                      carry.pointer(), out_lengths);
+    // A segmented + reduction of the flags read as 0/1 (device/scan_pass.cuh), over tiles of
+    // its int64 counts.
+    if (Status st = detail::reduce_segments(*this, "ndp_packlen_tiles", "ndp_reduce_seg_fixup_plus_i64", flags, s,
+                                            detail::pass_tile(8), out_lengths);
         !st.ok())
       return st;
   }

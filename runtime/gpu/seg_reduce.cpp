@@ -1,8 +1,37 @@
-// Segmented reductions and count_true (device/scan.cu): the tiled segmented scan, each tile
-// reporting the segments that end in it (Note [Tiled segmented scan]).
+// Segmented reductions and count_true (device/scan.cu): a flat reduction for one segment, else
+// one pass over tiles and a fix-up (Note [Single-pass scans and reductions] in
+// device/scan_pass.cuh).
 #include "runtime/gpu/seg_scan_impl.h"
 
 namespace ndp::rt::gpu {
+
+namespace detail {
+
+Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
+                       DSegs s, int64_t tile, CUdeviceptr out) {
+  const int64_t ntiles = (s.total + tile - 1) / tile;
+  cuda::DeviceBuffer bounds;
+  if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;
+  // Per tile: its aggregate, a SegPair<T> of at most 16 bytes (an 8-byte value and an int
+  // flag), and the segment the fix-up completes (int64).
+  Result<cuda::DeviceBuffer> agg = p.pool().allocate(static_cast<size_t>(ntiles) * 16);
+  if (!agg.ok()) return agg.status();
+  Result<cuda::DeviceBuffer> fix = p.pool().allocate(static_cast<size_t>(ntiles) * 8);
+  if (!fix.ok()) return fix.status();
+  CUdeviceptr agg_ptr = agg->pointer(), fix_ptr = fix->pointer();
+  Result<cuda::Kernel> k = p.kernel(tiles_kernel);
+  if (!k.ok()) return k.status();
+  if (Status st = cuda::launch_with(p.device(), k.value(), pass_launch(p, ntiles), in, s, bounds.pointer(), agg_ptr,
+                                    fix_ptr, out);
+      !st.ok())
+    return st;
+  if (ntiles <= 1) return Status();  // tile 0 completes every segment it writes
+  Result<cuda::Kernel> f = p.kernel(fixup_kernel);
+  if (!f.ok()) return f.status();
+  return cuda::launch_with(p.device(), f.value(), cuda::LaunchConfig{1, kCarryBlock, 0}, agg_ptr, fix_ptr, ntiles, out);
+}
+
+}  // namespace detail
 
 Result<ndp_status> Primitives::seg_reduce(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out) {
   uint64_t identity = 0;
@@ -12,15 +41,28 @@ Result<ndp_status> Primitives::seg_reduce(ndp_op op, ndp_elem_type t, CUdevicept
     if (Status st = fill(out, s.count, elem_bytes(t), identity); !st.ok()) return st;
     return data_ok();
   }
-  std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
-  cuda::DeviceBuffer carry;
-  if (Status st = detail::tile_carries(*this, "ndp_segscan_aggs_" + suffix, "ndp_segscan_carries_" + suffix, in, s, carry);
-      !st.ok())
-    return st;
-  Result<cuda::Kernel> k = kernel("ndp_segreduce_" + suffix);
+  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
+  if (s.count > 1) {
+    if (Status st = detail::reduce_segments(*this, "ndp_reduce_seg_" + suffix, "ndp_reduce_seg_fixup_" + suffix, in, s,
+                                            detail::pass_tile(elem_bytes(t)), out);
+        !st.ok())
+      return st;
+    return data_ok();
+  }
+  // One segment: a partial per block (a block per 16 KiB at least, one resident grid at most),
+  // then one block folds them.
+  const cuda::LaunchConfig c = detail::pass_launch(*this, (s.total * elem_bytes(t) + 16383) / 16384);
+  Result<cuda::DeviceBuffer> partials = pool().allocate(static_cast<size_t>(c.grid_x) * 8);
+  if (!partials.ok()) return partials.status();
+  CUdeviceptr partials_ptr = partials->pointer();
+  Result<cuda::Kernel> k = kernel("ndp_reduce_flat_" + suffix);
   if (!k.ok()) return k.status();
-  if (Status st = cuda::launch_with(device(), k.value(), detail::tile_launch(detail::tile_count(s.total)), in, s,
-                                    carry.pointer(), out);
+  if (Status st = cuda::launch_with(device(), k.value(), c, in, s.total, partials_ptr); !st.ok()) return st;
+  Result<cuda::Kernel> finish = kernel("ndp_reduce_flat_finish_" + suffix);
+  if (!finish.ok()) return finish.status();
+  const int nparts = static_cast<int>(c.grid_x);
+  if (Status st = cuda::launch_with(device(), finish.value(), cuda::LaunchConfig{1, detail::kPassBlock, 0}, in, s.total,
+                                    partials_ptr, nparts, out);
       !st.ok())
     return st;
   return data_ok();

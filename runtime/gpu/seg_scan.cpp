@@ -1,4 +1,5 @@
-// Segmented scans (device/scan.cu): reduce-then-scan over tiles, Note [Tiled segmented scan].
+// Segmented scans (device/scan.cu): one pass with decoupled look-back, Note [Single-pass scans
+// and reductions] in device/scan_pass.cuh.
 #include <cstring>
 
 #include "runtime/cpu/ops.h"
@@ -30,26 +31,13 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
   return rt::status_of(NDP_INVALID_ARGUMENT);
 }
 
-Status tile_carries(Primitives& p, const std::string& aggs_kernel, const std::string& carries_kernel, CUdeviceptr in,
-                    DSegs s, cuda::DeviceBuffer& carry) {
-  int64_t ntiles = tile_count(s.total);
-  if (ntiles <= 1) return Status();
-  Result<cuda::Kernel> aggs = p.kernel(aggs_kernel);
-  if (!aggs.ok()) return aggs.status();
-  Result<cuda::Kernel> carries = p.kernel(carries_kernel);
-  if (!carries.ok()) return carries.status();
-  // A SegPair<T> is at most 16 bytes (an 8-byte value and an int flag).
-  Result<cuda::DeviceBuffer> agg = p.pool().allocate(static_cast<size_t>(ntiles) * 16);
-  if (!agg.ok()) return agg.status();
-  Result<cuda::DeviceBuffer> c = p.pool().allocate(static_cast<size_t>(ntiles) * 8);
-  if (!c.ok()) return c.status();
-  CUdeviceptr agg_ptr = agg->pointer(), carry_ptr = c->pointer();
-  if (Status st = cuda::launch_with(p.device(), aggs.value(), tile_launch(ntiles), in, s, agg_ptr); !st.ok()) return st;
-  if (Status st = cuda::launch_with(p.device(), carries.value(), cuda::LaunchConfig{1, kCarryBlock, 0}, agg_ptr, ntiles,
-                                    carry_ptr);
-      !st.ok())
-    return st;
-  carry = std::move(c.value());
+Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bounds) {
+  if (s.offsets == 0) return Status();
+  const int64_t ntiles = (s.total + tile - 1) / tile;
+  Result<cuda::DeviceBuffer> b = p.pool().allocate(static_cast<size_t>(ntiles + 1) * sizeof(int64_t));
+  if (!b.ok()) return b.status();
+  if (Status st = launch_named(p, "ndp_seg_tile_bounds", ntiles + 1, s, tile, b->pointer()); !st.ok()) return st;
+  bounds = std::move(b.value());
   return Status();
 }
 
@@ -60,18 +48,27 @@ Result<ndp_status> Primitives::seg_scan(ndp_op op, bool inclusive, ndp_elem_type
   uint64_t identity = 0;
   if (ndp_status st = detail::op_identity(op, t, &identity); st.code != NDP_OK) return st;
   if (s.total <= 0) return data_ok();
-  std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
-  cuda::DeviceBuffer carry;
-  if (Status st = detail::tile_carries(*this, "ndp_segscan_aggs_" + suffix, "ndp_segscan_carries_" + suffix, in, s, carry);
-      !st.ok())
-    return st;
-  Result<cuda::Kernel> k = kernel("ndp_segscan_" + suffix);
+  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
+  const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
+  const int64_t tile = detail::pass_tile(elem_bytes(t));
+  const int64_t ntiles = (s.total + tile - 1) / tile;
+  // The look-back records (device/scan_pass.cuh, LookBack): a ticket and a status per tile,
+  // zeroed, then two (value, flag) word pairs per tile.
+  const int64_t zeroed_words = 1 + (ntiles + 1) / 2;
+  Result<cuda::DeviceBuffer> scratch = pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
+  if (!scratch.ok()) return scratch.status();
+  CUdeviceptr scratch_ptr = scratch->pointer();
+  if (Status st = fill(scratch_ptr, zeroed_words, 8, 0); !st.ok()) return st;
+  cuda::DeviceBuffer bounds;
+  if (!flat)
+    if (Status st = detail::tile_bounds(*this, s, tile, bounds); !st.ok()) return st;
+  Result<cuda::Kernel> k = kernel((flat ? "ndp_scan_flat_" : "ndp_scan_seg_") + suffix);
   if (!k.ok()) return k.status();
-  int inclusive_flag = inclusive ? 1 : 0;
-  if (Status st = cuda::launch_with(device(), k.value(), detail::tile_launch(detail::tile_count(s.total)), in, s,
-                                    carry.pointer(), inclusive_flag, out);
-      !st.ok())
-    return st;
+  const cuda::LaunchConfig c = detail::pass_launch(*this, ntiles);
+  const int inclusive_flag = inclusive ? 1 : 0;
+  Status st = flat ? cuda::launch_with(device(), k.value(), c, in, s.total, inclusive_flag, scratch_ptr, out)
+                   : cuda::launch_with(device(), k.value(), c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);
+  if (!st.ok()) return st;
   return data_ok();
 }
 

@@ -1,7 +1,9 @@
-// Private to runtime/gpu: the host half of the tiled segmented scan (Note [Tiled segmented
-// scan] in device/scan.cuh), shared by seg_scan.cpp, seg_reduce.cpp and pack.cpp.
+// Private to runtime/gpu: the host half of the scans and reductions (Note [Single-pass scans
+// and reductions] in device/scan_pass.cuh), shared by seg_scan.cpp, seg_reduce.cpp, pack.cpp
+// and segdes.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -9,10 +11,10 @@
 
 namespace ndp::rt::gpu::detail {
 
-/// The tile and block sizes of device/scan.cuh (kTile, kScanBlock, kCarryBlock).
+/// The tile and block sizes of device/scan.cuh (kTile, kScanBlock), used by the descriptor and
+/// selection kernels.
 constexpr int64_t kTile = 2048;
 constexpr unsigned kScanBlock = 256;
-constexpr unsigned kCarryBlock = 1024;
 
 inline int64_t tile_count(int64_t n) { return n <= 0 ? 0 : (n + kTile - 1) / kTile; }
 
@@ -22,14 +24,32 @@ inline cuda::LaunchConfig tile_launch(int64_t ntiles) {
   return cuda::LaunchConfig{static_cast<unsigned>(grid), kScanBlock, 0};
 }
 
+/// The geometry of device/scan_pass.cuh: kPassBlock threads, kCarryBlock for the fix-up, and
+/// kPassTile elements per tile for an element of `bytes` bytes (64 bytes per thread, at most 16
+/// elements).
+constexpr unsigned kPassBlock = 256;
+constexpr unsigned kCarryBlock = 1024;
+inline int64_t pass_tile(int bytes) { return bytes == 8 ? 2048 : 4096; }
+
+/// At most one resident grid of kPassBlock-thread blocks, and no more blocks than `blocks`.
+inline cuda::LaunchConfig pass_launch(Primitives& p, int64_t blocks) {
+  cuda::LaunchConfig c = p.device().grid_stride(std::max<int64_t>(blocks, 1) * kPassBlock);
+  c.block_x = kPassBlock;
+  return c;
+}
+
 /// NDP_OK with *identity_bits = the identity of (op, t) in its low bytes, or the CPU runtime's
 /// status for a pair it does not support (NDP_UNSUPPORTED) or an unknown op or type.
 ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits);
 
-/// Phases 1 and 2: with more than one tile, `carry` receives one value per tile (the value the
-/// tile starts from), computed by kernels `aggs_kernel` (in, s, agg) and `carries_kernel`
-/// (agg, ntiles, carry); with one tile it stays empty (a null pointer for phase 3).
-Status tile_carries(Primitives& p, const std::string& aggs_kernel, const std::string& carries_kernel, CUdeviceptr in,
-                    DSegs s, cuda::DeviceBuffer& carry);
+/// For an offsets descriptor, `bounds` receives the first boundary of each of its tiles of `tile`
+/// elements (ndp_seg_tile_bounds); for a regular one it stays empty (null: kernels divide).
+Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bounds);
+
+/// A segmented reduction over tiles of `tile` elements (s.count > 0, s.total > 0): kernel
+/// `tiles_kernel` (in, s, bounds, agg, fix, out), then, with more than one tile, `fixup_kernel`
+/// (agg, fix, ntiles, out).
+Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
+                       DSegs s, int64_t tile, CUdeviceptr out);
 
 }  // namespace ndp::rt::gpu::detail

@@ -1,7 +1,7 @@
-// Selection: PACK's lengths (a segmented + reduction of the flags read as 0/1, scan.cuh) and
+// Selection: PACK's lengths (a segmented + reduction of the flags read as 0/1, scan_pass.cuh) and
 // order-preserving compaction (true_positions, pack) in three steps: count the trues of every
 // tile, exclusive-scan the counts (the host calls the i64 + scan), compact every tile.
-#include "scan.cuh"
+#include "scan_pass.cuh"
 
 using namespace ndp_gpu;
 
@@ -15,15 +15,12 @@ struct FlagAsCount {
 
 }  // namespace
 
-// pack_lengths, phases 1 and 3 (phase 2 is ndp_segscan_carries_plus_i64 of scan.cu).
-extern "C" __global__ void __launch_bounds__(kScanBlock)
-    ndp_packlen_aggs(const unsigned char* flags, Segs s, SegPair<long long>* agg) {
-  tile_aggregates<CountFn>(flags, s, agg, FlagAsCount());
-}
-
-extern "C" __global__ void __launch_bounds__(kScanBlock)
-    ndp_packlen_reduce(const unsigned char* flags, Segs s, const long long* carry, long long* out) {
-  reduce_tiles<CountFn>(flags, s, carry, out, FlagAsCount());
+// pack_lengths: the pass of a segmented + reduction over the flags read as 0/1 (its fix-up is
+// ndp_reduce_seg_fixup_plus_i64 of scan.cu).
+extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)
+    ndp_packlen_tiles(const unsigned char* flags, Segs s, const long long* bounds, SegPair<long long>* agg,
+                      long long* fix, long long* out) {
+  reduce_seg_tiles<CountFn>(flags, s, bounds, agg, fix, out, FlagAsCount());
 }
 
 // counts[tile] = the true flags among the tile's kTile elements.

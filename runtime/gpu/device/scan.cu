@@ -1,30 +1,45 @@
-// Segmented scans and reductions (Note [Tiled segmented scan] in scan.cuh), and count_true.
-// Kernels per supported (operator, type), named <kernel>_<op>_<type>:
-//   ndp_segscan_aggs      phase 1: each tile's segmented fold
-//   ndp_segscan_carries   phase 2: one block of kCarryBlock threads, the value each tile starts from
-//   ndp_segscan           phase 3: the scan (carry may be null: a single tile)
-//   ndp_segreduce         phase 3: per-segment results of the segments each tile owns
-// Tile kernels run kScanBlock threads per block and loop over tiles by grid stride.
-#include "scan.cuh"
+// Scans and reductions (Note [Single-pass scans and reductions] in scan_pass.cuh), and
+// count_true. Kernels per supported (operator, type), named <kernel>_<op>_<type>:
+//   ndp_reduce_flat         one segment: a partial per block (kPassBlock threads)
+//   ndp_reduce_flat_finish  one block of kPassBlock: folds the partials and the unaligned ends
+//   ndp_reduce_seg          several segments, one pass over tiles: the segments ending in each
+//                           tile, its aggregate and its partial segment (grid stride)
+//   ndp_reduce_seg_fixup    one block of kCarryBlock: completes the partial segments
+//   ndp_scan_flat           one segment, single pass with look-back (tiles by ticket)
+//   ndp_scan_seg            several segments, the same
+// and ndp_seg_tile_bounds: the first boundary of every tile of an offsets descriptor.
+#include "scan_pass.cuh"
 
 using namespace ndp_gpu;
 
 #define NDP_SCAN_FAMILY(O, oname, T, tname)                                                                      \
-  extern "C" __global__ void __launch_bounds__(kScanBlock)                                                        \
-      ndp_segscan_aggs_##oname##_##tname(const T* in, Segs s, SegPair<T>* agg) {                                  \
-    tile_aggregates<Fn<O, T>>(in, s, agg, Identity<T>());                                                         \
+  extern "C" __global__ void __launch_bounds__(kPassBlock)                                                        \
+      ndp_reduce_flat_##oname##_##tname(const T* in, long long n, T* partials) {                                  \
+    reduce_flat_partials<Fn<O, T>>(in, n, partials);                                                              \
+  }                                                                                                               \
+  extern "C" __global__ void __launch_bounds__(kPassBlock)                                                        \
+      ndp_reduce_flat_finish_##oname##_##tname(const T* in, long long n, const T* partials, int nparts, T* out) { \
+    reduce_flat_finish<Fn<O, T>>(in, n, partials, nparts, out);                                                   \
+  }                                                                                                               \
+  extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)                                        \
+      ndp_reduce_seg_##oname##_##tname(const T* in, Segs s, const long long* bounds, SegPair<T>* agg,             \
+                                       long long* fix, T* out) {                                                  \
+    reduce_seg_tiles<Fn<O, T>>(in, s, bounds, agg, fix, out, Identity<T>());                                      \
   }                                                                                                               \
   extern "C" __global__ void __launch_bounds__(kCarryBlock)                                                       \
-      ndp_segscan_carries_##oname##_##tname(const SegPair<T>* agg, long long ntiles, T* carry) {                  \
-    tile_carries<Fn<O, T>>(agg, ntiles, carry);                                                                   \
+      ndp_reduce_seg_fixup_##oname##_##tname(const SegPair<T>* agg, const long long* fix, long long ntiles,       \
+                                             T* out) {                                                            \
+    reduce_seg_fixup<Fn<O, T>>(agg, fix, ntiles, out);                                                            \
   }                                                                                                               \
-  extern "C" __global__ void __launch_bounds__(kScanBlock)                                                        \
-      ndp_segscan_##oname##_##tname(const T* in, Segs s, const T* carry, int inclusive, T* out) {                 \
-    scan_tiles<Fn<O, T>>(in, s, carry, inclusive != 0, out);                                                      \
+  extern "C" __global__ void __launch_bounds__(kPassBlock)                                                        \
+      ndp_scan_flat_##oname##_##tname(const T* in, long long n, int inclusive, unsigned long long* scratch,       \
+                                      T* out) {                                                                   \
+    scan_pass<Fn<O, T>, false>(in, Segs{1, n, nullptr, n}, nullptr, inclusive != 0, scratch, out);                \
   }                                                                                                               \
-  extern "C" __global__ void __launch_bounds__(kScanBlock)                                                        \
-      ndp_segreduce_##oname##_##tname(const T* in, Segs s, const T* carry, T* out) {                              \
-    reduce_tiles<Fn<O, T>>(in, s, carry, out, Identity<T>());                                                     \
+  extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)                                        \
+      ndp_scan_seg_##oname##_##tname(const T* in, Segs s, const long long* bounds, int inclusive,                 \
+                                     unsigned long long* scratch, T* out) {                                       \
+    scan_pass<Fn<O, T>, true>(in, s, bounds, inclusive != 0, scratch, out);                                       \
   }
 
 // + and * on numbers; max and min on numbers and char; and, or, xor on ints and bool (ops.h).
@@ -43,6 +58,17 @@ NDP_SCAN_FAMILY(Op::min, min, unsigned char, char)
 NDP_ON_LOGICALS(Op::and_, and)
 NDP_ON_LOGICALS(Op::or_, or)
 NDP_ON_LOGICALS(Op::xor_, xor)
+
+// bounds[t] = the first boundary j with off(j) > min(t·tile, total), for t in [0, ntiles]: the
+// boundaries of tile t are [bounds[t] - 1, bounds[t + 1]) (mark_heads). One binary search per
+// tile, once per call, instead of two per tile in every pass.
+extern "C" __global__ void ndp_seg_tile_bounds(Segs s, long long tile, long long* bounds) {
+  const long long ntiles = (s.total + tile - 1) / tile;
+  NDP_GRID_STRIDE(t, ntiles + 1) {
+    const long long x = t * tile;
+    bounds[t] = upper_bound_off(s, x < s.total ? x : s.total);
+  }
+}
 
 // count_true: every block sums its flags (grid stride), then adds its count to *count, which
 // the host has zeroed. Integer atomics, so the result is exact and deterministic.

@@ -1,20 +1,21 @@
-// Block-level building blocks of the segmented scans and reductions (scan.cu), shared with
-// the descriptor and selection kernels (segdes.cu, pack.cu) and open to any other kernel file.
+// Block-level building blocks of the segmented scans and reductions: the operators, the
+// segmented operator on (value, head flag) pairs, and the descriptor look-ups. The scan and
+// reduction kernels themselves are in scan_pass.cuh (Note [Single-pass scans and reductions]);
+// the tiles of kTile elements below serve the descriptor and selection kernels (segdes.cu,
+// pack.cu) and any other kernel file.
 //
 // Note [Tiled segmented scan]
-// The data is cut into tiles of kTile elements, one block per tile (whatever the segment
-// lengths), and scanned as (value, head flag) pairs under the segmented operator
+// Data cut into tiles is scanned as (value, head flag) pairs under the segmented operator
 //     (v1, f1) · (v2, f2) = (f2 ? v2 : v1 ⊕ v2, f1 | f2),
-// which is associative whenever ⊕ is, so cub::BlockScan does the in-tile work. A tile learns
-// its segment heads from two binary searches over the offsets (the boundaries j with
-// t0 < off(j) <= t1) and marks them in shared memory, so the work per tile is its elements
-// plus the boundaries falling in it: O(count + total) in all, at every segment shape.
-// Reduce-then-scan: phase 1 writes each tile's pair (tile_aggregates), phase 2 (one block)
-// turns them into the value each tile starts from (tile_carries), phase 3 rescans every tile
-// from its carry and writes the scan, or the reduction of every segment the tile owns (those
-// whose end lies in (t0, t1]; tile 0 also owns the leading empty segments).
+// which is associative whenever ⊕ is, so block-wide scans (cub::BlockScan) and the combination
+// of tiles need no other rule. A tile learns its segment heads from the boundaries j with
+// t0 < off(j) <= t1 (found by binary search over the offsets) and marks them in shared memory,
+// so the work per tile is its elements plus the boundaries falling in it: O(count + total) in
+// all, at every segment shape.
 // Every partial result is a fold that starts from the identity, as the CPU's sequential fold
-// does, so max/min never see a NaN as their left operand and keep the CPU's semantics.
+// does, so max/min never see a NaN as their left operand and keep the CPU's semantics; and
+// partial results are combined in sequence order (the earlier on the left), since max/min keep
+// the leftmost of equal values (+0 and -0) and are not commutative.
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
@@ -149,20 +150,6 @@ struct TileSmem {
   alignas(8) unsigned char heads[kTile];
 };
 
-/// Marks the segment heads of a tile in sm.heads (all threads; ends with a barrier).
-template <class T>
-__device__ void mark_heads(const Segs& s, const TileSpan& ts, TileSmem<T>& sm) {
-  auto* words = reinterpret_cast<unsigned long long*>(sm.heads);
-  for (int i = threadIdx.x; i < kTile / 8; i += blockDim.x) words[i] = 0;
-  __syncthreads();
-  if (threadIdx.x == 0 && ts.head0) sm.heads[0] = 1;
-  for (long long j = ts.a + threadIdx.x; j < ts.b; j += blockDim.x) {
-    long long o = seg_off(s, j) - ts.t0;
-    if (o < ts.n) sm.heads[o] = 1;
-  }
-  __syncthreads();
-}
-
 /// The thread's eight head flags (item i in byte i).
 template <class T>
 __device__ __forceinline__ unsigned long long thread_heads(const TileSmem<T>& sm) {
@@ -172,65 +159,13 @@ __device__ __forceinline__ unsigned long long thread_heads(const TileSmem<T>& sm
 
 __device__ __forceinline__ bool head_at(unsigned long long heads, int i) { return (heads >> (8 * i)) & 0xff; }
 
-/// Loads a tile's elements into sm.vals, converted by `load` (In -> T); ends with a barrier.
-template <class T, class In, class Load>
-__device__ void load_tile(const In* in, const TileSpan& ts, TileSmem<T>& sm, Load load) {
-  for (int i = threadIdx.x; i < ts.n; i += blockDim.x) sm.vals[padded(i)] = load(in[ts.t0 + i]);
-  __syncthreads();
-}
-
-/// The segmented fold of the thread's items: (fold after its last head, any head).
-template <class F>
-__device__ SegPair<typename F::value_type> thread_fold(const typename F::value_type (&x)[kScanItems],
-                                                       unsigned long long heads, int valid) {
-  using T = typename F::value_type;
-  SegPair<T> p{F::identity(), 0};
-#pragma unroll
-  for (int i = 0; i < kScanItems; ++i) {
-    if (i < valid) {
-      if (head_at(heads, i)) {
-        p.v = F::apply(F::identity(), x[i]);
-        p.f = 1;
-      } else {
-        p.v = F::apply(p.v, x[i]);
-      }
-    }
-  }
-  return p;
-}
-
 template <class T>
 struct Identity {
   __device__ T operator()(T x) const { return x; }
 };
 
-/// Phase 1: agg[tile] = the tile's segmented fold.
-template <class F, class In, class Load>
-__device__ void tile_aggregates(const In* in, Segs s, SegPair<typename F::value_type>* agg, Load load) {
-  using T = typename F::value_type;
-  using Scan = cub::BlockScan<SegPair<T>, kScanBlock>;
-  __shared__ TileSmem<T> sm;
-  __shared__ typename Scan::TempStorage scan_storage;
-  long long ntiles = (s.total + kTile - 1) / kTile;
-  for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-    TileSpan ts(s, tile);
-    mark_heads(s, ts, sm);
-    load_tile(in, ts, sm, load);
-    int base = threadIdx.x * kScanItems;
-    int valid = static_cast<int>(ts.n) - base;
-    T x[kScanItems];
-#pragma unroll
-    for (int i = 0; i < kScanItems; ++i) x[i] = i < valid ? sm.vals[padded(base + i)] : F::identity();
-    SegPair<T> mine = thread_fold<F>(x, thread_heads(sm), valid), incl;
-    Scan(scan_storage).InclusiveScan(mine, incl, SegOp<F>());
-    if (threadIdx.x == kScanBlock - 1) agg[tile] = incl;
-    __syncthreads();
-  }
-}
-
-/// Phase 2 (one block of kCarryBlock threads): carry[t] = the value tile t starts from.
-constexpr int kCarryBlock = 1024;
-
+/// One block's running prefix across the rounds of a block-wide scan (cub's prefix callback,
+/// called by warp 0): it returns the fold of the earlier rounds and adds this round's aggregate.
 template <class F>
 struct CarryPrefix {
   using T = typename F::value_type;
@@ -241,99 +176,5 @@ struct CarryPrefix {
     return old;
   }
 };
-
-template <class F>
-__device__ void tile_carries(const SegPair<typename F::value_type>* agg, long long ntiles,
-                             typename F::value_type* carry) {
-  using T = typename F::value_type;
-  using Scan = cub::BlockScan<SegPair<T>, kCarryBlock>;
-  __shared__ typename Scan::TempStorage scan_storage;
-  CarryPrefix<F> prefix{SegPair<T>{F::identity(), 0}};
-  for (long long base = 0; base < ntiles; base += kCarryBlock) {
-    long long i = base + threadIdx.x;
-    SegPair<T> in = i < ntiles ? agg[i] : SegPair<T>{F::identity(), 0}, out;
-    Scan(scan_storage).ExclusiveScan(in, out, SegOp<F>(), prefix);
-    if (i < ntiles) carry[i] = out.v;
-    __syncthreads();
-  }
-}
-
-/// Phase 3 core: rescans the tile in sm from `carry_in` (inclusive or exclusive) and leaves the
-/// results in sm.vals (ends with a barrier). Callers have loaded the tile and marked its heads.
-template <class F>
-__device__ void scan_tile_in_smem(const TileSpan& ts, TileSmem<typename F::value_type>& sm,
-                                  typename cub::BlockScan<SegPair<typename F::value_type>, kScanBlock>::TempStorage& st,
-                                  typename F::value_type carry_in, bool inclusive) {
-  using T = typename F::value_type;
-  using Scan = cub::BlockScan<SegPair<T>, kScanBlock>;
-  int base = threadIdx.x * kScanItems;
-  int valid = static_cast<int>(ts.n) - base;
-  T x[kScanItems];
-#pragma unroll
-  for (int i = 0; i < kScanItems; ++i) x[i] = i < valid ? sm.vals[padded(base + i)] : F::identity();
-  unsigned long long heads = thread_heads(sm);
-  SegPair<T> mine = thread_fold<F>(x, heads, valid), before;
-  Scan(st).ExclusiveScan(mine, before, SegPair<T>{carry_in, 0}, SegOp<F>());
-  __syncthreads();  // every thread has read its items before any is overwritten
-  T acc = before.v;
-#pragma unroll
-  for (int i = 0; i < kScanItems; ++i) {
-    if (i < valid) {
-      if (head_at(heads, i)) acc = F::identity();
-      T y;
-      if (inclusive) {
-        acc = F::apply(acc, x[i]);
-        y = acc;
-      } else {
-        y = acc;
-        acc = F::apply(acc, x[i]);
-      }
-      sm.vals[padded(base + i)] = y;
-    }
-  }
-  __syncthreads();
-}
-
-/// Phase 3 of a scan: out = the segmented scan (out may be in).
-template <class F>
-__device__ void scan_tiles(const typename F::value_type* in, Segs s, const typename F::value_type* carry,
-                           bool inclusive, typename F::value_type* out) {
-  using T = typename F::value_type;
-  using Scan = cub::BlockScan<SegPair<T>, kScanBlock>;
-  __shared__ TileSmem<T> sm;
-  __shared__ typename Scan::TempStorage scan_storage;
-  long long ntiles = (s.total + kTile - 1) / kTile;
-  for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-    TileSpan ts(s, tile);
-    mark_heads(s, ts, sm);
-    load_tile(in, ts, sm, Identity<T>());
-    scan_tile_in_smem<F>(ts, sm, scan_storage, carry ? carry[tile] : F::identity(), inclusive);
-    for (int i = threadIdx.x; i < ts.n; i += blockDim.x) out[ts.t0 + i] = sm.vals[padded(i)];
-    __syncthreads();
-  }
-}
-
-/// Phase 3 of a reduction: out[k] for every segment k a tile owns (Note [Tiled segmented
-/// scan]). Needs s.total > 0; with no elements every segment is the identity (host fills it).
-template <class F, class In, class Load>
-__device__ void reduce_tiles(const In* in, Segs s, const typename F::value_type* carry, typename F::value_type* out,
-                             Load load) {
-  using T = typename F::value_type;
-  using Scan = cub::BlockScan<SegPair<T>, kScanBlock>;
-  __shared__ TileSmem<T> sm;
-  __shared__ typename Scan::TempStorage scan_storage;
-  long long ntiles = (s.total + kTile - 1) / kTile;
-  for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-    TileSpan ts(s, tile);
-    mark_heads(s, ts, sm);
-    load_tile(in, ts, sm, load);
-    scan_tile_in_smem<F>(ts, sm, scan_storage, carry ? carry[tile] : F::identity(), true);
-    for (long long k = ts.first_owned(tile) + threadIdx.x; k < ts.b - 1; k += blockDim.x) {
-      long long b = seg_off(s, k), e = seg_off(s, k + 1);
-      out[k] = e == b ? F::identity() : sm.vals[padded(static_cast<int>(e - 1 - ts.t0))];
-    }
-    __syncthreads();
-  }
-}
 
 }  // namespace ndp_gpu

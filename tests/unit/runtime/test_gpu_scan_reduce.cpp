@@ -70,14 +70,18 @@ Vec<T> values_for(Op op, int64_t n, uint64_t seed) {
   return op == Op::mult ? random_values<T>(n, seed, -1, 1) : random_values<T>(n, seed);
 }
 
-/// Shapes whose boundaries fall on, just before and just after the 2048-element tiles, with
-/// runs of empty segments at tile edges and long runs of empty segments inside a tile.
+/// Shapes whose boundaries fall on, just before and just after the tiles (2048 elements of 8
+/// bytes, 4096 of 4 or 1), with runs of empty segments at tile edges and long runs of empty
+/// segments inside a tile.
 std::vector<Shape> tile_edge_shapes() {
   std::vector<Shape> v;
   v.push_back(regular("regular 40 x 2048", 40, 2048));
   v.push_back(regular("regular 30 x 2047", 30, 2047));
   v.push_back(regular("regular 3000 x 1", 3000, 1));
   v.push_back(irregular("2047, 1, 2048, 2049, 1", {2047, 1, 2048, 2049, 1}));
+  v.push_back(regular("regular 20 x 4096", 20, 4096));
+  v.push_back(regular("regular 15 x 4095", 15, 4095));
+  v.push_back(irregular("4095, 1, 4096, 4097, 1, 0, 8191", {4095, 1, 4096, 4097, 1, 0, 8191}));
   std::vector<int64_t> l;
   for (int i = 0; i < 6; ++i) {
     l.push_back(2048);
@@ -90,11 +94,67 @@ std::vector<Shape> tile_edge_shapes() {
   m[150'000] = 1;
   m[199'999] = 3;
   v.push_back(irregular("200000 segments, mostly empty", m));
+  std::vector<int64_t> w;  // segments spanning several tiles, with empty ones at tile edges
+  for (int i = 0; i < 5; ++i) {
+    w.push_back(3 * 4096 + 1);
+    w.insert(w.end(), 3, 0);
+  }
+  v.push_back(irregular("segments over several tiles with empty segments between", w));
   v.push_back(irregular("empty segments leading and trailing, several tiles", {0, 0, 0, 5000, 0, 0, 3000, 0}));
   return v;
 }
 
+/// The scans and the reduction of `in` over `s` with the input and the outputs `shift` elements
+/// past their allocations' (aligned) starts: the 16-byte words of whole tiles do not apply, and
+/// the flat reduction has an unaligned head and tail.
+template <class T>
+void check_unaligned(gpu::Primitives& p, Op op, const Shape& s, const Vec<T>& in, int64_t shift) {
+  CAPTURE(s.name);
+  CAPTURE(shift);
+  CAPTURE(static_cast<int>(op));
+  constexpr ndp_elem_type et = elem_type_of<T>();
+  const int64_t n = s.total();
+  const cuda::CUdeviceptr offset = static_cast<cuda::CUdeviceptr>(shift) * sizeof(T);
+  DShape ds(p, s);
+  Vec<T> shifted(n + shift);
+  for (int64_t i = 0; i < n; ++i) shifted[shift + i] = in[i];
+  DArray<T> din(p, shifted.cspan());
+  for (ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
+    bool inclusive = kind == ScanKind::inclusive;
+    CAPTURE(inclusive);
+    Vec<T> want(n);
+    REQUIRE(ok(seg_scan<T>(op, kind, in, s.view(), want)));
+    DArray<T> out(p, n + shift);
+    auto got = p.seg_scan(static_cast<ndp_op>(op), inclusive, et, din.ptr() + offset, ds.segs, out.ptr() + offset);
+    REQUIRE_MESSAGE(got.ok(), got.status().message());
+    CHECK(got.value().code == NDP_OK);
+    Vec<T> host = out.host(p);
+    CHECK(first_diff<T>(host.cspan().subspan(static_cast<size_t>(shift)), want) == -1);
+  }
+  Vec<T> want(s.count());
+  REQUIRE(ok(seg_reduce<T>(op, in, s.view(), want)));
+  DArray<T> out(p, s.count() + shift);
+  auto got = p.seg_reduce(static_cast<ndp_op>(op), et, din.ptr() + offset, ds.segs, out.ptr() + offset);
+  REQUIRE_MESSAGE(got.ok(), got.status().message());
+  CHECK(got.value().code == NDP_OK);
+  Vec<T> host = out.host(p);
+  CHECK(first_diff<T>(host.cspan().subspan(static_cast<size_t>(shift)), want) == -1);
+}
+
 }  // namespace
+
+TEST_CASE_TEMPLATE("gpu seg_scan and seg_reduce at unaligned addresses", T, int64_t, float, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  const Op op = std::is_same_v<T, uint8_t> ? Op::max : Op::plus;
+  std::vector<Shape> shapes;
+  shapes.push_back(regular("flat 100003", 1, 100'003));
+  shapes.push_back(regular("flat 13", 1, 13));
+  shapes.push_back(irregular("random lengths, several tiles", random_lengths(3000, 20, 0.2, 21)));
+  uint64_t seed = 300;
+  for (const Shape& s : shapes)
+    for (int64_t shift : {1, 3, 7}) check_unaligned<T>(*p, op, s, values_for<T>(op, s.total(), seed++), shift);
+}
 
 TEST_CASE_TEMPLATE("gpu seg_scan and seg_reduce match the cpu runtime on small shapes", T, int64_t, double, int32_t,
                    float, bool, uint8_t) {

@@ -1,0 +1,626 @@
+// The scan and reduction kernels' bodies (scan.cu, and pack.cu's pack_lengths): flat
+// reductions, single-pass scans with decoupled look-back, and segmented reductions in one pass
+// over the data plus a small fix-up. Operators and the segmented operator are in scan.cuh.
+//
+// Note [Single-pass scans and reductions]
+// Every element is read once, and a scan writes it once; the tile bookkeeping must stay small
+// next to that, at every segment shape.
+// * Flat reduction (a descriptor of one segment): every warp folds a contiguous stretch of the
+//   array with 16-byte loads, its lanes' results combined by an order-keeping shuffle tree
+//   (warp_fold); every block writes one partial, and a second kernel of one block folds the
+//   partials in order, together with the unaligned head and tail of the array (under 16 bytes
+//   each). No float atomics: the result is the same on every run.
+// * Scans: tiles of kPassBlock threads × kPassItems elements (64 bytes per thread, 16 one-byte
+//   elements) are loaded with 16-byte words through shared memory and folded as (value, head
+//   flag) pairs (Note [Tiled segmented scan]). A block takes its tiles in order from a ticket
+//   counter and learns the value its tile starts from by decoupled look-back (Merrill &
+//   Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016): it publishes
+//   its aggregate, folds the records of the preceding tiles, the nearest first, a warp of them
+//   at a time, until one holds an inclusive prefix, and publishes its own. Tickets rather than
+//   block indices order the tiles, so a block only ever waits for tiles held by running
+//   blocks, which publish their aggregates without waiting: no deadlock, whatever the
+//   scheduling. Where the look-back stops depends on timing, so float + and * may round
+//   differently from run to run (the reassociation every parallel scan has); integers and
+//   max/min are exact.
+// * Segmented reductions: one pass over the tiles (grid stride, no waiting) writes every
+//   segment that ends in the tile, scanned from the identity, and the tile's aggregate pair;
+//   a segment that began in an earlier tile thus gets only its part in this tile. Then one
+//   block scans the tiles' aggregates (the value each tile starts from, as in a scan) and
+//   completes those segments, at most one per tile. The same on every run.
+// * Head flags: a tile marks the boundaries off(j) falling in it, j in [a - 1, b), as bytes in
+//   shared memory, where a is the first boundary after its first element (upper_bound_off).
+//   With an offsets array, a comes from a table computed once per call (one binary search per
+//   tile, ndp_seg_tile_bounds), not searched again in every tile of every pass; regular
+//   descriptors compute it by division.
+#pragma once
+
+#include <cub/block/block_scan.cuh>
+#include <cuda/atomic>
+#include <cuda/std/type_traits>
+
+#include "scan.cuh"
+
+namespace ndp_gpu {
+
+// ---- geometry ----
+
+constexpr int kPassBlock = 256;
+constexpr int kPassWarps = kPassBlock / 32;
+/// Resident blocks per SM asked of the segmented tile kernels (__launch_bounds__): left alone
+/// they take up to 80 registers a thread, 3 blocks per SM; capped at 64 (no spills), 4 blocks
+/// keep more tiles in flight.
+constexpr int kPassMinBlocks = 4;
+/// The one block that scans the tiles' aggregates of a segmented reduction, and its items per
+/// thread per round.
+constexpr int kCarryBlock = 1024;
+constexpr int kCarryItems = 8;
+
+/// Elements per thread: 64 bytes (16 elements of 4 bytes, 8 of 8), and 16 one-byte elements.
+template <class T>
+inline constexpr int kPassItems = sizeof(T) >= 4 ? 64 / static_cast<int>(sizeof(T)) : 16;
+template <class T>
+inline constexpr int kPassTile = kPassBlock * kPassItems<T>;
+/// Elements per 16-byte word.
+template <class T>
+inline constexpr int kVec = 16 / static_cast<int>(sizeof(T));
+
+/// The shared-memory slot of tile element i: one pad slot per 128 bytes of 4-byte elements (per
+/// 16 elements of 8 bytes), so that a warp's blocked reads (each thread its consecutive items)
+/// and striped writes (each thread its 16-byte word) fall on distinct banks.
+template <class T>
+__device__ __forceinline__ int slot(int i) {
+  return sizeof(T) == 8 ? i + (i >> 4) : i + (i >> 5);
+}
+template <class T>
+inline constexpr int kSlots = kPassTile<T> + kPassTile<T> / (sizeof(T) == 8 ? 16 : 32);
+
+// ---- thread and warp level ----
+
+template <class T>
+__device__ __forceinline__ unsigned long long to_bits(T v) {
+  unsigned long long u = 0;
+  memcpy(&u, &v, sizeof(T));
+  return u;
+}
+
+template <class T>
+__device__ __forceinline__ T from_bits(unsigned long long u) {
+  T v;
+  memcpy(&v, &u, sizeof(T));
+  return v;
+}
+
+template <class T>
+__device__ __forceinline__ T shuffle_down(T v, int d) {
+  if constexpr (sizeof(T) == 8) return from_bits<T>(__shfl_down_sync(~0u, to_bits(v), d));
+  else return from_bits<T>(__shfl_down_sync(~0u, static_cast<unsigned>(to_bits(v)), d));
+}
+
+template <class T>
+__device__ __forceinline__ SegPair<T> shuffle_down(SegPair<T> p, int d) {
+  return SegPair<T>{shuffle_down(p.v, d), __shfl_down_sync(~0u, p.f, d)};
+}
+
+/// F::apply as a binary functor.
+template <class F>
+struct Apply {
+  using T = typename F::value_type;
+  __device__ T operator()(T a, T b) const { return F::apply(a, b); }
+};
+
+/// Lane 0 receives x(0) op x(1) op ... op x(31) (kLaterFirst: x(31) op ... op x(0)). Every step
+/// combines a run of lanes with the run right after it, so the sequence order is kept and op
+/// need not commute. The other lanes receive partial folds.
+template <bool kLaterFirst = false, class V, class Combine>
+__device__ __forceinline__ V warp_fold(V x, Combine op) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    V o = shuffle_down(x, d);  // lanes [lane + d, lane + 2d), the run after this lane's
+    if (lane + d < 32) {
+      if constexpr (kLaterFirst) x = op(o, x);
+      else x = op(x, o);
+    }
+  }
+  return x;
+}
+
+/// The kVec<T> elements of a 16-byte word.
+template <class T>
+struct Word {
+  T e[kVec<T>];
+};
+
+template <class T>
+__device__ __forceinline__ Word<T> load_word(const T* p) {
+  uint4 u = *reinterpret_cast<const uint4*>(p);
+  Word<T> w;
+  memcpy(&w, &u, sizeof u);
+  return w;
+}
+
+template <class T>
+__device__ __forceinline__ void store_word(T* p, const Word<T>& w) {
+  uint4 u;
+  memcpy(&u, &w, sizeof u);
+  *reinterpret_cast<uint4*>(p) = u;
+}
+
+__device__ __forceinline__ bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15) == 0; }
+
+// ---- flat reduction ----
+
+/// The part of a flat array that 16-byte words cover: elements [head, head + words·kVec<T>).
+struct AlignedSpan {
+  long long head, words;
+};
+
+template <class T>
+__device__ AlignedSpan aligned_span(const T* p, long long n) {
+  long long past = static_cast<long long>((reinterpret_cast<unsigned long long>(p) & 15) / sizeof(T));
+  long long head = past == 0 ? 0 : kVec<T> - past;
+  if (head > n) head = n;
+  return AlignedSpan{head, (n - head) / kVec<T>};
+}
+
+/// 16-byte loads per lane in flight per step of reduce_flat_partials.
+constexpr int kReduceLoads = 4;
+
+/// partials[block] = the fold of the block's stretch of the aligned words (grid of
+/// kPassBlock-thread blocks). Every warp owns a contiguous stretch, so folding its steps in
+/// order keeps the sequence order.
+template <class F>
+__device__ void reduce_flat_partials(const typename F::value_type* in, long long n, typename F::value_type* partials) {
+  using T = typename F::value_type;
+  __shared__ T warp_result[kPassWarps];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const AlignedSpan span = aligned_span(in, n);
+  const T* body = in + span.head;
+  const long long nwarps = static_cast<long long>(gridDim.x) * kPassWarps;
+  const long long w = static_cast<long long>(blockIdx.x) * kPassWarps + warp;
+  const long long begin = span.words * w / nwarps, end = span.words * (w + 1) / nwarps;
+  T acc = F::identity();  // lane 0: the fold of the warp's words so far
+  for (long long base = begin; base < end; base += 32 * kReduceLoads) {
+    Word<T> word[kReduceLoads] = {};
+#pragma unroll
+    for (int r = 0; r < kReduceLoads; ++r) {
+      long long i = base + r * 32 + lane;
+      if (i < end) word[r] = load_word(body + i * kVec<T>);
+    }
+#pragma unroll
+    for (int r = 0; r < kReduceLoads; ++r) {
+      T part = F::identity();
+      if (base + r * 32 + lane < end) {
+#pragma unroll
+        for (int c = 0; c < kVec<T>; ++c) part = F::apply(part, word[r].e[c]);
+      }
+      acc = F::apply(acc, warp_fold(part, Apply<F>()));
+    }
+  }
+  if (lane == 0) warp_result[warp] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    T b = F::identity();
+    for (int i = 0; i < kPassWarps; ++i) b = F::apply(b, warp_result[i]);
+    partials[blockIdx.x] = b;
+  }
+}
+
+/// *out = head ⊕ partials[0] ⊕ ... ⊕ partials[nparts - 1] ⊕ tail (one block of kPassBlock).
+template <class F>
+__device__ void reduce_flat_finish(const typename F::value_type* in, long long n,
+                                   const typename F::value_type* partials, int nparts, typename F::value_type* out) {
+  using T = typename F::value_type;
+  __shared__ T warp_result[kPassWarps];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const long long lo = static_cast<long long>(nparts) * threadIdx.x / kPassBlock;
+  const long long hi = static_cast<long long>(nparts) * (threadIdx.x + 1) / kPassBlock;
+  T acc = F::identity();
+  for (long long i = lo; i < hi; ++i) acc = F::apply(acc, partials[i]);
+  acc = warp_fold(acc, Apply<F>());
+  if (lane == 0) warp_result[warp] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const AlignedSpan span = aligned_span(in, n);
+    T r = F::identity();
+    for (long long i = 0; i < span.head; ++i) r = F::apply(r, in[i]);
+    for (int i = 0; i < kPassWarps; ++i) r = F::apply(r, warp_result[i]);
+    for (long long i = span.head + span.words * kVec<T>; i < n; ++i) r = F::apply(r, in[i]);
+    *out = r;
+  }
+}
+
+// ---- tiles of the scans and segmented reductions ----
+
+template <class T>
+struct PassSmem {
+  T vals[kSlots<T>];                           // the tile, slot order
+  alignas(16) unsigned char heads[kPassTile<T>];  // head flags, one byte per element
+};
+
+/// A thread's share of a tile in registers, between the global loads and shared memory: a
+/// whole tile of an aligned array of T as 16-byte words (thread t holding words t, t + kPassBlock,
+/// ...: coalesced), else as elements t, t + kPassBlock, ... converted by the load functor, and
+/// the identity past the tile's end. Fetching first and storing to shared memory later lets a
+/// tile's other global loads (its boundaries) overlap the data's.
+template <class T>
+struct TileFetch {
+  T r[kPassItems<T>];
+  bool words;
+};
+
+template <class F, class In, class Load>
+__device__ __forceinline__ TileFetch<typename F::value_type> fetch_tile(const In* in, long long t0, int n, Load load) {
+  using T = typename F::value_type;
+  TileFetch<T> f;
+  f.words = false;
+  if constexpr (cuda::std::is_same_v<Load, Identity<T>>) {
+    if (n == kPassTile<T> && aligned16(in)) {
+      f.words = true;
+#pragma unroll
+      for (int j = 0; j < kPassItems<T> / kVec<T>; ++j) {
+        const Word<T> w = load_word(in + t0 + (j * kPassBlock + threadIdx.x) * kVec<T>);
+#pragma unroll
+        for (int c = 0; c < kVec<T>; ++c) f.r[j * kVec<T> + c] = w.e[c];
+      }
+      return f;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < kPassItems<T>; ++j) {
+    const int i = j * kPassBlock + threadIdx.x;
+    f.r[j] = i < n ? load(in[t0 + i]) : F::identity();
+  }
+  return f;
+}
+
+/// Puts a fetched tile into vals (slot order). No barrier.
+template <class T>
+__device__ __forceinline__ void put_tile(const TileFetch<T>& f, T* vals) {
+  if (f.words) {
+#pragma unroll
+    for (int j = 0; j < kPassItems<T> / kVec<T>; ++j)
+#pragma unroll
+      for (int c = 0; c < kVec<T>; ++c) vals[slot<T>((j * kPassBlock + threadIdx.x) * kVec<T> + c)] = f.r[j * kVec<T> + c];
+  } else {
+#pragma unroll
+    for (int j = 0; j < kPassItems<T>; ++j) vals[slot<T>(j * kPassBlock + threadIdx.x)] = f.r[j];
+  }
+}
+
+/// Stores vals (slot order) to out[t0, t0 + n), as fetch_tile loads. No barrier.
+template <class T>
+__device__ void store_pass_tile(const T* vals, long long t0, int n, T* out) {
+  if (n == kPassTile<T> && aligned16(out)) {
+#pragma unroll
+    for (int j = 0; j < kPassTile<T> / kVec<T> / kPassBlock; ++j) {
+      const int first = (j * kPassBlock + threadIdx.x) * kVec<T>;
+      Word<T> w;
+#pragma unroll
+      for (int c = 0; c < kVec<T>; ++c) w.e[c] = vals[slot<T>(first + c)];
+      store_word(out + t0 + first, w);
+    }
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < kPassItems<T>; ++j) {
+    const int i = j * kPassBlock + threadIdx.x;
+    if (i < n) out[t0 + i] = vals[slot<T>(i)];
+  }
+}
+
+/// The thread's items, blocked: items threadIdx.x·N ... of the tile.
+template <class T, int N>
+__device__ __forceinline__ void read_items(const T* vals, T (&x)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) x[i] = vals[slot<T>(threadIdx.x * N + i)];
+}
+
+template <class T, int N>
+__device__ __forceinline__ void write_items(T* vals, const T (&x)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) vals[slot<T>(threadIdx.x * N + i)] = x[i];
+}
+
+/// The head flags of a thread's N items (item i in byte i).
+template <int N>
+struct Heads {
+  unsigned long long w[(N + 7) / 8];
+  __device__ __forceinline__ bool at(int i) const { return (w[i >> 3] >> (8 * (i & 7))) & 0xff; }
+};
+
+/// A flat scan's items: no heads.
+struct NoHeads {
+  __device__ __forceinline__ constexpr bool at(int) const { return false; }
+};
+
+template <int N>
+__device__ __forceinline__ Heads<N> read_heads(const unsigned char* heads) {
+  static_assert(N % 8 == 0, "whole 8-byte words of head flags per thread");
+  Heads<N> h;
+  const auto* words = reinterpret_cast<const unsigned long long*>(heads) + threadIdx.x * (N / 8);
+#pragma unroll
+  for (int k = 0; k < N / 8; ++k) h.w[k] = words[k];
+  return h;
+}
+
+/// The first boundary j with off(j) > min(t·tile, total): bounds[t] (irregular descriptors) or
+/// computed (regular ones, bounds null).
+__device__ __forceinline__ long long tile_bound(const Segs& s, const long long* bounds, long long t, long long tile) {
+  if (bounds) return bounds[t];
+  long long x = t * tile;
+  return upper_bound_off(s, x < s.total ? x : s.total);
+}
+
+/// Zeroes the head flags of a tile (before mark_heads, with a barrier between: kernels clear
+/// them once at the start and then at the end of every tile, after their last read).
+template <class T>
+__device__ __forceinline__ void clear_heads(unsigned char* heads) {
+  for (int i = threadIdx.x; i < kPassTile<T> / 16; i += kPassBlock) reinterpret_cast<uint4*>(heads)[i] = uint4{0, 0, 0, 0};
+}
+
+/// Marks the boundaries of tile [t0, t0 + n) in heads: off(j) - t0 for j in [a - 1, b), where a
+/// and b are the tile's and the next tile's bounds. Only j = a - 1 can fall at t0 (a head there),
+/// and off(j) = t0 + n (j = b - 1 at most) belongs to the next tile.
+__device__ __forceinline__ void mark_heads(const Segs& s, long long t0, int n, long long a, long long b,
+                                           unsigned char* heads) {
+  for (long long j = a - 1 + threadIdx.x; j < b; j += kPassBlock) {
+    long long o = seg_off(s, j) - t0;
+    if (o >= 0 && o < n) heads[o] = 1;
+  }
+}
+
+/// The segmented fold of a thread's items: (fold after its last head, any head).
+template <class F, class H, int N>
+__device__ __forceinline__ SegPair<typename F::value_type> fold_items(const typename F::value_type (&x)[N],
+                                                                      const H& h) {
+  SegPair<typename F::value_type> p{F::identity(), 0};
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if (h.at(i)) {
+      p.v = F::apply(F::identity(), x[i]);
+      p.f = 1;
+    } else {
+      p.v = F::apply(p.v, x[i]);
+    }
+  }
+  return p;
+}
+
+/// Replaces the thread's items by their segmented scan from acc, the value before the first.
+template <class F, class H, int N>
+__device__ __forceinline__ void scan_items(typename F::value_type (&x)[N], const H& h, typename F::value_type acc,
+                                           bool inclusive) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if (h.at(i)) acc = F::identity();
+    typename F::value_type next = F::apply(acc, x[i]);
+    x[i] = inclusive ? next : acc;
+    acc = next;
+  }
+}
+
+// ---- decoupled look-back ----
+
+/// What a tile has published.
+enum : unsigned { kTileNothing = 0, kTileAggregate = 1, kTileInclusive = 2 };
+
+/// The look-back records, in one scratch buffer of 1 + ceil(ntiles / 2) + 4·ntiles 8-byte words
+/// whose first 1 + ceil(ntiles / 2) the host zeroes (seg_scan.cpp): the ticket counter, a
+/// 4-byte status per tile, then per tile its aggregate and its inclusive prefix as (value bits,
+/// flag) word pairs.
+/// A value is written (relaxed) before its status (release); a reader acquires the status
+/// before it reads the value, so it never sees a value older than the status says.
+template <class T>
+struct LookBack {
+  unsigned long long* ticket;
+  unsigned* status;
+  unsigned long long* values;  // aggregate of t: values[2t], [2t + 1]; inclusive: values[2(ntiles + t)], ...
+  long long ntiles;
+
+  __device__ LookBack(unsigned long long* scratch, long long ntiles)
+      : ticket(scratch), status(reinterpret_cast<unsigned*>(scratch + 1)),
+        values(scratch + 1 + (ntiles + 1) / 2), ntiles(ntiles) {}
+
+  __device__ long long next_tile() { return static_cast<long long>(atomicAdd(ticket, 1ull)); }
+
+  __device__ unsigned long long* record(long long tile, unsigned what) {
+    return values + 2 * (what == kTileInclusive ? ntiles + tile : tile);
+  }
+
+  __device__ void publish(long long tile, unsigned what, const SegPair<T>& p) {
+    using Atomic64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+    unsigned long long* r = record(tile, what);
+    Atomic64(r[0]).store(to_bits(p.v), cuda::memory_order_relaxed);
+    Atomic64(r[1]).store(static_cast<unsigned long long>(p.f), cuda::memory_order_relaxed);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(status[tile]).store(what, cuda::memory_order_release);
+  }
+
+  /// Waits until `tile` has published something; returns what, and its value in p.
+  __device__ unsigned wait(long long tile, SegPair<T>& p) {
+    using Atomic64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> st(status[tile]);
+    unsigned what;
+    while ((what = st.load(cuda::memory_order_acquire)) == kTileNothing) __nanosleep(32);
+    unsigned long long* r = record(tile, what);
+    p.v = from_bits<T>(Atomic64(r[0]).load(cuda::memory_order_relaxed));
+    p.f = static_cast<int>(Atomic64(r[1]).load(cuda::memory_order_relaxed));
+    return what;
+  }
+};
+
+/// cub::BlockScan's prefix callback (called by all of warp 0 with the tile's aggregate; lane 0's
+/// result is the value the tile starts from): the look-back of Note [Single-pass scans and
+/// reductions].
+template <class F>
+struct LookBackPrefix {
+  using T = typename F::value_type;
+  LookBack<T> lb;
+  long long tile;
+
+  __device__ SegPair<T> operator()(const SegPair<T>& aggregate) {
+    const int lane = threadIdx.x & 31;
+    const SegPair<T> none{F::identity(), 0};
+    if (tile == 0) {
+      if (lane == 0) lb.publish(0, kTileInclusive, aggregate);
+      return none;
+    }
+    if (lane == 0) lb.publish(tile, kTileAggregate, aggregate);
+    SegPair<T> prefix = none;  // lane 0: the fold of the tiles looked at so far (the later ones)
+    for (long long nearest = tile - 1;; nearest -= 32) {
+      const long long j = nearest - lane;  // lane 0 looks at the nearest tile
+      SegPair<T> v = none;
+      unsigned what = kTileInclusive;  // no tile before tile 0: an empty inclusive prefix
+      if (j >= 0) what = lb.wait(j, v);
+      const unsigned inclusive = __ballot_sync(~0u, what == kTileInclusive);
+      // Lanes 0 .. stop count, stop being the nearest tile with an inclusive prefix.
+      const int stop = inclusive ? __ffs(static_cast<int>(inclusive)) - 1 : 31;
+      if (lane > stop) v = none;
+      v = warp_fold<true>(v, SegOp<F>());  // lane 0: tile j(stop) · ... · tile j(0), in order
+      prefix = SegOp<F>()(v, prefix);
+      if (inclusive) break;
+    }
+    if (lane == 0) lb.publish(tile, kTileInclusive, SegOp<F>()(prefix, aggregate));
+    return prefix;
+  }
+};
+
+// ---- scans ----
+
+/// Warp scans and one pass over the warp totals: fewer barriers than cub's default raking.
+inline constexpr cub::BlockScanAlgorithm kPassScan = cub::BLOCK_SCAN_WARP_SCANS;
+
+/// Replaces the thread's items by the scan of the tile from its look-back prefix.
+template <class F, class H>
+__device__ __forceinline__ void scan_tile_items(
+    typename F::value_type (&x)[kPassItems<typename F::value_type>], const H& h,
+    typename cub::BlockScan<SegPair<typename F::value_type>, kPassBlock, kPassScan>::TempStorage& storage,
+    LookBackPrefix<F>& prefix, bool inclusive) {
+  using Scan = cub::BlockScan<SegPair<typename F::value_type>, kPassBlock, kPassScan>;
+  SegPair<typename F::value_type> before;
+  Scan(storage).ExclusiveScan(fold_items<F>(x, h), before, SegOp<F>(), prefix);
+  scan_items<F>(x, h, before.v, inclusive);
+}
+
+/// out = the scan of in (out may be in) over s, in one pass (kSegmented false: one segment, no
+/// heads). Blocks of kPassBlock threads take tiles by ticket until none is left.
+template <class F, bool kSegmented>
+__device__ void scan_pass(const typename F::value_type* in, Segs s, const long long* bounds, bool inclusive,
+                          unsigned long long* scratch, typename F::value_type* out) {
+  using T = typename F::value_type;
+  using Scan = cub::BlockScan<SegPair<T>, kPassBlock, kPassScan>;
+  constexpr int kTileN = kPassTile<T>;
+  __shared__ PassSmem<T> sm;
+  __shared__ typename Scan::TempStorage storage;
+  __shared__ long long ticket;
+  const long long ntiles = (s.total + kTileN - 1) / kTileN;
+  LookBack<T> lb(scratch, ntiles);
+  if constexpr (kSegmented) clear_heads<T>(sm.heads);
+  for (;;) {
+    if (threadIdx.x == 0) ticket = lb.next_tile();
+    // Also: the previous tile is done with sm and storage, and its head flags are cleared.
+    __syncthreads();
+    const long long tile = ticket;
+    if (tile >= ntiles) break;
+    const long long t0 = tile * kTileN;
+    const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
+    const TileFetch<T> f = fetch_tile<F>(in, t0, n, Identity<T>());
+    if constexpr (kSegmented)
+      mark_heads(s, t0, n, tile_bound(s, bounds, tile, kTileN), tile_bound(s, bounds, tile + 1, kTileN), sm.heads);
+    put_tile(f, sm.vals);
+    __syncthreads();
+    T x[kPassItems<T>];
+    read_items(sm.vals, x);
+    LookBackPrefix<F> prefix{lb, tile};
+    if constexpr (kSegmented) scan_tile_items(x, read_heads<kPassItems<T>>(sm.heads), storage, prefix, inclusive);
+    else scan_tile_items(x, NoHeads(), storage, prefix, inclusive);
+    write_items(sm.vals, x);  // the thread's own slots
+    __syncthreads();
+    store_pass_tile(sm.vals, t0, n, out);
+    if constexpr (kSegmented) clear_heads<T>(sm.heads);  // last read before the barrier above
+  }
+}
+
+// ---- segmented reductions ----
+
+/// The one-pass part of a segmented reduction (grid stride over tiles of kPassTile<T>): out[k] for
+/// every segment k ending in the tile (tile 0 also writes the leading empty segments), scanned
+/// from the identity; agg[tile] = the tile's aggregate pair; fix[tile] = the segment that began
+/// in an earlier tile and ends here (so out has only its part in this tile), or -1.
+/// Needs s.total > 0.
+template <class F, class In, class Load>
+__device__ void reduce_seg_tiles(const In* in, Segs s, const long long* bounds, SegPair<typename F::value_type>* agg,
+                                 long long* fix, typename F::value_type* out, Load load) {
+  using T = typename F::value_type;
+  using Scan = cub::BlockScan<SegPair<T>, kPassBlock, kPassScan>;
+  constexpr int kTileN = kPassTile<T>;
+  __shared__ PassSmem<T> sm;
+  __shared__ typename Scan::TempStorage storage;
+  const long long ntiles = (s.total + kTileN - 1) / kTileN;
+  clear_heads<T>(sm.heads);
+  __syncthreads();
+  for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+    const long long t0 = tile * kTileN;
+    const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
+    const TileFetch<T> f = fetch_tile<F>(in, t0, n, load);
+    const long long a = tile_bound(s, bounds, tile, kTileN), b = tile_bound(s, bounds, tile + 1, kTileN);
+    mark_heads(s, t0, n, a, b, sm.heads);
+    put_tile(f, sm.vals);
+    __syncthreads();
+    T x[kPassItems<T>];
+    read_items(sm.vals, x);
+    const Heads<kPassItems<T>> h = read_heads<kPassItems<T>>(sm.heads);
+    const bool head0 = sm.heads[0];  // segment a - 1 starts at t0
+    SegPair<T> before, aggregate;
+    Scan(storage).ExclusiveScan(fold_items<F>(x, h), before, SegPair<T>{F::identity(), 0}, SegOp<F>(), aggregate);
+    scan_items<F>(x, h, before.v, true);
+    write_items(sm.vals, x);
+    __syncthreads();
+    clear_heads<T>(sm.heads);  // last read before the barrier above
+    // Segment j - 1 ends at off(j) in (t0, t0 + n] for j in [a, b); before tile 0's a, only
+    // empty segments.
+    for (long long j = (tile == 0 ? 1 : a) + threadIdx.x; j < b; j += kPassBlock) {
+      const long long e = seg_off(s, j);
+      out[j - 1] = e == seg_off(s, j - 1) ? F::identity() : sm.vals[slot<T>(static_cast<int>(e - 1 - t0))];
+    }
+    if (threadIdx.x == 0) {
+      agg[tile] = aggregate;
+      fix[tile] = tile > 0 && b > a && !head0 ? a - 1 : -1;
+    }
+    __syncthreads();  // the next tile's marks and values wait for this tile's reads and clearing
+  }
+}
+
+/// The fix-up of a segmented reduction (one block of kCarryBlock threads): scans the tiles'
+/// aggregates, kCarryItems per thread per round, into the value each tile starts from, and
+/// completes out[fix[t]] with it.
+template <class F>
+__device__ void reduce_seg_fixup(const SegPair<typename F::value_type>* agg, const long long* fix, long long ntiles,
+                                 typename F::value_type* out) {
+  using T = typename F::value_type;
+  using Scan = cub::BlockScan<SegPair<T>, kCarryBlock, kPassScan>;
+  __shared__ typename Scan::TempStorage storage;
+  const SegPair<T> none{F::identity(), 0};
+  CarryPrefix<F> prefix{none};
+  for (long long base = 0; base < ntiles; base += kCarryBlock * kCarryItems) {
+    const long long first = base + static_cast<long long>(threadIdx.x) * kCarryItems;
+    SegPair<T> a[kCarryItems], carry = none;
+#pragma unroll
+    for (int i = 0; i < kCarryItems; ++i) {
+      a[i] = first + i < ntiles ? agg[first + i] : none;
+      carry = SegOp<F>()(carry, a[i]);
+    }
+    Scan(storage).ExclusiveScan(carry, carry, SegOp<F>(), prefix);
+#pragma unroll
+    for (int i = 0; i < kCarryItems; ++i) {
+      if (first + i < ntiles) {
+        const long long k = fix[first + i];
+        if (k >= 0) out[k] = F::apply(carry.v, out[k]);
+      }
+      carry = SegOp<F>()(carry, a[i]);
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace ndp_gpu
