@@ -30,6 +30,21 @@ if want sanitize; then
   timeout 150 tools/gpu-run.sh $cs --tool racecheck --error-exitcode 9 $B/tests/unit_runtime_gpu -tc='*scan*,*reduce*,*sort*,*rank*,*pack*,*combine*' -tce='*large*' > "$out/racecheck.log" 2>&1; summary+=("racecheck: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)")
   timeout 150 tools/gpu-run.sh $cs --tool memcheck --error-exitcode 9 $B/cli/ndp test examples --backend=cuda > "$out/memcheck_examples.log" 2>&1; summary+=("memcheck ndp test examples: exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_examples.log" | tail -1)")
 fi
+if want primitives; then
+  timeout 200 tools/gpu-run.sh python3 bench/run_gpu.py $B/bench/gpu_primitives_bench $B/bench/cub_bench --out "$out/gpu" > "$out/primitives.log" 2>&1
+  summary+=("primitives vs CUB: exit $? (table in gpu.md)")
+fi
+if want programs; then
+  # Whole programs on the GPU: quicksort of 2^24 ints and the sparse matrix-vector product with
+  # 2^20 rows (bench/programs, the cpu suite's inputs), best of the runs each program makes.
+  mkdir -p /tmp/ndp-programs
+  sed 's/^bench_size = .* \$/bench_size = 16777216 $/; s/^bench_runs = .* \$/bench_runs = 3 $/' bench/programs/qsort.ndp > /tmp/ndp-programs/qsort.ndp
+  sed 's/^bench_size = .* \$/bench_size = 1048576 $/; s/^bench_runs = .* \$/bench_runs = 3 $/' bench/programs/spmv.ndp > /tmp/ndp-programs/spmv.ndp
+  for p in qsort spmv; do
+    timeout 90 tools/gpu-run.sh $B/cli/ndp run /tmp/ndp-programs/$p.ndp --backend=cuda > "$out/program_$p.log" 2>&1
+    summary+=("program $p (cuda): exit $? $(tail -1 "$out/program_$p.log")")
+  done
+fi
 if want bench; then
   run $B/bench/gpu_fusion_bandwidth 28 20 > "$out/fusion.log" 2>&1; summary+=("fusion: $(grep ratio "$out/fusion.log")")
   LD_LIBRARY_PATH=$PWD/$B/lib python3 bench/gpu/repl_latency.py $B/cli/ndp > "$out/repl_latency.log" 2>&1; summary+=("$(cat "$out/repl_latency.log")")
