@@ -54,6 +54,27 @@ inline gpu::Primitives* gpu_primitives() {
   return rig.prims.get();
 }
 
+/// The runtime's element type of a storage type.
+template <class T>
+constexpr ndp_elem_type elem_type_of() {
+  if constexpr (std::is_same_v<T, int64_t>) return NDP_I64;
+  else if constexpr (std::is_same_v<T, double>) return NDP_F64;
+  else if constexpr (std::is_same_v<T, int32_t>) return NDP_I32;
+  else if constexpr (std::is_same_v<T, float>) return NDP_F32;
+  else if constexpr (std::is_same_v<T, bool>) return NDP_BOOL;
+  else return NDP_CHAR;
+}
+
+inline constexpr Op all_ops[] = {Op::plus, Op::mult, Op::max, Op::min, Op::and_, Op::or_, Op::xor_};
+
+/// The GPU's status record equals the CPU runtime's, field by field.
+inline void check_same_status(const ndp_status& got, const ndp_status& want) {
+  CHECK(got.code == want.code);
+  CHECK(got.position == want.position);
+  CHECK(got.index == want.index);
+  CHECK(got.length == want.length);
+}
+
 /// A device array of T, filled from the host, read back with `host()`.
 template <class T>
 struct DArray {

@@ -22,9 +22,7 @@ TEST_CASE("gpu fill and iota") {
 TEST_CASE_TEMPLATE("gpu dist matches the cpu runtime", T, int64_t, double, int32_t, float, bool, uint8_t) {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
-  constexpr ndp_elem_type et = std::is_same_v<T, int64_t> ? NDP_I64 : std::is_same_v<T, double> ? NDP_F64
-                             : std::is_same_v<T, int32_t> ? NDP_I32 : std::is_same_v<T, float> ? NDP_F32
-                             : std::is_same_v<T, bool> ? NDP_BOOL : NDP_CHAR;
+  constexpr ndp_elem_type et = elem_type_of<T>();
   std::vector<Shape> shapes = small_shapes();
   for (Shape& s : large_shapes()) shapes.push_back(std::move(s));
   for (const Shape& s : shapes) {

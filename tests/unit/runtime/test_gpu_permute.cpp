@@ -9,23 +9,6 @@ using namespace ndp::rt::testing;
 
 namespace {
 
-template <class T>
-constexpr ndp_elem_type elem_type_of() {
-  if constexpr (std::is_same_v<T, int64_t>) return NDP_I64;
-  else if constexpr (std::is_same_v<T, double>) return NDP_F64;
-  else if constexpr (std::is_same_v<T, int32_t>) return NDP_I32;
-  else if constexpr (std::is_same_v<T, float>) return NDP_F32;
-  else if constexpr (std::is_same_v<T, bool>) return NDP_BOOL;
-  else return NDP_CHAR;
-}
-
-void check_same_status(const ndp_status& got, const ndp_status& want) {
-  CHECK(got.code == want.code);
-  CHECK(got.position == want.position);
-  CHECK(got.index == want.index);
-  CHECK(got.length == want.length);
-}
-
 /// A shape with the count of `s` whose segment k is at least as long as s's (by k mod 3), so
 /// indices drawn for `s`'s elements may aim anywhere in it.
 Shape widened(const Shape& s) {

@@ -14,16 +14,6 @@ using namespace ndp::rt::testing;
 
 namespace {
 
-template <class T>
-constexpr ndp_elem_type elem_type_of() {
-  if constexpr (std::is_same_v<T, int64_t>) return NDP_I64;
-  else if constexpr (std::is_same_v<T, double>) return NDP_F64;
-  else if constexpr (std::is_same_v<T, int32_t>) return NDP_I32;
-  else if constexpr (std::is_same_v<T, float>) return NDP_F32;
-  else if constexpr (std::is_same_v<T, bool>) return NDP_BOOL;
-  else return NDP_CHAR;
-}
-
 /// Values whose every bit is random (floats: NaNs with any payload, infinities, both zeros),
 /// with some small repeated values mixed in, so that ties occur and every key byte varies.
 template <class T>

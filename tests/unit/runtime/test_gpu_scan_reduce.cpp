@@ -10,25 +10,6 @@ using namespace ndp::rt::testing;
 
 namespace {
 
-template <class T>
-constexpr ndp_elem_type elem_type_of() {
-  if constexpr (std::is_same_v<T, int64_t>) return NDP_I64;
-  else if constexpr (std::is_same_v<T, double>) return NDP_F64;
-  else if constexpr (std::is_same_v<T, int32_t>) return NDP_I32;
-  else if constexpr (std::is_same_v<T, float>) return NDP_F32;
-  else if constexpr (std::is_same_v<T, bool>) return NDP_BOOL;
-  else return NDP_CHAR;
-}
-
-constexpr Op all_ops[] = {Op::plus, Op::mult, Op::max, Op::min, Op::and_, Op::or_, Op::xor_};
-
-void check_same_status(const ndp_status& got, const ndp_status& want) {
-  CHECK(got.code == want.code);
-  CHECK(got.position == want.position);
-  CHECK(got.index == want.index);
-  CHECK(got.length == want.length);
-}
-
 /// Every scan kind (out of place and in place) and the reduction of `in` over `s`, on the
 /// device and on the CPU: the same statuses, and the same results bit for bit.
 template <class T>

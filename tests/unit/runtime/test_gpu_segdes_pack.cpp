@@ -9,16 +9,6 @@ using namespace ndp::rt::testing;
 
 namespace {
 
-template <class T>
-constexpr ndp_elem_type elem_type_of() {
-  if constexpr (std::is_same_v<T, int64_t>) return NDP_I64;
-  else if constexpr (std::is_same_v<T, double>) return NDP_F64;
-  else if constexpr (std::is_same_v<T, int32_t>) return NDP_I32;
-  else if constexpr (std::is_same_v<T, float>) return NDP_F32;
-  else if constexpr (std::is_same_v<T, bool>) return NDP_BOOL;
-  else return NDP_CHAR;
-}
-
 std::vector<Shape> all_shapes() {
   std::vector<Shape> shapes = small_shapes();
   for (Shape& s : large_shapes()) shapes.push_back(std::move(s));
