@@ -17,6 +17,9 @@
 
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,7 @@
 #include "lang/eval/deep_stack.h"
 #include "lang/eval/interp.h"
 #include "lang/eval/prim_call.h"
+#include "lang/eval/rand.h"
 
 namespace ndp::codegen {
 
@@ -159,6 +163,33 @@ class FlatWalk {
       f.slots.at(loop.branch) = run_block(loop.combine, f);
       result = run_block(loop.finish, f);
     }
+    return result;
+  }
+
+  /// Runs the entry function of `p` on the deep stack `stack`: `entry()` calls it and returns
+  /// the answer as a Value. Runtime errors (and running out of memory) become the RunResult's
+  /// error; internal errors stay exceptions. `out` is flushed either way.
+  template <class Entry>
+  lang::eval::RunResult run_program(const flat::Program& p, lang::eval::DeepStack& stack, lang::eval::RandState& rand,
+                                    std::FILE* out, Entry&& entry) {
+    lang::eval::RunResult result;
+    stack.run([&] {
+      rand.begin_form();
+      depth = 0;
+      program = &p;
+      try {
+        result.value = entry();
+        result.ok = true;
+      } catch (lang::eval::EvalError& err) {
+        result.error = lang::eval::RuntimeError{std::move(err.message), err.span};
+      } catch (std::bad_alloc&) {
+        result.error = lang::eval::RuntimeError{"Out of memory.", lang::Span{}};
+      } catch (std::length_error&) {
+        result.error = lang::eval::RuntimeError{"Out of memory.", lang::Span{}};
+      }
+      std::fflush(out);
+      program = nullptr;
+    });
     return result;
   }
 

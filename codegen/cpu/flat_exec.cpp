@@ -315,28 +315,12 @@ void CpuExecutor::set_library_files(uint32_t last_file) { impl_->last_library_fi
 
 lang::eval::RunResult CpuExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
-  lang::eval::RunResult result;
-  m.stack.run([&] {
-    m.rand.begin_form();
-    m.depth = 0;
-    m.program = &p;
-    try {
-      Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);
-      Vec r = m.call(p.entry, arg, nullptr, Span{});
-      NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
-      result.value = to_value(r, 0);
-      result.ok = true;
-    } catch (EvalError& err) {
-      result.error = lang::eval::RuntimeError{std::move(err.message), err.span};
-    } catch (std::bad_alloc&) {
-      result.error = lang::eval::RuntimeError{"Out of memory.", Span{}};
-    } catch (std::length_error&) {
-      result.error = lang::eval::RuntimeError{"Out of memory.", Span{}};
-    }
-    std::fflush(m.out);
-    m.program = nullptr;
+  return m.run_program(p, m.stack, m.rand, m.out, [&] {
+    Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);
+    Vec r = m.call(p.entry, arg, nullptr, Span{});
+    NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
+    return to_value(r, 0);
   });
-  return result;
 }
 
 }  // namespace ndp::codegen::cpu

@@ -284,30 +284,15 @@ std::string CudaExecutor::kernel_stats() const {
 
 lang::eval::RunResult CudaExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
-  lang::eval::RunResult result;
-  m.stack.run([&] {
-    m.rand.begin_form();
-    m.depth = 0;
-    m.program = &p;
-    try {
-      m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
-      DVec arg = m.constant(m.prog.types.int_(), Value::int_(0), 1);
-      DVec r = m.call(p.entry, arg, nullptr, Span{});
-      NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
-      result.value = cpu::to_value(download(m.g, r), 0);
-      m.g.synchronize();
-      result.ok = true;
-    } catch (EvalError& err) {
-      result.error = lang::eval::RuntimeError{std::move(err.message), err.span};
-    } catch (std::bad_alloc&) {
-      result.error = lang::eval::RuntimeError{"Out of memory.", Span{}};
-    } catch (std::length_error&) {
-      result.error = lang::eval::RuntimeError{"Out of memory.", Span{}};
-    }
-    std::fflush(m.out);
-    m.program = nullptr;
+  return m.run_program(p, m.stack, m.rand, m.out, [&] {
+    m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
+    DVec arg = m.constant(m.prog.types.int_(), Value::int_(0), 1);
+    DVec r = m.call(p.entry, arg, nullptr, Span{});
+    NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
+    Value answer = cpu::to_value(download(m.g, r), 0);
+    m.g.synchronize();
+    return answer;
   });
-  return result;
 }
 
 }  // namespace ndp::codegen::cuda
