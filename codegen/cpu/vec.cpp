@@ -157,10 +157,25 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
       const int64_t* vl = v.lengths();
       parallel_for(m, [&](int64_t i) { len[i] = vl[idx[i]]; });
       auto off = offsets_of(len.data(), m);
+      const int64_t* voff = v.offsets();
+      const Vec& ve = v.elems();
+      if (is_flat_scalar(ve.type())) {
+        // Scalar elements: each new instance is one contiguous block of the old elements.
+        Vec elems = with_scalar(ve.kind(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          Buf<T> out(off[m]);
+          const T* in = ve.data<T>();
+          parallel_for(m, [&](int64_t i) {
+            if (len[i] > 0)
+              std::memcpy(out.data() + off[i], in + voff[idx[i]], static_cast<size_t>(len[i]) * sizeof(T));
+          });
+          return Vec::scalar(ve.type(), off[m], out.share());
+        });
+        return Vec::seq(t, m, len.share(), std::move(off), std::move(elems));
+      }
       // Element p of new instance i is element p - off[i] of old instance idx[i].
       std::vector<int64_t> seg = segment_ids(rt::SegView(ndp_segdes_irregular(m, len.data(), off.get())));
       std::vector<int64_t> eidx(seg.size());
-      const int64_t* voff = v.offsets();
       parallel_for(static_cast<int64_t>(seg.size()), [&](int64_t p) {
         int64_t i = seg[static_cast<size_t>(p)];
         eidx[static_cast<size_t>(p)] = voff[idx[i]] + (p - off[i]);
