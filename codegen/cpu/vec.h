@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "codegen/cpu/buffer_pool.h"
 #include "lang/types.h"
 #include "lang/value.h"
 #include "runtime/cpu/segdes.h"
@@ -65,18 +66,24 @@ decltype(auto) with_scalar(lang::TypeKind k, F&& f) {
   }
 }
 
-/// A buffer being filled: owned until `share()` hands it to a Vec.
+/// A buffer being filled: owned until `share()` hands it to a Vec. Its memory comes from the
+/// buffer pool (Note [Buffer pool]) and goes back there when the last Vec sharing it is gone.
 template <class T>
 class Buf {
+  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_destructible_v<T>,
+                "Buf holds scalar elements in raw memory");
+
  public:
   Buf() : Buf(0) {}
-  explicit Buf(int64_t n) : n_(n), p_(new T[static_cast<size_t>(n > 0 ? n : 1)]) {}  // uninitialised
+  explicit Buf(int64_t n)  // uninitialised
+      : n_(n), p_(static_cast<T*>(pooled_alloc(bytes_for(n))), [n](T* q) { pooled_free(q, bytes_for(n)); }) {}
   T* data() { return p_.get(); }
   T& operator[](int64_t i) { return p_[i]; }
   int64_t size() const { return n_; }
   std::shared_ptr<const void> share() { return std::shared_ptr<const T[]>(std::move(p_)); }
 
  private:
+  static size_t bytes_for(int64_t n) { return static_cast<size_t>(n > 0 ? n : 1) * sizeof(T); }
   int64_t n_;
   std::shared_ptr<T[]> p_;
 };

@@ -118,3 +118,31 @@ TEST_CASE("Vec: function values are interned ids and round-trip; empty ones too"
   CHECK(empty.size() == 2);
   CHECK(to_values(empty).size() == 2);
 }
+
+#include "codegen/cpu/buffer_pool.h"
+
+TEST_CASE("buffer pool: large blocks are reused by size class, small ones are not pooled") {
+  using namespace ndp::codegen::cpu;
+  void* a = pooled_alloc(3 << 20);  // class 4 MiB
+  CHECK(reinterpret_cast<uintptr_t>(a) % 64 == 0);
+  static_cast<char*>(a)[(3 << 20) - 1] = 1;  // the whole requested size is usable
+  pooled_free(a, 3 << 20);
+  void* b = pooled_alloc((5 << 20) / 2);  // 2.5 MiB: the same class, so the same block
+  CHECK(b == a);
+  void* c = pooled_alloc(5 << 20);  // another class: another block
+  CHECK(c != b);
+  pooled_free(b, (5 << 20) / 2);
+  pooled_free(c, 5 << 20);
+  void* s = pooled_alloc(100);
+  CHECK(reinterpret_cast<uintptr_t>(s) % 64 == 0);
+  pooled_free(s, 100);
+  // A Buf's memory goes back to the pool when the last Vec sharing it is gone.
+  void* first = nullptr;
+  {
+    Buf<int64_t> buf(1 << 19);  // 4 MiB
+    first = buf.data();
+    std::shared_ptr<const void> shared = buf.share();
+  }
+  Buf<double> again(1 << 19);
+  CHECK(static_cast<void*>(again.data()) == first);
+}
