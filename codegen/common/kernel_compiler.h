@@ -2,7 +2,9 @@
 // two targets: host code through ORC LLJIT (codegen/cpu/kernel_jit.h) and PTX for sm_90.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "codegen/common/kernel_abi.h"
 #include "flatten/flat_ir.h"
@@ -17,6 +19,23 @@ class KernelCompiler {
   /// std::runtime_error when LLVM fails.
   virtual HostKernelFn compile(const flat::KernelBody& k) = 0;
 };
+
+/// A hash of a kernel key that is the same in every build and process (FNV-1a; std::hash is
+/// not), naming the kernel's files in caches and checks.
+inline uint64_t stable_hash(std::string_view key) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+/// stable_hash as 16 hex digits.
+inline std::string stable_hash_hex(std::string_view key) {
+  static const char* digits = "0123456789abcdef";
+  uint64_t h = stable_hash(key);
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) s[static_cast<size_t>(i)] = digits[h & 15];
+  return s;
+}
 
 /// Instances each thread of a PTX kernel computes.
 inline constexpr int kPtxInstancesPerThread = 4;

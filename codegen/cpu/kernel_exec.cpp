@@ -6,17 +6,9 @@
 #include <type_traits>
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <mutex>
-#include <set>
-#include <string>
-
-#include <fmt/format.h>
 
 #include "codegen/cpu/kernel_jit.h"
-#include "codegen/common/kernel_compiler.h"
 #include "codegen/cpu/parallel_loops.h"
 #include "lang/diagnostics.h"
 
@@ -208,26 +200,7 @@ void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const*
   for (int64_t c = 0; c < chunks; ++c) fn(c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), ins, outs);
 }
 
-/// With NDP_PTX_CHECK_DIR set (tools/test.sh), writes the sm_90 PTX of every distinct kernel
-/// the run meets into that folder, so that CI, which has no GPU, can assemble each with ptxas.
-void save_ptx_for_check(const KernelBody& k) {
-  static const char* dir = std::getenv("NDP_PTX_CHECK_DIR");
-  if (dir == nullptr || *dir == '\0') return;
-  static std::mutex mu;
-  static std::set<std::string> seen;
-  std::string key = k.key();
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (!seen.insert(key).second) return;
-  }
-  uint64_t h = 14695981039346656037ull;  // FNV-1a: one file per key, whatever the process
-  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-  std::filesystem::create_directories(dir);
-  std::ofstream(std::filesystem::path(dir) / fmt::format("{:016x}.ptx", h)) << compile_ptx(k);
-}
-
 std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::span<const lang::Type* const> out_types) {
-  save_ptx_for_check(k);
   NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && out_types.size() == k.outputs.size(),
              "kernel operands do not match its body");
   int64_t n = ins[0].size();

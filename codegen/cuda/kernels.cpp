@@ -21,16 +21,6 @@ namespace {
 
 constexpr const char* kTarget = "sm_90";
 
-/// FNV-1a: stable across builds and machines, unlike std::hash.
-uint64_t stable_hash(const std::string& s) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   if (!in) return {};
@@ -58,13 +48,6 @@ void write_file(const fs::path& p, const std::string& bytes) {
   if (ec) fs::remove(tmp, ec);
 }
 
-std::string hex(uint64_t h) {
-  static const char* digits = "0123456789abcdef";
-  std::string s(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) s[static_cast<size_t>(i)] = digits[h & 15];
-  return s;
-}
-
 }  // namespace
 
 std::string kernel_cache_dir() {
@@ -82,7 +65,7 @@ const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k) {
   }
   std::string dir = kernel_cache_dir();
   fs::path file;
-  if (!dir.empty()) file = fs::path(dir) / (hex(stable_hash(key)) + ".cubin");
+  if (!dir.empty()) file = fs::path(dir) / (stable_hash_hex(key) + ".cubin");
   std::optional<rt::cuda::Module> module;
   if (!file.empty()) {
     std::string cubin = read_file(file);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <set>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "codegen/cpu/flat_exec.h"
 #include "codegen/cuda/cuda_exec.h"
 #include "codegen/cpu/kernel_jit.h"
+#include "flatten/passes/ir_walk.h"
 #include "flatten/pipeline.h"
 #include "frontend/frontend.h"
 #include "lang/core.h"
@@ -166,6 +168,7 @@ struct Session::Impl {
     lang::eval::RunResult r;
     try {
       flat::Program program = flat::flatten(prog, top.body);
+      save_ptx_for_check(program);
       if (opts.backend == Backend::Cuda) {
         if (!cuda) {
           cuda = std::make_unique<codegen::cuda::CudaExecutor>(prog, opts.out);
@@ -406,31 +409,57 @@ struct Session::Impl {
     return ok;
   }
 
+  /// Calls f(kernel statement, its function) for every fused kernel of a flat program.
+  static void for_each_kernel(const flat::Program& program,
+                              const std::function<void(const flat::Stmt&, const flat::Function&)>& f) {
+    for (const flat::Function& fn : program.functions) {
+      std::function<void(const flat::Block&)> walk = [&](const flat::Block& b) {
+        for (const flat::Stmt& s : b.stmts) {
+          if (s.op == flat::Op::Kernel && s.kernel) f(s, fn);
+          flat::for_each_sub_block(s, walk);
+        }
+      };
+      walk(fn.body);
+    }
+  }
+
   /// The LLVM IR (host) or PTX (sm_90) of every fused kernel of a flat program.
   static std::string dump_kernels(Stage stage, const flat::Program& program) {
     std::string out;
     int count = 0;
-    std::function<void(const flat::Block&, const flat::Function&)> walk = [&](const flat::Block& b,
-                                                                             const flat::Function& fn) {
-      for (const flat::Stmt& s : b.stmts) {
-        if (s.op == flat::Op::Kernel && s.kernel) {
-          out += fmt::format("; kernel {} of function {}\n", count++, fn.name);
-          try {
-            out += stage == Stage::Llvm ? codegen::cpu::host_kernel_ir(*s.kernel) : codegen::compile_ptx(*s.kernel);
-          } catch (const std::exception& e) {
-            out += fmt::format("; code generation failed: {}\n", e.what());
-          }
-        }
-        for (const flat::Block* sub : {s.then_block.get(), s.else_block.get()})
-          if (sub) walk(*sub, fn);
-        if (s.loop)
-          for (const flat::Block* part : {&s.loop->prefix, &s.loop->step, &s.loop->combine, &s.loop->finish})
-            walk(*part, fn);
+    for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
+      out += fmt::format("; kernel {} of function {}\n", count++, fn.name);
+      try {
+        out += stage == Stage::Llvm ? codegen::cpu::host_kernel_ir(*s.kernel) : codegen::compile_ptx(*s.kernel);
+      } catch (const std::exception& e) {
+        out += fmt::format("; code generation failed: {}\n", e.what());
       }
-    };
-    for (const flat::Function& fn : program.functions) walk(fn.body, fn);
+    });
     if (count == 0) out = "; no fused kernels in this form (fusion needs a chain of two or more elementwise operations)";
     return out;
+  }
+
+  /// With NDP_PTX_CHECK_DIR set (tools/test.sh), writes the sm_90 PTX of every distinct fused
+  /// kernel of each flattened form into that folder, one file per kernel key, so that CI,
+  /// which has no GPU, can assemble each with ptxas (tools/check-ptx.sh). A kernel LLVM cannot
+  /// compile leaves its error message in the file, which ptxas then rejects.
+  static void save_ptx_for_check(const flat::Program& program) {
+    static const char* dir = std::getenv("NDP_PTX_CHECK_DIR");
+    if (dir == nullptr || *dir == '\0') return;
+    static std::set<std::string> seen;  // a session runs its forms one at a time
+    for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function&) {
+      std::string key = s.kernel->key();
+      if (!seen.insert(key).second) return;
+      std::string ptx;
+      try {
+        ptx = codegen::compile_ptx(*s.kernel);
+      } catch (const std::exception& e) {
+        ptx = std::string("code generation failed: ") + e.what() + "\n";
+      }
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      std::ofstream(std::filesystem::path(dir) / (codegen::stable_hash_hex(key) + ".ptx")) << ptx;
+    });
   }
 
   /// The Core IR of a function form, or the Core/Flat IR of an expression or assignment.
