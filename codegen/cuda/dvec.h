@@ -5,8 +5,8 @@
 // * The shape is Vec's: scalars are one buffer of the storage type; a sequence has lengths,
 //   offsets (n + 1 entries) and the elements back to back; pairs and datatypes are
 //   structure of arrays. Function values are interned ids (int64), as on the cpu backend.
-// * A sequence also keeps its element count (`total`) on the host: it equals elems().size(),
-//   and every allocation that depends on it needs it without a read-back.
+// * A sequence's element count (`total`) is known on the host (elems().size()), so every
+//   allocation that depends on it needs no read-back.
 // * Buffers are shared and never written after construction, so structural operations that
 //   keep data (First, Elements, Retype) cost no device work.
 #pragma once
@@ -42,8 +42,8 @@ class DVec {
   CUdeviceptr lengths() const { return data(); }
   CUdeviceptr offsets() const { return off_ ? off_->pointer() : 0; }
   const DBuf& offsets_buffer() const { return off_; }
-  int64_t total() const { return total_; }
-  rt::gpu::DSegs segs() const { return rt::gpu::DSegs::irregular(n_, total_, offsets()); }
+  int64_t total() const { return a_->size(); }
+  rt::gpu::DSegs segs() const { return rt::gpu::DSegs::irregular(n_, total(), offsets()); }
   const DVec& elems() const { return *a_; }
 
   // ---- pairs and datatypes ----
@@ -62,7 +62,6 @@ class DVec {
  private:
   const lang::Type* type_ = nullptr;
   int64_t n_ = 0;
-  int64_t total_ = 0;
   DBuf buf_;
   DBuf off_;
   std::shared_ptr<const DVec> a_, b_;

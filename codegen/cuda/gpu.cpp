@@ -72,10 +72,4 @@ DBuf Gpu::alloc(int64_t bytes) {
   return std::make_shared<const rt::cuda::DeviceBuffer>(std::move(b.value()));
 }
 
-int64_t Gpu::read_int(CUdeviceptr p) {
-  int64_t v = 0;
-  check(pool_->download(&v, p, sizeof v));
-  return v;
-}
-
 }  // namespace ndp::codegen::cuda

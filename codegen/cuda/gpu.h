@@ -34,8 +34,6 @@ class Gpu {
     if (!r.ok()) check(r.status());
     return std::move(r.value());
   }
-  /// Reads one int64 from device memory (synchronises).
-  int64_t read_int(CUdeviceptr p);
   /// Waits for every queued kernel; reports a fault as a runtime error.
   void synchronize() { check(device_->synchronize()); }
 

@@ -4,12 +4,6 @@
 
 namespace ndp::rt::gpu {
 
-namespace detail {
-// Defined in rank_sort.cpp: the stable LSD radix sort of (key, int64 payload) pairs.
-Status radix_sort_pairs(Primitives& p, int key_bytes, const CUdeviceptr keys[2], const CUdeviceptr payload[2], int64_t n,
-                        unsigned byte_mask, int* which);
-}  // namespace detail
-
 namespace {
 
 /// The operators each element type admits (runtime/cpu/ops.h, supports()).
@@ -27,22 +21,15 @@ bool supported(ndp_op op, ndp_elem_type t) {
   return false;
 }
 
-int key_bytes_for(uint64_t max_key) {
-  int bytes = 0;
-  for (; max_key != 0; max_key >>= 8) ++bytes;
-  return bytes;
-}
-
 }  // namespace
 
 Result<ndp_status> Primitives::combine(ndp_op op, ndp_elem_type t, CUdeviceptr dest, int64_t ndest, CUdeviceptr idx,
                                        CUdeviceptr vals, int64_t n, CUdeviceptr out) {
   if (!supported(op, t)) return ndp_status{NDP_UNSUPPORTED, -1, -1, -1};
-  const int bytes = elem_bytes(t);
-  const std::string copy = "ndp_combine_copy_" + std::to_string(bytes);
+  const size_t dest_bytes = static_cast<size_t>(ndest) * elem_bytes(t);
   if (n == 0) {
     if (dest != out)
-      if (Status st = launch_named(*this, copy, ndest, dest, ndest, out); !st.ok()) return st;
+      if (Status st = pool().copy(out, dest, dest_bytes); !st.ok()) return st;
     return data_ok();
   }
 
@@ -54,17 +41,15 @@ Result<ndp_status> Primitives::combine(ndp_op op, ndp_elem_type t, CUdeviceptr d
   if (!keys.ok()) return keys.status();
   Result<cuda::DeviceBuffer> from = pool().allocate(2 * sizeof(int64_t) * un);
   if (!from.ok()) return from.status();
-  Result<cuda::DeviceBuffer> record = pool().allocate(5 * sizeof(int64_t));  // [0, 4) status, [4] failure slot
+  Result<StatusRecord> record = StatusRecord::make(*this);
   if (!record.ok()) return record.status();
-  CUdeviceptr rec = record->pointer(), slot = rec + 4 * sizeof(int64_t);
+  CUdeviceptr slot = record->slots();
   CUdeviceptr k[2] = {keys->pointer(), keys->pointer() + static_cast<size_t>(kb) * un};
   CUdeviceptr f[2] = {from->pointer(), from->pointer() + sizeof(int64_t) * un};
-  if (Status st = fill(slot, 1, 8, ~uint64_t{0}); !st.ok()) return st;
   if (Status st = launch_named(*this, "ndp_combine_keys", n, idx, n, ndest, kb, k[0], f[0], slot); !st.ok()) return st;
-  if (Status st = launch_named(*this, "ndp_combine_record", 1, idx, ndest, slot, rec); !st.ok()) return st;
-  int64_t h[4];
-  if (Status st = pool().copy_to_host(h, record.value(), sizeof h); !st.ok()) return st;
-  if (h[0] != NDP_OK) return ndp_status{static_cast<ndp_status_code>(h[0]), h[1], h[2], h[3]};
+  if (Status st = launch_named(*this, "ndp_combine_record", 1, idx, ndest, slot, record->status()); !st.ok()) return st;
+  Result<ndp_status> checked = record->read_status(*this);
+  if (!checked.ok() || checked.value().code != NDP_OK) return checked;
 
   // Group the contributions to each target in ascending source order.
   int cur = 0;
@@ -72,7 +57,7 @@ Result<ndp_status> Primitives::combine(ndp_op op, ndp_elem_type t, CUdeviceptr d
 
   // Untouched targets keep dest; the others are written by the apply kernel.
   if (dest != out)
-    if (Status st = launch_named(*this, copy, ndest, dest, ndest, out); !st.ok()) return st;
+    if (Status st = pool().copy(out, dest, dest_bytes); !st.ok()) return st;
   const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
   // Float + and *: the exact left fold, bin by bin (combine_fold in device/combine.cu).
   if ((t == NDP_F64 || t == NDP_F32) && (op == NDP_OP_PLUS || op == NDP_OP_MULT)) {

@@ -5,40 +5,19 @@ namespace ndp::rt::gpu {
 
 namespace {
 
-/// A checked primitive's failure record on the device: [0, 4) the status record the record
-/// kernel writes (code, position, index, length as int64), [4] the failure slot the checking
-/// kernel lowers (all ones until then).
-struct Record {
-  cuda::DeviceBuffer buf;
-  CUdeviceptr rec() const { return buf.pointer(); }
-  CUdeviceptr slot() const { return buf.pointer() + 4 * sizeof(int64_t); }
-};
-
-Result<Record> make_record(Primitives& p) {
-  Result<cuda::DeviceBuffer> b = p.pool().allocate(5 * sizeof(int64_t));
-  if (!b.ok()) return b.status();
-  Record r{std::move(b.value())};
-  if (Status st = p.fill(r.slot(), 1, 8, ~uint64_t{0}); !st.ok()) return st;
-  return r;
-}
-
 /// Runs ndp_extract_record and reads the outcome back (synchronises).
-Result<ndp_status> finish(Primitives& p, const Record& r, CUdeviceptr idx, DSegs s) {
-  if (Status st = launch_named(p, "ndp_extract_record", 1, idx, s, r.slot(), r.rec()); !st.ok()) return st;
-  int64_t h[4];
-  if (Status st = p.pool().copy_to_host(h, r.buf, sizeof h); !st.ok()) return st;
-  return ndp_status{static_cast<ndp_status_code>(h[0]), h[1], h[2], h[3]};
+Result<ndp_status> finish(Primitives& p, const StatusRecord& r, CUdeviceptr idx, DSegs s) {
+  if (Status st = launch_named(p, "ndp_extract_record", 1, idx, s, r.slots(), r.status()); !st.ok()) return st;
+  return r.read_status(p);
 }
-
-std::string sized(const char* name, ndp_elem_type t) { return name + std::to_string(elem_bytes(t)); }
 
 }  // namespace
 
 Result<ndp_status> Primitives::extract(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out) {
   if (s.count == 0) return data_ok();
-  Result<Record> r = make_record(*this);
+  Result<StatusRecord> r = StatusRecord::make(*this);
   if (!r.ok()) return r.status();
-  if (Status st = launch_named(*this, sized("ndp_extract_", t), s.count, v, idx, s, out, r->slot()); !st.ok()) return st;
+  if (Status st = launch_named(*this, sized_name("ndp_extract_", t), s.count, v, idx, s, out, r->slots()); !st.ok()) return st;
   return finish(*this, r.value(), idx, s);
 }
 
@@ -48,14 +27,12 @@ Result<ndp_status> Primitives::replace(ndp_elem_type t, CUdeviceptr v, CUdevicep
     // No segments, so no elements either: nothing to check or copy.
     return data_ok();
   }
-  Result<Record> r = make_record(*this);
+  Result<StatusRecord> r = StatusRecord::make(*this);
   if (!r.ok()) return r.status();
-  if (Status st = launch_named(*this, "ndp_replace_check", s.count, idx, s, r->slot()); !st.ok()) return st;
-  if (v != out) {
-    if (Status st = launch_named(*this, sized("ndp_replace_copy_", t), s.total, v, s.total, out, r->slot()); !st.ok())
-      return st;
-  }
-  if (Status st = launch_named(*this, sized("ndp_replace_place_", t), s.count, idx, x, s, out, r->slot()); !st.ok())
+  if (Status st = launch_named(*this, "ndp_replace_check", s.count, idx, s, r->slots()); !st.ok()) return st;
+  if (v != out)  // on a failure out is unspecified (primitives.h), so the copy need not wait
+    if (Status st = pool().copy(out, v, static_cast<size_t>(s.total) * elem_bytes(t)); !st.ok()) return st;
+  if (Status st = launch_named(*this, sized_name("ndp_replace_place_", t), s.count, idx, x, s, out, r->slots()); !st.ok())
     return st;
   return finish(*this, r.value(), idx, s);
 }

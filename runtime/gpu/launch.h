@@ -46,4 +46,55 @@ Status launch_named(Primitives& p, const std::string& name, int64_t n, Args... a
   return cuda::launch_with(p.device(), k.value(), p.device().grid_stride(n), args...);
 }
 
+/// A per-element-size kernel name: "ndp_gather_" and 8 give "ndp_gather_8".
+inline std::string sized_name(const char* name, int bytes) { return name + std::to_string(bytes); }
+inline std::string sized_name(const char* name, ndp_elem_type t) { return sized_name(name, elem_bytes(t)); }
+
+/// The number of bytes needed to hold keys up to max_key (0 for 0).
+inline int key_bytes_for(uint64_t max_key) {
+  int bytes = 0;
+  for (; max_key != 0; max_key >>= 8) ++bytes;
+  return bytes;
+}
+
+/// A checked primitive's failure record on the device: [0, 4) the status record a record kernel
+/// writes (code, position, index, length as int64), then two failure slots that checking
+/// kernels lower with atomicMin (kNoFailure, all ones, until then; device/common.cuh).
+class StatusRecord {
+ public:
+  static Result<StatusRecord> make(Primitives& p) {
+    Result<cuda::DeviceBuffer> b = p.pool().allocate(6 * sizeof(int64_t));
+    if (!b.ok()) return b.status();
+    StatusRecord r(std::move(b.value()));
+    if (Status st = p.fill(r.slots(), 2, 8, ~uint64_t{0}); !st.ok()) return st;
+    return r;
+  }
+  CUdeviceptr status() const { return buf_.pointer(); }
+  /// Slot 0; slot 1 is the next word.
+  CUdeviceptr slots() const { return buf_.pointer() + 4 * sizeof(int64_t); }
+  /// The status record a record kernel wrote (synchronises).
+  Result<ndp_status> read_status(Primitives& p) const {
+    int64_t h[4];
+    if (Status st = p.pool().download(h, status(), sizeof h); !st.ok()) return st;
+    return ndp_status{static_cast<ndp_status_code>(h[0]), h[1], h[2], h[3]};
+  }
+  /// The lowest failing position in slot 0, or -1 (synchronises).
+  Result<int64_t> read_slot(Primitives& p) const {
+    uint64_t v = 0;
+    if (Status st = p.pool().download(&v, slots(), sizeof v); !st.ok()) return st;
+    return v == ~uint64_t{0} ? int64_t{-1} : static_cast<int64_t>(v);
+  }
+
+ private:
+  explicit StatusRecord(cuda::DeviceBuffer b) : buf_(std::move(b)) {}
+  cuda::DeviceBuffer buf_;
+};
+
+namespace detail {
+/// The stable LSD radix sort of (key, int64 payload) pairs (rank_sort.cpp), shared with
+/// combine.cpp.
+Status radix_sort_pairs(Primitives& p, int key_bytes, const CUdeviceptr keys[2], const CUdeviceptr payload[2], int64_t n,
+                        unsigned byte_mask, int* which);
+}  // namespace detail
+
 }  // namespace ndp::rt::gpu

@@ -37,16 +37,14 @@ Result<std::unique_ptr<Primitives>> Primitives::load(cuda::Device& device, cuda:
 Result<cuda::Kernel> Primitives::kernel(const std::string& name) {
   auto it = impl_->kernels.find(name);
   if (it != impl_->kernels.end()) return it->second;
-  Status last;
   for (const cuda::Module& m : impl_->modules) {
     Result<cuda::Kernel> k = m.kernel(name);
     if (k.ok()) {
       impl_->kernels.emplace(name, k.value());
       return k;
     }
-    last = k.status();
   }
-  return last.ok() ? Status::failure("cuModuleGetFunction", "no primitive module has kernel " + name) : last;
+  return Status::failure("cuModuleGetFunction", "no primitive module has kernel " + name);
 }
 
 }  // namespace ndp::rt::gpu

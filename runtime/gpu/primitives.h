@@ -120,7 +120,7 @@ class Primitives {
   /// PACK's data: the elements whose flag is true, in order.
   Status pack(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n, CUdeviceptr out);
 
-  // ---- append, reverse, rotate (append.cpp, reverse_rotate.cpp) ----
+  // ---- append, reverse, rotate (append.cpp) ----
   Status append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr b, DSegs sb, DSegs so, CUdeviceptr out);
   Status reverse(ndp_elem_type t, CUdeviceptr v, DSegs s, CUdeviceptr out);
   Status rotate(ndp_elem_type t, CUdeviceptr v, CUdeviceptr shift, DSegs s, CUdeviceptr out);

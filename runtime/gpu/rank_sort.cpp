@@ -8,10 +8,6 @@ namespace ndp::rt::gpu {
 
 namespace detail {
 
-// Declared again in combine.cpp, which shares it.
-Status radix_sort_pairs(Primitives& p, int key_bytes, const CUdeviceptr keys[2], const CUdeviceptr payload[2], int64_t n,
-                        unsigned byte_mask, int* which);
-
 /// Stably sorts n (key, int64 payload) pairs by the key bytes whose bits are set in byte_mask
 /// (bit b: byte b), least significant byte first. key_bytes is 4 or 8. The pairs start in
 /// keys[0] / payload[0]; the other two arrays are scratch; *which receives the index of the
@@ -59,12 +55,6 @@ Status radix_sort_pairs(Primitives& p, int key_bytes, const CUdeviceptr keys[2],
 }  // namespace detail
 
 namespace {
-
-int key_bytes_for(uint64_t max_key) {
-  int bytes = 0;
-  for (; max_key != 0; max_key >>= 8) ++bytes;
-  return bytes;
-}
 
 /// The sorted order of v, segment by segment (runtime/cpu/rank_sort.cpp's sorted_order): on
 /// success `from` points at n int64 entries, from[q] = the original position of the element at

@@ -4,26 +4,6 @@
 
 namespace ndp::rt::gpu {
 
-namespace {
-
-/// A failure record (one word, kNoFailure) on the device.
-Result<cuda::DeviceBuffer> failure_record(Primitives& p) {
-  Result<cuda::DeviceBuffer> b = p.pool().allocate(8);
-  if (!b.ok()) return b;
-  Status s = p.pool().fill_words(b.value(), 0xFFFFFFFFu, 2);
-  if (!s.ok()) return s;
-  return b;
-}
-
-/// The lowest failing position the record holds, or -1 (synchronises).
-Result<int64_t> read_failure(Primitives& p, const cuda::DeviceBuffer& record) {
-  uint64_t v = 0;
-  Status s = p.pool().copy_to_host(&v, record, 8);
-  if (!s.ok()) return s;
-  return v == ~uint64_t{0} ? int64_t{-1} : static_cast<int64_t>(v);
-}
-
-}  // namespace
 
 Status Primitives::nested_take_positions(CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs, CUdeviceptr out) {
   return launch_named(*this, "ndp_nested_take_positions", out_segs.total, src_offsets, idx, out_segs, out);
@@ -32,11 +12,11 @@ Status Primitives::nested_take_positions(CUdeviceptr src_offsets, CUdeviceptr id
 Result<int64_t> Primitives::index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
                                                    CUdeviceptr out) {
   if (n <= 0) return int64_t{-1};
-  Result<cuda::DeviceBuffer> rec = failure_record(*this);
+  Result<StatusRecord> rec = StatusRecord::make(*this);
   if (!rec.ok()) return rec.status();
-  Status s = launch_named(*this, "ndp_index_shared_positions", n, seq_offsets, ids, idx, n, out, rec->pointer());
+  Status s = launch_named(*this, "ndp_index_shared_positions", n, seq_offsets, ids, idx, n, out, rec->slots());
   if (!s.ok()) return s;
-  return read_failure(*this, rec.value());
+  return rec->read_slot(*this);
 }
 
 Status Primitives::merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out) {
@@ -56,21 +36,21 @@ Status Primitives::seq_lit_positions(int64_t n, int64_t k, CUdeviceptr out) {
 
 Result<int64_t> Primitives::first_difference(CUdeviceptr a, CUdeviceptr b, int64_t n) {
   if (n <= 0) return int64_t{-1};
-  Result<cuda::DeviceBuffer> rec = failure_record(*this);
+  Result<StatusRecord> rec = StatusRecord::make(*this);
   if (!rec.ok()) return rec.status();
-  Status s = launch_named(*this, "ndp_first_difference", n, a, b, n, rec->pointer());
+  Status s = launch_named(*this, "ndp_first_difference", n, a, b, n, rec->slots());
   if (!s.ok()) return s;
-  return read_failure(*this, rec.value());
+  return rec->read_slot(*this);
 }
 
 Result<int64_t> Primitives::iseq_lengths(CUdeviceptr start, CUdeviceptr stride, CUdeviceptr end, int64_t n,
                                          CUdeviceptr out) {
   if (n <= 0) return int64_t{-1};
-  Result<cuda::DeviceBuffer> rec = failure_record(*this);
+  Result<StatusRecord> rec = StatusRecord::make(*this);
   if (!rec.ok()) return rec.status();
-  Status s = launch_named(*this, "ndp_iseq_lengths", n, start, stride, end, n, out, rec->pointer());
+  Status s = launch_named(*this, "ndp_iseq_lengths", n, start, stride, end, n, out, rec->slots());
   if (!s.ok()) return s;
-  return read_failure(*this, rec.value());
+  return rec->read_slot(*this);
 }
 
 }  // namespace ndp::rt::gpu

@@ -255,6 +255,3 @@ extern "C" __global__ void ndp_combine_record(const long long* idx, long long nd
   rec[3] = ndest;
 }
 
-#define NDP_COMBINE_COPY(W, bytes) \
-  extern "C" __global__ void ndp_combine_copy_##bytes(const W* from, long long n, W* to) { NDP_GRID_STRIDE(i, n) to[i] = from[i]; }
-NDP_FOR_SIZES(NDP_COMBINE_COPY)

@@ -14,13 +14,8 @@ using namespace ndp_gpu;
       else out[k] = v[s.begin(k) + i];                                                                       \
     }                                                                                                        \
   }                                                                                                          \
-  /* The copy and the placement run only once every index is known good, so that a failing */             \
-  /* in-place call leaves v intact. */                                                                       \
-  extern "C" __global__ void ndp_replace_copy_##bytes(const W* v, long long n, W* out,                       \
-                                                      const unsigned long long* fail) {                      \
-    if (*fail != kNoFailure) return;                                                                         \
-    NDP_GRID_STRIDE(i, n) out[i] = v[i];                                                                     \
-  }                                                                                                          \
+  /* The placement runs only once every index is known good, so that a failing in-place call */          \
+  /* leaves v intact. */                                                                                     \
   extern "C" __global__ void ndp_replace_place_##bytes(const long long* idx, const W* x, Segs s, W* out,     \
                                                        const unsigned long long* fail) {                     \
     if (*fail != kNoFailure) return;                                                                         \

@@ -64,11 +64,6 @@ extern "C" __global__ void ndp_dpermute_own(const long long* idx, Segs sv, Segs 
 }
 
 #define NDP_DPERMUTE(W, bytes)                                                                             \
-  extern "C" __global__ void ndp_dpermute_copy_##bytes(const W* defaults, long long n, W* out,             \
-                                                      const unsigned long long* fail) {                    \
-    if (*fail != kNoFailure) return;                                                                       \
-    NDP_GRID_STRIDE(i, n) out[i] = defaults[i];                                                            \
-  }                                                                                                        \
   extern "C" __global__ void ndp_dpermute_place_##bytes(const W* v, const long long* idx, Segs sv, Segs sd, \
                                                        const long long* owner, W* out,                     \
                                                        const unsigned long long* fail) {                   \

@@ -126,20 +126,16 @@ __device__ inline long long upper_bound_off(const Segs& s, long long x) {
 }
 
 /// Where tile `tile` lies: elements [t0, t0 + n); the boundaries j in [a, b) satisfy
-/// t0 < off(j) <= t0 + n; the segment holding t0 is a - 1, and head0 says it starts at t0.
+/// t0 < off(j) <= t0 + n; the segment holding t0 is a - 1.
 struct TileSpan {
   long long t0, n, a, b;
-  bool head0;
   __device__ TileSpan(const Segs& s, long long tile) {
     t0 = tile * kTile;
     long long rest = s.total - t0;
     n = rest < kTile ? rest : kTile;
     a = upper_bound_off(s, t0);
     b = upper_bound_off(s, t0 + n);
-    head0 = seg_off(s, a - 1) == t0;
   }
-  /// The segments this tile reports in a reduction: k in [first_owned, b - 1).
-  __device__ long long first_owned(long long tile) const { return tile == 0 ? 0 : a - 1; }
 };
 
 /// Shared memory of one tile: values (padded) and head flags (one byte each, read eight at a

@@ -82,11 +82,14 @@ struct DArray {
   int64_t n = 0;
   DArray() = default;
   DArray(gpu::Primitives& p, int64_t count) : n(count) {
-    auto b = p.pool().allocate(static_cast<size_t>(count > 0 ? count : 1) * sizeof(T));
+    // Rounded up to whole 32-bit words, so that all of it is poisoned below (bool and char
+    // arrays included): an output a kernel forgets to write does not pass by luck, even when
+    // the pool hands back a block that held the right answer.
+    size_t bytes = (static_cast<size_t>(count > 0 ? count : 1) * sizeof(T) + 3) / 4 * 4;
+    auto b = p.pool().allocate(bytes);
     REQUIRE_MESSAGE(b.ok(), b.status().message());
     buf = std::move(b.value());
-    // Poison, so an output a kernel forgets to write does not pass by luck.
-    REQUIRE(p.pool().fill_words(buf, 0xBADC0FFEu, buf.bytes() / 4).ok());
+    REQUIRE(p.pool().fill_words(buf, 0xBADC0FFEu, bytes / 4).ok());
   }
   DArray(gpu::Primitives& p, std::span<const T> values) : DArray(p, static_cast<int64_t>(values.size())) {
     if (n > 0) REQUIRE(p.pool().copy_to_device(buf, values.data(), values.size_bytes()).ok());
