@@ -70,8 +70,10 @@ int main(int argc, char** argv) {
     }
   }
   // The default backend (architecture.md, Backends): the GPU where there is one, else the
-  // cpu backend. `ndp test` without --backend runs every available backend instead.
-  if (!opts.backend_given)
+  // cpu backend. Only the commands that run code look for a GPU (opening one takes a few hundred
+  // milliseconds); `ndp test` without --backend runs every available backend instead.
+  bool runs_code = positional.empty() || (positional[0] != "check" && positional[0] != "test");
+  if (!opts.backend_given && runs_code)
     opts.backend = jit::backend_unavailable_reason(jit::Backend::Cuda).empty() ? jit::Backend::Cuda : jit::Backend::Cpu;
   if (opts.backend_given && opts.backend != jit::Backend::Interp) {
     std::string why = jit::backend_unavailable_reason(opts.backend);

@@ -145,6 +145,7 @@ static int interactive_loop(jit::Session& session) {
     if (!raw) break;  // end of input (Ctrl-D)
     std::string line(raw);
     std::free(raw);
+    lang::eval::interrupt_requested().store(false);  // a Ctrl-C typed at the prompt is stale
     if (!trim(line).empty()) add_history(line.c_str());
     if (buffer.empty() && !trim(line).empty() && trim(line)[0] == ':') {
       run_colon_command(session, trim(line), &quit);
@@ -152,7 +153,6 @@ static int interactive_loop(jit::Session& session) {
     }
     buffer += line + "\n";
     if (jit::Session::input_complete(buffer)) {
-      lang::eval::interrupt_requested().store(false);  // a Ctrl-C typed at the prompt is stale
       session.eval_text("<stdin>", buffer);
       buffer.clear();
     }

@@ -176,12 +176,10 @@ bool same_within(const std::string& want, const std::string& got, double toleran
   while (i < want.size() && j < got.size()) {
     char c = want[i];
     if (c == '"' || c == '`') {  // literals compare exactly
+      // A string runs to its closing quote; a character is the backquote and one character.
       size_t end = i + 1;
-      if (c == '"') {
+      if (c == '"')
         while (end < want.size() && want[end] != '"') end += want[end] == '\\' ? 2 : 1;
-      } else {
-        ++end;
-      }
       size_t len = std::min(end + 1, want.size()) - i;
       if (want.compare(i, len, got, j, len) != 0) return false;
       i += len;

@@ -64,4 +64,10 @@ void pooled_free(void* block, size_t bytes) noexcept {
   ::operator delete(block, kAlign);
 }
 
+size_t pooled_cached_bytes() {
+  Pool& p = pool();
+  std::lock_guard<std::mutex> lock(p.mu);
+  return p.cached;
+}
+
 }  // namespace ndp::codegen::cpu

@@ -21,5 +21,7 @@ inline constexpr size_t kPooledMaxCachedBytes = size_t{1} << 30;
 void* pooled_alloc(size_t bytes);
 /// Gives back a block from pooled_alloc of the same `bytes`.
 void pooled_free(void* p, size_t bytes) noexcept;
+/// The bytes the free lists hold now (tests and diagnostics).
+size_t pooled_cached_bytes();
 
 }  // namespace ndp::codegen::cpu

@@ -73,27 +73,6 @@ struct Natives {
   [[noreturn]] void fail() { fail_on_host(ctx, c, a); }
   const Type* int_t() { return ctx.host.types->int_(); }
 
-  /// A kernel body applying `p` to inputs of `types` (one node per input, then the primitive).
-  static flat::KernelBody one_node(PrimId p, const std::vector<const Type*>& types, const Type* result) {
-    flat::KernelBody k;
-    k.inputs = types;
-    flat::KernelNode node;
-    node.kind = flat::KernelNode::Kind::Prim;
-    node.prim = p;
-    node.type = result;
-    for (uint32_t i = 0; i < types.size(); ++i) {
-      flat::KernelNode in;
-      in.kind = flat::KernelNode::Kind::Input;
-      in.input = i;
-      in.type = types[i];
-      k.nodes.push_back(in);
-      node.args.push_back(i);
-    }
-    k.nodes.push_back(node);
-    k.outputs.push_back(static_cast<uint32_t>(types.size()));
-    return k;
-  }
-
   DVec run_one(const flat::KernelBody& k, std::span<const DVec> ins, const Type* result) {
     const Type* out[1] = {result};
     return std::move(ctx.kernels->run(k, ins, out)[0]);
@@ -109,7 +88,7 @@ struct Natives {
   std::optional<DVec> elementwise() {
     std::vector<const Type*> types = arg_types();
     if (!flat::kernel_prim_ok(c.id, types, c.result)) return std::nullopt;
-    return run_one(one_node(c.id, types, c.result), a, c.result);
+    return run_one(flat::one_node_kernel(c.id, types, c.result), a, c.result);
   }
 
   /// An elementwise primitive that can fail (integer /, rem, shifts): a check kernel over the
@@ -150,7 +129,7 @@ struct Natives {
     DVec second[1] = {a[1]};
     DVec bad = run_one(chk, second, b);
     if (g.check(g.prims().count_true(bad.data(), bad.size())) > 0) fail();
-    return run_one(one_node(c.id, types, c.result), a, c.result);
+    return run_one(flat::one_node_kernel(c.id, types, c.result), a, c.result);
   }
 
   DVec length() { return DVec::scalar(int_t(), a[0].size(), a[0].buffer()); }
@@ -278,18 +257,9 @@ struct Natives {
     const DVec &ea = x.elems(), &eb = y.elems();
     if (!cpu::is_flat_scalar(ea.type())) return std::nullopt;
     int64_t n = x.size();
-    flat::KernelBody add;
-    add.inputs = {int_t(), int_t()};
-    add.nodes.resize(3);
-    add.nodes[0].type = add.nodes[1].type = add.nodes[2].type = int_t();
-    add.nodes[1].input = 1;
-    add.nodes[2].kind = flat::KernelNode::Kind::Prim;
-    add.nodes[2].prim = PrimId::Add;
-    add.nodes[2].args = {0, 1};
-    add.outputs = {2};
+    flat::KernelBody add = flat::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     DVec lens[2] = {length(), DVec::scalar(int_t(), n, y.buffer())};
-    const Type* out_t[1] = {int_t()};
-    DVec len = std::move(ctx.kernels->run(add, lens, out_t)[0]);
+    DVec len = run_one(add, lens, int_t());
     auto off = checked_offsets(g, len.data(), n);
     NDP_ASSERT(off.has_value(), "append of sequences with negative lengths");
     auto [offsets, total] = std::move(*off);

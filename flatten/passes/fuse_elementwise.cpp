@@ -61,6 +61,26 @@ bool kernel_prim_checked_ok(PrimId p, const std::vector<const Type*>& a, const T
   }
 }
 
+KernelBody one_node_kernel(PrimId p, const std::vector<const Type*>& args, const Type* result) {
+  KernelBody k;
+  k.inputs = args;
+  KernelNode node;
+  node.kind = KernelNode::Kind::Prim;
+  node.prim = p;
+  node.type = result;
+  for (uint32_t i = 0; i < args.size(); ++i) {
+    KernelNode in;
+    in.kind = KernelNode::Kind::Input;
+    in.input = i;
+    in.type = args[i];
+    k.nodes.push_back(in);
+    node.args.push_back(i);
+  }
+  k.nodes.push_back(node);
+  k.outputs.push_back(static_cast<uint32_t>(args.size()));
+  return k;
+}
+
 uint64_t const_bits(const lang::Value& v) {
   switch (v.kind()) {
     case lang::ValueKind::Float: return std::bit_cast<uint64_t>(v.as_float());

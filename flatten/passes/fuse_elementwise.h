@@ -29,6 +29,10 @@ bool kernel_prim_ok(lang::core::PrimId p, const std::vector<const lang::Type*>& 
 /// (0 <= count < 64). Never fused by fuse_elementwise, whose kernels cannot fail.
 bool kernel_prim_checked_ok(lang::core::PrimId p, const std::vector<const lang::Type*>& args, const lang::Type* result);
 
+/// The kernel body applying `p` once to inputs of `args`: one Input node per argument, then the
+/// primitive (the cuda backend's single elementwise primitives).
+KernelBody one_node_kernel(lang::core::PrimId p, const std::vector<const lang::Type*>& args, const lang::Type* result);
+
 /// True when `v` is a scalar of the flat scalar type `t` (a kernel Const node).
 bool const_ok(const lang::Value& v, const lang::Type* t);
 
