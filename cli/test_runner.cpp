@@ -1,6 +1,8 @@
 // `ndp test`: runs `%test` cases (extensions.md §5) on every available backend, REPL
 // transcripts (NAME.in fed to the non-interactive REPL, stdout compared with NAME.out) and
 // error tests (files whose `% expect: LINE:COL: TEXT %` comments name required diagnostics).
+// Transcripts and error tests run once, on the interpreter's REPL and the front end, whatever
+// --backend says; only `%test` cases run per backend.
 //
 // Note [Float tolerance]
 // extensions.md §4: reductions and scans of floats may differ between backends by rounding, so

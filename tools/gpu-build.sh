@@ -3,7 +3,8 @@
 # since that machine has no LLVM — and stages it with ../shared/tools/stage-for-gpu into
 # .device/. The few Debian shared libraries the binaries need beyond libc/libstdc++ (fmt,
 # libedit, OpenMP) travel in build-gpu/lib; tools/gpu-run.sh points the loader at them.
-#   tools/gpu-build.sh [TARGET...]    (default: ndp and the GPU unit tests)
+#   tools/gpu-build.sh [TARGET...]    (default: what tools/gpu-test.sh runs: ndp, the GPU unit
+#                                      tests and the GPU benchmarks)
 # NDP_GPU_BUILD (default build-gpu) and NDP_GPU_STAGE (default .device) choose other folders,
 # so that several people can stage at once.
 set -euo pipefail
@@ -11,7 +12,8 @@ cd "$(dirname "$0")/.."
 B=${NDP_GPU_BUILD:-build-gpu}
 S=${NDP_GPU_STAGE:-.device}
 targets=("$@")
-((${#targets[@]})) || targets=(cli/ndp tests/unit_runtime_gpu tests/unit_runtime_cuda tests/unit_runtime)
+((${#targets[@]})) || targets=(cli/ndp tests/unit_runtime_gpu tests/unit_runtime_cuda bench/gpu_fusion_bandwidth
+                                 bench/gpu_primitives_bench bench/cub_bench)
 if [ ! -f $B/build.ninja ]; then
   meson setup $B --native-file tools/native-llvm19.ini -Dllvm_static=true -Dbuildtype=release \
     -Dcpp_link_args=-Wl,--as-needed

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, after `bash .device/unpack.sh`: the GPU test suite and the GPU benchmarks,
 # logs under $OUT (or /tmp/ndp-gpu), a short summary last.
-#   tools/gpu-test.sh [tests|sanitize|bench|all]...   (default: all)
+#   tools/gpu-test.sh [tests|sanitize|primitives|programs|bench|all]...   (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ndp-gpu}
