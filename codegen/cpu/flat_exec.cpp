@@ -10,7 +10,6 @@
 // IR) stay lang::InternalError.
 #include "codegen/cpu/flat_exec.h"
 
-#include <atomic>
 
 #include <cctype>
 #include <chrono>
@@ -227,20 +226,10 @@ void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
       int64_t n = use(1).size();
       const int64_t* off = seqs.offsets();
       const int64_t* len = seqs.lengths();
+      if (first_failing(n, [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[ids[j]]; }) >= 0)
+        throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
       std::vector<int64_t> pos(static_cast<size_t>(n));
-      std::atomic<int64_t> first_bad{n};
-      parallel_for(n, [&](int64_t j) {
-        int64_t q = ids[j], i = idx[j];
-        if (i < 0 || i >= len[q]) {
-          int64_t cur = first_bad.load();
-          while (j < cur && !first_bad.compare_exchange_weak(cur, j)) {
-          }
-          pos[static_cast<size_t>(j)] = 0;
-          return;
-        }
-        pos[static_cast<size_t>(j)] = off[q] + i;
-      });
-      if (first_bad.load() < n) throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+      parallel_for(n, [&](int64_t j) { pos[static_cast<size_t>(j)] = off[ids[j]] + idx[j]; });
       set_vec(f, s.dst, take(seqs.elems(), pos));
       return;
     }
@@ -255,9 +244,13 @@ void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
       const Vec& v = use(0);
       int64_t begin = host(f, s.uses.at(1)), count = host(f, s.uses.at(2));
       NDP_ASSERT(begin >= 0 && count >= 0 && begin + count <= v.size(), "slice out of range");
+      if (begin == 0 && count == v.size()) {
+        set_vec(f, s.dst, v);
+        return;
+      }
       std::vector<int64_t> idx(static_cast<size_t>(count));
       parallel_for(count, [&](int64_t i) { idx[static_cast<size_t>(i)] = begin + i; });
-      set_vec(f, s.dst, begin == 0 && count == v.size() ? v : take(v, idx));
+      set_vec(f, s.dst, take(v, idx));
       return;
     }
     case Op::SeqLit: set_vec(f, s.dst, seq_lit(type_of(f, s.dst), s, f)); return;

@@ -82,15 +82,24 @@ Vec dist(const LiftedCall& c, const Vec& x, const Vec& k) {
   return Vec::seq(c.result, k.size(), k.buffer(), std::move(off), take(x, seg));
 }
 
+/// Per instance k the elements start[k] + j·stride[k], j < len[k] (the runtime's INDEX).
+Vec index_seq(const PrimContext& ctx, const LiftedCall& c, std::shared_ptr<const void> lengths, int64_t n,
+              std::span<const int64_t> start, std::span<const int64_t> stride) {
+  const int64_t* len = static_cast<const int64_t*>(lengths.get());
+  auto off = offsets_of(len, n);
+  int64_t total = off[n];
+  Buf<int64_t> out(total);
+  check_rt(rt::index<int64_t>(start, stride, rt::SegView(ndp_segdes_irregular(n, len, off.get())),
+                              std::span<int64_t>(out.data(), static_cast<size_t>(total))),
+           "index");
+  return Vec::seq(c.result, n, std::move(lengths), std::move(off), Vec::scalar(ctx.types->int_(), total, out.share()));
+}
+
 Vec index(const PrimContext& ctx, const LiftedCall& c, const Vec& k) {
   const int64_t* len = ints(k);
   if (first_failing(k.size(), [&](int64_t i) { return len[i] < 0; }) >= 0) c.fail("Negative length in function INDEX.");
-  auto off = offsets_of(len, k.size());
-  std::vector<int64_t> seg = segment_ids(rt::SegView(ndp_segdes_irregular(k.size(), len, off.get())));
-  int64_t total = off[k.size()];
-  Buf<int64_t> e(total);
-  parallel_for(total, [&](int64_t p) { e[p] = p - off[seg[static_cast<size_t>(p)]]; });
-  return Vec::seq(c.result, k.size(), k.buffer(), std::move(off), Vec::scalar(ctx.types->int_(), total, e.share()));
+  std::vector<int64_t> zero(static_cast<size_t>(k.size()), 0), one(static_cast<size_t>(k.size()), 1);
+  return index_seq(ctx, c, k.buffer(), k.size(), zero, one);
 }
 
 Vec iseq(const PrimContext& ctx, const LiftedCall& c, const Vec& sv, const Vec& dv, const Vec& ev) {
@@ -104,16 +113,7 @@ Vec iseq(const PrimContext& ctx, const LiftedCall& c, const Vec& sv, const Vec& 
     uint64_t step = static_cast<uint64_t>(d[i]);
     len[i] = static_cast<int64_t>(width / step + (width % step != 0));
   });
-  auto off = offsets_of(len.data(), n);
-  std::vector<int64_t> seg = segment_ids(rt::SegView(ndp_segdes_irregular(n, len.data(), off.get())));
-  int64_t total = off[n];
-  Buf<int64_t> out(total);
-  parallel_for(total, [&](int64_t p) {
-    int64_t k = seg[static_cast<size_t>(p)];
-    out[p] = static_cast<int64_t>(static_cast<uint64_t>(s[k]) +
-                                  static_cast<uint64_t>(p - off[k]) * static_cast<uint64_t>(d[k]));
-  });
-  return Vec::seq(c.result, n, len.share(), std::move(off), Vec::scalar(ctx.types->int_(), total, out.share()));
+  return index_seq(ctx, c, len.share(), n, sv.values<int64_t>(), dv.values<int64_t>());
 }
 
 // ---- element access ----
