@@ -126,6 +126,28 @@ struct KernelBody {
   std::string key() const;
 };
 
+// Note [Consumer kernels]
+// A map is fused into the reduction or scan it feeds, and a filter's flags into the pack that
+// uses them (flatten/passes/fuse_consumers): ReduceKernel, ScanKernel and PackKernel hold a
+// kernel body with one output whose values are computed while the primitive consumes them and
+// are never stored. Their kernel inputs are uses[1..] (`kernel_inputs`); uses[0] is the lengths
+// cutting the computed values into segments (reduce, scan) or the values the flags select
+// (pack, a flat scalar vector). They compute what the unfused Kernel/Prim, Nest and consumer
+// compute, and cannot fail. At most kMaxConsumerInputs kernel inputs: the GPU passes them to
+// its precompiled consumer kernels as one fixed-size parameter.
+inline constexpr size_t kMaxConsumerInputs = 8;
+
+/// True for the statements that evaluate a kernel body (Kernel and the consumer kernels).
+inline bool has_kernel(Op op) {
+  return op == Op::Kernel || op == Op::ReduceKernel || op == Op::ScanKernel || op == Op::PackKernel;
+}
+
+/// The operands of `s` that feed its kernel's inputs (all of them for Kernel, uses[1..] for the
+/// consumer kernels).
+inline std::vector<VarId> kernel_inputs(const Stmt& s) {
+  return std::vector<VarId>(s.uses.begin() + (s.op == Op::Kernel ? 0 : 1), s.uses.end());
+}
+
 struct Var {
   std::string hint;                  // source name or a role ("flags", "n")
   const lang::Type* type = nullptr;  // element type of a vector variable; nullptr for host

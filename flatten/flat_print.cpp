@@ -44,14 +44,22 @@ struct Printer {
     std::string pad(indent, ' ');
     const KernelBody& k = *s.kernel;
     std::string lhs, args;
-    for (size_t i = 0; i < s.outs.size(); ++i) lhs += (i ? ", " : "") + fmt::format("{} : {}", var(s.outs[i]), type_of(s.outs[i]));
-    for (size_t i = 0; i < s.uses.size(); ++i) args += (i ? ", " : "") + var(s.uses[i]);
-    out += fmt::format("{}{} = kernel({})\n", pad, lhs, args);
+    std::vector<VarId> ins = kernel_inputs(s);
+    for (size_t i = 0; i < ins.size(); ++i) args += (i ? ", " : "") + var(ins[i]);
+    if (s.op == Op::Kernel) {
+      for (size_t i = 0; i < s.outs.size(); ++i) lhs += (i ? ", " : "") + fmt::format("{} : {}", var(s.outs[i]), type_of(s.outs[i]));
+      out += fmt::format("{}{} = kernel({})\n", pad, lhs, args);
+    } else {
+      // `r : int = reduce_kernel sum(lens; x)`: the consumer, its first operand, the inputs.
+      std::string prim = s.op == Op::PackKernel ? "" : std::string(" ") + lang::core::prim_info(s.prim).name;
+      out += fmt::format("{}{} : {} = {}{}({}; {})\n", pad, var(s.dst), type_of(s.dst), op_name(s.op), prim,
+                         var(s.uses.at(0)), args);
+    }
     for (size_t j = 0; j < k.nodes.size(); ++j) {
       const KernelNode& n = k.nodes[j];
       std::string rhs;
       if (n.kind == KernelNode::Kind::Input) {
-        rhs = fmt::format("in {}", n.input < s.uses.size() ? var(s.uses[n.input]) : "?");
+        rhs = fmt::format("in {}", n.input < ins.size() ? var(ins[n.input]) : "?");
       } else if (n.kind == KernelNode::Kind::Const) {
         rhs = "const " + lang::format_value(n.value, n.type);
       } else {
@@ -62,6 +70,7 @@ struct Printer {
       std::string outs;
       for (size_t o = 0; o < k.outputs.size() && o < s.outs.size(); ++o)
         if (k.outputs[o] == j) outs += " -> " + var(s.outs[o]);
+      if (s.op != Op::Kernel && !k.outputs.empty() && k.outputs[0] == j) outs += s.op == Op::PackKernel ? " -> flags" : " ->";
       out += fmt::format("{}    %{} : {} = {}{}\n", pad, j, lang::type_to_string(n.type, {}), rhs, outs);
     }
   }
@@ -70,7 +79,7 @@ struct Printer {
     std::string pad(indent, ' ');
     std::string args;
     for (size_t i = 0; i < s.uses.size(); ++i) args += (i ? ", " : "") + var(s.uses[i]);
-    if (s.op == Op::Kernel && s.kernel) return kernel(s, indent);
+    if (has_kernel(s.op) && s.kernel) return kernel(s, indent);
     std::string lhs = s.op == Op::CheckLengths ? "" : fmt::format("{} : {} = ", var(s.dst), type_of(s.dst));
     std::string what = op_name(s.op);
     switch (s.op) {

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "flatten/passes/cse.h"
+#include "flatten/passes/drop_dead.h"
+#include "flatten/passes/fuse_consumers.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/fuse_siblings.h"
 #include "flatten/passes/merge_calls.h"
@@ -54,6 +56,12 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
     log_pass("fuse_elementwise", p);
     p = fuse_siblings(std::move(p));
     log_pass("fuse_siblings", p);
+    p = drop_dead(std::move(p));
+    log_pass("drop_dead", p);
+    p = fuse_consumers(std::move(p));
+    log_pass("fuse_consumers", p);
+    p = drop_dead(std::move(p));  // the literals that became constants of consumer kernels
+    log_pass("drop_dead", p);
   }
   return p;
 }

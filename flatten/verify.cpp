@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "flatten/flat_ir.h"
+#include "flatten/passes/fuse_consumers.h"
 #include "flatten/passes/fuse_elementwise.h"
 
 namespace ndp::flat {
@@ -134,7 +135,7 @@ struct Verifier {
     auto is = [&](const Type* t, TypeKind k, const char* what) {
       if (t && t->kind != k) problem(&s, fmt::format("{} has type {}", what, lang::type_to_string(t, {})));
     };
-    expect(s, (s.kernel != nullptr) == (s.op == Op::Kernel), s.op == Op::Kernel ? "lacks its body" : "has a kernel body");
+    expect(s, (s.kernel != nullptr) == has_kernel(s.op), has_kernel(s.op) ? "lacks its body" : "has a kernel body");
     expect(s, (s.loop != nullptr) == (s.op == Op::Recurse), s.op == Op::Recurse ? "lacks its loop" : "has a loop");
     bool wants_then = s.op == Op::Time || s.op == Op::IfNonEmpty;
     bool wants_else = s.op == Op::IfNonEmpty;
@@ -300,6 +301,10 @@ struct Verifier {
         break;
       }
       case Op::Kernel: kernel(s); break;
+      case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel:
+        dst_kind(false);
+        consumer_kernel(s, dst);
+        break;
       case Op::Call: {
         bool callee_path = s.func < prog.functions.size() && prog.functions[s.func].has_path;
         arity(callee_path ? 2 : 1);
@@ -360,15 +365,45 @@ struct Verifier {
     }
   }
 
+  /// Note [Consumer kernels]: uses[0] the lengths (reduce, scan) or the flat scalar values
+  /// (pack), one kernel output of the element type the consumer takes.
+  void consumer_kernel(const Stmt& s, const Type* dst) {
+    expect(s, s.outs.empty(), "a consumer kernel defines only its result");
+    const Type* first = use(s, 0, false);
+    kernel(s);
+    const KernelBody* k = s.kernel.get();
+    if (!k) return;
+    if (k->outputs.size() != 1 || k->outputs[0] >= k->nodes.size()) {
+      problem(&s, "a consumer kernel has one output");
+      return;
+    }
+    const Type* value = k->nodes[k->outputs[0]].type;
+    if (s.op == Op::PackKernel) {
+      if (first && first->kind > TypeKind::F32) problem(&s, "packs a vector that is not of a flat scalar type");
+      if (value->kind != TypeKind::Bool) problem(&s, "the flags are not bool");
+      if (first && dst && first != dst) problem(&s, "the result is not of the values' type");
+      return;
+    }
+    if (first && first->kind != TypeKind::Int) problem(&s, "the lengths are not ints");
+    bool reduce = s.op == Op::ReduceKernel;
+    if (!(reduce ? is_reduction(s.prim) : is_scan(s.prim)) || !consumer_prim_ok(s.prim, value))
+      problem(&s, "a primitive that is not a reduction or scan of the kernel's output type");
+    if (dst && (reduce ? dst != value : (dst->kind != TypeKind::Seq || dst->a != value)))
+      problem(&s, "the result is not of the reduced or scanned type");
+  }
+
   /// Note [Fused kernels]: operands match the inputs, nodes only read earlier nodes with
   /// primitives a kernel may hold, and each output variable has its node's type.
   void kernel(const Stmt& s) {
     const KernelBody* k = s.kernel.get();
     if (!k) return;
-    expect(s, s.uses.size() == k->inputs.size(), fmt::format("has {} operands for {} kernel inputs", s.uses.size(), k->inputs.size()));
-    for (size_t i = 0; i < s.uses.size(); ++i) {
+    const size_t first = s.op == Op::Kernel ? 0 : 1;  // kernel_inputs
+    const size_t ninputs = s.uses.size() > first ? s.uses.size() - first : 0;
+    expect(s, ninputs == k->inputs.size(), fmt::format("has {} operands for {} kernel inputs", ninputs, k->inputs.size()));
+    for (size_t i = first; i < s.uses.size(); ++i) {
       const Type* t = use(s, i, false);
-      if (i < k->inputs.size() && t && t != k->inputs[i]) problem(&s, fmt::format("operand {} is not of its input's type", i));
+      if (i - first < k->inputs.size() && t && t != k->inputs[i - first])
+        problem(&s, fmt::format("operand {} is not of its input's type", i));
     }
     for (size_t j = 0; j < k->nodes.size(); ++j) {
       const KernelNode& n = k->nodes[j];
@@ -391,6 +426,7 @@ struct Verifier {
         problem(&s, fmt::format("kernel node {}: primitive {} cannot be fused at these types", j,
                                 n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?"));
     }
+    if (s.op != Op::Kernel) return;  // consumer_kernel checks the one output
     expect(s, !s.outs.empty() && s.outs.size() == k->outputs.size() && s.outs[0] == s.dst,
            "kernel outputs do not match its result variables");
     for (size_t o = 0; o < s.outs.size() && o < k->outputs.size(); ++o) {

@@ -1,8 +1,11 @@
 // Elementwise fusion at memory bandwidth (issue: LLVM code generation and the cuda backend):
 // a chain of six elementwise ops over 2^28 f32 values, fused by the cuda backend into one
 // kernel, against a device-to-device copy of the same bytes in the same run on the same GPU.
+// Then the same map fused into the reduction and the scan it feeds, and a filter's flags into
+// their pack (Note [Consumer kernels]), each against the unfused kernel + primitive and
+// against the primitive alone on a stored input (the bytes a fused pass reads).
 //   build/bench/gpu_fusion_bandwidth [log2 elements, default 28] [repetitions, default 20]
-// Prints the median times, the effective bandwidths (bytes read + written) and the ratio.
+// Prints the median times, the effective bandwidths (bytes read + written) and the ratios.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +16,7 @@
 
 #include "codegen/cuda/dvec_ops.h"
 #include "codegen/cuda/kernels.h"
+#include "runtime/gpu/primitives.h"
 #include "lang/types.h"
 
 using namespace ndp;
@@ -105,11 +109,101 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // ---- consumer kernels: the map fused into a reduction and a scan, a filter into a pack ----
+  using rt::gpu::DSegs;
+  rt::gpu::Primitives& prims = g->prims();
+  const rt::cuda::Module* reduce_m = kernels.consumer_module(k, NDP_F32);
+  flat::KernelBody pred;  // x * 1.5 > 1.0: about a third of the values in [0.25, 1.25)
+  pred.inputs = {f};
+  {
+    flat::KernelNode in, c15, mul, c1, gt;
+    in.kind = flat::KernelNode::Kind::Input;
+    in.type = f;
+    c15.kind = c1.kind = flat::KernelNode::Kind::Const;
+    c15.type = c1.type = f;
+    c15.value = lang::Value::f32(1.5f);
+    c1.value = lang::Value::f32(1.0f);
+    mul.kind = gt.kind = flat::KernelNode::Kind::Prim;
+    mul.prim = PrimId::Mul;
+    mul.type = f;
+    mul.args = {0, 1};
+    gt.prim = PrimId::Gt;
+    gt.type = T.bool_();
+    gt.args = {2, 3};
+    pred.nodes = {in, c15, mul, c1, gt};
+    pred.outputs = {4};
+  }
+  const rt::cuda::Module* pack_m = kernels.consumer_module(pred, NDP_BOOL);
+  if (reduce_m == nullptr || pack_m == nullptr) {
+    std::fprintf(stderr, "the consumer kernels could not be linked\n");
+    return 1;
+  }
+  rt::gpu::Primitives::FusedInputs fin;
+  fin.p[0] = in->pointer();
+  codegen::cuda::DBuf sum_out = g->alloc(8), scan_out = g->alloc(n * 4), pack_out = g->alloc(n * 4);
+  const DSegs one = DSegs::flat(n);
+  double t_reduce_fused = time([&] { g->check(prims.seg_reduce_fused(*reduce_m, NDP_OP_PLUS, NDP_F32, fin, one, sum_out->pointer())); });
+  float fused_sum = 0;
+  g->check(g->pool().download(&fused_sum, sum_out->pointer(), 4));
+  double t_reduce_unfused = time([&] {
+    DVec v = kernels.run(k, ins, out_t)[0];
+    g->check(prims.seg_reduce(NDP_OP_PLUS, NDP_F32, v.data(), one, sum_out->pointer()));
+  });
+  double t_reduce_plain = time([&] { g->check(prims.seg_reduce(NDP_OP_PLUS, NDP_F32, in->pointer(), one, sum_out->pointer())); });
+  double t_scan_fused = time([&] { g->check(prims.seg_scan_fused(*reduce_m, NDP_OP_PLUS, false, NDP_F32, fin, one, scan_out->pointer())); });
+  double t_scan_unfused = time([&] {
+    DVec v = kernels.run(k, ins, out_t)[0];
+    g->check(prims.seg_scan(NDP_OP_PLUS, false, NDP_F32, v.data(), one, scan_out->pointer()));
+  });
+  double t_scan_plain = time([&] { g->check(prims.seg_scan(NDP_OP_PLUS, false, NDP_F32, in->pointer(), one, scan_out->pointer())); });
+  int64_t kept = 0;
+  auto give_out = [&](int64_t) -> rt::cuda::Result<CUdeviceptr> { return pack_out->pointer(); };
+  double t_pack_fused = time([&] { kept = g->check(prims.pack_fused(*pack_m, NDP_F32, in->pointer(), fin, n, give_out)); });
+  const lang::Type* bool_t[1] = {T.bool_()};
+  double t_pack_unfused = time([&] {
+    DVec flags = kernels.run(pred, ins, bool_t)[0];
+    int64_t c = g->check(prims.count_true(flags.data(), n));
+    g->check(prims.pack(NDP_F32, in->pointer(), flags.data(), n, pack_out->pointer()));
+    kept = c;
+  });
+
+  // Check the fused results against the host: the sum (f32, in a different order: relative
+  // 1e-3), the scan's last element, the pack's count.
+  double want_sum = 0, want_last = 0;
+  int64_t want_kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    float v = host[static_cast<size_t>(i)];
+    double y = ((v * 1.5f + 2.0f) * v - 0.5f) * (v + 3.0f);
+    if (i == n - 1) want_last = want_sum;
+    want_sum += y;
+    want_kept += v * 1.5f > 1.0f;
+  }
+  float last = 0;
+  g->check(g->pool().download(&last, scan_out->pointer() + static_cast<CUdeviceptr>(n - 1) * 4, 4));
+  if (std::abs(fused_sum - want_sum) > 1e-3 * want_sum || std::abs(last - want_last) > 1e-3 * want_last ||
+      kept != want_kept) {
+    std::fprintf(stderr, "wrong consumer result: sum %g (want %g), scan last %g (want %g), kept %lld (want %lld)\n",
+                 fused_sum, want_sum, last, want_last, static_cast<long long>(kept), static_cast<long long>(want_kept));
+    return 1;
+  }
+
   double bytes = 2.0 * static_cast<double>(n) * 4;  // one f32 read and one written per element
   std::printf("device: %s\n", g->device().properties().name.c_str());
   std::printf("elements: 2^%d f32, %d fused elementwise ops, median of %d\n", log2n, ops, reps);
   std::printf("fused kernel: %.3f ms, %.1f GB/s\n", t_kernel * 1e3, bytes / t_kernel / 1e9);
   std::printf("device copy:  %.3f ms, %.1f GB/s\n", t_copy * 1e3, bytes / t_copy / 1e9);
   std::printf("ratio (kernel bandwidth / copy bandwidth): %.3f\n", t_copy / t_kernel);
+  // A fused reduction reads n·4 bytes; a fused scan reads and writes n·4; a fused pack reads
+  // the values twice (count, compact) and writes the kept ones.
+  double copy_bw = bytes / t_copy;
+  auto line = [&](const char* what, double t_fused, double t_unfused, double t_plain, double moved) {
+    std::printf("%s: fused %.3f ms (%.1f GB/s, %.3f of copy bandwidth), unfused %.3f ms (fused %.2fx faster)", what,
+                t_fused * 1e3, moved / t_fused / 1e9, moved / t_fused / copy_bw, t_unfused * 1e3, t_unfused / t_fused);
+    if (t_plain > 0) std::printf(", the primitive alone on a stored input %.3f ms", t_plain * 1e3);
+    std::printf("\n");
+  };
+  line("map -> sum", t_reduce_fused, t_reduce_unfused, t_reduce_plain, static_cast<double>(n) * 4);
+  line("map -> plus_scan", t_scan_fused, t_scan_unfused, t_scan_plain, bytes);
+  line("filter -> pack", t_pack_fused, t_pack_unfused, -1, static_cast<double>(n) * 4 + kept * 4.0);
   return 0;
 }

@@ -47,4 +47,9 @@ inline constexpr int kPtxInstancesPerThread = 4;
 /// Throws std::runtime_error when LLVM fails.
 std::string compile_ptx(const flat::KernelBody& k);
 
+/// PTX text (sm_90) of the device function `ndp_element(i64 i, ptr ins) -> i64` that the
+/// consumer kernels call (runtime/gpu/device/fused.cu): output 0 of `k` (its only output) for
+/// instance i, reading input j at ins[j][i]; the value's bits in the low bytes (bool: 0/1).
+std::string compile_element_ptx(const flat::KernelBody& k);
+
 }  // namespace ndp::codegen

@@ -1,4 +1,5 @@
-// compile_ptx: a kernel body as an NVPTX kernel for sm_90, kPtxInstancesPerThread instances a thread.
+// compile_ptx: a kernel body as an NVPTX kernel for sm_90, kPtxInstancesPerThread instances a
+// thread; compile_element_ptx: one output of a body as the element function of the consumer kernels.
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -32,9 +33,7 @@ void init_nvptx() {
   });
 }
 
-}  // namespace
-
-std::string compile_ptx(const flat::KernelBody& k) {
+std::unique_ptr<llvm::TargetMachine> nvptx_machine() {
   init_nvptx();
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, err);
@@ -42,7 +41,27 @@ std::string compile_ptx(const flat::KernelBody& k) {
   std::unique_ptr<llvm::TargetMachine> tm(
       target->createTargetMachine(kTriple, "sm_90", "+ptx78", llvm::TargetOptions(), std::nullopt));
   if (!tm) throw std::runtime_error("cannot create the NVPTX target machine");
+  return tm;
+}
 
+/// Verifies m and prints it as PTX.
+std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
+  std::string verr;
+  llvm::raw_string_ostream vs(verr);
+  if (llvm::verifyModule(m, &vs)) throw std::runtime_error("invalid kernel IR: " + verr);
+  llvm::SmallString<4096> ptx;
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw std::runtime_error("the NVPTX target cannot emit assembly");
+  pm.run(m);
+  return std::string(ptx.str());
+}
+
+}  // namespace
+
+std::string compile_ptx(const flat::KernelBody& k) {
+  std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_kernel", ctx);
   m.setTargetTriple(kTriple);
@@ -92,17 +111,40 @@ std::string compile_ptx(const flat::KernelBody& k) {
   }
   b.CreateRetVoid();
 
-  std::string verr;
-  llvm::raw_string_ostream vs(verr);
-  if (llvm::verifyModule(m, &vs)) throw std::runtime_error("invalid kernel IR: " + verr);
+  return emit_ptx(m, *tm);
+}
 
-  llvm::SmallString<4096> ptx;
-  llvm::raw_svector_ostream os(ptx);
-  llvm::legacy::PassManager pm;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    throw std::runtime_error("the NVPTX target cannot emit assembly");
-  pm.run(m);
-  return std::string(ptx.str());
+std::string compile_element_ptx(const flat::KernelBody& k) {
+  if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
+  std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
+  llvm::LLVMContext ctx;
+  llvm::Module m("ndp_element", ctx);
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(tm->createDataLayout());
+  llvm::IRBuilder<> b(ctx);
+  auto* fty = llvm::FunctionType::get(b.getInt64Ty(), {b.getInt64Ty(), b.getPtrTy()}, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_element", m);
+  fn->addParamAttr(1, llvm::Attribute::ReadOnly);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::Value* i = fn->getArg(0);
+  llvm::MDNode* invariant = llvm::MDNode::get(ctx, {});
+  std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
+    // ins[j] (the caller's parameter space, through a generic pointer), then element i through
+    // the read-only global path: inputs are never written while a kernel runs.
+    auto* base = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(1), j));
+    base->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    llvm::Value* global = b.CreateAddrSpaceCast(base, b.getPtrTy(1));
+    llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+    auto* x = b.CreateLoad(t, b.CreateGEP(t, global, i));
+    x->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    return x;
+  });
+  // The value's bits in the low bytes of the i64 result (fused.cu's from_bits).
+  llvm::Value* v = outs.at(0);
+  llvm::Type* vt = v->getType();
+  if (vt->isFloatingPointTy()) v = b.CreateBitCast(v, b.getIntNTy(vt->getPrimitiveSizeInBits()));
+  b.CreateRet(b.CreateZExtOrTrunc(v, b.getInt64Ty()));
+  return emit_ptx(m, *tm);
 }
 
 }  // namespace ndp::codegen

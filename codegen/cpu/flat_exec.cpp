@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "codegen/common/flat_walk.h"
+#include "codegen/cpu/consumer_kernels.h"
 #include "codegen/cpu/convert.h"
 #include "codegen/cpu/kernel_exec.h"
 #include "codegen/cpu/lifted_prims.h"
@@ -281,6 +282,15 @@ void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
       for (VarId o : s.outs) out_types.push_back(type_of(f, o));
       std::vector<Vec> r = run_kernel(*s.kernel, ins, out_types);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
+      return;
+    }
+    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: {
+      NDP_ASSERT(s.kernel != nullptr, "consumer kernel without its body");
+      std::vector<Vec> ins;
+      for (VarId u : flat::kernel_inputs(s)) ins.push_back(vec(f, u));
+      if (s.op == Op::ReduceKernel) set_vec(f, s.dst, reduce_kernel(s, use(0), ins, type_of(f, s.dst)));
+      else if (s.op == Op::ScanKernel) set_vec(f, s.dst, scan_kernel(s, use(0), ins, type_of(f, s.dst)));
+      else set_vec(f, s.dst, pack_kernel(s, use(0), ins));
       return;
     }
     case Op::Time: {

@@ -1,12 +1,13 @@
 // The interpretive kernel loop and the dispatch between it and compiled kernels.
 #include "codegen/cpu/kernel_exec.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <type_traits>
-#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 
 #include "codegen/cpu/kernel_jit.h"
 #include "codegen/cpu/parallel_loops.h"
@@ -198,6 +199,30 @@ void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const*
   int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < chunks; ++c) fn(c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), ins, outs);
+}
+
+std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& k, std::span<const Vec> ins) {
+  NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && ins.size() <= flat::kMaxConsumerInputs &&
+                 k.outputs.size() == 1,
+             "consumer kernel operands do not match its body");
+  struct Inputs {
+    std::array<const char*, flat::kMaxConsumerInputs> base{};
+    std::array<size_t, flat::kMaxConsumerInputs> width{};
+  } in;
+  for (size_t j = 0; j < ins.size(); ++j) {
+    NDP_ASSERT(ins[j].size() == ins[0].size(), "kernel operands of different lengths");
+    in.base[j] = static_cast<const char*>(ins[j].buffer().get());
+    in.width[j] = storage_size(k.inputs[j]->kind);
+  }
+  HostKernelFn fn = ins[0].size() >= jit_min() ? host_kernel(k) : nullptr;
+  return [&k, in, fn, ninputs = ins.size()](int64_t begin, int64_t end, void* out) {
+    // The inputs moved to `begin`, so the kernel's instances [0, end - begin) are the window.
+    std::array<const void*, flat::kMaxConsumerInputs> at{};
+    for (size_t j = 0; j < ninputs; ++j) at[j] = in.base[j] + static_cast<size_t>(begin) * in.width[j];
+    void* outs[1] = {out};
+    if (fn) fn(0, end - begin, at.data(), outs);
+    else interpret_kernel(k, 0, end - begin, at.data(), outs);
+  };
 }
 
 std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::span<const lang::Type* const> out_types) {

@@ -1,6 +1,7 @@
 // Running Kernel statements (Note [Fused kernels] in flatten/flat_ir.h) on the cpu backend.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -19,6 +20,12 @@ std::vector<Vec> run_kernel(const flat::KernelBody& k, std::span<const Vec> ins,
 /// The interpretive version of a kernel with the HostKernelFn convention: evaluates the nodes
 /// chunk by chunk (small temporaries that stay in cache, one pass over the data).
 void interpret_kernel(const flat::KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs);
+
+/// Output 0 of `k` over instances [begin, end) of `ins`, written to out[0, end - begin): the
+/// values a consumer kernel computes on demand (rt::Generate). Compiled code when the n
+/// instances repay compiling, else interpret_kernel. Holds pointers into `ins`' buffers.
+std::function<void(int64_t begin, int64_t end, void* out)> kernel_generator(const flat::KernelBody& k,
+                                                                         std::span<const Vec> ins);
 
 /// Calls fn over [0, n) in chunks, in parallel where n is large.
 void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs);

@@ -25,6 +25,8 @@
 #include <vector>
 
 #include "codegen/cpu/vec.h"
+#include "runtime/cpu/ops.h"
+#include "runtime/cpu/status.h"
 #include "lang/core.h"
 #include "lang/eval/prim_call.h"
 
@@ -56,6 +58,12 @@ std::optional<Vec> apply_native_prim(const PrimContext& ctx, const LiftedCall& c
 /// path hash there).
 Vec apply_fallback_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args,
                         const std::function<void(int64_t)>& before_instance = {});
+
+/// The runtime operator of a scan, reduction or combine primitive (sum: plus, ...).
+std::optional<rt::Op> scan_op(lang::core::PrimId id);
+
+/// Throws an internal error when a runtime call the executor set up correctly fails.
+void check_rt(const rt::Status& st, const char* what);
 
 // The groups apply_native_prim dispatches to.
 std::optional<Vec> native_scalar_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);

@@ -24,12 +24,6 @@ namespace {
 
 constexpr const char* kSeqRef = "Sequence reference (a[i]) out of bounds.";
 
-void check_rt(const rt::Status& st, const char* what) {
-  if (!rt::ok(st))
-    throw lang::InternalError(std::string("internal error: cpu backend: runtime ") + what + " failed (" +
-                              ndp_status_name(st.code) + ")");
-}
-
 bool plain_scalar(const Vec& v) { return is_flat_scalar(v.type()) && v.kind() != TypeKind::Stream; }
 
 const int64_t* ints(const Vec& v) { return v.data<int64_t>(); }
@@ -40,19 +34,6 @@ Vec lengths_vec(const PrimContext& ctx, const Vec& s) { return Vec::scalar(ctx.t
 /// A sequence Vec with the same lengths as `like` and other elements.
 Vec same_shape(const Type* t, const Vec& like, Vec elems) {
   return Vec::seq(t, like.size(), like.buffer(), like.offsets_buffer(), std::move(elems));
-}
-
-std::optional<rt::Op> op_of(PrimId id) {
-  switch (id) {
-    case PrimId::PlusScan: case PrimId::Sum: case PrimId::PlusCombine: return rt::Op::plus;
-    case PrimId::MultScan: case PrimId::Product: case PrimId::MultCombine: return rt::Op::mult;
-    case PrimId::MaxScan: case PrimId::MaxVal: case PrimId::MaxCombine: return rt::Op::max;
-    case PrimId::MinScan: case PrimId::MinVal: case PrimId::MinCombine: return rt::Op::min;
-    case PrimId::OrScan: case PrimId::AnyRed: case PrimId::OrCombine: return rt::Op::or_;
-    case PrimId::AndScan: case PrimId::AllRed: case PrimId::AndCombine: return rt::Op::and_;
-    case PrimId::XorScan: case PrimId::Parity: case PrimId::XorCombine: return rt::Op::xor_;
-    default: return std::nullopt;
-  }
 }
 
 /// Whether the runtime admits operator o on a scalar kind (ops.h's `supports`).
@@ -159,7 +140,7 @@ Vec rep(const LiftedCall& c, const Vec& v, const Vec& x, const Vec& iv) {
 
 std::optional<Vec> scan(const LiftedCall& c, const Vec& v) {
   const Vec& e = v.elems();
-  rt::Op o = *op_of(c.id);
+  rt::Op o = *scan_op(c.id);
   if (!plain_scalar(e) || !op_admits(o, e.kind())) return std::nullopt;
   Vec out = with_scalar(e.kind(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -174,7 +155,7 @@ std::optional<Vec> scan(const LiftedCall& c, const Vec& v) {
 
 std::optional<Vec> reduce(const LiftedCall& c, const Vec& v) {
   const Vec& e = v.elems();
-  rt::Op o = *op_of(c.id);
+  rt::Op o = *scan_op(c.id);
   if (!plain_scalar(e) || !op_admits(o, e.kind())) return std::nullopt;
   return with_scalar(e.kind(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -377,7 +358,7 @@ std::optional<Vec> rank(const PrimContext& ctx, const LiftedCall& c, const Vec& 
 
 std::optional<Vec> combine(const LiftedCall& c, const Vec& dest, const Vec& iv, const Vec& vals) {
   const Vec& de = dest.elems();
-  rt::Op o = *op_of(c.id);
+  rt::Op o = *scan_op(c.id);
   if (!plain_scalar(de) || !op_admits(o, de.kind())) return std::nullopt;
   std::string name = lang::core::prim_info(c.id).name;
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::toupper(ch); });
@@ -420,6 +401,25 @@ Vec neutral(const PrimContext& ctx, const LiftedCall& c, const Type* of, int64_t
 }
 
 }  // namespace
+
+void check_rt(const rt::Status& st, const char* what) {
+  if (!rt::ok(st))
+    throw lang::InternalError(std::string("internal error: cpu backend: runtime ") + what + " failed (" +
+                              ndp_status_name(st.code) + ")");
+}
+
+std::optional<rt::Op> scan_op(PrimId id) {
+  switch (id) {
+    case PrimId::PlusScan: case PrimId::Sum: case PrimId::PlusCombine: return rt::Op::plus;
+    case PrimId::MultScan: case PrimId::Product: case PrimId::MultCombine: return rt::Op::mult;
+    case PrimId::MaxScan: case PrimId::MaxVal: case PrimId::MaxCombine: return rt::Op::max;
+    case PrimId::MinScan: case PrimId::MinVal: case PrimId::MinCombine: return rt::Op::min;
+    case PrimId::OrScan: case PrimId::AnyRed: case PrimId::OrCombine: return rt::Op::or_;
+    case PrimId::AndScan: case PrimId::AllRed: case PrimId::AndCombine: return rt::Op::and_;
+    case PrimId::XorScan: case PrimId::Parity: case PrimId::XorCombine: return rt::Op::xor_;
+    default: return std::nullopt;
+  }
+}
 
 std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> a) {
   switch (c.id) {

@@ -11,6 +11,7 @@
 
 #include "codegen/common/flat_walk.h"
 #include "codegen/cpu/convert.h"
+#include "codegen/cuda/consumer_kernels.h"
 #include "codegen/cuda/dvec_ops.h"
 #include "codegen/cuda/kernels.h"
 #include "codegen/cuda/lifted_prims.h"
@@ -246,6 +247,15 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
       for (VarId o : s.outs) out_types.push_back(type_of(f, o));
       std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
+      return;
+    }
+    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: {
+      NDP_ASSERT(s.kernel != nullptr, "consumer kernel without its body");
+      std::vector<DVec> ins;
+      for (VarId u : flat::kernel_inputs(s)) ins.push_back(vec(f, u));
+      if (s.op == Op::ReduceKernel) set_vec(f, s.dst, reduce_kernel(g, kernels, s, use(0), ins, type_of(f, s.dst)));
+      else if (s.op == Op::ScanKernel) set_vec(f, s.dst, scan_kernel(g, kernels, s, use(0), ins, type_of(f, s.dst)));
+      else set_vec(f, s.dst, pack_kernel(g, kernels, s, use(0), ins, prog.types));
       return;
     }
     case Op::Time: {

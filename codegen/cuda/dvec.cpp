@@ -56,9 +56,9 @@ DVec DVec::open_type(const Type* t, int64_t n) {
   return v;
 }
 
-DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems) {
-  // The lengths are known to be valid and their sum is elems.size(), so the offsets are a plain
-  // scan: no check and no read-back (offsets_from_lengths would synchronise).
+DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
+  // The lengths are known to be valid, so the offsets are a plain scan: no check and no
+  // read-back (offsets_from_lengths would synchronise).
   DBuf off = g.alloc((n + 1) * 8);
   g.check(g.prims().fill(off->pointer(), 1, 8, 0));
   if (n > 0) {
@@ -66,6 +66,11 @@ DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems
                                                rt::gpu::DSegs::flat(n), off->pointer() + 8));
     NDP_ASSERT(st.code == NDP_OK, "a scan of int lengths");
   }
+  return off;
+}
+
+DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems) {
+  DBuf off = offsets_from_valid_lengths(g, n, lengths);
   return DVec::seq(t, n, std::move(lengths), std::move(off), std::move(elems));
 }
 

@@ -12,6 +12,8 @@ namespace ndp::codegen::cuda {
 /// A sequence DVec over `lengths` (n int64 on the device, known to be non-negative): computes
 /// the offsets. The elements must number the lengths' sum.
 DVec seq_from_lengths(Gpu& g, const lang::Type* t, int64_t n, DBuf lengths, DVec elems);
+/// The n + 1 offsets of n lengths known to be valid (no check, no read-back).
+DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 /// A DVec of type t with no instances.
 DVec empty_of(Gpu& g, lang::TypeContext& types, const lang::Type* t);
 /// result[i] = v[idx[i]] for i < m (idx: m int64 on the device, each in [0, v.size())).

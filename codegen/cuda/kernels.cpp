@@ -3,9 +3,9 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
 #include <fstream>
 #include <sstream>
 
@@ -57,16 +57,11 @@ std::string kernel_cache_dir() {
   return "";
 }
 
-const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k) {
-  std::string key = std::string(kTarget) + "|" + k.key();
-  if (auto it = loaded_.find(key); it != loaded_.end()) {
-    ++stats_.memory_hits;
-    return it->second.second;
-  }
+std::shared_ptr<rt::cuda::Module> GpuKernels::load_cached(const std::string& key,
+                                                         const std::function<std::string()>& make_cubin) {
   std::string dir = kernel_cache_dir();
   fs::path file;
   if (!dir.empty()) file = fs::path(dir) / (stable_hash_hex(key) + ".cubin");
-  std::optional<rt::cuda::Module> module;
   if (!file.empty()) {
     std::string cubin = read_file(file);
     // The key is stored after the image's end so a hash collision cannot load a wrong kernel.
@@ -75,27 +70,65 @@ const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k) {
       cubin.resize(n);
       auto m = rt::cuda::Module::load_image(gpu_.device(), cubin.data());
       if (m.ok()) {
-        module = std::move(m.value());
         ++stats_.disk_hits;
+        return std::make_shared<rt::cuda::Module>(std::move(m.value()));
       }
     }
   }
-  if (!module) {
+  std::string cubin = make_cubin();
+  auto module = std::make_shared<rt::cuda::Module>(gpu_.check(rt::cuda::Module::load_image(gpu_.device(), cubin.data())));
+  if (!file.empty()) write_file(file, cubin + key);
+  ++stats_.compiled;
+  return module;
+}
+
+const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k) {
+  std::string key = std::string(kTarget) + "|" + k.key();
+  if (auto it = loaded_.find(key); it != loaded_.end()) {
+    ++stats_.memory_hits;
+    return it->second.second;
+  }
+  std::shared_ptr<rt::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
       ptx = compile_ptx(k);
     } catch (const std::exception& e) {
       throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
     }
-    std::string cubin = gpu_.check(rt::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
-    module = gpu_.check(rt::cuda::Module::load_image(gpu_.device(), cubin.data()));
-    if (!file.empty()) write_file(file, cubin + key);
-    ++stats_.compiled;
-  }
-  auto shared = std::make_shared<rt::cuda::Module>(std::move(*module));
-  rt::cuda::Kernel kernel = gpu_.check(shared->kernel("ndp_kernel"));
-  auto [it, fresh] = loaded_.emplace(key, std::make_pair(std::move(shared), kernel));
+    return gpu_.check(rt::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
+  });
+  rt::cuda::Kernel kernel = gpu_.check(module->kernel("ndp_kernel"));
+  auto [it, fresh] = loaded_.emplace(key, std::make_pair(std::move(module), kernel));
   return it->second.second;
+}
+
+const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, ndp_elem_type t) {
+  std::string key = std::string(kTarget) + "|consumer " + std::to_string(static_cast<int>(t)) + "|" + k.key();
+  if (auto it = consumers_.find(key); it != consumers_.end()) {
+    if (it->second) ++stats_.memory_hits;
+    return it->second.get();
+  }
+  std::shared_ptr<rt::cuda::Module> module;
+  try {
+    module = load_cached(key, [&] {
+      std::string ptx;
+      try {
+        ptx = compile_element_ptx(k);
+      } catch (const std::exception& e) {
+        throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on an element function: ") +
+                                  e.what());
+      }
+      rt::cuda::Result<std::string> cubin = gpu_.prims().link_consumers(t, ptx);
+      if (!cubin.ok()) throw LinkFailed{cubin.status().message()};
+      return std::move(cubin.value());
+    });
+  } catch (const LinkFailed& e) {
+    // The consumer then runs unfused (the caller's fallback): slower, the same result.
+    if (const char* d = std::getenv("NDP_DEBUG"); d && std::atoi(d) >= 1)
+      std::fprintf(stderr, "ndp: cuda: consumer kernels not linked, running unfused: %s\n", e.what.c_str());
+  }
+  consumers_.emplace(key, module);
+  return module.get();
 }
 
 std::vector<DVec> GpuKernels::run(const flat::KernelBody& k, std::span<const DVec> ins,

@@ -11,6 +11,7 @@
 // rewritten.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,10 +37,22 @@ class GpuKernels {
   };
   const Stats& stats() const { return stats_; }
 
+  /// The consumer kernels of element type t linked with output 0 of `k` as their element
+  /// function (Note [Consumer kernels]; runtime/gpu/device/fused.cu), cached like the kernels;
+  /// null when they cannot be linked (a build without them): the caller runs the consumer
+  /// unfused.
+  const rt::cuda::Module* consumer_module(const flat::KernelBody& k, ndp_elem_type t);
+
  private:
+  struct LinkFailed {
+    std::string what;
+  };
   const rt::cuda::Kernel& kernel_for(const flat::KernelBody& k);
+  /// The module of `key` from the disk cache, else from make_cubin() (then written there).
+  std::shared_ptr<rt::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;
   std::map<std::string, std::pair<std::shared_ptr<rt::cuda::Module>, rt::cuda::Kernel>> loaded_;
+  std::map<std::string, std::shared_ptr<rt::cuda::Module>> consumers_;  // null: could not link
   Stats stats_;
 };
 

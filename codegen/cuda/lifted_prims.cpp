@@ -37,17 +37,12 @@ namespace {
 
 bool plain_scalar(const DVec& v) { return cpu::is_flat_scalar(v.type()) && v.kind() != TypeKind::Stream && v.kind() != TypeKind::Fn; }
 
+/// The runtime operator of a scan, reduction or combine (the cpu backend's: rt::Op and ndp_op
+/// share their values).
 std::optional<ndp_op> op_of(PrimId id) {
-  switch (id) {
-    case PrimId::PlusScan: case PrimId::Sum: case PrimId::PlusCombine: return NDP_OP_PLUS;
-    case PrimId::MultScan: case PrimId::Product: case PrimId::MultCombine: return NDP_OP_MULT;
-    case PrimId::MaxScan: case PrimId::MaxVal: case PrimId::MaxCombine: return NDP_OP_MAX;
-    case PrimId::MinScan: case PrimId::MinVal: case PrimId::MinCombine: return NDP_OP_MIN;
-    case PrimId::OrScan: case PrimId::AnyRed: case PrimId::OrCombine: return NDP_OP_OR;
-    case PrimId::AndScan: case PrimId::AllRed: case PrimId::AndCombine: return NDP_OP_AND;
-    case PrimId::XorScan: case PrimId::Parity: case PrimId::XorCombine: return NDP_OP_XOR;
-    default: return std::nullopt;
-  }
+  std::optional<rt::Op> o = cpu::scan_op(id);
+  if (!o) return std::nullopt;
+  return static_cast<ndp_op>(*o);
 }
 
 /// A sequence DVec with like's lengths and other elements.

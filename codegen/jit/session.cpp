@@ -409,13 +409,14 @@ struct Session::Impl {
     return ok;
   }
 
-  /// Calls f(kernel statement, its function) for every fused kernel of a flat program.
+  /// Calls f(kernel statement, its function) for every fused kernel of a flat program (Kernel
+  /// statements and the consumer kernels).
   static void for_each_kernel(const flat::Program& program,
                               const std::function<void(const flat::Stmt&, const flat::Function&)>& f) {
     for (const flat::Function& fn : program.functions) {
       std::function<void(const flat::Block&)> walk = [&](const flat::Block& b) {
         for (const flat::Stmt& s : b.stmts) {
-          if (s.op == flat::Op::Kernel && s.kernel) f(s, fn);
+          if (flat::has_kernel(s.op) && s.kernel) f(s, fn);
           flat::for_each_sub_block(s, walk);
         }
       };
@@ -428,9 +429,16 @@ struct Session::Impl {
     std::string out;
     int count = 0;
     for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
-      out += fmt::format("; kernel {} of function {}\n", count++, fn.name);
+      // A consumer kernel's values: the cpu backend evaluates them a window at a time with the
+      // kernel loop; the GPU's passes call them as the element function (Note [Consumer kernels]).
+      bool consumer = s.op != flat::Op::Kernel;
+      std::string what = !consumer ? "" : fmt::format(" (the values of {}{})", flat::op_name(s.op),
+                                                      s.op == flat::Op::PackKernel ? "" : std::string(" ") + lang::core::prim_info(s.prim).name);
+      out += fmt::format("; kernel {} of function {}{}\n", count++, fn.name, what);
       try {
-        out += stage == Stage::Llvm ? codegen::cpu::host_kernel_ir(*s.kernel) : codegen::compile_ptx(*s.kernel);
+        out += stage == Stage::Llvm ? codegen::cpu::host_kernel_ir(*s.kernel)
+               : consumer           ? codegen::compile_element_ptx(*s.kernel)
+                                    : codegen::compile_ptx(*s.kernel);
       } catch (const std::exception& e) {
         out += fmt::format("; code generation failed: {}\n", e.what());
       }
@@ -439,26 +447,47 @@ struct Session::Impl {
     return out;
   }
 
+  /// The element type suffix of the consumer image a consumer kernel links with: its values'
+  /// type (bool for a pack's flags).
+  static const char* element_suffix(const lang::Type* result, flat::Op op) {
+    if (op == flat::Op::PackKernel) return "bool";
+    const lang::Type* t = op == flat::Op::ScanKernel ? result->a : result;
+    switch (t->kind) {
+      case lang::TypeKind::Float: return "f64";
+      case lang::TypeKind::I32: return "i32";
+      case lang::TypeKind::F32: return "f32";
+      case lang::TypeKind::Bool: return "bool";
+      case lang::TypeKind::Char: return "char";
+      default: return "i64";
+    }
+  }
+
   /// With NDP_PTX_CHECK_DIR set (tools/test.sh), writes the sm_90 PTX of every distinct fused
   /// kernel of each flattened form into that folder, one file per kernel key, so that CI,
-  /// which has no GPU, can assemble each with ptxas (tools/check-ptx.sh). A kernel LLVM cannot
+  /// which has no GPU, can assemble each with ptxas (tools/check-ptx.sh), and link each
+  /// consumer kernel's element function with its consumer image. A kernel LLVM cannot
   /// compile leaves its error message in the file, which ptxas then rejects.
   static void save_ptx_for_check(const flat::Program& program) {
     static const char* dir = std::getenv("NDP_PTX_CHECK_DIR");
     if (dir == nullptr || *dir == '\0') return;
     static std::set<std::string> seen;  // a session runs its forms one at a time
-    for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function&) {
-      std::string key = s.kernel->key();
+    for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
+      // A consumer kernel's element function is named for the consumer image it links with
+      // (fused_<type>.cubin): <hash>.element-<type>.ptx.
+      bool consumer = s.op != flat::Op::Kernel;
+      std::string suffix = ".ptx";
+      if (consumer) suffix = std::string(".element-") + element_suffix(fn.vars.at(s.dst).type, s.op) + ".ptx";
+      std::string key = s.kernel->key() + suffix;
       if (!seen.insert(key).second) return;
       std::string ptx;
       try {
-        ptx = codegen::compile_ptx(*s.kernel);
+        ptx = consumer ? codegen::compile_element_ptx(*s.kernel) : codegen::compile_ptx(*s.kernel);
       } catch (const std::exception& e) {
         ptx = std::string("code generation failed: ") + e.what() + "\n";
       }
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
-      std::ofstream(std::filesystem::path(dir) / (codegen::stable_hash_hex(key) + ".ptx")) << ptx;
+      std::ofstream(std::filesystem::path(dir) / (codegen::stable_hash_hex(key) + suffix)) << ptx;
     });
   }
 

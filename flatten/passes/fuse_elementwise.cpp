@@ -119,24 +119,6 @@ std::string KernelBody::key() const {
 
 namespace {
 
-/// How often each variable is read anywhere in a function (statements, nested blocks, block
-/// results, the parts of recursion loops).
-void count_uses(const Block& b, std::vector<uint32_t>& count);
-
-void count_uses(const Stmt& s, std::vector<uint32_t>& count) {
-  for (VarId u : s.uses) ++count[u];
-  for_each_sub_block(s, [&](const Block& sub) { count_uses(sub, count); });
-  if (s.loop) {
-    for (VarId v : s.loop->saved) ++count[v];
-    ++count[s.loop->next_path];
-  }
-}
-
-void count_uses(const Block& b, std::vector<uint32_t>& count) {
-  for (const Stmt& s : b.stmts) count_uses(s, count);
-  ++count[b.result];
-}
-
 struct Group {
   std::vector<size_t> members;  // statement indices, increasing
   bool open = true;             // no statement outside the group has read a member yet
@@ -312,13 +294,10 @@ struct Fuser {
 
 Program fuse_elementwise(Program p) {
   for (Function& f : p.functions) {
-    Fuser fu{f, std::vector<uint32_t>(f.vars.size(), 0), {}};
-    count_uses(f.body, fu.count);
+    Fuser fu{f, use_counts(f), {}};
     fu.find_lits(f.body);
     fu.block(f.body);
-    std::vector<uint32_t> after(f.vars.size(), 0);
-    count_uses(f.body, after);
-    fu.drop_dead_lits(f.body, after);
+    fu.drop_dead_lits(f.body, use_counts(f));
   }
   return p;
 }

@@ -30,9 +30,36 @@ void collect_uses(const Block& b, std::set<VarId>& out) {
 
 void collect_defs(const Block& b, std::set<VarId>& out) {
   for (const Stmt& s : b.stmts) {
-    if (s.op != Op::CheckLengths) out.insert(s.dst);
+    if (s.op == Op::Kernel) out.insert(s.outs.begin(), s.outs.end());
+    else if (s.op != Op::CheckLengths) out.insert(s.dst);
     for_each_sub_block(s, [&](const Block& sub) { collect_defs(sub, out); });
   }
+}
+
+namespace {
+
+void count_uses(const Block& b, std::vector<uint32_t>& count);
+
+void count_uses(const Stmt& s, std::vector<uint32_t>& count) {
+  for (VarId u : s.uses) ++count[u];
+  for_each_sub_block(s, [&](const Block& sub) { count_uses(sub, count); });
+  if (s.loop) {
+    for (VarId v : s.loop->saved) ++count[v];
+    ++count[s.loop->next_path];
+  }
+}
+
+void count_uses(const Block& b, std::vector<uint32_t>& count) {
+  for (const Stmt& s : b.stmts) count_uses(s, count);
+  ++count[b.result];
+}
+
+}  // namespace
+
+std::vector<uint32_t> use_counts(const Function& f) {
+  std::vector<uint32_t> count(f.vars.size(), 0);
+  count_uses(f.body, count);
+  return count;
 }
 
 }  // namespace ndp::flat

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <set>
+#include <vector>
 
 #include "flatten/flat_ir.h"
 
@@ -17,5 +18,9 @@ void collect_uses(const Stmt& s, std::set<VarId>& out);
 void collect_uses(const Block& b, std::set<VarId>& out);
 /// Every variable defined by the statements of `b` (nested blocks included).
 void collect_defs(const Block& b, std::set<VarId>& out);
+
+/// How often each variable of `f` is read anywhere: by statements, nested blocks, block
+/// results and the parts of recursion loops (saved values, the next level's path).
+std::vector<uint32_t> use_counts(const Function& f);
 
 }  // namespace ndp::flat

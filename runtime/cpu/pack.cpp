@@ -1,4 +1,5 @@
 // PACK: the lengths of the packed segments, and the order-preserving compaction of the data.
+#include <utility>
 #include <vector>
 
 #include "c_abi.h"
@@ -6,6 +7,7 @@
 #include "parallel.h"
 #include "primitives.h"
 #include "reduce_impl.h"
+#include "window_load.h"
 
 namespace ndp::rt {
 
@@ -27,37 +29,61 @@ Status pack_lengths(std::span<const bool> flags, SegView s, std::span<int64_t> o
   });
 }
 
-template <class T>
-Status pack(std::span<const T> v, std::span<const bool> flags, std::span<T> out) {
+namespace {
+
+/// PACK's data with the flags read through `flag(p)` (each chunk of each pass through its own
+/// copy, p increasing: window_load.h); `allocate(count)` gives the output, or a failure.
+template <class T, class Flag, class Allocate>
+Status pack_with(std::span<const T> v, const Flag& flag_all, Allocate&& allocate) {
   int64_t n = static_cast<int64_t>(v.size());
-  if (Status st = expect_size(flags.size(), n); !ok(st)) return st;
   return detail::guarded([&] {
     int64_t nchunks = detail::chunk_count(n);
     std::vector<int64_t> start(nchunks + 1, 0);
     detail::parallel_chunks(nchunks, [&](int64_t c) {
+      Flag flag = flag_all;
       int64_t count = 0;
       for (int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks); p < e; ++p)
-        count += flags[p];
+        count += flag(p);
       start[c + 1] = count;
     });
     for (int64_t c = 0; c < nchunks; ++c) start[c + 1] += start[c];
-    if (Status st = expect_size(out.size(), start[nchunks]); !ok(st)) return st;
+    auto [st, o] = allocate(start[nchunks]);
+    if (!ok(st)) return st;
     detail::parallel_chunks(nchunks, [&](int64_t c) {
       // Branch-free: every element is written at the next free slot and the slot advances only
       // for a kept one (random flags make a branch mispredict half the time). The loop stops
       // once the chunk's slots are full, so no write reaches the next chunk's part of `out`.
+      Flag flag = flag_all;
       int64_t w = start[c], w_end = start[c + 1];
       for (int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks);
            p < e && w < w_end; ++p) {
-        out[w] = v[p];
-        w += flags[p];
+        o[w] = v[p];
+        w += flag(p);
       }
     });
     return ok_status();
   });
 }
 
-#define NDP_RT_INSTANTIATE(T) template Status pack<T>(std::span<const T>, std::span<const bool>, std::span<T>);
+}  // namespace
+
+template <class T>
+Status pack(std::span<const T> v, std::span<const bool> flags, std::span<T> out) {
+  if (Status st = expect_size(flags.size(), v.size()); !ok(st)) return st;
+  const bool* f = flags.data();
+  return pack_with(v, [f](int64_t p) { return f[p]; },
+                   [&](int64_t count) { return std::pair<Status, T*>(expect_size(out.size(), count), out.data()); });
+}
+
+template <class T>
+Status pack_generated(std::span<const T> v, const Generate<bool>& flags, const std::function<T*(int64_t)>& allocate) {
+  return pack_with(v, detail::WindowLoad<bool>(flags, static_cast<int64_t>(v.size())),
+                   [&](int64_t count) { return std::pair<Status, T*>(ok_status(), allocate(count)); });
+}
+
+#define NDP_RT_INSTANTIATE(T)                                                           \
+  template Status pack<T>(std::span<const T>, std::span<const bool>, std::span<T>); \
+  template Status pack_generated<T>(std::span<const T>, const Generate<bool>&, const std::function<T*(int64_t)>&);
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 

@@ -14,6 +14,7 @@
 // - Everything runs in parallel over OpenMP threads at every segment shape (parallel.h).
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "ops.h"
@@ -32,6 +33,25 @@ Status seg_scan(Op op, ScanKind kind, std::span<const T> in, SegView s, std::spa
 /// Segmented reduction: out[k] = id ⊕ (all of segment k); empty segments give id.
 template <class T>
 Status seg_reduce(Op op, std::span<const T> in, SegView s, std::span<T> out);
+
+// ---- consumers of computed vectors (Note [Consumer kernels] in flatten/flat_ir.h) ----
+
+/// Elements [begin, end) of a vector computed on demand (a fused map), written to
+/// out[0, end - begin). Called from several threads at once, on disjoint ranges.
+template <class T>
+using Generate = std::function<void(int64_t begin, int64_t end, T* out)>;
+
+/// seg_scan and seg_reduce of the vector `in` computes (s.total() elements): the values are
+/// produced a window at a time while they are consumed, never stored as a whole.
+template <class T>
+Status seg_scan_generated(Op op, ScanKind kind, const Generate<T>& in, SegView s, std::span<T> out);
+template <class T>
+Status seg_reduce_generated(Op op, const Generate<T>& in, SegView s, std::span<T> out);
+
+/// pack of v by flags computed on demand: counts the true flags, asks `allocate` for that many
+/// elements, and fills them in order.
+template <class T>
+Status pack_generated(std::span<const T> v, const Generate<bool>& flags, const std::function<T*(int64_t)>& allocate);
 
 // ---- permutations (permute.cpp) ----
 

@@ -11,9 +11,10 @@ namespace ndp::rt::detail {
 // may have begun in an earlier chunk: its partial ("head") waits for the carry from the chunks
 // before (Note [Merge-path chunks]). The carries and heads are fixed up sequentially.
 // `load(p)` gives element p, so callers can reduce flags as counts or gathered values
-// without materialising them.
+// without materialising them. Every chunk reads through its own copy of `load`, with
+// increasing p (window_load.h relies on both).
 template <class F, class Segs, class Load>
-void reduce_segs(const Segs& s, Load&& load, typename F::value_type* out) {
+void reduce_segs(const Segs& s, const Load& load_all, typename F::value_type* out) {
   using T = typename F::value_type;
   int64_t nchunks = chunk_count(s.count() + s.total());
   Buffer<T> head(nchunks, F::identity()), tail(nchunks, F::identity());
@@ -21,6 +22,7 @@ void reduce_segs(const Segs& s, Load&& load, typename F::value_type* out) {
   parallel_chunks(nchunks, [&](int64_t c) {
     Range r = chunk_range(s, c, nchunks);
     ranges[c] = r;
+    Load load = load_all;
     for_each_piece(s, r, [&](int64_t k, int64_t b, int64_t e) {
       T acc = F::identity();
       for (int64_t p = b; p < e; ++p) acc = F::apply(acc, load(p));

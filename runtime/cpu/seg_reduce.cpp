@@ -3,6 +3,7 @@
 #include "ndp/runtime_cpu.h"
 #include "primitives.h"
 #include "reduce_impl.h"
+#include "window_load.h"
 
 namespace ndp::rt {
 
@@ -21,7 +22,23 @@ Status seg_reduce(Op op, std::span<const T> in, SegView s, std::span<T> out) {
   });
 }
 
-#define NDP_RT_INSTANTIATE(T) template Status seg_reduce<T>(Op, std::span<const T>, SegView, std::span<T>);
+template <class T>
+Status seg_reduce_generated(Op op, const Generate<T>& in, SegView s, std::span<T> out) {
+  if (Status st = expect_size(out.size(), s.count()); !ok(st)) return st;
+  return with_op<T>(op, [&](auto f) {
+    using F = decltype(f);
+    return detail::guarded([&] {
+      detail::with_segs(s, [&](const auto& segs) {
+        detail::reduce_segs<F>(segs, detail::WindowLoad<T>(in, s.total()), out.data());
+      });
+      return ok_status();
+    });
+  });
+}
+
+#define NDP_RT_INSTANTIATE(T)                                                      \
+  template Status seg_reduce<T>(Op, std::span<const T>, SegView, std::span<T>);   \
+  template Status seg_reduce_generated<T>(Op, const Generate<T>&, SegView, std::span<T>);
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 

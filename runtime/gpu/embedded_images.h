@@ -1,4 +1,5 @@
-// The primitive kernels' fatbinaries, embedded by tools/embed_binaries.py (runtime/meson.build).
+// The primitive kernels' fatbinaries and the consumer kernels' relocatable cubins, embedded by
+// tools/embed_binaries.py (runtime/meson.build).
 #pragma once
 
 #include <cstddef>
@@ -14,5 +15,10 @@ struct EmbeddedImage {
 /// Empty (count 0) when the build had no CUDA toolkit.
 extern const EmbeddedImage kEmbeddedImages[];
 extern const size_t kEmbeddedImageCount;
+
+/// The consumer kernels of device/fused.cu, one relocatable sm_90 cubin per element type, named
+/// "fused_<type>.cubin" (i64 f64 i32 f32 bool char); empty without the CUDA toolkit.
+extern const EmbeddedImage kFusedImages[];
+extern const size_t kFusedImagesCount;
 
 }  // namespace ndp::rt::gpu

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -128,6 +129,28 @@ class Primitives {
   // ---- ordering (rank_sort.cpp): Note [Sort order] of runtime/cpu/primitives.h ----
   Result<ndp_status> rank(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_order order, CUdeviceptr out);
   Result<ndp_status> sort(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_order order, CUdeviceptr out);
+
+  // ---- consumer kernels (fused.cpp; Note [Consumer kernels] in flatten/flat_ir.h) ----
+  /// The input arrays of a consumer kernel's element function (device/fused.cu), by value.
+  struct FusedInputs {
+    CUdeviceptr p[8] = {};
+  };
+  /// A cubin holding the consumer kernels of element type t (device/fused.cu) linked with
+  /// `element_ptx`, which defines their `ndp_element` (codegen's compile_element_ptx); load it
+  /// with cuda::Module::load_image. Fails when the build has no consumer kernels or the
+  /// driver's linker refuses.
+  Result<std::string> link_consumers(ndp_elem_type t, const std::string& element_ptx);
+  /// seg_reduce and seg_scan of the elements that the element function of `m` (a module of a
+  /// link_consumers cubin of type t) computes from `in`: s.total of them, never stored.
+  Result<ndp_status> seg_reduce_fused(const cuda::Module& m, ndp_op op, ndp_elem_type t, const FusedInputs& in, DSegs s,
+                                      CUdeviceptr out);
+  Result<ndp_status> seg_scan_fused(const cuda::Module& m, ndp_op op, bool inclusive, ndp_elem_type t,
+                                    const FusedInputs& in, DSegs s, CUdeviceptr out);
+  /// pack of v (n elements of type t) by the flags the element function of `m` (a bool module)
+  /// computes from `flags`: counts them, takes the output from allocate(count), compacts into
+  /// it. Returns the count.
+  Result<int64_t> pack_fused(const cuda::Module& m, ndp_elem_type t, CUdeviceptr v, const FusedInputs& flags, int64_t n,
+                             const std::function<Result<CUdeviceptr>(int64_t)>& allocate);
 
   // ---- the executor's structural positions (structure.cpp) ----
   /// out[p] = src_offsets[idx[k]] + (p - out_segs.begin(k)) for p in segment k: the element

@@ -9,6 +9,13 @@ namespace detail {
 
 Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
                        DSegs s, int64_t tile, CUdeviceptr out) {
+  Result<cuda::Kernel> k = p.kernel(tiles_kernel);
+  if (!k.ok()) return k.status();
+  return reduce_segments(p, k.value(), fixup_kernel, PassInput{&in}, s, tile, out);
+}
+
+Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& fixup_kernel, PassInput in,
+                       DSegs s, int64_t tile, CUdeviceptr out) {
   const int64_t ntiles = (s.total + tile - 1) / tile;
   cuda::DeviceBuffer bounds;
   if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;
@@ -19,10 +26,7 @@ Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std
   Result<cuda::DeviceBuffer> fix = p.pool().allocate(static_cast<size_t>(ntiles) * 8);
   if (!fix.ok()) return fix.status();
   CUdeviceptr agg_ptr = agg->pointer(), fix_ptr = fix->pointer();
-  Result<cuda::Kernel> k = p.kernel(tiles_kernel);
-  if (!k.ok()) return k.status();
-  if (Status st = cuda::launch_with(p.device(), k.value(), pass_launch(p, ntiles), in, s, bounds.pointer(), agg_ptr,
-                                    fix_ptr, out);
+  if (Status st = launch_first(p, tiles, pass_launch(p, ntiles), in, s, bounds.pointer(), agg_ptr, fix_ptr, out);
       !st.ok())
     return st;
   if (ntiles <= 1) return Status();  // tile 0 completes every segment it writes

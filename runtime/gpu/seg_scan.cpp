@@ -41,6 +41,27 @@ Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bou
   return Status();
 }
 
+Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
+                     bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out) {
+  const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
+  const int64_t tile = pass_tile(elem_bytes(t));
+  const int64_t ntiles = (s.total + tile - 1) / tile;
+  // The look-back records (device/scan_pass.cuh, LookBack): a ticket and a status per tile,
+  // zeroed, then two (value, flag) word pairs per tile.
+  const int64_t zeroed_words = 1 + (ntiles + 1) / 2;
+  Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
+  if (!scratch.ok()) return scratch.status();
+  CUdeviceptr scratch_ptr = scratch->pointer();
+  if (Status st = p.fill(scratch_ptr, zeroed_words, 8, 0); !st.ok()) return st;
+  cuda::DeviceBuffer bounds;
+  if (!flat)
+    if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;
+  const cuda::LaunchConfig c = pass_launch(p, ntiles);
+  const int inclusive_flag = inclusive ? 1 : 0;
+  return flat ? launch_first(p, flat_kernel, c, in, s.total, inclusive_flag, scratch_ptr, out)
+              : launch_first(p, seg_kernel, c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);
+}
+
 }  // namespace detail
 
 Result<ndp_status> Primitives::seg_scan(ndp_op op, bool inclusive, ndp_elem_type t, CUdeviceptr in, DSegs s,
@@ -49,26 +70,13 @@ Result<ndp_status> Primitives::seg_scan(ndp_op op, bool inclusive, ndp_elem_type
   if (ndp_status st = detail::op_identity(op, t, &identity); st.code != NDP_OK) return st;
   if (s.total <= 0) return data_ok();
   const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
-  const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
-  const int64_t tile = detail::pass_tile(elem_bytes(t));
-  const int64_t ntiles = (s.total + tile - 1) / tile;
-  // The look-back records (device/scan_pass.cuh, LookBack): a ticket and a status per tile,
-  // zeroed, then two (value, flag) word pairs per tile.
-  const int64_t zeroed_words = 1 + (ntiles + 1) / 2;
-  Result<cuda::DeviceBuffer> scratch = pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
-  if (!scratch.ok()) return scratch.status();
-  CUdeviceptr scratch_ptr = scratch->pointer();
-  if (Status st = fill(scratch_ptr, zeroed_words, 8, 0); !st.ok()) return st;
-  cuda::DeviceBuffer bounds;
-  if (!flat)
-    if (Status st = detail::tile_bounds(*this, s, tile, bounds); !st.ok()) return st;
-  Result<cuda::Kernel> k = kernel((flat ? "ndp_scan_flat_" : "ndp_scan_seg_") + suffix);
-  if (!k.ok()) return k.status();
-  const cuda::LaunchConfig c = detail::pass_launch(*this, ntiles);
-  const int inclusive_flag = inclusive ? 1 : 0;
-  Status st = flat ? cuda::launch_with(device(), k.value(), c, in, s.total, inclusive_flag, scratch_ptr, out)
-                   : cuda::launch_with(device(), k.value(), c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);
-  if (!st.ok()) return st;
+  Result<cuda::Kernel> flat = kernel("ndp_scan_flat_" + suffix);
+  if (!flat.ok()) return flat.status();
+  Result<cuda::Kernel> seg = kernel("ndp_scan_seg_" + suffix);
+  if (!seg.ok()) return seg.status();
+  if (Status st = detail::scan_segments(*this, flat.value(), seg.value(), detail::PassInput{&in}, inclusive, t, s, out);
+      !st.ok())
+    return st;
   return data_ok();
 }
 

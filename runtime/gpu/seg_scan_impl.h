@@ -46,10 +46,30 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits);
 /// elements (ndp_seg_tile_bounds); for a regular one it stays empty (null: kernels divide).
 Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bounds);
 
+/// The first argument of a scan or reduction pass: the address of its value, a CUdeviceptr
+/// (an array) or a FusedInputs (the consumer kernels' element function's inputs).
+struct PassInput {
+  void* address;
+};
+
 /// A segmented reduction over tiles of `tile` elements (s.count > 0, s.total > 0): kernel
-/// `tiles_kernel` (in, s, bounds, agg, fix, out), then, with more than one tile, `fixup_kernel`
+/// `tiles` (in, s, bounds, agg, fix, out), then, with more than one tile, `fixup_kernel`
 /// (agg, fix, ntiles, out).
+Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& fixup_kernel, PassInput in,
+                       DSegs s, int64_t tile, CUdeviceptr out);
 Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
                        DSegs s, int64_t tile, CUdeviceptr out);
+
+/// A scan of element type t (s.total > 0) with kernel `flat_kernel` (in, n, inclusive, scratch,
+/// out) for one segment, else `seg_kernel` (in, s, bounds, inclusive, scratch, out).
+Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
+                     bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out);
+
+/// Launches `kernel` with `first` (an argument's address) followed by args by value.
+template <class... Args>
+Status launch_first(Primitives& p, const cuda::Kernel& kernel, cuda::LaunchConfig c, PassInput first, Args... args) {
+  void* parameters[] = {first.address, static_cast<void*>(&args)..., nullptr};
+  return cuda::launch(p.device(), kernel, c, parameters);
+}
 
 }  // namespace ndp::rt::gpu::detail

@@ -58,7 +58,7 @@ enum CUmemPool_attribute : int {
   CU_MEMPOOL_ATTR_USED_MEM_HIGH = 8,
 };
 
-enum CUjitInputType : int { CU_JIT_INPUT_PTX = 1 };
+enum CUjitInputType : int { CU_JIT_INPUT_CUBIN = 0, CU_JIT_INPUT_PTX = 1 };
 
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 

@@ -40,7 +40,7 @@ Result<Module> Module::load_image(Device& device, const void* image) {
   return m;
 }
 
-Result<std::string> Module::compile_to_cubin(Device& device, const std::string& ptx) {
+Result<std::string> Module::compile_to_cubin(Device& device, const std::string& ptx, std::span<const LinkInput> libraries) {
   const Driver& d = device.driver();
   std::vector<char> error_log(16384, '\0');
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -56,6 +56,10 @@ Result<std::string> Module::compile_to_cubin(Device& device, const std::string& 
   CUresult r = d.cuLinkAddData(state, CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "ndp_kernel.ptx", 0, nullptr,
                                nullptr);
   if (r != CUDA_SUCCESS) return d.check(r, "cuLinkAddData", std::string(error_log.data()));
+  for (const LinkInput& lib : libraries) {
+    r = d.cuLinkAddData(state, CU_JIT_INPUT_CUBIN, const_cast<void*>(lib.data), lib.size, lib.name, 0, nullptr, nullptr);
+    if (r != CUDA_SUCCESS) return d.check(r, "cuLinkAddData", std::string(error_log.data()));
+  }
   void* cubin = nullptr;
   size_t size = 0;
   r = d.cuLinkComplete(state, &cubin, &size);

@@ -1,6 +1,7 @@
 // PTX modules: loading (JIT by the driver), finding kernels, launching them on the device stream.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "device.h"
@@ -28,9 +29,18 @@ class Module {
   Module& operator=(Module&& other) noexcept;
   ~Module();
 
+  /// A relocatable cubin (nvcc -rdc -cubin) to link with.
+  struct LinkInput {
+    const void* data;
+    size_t size;
+    const char* name;
+  };
+
   /// Compiles PTX to a cubin for the device with the driver's JIT linker (cuLink*), so the
-  /// result can be cached and loaded later with load_image without compiling again.
-  static Result<std::string> compile_to_cubin(Device& device, const std::string& ptx);
+  /// result can be cached and loaded later with load_image without compiling again; `libraries`
+  /// are linked in (the PTX defines what they call).
+  static Result<std::string> compile_to_cubin(Device& device, const std::string& ptx,
+                                              std::span<const LinkInput> libraries = {});
 
   /// cuModuleGetFunction for the `.entry` named `name`.
   Result<Kernel> kernel(const std::string& name) const;

@@ -24,7 +24,7 @@ using namespace ndp_gpu;
   extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)                                        \
       ndp_reduce_seg_##oname##_##tname(const T* in, Segs s, const long long* bounds, SegPair<T>* agg,             \
                                        long long* fix, T* out) {                                                  \
-    reduce_seg_tiles<Fn<O, T>>(in, s, bounds, agg, fix, out, Identity<T>());                                      \
+    reduce_seg_tiles<Fn<O, T>>(ArrayIn<T>{in}, s, bounds, agg, fix, out);                                      \
   }                                                                                                               \
   extern "C" __global__ void __launch_bounds__(kCarryBlock)                                                       \
       ndp_reduce_seg_fixup_##oname##_##tname(const SegPair<T>* agg, const long long* fix, long long ntiles,       \
@@ -34,12 +34,12 @@ using namespace ndp_gpu;
   extern "C" __global__ void __launch_bounds__(kPassBlock)                                                        \
       ndp_scan_flat_##oname##_##tname(const T* in, long long n, int inclusive, unsigned long long* scratch,       \
                                       T* out) {                                                                   \
-    scan_pass<Fn<O, T>, false>(in, Segs{1, n, nullptr, n}, nullptr, inclusive != 0, scratch, out);                \
+    scan_pass<Fn<O, T>, false>(ArrayIn<T>{in}, Segs{1, n, nullptr, n}, nullptr, inclusive != 0, scratch, out);                \
   }                                                                                                               \
   extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)                                        \
       ndp_scan_seg_##oname##_##tname(const T* in, Segs s, const long long* bounds, int inclusive,                 \
                                      unsigned long long* scratch, T* out) {                                       \
-    scan_pass<Fn<O, T>, true>(in, s, bounds, inclusive != 0, scratch, out);                                       \
+    scan_pass<Fn<O, T>, true>(ArrayIn<T>{in}, s, bounds, inclusive != 0, scratch, out);                                       \
   }
 
 // + and * on numbers; max and min on numbers and char; and, or, xor on ints and bool (ops.h).

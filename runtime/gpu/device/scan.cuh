@@ -155,9 +155,28 @@ __device__ __forceinline__ unsigned long long thread_heads(const TileSmem<T>& sm
 
 __device__ __forceinline__ bool head_at(unsigned long long heads, int i) { return (heads >> (8 * i)) & 0xff; }
 
+// ---- sources: where a kernel's input elements come from ----
+
+/// Element i of an array (the scan passes load it as 16-byte words where aligned).
 template <class T>
-struct Identity {
-  __device__ T operator()(T x) const { return x; }
+struct ArrayIn {
+  using value_type = T;
+  const T* p;
+  __device__ __forceinline__ T operator()(long long i) const { return p[i]; }
+};
+
+/// Element i of an array, converted (flags read as counts).
+template <class In, class Convert>
+struct ConvertedIn {
+  const In* p;
+  Convert convert;
+  __device__ __forceinline__ auto operator()(long long i) const { return convert(p[i]); }
+};
+
+/// A flags array as a source of bools.
+struct FlagsIn {
+  const unsigned char* p;
+  __device__ __forceinline__ bool operator()(long long i) const { return p[i] != 0; }
 };
 
 /// One block's running prefix across the rounds of a block-wide scan (cub's prefix callback,

@@ -240,8 +240,8 @@ struct PassSmem {
 
 /// A thread's share of a tile in registers, between the global loads and shared memory: a
 /// whole tile of an aligned array of T as 16-byte words (thread t holding words t, t + kPassBlock,
-/// ...: coalesced), else as elements t, t + kPassBlock, ... converted by the load functor, and
-/// the identity past the tile's end. Fetching first and storing to shared memory later lets a
+/// ...: coalesced), else as elements t, t + kPassBlock, ... of the source (an array, a converted
+/// array, a fused map: scan.cuh), and the identity past the tile's end. Fetching first and storing to shared memory later lets a
 /// tile's other global loads (its boundaries) overlap the data's.
 template <class T>
 struct TileFetch {
@@ -249,17 +249,17 @@ struct TileFetch {
   bool words;
 };
 
-template <class F, class In, class Load>
-__device__ __forceinline__ TileFetch<typename F::value_type> fetch_tile(const In* in, long long t0, int n, Load load) {
+template <class F, class Src>
+__device__ __forceinline__ TileFetch<typename F::value_type> fetch_tile(const Src& src, long long t0, int n) {
   using T = typename F::value_type;
   TileFetch<T> f;
   f.words = false;
-  if constexpr (cuda::std::is_same_v<Load, Identity<T>>) {
-    if (n == kPassTile<T> && aligned16(in)) {
+  if constexpr (cuda::std::is_same_v<Src, ArrayIn<T>>) {
+    if (n == kPassTile<T> && aligned16(src.p)) {
       f.words = true;
 #pragma unroll
       for (int j = 0; j < kPassItems<T> / kVec<T>; ++j) {
-        const Word<T> w = load_word(in + t0 + (j * kPassBlock + threadIdx.x) * kVec<T>);
+        const Word<T> w = load_word(src.p + t0 + (j * kPassBlock + threadIdx.x) * kVec<T>);
 #pragma unroll
         for (int c = 0; c < kVec<T>; ++c) f.r[j * kVec<T> + c] = w.e[c];
       }
@@ -269,7 +269,7 @@ __device__ __forceinline__ TileFetch<typename F::value_type> fetch_tile(const In
 #pragma unroll
   for (int j = 0; j < kPassItems<T>; ++j) {
     const int i = j * kPassBlock + threadIdx.x;
-    f.r[j] = i < n ? load(in[t0 + i]) : F::identity();
+    f.r[j] = i < n ? static_cast<T>(src(t0 + i)) : F::identity();
   }
   return f;
 }
@@ -502,10 +502,10 @@ __device__ __forceinline__ void scan_tile_items(
   scan_items<F>(x, h, before.v, inclusive);
 }
 
-/// out = the scan of in (out may be in) over s, in one pass (kSegmented false: one segment, no
+/// out = the scan of the source `in` (out may be its array) over s, in one pass (kSegmented false: one segment, no
 /// heads). Blocks of kPassBlock threads take tiles by ticket until none is left.
-template <class F, bool kSegmented>
-__device__ void scan_pass(const typename F::value_type* in, Segs s, const long long* bounds, bool inclusive,
+template <class F, bool kSegmented, class Src>
+__device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool inclusive,
                           unsigned long long* scratch, typename F::value_type* out) {
   using T = typename F::value_type;
   using Scan = cub::BlockScan<SegPair<T>, kPassBlock, kPassScan>;
@@ -524,7 +524,7 @@ __device__ void scan_pass(const typename F::value_type* in, Segs s, const long l
     if (tile >= ntiles) break;
     const long long t0 = tile * kTileN;
     const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
-    const TileFetch<T> f = fetch_tile<F>(in, t0, n, Identity<T>());
+    const TileFetch<T> f = fetch_tile<F>(in, t0, n);
     if constexpr (kSegmented)
       mark_heads(s, t0, n, tile_bound(s, bounds, tile, kTileN), tile_bound(s, bounds, tile + 1, kTileN), sm.heads);
     put_tile(f, sm.vals);
@@ -548,9 +548,9 @@ __device__ void scan_pass(const typename F::value_type* in, Segs s, const long l
 /// from the identity; agg[tile] = the tile's aggregate pair; fix[tile] = the segment that began
 /// in an earlier tile and ends here (so out has only its part in this tile), or -1.
 /// Needs s.total > 0.
-template <class F, class In, class Load>
-__device__ void reduce_seg_tiles(const In* in, Segs s, const long long* bounds, SegPair<typename F::value_type>* agg,
-                                 long long* fix, typename F::value_type* out, Load load) {
+template <class F, class Src>
+__device__ void reduce_seg_tiles(const Src& in, Segs s, const long long* bounds, SegPair<typename F::value_type>* agg,
+                                 long long* fix, typename F::value_type* out) {
   using T = typename F::value_type;
   using Scan = cub::BlockScan<SegPair<T>, kPassBlock, kPassScan>;
   constexpr int kTileN = kPassTile<T>;
@@ -562,7 +562,7 @@ __device__ void reduce_seg_tiles(const In* in, Segs s, const long long* bounds, 
   for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
     const long long t0 = tile * kTileN;
     const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
-    const TileFetch<T> f = fetch_tile<F>(in, t0, n, load);
+    const TileFetch<T> f = fetch_tile<F>(in, t0, n);
     const long long a = tile_bound(s, bounds, tile, kTileN), b = tile_bound(s, bounds, tile + 1, kTileN);
     mark_heads(s, t0, n, a, b, sm.heads);
     put_tile(f, sm.vals);

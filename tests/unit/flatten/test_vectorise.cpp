@@ -246,3 +246,63 @@ TEST_CASE("fuse_siblings leaves a kernel whose input is computed after the earli
   std::string after = flat::print_program(f.flat);
   CHECK(after == before);  // nothing merged, nothing moved
 }
+
+#include "flatten/pipeline.h"
+
+namespace {
+
+/// The whole pipeline (flat::flatten) on the last form of src.
+std::string flattened(const std::string& src) {
+  lang::SourceManager sm;
+  lang::ast::AstContext ast;
+  lang::DiagnosticEngine diags;
+  lang::core::Program prog;
+  frontend::Checker checker(prog, diags);
+  uint32_t file = sm.add("t.ndp", src);
+  const lang::core::Expr* body = nullptr;
+  for (const auto* form : frontend::parse_program(ast, sm, file, diags)) {
+    auto cf = checker.check(*form);
+    REQUIRE_MESSAGE(cf.has_value(), lang::format_diagnostics(sm, diags.all()));
+    body = cf->top.body;
+  }
+  REQUIRE(body);
+  flat::Program p = flat::flatten(prog, body);
+  CHECK(flat::verify(p).empty());
+  return flat::print_program(p);
+}
+
+}  // namespace
+
+TEST_CASE("fuse_consumers: a map feeding a reduction or a scan becomes one reduce/scan kernel") {
+  std::string sum = flattened("function h(s) = sum({x * x + 1 : x in s}) $ h([1, 2]) $");
+  CHECK(occurrences(sum, "reduce_kernel sum(") == 1);
+  CHECK(occurrences(sum, "= kernel(") == 0);    // the map is gone ...
+  CHECK(occurrences(sum, "= nest(") == 0);      // ... and so is the sequence it built
+  CHECK(occurrences(sum, "= *(%0, %0)") == 1);  // x read once, though x * x reads it twice
+  std::string scan = flattened("function h(s) = plus_scan({2 * x : x in s}) $ h([5, 6]) $");
+  CHECK(occurrences(scan, "scan_kernel plus_scan(") == 1);  // a single primitive fuses too
+  CHECK(occurrences(scan, "= const 2") == 1);               // the literal became a constant
+  CHECK(occurrences(scan, "lit 2") == 0);
+  // Nested: the inner sum per sequence is one segmented reduce kernel.
+  std::string nested = flattened("function h(s) = {sum({x * x : x in e}) : e in s} $ h([[1], [2, 3]]) $");
+  CHECK(occurrences(nested, "reduce_kernel sum(") == 1);
+}
+
+TEST_CASE("fuse_consumers: a filter's flags fuse into its pack, the unused count goes first") {
+  std::string f = flattened("function h(s) = {x in s | x > 0} $ h([1, -2]) $");
+  CHECK(occurrences(f, "pack_kernel(") == 1);
+  CHECK(occurrences(f, "= pack(") == 0);
+  CHECK(occurrences(f, "= count(") == 0);  // drop_dead: nothing read it
+  // The lengths of the kept sequences: the flags as ints summed per segment, one reduce kernel.
+  CHECK(occurrences(f, "reduce_kernel sum(") == 1);
+  CHECK(occurrences(f, "= kernel(") == 0);
+}
+
+TEST_CASE("fuse_consumers leaves maps whose values are also read elsewhere") {
+  // The squares are both summed and returned: fusing would compute them twice for nothing.
+  std::string f = flattened("function h(s) = let q = {x * x + 1 : x in s} in (sum(q), q) $ h([1, 2]) $");
+  CHECK(occurrences(f, "reduce_kernel") == 0);
+  CHECK(occurrences(f, "prim sum(") == 1);
+  // A reduction of a sequence no map computed stays the primitive.
+  CHECK(occurrences(flattened("function g(s) = sum(s) $ g([1, 2]) $"), "reduce_kernel") == 0);
+}

@@ -1,0 +1,78 @@
+// Consumer kernels on the cpu backend (see consumer_kernels.h).
+#include "codegen/cpu/consumer_kernels.h"
+
+#include <optional>
+
+#include "codegen/cpu/kernel_exec.h"
+#include "codegen/cpu/lifted_prims.h"
+#include "lang/diagnostics.h"
+#include "runtime/cpu/primitives.h"
+
+namespace ndp::codegen::cpu {
+
+namespace {
+
+/// The kernel's values as the runtime's typed generator.
+template <class T>
+rt::Generate<T> generator(const flat::KernelBody& k, std::span<const Vec> ins) {
+  return [g = kernel_generator(k, ins)](int64_t begin, int64_t end, T* out) { g(begin, end, out); };
+}
+
+/// The segments `lengths` describe, with their offsets (kept alive by the caller).
+struct Segments {
+  std::shared_ptr<const int64_t[]> offsets;
+  rt::SegView view;
+};
+
+Segments segments(const Vec& lengths, int64_t total) {
+  Segments s{offsets_of(lengths.data<int64_t>(), lengths.size()), rt::SegView()};
+  s.view = rt::SegView(ndp_segdes_irregular(lengths.size(), lengths.data<int64_t>(), s.offsets.get()));
+  NDP_ASSERT(s.offsets[static_cast<size_t>(lengths.size())] == total, "consumer kernel lengths do not cut its values");
+  return s;
+}
+
+}  // namespace
+
+Vec reduce_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result) {
+  Segments segs = segments(lengths, ins[0].size());
+  return with_scalar(result->kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> r(lengths.size());
+    check_rt(rt::seg_reduce_generated<T>(*scan_op(s.prim), generator<T>(*s.kernel, ins), segs.view,
+                                         std::span<T>(r.data(), static_cast<size_t>(lengths.size()))),
+             "seg_reduce_generated");
+    return Vec::scalar(result, lengths.size(), r.share());
+  });
+}
+
+Vec scan_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result) {
+  const int64_t total = ins[0].size();
+  Segments segs = segments(lengths, total);
+  Vec elems = with_scalar(result->a->kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> r(total);
+    check_rt(rt::seg_scan_generated<T>(*scan_op(s.prim), rt::ScanKind::exclusive, generator<T>(*s.kernel, ins),
+                                       segs.view, std::span<T>(r.data(), static_cast<size_t>(total))),
+             "seg_scan_generated");
+    return Vec::scalar(result->a, total, r.share());
+  });
+  return Vec::seq(result, lengths.size(), lengths.buffer(), segs.offsets, std::move(elems));
+}
+
+Vec pack_kernel(const flat::Stmt& s, const Vec& values, std::span<const Vec> ins) {
+  return with_scalar(values.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::optional<Buf<T>> out;
+    int64_t count = 0;
+    check_rt(rt::pack_generated<T>(values.values<T>(), generator<bool>(*s.kernel, ins),
+                                   [&](int64_t n) {
+                                     count = n;
+                                     out.emplace(n);
+                                     return out->data();
+                                   }),
+             "pack_generated");
+    return Vec::scalar(values.type(), count, out->share());
+  });
+}
+
+}  // namespace ndp::codegen::cpu

@@ -1,0 +1,77 @@
+// Consumer kernels on the cuda backend (see consumer_kernels.h).
+#include "codegen/cuda/consumer_kernels.h"
+
+#include "codegen/cpu/lifted_prims.h"
+#include "codegen/cuda/dvec_ops.h"
+#include "lang/diagnostics.h"
+
+namespace ndp::codegen::cuda {
+
+namespace {
+
+using rt::gpu::Primitives;
+
+/// The kernel inputs as the element function's argument (at most kMaxConsumerInputs).
+Primitives::FusedInputs fused_inputs(std::span<const DVec> ins) {
+  NDP_ASSERT(!ins.empty() && ins.size() <= flat::kMaxConsumerInputs, "consumer kernel with a bad input count");
+  Primitives::FusedInputs in;
+  for (size_t j = 0; j < ins.size(); ++j) in.p[j] = ins[j].data();
+  return in;
+}
+
+ndp_op op_of(const flat::Stmt& s) { return static_cast<ndp_op>(*cpu::scan_op(s.prim)); }
+
+/// The kernel's values, stored: the unfused path where the consumer kernels are not linked.
+DVec values(GpuKernels& kernels, const flat::Stmt& s, std::span<const DVec> ins, const lang::Type* t) {
+  const lang::Type* types[] = {t};
+  return kernels.run(*s.kernel, ins, types).at(0);
+}
+
+}  // namespace
+
+DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
+                   const lang::Type* result) {
+  DBuf off = offsets_from_valid_lengths(g, lengths.size(), lengths.buffer());
+  const rt::gpu::DSegs segs = rt::gpu::DSegs::irregular(lengths.size(), ins[0].size(), off->pointer());
+  DBuf out = g.alloc(lengths.size() * elem_bytes(result));
+  const ndp_elem_type t = elem_type(result);
+  ndp_status st;
+  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t))
+    st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, fused_inputs(ins), segs, out->pointer()));
+  else
+    st = g.check(g.prims().seg_reduce(op_of(s), t, values(kernels, s, ins, result).data(), segs, out->pointer()));
+  NDP_ASSERT(st.code == NDP_OK, "a reduction the flattener admitted");
+  return DVec::scalar(result, lengths.size(), std::move(out));
+}
+
+DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
+                 const lang::Type* result) {
+  const int64_t total = ins[0].size();
+  const lang::Type* e = result->a;
+  DBuf out = g.alloc(total * elem_bytes(e));
+  DVec seq = seq_from_lengths(g, result, lengths.size(), lengths.buffer(), DVec::scalar(e, total, out));
+  const ndp_elem_type t = elem_type(e);
+  ndp_status st;
+  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t))
+    st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, fused_inputs(ins), seq.segs(), out->pointer()));
+  else
+    st = g.check(g.prims().seg_scan(op_of(s), false, t, values(kernels, s, ins, e).data(), seq.segs(), out->pointer()));
+  NDP_ASSERT(st.code == NDP_OK, "a scan the flattener admitted");
+  return seq;
+}
+
+DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v, std::span<const DVec> ins,
+                 lang::TypeContext& types) {
+  const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, NDP_BOOL);
+  if (!m) return pack(g, v, values(kernels, s, ins, types.bool_()).data());
+  DBuf out;
+  const int bytes = elem_bytes(v.type());
+  int64_t kept = g.check(g.prims().pack_fused(*m, elem_type(v.type()), v.data(), fused_inputs(ins), v.size(),
+                                              [&](int64_t count) -> rt::cuda::Result<CUdeviceptr> {
+                                                out = g.alloc(count * bytes);
+                                                return out->pointer();
+                                              }));
+  return DVec::scalar(v.type(), kept, std::move(out));
+}
+
+}  // namespace ndp::codegen::cuda

@@ -1,0 +1,27 @@
+// The consumer kernels (Note [Consumer kernels] in flatten/flat_ir.h) on the cuda backend: the
+// GPU's reduction, scan and pack passes calling the generated element function
+// (runtime/gpu/device/fused.cu), or, where those cannot be linked, the kernel then the
+// primitive.
+#pragma once
+
+#include <span>
+
+#include "codegen/cuda/dvec.h"
+#include "codegen/cuda/gpu.h"
+#include "codegen/cuda/kernels.h"
+#include "flatten/flat_ir.h"
+
+namespace ndp::codegen::cuda {
+
+/// ReduceKernel and ScanKernel: `lengths` cut the kernel's values over `ins` into segments;
+/// `result` is the statement's result type (the element type; [element type] for a scan).
+DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
+                   const lang::Type* result);
+DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
+                 const lang::Type* result);
+
+/// PackKernel: the instances of `values` whose computed flag is true.
+DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& values, std::span<const DVec> ins,
+                 lang::TypeContext& types);
+
+}  // namespace ndp::codegen::cuda

@@ -1,0 +1,80 @@
+// Removal of unread statements that cannot fail (see drop_dead.h).
+#include "flatten/passes/drop_dead.h"
+
+#include "flatten/passes/fuse_elementwise.h"
+#include "flatten/passes/ir_walk.h"
+
+namespace ndp::flat {
+
+namespace {
+
+/// True for statements with no effect and no possible error: removing one whose result
+/// nobody reads changes nothing but the work done.
+bool pure_and_total(const Function& f, const Stmt& s) {
+  switch (s.op) {
+    case Op::Lit: case Op::Global: case Op::Empty: case Op::Nothing: case Op::Length: case Op::Count:
+    case Op::Const: case Op::Tuple: case Op::First: case Op::Second: case Op::Lengths: case Op::Elements:
+    case Op::Retype: case Op::Nest: case Op::Replicate: case Op::PathStep: case Op::Iota: case Op::Gather:
+    case Op::Pack: case Op::Merge: case Op::Concat: case Op::Slice: case Op::SeqLit: case Op::Kernel:
+    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel:
+      return true;
+    case Op::Prim: {
+      std::vector<const lang::Type*> args;
+      for (VarId u : s.uses) args.push_back(f.vars[u].type);
+      return kernel_prim_ok(s.prim, args, f.vars[s.dst].type);
+    }
+    default: return false;  // IndexShared, CheckLengths, Call, Time, IfNonEmpty, Recurse
+  }
+}
+
+/// Drops the unread outputs of a kernel; false when none is left.
+bool keep_read_outputs(Stmt& s, const std::vector<uint32_t>& count) {
+  auto body = std::make_shared<KernelBody>(*s.kernel);
+  std::vector<VarId> outs;
+  body->outputs.clear();
+  for (size_t o = 0; o < s.outs.size(); ++o) {
+    if (count[s.outs[o]] == 0) continue;
+    outs.push_back(s.outs[o]);
+    body->outputs.push_back(s.kernel->outputs[o]);
+  }
+  if (outs.empty()) return false;
+  if (outs.size() != s.outs.size()) {
+    s.outs = std::move(outs);
+    s.dst = s.outs[0];
+    s.kernel = std::move(body);
+  }
+  return true;
+}
+
+/// One sweep over a block and its nested blocks; true when something went.
+bool sweep(const Function& f, Block& b, const std::vector<uint32_t>& count) {
+  bool changed = false;
+  std::vector<Stmt> kept;
+  kept.reserve(b.stmts.size());
+  for (Stmt& s : b.stmts) {
+    for_each_sub_block(s, [&](Block& sub) { changed = sweep(f, sub, count) || changed; });
+    bool dead = false;
+    if (s.op == Op::Kernel) {
+      size_t before = s.outs.size();
+      dead = !keep_read_outputs(s, count);
+      changed = changed || dead || s.outs.size() != before;
+    } else if (s.op != Op::CheckLengths && pure_and_total(f, s)) {
+      dead = count[s.dst] == 0;
+      changed = changed || dead;
+    }
+    if (!dead) kept.push_back(std::move(s));
+  }
+  b.stmts = std::move(kept);
+  return changed;
+}
+
+}  // namespace
+
+Program drop_dead(Program p) {
+  for (Function& f : p.functions)
+    while (sweep(f, f.body, use_counts(f))) {
+    }
+  return p;
+}
+
+}  // namespace ndp::flat

@@ -1,0 +1,242 @@
+// Fusion of maps into reductions and scans, and of filters into packs (see fuse_consumers.h).
+#include "flatten/passes/fuse_consumers.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "flatten/passes/fuse_elementwise.h"
+#include "flatten/passes/ir_walk.h"
+
+namespace ndp::flat {
+
+using lang::Type;
+using lang::TypeKind;
+using lang::core::PrimId;
+
+bool is_reduction(PrimId p) {
+  switch (p) {
+    case PrimId::Sum: case PrimId::Product: case PrimId::MaxVal: case PrimId::MinVal:
+    case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
+      return true;
+    default: return false;
+  }
+}
+
+bool is_scan(PrimId p) {
+  switch (p) {
+    case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
+    case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:
+      return true;
+    default: return false;
+  }
+}
+
+bool consumer_prim_ok(PrimId p, const Type* elem) {
+  if (elem == nullptr || elem->kind > TypeKind::F32) return false;
+  TypeKind k = elem->kind;
+  bool number = k == TypeKind::Int || k == TypeKind::I32 || k == TypeKind::Float || k == TypeKind::F32;
+  bool logical = k == TypeKind::Int || k == TypeKind::I32 || k == TypeKind::Bool;
+  switch (p) {
+    case PrimId::Sum: case PrimId::Product: case PrimId::PlusScan: case PrimId::MultScan: return number;
+    case PrimId::MaxVal: case PrimId::MinVal: case PrimId::MaxScan: case PrimId::MinScan:
+      return number || k == TypeKind::Char;
+    case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity: case PrimId::OrScan: case PrimId::AndScan:
+    case PrimId::XorScan:
+      return logical;
+    default: return false;
+  }
+}
+
+namespace {
+
+/// The part of `k` that computes output `output`: the nodes it needs, in order, reading only
+/// the inputs they use. `uses` are k's operands; returns the body and its operands.
+std::pair<KernelBody, std::vector<VarId>> slice_output(const KernelBody& k, const std::vector<VarId>& uses,
+                                                       uint32_t output) {
+  std::vector<bool> live(k.nodes.size(), false);
+  live[k.outputs.at(output)] = true;
+  for (size_t j = k.nodes.size(); j-- > 0;)
+    if (live[j])
+      for (uint32_t a : k.nodes[j].args) live[a] = true;
+  KernelBody s;
+  std::vector<VarId> s_uses;
+  std::vector<uint32_t> node_of(k.nodes.size(), 0);
+  std::map<uint32_t, uint32_t> input_of;  // k's input -> the slice's
+  for (uint32_t j = 0; j < k.nodes.size(); ++j) {
+    if (!live[j]) continue;
+    KernelNode n = k.nodes[j];
+    if (n.kind == KernelNode::Kind::Input) {
+      auto [it, fresh] = input_of.emplace(n.input, static_cast<uint32_t>(s.inputs.size()));
+      if (fresh) {
+        s.inputs.push_back(k.inputs.at(n.input));
+        s_uses.push_back(uses.at(n.input));
+      }
+      n.input = it->second;
+    }
+    for (uint32_t& a : n.args) a = node_of[a];
+    node_of[j] = static_cast<uint32_t>(s.nodes.size());
+    s.nodes.push_back(std::move(n));
+  }
+  s.outputs.push_back(node_of[k.outputs.at(output)]);
+  return {std::move(s), std::move(s_uses)};
+}
+
+struct Fuser {
+  Function& fn;
+  std::map<VarId, lang::Value> lits;  // vectors of n copies of a scalar literal
+
+  void find_lits(const Block& b) {
+    for (const Stmt& s : b.stmts) {
+      if (s.op == Op::Lit && const_ok(s.lit, fn.vars[s.dst].type)) lits.emplace(s.dst, s.lit);
+      for_each_sub_block(s, [&](const Block& sub) { find_lits(sub); });
+    }
+  }
+
+  std::vector<const Type*> arg_types(const Stmt& s) const {
+    std::vector<const Type*> t;
+    for (VarId u : s.uses) t.push_back(fn.vars[u].type);
+    return t;
+  }
+
+  /// A single fusible primitive as a kernel body; literal operands become constants when
+  /// another operand remains to give the kernel its instance count.
+  std::pair<KernelBody, std::vector<VarId>> prim_body(const Stmt& s) const {
+    KernelBody k = one_node_kernel(s.prim, arg_types(s), fn.vars[s.dst].type);
+    bool absorb = false;
+    for (VarId u : s.uses) absorb = absorb || !lits.count(u);
+    std::vector<VarId> uses;
+    KernelBody out;
+    KernelNode prim = k.nodes.back();
+    std::map<VarId, uint32_t> node_of;  // an operand read twice (x * x) is one input
+    for (uint32_t i = 0; i < s.uses.size(); ++i) {
+      if (auto it = node_of.find(s.uses[i]); it != node_of.end()) {
+        prim.args[i] = it->second;
+        continue;
+      }
+      KernelNode n = k.nodes[i];
+      if (absorb && lits.count(s.uses[i])) {
+        n.kind = KernelNode::Kind::Const;
+        n.value = lits.at(s.uses[i]);
+      } else {
+        n.input = static_cast<uint32_t>(out.inputs.size());
+        out.inputs.push_back(k.inputs[i]);
+        uses.push_back(s.uses[i]);
+      }
+      prim.args[i] = static_cast<uint32_t>(out.nodes.size());
+      node_of.emplace(s.uses[i], prim.args[i]);
+      out.nodes.push_back(std::move(n));
+    }
+    out.outputs = {static_cast<uint32_t>(out.nodes.size())};
+    out.nodes.push_back(std::move(prim));
+    return {std::move(out), std::move(uses)};
+  }
+
+  /// The body computing `v` from the producer `p` (a Kernel or a fusible Prim), if it is one.
+  std::optional<std::pair<KernelBody, std::vector<VarId>>> producer_body(const Stmt& p, VarId v) const {
+    if (p.op == Op::Kernel) {
+      for (uint32_t o = 0; o < p.outs.size(); ++o)
+        if (p.outs[o] == v) return slice_output(*p.kernel, p.uses, o);
+      return std::nullopt;
+    }
+    if (p.op == Op::Prim && kernel_prim_ok(p.prim, arg_types(p), fn.vars[p.dst].type)) return prim_body(p);
+    return std::nullopt;
+  }
+
+  /// Removes output v from its producer (the whole statement when nothing else is left).
+  static bool drop_output(Stmt& p, VarId v) {
+    if (p.op != Op::Kernel) return false;
+    auto body = std::make_shared<KernelBody>(*p.kernel);
+    body->outputs.clear();
+    std::vector<VarId> outs;
+    for (size_t o = 0; o < p.outs.size(); ++o) {
+      if (p.outs[o] == v) continue;
+      outs.push_back(p.outs[o]);
+      body->outputs.push_back(p.kernel->outputs[o]);
+    }
+    if (outs.empty()) return false;
+    p.outs = std::move(outs);
+    p.dst = p.outs[0];
+    p.kernel = std::move(body);
+    return true;
+  }
+
+  void block(Block& b) {
+    for (Stmt& s : b.stmts) for_each_sub_block(s, [&](Block& sub) { block(sub); });
+    for (size_t i = 0; i < b.stmts.size(); ++i) {
+      // Recounted per statement: every fusion moves reads from one variable to others.
+      std::vector<uint32_t> count = use_counts(fn);
+      std::map<VarId, size_t> def;  // this block's definitions, up to i
+      for (size_t j = 0; j < i; ++j) {
+        const Stmt& d = b.stmts[j];
+        if (d.op == Op::Kernel) for (VarId o : d.outs) def[o] = j;
+        else if (d.op != Op::CheckLengths) def[d.dst] = j;
+      }
+      auto defined_here = [&](VarId v) -> std::optional<size_t> {
+        auto it = def.find(v);
+        if (it == def.end()) return std::nullopt;
+        return it->second;
+      };
+      Stmt& s = b.stmts[i];
+      std::optional<size_t> nest, producer;
+      VarId value = 0, first_operand = 0;  // the value fused away; uses[0] of the fused statement
+      Op fused;
+      if (s.op == Op::Prim && s.uses.size() == 1 && (is_reduction(s.prim) || is_scan(s.prim))) {
+        nest = defined_here(s.uses[0]);
+        if (!nest || b.stmts[*nest].op != Op::Nest || count[s.uses[0]] != 1) continue;
+        first_operand = b.stmts[*nest].uses.at(0);  // the lengths
+        value = b.stmts[*nest].uses.at(1);
+        if (!consumer_prim_ok(s.prim, fn.vars[value].type)) continue;
+        fused = is_reduction(s.prim) ? Op::ReduceKernel : Op::ScanKernel;
+      } else if (s.op == Op::Pack) {
+        const Type* t = fn.vars[s.uses.at(0)].type;
+        if (t->kind > TypeKind::F32) continue;  // flat scalar values only
+        first_operand = s.uses.at(0);  // the values
+        value = s.uses.at(1);
+        fused = Op::PackKernel;
+      } else {
+        continue;
+      }
+      producer = defined_here(value);
+      if (!producer || count[value] != 1) continue;
+      auto body = producer_body(b.stmts[*producer], value);
+      // A body of constants alone would not know its instance count.
+      if (!body || body->second.empty() || body->second.size() > kMaxConsumerInputs) continue;
+      Stmt k;
+      k.op = fused;
+      k.dst = s.dst;
+      k.span = s.span;
+      k.prim = s.prim;
+      k.type = s.type;
+      k.type_args = s.type_args;
+      k.uses.push_back(first_operand);
+      k.uses.insert(k.uses.end(), body->second.begin(), body->second.end());
+      k.kernel = std::make_shared<const KernelBody>(std::move(body->first));
+      s = std::move(k);
+      std::vector<bool> gone(b.stmts.size(), false);
+      if (nest) gone[*nest] = true;
+      if (!drop_output(b.stmts[*producer], value)) gone[*producer] = true;
+      std::vector<Stmt> kept;
+      size_t at = i;
+      for (size_t j = 0; j < b.stmts.size(); ++j) {
+        if (!gone[j]) kept.push_back(std::move(b.stmts[j]));
+        else if (j < i) --at;
+      }
+      i = at;
+      b.stmts = std::move(kept);
+    }
+  }
+};
+
+}  // namespace
+
+Program fuse_consumers(Program p) {
+  for (Function& f : p.functions) {
+    Fuser fu{f, {}};
+    fu.find_lits(f.body);
+    fu.block(f.body);
+  }
+  return p;
+}
+
+}  // namespace ndp::flat

@@ -1,0 +1,66 @@
+// The selection kernels' bodies (pack.cu, and the consumer kernels of fused.cu): per-tile counts
+// of true flags and order-preserving compaction, reading the flags from a source (scan.cuh).
+#pragma once
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "scan_pass.cuh"
+
+namespace ndp_gpu {
+
+/// counts[tile] = the true flags among the tile's kTile elements.
+template <class Flags>
+__device__ void count_tiles(const Flags& flags, long long n, long long* counts) {
+  using Reduce = cub::BlockReduce<int, kScanBlock>;
+  __shared__ typename Reduce::TempStorage storage;
+  long long ntiles = (n + kTile - 1) / kTile;
+  for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+    long long t0 = tile * kTile;
+    int m = n - t0 < kTile ? static_cast<int>(n - t0) : kTile;
+    int mine = 0;
+    for (int i = threadIdx.x; i < m; i += blockDim.x) mine += flags(t0 + i);
+    int sum = Reduce(storage).Sum(mine);
+    if (threadIdx.x == 0) counts[tile] = sum;
+    __syncthreads();
+  }
+}
+
+/// Compacts every tile: the values (or, with kPositions, the positions) whose flag is true go
+/// to out[starts[tile] ...] in order (starts null: a single tile starting at 0). Values are
+/// staged through shared memory so both the loads and the stores are coalesced.
+template <class T, bool kPositions, class Flags>
+__device__ void compact_tiles(const T* v, const Flags& flags, long long n, const long long* starts, T* out) {
+  using Scan = cub::BlockScan<int, kScanBlock>;
+  __shared__ TileSmem<T> sm;  // heads: the flags as 0/1; vals: the values, then the compacted ones
+  __shared__ typename Scan::TempStorage storage;
+  long long ntiles = (n + kTile - 1) / kTile;
+  for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+    long long t0 = tile * kTile;
+    int m = n - t0 < kTile ? static_cast<int>(n - t0) : kTile;
+    for (int i = threadIdx.x; i < kTile; i += blockDim.x) sm.heads[i] = i < m && flags(t0 + i);
+    if constexpr (!kPositions)
+      for (int i = threadIdx.x; i < m; i += blockDim.x) sm.vals[padded(i)] = v[t0 + i];
+    __syncthreads();
+    int base = threadIdx.x * kScanItems;
+    unsigned long long heads = thread_heads(sm);
+    T x[kScanItems];
+#pragma unroll
+    for (int i = 0; i < kScanItems; ++i) {
+      if constexpr (kPositions) x[i] = static_cast<T>(t0 + base + i);
+      else x[i] = head_at(heads, i) ? sm.vals[padded(base + i)] : T();
+    }
+    int count = __popcll(heads), before, total;  // every flag byte is 0 or 1
+    Scan(storage).ExclusiveSum(count, before, total);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kScanItems; ++i)
+      if (head_at(heads, i)) sm.vals[padded(before++)] = x[i];
+    __syncthreads();
+    long long start = starts ? starts[tile] : 0;
+    for (int i = threadIdx.x; i < total; i += blockDim.x) out[start + i] = sm.vals[padded(i)];
+    __syncthreads();
+  }
+}
+
+}  // namespace ndp_gpu

@@ -1,0 +1,103 @@
+// Consumer kernels (device/fused.cu): linking them with a generated element function, and the
+// reductions, scans and packs that read their input through it. The passes are those of
+// seg_reduce.cpp, seg_scan.cpp and pack.cpp; only where the input comes from differs.
+#include "runtime/gpu/embedded_images.h"
+#include "runtime/gpu/seg_scan_impl.h"
+
+namespace ndp::rt::gpu {
+
+namespace {
+
+Result<cuda::Kernel> kernel_in(const cuda::Module& m, const std::string& name) { return m.kernel(name); }
+
+}  // namespace
+
+Result<std::string> Primitives::link_consumers(ndp_elem_type t, const std::string& element_ptx) {
+  const std::string name = std::string("fused_") + elem_suffix(t) + ".cubin";
+  for (size_t i = 0; i < kFusedImagesCount; ++i) {
+    if (name != kFusedImages[i].name) continue;
+    const cuda::Module::LinkInput lib{kFusedImages[i].data, kFusedImages[i].size, kFusedImages[i].name};
+    return cuda::Module::compile_to_cubin(device(), element_ptx, std::span<const cuda::Module::LinkInput>(&lib, 1));
+  }
+  return Status::failure("cuLinkAddData", "this ndp was built without the consumer kernels " + name);
+}
+
+Result<ndp_status> Primitives::seg_reduce_fused(const cuda::Module& m, ndp_op op, ndp_elem_type t,
+                                                const FusedInputs& in, DSegs s, CUdeviceptr out) {
+  uint64_t identity = 0;
+  if (ndp_status st = detail::op_identity(op, t, &identity); st.code != NDP_OK) return st;
+  if (s.count <= 0) return data_ok();
+  if (s.total <= 0) {  // every segment is empty
+    if (Status st = fill(out, s.count, elem_bytes(t), identity); !st.ok()) return st;
+    return data_ok();
+  }
+  // One pass over tiles and the fix-up, whatever the number of segments: the flat reduction's
+  // 16-byte loads have no use for computed elements.
+  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
+  Result<cuda::Kernel> tiles = kernel_in(m, "ndp_fused_reduce_seg_" + suffix);
+  if (!tiles.ok()) return tiles.status();
+  FusedInputs arg = in;
+  if (Status st = detail::reduce_segments(*this, tiles.value(), "ndp_reduce_seg_fixup_" + suffix,
+                                          detail::PassInput{&arg}, s, detail::pass_tile(elem_bytes(t)), out);
+      !st.ok())
+    return st;
+  return data_ok();
+}
+
+Result<ndp_status> Primitives::seg_scan_fused(const cuda::Module& m, ndp_op op, bool inclusive, ndp_elem_type t,
+                                              const FusedInputs& in, DSegs s, CUdeviceptr out) {
+  uint64_t identity = 0;
+  if (ndp_status st = detail::op_identity(op, t, &identity); st.code != NDP_OK) return st;
+  if (s.total <= 0) return data_ok();
+  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
+  Result<cuda::Kernel> flat = kernel_in(m, "ndp_fused_scan_flat_" + suffix);
+  if (!flat.ok()) return flat.status();
+  Result<cuda::Kernel> seg = kernel_in(m, "ndp_fused_scan_seg_" + suffix);
+  if (!seg.ok()) return seg.status();
+  FusedInputs arg = in;
+  if (Status st =
+          detail::scan_segments(*this, flat.value(), seg.value(), detail::PassInput{&arg}, inclusive, t, s, out);
+      !st.ok())
+    return st;
+  return data_ok();
+}
+
+Result<int64_t> Primitives::pack_fused(const cuda::Module& m, ndp_elem_type t, CUdeviceptr v, const FusedInputs& flags,
+                                       int64_t n, const std::function<Result<CUdeviceptr>(int64_t)>& allocate) {
+  if (n <= 0) {
+    Result<CUdeviceptr> out = allocate(0);
+    if (!out.ok()) return out.status();
+    return int64_t{0};
+  }
+  // Per-tile counts of the computed flags and one zero after them, scanned: the tiles' starts
+  // in the output, and the count last.
+  const int64_t ntiles = detail::tile_count(n);
+  Result<cuda::DeviceBuffer> starts = pool().allocate(static_cast<size_t>(ntiles + 1) * sizeof(int64_t));
+  if (!starts.ok()) return starts.status();
+  CUdeviceptr starts_ptr = starts->pointer();
+  if (Status st = fill(starts_ptr + static_cast<CUdeviceptr>(ntiles) * 8, 1, 8, 0); !st.ok()) return st;
+  Result<cuda::Kernel> counts = kernel_in(m, "ndp_fused_pack_counts");
+  if (!counts.ok()) return counts.status();
+  FusedInputs arg = flags;
+  if (Status st = detail::launch_first(*this, counts.value(), detail::tile_launch(ntiles), detail::PassInput{&arg}, n,
+                                       starts_ptr);
+      !st.ok())
+    return st;
+  Result<ndp_status> scan = seg_scan(NDP_OP_PLUS, false, NDP_I64, starts_ptr, DSegs::flat(ntiles + 1), starts_ptr);
+  if (!scan.ok()) return scan.status();
+  int64_t count = 0;
+  if (Status st = pool().download(&count, starts_ptr + static_cast<CUdeviceptr>(ntiles) * 8, sizeof count); !st.ok())
+    return st;
+  Result<CUdeviceptr> out = allocate(count);
+  if (!out.ok()) return out.status();
+  if (count == 0) return count;
+  Result<cuda::Kernel> compact = kernel_in(m, sized_name("ndp_fused_pack_", t));
+  if (!compact.ok()) return compact.status();
+  // (v, in, n, starts, out): the flags argument second, as in ndp_pack_<bytes>.
+  CUdeviceptr out_ptr = out.value();
+  void* parameters[] = {&v, &arg, &n, &starts_ptr, &out_ptr, nullptr};
+  if (Status st = cuda::launch(device(), compact.value(), detail::tile_launch(ntiles), parameters); !st.ok()) return st;
+  return count;
+}
+
+}  // namespace ndp::rt::gpu
