@@ -51,7 +51,7 @@ struct Printer {
       out += fmt::format("{}{} = kernel({})\n", pad, lhs, args);
     } else {
       // `r : int = reduce_kernel sum(lens; x)`: the consumer, its first operand, the inputs.
-      std::string prim = s.op == Op::PackKernel ? "" : std::string(" ") + lang::core::prim_info(s.prim).name;
+      std::string prim = s.op == Op::PackKernel ? "" : fmt::format(" {}", lang::core::prim_info(s.prim).name);
       out += fmt::format("{}{} : {} = {}{}({}; {})\n", pad, var(s.dst), type_of(s.dst), op_name(s.op), prim,
                          var(s.uses.at(0)), args);
     }
@@ -69,7 +69,7 @@ struct Printer {
       }
       std::string outs;
       for (size_t o = 0; o < k.outputs.size() && o < s.outs.size(); ++o)
-        if (k.outputs[o] == j) outs += " -> " + var(s.outs[o]);
+        if (k.outputs[o] == j) outs += fmt::format(" -> {}", var(s.outs[o]));
       if (s.op != Op::Kernel && !k.outputs.empty() && k.outputs[0] == j) outs += s.op == Op::PackKernel ? " -> flags" : " ->";
       out += fmt::format("{}    %{} : {} = {}{}\n", pad, j, lang::type_to_string(n.type, {}), rhs, outs);
     }

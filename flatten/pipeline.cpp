@@ -58,10 +58,12 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
     log_pass("fuse_siblings", p);
     p = drop_dead(std::move(p));
     log_pass("drop_dead", p);
-    p = fuse_consumers(std::move(p));
-    log_pass("fuse_consumers", p);
-    p = drop_dead(std::move(p));  // the literals that became constants of consumer kernels
-    log_pass("drop_dead", p);
+    if (!env_disabled("NDP_NO_FUSE_CONSUMERS")) {  // for measuring what consumer fusion gains
+      p = fuse_consumers(std::move(p));
+      log_pass("fuse_consumers", p);
+      p = drop_dead(std::move(p));  // the literals that became constants of consumer kernels
+      log_pass("drop_dead", p);
+    }
   }
   return p;
 }

@@ -47,9 +47,17 @@ inline constexpr int kPtxInstancesPerThread = 4;
 /// Throws std::runtime_error when LLVM fails.
 std::string compile_ptx(const flat::KernelBody& k);
 
-/// PTX text (sm_90) of the device function `ndp_element(i64 i, ptr ins) -> i64` that the
-/// consumer kernels call (runtime/gpu/device/fused.cu): output 0 of `k` (its only output) for
-/// instance i, reading input j at ins[j][i]; the value's bits in the low bytes (bool: 0/1).
+/// The consumer kernels' batch of elements (runtime/gpu/device/fused.cu): 64 bytes, holding
+/// element_items(bytes) values of `bytes` bytes each as an array (the items a thread of a
+/// scan or reduction pass holds: 8 of 8 bytes, 16 of 4 bytes, 16 of one byte).
+inline constexpr unsigned kElementWords = 8;
+inline constexpr int element_items(int bytes) { return bytes >= 4 ? 64 / bytes : 16; }
+
+/// PTX text (sm_90) of the device function `ndp_elements(i64 first, i64 stride, i32 count, ptr
+/// ins) -> {[8 x i64]}` that the consumer kernels call: output 0 of `k` (its only output) for
+/// the instances first + j·stride, j < count (at most element_items), reading input q at
+/// ins[q][i]; the values as an array of their storage type in the 64 result bytes (bool: 0/1).
+/// One call computes a thread's whole share of a tile, so its loads are in flight together.
 std::string compile_element_ptx(const flat::KernelBody& k);
 
 }  // namespace ndp::codegen

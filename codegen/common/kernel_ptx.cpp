@@ -118,32 +118,99 @@ std::string compile_element_ptx(const flat::KernelBody& k) {
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
-  llvm::Module m("ndp_element", ctx);
+  llvm::Module m("ndp_elements", ctx);
   m.setTargetTriple(kTriple);
   m.setDataLayout(tm->createDataLayout());
   llvm::IRBuilder<> b(ctx);
-  auto* fty = llvm::FunctionType::get(b.getInt64Ty(), {b.getInt64Ty(), b.getPtrTy()}, false);
-  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_element", m);
-  fn->addParamAttr(1, llvm::Attribute::ReadOnly);
-  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
-  llvm::Value* i = fn->getArg(0);
+  llvm::Type* i64 = b.getInt64Ty();
+  std::vector<llvm::Type*> fields{llvm::ArrayType::get(i64, kElementWords)};
+  auto* items_ty = llvm::StructType::get(ctx, fields);
+  auto* fty = llvm::FunctionType::get(items_ty, {i64, i64, b.getInt32Ty(), b.getPtrTy()}, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_elements", m);
+  fn->addParamAttr(3, llvm::Attribute::ReadOnly);
+  llvm::Value *first = fn->getArg(0), *stride = fn->getArg(1), *count = fn->getArg(2), *ins = fn->getArg(3);
+  const int bytes = static_cast<int>(storage_type(ctx, k.nodes.at(k.outputs[0]).type)->getPrimitiveSizeInBits() / 8);
+  const int items = element_items(bytes);
   llvm::MDNode* invariant = llvm::MDNode::get(ctx, {});
-  std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
-    // ins[j] (the caller's parameter space, through a generic pointer), then element i through
-    // the read-only global path: inputs are never written while a kernel runs.
-    auto* base = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), fn->getArg(1), j));
-    base->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
-    llvm::Value* global = b.CreateAddrSpaceCast(base, b.getPtrTy(1));
-    llvm::Type* t = storage_type(ctx, k.inputs.at(j));
-    auto* x = b.CreateLoad(t, b.CreateGEP(t, global, i));
-    x->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
-    return x;
-  });
-  // The value's bits in the low bytes of the i64 result (fused.cu's from_bits).
-  llvm::Value* v = outs.at(0);
-  llvm::Type* vt = v->getType();
-  if (vt->isFloatingPointTy()) v = b.CreateBitCast(v, b.getIntNTy(vt->getPrimitiveSizeInBits()));
-  b.CreateRet(b.CreateZExtOrTrunc(v, b.getInt64Ty()));
+
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  b.SetInsertPoint(entry);
+  // The input arrays, read once (from the caller's parameter space, through a generic pointer).
+  std::vector<llvm::Value*> base;
+  for (size_t j = 0; j < k.inputs.size(); ++j) {
+    auto* p = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), ins, j));
+    p->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    base.push_back(b.CreateAddrSpaceCast(p, b.getPtrTy(1)));
+  }
+  // Item `item` as an i64 of its bits, computed at first + item·stride.
+  auto value_bits = [&](int item) {
+    llvm::Value* i = b.CreateAdd(first, b.CreateMul(stride, b.getInt64(static_cast<uint64_t>(item))));
+    std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
+      // Inputs are never written while a kernel runs: the read-only global path.
+      llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+      auto* x = b.CreateLoad(t, b.CreateGEP(t, base.at(j), i));
+      x->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+      return x;
+    });
+    llvm::Value* v = outs.at(0);
+    llvm::Type* vt = v->getType();
+    if (vt->isFloatingPointTy()) v = b.CreateBitCast(v, b.getIntNTy(vt->getPrimitiveSizeInBits()));
+    return b.CreateZExt(v, i64);
+  };
+  // Items go to the 64 result bytes as an array of the element type: item j in word
+  // j·bytes/8 at bit (j·bytes·8) mod 64. Groups of 8 items are computed without a branch per
+  // item when all 8 are wanted, so their loads are in flight together; a partial group checks
+  // each item against count.
+  std::vector<llvm::Value*> words(kElementWords, b.getInt64(0));
+  auto put = [&](std::vector<llvm::Value*>& w, int item, llvm::Value* bits) {
+    int word = item * bytes / 8, shift = (item * bytes * 8) % 64;
+    w[word] = b.CreateOr(w[word], shift ? b.CreateShl(bits, b.getInt64(static_cast<uint64_t>(shift))) : bits);
+  };
+  for (int group = 0; group < items; group += 8) {
+    auto* full = llvm::BasicBlock::Create(ctx, "full", fn);
+    auto* partial = llvm::BasicBlock::Create(ctx, "partial", fn);
+    auto* join = llvm::BasicBlock::Create(ctx, "join", fn);
+    b.CreateCondBr(b.CreateICmpSGE(count, b.getInt32(static_cast<uint32_t>(group + 8))), full, partial);
+    b.SetInsertPoint(full);
+    std::vector<llvm::Value*> wf = words;
+    for (int j = group; j < group + 8; ++j) put(wf, j, value_bits(j));
+    llvm::BasicBlock* full_end = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(partial);
+    std::vector<llvm::Value*> wp = words;
+    for (int j = group; j < group + 8; ++j) {
+      auto* yes = llvm::BasicBlock::Create(ctx, "item", fn);
+      auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+      llvm::BasicBlock* from = b.GetInsertBlock();
+      b.CreateCondBr(b.CreateICmpSGT(count, b.getInt32(static_cast<uint32_t>(j))), yes, next);
+      b.SetInsertPoint(yes);
+      std::vector<llvm::Value*> wy = wp;
+      put(wy, j, value_bits(j));
+      llvm::BasicBlock* yes_end = b.GetInsertBlock();
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+      for (size_t w = 0; w < wp.size(); ++w) {
+        if (wy[w] == wp[w]) continue;
+        llvm::PHINode* phi = b.CreatePHI(i64, 2);
+        phi->addIncoming(wy[w], yes_end);
+        phi->addIncoming(wp[w], from);
+        wp[w] = phi;
+      }
+    }
+    llvm::BasicBlock* partial_end = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    for (size_t w = 0; w < words.size(); ++w) {
+      if (wf[w] == words[w] && wp[w] == words[w]) continue;
+      llvm::PHINode* phi = b.CreatePHI(i64, 2);
+      phi->addIncoming(wf[w], full_end);
+      phi->addIncoming(wp[w], partial_end);
+      words[w] = phi;
+    }
+  }
+  llvm::Value* result = llvm::UndefValue::get(items_ty);
+  for (unsigned w = 0; w < kElementWords; ++w) result = b.CreateInsertValue(result, words[w], {0u, w});
+  b.CreateRet(result);
   return emit_ptx(m, *tm);
 }
 

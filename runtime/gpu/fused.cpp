@@ -8,6 +8,9 @@ namespace ndp::rt::gpu {
 
 namespace {
 
+/// 65536 registers per SM / (kPassBlock threads · kPassMinBlocks blocks): device/scan_pass.cuh.
+constexpr int kConsumerMaxRegisters = 64;
+
 Result<cuda::Kernel> kernel_in(const cuda::Module& m, const std::string& name) { return m.kernel(name); }
 
 }  // namespace
@@ -17,7 +20,10 @@ Result<std::string> Primitives::link_consumers(ndp_elem_type t, const std::strin
   for (size_t i = 0; i < kFusedImagesCount; ++i) {
     if (name != kFusedImages[i].name) continue;
     const cuda::Module::LinkInput lib{kFusedImages[i].data, kFusedImages[i].size, kFusedImages[i].name};
-    return cuda::Module::compile_to_cubin(device(), element_ptx, std::span<const cuda::Module::LinkInput>(&lib, 1));
+    // The segmented passes run at most 64 registers a thread (__launch_bounds__ with
+    // kPassMinBlocks): the function they call must fit in them.
+    return cuda::Module::compile_to_cubin(device(), element_ptx, std::span<const cuda::Module::LinkInput>(&lib, 1),
+                                          kConsumerMaxRegisters);
   }
   return Status::failure("cuLinkAddData", "this ndp was built without the consumer kernels " + name);
 }

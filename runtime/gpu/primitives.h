@@ -136,7 +136,7 @@ class Primitives {
     CUdeviceptr p[8] = {};
   };
   /// A cubin holding the consumer kernels of element type t (device/fused.cu) linked with
-  /// `element_ptx`, which defines their `ndp_element` (codegen's compile_element_ptx); load it
+  /// `element_ptx`, which defines their `ndp_elements` (codegen's compile_element_ptx); load it
   /// with cuda::Module::load_image. Fails when the build has no consumer kernels or the
   /// driver's linker refuses.
   Result<std::string> link_consumers(ndp_elem_type t, const std::string& element_ptx);

@@ -41,6 +41,7 @@ enum CUdevice_attribute : int {
 };
 
 enum CUjit_option : int {
+  CU_JIT_MAX_REGISTERS = 0,
   CU_JIT_INFO_LOG_BUFFER = 3,
   CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
   CU_JIT_ERROR_LOG_BUFFER = 5,

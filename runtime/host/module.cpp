@@ -40,13 +40,15 @@ Result<Module> Module::load_image(Device& device, const void* image) {
   return m;
 }
 
-Result<std::string> Module::compile_to_cubin(Device& device, const std::string& ptx, std::span<const LinkInput> libraries) {
+Result<std::string> Module::compile_to_cubin(Device& device, const std::string& ptx, std::span<const LinkInput> libraries,
+                                             int max_registers) {
   const Driver& d = device.driver();
   std::vector<char> error_log(16384, '\0');
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(error_log.size() - 1))};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_MAX_REGISTERS};
+  void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(error_log.size() - 1)),
+                    reinterpret_cast<void*>(static_cast<uintptr_t>(max_registers))};
   CUlinkState state = nullptr;
-  NDP_CU_TRY(d.check(d.cuLinkCreate(2, options, values, &state), "cuLinkCreate"));
+  NDP_CU_TRY(d.check(d.cuLinkCreate(max_registers > 0 ? 3 : 2, options, values, &state), "cuLinkCreate"));
   struct Destroy {
     const Driver& d;
     CUlinkState s;

@@ -38,9 +38,10 @@ class Module {
 
   /// Compiles PTX to a cubin for the device with the driver's JIT linker (cuLink*), so the
   /// result can be cached and loaded later with load_image without compiling again; `libraries`
-  /// are linked in (the PTX defines what they call).
+  /// are linked in (the PTX defines what they call); max_registers > 0 caps the registers of
+  /// the PTX's code (a function called from kernels with a lower cap must fit theirs).
   static Result<std::string> compile_to_cubin(Device& device, const std::string& ptx,
-                                              std::span<const LinkInput> libraries = {});
+                                              std::span<const LinkInput> libraries = {}, int max_registers = 0);
 
   /// cuModuleGetFunction for the `.entry` named `name`.
   Result<Kernel> kernel(const std::string& name) const;

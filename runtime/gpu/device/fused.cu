@@ -1,9 +1,9 @@
 // Consumer kernels (Note [Consumer kernels] in flatten/flat_ir.h): the scan, reduction and pack
 // passes of scan.cu and pack.cu reading their input elements, or their flags, from
-// `ndp_element`, a device function this file only declares. Compiled as relocatable device
+// `ndp_elements`, a device function this file only declares. Compiled as relocatable device
 // code (nvcc -rdc), once per element type (NDP_FUSED_NAME: i64 f64 i32 f32 bool char, and
 // NDP_FUSED_IS_BOOL for the bool image with the pack kernels); at run time the
-// cuda backend links the generated PTX that defines ndp_element with the image of its output
+// cuda backend links the generated PTX that defines ndp_elements with the image of its output
 // type (runtime/gpu/fused.cpp), so the map's values go from registers into the pass and never
 // to memory. Kernels, named <kernel>_<op>_<type> as in scan.cu:
 //   ndp_fused_reduce_seg   the tile pass of a segmented reduction (fix-up: scan.cu's)
@@ -16,23 +16,34 @@
 
 using namespace ndp_gpu;
 
-/// The generated element function: element i of the fused map, from the input arrays ins[0..],
-/// returned as its bits in the low bytes (bool as 0/1). One signature for every element type,
-/// so that the generated PTX and this file agree on one .func declaration.
-extern "C" __device__ unsigned long long ndp_element(long long i, const void* const* ins);
+/// The generated element function, a thread's batch at a time: the fused map's values at
+/// first + j·stride for j < count (count at most the items that fit: 8 of 8 bytes, 16 of 4
+/// bytes or one byte), from the input arrays ins[0..], as an array of the element type in the
+/// 64 bytes. One signature for every element type, so that the generated PTX
+/// (codegen/common/kernel_ptx.cpp, compile_element_ptx) and this file declare one .func alike.
+struct Items {
+  unsigned long long w[8];
+};
+extern "C" __device__ Items ndp_elements(long long first, long long stride, int count, const void* const* ins);
 
 namespace {
 
 /// Up to eight input arrays, passed by value: __grid_constant__ keeps them in the parameter
-/// space, whose address ndp_element reads them through (no local copy).
+/// space, whose address ndp_elements reads them through (no local copy).
 struct FusedInputs {
   const void* p[8];
 };
 
 template <class T>
 struct ElementIn {
+  static constexpr bool kBatch = true;
   const void* const* ins;
-  __device__ __forceinline__ T operator()(long long i) const { return from_bits<T>(ndp_element(i, ins)); }
+  template <int N>
+  __device__ __forceinline__ void items(long long first, long long stride, int count, T (&out)[N]) const {
+    static_assert(N * sizeof(T) <= sizeof(Items), "a batch holds 64 bytes");
+    const Items it = ndp_elements(first, stride, count, ins);
+    memcpy(out, &it, sizeof out);
+  }
 };
 
 }  // namespace

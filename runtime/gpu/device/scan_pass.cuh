@@ -266,10 +266,18 @@ __device__ __forceinline__ TileFetch<typename F::value_type> fetch_tile(const Sr
       return f;
     }
   }
+  if constexpr (Src::kBatch) {
+    const int count = items_below(threadIdx.x, kPassBlock, n, kPassItems<T>);
+    T v[kPassItems<T>];
+    src.items(t0 + threadIdx.x, kPassBlock, count, v);
 #pragma unroll
-  for (int j = 0; j < kPassItems<T>; ++j) {
-    const int i = j * kPassBlock + threadIdx.x;
-    f.r[j] = i < n ? static_cast<T>(src(t0 + i)) : F::identity();
+    for (int j = 0; j < kPassItems<T>; ++j) f.r[j] = j < count ? v[j] : F::identity();
+  } else {
+#pragma unroll
+    for (int j = 0; j < kPassItems<T>; ++j) {
+      const int i = j * kPassBlock + threadIdx.x;
+      f.r[j] = i < n ? static_cast<T>(src(t0 + i)) : F::identity();
+    }
   }
   return f;
 }

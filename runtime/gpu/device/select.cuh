@@ -9,6 +9,9 @@
 
 namespace ndp_gpu {
 
+/// Elements per thread of a tile of kTile (a thread's share, strided by kScanBlock).
+constexpr int kTileItems = kTile / kScanBlock;
+
 /// counts[tile] = the true flags among the tile's kTile elements.
 template <class Flags>
 __device__ void count_tiles(const Flags& flags, long long n, long long* counts) {
@@ -19,7 +22,14 @@ __device__ void count_tiles(const Flags& flags, long long n, long long* counts) 
     long long t0 = tile * kTile;
     int m = n - t0 < kTile ? static_cast<int>(n - t0) : kTile;
     int mine = 0;
-    for (int i = threadIdx.x; i < m; i += blockDim.x) mine += flags(t0 + i);
+    if constexpr (Flags::kBatch) {
+      bool f[kTileItems];
+      const int count = items_below(threadIdx.x, kScanBlock, m, kTileItems);
+      flags.items(t0 + threadIdx.x, kScanBlock, count, f);
+      for (int j = 0; j < count; ++j) mine += f[j];
+    } else {
+      for (int i = threadIdx.x; i < m; i += blockDim.x) mine += flags(t0 + i);
+    }
     int sum = Reduce(storage).Sum(mine);
     if (threadIdx.x == 0) counts[tile] = sum;
     __syncthreads();
@@ -38,7 +48,15 @@ __device__ void compact_tiles(const T* v, const Flags& flags, long long n, const
   for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
     long long t0 = tile * kTile;
     int m = n - t0 < kTile ? static_cast<int>(n - t0) : kTile;
-    for (int i = threadIdx.x; i < kTile; i += blockDim.x) sm.heads[i] = i < m && flags(t0 + i);
+    if constexpr (Flags::kBatch) {
+      bool f[kTileItems];
+      const int count = items_below(threadIdx.x, kScanBlock, m, kTileItems);
+      flags.items(t0 + threadIdx.x, kScanBlock, count, f);
+#pragma unroll
+      for (int j = 0; j < kTileItems; ++j) sm.heads[j * kScanBlock + threadIdx.x] = j < count && f[j];
+    } else {
+      for (int i = threadIdx.x; i < kTile; i += blockDim.x) sm.heads[i] = i < m && flags(t0 + i);
+    }
     if constexpr (!kPositions)
       for (int i = threadIdx.x; i < m; i += blockDim.x) sm.vals[padded(i)] = v[t0 + i];
     __syncthreads();
