@@ -6,6 +6,7 @@
 // cuda backend links the generated PTX that defines ndp_elements with the image of its output
 // type (runtime/gpu/fused.cpp), so the map's values go from registers into the pass and never
 // to memory. Kernels, named <kernel>_<op>_<type> as in scan.cu:
+//   ndp_fused_reduce_flat  one segment: a partial per block (scan.cu's finish folds them)
 //   ndp_fused_reduce_seg   the tile pass of a segmented reduction (fix-up: scan.cu's)
 //   ndp_fused_scan_flat    a single-pass scan of one segment
 //   ndp_fused_scan_seg     the same over several segments
@@ -46,9 +47,46 @@ struct ElementIn {
   }
 };
 
+/// partials[block] = the fold of the block's share of the n elements (one segment), in
+/// sequence order: every warp owns a contiguous stretch of runs of 32·K elements, lane l
+/// computing elements l, l + 32, ... of each run in one batch; the run's elements are folded
+/// item by item across the lanes (warp_fold keeps the order, as max and min of signed zeros
+/// need). scan.cu's ndp_reduce_flat_finish (with no elements of its own) folds the partials.
+template <class F, class Src>
+__device__ void reduce_flat_batches(const Src& src, long long n, typename F::value_type* partials) {
+  using T = typename F::value_type;
+  constexpr int K = kPassItems<T>;
+  __shared__ T warp_result[kPassWarps];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const long long runs = (n + 32 * K - 1) / (32 * K);
+  const long long nwarps = static_cast<long long>(gridDim.x) * kPassWarps;
+  const long long w = static_cast<long long>(blockIdx.x) * kPassWarps + warp;
+  const long long begin = runs * w / nwarps, end = runs * (w + 1) / nwarps;
+  T acc = F::identity();  // lane 0: the fold of the warp's runs so far
+  for (long long run = begin; run < end; ++run) {
+    const long long first = run * 32 * K + lane;
+    const int count = items_below(first, 32, n, K);
+    T v[K];
+    src.items(first, 32, count, v);
+#pragma unroll
+    for (int j = 0; j < K; ++j) acc = F::apply(acc, warp_fold(j < count ? v[j] : F::identity(), Apply<F>()));
+  }
+  if (lane == 0) warp_result[warp] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    T b = F::identity();
+    for (int i = 0; i < kPassWarps; ++i) b = F::apply(b, warp_result[i]);
+    partials[blockIdx.x] = b;
+  }
+}
+
 }  // namespace
 
 #define NDP_FUSED_FAMILY(O, oname, T, tname)                                                                   \
+  extern "C" __global__ void __launch_bounds__(kPassBlock)                                                      \
+      ndp_fused_reduce_flat_##oname##_##tname(const __grid_constant__ FusedInputs in, long long n, T* partials) { \
+    reduce_flat_batches<Fn<O, T>>(ElementIn<T>{in.p}, n, partials);                                            \
+  }                                                                                                             \
   extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)                                      \
       ndp_fused_reduce_seg_##oname##_##tname(const __grid_constant__ FusedInputs in, Segs s,                   \
                                              const long long* bounds, SegPair<T>* agg, long long* fix, T* out) { \
