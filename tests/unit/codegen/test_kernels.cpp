@@ -571,6 +571,45 @@ TEST_CASE("kernels: every one-node kernel the cuda backend can generate assemble
   std::system((std::string("rm -rf ") + dir).c_str());
 }
 
+// The consumer kernels' element function (compile_element_ptx) for every element type a
+// reduction, scan or pack consumes: ptxas assembles it as relocatable code under the 64-register
+// cap of the segmented passes, and nvlink links it with the consumer image of its type
+// (runtime/device/fused.cu) as the driver's linker does at run time.
+TEST_CASE("kernels: element functions assemble and link with the consumer kernels of their type") {
+  lang::TypeContext T;
+  struct Case {
+    const lang::Type* t;
+    const char* image;
+  } cases[] = {{T.int_(), "i64"}, {T.float_(), "f64"}, {T.i32(), "i32"}, {T.f32(), "f32"}, {T.bool_(), "bool"},
+               {T.char_(), "char"}};
+  char dir[] = "/tmp/ndp_element_XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  std::string ptxas = find_ptxas();
+  const char* cubins = std::getenv("NDP_FUSED_CUBINS");
+  for (const Case& c : cases) {
+    CAPTURE(c.image);
+    // max(x, x): an output of the type read from an input of the type (char and bool too).
+    flat::KernelBody k = c.t->kind == lang::TypeKind::Bool ? flat::one_node_kernel(PrimId::Not, {c.t}, c.t)
+                         : c.t->kind == lang::TypeKind::Char
+                             ? flat::one_node_kernel(PrimId::Select, {T.bool_(), c.t, c.t}, c.t)
+                             : flat::one_node_kernel(PrimId::Add, {c.t, c.t}, c.t);
+    std::string ptx = codegen::compile_element_ptx(k);
+    CHECK(ptx.find(".visible .func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
+    if (ptxas.empty()) continue;
+    std::string file = std::string(dir) + "/" + c.image + ".ptx", obj = std::string(dir) + "/" + c.image + ".o";
+    std::ofstream(file) << ptx;
+    CHECK(std::system((ptxas + " -arch=sm_90 -maxrregcount=64 -c -o " + obj + " " + file).c_str()) == 0);
+    std::string image = cubins ? std::string(cubins) + "/fused_" + c.image + ".cubin" : "";
+    std::string nvlink = ptxas.substr(0, ptxas.rfind('/') + 1) + "nvlink";
+    if (image.empty() || access(image.c_str(), R_OK) != 0 || access(nvlink.c_str(), X_OK) != 0) {
+      MESSAGE("no consumer image or nvlink: element function assembled, not linked");
+      continue;
+    }
+    CHECK(std::system((nvlink + " -arch=sm_90 -o " + dir + "/linked.cubin " + image + " " + obj).c_str()) == 0);
+  }
+  std::system((std::string("rm -rf ") + dir).c_str());
+}
+
 // Integer /, rem and the shifts, which the cuda backend runs as one-node kernels after a check
 // kernel has excluded the failing operands: the generated code must give the interpreter's
 // results for every operand pair the check lets through (min_int / -1 wraps, rem(x, -1) = 0).

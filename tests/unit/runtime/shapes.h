@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -109,6 +110,20 @@ struct Vec {
   operator std::span<T>() { return span(); }
   operator std::span<const T>() const { return cspan(); }
 };
+
+/// The values of `in` as a vector computed on demand (Generate), for the consumers of fused
+/// maps; `bad` is set when a call asks for more than a window of 2048, outside the vector or an
+/// empty range (no assertions from the runtime's threads).
+template <class T>
+Generate<T> generated(const Vec<T>& in, std::atomic<bool>& bad) {
+  return [&in, &bad](int64_t begin, int64_t end, T* out) {
+    if (begin < 0 || end > in.n || end <= begin || end - begin > 2048) {
+      bad = true;
+      return;
+    }
+    std::copy(in.p.get() + begin, in.p.get() + end, out);
+  };
+}
 
 /// Random test values: small integers keep float sums exact, so parallel and sequential
 /// results compare exactly.

@@ -126,6 +126,16 @@ TEST_CASE_TEMPLATE("pack keeps the flagged elements and counts them per segment"
       CHECK(first_diff<T>(out.cspan(), want) == -1);
       Vec<T> wrong(total + 1);
       CHECK(pack<T>(v, flags, wrong).code == NDP_LENGTH_MISMATCH);
+      // The flags computed on demand (a fused filter): the output comes from `allocate`.
+      std::atomic<bool> bad{false};
+      Vec<T> gout;
+      REQUIRE(ok(pack_generated<T>(v, generated(flags, bad), [&](int64_t n) {
+        gout = Vec<T>(n);
+        return gout.p.get();
+      })));
+      CHECK(gout.n == total);
+      CHECK(first_diff<T>(gout.cspan(), want) == -1);
+      CHECK_FALSE(bad.load());
     });
   }
 }

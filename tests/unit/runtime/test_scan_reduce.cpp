@@ -55,6 +55,15 @@ void check_op_on_shape(Op op, const Shape& s, uint64_t seed) {
       Vec<T> red(s.count());
       REQUIRE(ok(seg_reduce<T>(op, in, s.view(), red)));
       CHECK(first_diff<T>(red.cspan(), ref_reduce<F>(in, s)) == -1);
+      // The same values computed on demand, a window at a time (a fused map).
+      std::atomic<bool> bad{false};
+      Generate<T> gen = generated(in, bad);
+      Vec<T> gscan(s.total()), gred(s.count());
+      REQUIRE(ok(seg_scan_generated<T>(op, ScanKind::exclusive, gen, s.view(), gscan)));
+      CHECK(first_diff<T>(gscan.cspan(), ref_scan<F>(in, s, ScanKind::exclusive)) == -1);
+      REQUIRE(ok(seg_reduce_generated<T>(op, gen, s.view(), gred)));
+      CHECK(first_diff<T>(gred.cspan(), ref_reduce<F>(in, s)) == -1);
+      CHECK_FALSE(bad.load());
     });
     return ok_status();
   });
