@@ -48,22 +48,11 @@ Result<ndp_status> Primitives::seg_reduce_fused(const cuda::Module& m, ndp_op op
       return st;
     return data_ok();
   }
-  // One segment: a partial per block (a block per 16 KiB at least, as seg_reduce), then the
-  // plain reduction's finish folds them (given no elements of its own).
-  const cuda::LaunchConfig c = detail::pass_launch(*this, (s.total * elem_bytes(t) + 16383) / 16384);
-  Result<cuda::DeviceBuffer> partials = pool().allocate(static_cast<size_t>(c.grid_x) * 8);
-  if (!partials.ok()) return partials.status();
-  CUdeviceptr partials_ptr = partials->pointer();
+  // One segment: the finish kernel has no elements of its own to fold.
   Result<cuda::Kernel> k = kernel_in(m, "ndp_fused_reduce_flat_" + suffix);
   if (!k.ok()) return k.status();
-  if (Status st = detail::launch_first(*this, k.value(), c, detail::PassInput{&arg}, s.total, partials_ptr); !st.ok())
-    return st;
-  Result<cuda::Kernel> finish = kernel("ndp_reduce_flat_finish_" + suffix);
-  if (!finish.ok()) return finish.status();
-  const int nparts = static_cast<int>(c.grid_x);
-  const int64_t no_elements = 0;
-  if (Status st = cuda::launch_with(device(), finish.value(), cuda::LaunchConfig{1, detail::kPassBlock, 0}, partials_ptr,
-                                    no_elements, partials_ptr, nparts, out);
+  if (Status st = detail::reduce_flat(*this, k.value(), detail::PassInput{&arg}, s.total, t,
+                                      "ndp_reduce_flat_finish_" + suffix, 0, out);
       !st.ok())
     return st;
   return data_ok();

@@ -35,6 +35,21 @@ Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::stri
   return cuda::launch_with(p.device(), f.value(), cuda::LaunchConfig{1, kCarryBlock, 0}, agg_ptr, fix_ptr, ntiles, out);
 }
 
+Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput in, int64_t n, ndp_elem_type t,
+                   const std::string& finish_kernel, CUdeviceptr elements, CUdeviceptr out) {
+  const cuda::LaunchConfig c = pass_launch(p, (n * elem_bytes(t) + 16383) / 16384);
+  Result<cuda::DeviceBuffer> partials = p.pool().allocate(static_cast<size_t>(c.grid_x) * 8);
+  if (!partials.ok()) return partials.status();
+  CUdeviceptr partials_ptr = partials->pointer();
+  if (Status st = launch_first(p, partials_kernel, c, in, n, partials_ptr); !st.ok()) return st;
+  Result<cuda::Kernel> finish = p.kernel(finish_kernel);
+  if (!finish.ok()) return finish.status();
+  const int nparts = static_cast<int>(c.grid_x);
+  const int64_t own = elements ? n : 0;
+  return cuda::launch_with(p.device(), finish.value(), cuda::LaunchConfig{1, kPassBlock, 0},
+                           elements ? elements : partials_ptr, own, partials_ptr, nparts, out);
+}
+
 }  // namespace detail
 
 Result<ndp_status> Primitives::seg_reduce(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out) {
@@ -53,20 +68,10 @@ Result<ndp_status> Primitives::seg_reduce(ndp_op op, ndp_elem_type t, CUdevicept
       return st;
     return data_ok();
   }
-  // One segment: a partial per block (a block per 16 KiB at least, one resident grid at most),
-  // then one block folds them.
-  const cuda::LaunchConfig c = detail::pass_launch(*this, (s.total * elem_bytes(t) + 16383) / 16384);
-  Result<cuda::DeviceBuffer> partials = pool().allocate(static_cast<size_t>(c.grid_x) * 8);
-  if (!partials.ok()) return partials.status();
-  CUdeviceptr partials_ptr = partials->pointer();
   Result<cuda::Kernel> k = kernel("ndp_reduce_flat_" + suffix);
   if (!k.ok()) return k.status();
-  if (Status st = cuda::launch_with(device(), k.value(), c, in, s.total, partials_ptr); !st.ok()) return st;
-  Result<cuda::Kernel> finish = kernel("ndp_reduce_flat_finish_" + suffix);
-  if (!finish.ok()) return finish.status();
-  const int nparts = static_cast<int>(c.grid_x);
-  if (Status st = cuda::launch_with(device(), finish.value(), cuda::LaunchConfig{1, detail::kPassBlock, 0}, in, s.total,
-                                    partials_ptr, nparts, out);
+  if (Status st = detail::reduce_flat(*this, k.value(), detail::PassInput{&in}, s.total, t,
+                                      "ndp_reduce_flat_finish_" + suffix, in, out);
       !st.ok())
     return st;
   return data_ok();

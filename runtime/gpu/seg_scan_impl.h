@@ -60,6 +60,13 @@ Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::stri
 Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
                        DSegs s, int64_t tile, CUdeviceptr out);
 
+/// A one-segment reduction of n > 0 elements of type t: kernel `partials_kernel` (in, n,
+/// partials) writes a partial per block (a block per 16 KiB at least, one resident grid at most),
+/// then scan.cu's `finish_kernel` (elements, n_elements, partials, nparts, out) folds them with
+/// the unaligned ends of `elements` (for computed elements: none, elements 0).
+Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput in, int64_t n, ndp_elem_type t,
+                   const std::string& finish_kernel, CUdeviceptr elements, CUdeviceptr out);
+
 /// A scan of element type t (s.total > 0) with kernel `flat_kernel` (in, n, inclusive, scratch,
 /// out) for one segment, else `seg_kernel` (in, s, bounds, inclusive, scratch, out).
 Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,

@@ -56,7 +56,6 @@ template <class F, class Src>
 __device__ void reduce_flat_batches(const Src& src, long long n, typename F::value_type* partials) {
   using T = typename F::value_type;
   constexpr int K = kPassItems<T>;
-  __shared__ T warp_result[kPassWarps];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const long long runs = (n + 32 * K - 1) / (32 * K);
   const long long nwarps = static_cast<long long>(gridDim.x) * kPassWarps;
@@ -71,13 +70,7 @@ __device__ void reduce_flat_batches(const Src& src, long long n, typename F::val
 #pragma unroll
     for (int j = 0; j < K; ++j) acc = F::apply(acc, warp_fold(j < count ? v[j] : F::identity(), Apply<F>()));
   }
-  if (lane == 0) warp_result[warp] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    T b = F::identity();
-    for (int i = 0; i < kPassWarps; ++i) b = F::apply(b, warp_result[i]);
-    partials[blockIdx.x] = b;
-  }
+  write_block_partial<F>(acc, partials);
 }
 
 }  // namespace

@@ -163,6 +163,21 @@ __device__ AlignedSpan aligned_span(const T* p, long long n) {
   return AlignedSpan{head, (n - head) / kVec<T>};
 }
 
+/// partials[blockIdx.x] = the fold, in warp order, of each warp's lane-0 `acc` (all threads
+/// of the block call it).
+template <class F>
+__device__ __forceinline__ void write_block_partial(typename F::value_type acc, typename F::value_type* partials) {
+  using T = typename F::value_type;
+  __shared__ T warp_result[kPassWarps];
+  if ((threadIdx.x & 31) == 0) warp_result[threadIdx.x >> 5] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    T b = F::identity();
+    for (int i = 0; i < kPassWarps; ++i) b = F::apply(b, warp_result[i]);
+    partials[blockIdx.x] = b;
+  }
+}
+
 /// 16-byte loads per lane in flight per step of reduce_flat_partials.
 constexpr int kReduceLoads = 4;
 
@@ -172,7 +187,6 @@ constexpr int kReduceLoads = 4;
 template <class F>
 __device__ void reduce_flat_partials(const typename F::value_type* in, long long n, typename F::value_type* partials) {
   using T = typename F::value_type;
-  __shared__ T warp_result[kPassWarps];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const AlignedSpan span = aligned_span(in, n);
   const T* body = in + span.head;
@@ -197,13 +211,7 @@ __device__ void reduce_flat_partials(const typename F::value_type* in, long long
       acc = F::apply(acc, warp_fold(part, Apply<F>()));
     }
   }
-  if (lane == 0) warp_result[warp] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    T b = F::identity();
-    for (int i = 0; i < kPassWarps; ++i) b = F::apply(b, warp_result[i]);
-    partials[blockIdx.x] = b;
-  }
+  write_block_partial<F>(acc, partials);
 }
 
 /// *out = head ⊕ partials[0] ⊕ ... ⊕ partials[nparts - 1] ⊕ tail (one block of kPassBlock).

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "flatten/flat_ir.h"
+#include "flatten/pipeline.h"
 #include "flatten/vectorise.h"
 #include "frontend/frontend.h"
 
@@ -22,7 +23,8 @@ struct Flattened {
   flat::Program flat;
   std::string text;
 
-  explicit Flattened(const std::string& src) {
+  /// `all_passes`: the whole pipeline (flat::flatten), else vectorisation alone.
+  explicit Flattened(const std::string& src, bool all_passes = false) {
     frontend::Checker checker(prog, diags);
     uint32_t file = sm.add("t.ndp", src);
     const lang::core::Expr* body = nullptr;
@@ -32,7 +34,7 @@ struct Flattened {
       body = cf->top.body;
     }
     REQUIRE(body);
-    flat = flat::vectorise(prog, body);
+    flat = all_passes ? flat::flatten(prog, body) : flat::vectorise(prog, body);
     text = flat::print_program(flat);
   }
   size_t count(const std::string& needle) const {
@@ -247,28 +249,14 @@ TEST_CASE("fuse_siblings leaves a kernel whose input is computed after the earli
   CHECK(after == before);  // nothing merged, nothing moved
 }
 
-#include "flatten/pipeline.h"
 
 namespace {
 
-/// The whole pipeline (flat::flatten) on the last form of src.
+/// The whole pipeline (flat::flatten) on the last form of src, printed.
 std::string flattened(const std::string& src) {
-  lang::SourceManager sm;
-  lang::ast::AstContext ast;
-  lang::DiagnosticEngine diags;
-  lang::core::Program prog;
-  frontend::Checker checker(prog, diags);
-  uint32_t file = sm.add("t.ndp", src);
-  const lang::core::Expr* body = nullptr;
-  for (const auto* form : frontend::parse_program(ast, sm, file, diags)) {
-    auto cf = checker.check(*form);
-    REQUIRE_MESSAGE(cf.has_value(), lang::format_diagnostics(sm, diags.all()));
-    body = cf->top.body;
-  }
-  REQUIRE(body);
-  flat::Program p = flat::flatten(prog, body);
-  CHECK(flat::verify(p).empty());
-  return flat::print_program(p);
+  Flattened f(src, true);
+  CHECK(flat::verify(f.flat).empty());
+  return f.text;
 }
 
 }  // namespace
