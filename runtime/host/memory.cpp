@@ -52,6 +52,13 @@ Result<std::unique_ptr<MemoryPool>> MemoryPool::create(Device& device) {
 Result<DeviceBuffer> MemoryPool::allocate(std::size_t bytes) {
   DeviceBuffer b;
   if (bytes == 0) return b;  // the driver rejects empty allocations; an empty array needs none
+  const char* call = stream_ordered() ? "cuMemAllocAsync" : "cuMemAlloc";
+  // More than the device has can never succeed, and the driver can take tens of seconds to say
+  // so for hundreds of gigabytes (a range of 6·10^10 ints in a random program did): refuse at once.
+  if (bytes > device_->properties().total_memory)
+    return Status::driver_failure(call, CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory",
+                                  "while allocating " + std::to_string(bytes) + " bytes, more than the device's " +
+                                      std::to_string(device_->properties().total_memory));
   const Driver& d = device_->driver();
   Status s = stream_ordered() ? NDP_CU(d, cuMemAllocAsync, &b.pointer_, bytes, device_->stream())
                               : NDP_CU(d, cuMemAlloc, &b.pointer_, bytes);
