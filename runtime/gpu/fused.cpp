@@ -11,7 +11,10 @@ namespace {
 /// 65536 registers per SM / (kPassBlock threads · kPassMinBlocks blocks): device/scan_pass.cuh.
 constexpr int kConsumerMaxRegisters = 64;
 
-Result<cuda::Kernel> kernel_in(const cuda::Module& m, const std::string& name) { return m.kernel(name); }
+/// The consumer module's kernels by name.
+detail::KernelFinder finder(const cuda::Module& m) {
+  return [&m](const std::string& name) { return m.kernel(name); };
+}
 
 }  // namespace
 
@@ -30,50 +33,14 @@ Result<std::string> Primitives::link_consumers(ndp_elem_type t, const std::strin
 
 Result<ndp_status> Primitives::seg_reduce_fused(const cuda::Module& m, ndp_op op, ndp_elem_type t,
                                                 const FusedInputs& in, DSegs s, CUdeviceptr out) {
-  uint64_t identity = 0;
-  if (ndp_status st = detail::op_identity(op, t, &identity); st.code != NDP_OK) return st;
-  if (s.count <= 0) return data_ok();
-  if (s.total <= 0) {  // every segment is empty
-    if (Status st = fill(out, s.count, elem_bytes(t), identity); !st.ok()) return st;
-    return data_ok();
-  }
-  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
   FusedInputs arg = in;
-  if (s.count > 1) {  // one pass over tiles and the fix-up
-    Result<cuda::Kernel> tiles = kernel_in(m, "ndp_fused_reduce_seg_" + suffix);
-    if (!tiles.ok()) return tiles.status();
-    if (Status st = detail::reduce_segments(*this, tiles.value(), "ndp_reduce_seg_fixup_" + suffix,
-                                            detail::PassInput{&arg}, s, detail::pass_tile(elem_bytes(t)), out);
-        !st.ok())
-      return st;
-    return data_ok();
-  }
-  // One segment: the finish kernel has no elements of its own to fold.
-  Result<cuda::Kernel> k = kernel_in(m, "ndp_fused_reduce_flat_" + suffix);
-  if (!k.ok()) return k.status();
-  if (Status st = detail::reduce_flat(*this, k.value(), detail::PassInput{&arg}, s.total, t,
-                                      "ndp_reduce_flat_finish_" + suffix, 0, out);
-      !st.ok())
-    return st;
-  return data_ok();
+  return detail::reduce_with(*this, finder(m), "ndp_fused_", detail::PassInput{&arg}, 0, op, t, s, out);
 }
 
 Result<ndp_status> Primitives::seg_scan_fused(const cuda::Module& m, ndp_op op, bool inclusive, ndp_elem_type t,
                                               const FusedInputs& in, DSegs s, CUdeviceptr out) {
-  uint64_t identity = 0;
-  if (ndp_status st = detail::op_identity(op, t, &identity); st.code != NDP_OK) return st;
-  if (s.total <= 0) return data_ok();
-  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
-  Result<cuda::Kernel> flat = kernel_in(m, "ndp_fused_scan_flat_" + suffix);
-  if (!flat.ok()) return flat.status();
-  Result<cuda::Kernel> seg = kernel_in(m, "ndp_fused_scan_seg_" + suffix);
-  if (!seg.ok()) return seg.status();
   FusedInputs arg = in;
-  if (Status st =
-          detail::scan_segments(*this, flat.value(), seg.value(), detail::PassInput{&arg}, inclusive, t, s, out);
-      !st.ok())
-    return st;
-  return data_ok();
+  return detail::scan_with(*this, finder(m), "ndp_fused_", detail::PassInput{&arg}, op, inclusive, t, s, out);
 }
 
 Result<int64_t> Primitives::pack_fused(const cuda::Module& m, ndp_elem_type t, CUdeviceptr v, const FusedInputs& flags,
@@ -90,7 +57,7 @@ Result<int64_t> Primitives::pack_fused(const cuda::Module& m, ndp_elem_type t, C
   if (!starts.ok()) return starts.status();
   CUdeviceptr starts_ptr = starts->pointer();
   if (Status st = fill(starts_ptr + static_cast<CUdeviceptr>(ntiles) * 8, 1, 8, 0); !st.ok()) return st;
-  Result<cuda::Kernel> counts = kernel_in(m, "ndp_fused_pack_counts");
+  Result<cuda::Kernel> counts = m.kernel("ndp_fused_pack_counts");
   if (!counts.ok()) return counts.status();
   FusedInputs arg = flags;
   if (Status st = detail::launch_first(*this, counts.value(), detail::tile_launch(ntiles), detail::PassInput{&arg}, n,
@@ -105,7 +72,7 @@ Result<int64_t> Primitives::pack_fused(const cuda::Module& m, ndp_elem_type t, C
   Result<CUdeviceptr> out = allocate(count);
   if (!out.ok()) return out.status();
   if (count == 0) return count;
-  Result<cuda::Kernel> compact = kernel_in(m, sized_name("ndp_fused_pack_", t));
+  Result<cuda::Kernel> compact = m.kernel(sized_name("ndp_fused_pack_", t));
   if (!compact.ok()) return compact.status();
   // (v, in, n, starts, out): the flags argument second, as in ndp_pack_<bytes>.
   CUdeviceptr out_ptr = out.value();

@@ -52,29 +52,39 @@ Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput
 
 }  // namespace detail
 
-Result<ndp_status> Primitives::seg_reduce(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out) {
+namespace detail {
+
+Result<ndp_status> reduce_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in,
+                               CUdeviceptr elements, ndp_op op, ndp_elem_type t, DSegs s, CUdeviceptr out) {
   uint64_t identity = 0;
-  if (ndp_status st = detail::op_identity(op, t, &identity); st.code != NDP_OK) return st;
+  if (ndp_status st = op_identity(op, t, &identity); st.code != NDP_OK) return st;
   if (s.count <= 0) return data_ok();
   if (s.total <= 0) {  // every segment is empty
-    if (Status st = fill(out, s.count, elem_bytes(t), identity); !st.ok()) return st;
+    if (Status st = p.fill(out, s.count, elem_bytes(t), identity); !st.ok()) return st;
     return data_ok();
   }
   const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
-  if (s.count > 1) {
-    if (Status st = detail::reduce_segments(*this, "ndp_reduce_seg_" + suffix, "ndp_reduce_seg_fixup_" + suffix, in, s,
-                                            detail::pass_tile(elem_bytes(t)), out);
+  if (s.count > 1) {  // one pass over tiles and the fix-up
+    Result<cuda::Kernel> tiles = find(prefix + "reduce_seg_" + suffix);
+    if (!tiles.ok()) return tiles.status();
+    if (Status st = reduce_segments(p, tiles.value(), "ndp_reduce_seg_fixup_" + suffix, in, s,
+                                    pass_tile(elem_bytes(t)), out);
         !st.ok())
       return st;
     return data_ok();
   }
-  Result<cuda::Kernel> k = kernel("ndp_reduce_flat_" + suffix);
+  Result<cuda::Kernel> k = find(prefix + "reduce_flat_" + suffix);
   if (!k.ok()) return k.status();
-  if (Status st = detail::reduce_flat(*this, k.value(), detail::PassInput{&in}, s.total, t,
-                                      "ndp_reduce_flat_finish_" + suffix, in, out);
-      !st.ok())
+  if (Status st = reduce_flat(p, k.value(), in, s.total, t, "ndp_reduce_flat_finish_" + suffix, elements, out); !st.ok())
     return st;
   return data_ok();
+}
+
+}  // namespace detail
+
+Result<ndp_status> Primitives::seg_reduce(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out) {
+  return detail::reduce_with(*this, [this](const std::string& name) { return kernel(name); }, "ndp_",
+                             detail::PassInput{&in}, in, op, t, s, out);
 }
 
 Result<int64_t> Primitives::count_true(CUdeviceptr flags, int64_t n) {

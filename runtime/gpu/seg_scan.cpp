@@ -62,22 +62,26 @@ Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda:
               : launch_first(p, seg_kernel, c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);
 }
 
+Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in, ndp_op op,
+                             bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out) {
+  uint64_t identity = 0;
+  if (ndp_status st = op_identity(op, t, &identity); st.code != NDP_OK) return st;
+  if (s.total <= 0) return data_ok();
+  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
+  Result<cuda::Kernel> flat = find(prefix + "scan_flat_" + suffix);
+  if (!flat.ok()) return flat.status();
+  Result<cuda::Kernel> seg = find(prefix + "scan_seg_" + suffix);
+  if (!seg.ok()) return seg.status();
+  if (Status st = scan_segments(p, flat.value(), seg.value(), in, inclusive, t, s, out); !st.ok()) return st;
+  return data_ok();
+}
+
 }  // namespace detail
 
 Result<ndp_status> Primitives::seg_scan(ndp_op op, bool inclusive, ndp_elem_type t, CUdeviceptr in, DSegs s,
                                         CUdeviceptr out) {
-  uint64_t identity = 0;
-  if (ndp_status st = detail::op_identity(op, t, &identity); st.code != NDP_OK) return st;
-  if (s.total <= 0) return data_ok();
-  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
-  Result<cuda::Kernel> flat = kernel("ndp_scan_flat_" + suffix);
-  if (!flat.ok()) return flat.status();
-  Result<cuda::Kernel> seg = kernel("ndp_scan_seg_" + suffix);
-  if (!seg.ok()) return seg.status();
-  if (Status st = detail::scan_segments(*this, flat.value(), seg.value(), detail::PassInput{&in}, inclusive, t, s, out);
-      !st.ok())
-    return st;
-  return data_ok();
+  return detail::scan_with(*this, [this](const std::string& name) { return kernel(name); }, "ndp_",
+                           detail::PassInput{&in}, op, inclusive, t, s, out);
 }
 
 }  // namespace ndp::rt::gpu

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "runtime/gpu/launch.h"
@@ -71,6 +72,20 @@ Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput
 /// out) for one segment, else `seg_kernel` (in, s, bounds, inclusive, scratch, out).
 Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
                      bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out);
+
+/// Finds a pass kernel by name: among the embedded primitives (Primitives::kernel) or in a
+/// consumer module (runtime/gpu/fused.cpp).
+using KernelFinder = std::function<Result<cuda::Kernel>(const std::string&)>;
+
+/// seg_reduce with its passes `prefix` + "reduce_seg_<op>_<type>" and "reduce_flat_<op>_<type>"
+/// (found by `find`) reading `in`; the fix-up and finish kernels are scan.cu's. `elements` is
+/// the input array, whose unaligned ends the finish folds, or 0 for computed elements.
+Result<ndp_status> reduce_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in,
+                               CUdeviceptr elements, ndp_op op, ndp_elem_type t, DSegs s, CUdeviceptr out);
+
+/// seg_scan with its passes `prefix` + "scan_flat_<op>_<type>" and "scan_seg_<op>_<type>".
+Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in, ndp_op op,
+                             bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out);
 
 /// Launches `kernel` with `first` (an argument's address) followed by args by value.
 template <class... Args>
