@@ -5,29 +5,25 @@ namespace ndp::rt::gpu {
 
 namespace {
 
-/// Compaction in three steps: per-tile counts, their exclusive scan (the tiles' starting
-/// positions in out), then `kernel` (v..., flags, n, starts, out) compacts every tile.
+/// Elements per tile of device/select.cuh's select_pass (kSelectTile).
+constexpr int64_t kSelectTile = 4096;
+
+/// Compaction in one pass (device/select.cuh, select_pass): kernel `name` + "_c32" or "_c64" (by
+/// the look-back's count type) with (v..., flags, n, scratch, out).
 template <class... V>
-Status compact(Primitives& p, const std::string& kernel, CUdeviceptr flags, int64_t n, CUdeviceptr out, V... v) {
+Status compact(Primitives& p, const std::string& name, CUdeviceptr flags, int64_t n, CUdeviceptr out, V... v) {
   if (n <= 0) return Status();
-  int64_t ntiles = detail::tile_count(n);
-  cuda::DeviceBuffer starts;
-  if (ntiles > 1) {
-    Result<cuda::DeviceBuffer> b = p.pool().allocate(static_cast<size_t>(ntiles) * sizeof(int64_t));
-    if (!b.ok()) return b.status();
-    starts = std::move(b.value());
-    Result<cuda::Kernel> counts = p.kernel("ndp_pack_counts");
-    if (!counts.ok()) return counts.status();
-    CUdeviceptr starts_ptr = starts.pointer();
-    if (Status st = cuda::launch_with(p.device(), counts.value(), detail::tile_launch(ntiles), flags, n, starts_ptr);
-        !st.ok())
-      return st;
-    Result<ndp_status> scan = p.seg_scan(NDP_OP_PLUS, false, NDP_I64, starts_ptr, DSegs::flat(ntiles), starts_ptr);
-    if (!scan.ok()) return scan.status();
-  }
-  Result<cuda::Kernel> k = p.kernel(kernel);
+  const int64_t ntiles = (n + kSelectTile - 1) / kSelectTile;
+  // The look-back records (device/scan_pass.cuh, LookBack): a ticket and a head word per tile,
+  // zeroed, then two (value, flag) word pairs per tile.
+  const int64_t zeroed_words = 1 + ntiles;
+  Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
+  if (!scratch.ok()) return scratch.status();
+  if (Status st = p.fill(scratch->pointer(), zeroed_words, 8, 0); !st.ok()) return st;
+  Result<cuda::Kernel> k = p.kernel(name + (n < (int64_t{1} << 31) ? "_c32" : "_c64"));
   if (!k.ok()) return k.status();
-  return cuda::launch_with(p.device(), k.value(), detail::tile_launch(ntiles), v..., flags, n, starts.pointer(), out);
+  return cuda::launch_with(p.device(), k.value(), detail::pass_launch(p, ntiles), v..., flags, n, scratch->pointer(),
+                           out);
 }
 
 }  // namespace
@@ -52,11 +48,11 @@ Status Primitives::pack_lengths(CUdeviceptr flags, DSegs s, CUdeviceptr out_leng
 }
 
 Status Primitives::true_positions(CUdeviceptr flags, int64_t n, CUdeviceptr out) {
-  return compact(*this, "ndp_true_positions", flags, n, out);
+  return compact(*this, "ndp_select_positions", flags, n, out);
 }
 
 Status Primitives::pack(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n, CUdeviceptr out) {
-  return compact(*this, "ndp_pack_" + std::to_string(elem_bytes(t)), flags, n, out, v);
+  return compact(*this, "ndp_select_" + std::to_string(elem_bytes(t)), flags, n, out, v);
 }
 
 }  // namespace ndp::rt::gpu

@@ -1,6 +1,8 @@
 // RANK and SORT by stable LSD radix sort (device/sort.cu, Note [GPU radix sort]), and the radix
 // sort of (key, position) pairs that combine.cpp uses too.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "runtime/gpu/launch.h"
 
@@ -8,42 +10,104 @@ namespace ndp::rt::gpu {
 
 namespace detail {
 
-/// Stably sorts n (key, int64 payload) pairs by the key bytes whose bits are set in byte_mask
-/// (bit b: byte b), least significant byte first. key_bytes is 4 or 8. The pairs start in
-/// keys[0] / payload[0]; the other two arrays are scratch; *which receives the index of the
-/// arrays holding the result.
+namespace {
+
+/// The tile of device/radix.cuh (kSortTile) and its threads.
+constexpr int64_t kSortTile = 256 * 16;
+constexpr unsigned kSortThreads = 256;
+
+/// The digit counts of every byte of the keys (one upsweep): hist on the host, digit starts on
+/// the device; whether some value's key collapses (radix.cuh's key_collapses).
+struct DigitCounts {
+  std::vector<uint64_t> hist;  // hist[byte · 256 + digit]
+  cuda::DeviceBuffer starts;   // int64 digit_start[byte · 256 + digit]
+  bool collapsed = false;
+
+  /// Whether byte b has more than one digit among the n keys (else its pass changes nothing).
+  bool varies(int b, int64_t n) const {
+    for (int d = 0; d < 256; ++d)
+      if (hist[static_cast<size_t>(b) * 256 + d] == static_cast<uint64_t>(n)) return false;
+    return true;
+  }
+};
+
+/// Runs `upsweep(hist, collapsed)` (an ndp_radix_upsweep_* launch) on zeroed counts, then the
+/// digit starts, and reads the counts back (synchronises).
+template <class Upsweep>
+Status count_digits(Primitives& p, int key_bytes, Upsweep upsweep, DigitCounts& dc) {
+  const size_t entries = static_cast<size_t>(key_bytes) * 256;
+  Result<cuda::DeviceBuffer> counts = p.pool().allocate((entries + 1) * sizeof(uint64_t));
+  if (!counts.ok()) return counts.status();
+  const CUdeviceptr hist = counts->pointer(), collapsed = hist + entries * sizeof(uint64_t);
+  if (Status st = p.fill(hist, static_cast<int64_t>(entries) + 1, 8, 0); !st.ok()) return st;
+  if (Status st = upsweep(hist, collapsed); !st.ok()) return st;
+  Result<cuda::DeviceBuffer> starts = p.pool().allocate(entries * sizeof(int64_t));
+  if (!starts.ok()) return starts.status();
+  Result<cuda::Kernel> scan = p.kernel("ndp_radix_digit_starts");
+  if (!scan.ok()) return scan.status();
+  if (Status st = cuda::launch_with(p.device(), scan.value(), cuda::LaunchConfig{static_cast<unsigned>(key_bytes), 256, 0},
+                                    hist, starts->pointer());
+      !st.ok())
+    return st;
+  dc.hist.assign(entries + 1, 0);
+  if (Status st = p.pool().copy_to_host(dc.hist.data(), counts.value(), (entries + 1) * sizeof(uint64_t)); !st.ok())
+    return st;
+  dc.collapsed = (dc.hist.back() & 1) != 0;
+  dc.hist.pop_back();
+  dc.starts = std::move(starts.value());
+  return Status();
+}
+
+/// The look-back words and the ticket of one-sweep passes over n keys, zeroed by `reset` before
+/// each pass.
+struct LookBackSpace {
+  cuda::DeviceBuffer buffer;
+  int64_t tiles = 0;
+  int64_t words8 = 0;  // the buffer's size in 8-byte words
+  CUdeviceptr ticket() const { return buffer.pointer(); }
+  CUdeviceptr words() const { return buffer.pointer() + 8; }
+
+  static Result<LookBackSpace> make(Primitives& p, int64_t n, int word_bytes) {
+    LookBackSpace s;
+    s.tiles = (n + kSortTile - 1) / kSortTile;
+    s.words8 = 1 + (s.tiles * 256 * word_bytes + 7) / 8;
+    Result<cuda::DeviceBuffer> b = p.pool().allocate(static_cast<size_t>(s.words8) * 8);
+    if (!b.ok()) return b.status();
+    s.buffer = std::move(b.value());
+    return s;
+  }
+  Status reset(Primitives& p) const { return p.fill(buffer.pointer(), words8, 8, 0); }
+  cuda::LaunchConfig launch() const { return cuda::LaunchConfig{static_cast<unsigned>(tiles), kSortThreads, 0}; }
+};
+
+/// Look-back words of 32 bits hold counts below 2^30 (device/radix.cuh, SortLookBack).
+bool narrow_words(int64_t n) { return n < (int64_t{1} << 30); }
+
+}  // namespace
+
 Status radix_sort_pairs(Primitives& p, int key_bytes, const CUdeviceptr keys[2], const CUdeviceptr payload[2], int64_t n,
                         unsigned byte_mask, int* which) {
-  constexpr int64_t kTile = 256 * 8;  // kTile in device/sort.cu
-  constexpr unsigned kThreads = 256;
   *which = 0;
   if (n < 2 || byte_mask == 0) return Status();
-  int64_t tiles = (n + kTile - 1) / kTile;
-  Result<cuda::DeviceBuffer> counts = p.pool().allocate(static_cast<size_t>(256 * tiles) * sizeof(int32_t));
-  if (!counts.ok()) return counts.status();
-  Result<cuda::DeviceBuffer> prefix = p.pool().allocate(static_cast<size_t>(256 * tiles) * sizeof(int64_t));
-  if (!prefix.ok()) return prefix.status();
-  Result<cuda::DeviceBuffer> totals = p.pool().allocate(256 * sizeof(int64_t));
-  if (!totals.ok()) return totals.status();
-  const char* kname = key_bytes == 8 ? "u64" : "u32";
-  Result<cuda::Kernel> hist = p.kernel(std::string("ndp_radix_hist_") + kname);
-  if (!hist.ok()) return hist.status();
-  Result<cuda::Kernel> rowscan = p.kernel("ndp_radix_rowscan");
-  if (!rowscan.ok()) return rowscan.status();
-  Result<cuda::Kernel> scatter = p.kernel(std::string("ndp_radix_scatter_") + kname);
-  if (!scatter.ok()) return scatter.status();
-  const cuda::LaunchConfig per_tile{static_cast<unsigned>(tiles), kThreads, 0};
-  const cuda::LaunchConfig per_digit{256, kThreads, 0};
-  CUdeviceptr c = counts->pointer(), pre = prefix->pointer(), tot = totals->pointer();
+  const std::string kname = key_bytes == 8 ? "u64" : "u32";
+  DigitCounts dc;
+  if (Status st = count_digits(p, key_bytes, [&](CUdeviceptr hist, CUdeviceptr collapsed) {
+        return launch_named(p, "ndp_radix_upsweep_" + kname, n, keys[0], n, hist, collapsed);
+      }, dc);
+      !st.ok())
+    return st;
+  const bool narrow = narrow_words(n);
+  Result<LookBackSpace> space = LookBackSpace::make(p, n, narrow ? 4 : 8);
+  if (!space.ok()) return space.status();
+  Result<cuda::Kernel> pass = p.kernel("ndp_onesweep_pairs_" + kname + (narrow ? "_w32" : "_w64"));
+  if (!pass.ok()) return pass.status();
   int cur = 0;
   for (int byte = 0; byte < key_bytes; ++byte) {
-    if (((byte_mask >> byte) & 1u) == 0) continue;
-    int shift = 8 * byte;
-    if (Status st = cuda::launch_with(p.device(), hist.value(), per_tile, keys[cur], n, shift, c, tiles); !st.ok())
-      return st;
-    if (Status st = cuda::launch_with(p.device(), rowscan.value(), per_digit, c, tiles, pre, tot); !st.ok()) return st;
-    if (Status st = cuda::launch_with(p.device(), scatter.value(), per_tile, keys[cur], payload[cur], n, shift, c, pre,
-                                      tot, tiles, keys[1 - cur], payload[1 - cur]);
+    if (((byte_mask >> byte) & 1u) == 0 || !dc.varies(byte, n)) continue;
+    if (Status st = space->reset(p); !st.ok()) return st;
+    const CUdeviceptr starts = dc.starts.pointer() + static_cast<size_t>(byte) * 256 * sizeof(int64_t);
+    if (Status st = cuda::launch_with(p.device(), pass.value(), space->launch(), keys[cur], payload[cur], keys[1 - cur],
+                                      payload[1 - cur], n, 8 * byte, starts, space->words(), space->ticket());
         !st.ok())
       return st;
     cur = 1 - cur;
@@ -116,6 +180,61 @@ Status sorted_order(Primitives& p, ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_
   return Status();
 }
 
+/// SORT of one segment of n values by their keys alone (Note [GPU radix sort]): the first pass
+/// reads the values, the last writes them, and no position travels with them. *done is false,
+/// and nothing is written, where a key collapses (NaN, -0.0: their order needs the positions) or
+/// n is too large for 32-bit look-back words.
+Status sort_flat_keys(Primitives& p, ndp_elem_type t, CUdeviceptr v, int64_t n, ndp_order order, CUdeviceptr out,
+                      bool* done) {
+  *done = false;
+  if (!detail::narrow_words(n)) return Status();
+  const int eb = elem_bytes(t);
+  const int kb = eb == 8 ? 8 : 4;
+  const bool desc = order == NDP_DESCENDING;
+  const uint64_t flip = !desc ? 0 : eb == 8 ? ~uint64_t{0} : eb == 1 ? 0xFFu : 0xFFFFFFFFu;
+  const std::string suffix = elem_suffix(t);
+  detail::DigitCounts dc;
+  Result<cuda::Kernel> upsweep = p.kernel("ndp_radix_upsweep_" + suffix);
+  if (!upsweep.ok()) return upsweep.status();
+  if (Status st = detail::count_digits(p, kb, [&](CUdeviceptr hist, CUdeviceptr collapsed) {
+        // (v, n, flip, hist, collapsed), the flip a key: 4 or 8 bytes.
+        return kb == 8 ? cuda::launch_with(p.device(), upsweep.value(), p.device().grid_stride(n), v, n, flip, hist,
+                                           collapsed)
+                       : cuda::launch_with(p.device(), upsweep.value(), p.device().grid_stride(n), v, n,
+                                           static_cast<uint32_t>(flip), hist, collapsed);
+      }, dc);
+      !st.ok())
+    return st;
+  if (dc.collapsed) return Status();
+  std::vector<int> bytes;
+  for (int b = 0; b < kb; ++b)
+    if (dc.varies(b, n)) bytes.push_back(b);
+  *done = true;
+  if (bytes.empty()) return p.pool().copy(out, v, static_cast<size_t>(n) * eb);  // all keys equal
+  Result<detail::LookBackSpace> space = detail::LookBackSpace::make(p, n, 4);
+  if (!space.ok()) return space.status();
+  // Keys between passes, in two buffers taken in turn (one where there are two passes).
+  const size_t key_array = static_cast<size_t>(n) * kb;
+  Result<cuda::DeviceBuffer> keys = p.pool().allocate(bytes.size() > 2 ? 2 * key_array : key_array);
+  if (!keys.ok()) return keys.status();
+  const CUdeviceptr key_buf[2] = {keys->pointer(), keys->pointer() + (bytes.size() > 2 ? key_array : 0)};
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const bool first = i == 0, last = i + 1 == bytes.size();
+    Result<cuda::Kernel> pass = p.kernel("ndp_onesweep_" + suffix + "_" + (first ? "v" : "k") + (last ? "v" : "k"));
+    if (!pass.ok()) return pass.status();
+    if (Status st = space->reset(p); !st.ok()) return st;
+    const CUdeviceptr from = first ? v : key_buf[(i - 1) % 2], to = last ? out : key_buf[i % 2];
+    const CUdeviceptr starts = dc.starts.pointer() + static_cast<size_t>(bytes[i]) * 256 * sizeof(int64_t);
+    // (in, out, n, shift, flip, digit_start, lookback, ticket)
+    Status st = kb == 8 ? cuda::launch_with(p.device(), pass.value(), space->launch(), from, to, n, 8 * bytes[i], flip,
+                                            starts, space->words(), space->ticket())
+                        : cuda::launch_with(p.device(), pass.value(), space->launch(), from, to, n, 8 * bytes[i],
+                                            static_cast<uint32_t>(flip), starts, space->words(), space->ticket());
+    if (!st.ok()) return st;
+  }
+  return Status();
+}
+
 bool sortable(ndp_elem_type t) { return t != NDP_BOOL; }
 
 }  // namespace
@@ -132,6 +251,11 @@ Result<ndp_status> Primitives::rank(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp
 Result<ndp_status> Primitives::sort(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_order order, CUdeviceptr out) {
   if (!sortable(t)) return ndp_status{NDP_UNSUPPORTED, -1, -1, -1};
   if (s.total == 0) return data_ok();
+  if (s.count == 1 && s.total > 1) {
+    bool done = false;
+    if (Status st = sort_flat_keys(*this, t, v, s.total, order, out, &done); !st.ok()) return st;
+    if (done) return data_ok();
+  }
   SortedOrder so;
   if (Status st = sorted_order(*this, t, v, s, order, so); !st.ok()) return st;
   if (Status st = gather(elem_bytes(t), v, so.from, s.total, out); !st.ok()) return st;

@@ -46,9 +46,9 @@ Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda:
   const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
   const int64_t tile = pass_tile(elem_bytes(t));
   const int64_t ntiles = (s.total + tile - 1) / tile;
-  // The look-back records (device/scan_pass.cuh, LookBack): a ticket and a status per tile,
+  // The look-back records (device/scan_pass.cuh, LookBack): a ticket and a head word per tile,
   // zeroed, then two (value, flag) word pairs per tile.
-  const int64_t zeroed_words = 1 + (ntiles + 1) / 2;
+  const int64_t zeroed_words = 1 + ntiles;
   Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
   if (!scratch.ok()) return scratch.status();
   CUdeviceptr scratch_ptr = scratch->pointer();

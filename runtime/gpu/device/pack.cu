@@ -1,6 +1,6 @@
 // Selection: PACK's lengths (a segmented + reduction of the flags read as 0/1, scan_pass.cuh) and
-// order-preserving compaction (true_positions, pack) in three steps: count the trues of every
-// tile, exclusive-scan the counts (the host calls the i64 + scan), compact every tile.
+// order-preserving compaction (true_positions, pack) in one pass (select.cuh's select_pass),
+// kernels ndp_select_<element bytes or "positions">_<c32|c64> by the look-back's count type.
 #include "select.cuh"
 
 using namespace ndp_gpu;
@@ -23,20 +23,22 @@ extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)
   reduce_seg_tiles<CountFn>(ConvertedIn<unsigned char, FlagAsCount>{flags, {}}, s, bounds, agg, fix, out);
 }
 
-extern "C" __global__ void __launch_bounds__(kScanBlock)
-    ndp_pack_counts(const unsigned char* flags, long long n, long long* counts) {
-  count_tiles(FlagsIn{flags}, n, counts);
-}
-
-extern "C" __global__ void __launch_bounds__(kScanBlock)
-    ndp_true_positions(const unsigned char* flags, long long n, const long long* starts, long long* out) {
-  compact_tiles<long long, true>(nullptr, FlagsIn{flags}, n, starts, out);
-}
-
-// PACK's data moves raw words by element size.
-#define NDP_PACK(W, bytes)                                                                                  \
-  extern "C" __global__ void __launch_bounds__(kScanBlock)                                                  \
-      ndp_pack_##bytes(const W* v, const unsigned char* flags, long long n, const long long* starts, W* out) { \
-    compact_tiles<W, false>(v, FlagsIn{flags}, n, starts, out);                                                      \
+#define NDP_SELECT(W, bytes)                                                                                \
+  extern "C" __global__ void __launch_bounds__(kPassBlock) ndp_select_##bytes##_c32(                          \
+      const W* v, const unsigned char* flags, long long n, unsigned long long* scratch, W* out) {              \
+    select_pass<W, false, int>(v, flags, n, scratch, out);                                                    \
+  }                                                                                                           \
+  extern "C" __global__ void __launch_bounds__(kPassBlock) ndp_select_##bytes##_c64(                          \
+      const W* v, const unsigned char* flags, long long n, unsigned long long* scratch, W* out) {              \
+    select_pass<W, false, long long>(v, flags, n, scratch, out);                                              \
   }
-NDP_FOR_SIZES(NDP_PACK)
+NDP_FOR_SIZES(NDP_SELECT)
+
+extern "C" __global__ void __launch_bounds__(kPassBlock)
+    ndp_select_positions_c32(const unsigned char* flags, long long n, unsigned long long* scratch, long long* out) {
+  select_pass<long long, true, int>(nullptr, flags, n, scratch, out);
+}
+extern "C" __global__ void __launch_bounds__(kPassBlock)
+    ndp_select_positions_c64(const unsigned char* flags, long long n, unsigned long long* scratch, long long* out) {
+  select_pass<long long, true, long long>(nullptr, flags, n, scratch, out);
+}

@@ -421,22 +421,27 @@ __device__ __forceinline__ void scan_items(typename F::value_type (&x)[N], const
 /// What a tile has published.
 enum : unsigned { kTileNothing = 0, kTileAggregate = 1, kTileInclusive = 2 };
 
-/// The look-back records, in one scratch buffer of 1 + ceil(ntiles / 2) + 4·ntiles 8-byte words
-/// whose first 1 + ceil(ntiles / 2) the host zeroes (seg_scan.cpp): the ticket counter, a
-/// 4-byte status per tile, then per tile its aggregate and its inclusive prefix as (value bits,
+/// The look-back records, in one scratch buffer of 1 + 5·ntiles 8-byte words whose first
+/// 1 + ntiles the host zeroes (seg_scan.cpp): the ticket counter, then a head word per tile,
+/// then (for 8-byte values) per tile its aggregate and its inclusive prefix as (value bits,
 /// flag) word pairs.
-/// A value is written (relaxed) before its status (release); a reader acquires the status
-/// before it reads the value, so it never sees a value older than the status says.
+/// * Values of at most 4 bytes travel in the head word itself, with their flag and the status
+///   (kPacked): one load reads a whole record, and a record can never be seen half written.
+/// * Larger values are written (relaxed) before the status in the head word (release); a reader
+///   acquires the status before it reads the value, so it never sees a value older than the
+///   status says. That costs a second dependent load per record.
 template <class T>
 struct LookBack {
+  static constexpr bool kPacked = sizeof(T) <= 4;
+  static constexpr int kStatusShift = 62;
+  static constexpr unsigned long long kFlagBit = 1ull << 32;
   unsigned long long* ticket;
-  unsigned* status;
+  unsigned long long* head;    // head[t]: packed record, or the status of tile t
   unsigned long long* values;  // aggregate of t: values[2t], [2t + 1]; inclusive: values[2(ntiles + t)], ...
   long long ntiles;
 
   __device__ LookBack(unsigned long long* scratch, long long ntiles)
-      : ticket(scratch), status(reinterpret_cast<unsigned*>(scratch + 1)),
-        values(scratch + 1 + (ntiles + 1) / 2), ntiles(ntiles) {}
+      : ticket(scratch), head(scratch + 1), values(scratch + 1 + ntiles), ntiles(ntiles) {}
 
   __device__ long long next_tile() { return static_cast<long long>(atomicAdd(ticket, 1ull)); }
 
@@ -446,24 +451,59 @@ struct LookBack {
 
   __device__ void publish(long long tile, unsigned what, const SegPair<T>& p) {
     using Atomic64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-    unsigned long long* r = record(tile, what);
-    Atomic64(r[0]).store(to_bits(p.v), cuda::memory_order_relaxed);
-    Atomic64(r[1]).store(static_cast<unsigned long long>(p.f), cuda::memory_order_relaxed);
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(status[tile]).store(what, cuda::memory_order_release);
+    if constexpr (kPacked) {
+      const unsigned long long word = (static_cast<unsigned long long>(what) << kStatusShift) |
+                                      (p.f ? kFlagBit : 0ull) | (to_bits(p.v) & 0xffffffffull);
+      Atomic64(head[tile]).store(word, cuda::memory_order_relaxed);
+    } else {
+      unsigned long long* r = record(tile, what);
+      Atomic64(r[0]).store(to_bits(p.v), cuda::memory_order_relaxed);
+      Atomic64(r[1]).store(static_cast<unsigned long long>(p.f), cuda::memory_order_relaxed);
+      Atomic64(head[tile]).store(what, cuda::memory_order_release);
+    }
   }
 
-  /// Waits until `tile` has published something; returns what, and its value in p.
-  __device__ unsigned wait(long long tile, SegPair<T>& p) {
-    using Atomic64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> st(status[tile]);
-    unsigned what;
-    while ((what = st.load(cuda::memory_order_acquire)) == kTileNothing) __nanosleep(32);
-    unsigned long long* r = record(tile, what);
-    p.v = from_bits<T>(Atomic64(r[0]).load(cuda::memory_order_relaxed));
-    p.f = static_cast<int>(Atomic64(r[1]).load(cuda::memory_order_relaxed));
-    return what;
+  /// The head word of `tile` as it is now: relaxed for packed records (loads of several tiles
+  /// stay in flight together), acquire for unpacked ones (their values were written before).
+  __device__ unsigned long long peek(long long tile) {
+    return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(head[tile])
+        .load(kPacked ? cuda::memory_order_relaxed : cuda::memory_order_acquire);
+  }
+
+  /// The head word of `tile`, once it says something was published.
+  __device__ unsigned long long wait_head(long long tile) {
+    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> h(head[tile]);
+    unsigned long long w;
+    while ((w = h.load(kPacked ? cuda::memory_order_relaxed : cuda::memory_order_acquire)) == 0) __nanosleep(32);
+    return w;
+  }
+
+  /// What a head word says was published, and its value in p.
+  __device__ unsigned read(long long tile, unsigned long long w, SegPair<T>& p) {
+    if constexpr (kPacked) {
+      p.v = from_bits<T>(w & 0xffffffffull);
+      p.f = (w & kFlagBit) ? 1 : 0;
+      return static_cast<unsigned>(w >> kStatusShift);
+    } else {
+      using Atomic64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+      const unsigned what = static_cast<unsigned>(w);
+      unsigned long long* r = record(tile, what);
+      p.v = from_bits<T>(Atomic64(r[0]).load(cuda::memory_order_relaxed));
+      p.f = static_cast<int>(Atomic64(r[1]).load(cuda::memory_order_relaxed));
+      return what;
+    }
   }
 };
+
+/// Tiles each lane of the look-back warp examines per round: a round covers 32·kLookBackDepth<T>
+/// tiles. Blocks start their tiles nearly together, so a tile's nearest inclusive prefix is often
+/// hundreds of tiles back, and the prefixes move forward by one round's width per round (a few
+/// L2 round trips): 32 tiles a round bounded the scans at half the bandwidth. A tile before an
+/// inclusive one has always published, so a wide round never waits for nothing. Unpacked records
+/// cost an acquire load and two more each, and there 4 tiles a lane measured slower than 1
+/// (scan_i64 on an H100).
+template <class T>
+inline constexpr int kLookBackDepth = LookBack<T>::kPacked ? 4 : 1;
 
 /// cub::BlockScan's prefix callback (called by all of warp 0 with the tile's aggregate; lane 0's
 /// result is the value the tile starts from): the look-back of Note [Single-pass scans and
@@ -483,16 +523,33 @@ struct LookBackPrefix {
     }
     if (lane == 0) lb.publish(tile, kTileAggregate, aggregate);
     SegPair<T> prefix = none;  // lane 0: the fold of the tiles looked at so far (the later ones)
-    for (long long nearest = tile - 1;; nearest -= 32) {
-      const long long j = nearest - lane;  // lane 0 looks at the nearest tile
-      SegPair<T> v = none;
-      unsigned what = kTileInclusive;  // no tile before tile 0: an empty inclusive prefix
-      if (j >= 0) what = lb.wait(j, v);
-      const unsigned inclusive = __ballot_sync(~0u, what == kTileInclusive);
-      // Lanes 0 .. stop count, stop being the nearest tile with an inclusive prefix.
+    for (long long nearest = tile - 1;; nearest -= 32 * kLookBackDepth<T>) {
+      // Lane l examines tiles nearest - kLookBackDepth<T>·l - i, i < kLookBackDepth<T> (lane 0 the
+      // nearest ones); their head words are loaded together, then waited for.
+      const long long first = nearest - kLookBackDepth<T> * lane;
+      unsigned long long w[kLookBackDepth<T>];
+#pragma unroll
+      for (int i = 0; i < kLookBackDepth<T>; ++i) w[i] = first - i >= 0 ? lb.peek(first - i) : 0;
+      SegPair<T> v = none;  // the fold of the lane's tiles, the nearest on the right
+      bool reached = false;  // the lane met an inclusive prefix (or the start)
+#pragma unroll
+      for (int i = 0; i < kLookBackDepth<T>; ++i) {
+        if (reached) continue;
+        const long long j = first - i;
+        if (j < 0) {
+          reached = true;
+          continue;
+        }
+        SegPair<T> t;
+        const unsigned what = lb.read(j, w[i] != 0 ? w[i] : lb.wait_head(j), t);
+        v = SegOp<F>()(t, v);
+        reached = what == kTileInclusive;
+      }
+      const unsigned inclusive = __ballot_sync(~0u, reached);
+      // Lanes 0 .. stop count, stop being the nearest lane that reached an inclusive prefix.
       const int stop = inclusive ? __ffs(static_cast<int>(inclusive)) - 1 : 31;
       if (lane > stop) v = none;
-      v = warp_fold<true>(v, SegOp<F>());  // lane 0: tile j(stop) · ... · tile j(0), in order
+      v = warp_fold<true>(v, SegOp<F>());  // lane 0: lane stop's tiles · ... · lane 0's, in order
       prefix = SegOp<F>()(v, prefix);
       if (inclusive) break;
     }
@@ -520,6 +577,9 @@ __device__ __forceinline__ void scan_tile_items(
 
 /// out = the scan of the source `in` (out may be its array) over s, in one pass (kSegmented false: one segment, no
 /// heads). Blocks of kPassBlock threads take tiles by ticket until none is left.
+/// (Taking the next ticket early, to load the next tile during the look-back, made the scans
+/// about 1.5x slower when we tried it: it doubles the tiles in flight, and so the look-back's
+/// depth.)
 template <class F, bool kSegmented, class Src>
 __device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool inclusive,
                           unsigned long long* scratch, typename F::value_type* out) {

@@ -1,5 +1,6 @@
-// The selection kernels' bodies (pack.cu, and the consumer kernels of fused.cu): per-tile counts
-// of true flags and order-preserving compaction, reading the flags from a source (scan.cuh).
+// The selection kernels' bodies (pack.cu, and the consumer kernels of fused.cu): order-preserving
+// compaction in one pass with decoupled look-back (select_pass, for flags in an array), and in
+// two (per-tile counts of true flags, then compaction), for flags from any source (scan.cuh).
 #pragma once
 
 #include <cub/block/block_reduce.cuh>
@@ -78,6 +79,100 @@ __device__ void compact_tiles(const T* v, const Flags& flags, long long n, const
     long long start = starts ? starts[tile] : 0;
     for (int i = threadIdx.x; i < total; i += blockDim.x) out[start + i] = sm.vals[padded(i)];
     __syncthreads();
+  }
+}
+
+/// Elements per thread of select_pass: one 16-byte word of flags.
+constexpr int kSelectItems = 16;
+constexpr int kSelectTile = kPassBlock * kSelectItems;
+
+/// A thread's share of a select_pass tile: its kSelectItems consecutive flags (bit i of mask) and
+/// values (none for positions, which follow from the tile).
+template <class T, bool kPositions>
+struct SelectFetch {
+  unsigned mask;
+  T x[kPositions ? 1 : kSelectItems];
+};
+
+/// Loads elements first .. first + kSelectItems - 1 (16-byte words where the tile is whole and
+/// aligned; the values of false flags past the end are not read).
+template <class T, bool kPositions>
+__device__ __forceinline__ SelectFetch<T, kPositions> fetch_select(const T* v, const unsigned char* flags, long long n,
+                                                                   long long first, bool whole) {
+  SelectFetch<T, kPositions> r;
+  r.mask = 0;
+  if (whole && aligned16(flags)) {
+    const uint4 w = *reinterpret_cast<const uint4*>(flags + first);
+    const unsigned words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+#pragma unroll
+      for (int b = 0; b < 4; ++b) r.mask |= ((words[k] >> (8 * b)) & 0xffu) != 0 ? 1u << (4 * k + b) : 0u;
+  } else {
+#pragma unroll
+    for (int i = 0; i < kSelectItems; ++i) r.mask |= first + i < n && flags[first + i] != 0 ? 1u << i : 0u;
+  }
+  if constexpr (!kPositions) {
+    if (whole && aligned16(v)) {
+#pragma unroll
+      for (int k = 0; k < kSelectItems / kVec<T>; ++k) {
+        const Word<T> w = load_word(v + first + k * kVec<T>);
+#pragma unroll
+        for (int c = 0; c < kVec<T>; ++c) r.x[k * kVec<T> + c] = w.e[c];
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kSelectItems; ++i) r.x[i] = (r.mask >> i) & 1u ? v[first + i] : T();
+    }
+  }
+  return r;
+}
+
+/// Compacts v (or, with kPositions, the positions) where flags is true into out, in order, in
+/// one pass: blocks take tiles of kSelectTile by ticket, count their true flags, and learn how
+/// many come before the tile by decoupled look-back (scan_pass.cuh, with counts of type C: int
+/// below 2^31 elements, whose look-back records are one word). Each thread holds consecutive
+/// elements, loaded as 16-byte words where the tile is whole and aligned; the kept ones are
+/// gathered in shared memory, so the stores are coalesced.
+template <class T, bool kPositions, class C>
+__device__ void select_pass(const T* v, const unsigned char* flags, long long n, unsigned long long* scratch, T* out) {
+  using F = Fn<Op::plus, C>;
+  using Scan = cub::BlockScan<SegPair<C>, kPassBlock, kPassScan>;
+  __shared__ T kept[kSelectTile];
+  __shared__ typename Scan::TempStorage storage;
+  __shared__ long long ticket, tile_start;
+  __shared__ int tile_kept;
+  const long long ntiles = (n + kSelectTile - 1) / kSelectTile;
+  auto fetch = [&](long long tile) {
+    return fetch_select<T, kPositions>(v, flags, n, tile * kSelectTile + threadIdx.x * kSelectItems,
+                                       n - tile * kSelectTile >= kSelectTile);
+  };
+  LookBack<C> lb(scratch, ntiles);
+  for (;;) {
+    if (threadIdx.x == 0) ticket = lb.next_tile();
+    __syncthreads();  // also: the previous tile is done with kept and storage
+    const long long tile = ticket;
+    if (tile >= ntiles) break;
+    const SelectFetch<T, kPositions> mine = fetch(tile);
+    const C count = __popc(mine.mask);
+    LookBackPrefix<F> prefix{lb, tile};
+    SegPair<C> before;
+    Scan(storage).ExclusiveScan(SegPair<C>{count, 0}, before, SegOp<F>(), prefix);
+    if (threadIdx.x == 0) tile_start = before.v;
+    __syncthreads();
+    const long long start = tile_start;
+    int at = static_cast<int>(before.v - start);
+    const long long first = tile * kSelectTile + threadIdx.x * kSelectItems;
+#pragma unroll
+    for (int i = 0; i < kSelectItems; ++i) {
+      if ((mine.mask >> i) & 1u) {
+        if constexpr (kPositions) kept[at++] = static_cast<T>(first + i);
+        else kept[at++] = mine.x[i];
+      }
+    }
+    if (threadIdx.x == kPassBlock - 1) tile_kept = at;
+    __syncthreads();
+    for (int i = threadIdx.x; i < tile_kept; i += kPassBlock) out[start + i] = kept[i];
   }
 }
 

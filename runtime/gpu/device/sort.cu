@@ -1,50 +1,11 @@
 // RANK and SORT (Note [Sort order] in runtime/cpu/primitives.h), and the stable LSD radix sort
-// of (unsigned key, int64 payload) pairs they and combine share.
-//
-// Note [GPU radix sort]
-// One pass sorts stably by one 8-bit digit, in three kernels over tiles of kTile elements:
-//  1. ndp_radix_hist_*: each tile's digit histogram, stored digit-major: counts[d * tiles + b].
-//  2. ndp_radix_rowscan: one block per digit scans its row, giving prefix[d * tiles + b] (the
-//     elements with digit d in tiles before b) and totals[d].
-//  3. ndp_radix_scatter_*: each tile sorts itself by the digit (cub::BlockRadixSort, stable),
-//     so its elements with digit d form a run in their original order; element r of the sorted
-//     tile goes to  (elements with a smaller digit) + prefix[d][b] + (r - the run's start).
-// Elements with equal digits keep their order across tiles (prefix) and within one (a stable
-// block sort), so every pass, and the whole sort, is stable. The host skips passes whose
-// digit is the same in every key.
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_radix_sort.cuh>
-#include <cub/block/block_scan.cuh>
-
-#include "common.cuh"
+// of keys, or of (key, int64 payload) pairs, that they and combine share (Note [GPU radix sort]
+// in radix.cuh).
+#include "radix.cuh"
 
 using namespace ndp_gpu;
 
 namespace {
-
-constexpr int kThreads = 256;  // = the number of digits: one thread per digit in the scans
-constexpr int kItems = 8;
-constexpr int kTile = kThreads * kItems;
-
-// ---- keys ----
-
-__device__ unsigned sort_key(unsigned char x) { return x; }
-__device__ unsigned sort_key(int x) { return static_cast<unsigned>(x) ^ 0x80000000u; }
-__device__ unsigned long long sort_key(long long x) { return static_cast<unsigned long long>(x) ^ (1ull << 63); }
-// Floats: every NaN above +inf (all ones), -0.0 as 0.0; negatives order backwards in their
-// bits (flip them all), positives get the sign bit set.
-__device__ unsigned sort_key(float x) {
-  if (x != x) return ~0u;
-  if (x == 0.0f) x = 0.0f;
-  unsigned bits = __float_as_uint(x);
-  return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-}
-__device__ unsigned long long sort_key(double x) {
-  if (x != x) return ~0ull;
-  if (x == 0.0) x = 0.0;
-  unsigned long long bits = static_cast<unsigned long long>(__double_as_longlong(x));
-  return (bits & (1ull << 63)) ? ~bits : (bits | (1ull << 63));
-}
 
 /// keys[p] = the order-preserving key of v[p] ^ flip (flip reverses the order for descending
 /// sorts), payload[p] = p; stats[0] &= every key, stats[1] |= every key, so that the host knows
@@ -69,68 +30,6 @@ __device__ void make_keys(const T* v, long long n, K flip, K* keys, long long* p
   }
 }
 
-// ---- one radix pass ----
-
-template <class K>
-__device__ void radix_hist(const K* keys, long long n, int shift, int* counts, long long tiles) {
-  __shared__ int hist[kThreads];
-  int t = threadIdx.x;
-  hist[t] = 0;
-  __syncthreads();
-  long long base = static_cast<long long>(blockIdx.x) * kTile;
-  int valid = static_cast<int>(min(static_cast<long long>(kTile), n - base));
-  for (int i = t; i < valid; i += kThreads) atomicAdd(&hist[static_cast<int>((keys[base + i] >> shift) & 255)], 1);
-  __syncthreads();
-  counts[t * tiles + blockIdx.x] = hist[t];
-}
-
-template <class K>
-__device__ void radix_scatter(const K* keys_in, const long long* payload_in, long long n, int shift, const int* counts,
-                              const long long* prefix, const long long* totals, long long tiles, K* keys_out,
-                              long long* payload_out) {
-  using LoadK = cub::BlockLoad<K, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using LoadP = cub::BlockLoad<long long, kThreads, kItems, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using Sort = cub::BlockRadixSort<K, kThreads, kItems, long long>;
-  using Scan = cub::BlockScan<long long, kThreads>;
-  __shared__ union {
-    typename LoadK::TempStorage load_keys;
-    typename LoadP::TempStorage load_payload;
-    typename Sort::TempStorage sort;
-    typename Scan::TempStorage scan;
-  } temp;
-  __shared__ long long run_start[kThreads], target[kThreads];
-  int t = threadIdx.x;
-  long long b = blockIdx.x, base = b * kTile;
-  int valid = static_cast<int>(min(static_cast<long long>(kTile), n - base));
-
-  // Thread t owns digit t: where its run starts in the sorted tile, and where the run goes.
-  long long start, below;
-  Scan(temp.scan).ExclusiveSum(static_cast<long long>(counts[t * tiles + b]), start);
-  __syncthreads();
-  Scan(temp.scan).ExclusiveSum(totals[t], below);
-  run_start[t] = start;
-  target[t] = below + prefix[t * tiles + b];
-  __syncthreads();
-
-  // Past the end: the largest key, so that padding sorts after every real element.
-  K key[kItems];
-  long long pay[kItems];
-  LoadK(temp.load_keys).Load(keys_in + base, key, valid, static_cast<K>(~K(0)));
-  __syncthreads();
-  LoadP(temp.load_payload).Load(payload_in + base, pay, valid, 0ll);
-  __syncthreads();
-  Sort(temp.sort).SortBlockedToStriped(key, pay, shift, shift + 8);
-  for (int i = 0; i < kItems; ++i) {
-    int r = i * kThreads + t;  // striped: item i of thread t is element r of the sorted tile
-    if (r < valid) {
-      int d = static_cast<int>((key[i] >> shift) & 255);
-      long long q = target[d] + (r - run_start[d]);
-      keys_out[q] = key[i];
-      payload_out[q] = pay[i];
-    }
-  }
-}
-
 }  // namespace
 
 // Key generation, per element type (char and 4-byte types use 32-bit keys, 8-byte types 64).
@@ -145,49 +44,73 @@ NDP_SORT_KEYS(int, i32, unsigned)
 NDP_SORT_KEYS(float, f32, unsigned)
 NDP_SORT_KEYS(unsigned char, char, unsigned)
 
-#define NDP_RADIX(K, kname)                                                                                   \
-  extern "C" __global__ void __launch_bounds__(kThreads)                                                      \
-      ndp_radix_hist_##kname(const K* keys, long long n, int shift, int* counts, long long tiles) {             \
-    radix_hist<K>(keys, n, shift, counts, tiles);                                                             \
-  }                                                                                                           \
-  extern "C" __global__ void __launch_bounds__(kThreads) ndp_radix_scatter_##kname(                           \
-      const K* keys_in, const long long* payload_in, long long n, int shift, const int* counts,                \
-      const long long* prefix, const long long* totals, long long tiles, K* keys_out, long long* payload_out) { \
-    radix_scatter<K>(keys_in, payload_in, n, shift, counts, prefix, totals, tiles, keys_out, payload_out);    \
-  }                                                                                                           \
-  /* keys[q] = the segment of element payload[q]: the major key of a segmented sort. */                    \
-  extern "C" __global__ void ndp_sort_segment_keys_##kname(const long long* payload, long long n, Segs s,     \
-                                                           K* keys) {                                         \
-    NDP_GRID_STRIDE(q, n) keys[q] = static_cast<K>(s.segment_of(payload[q]));                                 \
+// The upsweep: digit counts of every byte position of the keys of values (and whether a key
+// collapses), or of keys.
+#define NDP_UPSWEEP_VALUES(T, name)                                                                        \
+  extern "C" __global__ void __launch_bounds__(256) ndp_radix_upsweep_##name(                               \
+      const T* v, long long n, KeyOf<T> flip, unsigned long long* hist, unsigned* collapsed) {             \
+    radix_upsweep<T>(ValuesAsKeys<T>{v, flip}, v, n, hist, collapsed);                                     \
   }
-NDP_RADIX(unsigned, u32)
-NDP_RADIX(unsigned long long, u64)
+NDP_UPSWEEP_VALUES(long long, i64)
+NDP_UPSWEEP_VALUES(double, f64)
+NDP_UPSWEEP_VALUES(int, i32)
+NDP_UPSWEEP_VALUES(float, f32)
+NDP_UPSWEEP_VALUES(unsigned char, char)
 
-// Block d (one per digit) scans row d of the digit-major counts.
-extern "C" __global__ void __launch_bounds__(kThreads)
-    ndp_radix_rowscan(const int* counts, long long tiles, long long* prefix, long long* totals) {
-  using Scan = cub::BlockScan<long long, kThreads>;
-  __shared__ typename Scan::TempStorage temp;
-  constexpr int kRowItems = 4;
-  const int* row = counts + blockIdx.x * tiles;
-  long long* out = prefix + blockIdx.x * tiles;
-  long long running = 0;
-  for (long long start = 0; start < tiles; start += kThreads * kRowItems) {
-    long long x[kRowItems], aggregate;
-    for (int i = 0; i < kRowItems; ++i) {
-      long long j = start + threadIdx.x * kRowItems + i;
-      x[i] = j < tiles ? row[j] : 0;
-    }
-    Scan(temp).ExclusiveSum(x, x, aggregate);
-    for (int i = 0; i < kRowItems; ++i) {
-      long long j = start + threadIdx.x * kRowItems + i;
-      if (j < tiles) out[j] = running + x[i];
-    }
-    running += aggregate;
-    __syncthreads();
+#define NDP_UPSWEEP_KEYS(K, kname)                                                                          \
+  extern "C" __global__ void __launch_bounds__(256)                                                         \
+      ndp_radix_upsweep_##kname(const K* k, long long n, unsigned long long* hist, unsigned* collapsed) {   \
+    radix_upsweep<K>(KeysIn<K>{k}, static_cast<const K*>(nullptr), n, hist, collapsed);                    \
+  }                                                                                                         \
+  /* keys[q] = the segment of element payload[q]: the major key of a segmented sort. */                   \
+  extern "C" __global__ void ndp_sort_segment_keys_##kname(const long long* payload, long long n, Segs s,    \
+                                                           K* keys) {                                        \
+    NDP_GRID_STRIDE(q, n) keys[q] = static_cast<K>(s.segment_of(payload[q]));                                \
   }
-  if (threadIdx.x == 0) totals[blockIdx.x] = running;
+NDP_UPSWEEP_KEYS(unsigned, u32)
+NDP_UPSWEEP_KEYS(unsigned long long, u64)
+
+extern "C" __global__ void __launch_bounds__(256) ndp_radix_digit_starts(const unsigned long long* hist,
+                                                                         long long* digit_start) {
+  radix_digit_starts(hist, digit_start);
 }
+
+// One-sweep passes of keys alone (look-back words of 32 bits: n < 2^30), named
+// ndp_onesweep_<type>_<from><to>, from and to each v (values, converted) or k (keys).
+#define NDP_ONESWEEP_KEYS(T, name, from, to, load, store)                                                 \
+  extern "C" __global__ void __launch_bounds__(kSortThreads) ndp_onesweep_##name##_##from##to(                 \
+      const void* in, void* out, long long n, int shift, KeyOf<T> flip, const long long* digit_start,          \
+      unsigned* lookback, unsigned long long* ticket) {                                                       \
+    onesweep_pass<KeyOf<T>, unsigned, false>(load, store, nullptr, nullptr, n, shift, digit_start, lookback,  \
+                                             ticket);                                                         \
+  }
+#define NDP_ONESWEEP_VALUES(T, name)                                                                        \
+  NDP_ONESWEEP_KEYS(T, name, v, v, (ValuesAsKeys<T>{static_cast<const T*>(in), flip}),                       \
+                    (KeysAsValues<T>{static_cast<T*>(out), flip}))                                          \
+  NDP_ONESWEEP_KEYS(T, name, v, k, (ValuesAsKeys<T>{static_cast<const T*>(in), flip}),                       \
+                    (KeysOut<KeyOf<T>>{static_cast<KeyOf<T>*>(out)}))                                       \
+  NDP_ONESWEEP_KEYS(T, name, k, v, (KeysIn<KeyOf<T>>{static_cast<const KeyOf<T>*>(in)}),                     \
+                    (KeysAsValues<T>{static_cast<T*>(out), flip}))                                          \
+  NDP_ONESWEEP_KEYS(T, name, k, k, (KeysIn<KeyOf<T>>{static_cast<const KeyOf<T>*>(in)}),                     \
+                    (KeysOut<KeyOf<T>>{static_cast<KeyOf<T>*>(out)}))
+NDP_ONESWEEP_VALUES(long long, i64)
+NDP_ONESWEEP_VALUES(double, f64)
+NDP_ONESWEEP_VALUES(int, i32)
+NDP_ONESWEEP_VALUES(float, f32)
+NDP_ONESWEEP_VALUES(unsigned char, char)
+
+// One-sweep passes of (key, payload) pairs, ndp_onesweep_pairs_<key>_<look-back word bits>.
+#define NDP_ONESWEEP_PAIRS(K, kname, W, wbits)                                                             \
+  extern "C" __global__ void __launch_bounds__(kSortThreads) ndp_onesweep_pairs_##kname##_##wbits(            \
+      const K* keys_in, const long long* payload_in, K* keys_out, long long* payload_out, long long n,         \
+      int shift, const long long* digit_start, W* lookback, unsigned long long* ticket) {                     \
+    onesweep_pass<K, W, true>(KeysIn<K>{keys_in}, KeysOut<K>{keys_out}, payload_in, payload_out, n, shift,     \
+                              digit_start, lookback, ticket);                                                 \
+  }
+NDP_ONESWEEP_PAIRS(unsigned, u32, unsigned, w32)
+NDP_ONESWEEP_PAIRS(unsigned, u32, unsigned long long, w64)
+NDP_ONESWEEP_PAIRS(unsigned long long, u64, unsigned, w32)
+NDP_ONESWEEP_PAIRS(unsigned long long, u64, unsigned long long, w64)
 
 // RANK's result: the element at sorted position q came from payload[q] and lands at position q
 // of the sorted array, i.e. at q - begin(its segment) within the segment.

@@ -45,6 +45,20 @@ Vec<T> special_values(int64_t n, uint64_t seed) {
   return v;
 }
 
+/// Finite values of both signs with some repeats, none -0.0: flat sorts of these go by keys
+/// alone, without positions (device/radix.cuh).
+template <class T>
+Vec<T> finite_values(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<T> wide(T(-1e6), T(1e6));
+  Vec<T> v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] = rng() % 8 == 0 ? static_cast<T>(static_cast<int>(rng() % 5) - 2) : wide(rng);
+    if (v[i] == T(0)) v[i] = T(0);  // never -0.0
+  }
+  return v;
+}
+
 template <class T>
 void check_rank_sort(gpu::Primitives& p, const Shape& s, const Vec<T>& v) {
   CAPTURE(s.name);
@@ -110,6 +124,11 @@ TEST_CASE("gpu rank and sort at large shapes") {
   check_rank_sort<int64_t>(*p, flat, up);
   check_rank_sort<int64_t>(*p, flat, down);
   check_rank_sort<int64_t>(*p, flat, equal);
+  for (int64_t n : {int64_t{4096}, int64_t{4097}, int64_t{300'000}, int64_t{1'000'003}}) {
+    Shape one = irregular("one segment", {n});
+    check_rank_sort<float>(*p, one, finite_values<float>(n, seed++));
+    check_rank_sort<double>(*p, one, finite_values<double>(n, seed++));
+  }
   Shape huge = irregular("huge", {2'000'003});
   check_rank_sort<double>(*p, huge, special_values<double>(huge.total(), 7));
 }
