@@ -24,21 +24,21 @@ extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)
 }
 
 #define NDP_SELECT(W, bytes)                                                                                \
-  extern "C" __global__ void __launch_bounds__(kPassBlock) ndp_select_##bytes##_c32(                          \
+  extern "C" __global__ void __launch_bounds__(kPassBlock, kLookBackMinBlocks) ndp_select_##bytes##_c32(                          \
       const W* v, const unsigned char* flags, long long n, unsigned long long* scratch, W* out) {              \
     select_pass<W, false, int>(v, flags, n, scratch, out);                                                    \
   }                                                                                                           \
-  extern "C" __global__ void __launch_bounds__(kPassBlock) ndp_select_##bytes##_c64(                          \
+  extern "C" __global__ void __launch_bounds__(kPassBlock, kLookBackMinBlocks) ndp_select_##bytes##_c64(                          \
       const W* v, const unsigned char* flags, long long n, unsigned long long* scratch, W* out) {              \
     select_pass<W, false, long long>(v, flags, n, scratch, out);                                              \
   }
 NDP_FOR_SIZES(NDP_SELECT)
 
-extern "C" __global__ void __launch_bounds__(kPassBlock)
+extern "C" __global__ void __launch_bounds__(kPassBlock, kLookBackMinBlocks)
     ndp_select_positions_c32(const unsigned char* flags, long long n, unsigned long long* scratch, long long* out) {
   select_pass<long long, true, int>(nullptr, flags, n, scratch, out);
 }
-extern "C" __global__ void __launch_bounds__(kPassBlock)
+extern "C" __global__ void __launch_bounds__(kPassBlock, kLookBackMinBlocks)
     ndp_select_positions_c64(const unsigned char* flags, long long n, unsigned long long* scratch, long long* out) {
   select_pass<long long, true, long long>(nullptr, flags, n, scratch, out);
 }

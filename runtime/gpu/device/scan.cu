@@ -31,12 +31,12 @@ using namespace ndp_gpu;
                                              T* out) {                                                            \
     reduce_seg_fixup<Fn<O, T>>(agg, fix, ntiles, out);                                                            \
   }                                                                                                               \
-  extern "C" __global__ void __launch_bounds__(kPassBlock)                                                        \
+  extern "C" __global__ void __launch_bounds__(kPassBlock, kLookBackMinBlocks)                                    \
       ndp_scan_flat_##oname##_##tname(const T* in, long long n, int inclusive, unsigned long long* scratch,       \
                                       T* out) {                                                                   \
     scan_pass<Fn<O, T>, false>(ArrayIn<T>{in}, Segs{1, n, nullptr, n}, nullptr, inclusive != 0, scratch, out);                \
   }                                                                                                               \
-  extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)                                        \
+  extern "C" __global__ void __launch_bounds__(kPassBlock, kLookBackMinBlocks)                                    \
       ndp_scan_seg_##oname##_##tname(const T* in, Segs s, const long long* bounds, int inclusive,                 \
                                      unsigned long long* scratch, T* out) {                                       \
     scan_pass<Fn<O, T>, true>(ArrayIn<T>{in}, s, bounds, inclusive != 0, scratch, out);                                       \
