@@ -25,7 +25,7 @@ struct Segments {
 };
 
 Segments segments(const Vec& lengths, int64_t total) {
-  Segments s{offsets_of(lengths.data<int64_t>(), lengths.size()), rt::SegView()};
+  Segments s{offsets_for(lengths.buffer(), lengths.size()), rt::SegView()};
   s.view = rt::SegView(ndp_segdes_irregular(lengths.size(), lengths.data<int64_t>(), s.offsets.get()));
   NDP_ASSERT(s.offsets[static_cast<size_t>(lengths.size())] == total, "consumer kernel lengths do not cut its values");
   return s;

@@ -17,11 +17,14 @@
 #include <stdexcept>
 
 #include "codegen/common/flat_walk.h"
+#include "codegen/cpu/append_chains.h"
 #include "codegen/cpu/consumer_kernels.h"
 #include "codegen/cpu/convert.h"
+#include "codegen/cpu/filter_groups.h"
 #include "codegen/cpu/kernel_exec.h"
 #include "codegen/cpu/lifted_prims.h"
 #include "codegen/cpu/parallel_loops.h"
+#include "codegen/cpu/stmt_profile.h"
 #include "codegen/cpu/vec.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/deep_stack.h"
@@ -45,13 +48,6 @@ namespace {
 
 constexpr size_t kStackReserve = size_t{2} << 30;
 
-int64_t count_true(const bool* f, int64_t n) {
-  int64_t c = 0;
-#pragma omp parallel for schedule(static) reduction(+ : c) if (n >= kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) c += f[i];
-  return c;
-}
-
 }  // namespace
 
 struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
@@ -62,6 +58,8 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   lang::eval::PrimEnv env;
   PrimContext ctx;
   lang::eval::DeepStack stack{kStackReserve};
+  FilterPlan filters;  // of the program being run (Note [Filter groups])
+  AppendPlan appends;  // likewise (Note [Append chains])
 
   Impl(lang::core::Program& p, std::FILE* o) : prog(p), out(o), streams(o) {
     env.types = &prog.types;
@@ -76,6 +74,8 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   lang::TypeContext& types() { return prog.types; }
   Vec empty_vector(const Type* t) { return from_values(prog.types, t, {}); }
   void exec_data(const Stmt& s, Frame& f);
+  void exec_data_untimed(const Stmt& s, Frame& f);
+  void run_group(const FilterGroup& g, Frame& f);
 
   Vec rand_with_paths(const Stmt& s, Frame& f);
   Vec merge(const Vec& flags, const Vec& a, const Vec& b);
@@ -96,6 +96,54 @@ Vec CpuExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
   return apply_fallback_prim(ctx, c, bound, [&](int64_t i) { rand.set_path(static_cast<uint64_t>(paths[i])); });
 }
 
+namespace {
+
+/// Flat IR IndexShared on sequences of scalars: the bounds check and the gather in one pass,
+/// with no position vector. A vector of one shared sequence (a sequence used inside a
+/// top-level apply-to-each, the usual case) does not read `ids` at all: they are all 0.
+Vec index_shared_scalars(const Vec& seqs, const int64_t* ids, const int64_t* idx, int64_t n, lang::Span span) {
+  const Vec& e = seqs.elems();
+  const int64_t* off = seqs.offsets();
+  const int64_t* len = seqs.lengths();
+  int64_t bad = n;  // the lowest failing instance
+  Vec out = with_scalar(e.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> buf(n);
+    T* o = buf.data();
+    const T* in = e.data<T>();
+    int64_t lowest = n;
+    if (seqs.size() == 1) {
+      const T* base = in + off[0];
+      uint64_t l = static_cast<uint64_t>(len[0]);
+#pragma omp parallel for schedule(static) reduction(min : lowest) if (n >= kParallelGrain)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t i = idx[j];
+        if (static_cast<uint64_t>(i) >= l) {  // negative or past the end
+          lowest = std::min(lowest, j);
+          i = 0;
+        }
+        o[j] = l > 0 ? base[i] : T{};
+      }
+    } else {
+#pragma omp parallel for schedule(static) reduction(min : lowest) if (n >= kParallelGrain)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t k = ids[j], i = idx[j];
+        if (i < 0 || i >= len[k]) {
+          lowest = std::min(lowest, j);
+          continue;
+        }
+        o[j] = in[off[k] + i];
+      }
+    }
+    bad = lowest;
+    return Vec::scalar(e.type(), n, buf.share());
+  });
+  if (bad < n) throw EvalError{"Sequence reference (a[i]) out of bounds.", span};
+  return out;
+}
+
+}  // namespace
+
 /// flags[i] ? a[#T before i] : b[#F before i].
 Vec CpuExecutor::Impl::merge(const Vec& flags, const Vec& a, const Vec& b) {
   int64_t n = flags.size();
@@ -103,18 +151,7 @@ Vec CpuExecutor::Impl::merge(const Vec& flags, const Vec& a, const Vec& b) {
   // at the top levels of a recursion, where the vectors are largest).
   if (a.size() == 0 && b.size() == n) return b;
   if (b.size() == 0 && a.size() == n) return a;
-  const bool* f = flags.data<bool>();
-  Buf<bool> inv(n);
-  parallel_for(n, [&](int64_t i) { inv[i] = !f[i]; });
-  std::vector<int64_t> pt = true_positions(f, n), pf = true_positions(inv.data(), n);
-  NDP_ASSERT(static_cast<int64_t>(pt.size()) == a.size() && static_cast<int64_t>(pf.size()) == b.size(),
-             "merge of vectors that do not match their flags");
-  std::vector<int64_t> idx(static_cast<size_t>(n));
-  int64_t na = a.size();
-  parallel_for(static_cast<int64_t>(pt.size()), [&](int64_t j) { idx[static_cast<size_t>(pt[static_cast<size_t>(j)])] = j; });
-  parallel_for(static_cast<int64_t>(pf.size()),
-               [&](int64_t j) { idx[static_cast<size_t>(pf[static_cast<size_t>(j)])] = na + j; });
-  return take(append(a, b), idx);
+  return merge_flags(FlagSplit(flags.data<bool>(), n), a, b);
 }
 
 /// Per instance i the sequence [uses[0][i], ..., uses[k-1][i]].
@@ -126,17 +163,45 @@ Vec CpuExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   for (VarId u : s.uses) parts.push_back(vec(f, u));
   int64_t n = parts[0].size();
   for (const Vec& p : parts) NDP_ASSERT(p.size() == n, "seqlit parts of different lengths");
-  std::vector<int64_t> idx(static_cast<size_t>(n) * k);
+  // Every instance holds k elements: lengths k and offsets i·k, with no scan.
   int64_t kk = static_cast<int64_t>(k);
-  parallel_for(n, [&](int64_t i) {
-    for (int64_t j = 0; j < kk; ++j) idx[static_cast<size_t>(i * kk + j)] = j * n + i;
-  });
   Buf<int64_t> len(n);
-  parallel_for(n, [&](int64_t i) { len[i] = kk; });
-  return Vec::seq(t, n, len.share(), take(concat(parts), idx));
+  int64_t* l = len.data();
+  parallel_for(n, [&](int64_t i) { l[i] = kk; });
+  return Vec::seq(t, n, len.share(), regular_offsets(n, kk), interleave(parts));
+}
+
+void CpuExecutor::Impl::run_group(const FilterGroup& g, Frame& f) {
+  std::vector<Vec> r = run_filter_group(
+      g, [&](VarId v) -> const Vec& { return vec(f, v); }, [&](VarId v) { return type_of(f, v); });
+  for (size_t m = 0; m < r.size(); ++m) set_vec(f, g.members[m].stmt->dst, std::move(r[m]));
 }
 
 void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
+  if (s.op == Op::Prim && (s.prim == lang::core::PrimId::Append || s.prim == lang::core::PrimId::Elt)) {
+    if (const AppendPlan::Role* role = appends.role(s)) {
+      if (role->skipped) return;  // its chain's root computes it
+      StmtTimer timer(*f.fn, s, 0);  // (its operands are skipped statements: not set)
+      set_vec(f, s.dst, run_append_chain(
+                            *role->chain, [&](VarId v) -> const Vec& { return vec(f, v); }, type_of(f, s.dst)));
+      return;
+    }
+  }
+  if (s.op == Op::PackKernel || s.op == Op::ReduceKernel || s.op == Op::Pack) {
+    if (const FilterPlan::Role* role = filters.role(s)) {
+      if (!role->leads) return;  // its group's first statement has set its value
+      StmtTimer timer(*f.fn, s, vec(f, s.uses[0]).size());
+      run_group(*role->group, f);
+      return;
+    }
+  }
+  // Time's block is made of statements timed on their own.
+  if (!stmt_profile_enabled() || s.op == Op::Time) return exec_data_untimed(s, f);
+  StmtTimer timer(*f.fn, s, s.uses.empty() || f.fn->vars.at(s.uses[0]).is_host() ? 0 : vec(f, s.uses[0]).size());
+  exec_data_untimed(s, f);
+}
+
+void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
   auto use = [&](size_t i) -> const Vec& {
     NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
     return vec(f, s.uses[i]);
@@ -173,29 +238,15 @@ void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
     case Op::Replicate: {
       const Vec& v = use(0);
       const Vec& counts = use(1);
-      auto off = offsets_of(counts.data<int64_t>(), counts.size());
+      auto off = offsets_for(counts.buffer(), counts.size());
       rt::SegView segs(ndp_segdes_irregular(counts.size(), counts.data<int64_t>(), off.get()));
-      if (is_flat_scalar(v.type())) {
-        // Scalars: the runtime's DIST writes each value straight into its segment (one pass,
-        // no index vector), parallel over elements whatever the segment lengths.
-        int64_t m = off[counts.size()];
-        Vec out = with_scalar(v.kind(), [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          Buf<T> buf(m);
-          rt::Status st = rt::dist<T>(v.values<T>(), segs, std::span<T>(buf.data(), static_cast<size_t>(m)));
-          NDP_ASSERT(st.code == NDP_OK, "dist of a replicate failed");
-          return Vec::scalar(v.type(), m, buf.share());
-        });
-        set_vec(f, s.dst, std::move(out));
-        return;
-      }
-      set_vec(f, s.dst, take(v, segment_ids(segs)));
+      set_vec(f, s.dst, replicate_each(v, segs));
       return;
     }
     case Op::PathStep: {
       const Vec& parent = use(0);
       const Vec& lens = use(1);
-      auto off = offsets_of(lens.data<int64_t>(), lens.size());
+      auto off = offsets_for(lens.buffer(), lens.size());
       int64_t m = off[lens.size()];
       Buf<int64_t> out(m);
       const int64_t* p = parent.data<int64_t>();
@@ -227,6 +278,10 @@ void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
       int64_t n = use(1).size();
       const int64_t* off = seqs.offsets();
       const int64_t* len = seqs.lengths();
+      if (is_flat_scalar(seqs.elems().type())) {
+        set_vec(f, s.dst, index_shared_scalars(seqs, ids, idx, n, s.span));
+        return;
+      }
       if (first_failing(n, [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[ids[j]]; }) >= 0)
         throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
       std::vector<int64_t> pos(static_cast<size_t>(n));
@@ -318,6 +373,9 @@ void CpuExecutor::set_library_files(uint32_t last_file) { impl_->last_library_fi
 
 lang::eval::RunResult CpuExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
+  m.filters = FilterPlan(p);
+  m.appends = AppendPlan(p);
+  stmt_profile_new_program();
   return m.run_program(p, m.stack, m.rand, m.out, [&] {
     Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);
     Vec r = m.call(p.entry, arg, nullptr, Span{});

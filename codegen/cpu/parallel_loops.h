@@ -19,6 +19,36 @@ void parallel_for(int64_t n, Fn&& fn) {
   for (int64_t i = 0; i < n; ++i) fn(i);
 }
 
+/// fn(begin, end) over ranges of q covering [0, m), where q is one run of a segmented copy
+/// writing the elements [off[q], off[q + 1]) of its output. The parallel split gives each
+/// thread an equal share of runs plus elements: deciding by the run count alone would copy the
+/// few long runs at the top of a recursion (a million elements in two runs) on one thread.
+template <class Fn>
+void parallel_runs(int64_t m, const int64_t* off, Fn&& fn) {
+  int64_t work = m + off[m];
+  int threads = omp_get_max_threads();
+  int64_t chunks = std::min<int64_t>(work / kParallelGrain, 4 * static_cast<int64_t>(threads));
+  if (chunks < 2 || m < 2) {
+    fn(int64_t{0}, m);
+    return;
+  }
+  auto bound = [&](int64_t c) {  // the first run whose work (runs + elements before it) reaches c's share
+    int64_t target = static_cast<int64_t>(static_cast<__int128>(work) * c / chunks);
+    int64_t lo = 0, hi = m;
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      if (mid + off[mid] < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+#pragma omp parallel for schedule(static, 1)
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t b = bound(c), e = bound(c + 1);
+    if (b < e) fn(b, e);
+  }
+}
+
 /// The lowest i in [0, n) with bad(i), or -1. The answer does not depend on the thread count,
 /// so the instance an error names is always the first failing one in order.
 template <class Bad>

@@ -59,11 +59,96 @@ void check_status(const rt::Status& st, const char* what) {
 
 }  // namespace
 
+std::shared_ptr<int64_t[]> new_offsets(int64_t n) {
+  size_t bytes = static_cast<size_t>(n + 1) * sizeof(int64_t);
+  return std::shared_ptr<int64_t[]>(static_cast<int64_t*>(pooled_alloc(bytes)),
+                                    [bytes](int64_t* p) { pooled_free(p, bytes); });
+}
+
+std::shared_ptr<const int64_t[]> regular_offsets(int64_t n, int64_t length) {
+  auto off = new_offsets(n);
+  int64_t* o = off.get();
+  parallel_for(n + 1, [&](int64_t i) { o[i] = i * length; });
+  return off;
+}
+
 std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n) {
-  std::shared_ptr<int64_t[]> off(new int64_t[static_cast<size_t>(n + 1)]);
-  check_status(rt::offsets_from_lengths(std::span<const int64_t>(lengths, static_cast<size_t>(n)),
-                                        std::span<int64_t>(off.get(), static_cast<size_t>(n + 1))),
-               "offsets of a lengths vector");
+  auto off = new_offsets(n);
+  // An exclusive prefix sum, the check for negative lengths folded into it (two passes over
+  // blocks when large; one plain loop when small, as most are at the leaves of a recursion).
+  int64_t* o = off.get();
+  int64_t nblocks = std::max<int64_t>(1, std::min<int64_t>(n / kParallelGrain, 4 * omp_get_max_threads()));
+  std::vector<int64_t> block_sum(static_cast<size_t>(nblocks) + 1, 0);
+  auto bounds = [&](int64_t b) { return static_cast<int64_t>(static_cast<__int128>(n) * b / nblocks); };
+  int64_t lowest = 0;
+#pragma omp parallel for schedule(static, 1) reduction(min : lowest) if (nblocks > 1)
+  for (int64_t b = 0; b < nblocks; ++b) {
+    int64_t sum = 0, low = 0;
+    for (int64_t i = bounds(b), e = bounds(b + 1); i < e; ++i) {
+      int64_t l = lengths[i];
+      low = std::min(low, l);
+      o[i] = sum;  // block-relative; the block's start is added below
+      sum += l;
+    }
+    block_sum[static_cast<size_t>(b) + 1] = sum;
+    lowest = std::min(lowest, low);
+  }
+  if (lowest < 0) throw lang::InternalError("internal error: cpu backend: a negative sequence length");
+  for (int64_t b = 0; b < nblocks; ++b) block_sum[static_cast<size_t>(b) + 1] += block_sum[static_cast<size_t>(b)];
+#pragma omp parallel for schedule(static, 1) if (nblocks > 1)
+  for (int64_t b = 1; b < nblocks; ++b) {
+    int64_t base = block_sum[static_cast<size_t>(b)];
+    for (int64_t i = bounds(b), e = bounds(b + 1); i < e; ++i) o[i] += base;
+  }
+  o[n] = block_sum[static_cast<size_t>(nblocks)];
+  return off;
+}
+
+namespace {
+
+// Note [Offsets cache]
+// The offsets of a lengths buffer are asked for again and again: `nest(lens, x)` after
+// `lens = lengths(s)` (every filter and map in a lifted context), each consumer kernel over
+// the same segments, several nests of one lengths vector. Buffers are immutable while alive,
+// so the last few (lengths buffer, offsets) pairs are kept, the buffer by weak reference: a
+// freed buffer never matches, even when a new one takes its address. Only moderate sizes are
+// kept, so that the cache holds little memory beyond what the live vectors hold.
+struct OffsetsCache {
+  static constexpr size_t kEntries = 4;
+  static constexpr int64_t kMaxCount = int64_t{1} << 21;  // 16 MiB of offsets
+  struct Entry {
+    std::weak_ptr<const void> lengths;
+    const void* raw = nullptr;
+    int64_t n = -1;
+    std::shared_ptr<const int64_t[]> offsets;
+  };
+  Entry entries[kEntries];
+  size_t next = 0;
+
+  std::shared_ptr<const int64_t[]> find(const std::shared_ptr<const void>& lengths, int64_t n) {
+    for (Entry& e : entries)
+      if (e.raw == lengths.get() && e.n == n && !e.lengths.expired() && e.lengths.lock() == lengths) return e.offsets;
+    return nullptr;
+  }
+  void add(const std::shared_ptr<const void>& lengths, int64_t n, std::shared_ptr<const int64_t[]> offsets) {
+    if (n > kMaxCount || !lengths) return;
+    entries[next] = Entry{lengths, lengths.get(), n, std::move(offsets)};
+    next = (next + 1) % kEntries;
+  }
+};
+
+OffsetsCache& offsets_cache() {
+  thread_local OffsetsCache cache;  // the executor's thread; no locking
+  return cache;
+}
+
+}  // namespace
+
+std::shared_ptr<const int64_t[]> offsets_for(const std::shared_ptr<const void>& lengths, int64_t n) {
+  OffsetsCache& cache = offsets_cache();
+  if (auto hit = cache.find(lengths, n)) return hit;
+  auto off = offsets_of(static_cast<const int64_t*>(lengths.get()), n);
+  cache.add(lengths, n, off);
   return off;
 }
 
@@ -77,7 +162,7 @@ Vec Vec::scalar(const Type* t, int64_t n, std::shared_ptr<const void> buf) {
 }
 
 Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec elems) {
-  auto off = offsets_of(static_cast<const int64_t*>(lengths.get()), n);
+  auto off = offsets_for(lengths, n);
   return seq(t, n, std::move(lengths), std::move(off), std::move(elems));
 }
 
@@ -85,6 +170,7 @@ Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, std:
              Vec elems) {
   NDP_ASSERT(t->kind == TypeKind::Seq, "Vec::seq of a non-sequence type");
   NDP_ASSERT(offsets[n] == elems.size(), "sequence lengths do not cover their elements");
+  if (!offsets_cache().find(lengths, n)) offsets_cache().add(lengths, n, offsets);  // for later nests of these lengths
   Vec v;
   v.type_ = t;
   v.n_ = n;
@@ -154,9 +240,11 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
   switch (t->kind) {
     case TypeKind::Seq: {
       Buf<int64_t> len(m);
+      int64_t* l = len.data();
       const int64_t* vl = v.lengths();
-      parallel_for(m, [&](int64_t i) { len[i] = vl[idx[i]]; });
-      auto off = offsets_of(len.data(), m);
+      const int64_t* ix = idx.data();
+      parallel_for(m, [&](int64_t i) { l[i] = vl[ix[i]]; });
+      auto off = offsets_of(l, m);
       const int64_t* voff = v.offsets();
       const Vec& ve = v.elems();
       if (is_flat_scalar(ve.type())) {
@@ -164,10 +252,11 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
         Vec elems = with_scalar(ve.kind(), [&](auto tag) {
           using T = typename decltype(tag)::type;
           Buf<T> out(off[m]);
+          T* o = out.data();
+          const int64_t* oo = off.get();
           const T* in = ve.data<T>();
-          parallel_for(m, [&](int64_t i) {
-            if (len[i] > 0)
-              std::memcpy(out.data() + off[i], in + voff[idx[i]], static_cast<size_t>(len[i]) * sizeof(T));
+          parallel_runs(m, oo, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) copy_run(o + oo[i], in + voff[ix[i]], l[i]);
           });
           return Vec::scalar(ve.type(), off[m], out.share());
         });
@@ -190,8 +279,10 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
       return with_scalar(t->kind, [&](auto tag) {
         using T = typename decltype(tag)::type;
         Buf<T> out(m);
+        T* o = out.data();
         const T* in = v.data<T>();
-        parallel_for(m, [&](int64_t i) { out[i] = in[idx[i]]; });
+        const int64_t* ix = idx.data();
+        parallel_for(m, [&](int64_t i) { o[i] = in[ix[i]]; });
         return Vec::scalar(t, m, out.share());
       });
   }
@@ -245,7 +336,13 @@ Vec concat(std::span<const Vec> parts) {
   }
 }
 
+int64_t count_true(const bool* flags, int64_t n) { return rt::count_true(std::span<const bool>(flags, static_cast<size_t>(n))); }
+
 Vec pack(const Vec& v, const bool* flags) {
+  // Every flag set: the vector as it is, with no copy (the recursive instances of a level where
+  // none has finished yet, so at the top levels of a recursion, where vectors are largest).
+  int64_t total = count_true(flags, v.size());
+  if (total == v.size()) return v;
   if (!is_flat_scalar(v.type())) {
     std::vector<int64_t> pos = true_positions(flags, v.size());
     return take(v, pos);
@@ -253,9 +350,6 @@ Vec pack(const Vec& v, const bool* flags) {
   return with_scalar(v.kind(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     std::span<const bool> f(flags, static_cast<size_t>(v.size()));
-    int64_t total = 0;
-    int64_t len = 0;
-    check_status(rt::pack_lengths(f, rt::SegView::flat(v.size()), std::span<int64_t>(&len, 1), &total), "pack lengths");
     Buf<T> out(total);
     check_status(rt::pack<T>(v.values<T>(), f, std::span<T>(out.data(), static_cast<size_t>(total))), "pack");
     return Vec::scalar(v.type(), total, out.share());
@@ -281,8 +375,49 @@ Vec retype(lang::TypeContext& types, const Vec& v, const Type* t) {
 Vec replicate_one(const Vec& one, int64_t n) {
   NDP_ASSERT(one.size() == 1, "replicate_one of a Vec without exactly one instance");
   if (n == 1) return one;
-  std::vector<int64_t> zeros(static_cast<size_t>(n), 0);
-  return take(one, zeros);
+  const Type* t = one.type();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      // n copies of the one sequence: constant lengths, the elements repeated (a literal
+      // sequence in a large context, say).
+      int64_t len = one.length(0);
+      Buf<int64_t> lens(n);
+      int64_t* l = lens.data();
+      parallel_for(n, [&](int64_t i) { l[i] = len; });
+      std::vector<int64_t> idx(static_cast<size_t>(n * len));
+      parallel_for(n, [&](int64_t i) {
+        for (int64_t j = 0; j < len; ++j) idx[static_cast<size_t>(i * len + j)] = j;
+      });
+      return Vec::seq(t, n, lens.share(), take(one.elems(), idx));
+    }
+    case TypeKind::Pair: return Vec::pair(t, replicate_one(one.first(), n), replicate_one(one.second(), n));
+    case TypeKind::Data: return Vec::data(t, replicate_one(one.fields(), n));
+    case TypeKind::Var: return Vec::open_type(t, n);
+    default:
+      // A fill: no index vector (literals of 10^7 instances are common: `dist(t, n)`).
+      return with_scalar(t->kind, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T x = one.data<T>()[0];
+        Buf<T> out(n);
+        T* o = out.data();
+        parallel_for(n, [&](int64_t i) { o[i] = x; });
+        return Vec::scalar(t, n, out.share());
+      });
+  }
+}
+
+Vec replicate_each(const Vec& v, rt::SegView segs) {
+  NDP_ASSERT(segs.count() == v.size(), "replicate_each with a count per instance missing");
+  if (!is_flat_scalar(v.type())) return take(v, segment_ids(segs));
+  // Scalars: the runtime's DIST writes each value straight into its segment (one pass, no
+  // index vector), parallel over elements whatever the segment lengths.
+  int64_t m = segs.total();
+  return with_scalar(v.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> buf(m);
+    check_status(rt::dist<T>(v.values<T>(), segs, std::span<T>(buf.data(), static_cast<size_t>(m))), "dist");
+    return Vec::scalar(v.type(), m, buf.share());
+  });
 }
 
 }  // namespace ndp::codegen::cpu

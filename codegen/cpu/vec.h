@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -142,8 +143,27 @@ class Vec {
   std::shared_ptr<const Vec> a_, b_;         // elements / first / fields, and second
 };
 
+/// Copies a run of `len` elements; short runs (the leaves of a recursion, where most segments
+/// hold one or two elements) skip memcpy's call.
+template <class T>
+inline void copy_run(T* dst, const T* src, int64_t len) {
+  if (len <= 4) {
+    for (int64_t x = 0; x < len; ++x) dst[x] = src[x];
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(len) * sizeof(T));
+  }
+}
+
 /// offsets[0] = 0, offsets[i+1] = offsets[i] + lengths[i] (n + 1 entries).
 std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n);
+/// Room for n + 1 offsets, uninitialised, from the buffer pool like the vectors themselves:
+/// offsets are made as often as vectors.
+std::shared_ptr<int64_t[]> new_offsets(int64_t n);
+/// The offsets of n segments of `length` elements each (i·length, no scan).
+std::shared_ptr<const int64_t[]> regular_offsets(int64_t n, int64_t length);
+/// offsets_of for a shared lengths buffer, reusing the offsets computed for that buffer before
+/// when they are still known (Note [Offsets cache] in vec.cpp).
+std::shared_ptr<const int64_t[]> offsets_for(const std::shared_ptr<const void>& lengths, int64_t n);
 
 // ---- structural operations (any element type) ----
 
@@ -155,13 +175,45 @@ inline Vec append(const Vec& a, const Vec& b) {
   Vec parts[2] = {a, b};
   return concat(parts);
 }
-/// The instances whose flag is true, in order.
+/// Instance i·k + j of the result is instance i of parts[j] (k parts of n instances each, all
+/// of one type): the per-instance sequences of a SeqLit, flattened.
+Vec interleave(std::span<const Vec> parts);
+
+/// A bool vector cut into blocks, with the number of true flags before each block: what
+/// merge_flags needs, computed once for every component of a structured merge.
+class FlagSplit {
+ public:
+  FlagSplit(const bool* flags, int64_t n);
+  const bool* flags() const { return flags_; }
+  int64_t size() const { return n_; }
+  int64_t blocks() const { return blocks_; }
+  int64_t begin(int64_t b) const { return static_cast<int64_t>(static_cast<__int128>(n_) * b / blocks_); }
+  /// The true flags before block b.
+  int64_t a_start(int64_t b) const { return a_start_[static_cast<size_t>(b)]; }
+  int64_t a_count() const { return a_start_.back(); }
+
+ private:
+  const bool* flags_;
+  int64_t n_;
+  int64_t blocks_;
+  std::vector<int64_t> a_start_;
+};
+
+/// Instance i of the result is a[#true flags before i] where flags[i] is true, else
+/// b[#false flags before i] (Flat IR Merge); a and b of one type.
+Vec merge_flags(const FlagSplit& flags, const Vec& a, const Vec& b);
+
+/// The instances whose flag is true, in order (v itself when every flag is true).
 Vec pack(const Vec& v, const bool* flags);
+/// The number of true flags among n.
+int64_t count_true(const bool* flags, int64_t n);
 /// v viewed at type t, where t and v's type differ only in datatypes against the tuples of
 /// their fields (Flat IR Retype): the same buffers, other type tags.
 Vec retype(lang::TypeContext& types, const Vec& v, const lang::Type* t);
 /// n copies of the single instance of `one`.
 Vec replicate_one(const Vec& one, int64_t n);
+/// Instance k of v repeated segs.length(k) times, in order (segs.count() == v.size()).
+Vec replicate_each(const Vec& v, rt::SegView segs);
 /// The positions i with flags[i] true, in order.
 std::vector<int64_t> true_positions(const bool* flags, int64_t n);
 /// For each element of a segmented vector, the segment it belongs to (segs.total() entries).

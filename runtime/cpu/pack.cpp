@@ -1,8 +1,10 @@
 // PACK: the lengths of the packed segments, and the order-preserving compaction of the data.
+#include <cstring>
 #include <utility>
 #include <vector>
 
 #include "c_abi.h"
+#include "count_flags.h"
 #include "ndp/runtime_cpu.h"
 #include "parallel.h"
 #include "primitives.h"
@@ -16,9 +18,10 @@ Status pack_lengths(std::span<const bool> flags, SegView s, std::span<int64_t> o
   if (Status st = expect_size(out_lengths.size(), s.count()); !ok(st)) return st;
   // A segmented + reduction of the flags read as 0/1.
   return detail::guarded([&] {
+    const bool* f = flags.data();
     detail::with_segs(s, [&](const auto& segs) {
-      detail::reduce_segs<OpFn<Op::plus, int64_t>>(segs, [&](int64_t p) { return int64_t{flags[p]}; },
-                                                   out_lengths.data());
+      detail::reduce_ranges<OpFn<Op::plus, int64_t>>(
+          segs, [f](int64_t b, int64_t e) { return detail::count_flags(f, b, e); }, out_lengths.data());
     });
     if (total) {
       int64_t sum = 0;
@@ -29,22 +32,35 @@ Status pack_lengths(std::span<const bool> flags, SegView s, std::span<int64_t> o
   });
 }
 
+int64_t count_true(std::span<const bool> flags) {
+  const bool* f = flags.data();
+  int64_t n = static_cast<int64_t>(flags.size());
+  int64_t nchunks = detail::chunk_count(n);
+  std::vector<int64_t> part(nchunks);  // per chunk, summed in order below
+  detail::parallel_chunks(nchunks, [&](int64_t c) {
+    part[c] = detail::count_flags(f, detail::split_point(n, c, nchunks), detail::split_point(n, c + 1, nchunks));
+  });
+  int64_t total = 0;
+  for (int64_t x : part) total += x;
+  return total;
+}
+
 namespace {
 
 /// PACK's data with the flags read through `flag(p)` (each chunk of each pass through its own
 /// copy, p increasing: window_load.h); `allocate(count)` gives the output, or a failure.
-template <class T, class Flag, class Allocate>
-Status pack_with(std::span<const T> v, const Flag& flag_all, Allocate&& allocate) {
+/// `count(b, e)` counts the flags in [b, e) (through a copy of `flag_all` where it reads them so).
+/// `raw`, when the flags are an array, lets a chunk that keeps few elements skip eight zero
+/// flags at a time (the `==` of a three-way partition, the finished instances of a level).
+template <class T, class Flag, class Count, class Allocate>
+Status pack_with(std::span<const T> v, const Flag& flag_all, const Count& count, Allocate&& allocate,
+                 const bool* raw = nullptr) {
   int64_t n = static_cast<int64_t>(v.size());
   return detail::guarded([&] {
     int64_t nchunks = detail::chunk_count(n);
     std::vector<int64_t> start(nchunks + 1, 0);
     detail::parallel_chunks(nchunks, [&](int64_t c) {
-      Flag flag = flag_all;
-      int64_t count = 0;
-      for (int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks); p < e; ++p)
-        count += flag(p);
-      start[c + 1] = count;
+      start[c + 1] = count(detail::split_point(n, c, nchunks), detail::split_point(n, c + 1, nchunks));
     });
     for (int64_t c = 0; c < nchunks; ++c) start[c + 1] += start[c];
     auto [st, o] = allocate(start[nchunks]);
@@ -55,8 +71,21 @@ Status pack_with(std::span<const T> v, const Flag& flag_all, Allocate&& allocate
       // once the chunk's slots are full, so no write reaches the next chunk's part of `out`.
       Flag flag = flag_all;
       int64_t w = start[c], w_end = start[c + 1];
-      for (int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks);
-           p < e && w < w_end; ++p) {
+      int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks);
+      if (raw != nullptr && (w_end - w) * 16 < e - p) {
+        while (p < e && w < w_end) {
+          uint64_t word = 1;
+          if (e - p >= 8) std::memcpy(&word, raw + p, 8);
+          if (word == 0) {
+            p += 8;
+            continue;
+          }
+          if (raw[p]) o[w++] = v[p];
+          ++p;
+        }
+        return;
+      }
+      for (; p < e && w < w_end; ++p) {
         o[w] = v[p];
         w += flag(p);
       }
@@ -71,13 +100,21 @@ template <class T>
 Status pack(std::span<const T> v, std::span<const bool> flags, std::span<T> out) {
   if (Status st = expect_size(flags.size(), v.size()); !ok(st)) return st;
   const bool* f = flags.data();
-  return pack_with(v, [f](int64_t p) { return f[p]; },
-                   [&](int64_t count) { return std::pair<Status, T*>(expect_size(out.size(), count), out.data()); });
+  return pack_with(
+      v, [f](int64_t p) { return f[p]; }, [f](int64_t b, int64_t e) { return detail::count_flags(f, b, e); },
+      [&](int64_t count) { return std::pair<Status, T*>(expect_size(out.size(), count), out.data()); }, f);
 }
 
 template <class T>
 Status pack_generated(std::span<const T> v, const Generate<bool>& flags, const std::function<T*(int64_t)>& allocate) {
-  return pack_with(v, detail::WindowLoad<bool>(flags, static_cast<int64_t>(v.size())),
+  detail::WindowLoad<bool> load(flags, static_cast<int64_t>(v.size()));
+  auto count = [&load](int64_t b, int64_t e) {
+    detail::WindowLoad<bool> flag = load;
+    int64_t c = 0;
+    for (int64_t p = b; p < e; ++p) c += flag(p);
+    return c;
+  };
+  return pack_with(v, load, count,
                    [&](int64_t count) { return std::pair<Status, T*>(ok_status(), allocate(count)); });
 }
 

@@ -1,7 +1,9 @@
 // PERMUTE (scatter), DPERMUTE (scatter into defaults, highest source wins) and BPERMUTE (gather).
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "c_abi.h"
@@ -73,11 +75,77 @@ Status permute_segs(const T* v, const int64_t* idx, const Segs& s, T* out) {
   });
 }
 
+// Note [Scatter by target range]
+// DPERMUTE's highest source wins (extensions.md §4). The cheap way to get that in parallel is
+// to give each chunk a range of *targets* and let it walk, in order, the sources of every
+// segment that reaches into its range, writing only the targets it owns: later sources
+// overwrite earlier ones as in a sequential loop, with no atomics and no owner array. A
+// segment that straddles two ranges is walked by both, so this pays when the walked sources
+// add up to little more than the sources (many segments, or one segment on two threads, as
+// the prime sieve's one big `<-` is); otherwise dpermute_owners runs. Each segment's indices
+// are checked by the one chunk where the segment begins, so the failure reported is still
+// the lowest failing position.
+
+/// The segments chunk [lo, hi) of the targets walks: [first, last).
+template <class SegsD>
+std::pair<int64_t, int64_t> walked_segments(const SegsD& sd, int64_t lo, int64_t hi, bool last_chunk) {
+  auto first_at = [&](auto&& pred) {  // the first segment k with pred(k); pred is monotone
+    int64_t a = 0, b = sd.count();
+    while (a < b) {
+      int64_t mid = a + (b - a) / 2;
+      if (pred(mid)) b = mid;
+      else a = mid + 1;
+    }
+    return a;
+  };
+  int64_t first = first_at([&](int64_t k) { return sd.end(k) > lo || sd.begin(k) >= lo; });
+  int64_t last = last_chunk ? sd.count() : first_at([&](int64_t k) { return sd.begin(k) >= hi; });
+  return {first, std::max(first, last)};
+}
+
+/// Scatter by target range; false (and nothing written) when that would walk too many sources.
+template <class T, class SegsV, class SegsD>
+bool dpermute_by_target(const T* v, const int64_t* idx, const SegsV& sv, const T* defaults, const SegsD& sd, T* out,
+                        Status& result) {
+  const int64_t total = sd.total();
+  const int64_t nchunks = detail::chunk_count(sv.total() + total);
+  std::vector<std::pair<int64_t, int64_t>> segs(nchunks);
+  int64_t walked = 0;
+  for (int64_t c = 0; c < nchunks; ++c) {
+    segs[c] = walked_segments(sd, detail::split_point(total, c, nchunks), detail::split_point(total, c + 1, nchunks),
+                              c == nchunks - 1);
+    if (segs[c].first < segs[c].second) walked += sv.end(segs[c].second - 1) - sv.begin(segs[c].first);
+  }
+  if (nchunks > 1 && walked > 2 * sv.total()) return false;
+  std::vector<Status> found(nchunks, ok_status());
+  detail::parallel_chunks(nchunks, [&](int64_t c) {
+    int64_t lo = detail::split_point(total, c, nchunks), hi = detail::split_point(total, c + 1, nchunks);
+    if (out != defaults) std::copy(defaults + lo, defaults + hi, out + lo);
+    for (int64_t k = segs[c].first; k < segs[c].second; ++k) {
+      int64_t base = sd.begin(k), len = sd.length(k);
+      bool checks = base >= lo;  // the segment begins here (Note [Scatter by target range])
+      for (int64_t p = sv.begin(k), e = sv.end(k); p < e; ++p) {
+        int64_t t = idx[p];
+        if (t < 0 || t >= len) {
+          if (checks) {
+            found[c] = index_out_of_bounds(p, t, len);
+            return;
+          }
+          continue;
+        }
+        if (base + t >= lo && base + t < hi) out[base + t] = v[p];
+      }
+    }
+  });
+  result = detail::first_of(found);
+  return true;
+}
+
 // Collisions: every source raises its target's owner to its own position (atomic maximum),
 // then exactly the owners write, so the highest source position wins (extensions.md §4)
 // whatever the thread interleaving.
 template <class T, class SegsV, class SegsD>
-Status dpermute_segs(const T* v, const int64_t* idx, const SegsV& sv, const T* defaults, const SegsD& sd, T* out) {
+Status dpermute_owners(const T* v, const int64_t* idx, const SegsV& sv, const T* defaults, const SegsD& sd, T* out) {
   std::vector<int64_t> owner(sd.total());
   detail::parallel_range(sd.total(), [&](int64_t b, int64_t e) { std::fill(owner.begin() + b, owner.begin() + e, -1); });
   Status st = detail::parallel_pieces_checked(sv, [&](int64_t k, int64_t b, int64_t e) {
@@ -101,6 +169,13 @@ Status dpermute_segs(const T* v, const int64_t* idx, const SegsV& sv, const T* d
     });
   });
   return ok_status();
+}
+
+template <class T, class SegsV, class SegsD>
+Status dpermute_segs(const T* v, const int64_t* idx, const SegsV& sv, const T* defaults, const SegsD& sd, T* out) {
+  Status st = ok_status();
+  if (dpermute_by_target(v, idx, sv, defaults, sd, out, st)) return st;
+  return dpermute_owners(v, idx, sv, defaults, sd, out);
 }
 
 template <class T, class SegsV, class SegsI>

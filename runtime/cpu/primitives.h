@@ -99,6 +99,10 @@ Status index(std::span<const T> start, std::span<const T> stride, SegView s, std
 /// *total receives their sum.
 Status pack_lengths(std::span<const bool> flags, SegView s, std::span<int64_t> out_lengths, int64_t* total);
 
+/// The number of true flags, in parallel (what a flat pack_lengths computes, without a
+/// descriptor).
+int64_t count_true(std::span<const bool> flags);
+
 /// PACK's data: the elements of v whose flag is true, in order (segments do not matter for
 /// the data, so tuple fields sharing one flags vector each take one call). out must have
 /// exactly as many entries as there are true flags.

@@ -13,8 +13,11 @@ namespace ndp::rt::detail {
 // `load(p)` gives element p, so callers can reduce flags as counts or gathered values
 // without materialising them. Every chunk reads through its own copy of `load`, with
 // increasing p (window_load.h relies on both).
-template <class F, class Segs, class Load>
-void reduce_segs(const Segs& s, const Load& load_all, typename F::value_type* out) {
+//
+// reduce_ranges takes `reduce_range(b, e)`, the reduction of elements [b, e) (a faster loop
+// than element by element where one exists, counting flags say); reduce_segs takes `load`.
+template <class F, class Segs, class ReduceRange>
+void reduce_ranges(const Segs& s, const ReduceRange& reduce_range_all, typename F::value_type* out) {
   using T = typename F::value_type;
   int64_t nchunks = chunk_count(s.count() + s.total());
   Buffer<T> head(nchunks, F::identity()), tail(nchunks, F::identity());
@@ -22,10 +25,9 @@ void reduce_segs(const Segs& s, const Load& load_all, typename F::value_type* ou
   parallel_chunks(nchunks, [&](int64_t c) {
     Range r = chunk_range(s, c, nchunks);
     ranges[c] = r;
-    Load load = load_all;
+    ReduceRange reduce_range = reduce_range_all;
     for_each_piece(s, r, [&](int64_t k, int64_t b, int64_t e) {
-      T acc = F::identity();
-      for (int64_t p = b; p < e; ++p) acc = F::apply(acc, load(p));
+      T acc = reduce_range(b, e);
       if (k == r.seg_end) tail[c] = acc;
       else if (k == r.seg_begin) head[c] = acc;
       else out[k] = acc;
@@ -41,6 +43,20 @@ void reduce_segs(const Segs& s, const Load& load_all, typename F::value_type* ou
       carry = F::apply(carry, tail[c]);
     }
   }
+}
+
+template <class F, class Segs, class Load>
+void reduce_segs(const Segs& s, const Load& load_all, typename F::value_type* out) {
+  using T = typename F::value_type;
+  struct ByElement {
+    Load load;  // each chunk's own copy (window_load.h)
+    T operator()(int64_t b, int64_t e) {
+      T acc = F::identity();
+      for (int64_t p = b; p < e; ++p) acc = F::apply(acc, load(p));
+      return acc;
+    }
+  };
+  reduce_ranges<F>(s, ByElement{load_all}, out);
 }
 
 }  // namespace ndp::rt::detail

@@ -93,6 +93,73 @@ TEST_CASE("Vec: take, concat and pack move whole nested instances") {
   CHECK(pos[1] == 3);
 }
 
+TEST_CASE("Vec: interleave and merge_flags build instances from several Vecs, at every element type") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  // Sequences of scalars (copied segment by segment), of sequences and of pairs (through the
+  // element index), and plain scalars.
+  std::vector<const Type*> types = {T.seq(T.int_()), T.seq(T.seq(T.int_())), T.pair(T.seq(T.char_()), T.float_()),
+                                    T.int_()};
+  std::vector<std::vector<Value>> a = {
+      {ints({1, 2}), ints({}), ints({3})},
+      {seq({ints({1}), ints({})}), seq({}), seq({ints({2, 3})})},
+      {Value::pair(Value::string("ab"), F(1.0)), Value::pair(Value::string(""), F(2.0)),
+       Value::pair(Value::string("c"), F(3.0))},
+      {I(1), I(2), I(3)}};
+  std::vector<std::vector<Value>> b = {
+      {ints({9}), ints({8, 7, 6, 5, 4, 3}), ints({})},
+      {seq({}), seq({ints({4})}), seq({ints({}), ints({5})})},
+      {Value::pair(Value::string("xyz"), F(-1.0)), Value::pair(Value::string("w"), F(-2.0)),
+       Value::pair(Value::string(""), F(-3.0))},
+      {I(7), I(8), I(9)}};
+  for (size_t c = 0; c < types.size(); ++c) {
+    CAPTURE(c);
+    Vec va = from_values(T, types[c], a[c]), vb = from_values(T, types[c], b[c]);
+    Vec parts[2] = {va, vb};
+    auto inter = to_values(interleave(parts));
+    REQUIRE(inter.size() == 6);
+    for (size_t i = 0; i < 3; ++i) {
+      CHECK(lang::values_equal(inter[2 * i], a[c][i]));
+      CHECK(lang::values_equal(inter[2 * i + 1], b[c][i]));
+    }
+    // flags T F F T T F: a0 b0 b1 a1 a2 b2
+    bool flags[6] = {true, false, false, true, true, false};
+    auto merged = to_values(merge_flags(FlagSplit(flags, 6), va, vb));
+    REQUIRE(merged.size() == 6);
+    std::vector<Value> want = {a[c][0], b[c][0], b[c][1], a[c][1], a[c][2], b[c][2]};
+    for (size_t i = 0; i < 6; ++i) CHECK(lang::values_equal(merged[i], want[i]));
+  }
+  // Many instances (parallel blocks, each starting at the right place in a and b).
+  int64_t n = 200000;
+  std::unique_ptr<bool[]> fl(new bool[n]);
+  std::vector<Value> xs, ys, want;
+  for (int64_t i = 0; i < n; ++i) {
+    fl[i] = (i * 7919) % 5 < 2;
+    (fl[i] ? xs : ys).push_back(ints({i, -i}));
+    want.push_back(ints({i, -i}));
+  }
+  Vec vx = from_values(T, T.seq(T.int_()), xs), vy = from_values(T, T.seq(T.int_()), ys);
+  Vec m = merge_flags(FlagSplit(fl.get(), n), vx, vy);
+  CHECK(m.total() == 2 * n);
+  CHECK(m.elems().data<int64_t>()[2 * 12345] == 12345);
+  CHECK(lang::values_equal(to_value(m, n - 1), want[n - 1]));
+}
+
+TEST_CASE("Vec: replicate_one fills every kind of value, and pack returns an all-true input itself") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  Value x = Value::pair(ints({1, 2}), B(true));
+  Vec one = from_values(T, T.pair(T.seq(T.int_()), T.bool_()), std::vector<Value>{x});
+  auto many = to_values(replicate_one(one, 5));
+  REQUIRE(many.size() == 5);
+  for (const Value& v : many) CHECK(lang::values_equal(v, x));
+  CHECK(replicate_one(one, 0).size() == 0);
+  Vec s = from_values(T, T.seq(T.int_()), std::vector<Value>{ints({1}), ints({2, 3})});
+  bool all[2] = {true, true};
+  CHECK(pack(s, all).elems().data<int64_t>() == s.elems().data<int64_t>());
+  CHECK(count_true(all, 2) == 2);
+}
+
 TEST_CASE("Vec: function values are interned ids and round-trip; empty ones too") {
   lang::core::Program prog;
   auto& T = prog.types;

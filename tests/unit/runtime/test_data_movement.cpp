@@ -101,6 +101,28 @@ TEST_CASE("extract and replace report the lowest bad segment") {
   CHECK(std::all_of(v.p.get(), v.p.get() + 9, [](int64_t e) { return e == 5; }));
 }
 
+TEST_CASE("count_true and pack_lengths count flags eight at a time, at every offset and length") {
+  // Runs of true flags longer than 255 words (the byte lanes' limit) and ragged ends.
+  int64_t n = 8 * 300 + 13;
+  Vec<bool> flags(n);
+  for (int64_t p = 0; p < n; ++p) flags[p] = p % 5 != 0 || p > 8 * 280;
+  std::vector<int64_t> prefix(n + 1, 0);
+  for (int64_t p = 0; p < n; ++p) prefix[p + 1] = prefix[p] + flags[p];
+  for_each_tuning([&] {
+    CHECK(count_true(flags.cspan()) == prefix[n]);
+    for (int64_t b : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{9}}) {
+      for (int64_t len : {int64_t{0}, int64_t{3}, int64_t{8}, int64_t{17}, n - b}) {
+        Shape s = irregular("window", {b, len, n - b - len});
+        Vec<int64_t> lens(3);
+        REQUIRE(ok(pack_lengths(flags, s.view(), lens, nullptr)));
+        CHECK(lens[0] == prefix[b]);
+        CHECK(lens[1] == prefix[b + len] - prefix[b]);
+        CHECK(lens[2] == prefix[n] - prefix[b + len]);
+      }
+    }
+  });
+}
+
 TEST_CASE_TEMPLATE("pack keeps the flagged elements and counts them per segment", T, int64_t, double, bool, uint8_t) {
   uint64_t seed = 70;
   for (const Shape& s : all_shapes()) {

@@ -130,6 +130,43 @@ TEST_CASE("dpermute: every source hitting one target") {
   CHECK(defaults[2] == (n - 1) * 3);
 }
 
+TEST_CASE("dpermute by target range: segments that straddle chunks, empty targets, the first error") {
+  // Few chunks over few segments: the scatter by target range (Note [Scatter by target range]),
+  // where a segment crossing a chunk boundary is walked by both chunks.
+  Tuning saved = tuning();
+  for (int chunks : {2, 3}) {
+    CAPTURE(chunks);
+    tuning() = Tuning{1, chunks};
+    int64_t n = 10'007;
+    Shape sd = irregular("d", {n, 0, 5});
+    Shape sv = irregular("v", {3 * n, 0, 4});
+    Vec<int64_t> v(sv.total()), idx(sv.total()), defaults(sd.total()), out(sd.total());
+    std::vector<int64_t> want(sd.total());
+    for (int64_t q = 0; q < sd.total(); ++q) want[q] = defaults[q] = -q;
+    for (int64_t p = 0; p < sv.total(); ++p) {
+      int64_t k = p < 3 * n ? 0 : 2;
+      v[p] = p;
+      idx[p] = (p * 7919) % sd.lengths[k];
+      want[sd.offsets[k] + idx[p]] = p;  // later sources win
+    }
+    REQUIRE(ok(dpermute<int64_t>(v, idx, sv.view(), defaults, sd.view(), out)));
+    CHECK(first_diff<int64_t>(out.cspan(), want) == -1);
+    // Two bad indices: the lower position is reported, wherever the chunks fall.
+    idx[2 * n] = n;
+    idx[3 * n + 1] = -1;
+    Status st = dpermute<int64_t>(v, idx, sv.view(), defaults, sd.view(), out);
+    CHECK(st.code == NDP_INDEX_OUT_OF_BOUNDS);
+    CHECK(st.position == 2 * n);
+    // A source aimed at an empty target segment is out of range.
+    Shape sv2 = irregular("v2", {0, 1, 0});
+    Vec<int64_t> one(std::vector<int64_t>{0});
+    st = dpermute<int64_t>(one, one, sv2.view(), defaults, sd.view(), out);
+    CHECK(st.code == NDP_INDEX_OUT_OF_BOUNDS);
+    CHECK(st.position == 0);
+  }
+  tuning() = saved;
+}
+
 TEST_CASE("dpermute bounds and shape errors") {
   Shape sv = irregular("v", {2, 0, 3});
   Shape sd = irregular("d", {1, 4, 2});

@@ -1,0 +1,192 @@
+// Finding append chains (Note [Append chains] in append_chains.h) and running them.
+#include "codegen/cpu/append_chains.h"
+
+#include <algorithm>
+#include <map>
+
+#include "codegen/cpu/parallel_loops.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/prim_call.h"
+
+namespace ndp::codegen::cpu {
+
+using flat::Block;
+using flat::Op;
+using flat::Stmt;
+using flat::VarId;
+using lang::core::PrimId;
+
+namespace {
+
+constexpr const char* kSeqRef = "Sequence reference (a[i]) out of bounds.";
+
+bool is_prim(const Stmt& s, PrimId p) { return s.op == Op::Prim && s.prim == p; }
+
+/// Statements that cannot raise an error, so a chain may be computed after them.
+bool cannot_fail(const Stmt& s) {
+  switch (s.op) {
+    case Op::Lit: case Op::Const: case Op::Length: case Op::Tuple: case Op::First: case Op::Second:
+    case Op::Lengths: case Op::Elements: case Op::Nest: case Op::Retype: case Op::Iota: case Op::Kernel:
+    case Op::Nothing:
+      return true;
+    default: return false;
+  }
+}
+
+void count_uses(const Block& b, std::vector<int>& uses) {
+  auto use = [&](VarId v) {
+    if (v < uses.size()) ++uses[v];
+  };
+  for (const Stmt& s : b.stmts) {
+    for (VarId u : s.uses) use(u);
+    if (s.then_block) count_uses(*s.then_block, uses);
+    if (s.else_block) count_uses(*s.else_block, uses);
+    if (s.loop) {
+      const flat::RecursionLoop& l = *s.loop;
+      for (const Block* inner : {&l.prefix, &l.step, &l.combine, &l.finish}) count_uses(*inner, uses);
+      // Values kept across levels, and the loop's own bindings, count as uses (conservative).
+      for (VarId v : l.saved) use(v);
+      for (VarId v : {l.param, l.path, l.next_path, l.call_result, l.branch}) use(v);
+    }
+  }
+  use(b.result);
+}
+
+template <class Fn>
+void for_each_nested_block(const Stmt& s, Fn&& fn) {
+  if (s.then_block) fn(*s.then_block);
+  if (s.else_block) fn(*s.else_block);
+  if (s.loop) {
+    fn(s.loop->prefix);
+    fn(s.loop->step);
+    fn(s.loop->combine);
+    fn(s.loop->finish);
+  }
+}
+
+}  // namespace
+
+AppendPlan::AppendPlan(const flat::Program& p) {
+  for (const flat::Function& fn : p.functions) {
+    std::vector<int> uses(fn.vars.size(), 0);
+    count_uses(fn.body, uses);
+    plan_block(fn, fn.body, uses);
+  }
+}
+
+void AppendPlan::plan_block(const flat::Function& fn, const Block& b, const std::vector<int>& uses) {
+  std::map<VarId, size_t> defined_at;
+  for (size_t i = 0; i < b.stmts.size(); ++i) {
+    const Stmt& s = b.stmts[i];
+    for_each_nested_block(s, [&](const Block& inner) { plan_block(fn, inner, uses); });
+    if (s.op != Op::CheckLengths) defined_at[s.dst] = i;
+  }
+  // The last `++` of a chain first, so that it takes in the `++`s before it.
+  for (size_t r = b.stmts.size(); r-- > 0;) {
+    const Stmt& root = b.stmts[r];
+    const lang::Type* t = fn.vars.at(root.dst).type;
+    if (!is_prim(root, PrimId::Append) || roles_.count(&root) || t == nullptr || t->kind != lang::TypeKind::Seq ||
+        !is_flat_scalar(t->a))
+      continue;
+    auto chain = std::make_unique<AppendChain>();
+    std::vector<size_t> skipped;
+    // Expands operand v of the chain: a single-use `++` or elt of this block before the root
+    // is taken apart, anything else is a whole-sequence source.
+    std::function<void(VarId)> expand = [&](VarId v) {
+      auto d = defined_at.find(v);
+      if (d != defined_at.end() && d->second < r && uses[v] == 1 && !roles_.count(&b.stmts[d->second])) {
+        const Stmt& def = b.stmts[d->second];
+        if (is_prim(def, PrimId::Append)) {
+          skipped.push_back(d->second);
+          expand(def.uses[0]);
+          expand(def.uses[1]);
+          return;
+        }
+        if (is_prim(def, PrimId::Elt)) {
+          skipped.push_back(d->second);
+          chain->sources.push_back(AppendChain::Source{def.uses[0], &def});
+          return;
+        }
+      }
+      chain->sources.push_back(AppendChain::Source{v, nullptr});
+    };
+    expand(root.uses[0]);
+    expand(root.uses[1]);
+    if (skipped.empty()) continue;
+    size_t first = *std::min_element(skipped.begin(), skipped.end());
+    bool safe = true;
+    for (size_t i = first; i < r && safe; ++i)
+      safe = cannot_fail(b.stmts[i]) || std::find(skipped.begin(), skipped.end(), i) != skipped.end();
+    if (!safe) continue;
+    std::sort(skipped.begin(), skipped.end());
+    for (size_t i : skipped) {
+      if (is_prim(b.stmts[i], PrimId::Elt)) chain->elts.push_back(&b.stmts[i]);
+      roles_[&b.stmts[i]] = Role{nullptr, true};
+    }
+    roles_[&root] = Role{chain.get(), false};
+    chains_.push_back(std::move(chain));
+  }
+}
+
+Vec run_append_chain(const AppendChain& c, const std::function<const Vec&(VarId)>& operand, const lang::Type* result) {
+  // The elts' checks first, in statement order: the error the statements would raise.
+  for (const Stmt* e : c.elts) {
+    const Vec& v = operand(e->uses[0]);
+    const int64_t* idx = operand(e->uses[1]).data<int64_t>();
+    const int64_t* len = v.lengths();
+    if (first_failing(v.size(), [&](int64_t k) { return idx[k] < 0 || idx[k] >= len[k]; }) >= 0)
+      throw lang::eval::EvalError{kSeqRef, e->span};
+  }
+  // Each source as (segment lengths, offsets) over a flat element buffer, with a map from
+  // instance to segment: the instance itself, or for an elt the chosen inner sequence.
+  struct Part {
+    const int64_t* len;
+    const int64_t* off;
+    const void* data;
+    const int64_t* outer_off = nullptr;  // elt: the nested vector's offsets
+    const int64_t* index = nullptr;      // elt: the chosen sequence per instance
+    int64_t segment(int64_t i) const { return outer_off ? outer_off[i] + index[i] : i; }
+  };
+  std::vector<Part> parts;
+  int64_t n = -1;
+  for (const AppendChain::Source& s : c.sources) {
+    const Vec& v = operand(s.seqs);
+    NDP_ASSERT(n < 0 || v.size() == n, "append chain over vectors of different lengths");
+    n = v.size();
+    if (s.elt) {
+      const Vec& inner = v.elems();
+      parts.push_back(Part{inner.lengths(), inner.offsets(), inner.elems().buffer().get(), v.offsets(),
+                           operand(s.elt->uses[1]).data<int64_t>()});
+    } else {
+      parts.push_back(Part{v.lengths(), v.offsets(), v.elems().buffer().get()});
+    }
+  }
+  Buf<int64_t> len(n);
+  int64_t* l = len.data();
+  parallel_for(n, [&](int64_t i) {
+    int64_t sum = 0;
+    for (const Part& p : parts) sum += p.len[p.segment(i)];
+    l[i] = sum;
+  });
+  auto off = offsets_of(l, n);
+  const int64_t* o = off.get();
+  Vec elems = with_scalar(result->a->kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> out(o[n]);
+    T* d = out.data();
+    parallel_runs(n, o, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        int64_t at = o[i];
+        for (const Part& p : parts) {
+          int64_t k = p.segment(i), m = p.len[k];
+          copy_run(d + at, static_cast<const T*>(p.data) + p.off[k], m);
+          at += m;
+        }
+      }
+    });
+    return Vec::scalar(result->a, o[n], out.share());
+  });
+  return Vec::seq(result, n, len.share(), std::move(off), std::move(elems));
+}
+
+}  // namespace ndp::codegen::cpu
