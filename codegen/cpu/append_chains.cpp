@@ -5,6 +5,7 @@
 #include <map>
 
 #include "codegen/cpu/parallel_loops.h"
+#include "flatten/passes/ir_walk.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
 
@@ -33,52 +34,19 @@ bool cannot_fail(const Stmt& s) {
   }
 }
 
-void count_uses(const Block& b, std::vector<int>& uses) {
-  auto use = [&](VarId v) {
-    if (v < uses.size()) ++uses[v];
-  };
-  for (const Stmt& s : b.stmts) {
-    for (VarId u : s.uses) use(u);
-    if (s.then_block) count_uses(*s.then_block, uses);
-    if (s.else_block) count_uses(*s.else_block, uses);
-    if (s.loop) {
-      const flat::RecursionLoop& l = *s.loop;
-      for (const Block* inner : {&l.prefix, &l.step, &l.combine, &l.finish}) count_uses(*inner, uses);
-      // Values kept across levels, and the loop's own bindings, count as uses (conservative).
-      for (VarId v : l.saved) use(v);
-      for (VarId v : {l.param, l.path, l.next_path, l.call_result, l.branch}) use(v);
-    }
-  }
-  use(b.result);
-}
-
-template <class Fn>
-void for_each_nested_block(const Stmt& s, Fn&& fn) {
-  if (s.then_block) fn(*s.then_block);
-  if (s.else_block) fn(*s.else_block);
-  if (s.loop) {
-    fn(s.loop->prefix);
-    fn(s.loop->step);
-    fn(s.loop->combine);
-    fn(s.loop->finish);
-  }
-}
-
 }  // namespace
 
 AppendPlan::AppendPlan(const flat::Program& p) {
   for (const flat::Function& fn : p.functions) {
-    std::vector<int> uses(fn.vars.size(), 0);
-    count_uses(fn.body, uses);
-    plan_block(fn, fn.body, uses);
+    plan_block(fn, fn.body, flat::use_counts(fn));
   }
 }
 
-void AppendPlan::plan_block(const flat::Function& fn, const Block& b, const std::vector<int>& uses) {
+void AppendPlan::plan_block(const flat::Function& fn, const Block& b, const std::vector<uint32_t>& uses) {
   std::map<VarId, size_t> defined_at;
   for (size_t i = 0; i < b.stmts.size(); ++i) {
     const Stmt& s = b.stmts[i];
-    for_each_nested_block(s, [&](const Block& inner) { plan_block(fn, inner, uses); });
+    flat::for_each_sub_block(s, [&](const Block& inner) { plan_block(fn, inner, uses); });
     if (s.op != Op::CheckLengths) defined_at[s.dst] = i;
   }
   // The last `++` of a chain first, so that it takes in the `++`s before it.

@@ -51,7 +51,7 @@ class AppendPlan {
   }
 
  private:
-  void plan_block(const flat::Function& fn, const flat::Block& b, const std::vector<int>& uses);
+  void plan_block(const flat::Function& fn, const flat::Block& b, const std::vector<uint32_t>& uses);
   std::vector<std::unique_ptr<AppendChain>> chains_;
   std::unordered_map<const flat::Stmt*, Role> roles_;
 };

@@ -5,6 +5,7 @@
 
 #include "codegen/cpu/kernel_exec.h"
 #include "codegen/cpu/lifted_prims.h"
+#include "flatten/passes/ir_walk.h"
 #include "lang/diagnostics.h"
 #include "runtime/cpu/primitives.h"
 
@@ -85,18 +86,6 @@ std::shared_ptr<const KernelBody> combine(const std::vector<std::shared_ptr<cons
   return k;
 }
 
-template <class Fn>
-void for_each_nested_block(const Stmt& s, Fn&& fn) {
-  if (s.then_block) fn(*s.then_block);
-  if (s.else_block) fn(*s.else_block);
-  if (s.loop) {
-    fn(s.loop->prefix);
-    fn(s.loop->step);
-    fn(s.loop->combine);
-    fn(s.loop->finish);
-  }
-}
-
 }  // namespace
 
 FilterPlan::FilterPlan(const flat::Program& p) {
@@ -109,7 +98,7 @@ void FilterPlan::plan_block(const flat::Block& b) {
   std::map<std::vector<VarId>, size_t> open;  // inputs -> the group still taking members
   for (size_t i = 0; i < b.stmts.size(); ++i) {
     const Stmt& s = b.stmts[i];
-    for_each_nested_block(s, [&](const flat::Block& inner) { plan_block(inner); });
+    flat::for_each_sub_block(s, [&](const flat::Block& inner) { plan_block(inner); });
     Candidate c;
     if (as_candidate(s, c)) {
       auto it = open.find(c.inputs);
