@@ -294,12 +294,7 @@ Vec concat(std::span<const Vec> parts) {
   int64_t n = 0;
   for (const Vec& p : parts) n += p.size();
   if (parts.size() == 1) return parts[0];
-  auto children = [&](auto get) {
-    std::vector<Vec> out;
-    out.reserve(parts.size());
-    for (const Vec& p : parts) out.push_back(get(p));
-    return out;
-  };
+  auto children = [&](auto get) { return map_parts(parts, get); };
   switch (t->kind) {
     case TypeKind::Seq: {
       Buf<int64_t> len(n);

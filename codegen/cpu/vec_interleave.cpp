@@ -49,12 +49,7 @@ Vec interleave(std::span<const Vec> parts) {
   const int64_t k = static_cast<int64_t>(parts.size());
   for (const Vec& p : parts) NDP_ASSERT(p.size() == n, "interleave of parts of different lengths");
   if (k == 1) return parts[0];
-  auto children = [&](auto get) {
-    std::vector<Vec> out;
-    out.reserve(parts.size());
-    for (const Vec& p : parts) out.push_back(get(p));
-    return out;
-  };
+  auto children = [&](auto get) { return map_parts(parts, get); };
   switch (t->kind) {
     case TypeKind::Seq: {
       // Raw pointers per part, so the loops below do not reload them through the Vecs.

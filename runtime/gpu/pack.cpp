@@ -14,12 +14,8 @@ template <class... V>
 Status compact(Primitives& p, const std::string& name, CUdeviceptr flags, int64_t n, CUdeviceptr out, V... v) {
   if (n <= 0) return Status();
   const int64_t ntiles = (n + kSelectTile - 1) / kSelectTile;
-  // The look-back records (device/scan_pass.cuh, LookBack): a ticket and a head word per tile,
-  // zeroed, then two (value, flag) word pairs per tile.
-  const int64_t zeroed_words = 1 + ntiles;
-  Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
+  Result<cuda::DeviceBuffer> scratch = detail::lookback_scratch(p, ntiles);
   if (!scratch.ok()) return scratch.status();
-  if (Status st = p.fill(scratch->pointer(), zeroed_words, 8, 0); !st.ok()) return st;
   Result<cuda::Kernel> k = p.kernel(name + (n < (int64_t{1} << 31) ? "_c32" : "_c64"));
   if (!k.ok()) return k.status();
   return cuda::launch_with(p.device(), k.value(), detail::pass_launch(p, ntiles), v..., flags, n, scratch->pointer(),

@@ -120,6 +120,19 @@ Status radix_sort_pairs(Primitives& p, int key_bytes, const CUdeviceptr keys[2],
 
 namespace {
 
+/// The mask that reverses the order of the keys of t for a descending sort (0 ascending).
+uint64_t sort_flip(ndp_elem_type t, ndp_order order) {
+  if (order != NDP_DESCENDING) return 0;
+  const int eb = elem_bytes(t);
+  return eb == 8 ? ~uint64_t{0} : eb == 1 ? 0xFFu : 0xFFFFFFFFu;
+}
+
+/// launch(flip) with the flip as the kernels' key type: 8 bytes for 8-byte keys, else 4.
+template <class Launch>
+Status with_flip(int key_bytes, uint64_t flip, Launch launch) {
+  return key_bytes == 8 ? launch(flip) : launch(static_cast<uint32_t>(flip));
+}
+
 /// The sorted order of v, segment by segment (runtime/cpu/rank_sort.cpp's sorted_order): on
 /// success `from` points at n int64 entries, from[q] = the original position of the element at
 /// sorted position q. Reads back which key digits vary (synchronises).
@@ -139,30 +152,19 @@ Status sorted_order(Primitives& p, ndp_elem_type t, CUdeviceptr v, DSegs s, ndp_
   if (!keys.ok()) return keys.status();
   Result<cuda::DeviceBuffer> payload = p.pool().allocate(2 * sizeof(int64_t) * static_cast<size_t>(n));
   if (!payload.ok()) return payload.status();
-  Result<cuda::DeviceBuffer> stats = p.pool().allocate(2 * sizeof(uint64_t));
-  if (!stats.ok()) return stats.status();
   so.keys = std::move(keys.value());
   so.payload = std::move(payload.value());
   CUdeviceptr k[2] = {so.keys.pointer(), so.keys.pointer() + kw * static_cast<size_t>(n)};
   CUdeviceptr pl[2] = {so.payload.pointer(), so.payload.pointer() + sizeof(int64_t) * static_cast<size_t>(n)};
 
-  // Keys, with the AND and the OR of all of them.
-  CUdeviceptr st_ptr = stats->pointer();
-  if (Status st = p.fill(st_ptr, 1, 8, ~uint64_t{0}); !st.ok()) return st;
-  if (Status st = p.fill(st_ptr + 8, 1, 8, 0); !st.ok()) return st;
-  const bool desc = order == NDP_DESCENDING;
+  // Keys and positions; the sort skips the key bytes that do not vary (its digit counts).
   std::string keygen = std::string("ndp_sort_keys_") + elem_suffix(t);
-  Status launched = kb == 8 ? launch_named(p, keygen, n, v, n, desc ? ~uint64_t{0} : uint64_t{0}, k[0], pl[0], st_ptr)
-                            : launch_named(p, keygen, n, v, n, desc ? (eb == 1 ? 0xFFu : ~0u) : 0u, k[0], pl[0], st_ptr);
-  if (!launched.ok()) return launched;
-  uint64_t and_or[2];
-  if (Status st = p.pool().copy_to_host(and_or, stats.value(), sizeof and_or); !st.ok()) return st;
-  uint64_t varying = and_or[0] ^ and_or[1];
-  unsigned mask = 0;
-  for (int b = 0; b < kb; ++b)
-    if ((varying >> (8 * b)) & 0xFF) mask |= 1u << b;
+  if (Status st = with_flip(kb, sort_flip(t, order),
+                            [&](auto flip) { return launch_named(p, keygen, n, v, n, flip, k[0], pl[0]); });
+      !st.ok())
+    return st;
   int cur = 0;
-  if (Status st = detail::radix_sort_pairs(p, kb, k, pl, n, mask, &cur); !st.ok()) return st;
+  if (Status st = detail::radix_sort_pairs(p, kb, k, pl, n, (1u << kb) - 1, &cur); !st.ok()) return st;
 
   if (seg_bytes > 0 && n > 1) {
     // Segmented: a further stable sort by segment makes the segment the major key.
@@ -190,18 +192,15 @@ Status sort_flat_keys(Primitives& p, ndp_elem_type t, CUdeviceptr v, int64_t n, 
   if (!detail::narrow_words(n)) return Status();
   const int eb = elem_bytes(t);
   const int kb = eb == 8 ? 8 : 4;
-  const bool desc = order == NDP_DESCENDING;
-  const uint64_t flip = !desc ? 0 : eb == 8 ? ~uint64_t{0} : eb == 1 ? 0xFFu : 0xFFFFFFFFu;
+  const uint64_t flip = sort_flip(t, order);
   const std::string suffix = elem_suffix(t);
   detail::DigitCounts dc;
   Result<cuda::Kernel> upsweep = p.kernel("ndp_radix_upsweep_" + suffix);
   if (!upsweep.ok()) return upsweep.status();
   if (Status st = detail::count_digits(p, kb, [&](CUdeviceptr hist, CUdeviceptr collapsed) {
-        // (v, n, flip, hist, collapsed), the flip a key: 4 or 8 bytes.
-        return kb == 8 ? cuda::launch_with(p.device(), upsweep.value(), p.device().grid_stride(n), v, n, flip, hist,
-                                           collapsed)
-                       : cuda::launch_with(p.device(), upsweep.value(), p.device().grid_stride(n), v, n,
-                                           static_cast<uint32_t>(flip), hist, collapsed);
+        return with_flip(kb, flip, [&](auto f) {
+          return cuda::launch_with(p.device(), upsweep.value(), p.device().grid_stride(n), v, n, f, hist, collapsed);
+        });
       }, dc);
       !st.ok())
     return st;
@@ -225,12 +224,12 @@ Status sort_flat_keys(Primitives& p, ndp_elem_type t, CUdeviceptr v, int64_t n, 
     if (Status st = space->reset(p); !st.ok()) return st;
     const CUdeviceptr from = first ? v : key_buf[(i - 1) % 2], to = last ? out : key_buf[i % 2];
     const CUdeviceptr starts = dc.starts.pointer() + static_cast<size_t>(bytes[i]) * 256 * sizeof(int64_t);
-    // (in, out, n, shift, flip, digit_start, lookback, ticket)
-    Status st = kb == 8 ? cuda::launch_with(p.device(), pass.value(), space->launch(), from, to, n, 8 * bytes[i], flip,
-                                            starts, space->words(), space->ticket())
-                        : cuda::launch_with(p.device(), pass.value(), space->launch(), from, to, n, 8 * bytes[i],
-                                            static_cast<uint32_t>(flip), starts, space->words(), space->ticket());
-    if (!st.ok()) return st;
+    if (Status st = with_flip(kb, flip, [&](auto f) {
+          return cuda::launch_with(p.device(), pass.value(), space->launch(), from, to, n, 8 * bytes[i], f, starts,
+                                   space->words(), space->ticket());
+        });
+        !st.ok())
+      return st;
   }
   return Status();
 }

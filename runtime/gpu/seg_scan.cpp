@@ -31,6 +31,14 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
   return rt::status_of(NDP_INVALID_ARGUMENT);
 }
 
+Result<cuda::DeviceBuffer> lookback_scratch(Primitives& p, int64_t ntiles) {
+  const int64_t zeroed_words = 1 + ntiles;
+  Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
+  if (!scratch.ok()) return scratch;
+  if (Status st = p.fill(scratch->pointer(), zeroed_words, 8, 0); !st.ok()) return st;
+  return scratch;
+}
+
 Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bounds) {
   if (s.offsets == 0) return Status();
   const int64_t ntiles = (s.total + tile - 1) / tile;
@@ -46,13 +54,9 @@ Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda:
   const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
   const int64_t tile = pass_tile(elem_bytes(t));
   const int64_t ntiles = (s.total + tile - 1) / tile;
-  // The look-back records (device/scan_pass.cuh, LookBack): a ticket and a head word per tile,
-  // zeroed, then two (value, flag) word pairs per tile.
-  const int64_t zeroed_words = 1 + ntiles;
-  Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
+  Result<cuda::DeviceBuffer> scratch = lookback_scratch(p, ntiles);
   if (!scratch.ok()) return scratch.status();
   CUdeviceptr scratch_ptr = scratch->pointer();
-  if (Status st = p.fill(scratch_ptr, zeroed_words, 8, 0); !st.ok()) return st;
   cuda::DeviceBuffer bounds;
   if (!flat)
     if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;

@@ -5,38 +5,15 @@
 
 using namespace ndp_gpu;
 
-namespace {
-
-/// keys[p] = the order-preserving key of v[p] ^ flip (flip reverses the order for descending
-/// sorts), payload[p] = p; stats[0] &= every key, stats[1] |= every key, so that the host knows
-/// which digits vary.
-template <class T, class K>
-__device__ void make_keys(const T* v, long long n, K flip, K* keys, long long* payload, unsigned long long* stats) {
-  unsigned long long all = ~0ull, any = 0;
-  NDP_GRID_STRIDE(p, n) {
-    K k = sort_key(v[p]) ^ flip;
-    keys[p] = k;
-    payload[p] = p;
-    all &= k;
-    any |= k;
-  }
-  for (int off = 16; off > 0; off >>= 1) {
-    all &= __shfl_xor_sync(0xffffffffu, all, off);
-    any |= __shfl_xor_sync(0xffffffffu, any, off);
-  }
-  if ((threadIdx.x & 31) == 0) {
-    atomicAnd(&stats[0], all);
-    atomicOr(&stats[1], any);
-  }
-}
-
-}  // namespace
-
-// Key generation, per element type (char and 4-byte types use 32-bit keys, 8-byte types 64).
-#define NDP_SORT_KEYS(T, name, K)                                                                            \
-  extern "C" __global__ void ndp_sort_keys_##name(const T* v, long long n, K flip, K* keys, long long* payload, \
-                                                  unsigned long long* stats) {                               \
-    make_keys<T, K>(v, n, flip, keys, payload, stats);                                                       \
+// Keys and positions for a sort of pairs, per element type (char and 4-byte types use 32-bit
+// keys, 8-byte types 64): keys[p] = the order-preserving key of v[p] ^ flip (flip reverses the
+// order for descending sorts), payload[p] = p.
+#define NDP_SORT_KEYS(T, name, K)                                                                               \
+  extern "C" __global__ void ndp_sort_keys_##name(const T* v, long long n, K flip, K* keys, long long* payload) { \
+    NDP_GRID_STRIDE(p, n) {                                                                                     \
+      keys[p] = sort_key(v[p]) ^ flip;                                                                          \
+      payload[p] = p;                                                                                           \
+    }                                                                                                           \
   }
 NDP_SORT_KEYS(long long, i64, unsigned long long)
 NDP_SORT_KEYS(double, f64, unsigned long long)
