@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -45,7 +46,12 @@ inline constexpr int kPtxInstancesPerThread = 4;
 /// %ctaid.x·%ntid.x·kPtxInstancesPerThread + %tid.x + u·%ntid.x for u < kPtxInstancesPerThread
 /// (those below n): launch ceil(n / kPtxInstancesPerThread) threads.
 /// Throws std::runtime_error when LLVM fails.
-std::string compile_ptx(const flat::KernelBody& k);
+///
+/// `gathered` lists inputs read through positions (Note [Fused gathers] in
+/// codegen/cuda/dvec.h): instance i reads element idx_g[i] of input gathered[g] instead of
+/// element i, where idx_g (int64, in range) is passed after the body's inputs, in order
+/// (before the outputs).
+std::string compile_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered = {});
 
 /// The consumer kernels' batch of elements (runtime/gpu/device/fused.cu): 64 bytes, holding
 /// element_items(bytes) values of `bytes` bytes each as an array (the items a thread of a
@@ -58,6 +64,10 @@ inline constexpr int element_items(int bytes) { return bytes >= 4 ? 64 / bytes :
 /// the instances first + j·stride, j < count (at most element_items), reading input q at
 /// ins[q][i]; the values as an array of their storage type in the 64 result bytes (bool: 0/1).
 /// One call computes a thread's whole share of a tile, so its loads are in flight together.
-std::string compile_element_ptx(const flat::KernelBody& k);
+/// `gathered` as compile_ptx's: the position arrays are ins[#inputs + g].
+std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered = {});
+
+/// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
+std::string gathered_key(std::span<const uint32_t> gathered);
 
 }  // namespace ndp::codegen

@@ -58,9 +58,22 @@ std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
   return std::string(ptx.str());
 }
 
+/// The position in `gathered` of input j, or -1 when input j is read at the instance itself.
+int gathered_slot(std::span<const uint32_t> gathered, uint32_t j) {
+  for (size_t g = 0; g < gathered.size(); ++g)
+    if (gathered[g] == j) return static_cast<int>(g);
+  return -1;
+}
+
 }  // namespace
 
-std::string compile_ptx(const flat::KernelBody& k) {
+std::string gathered_key(std::span<const uint32_t> gathered) {
+  std::string key;
+  for (uint32_t j : gathered) key += "|gather " + std::to_string(j);
+  return key;
+}
+
+std::string compile_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered) {
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_kernel", ctx);
@@ -68,7 +81,7 @@ std::string compile_ptx(const flat::KernelBody& k) {
   m.setDataLayout(tm->createDataLayout());
   llvm::IRBuilder<> b(ctx);
   std::vector<llvm::Type*> params{b.getInt64Ty()};
-  size_t ni = k.inputs.size(), no = k.outputs.size();
+  size_t ni = k.inputs.size() + gathered.size(), no = k.outputs.size();
   for (size_t j = 0; j < ni + no; ++j) params.push_back(b.getPtrTy());
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
@@ -100,7 +113,11 @@ std::string compile_ptx(const flat::KernelBody& k) {
     b.SetInsertPoint(body);
     std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
       llvm::Type* t = storage_type(ctx, k.inputs.at(j));
-      return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), i));
+      llvm::Value* at = i;
+      if (int g = gathered_slot(gathered, j); g >= 0)
+        at = b.CreateLoad(b.getInt64Ty(),
+                          b.CreateGEP(b.getInt64Ty(), fn->getArg(static_cast<unsigned>(1 + k.inputs.size() + g)), i));
+      return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
     });
     for (size_t o = 0; o < no; ++o) {
       llvm::Type* t = outs[o]->getType();
@@ -114,7 +131,7 @@ std::string compile_ptx(const flat::KernelBody& k) {
   return emit_ptx(m, *tm);
 }
 
-std::string compile_element_ptx(const flat::KernelBody& k) {
+std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered) {
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
@@ -137,7 +154,7 @@ std::string compile_element_ptx(const flat::KernelBody& k) {
   b.SetInsertPoint(entry);
   // The input arrays, read once (from the caller's parameter space, through a generic pointer).
   std::vector<llvm::Value*> base;
-  for (size_t j = 0; j < k.inputs.size(); ++j) {
+  for (size_t j = 0; j < k.inputs.size() + gathered.size(); ++j) {
     auto* p = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), ins, j));
     p->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
     base.push_back(b.CreateAddrSpaceCast(p, b.getPtrTy(1)));
@@ -148,7 +165,13 @@ std::string compile_element_ptx(const flat::KernelBody& k) {
     std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
       // Inputs are never written while a kernel runs: the read-only global path.
       llvm::Type* t = storage_type(ctx, k.inputs.at(j));
-      auto* x = b.CreateLoad(t, b.CreateGEP(t, base.at(j), i));
+      llvm::Value* at = i;
+      if (int g = gathered_slot(gathered, j); g >= 0) {
+        auto* p = b.CreateLoad(i64, b.CreateGEP(i64, base.at(k.inputs.size() + g), i));
+        p->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+        at = p;
+      }
+      auto* x = b.CreateLoad(t, b.CreateGEP(t, base.at(j), at));
       x->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
       return x;
     });

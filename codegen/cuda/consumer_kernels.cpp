@@ -11,12 +11,20 @@ namespace {
 
 using rt::gpu::Primitives;
 
-/// The kernel inputs as the element function's argument (at most kMaxConsumerInputs).
-Primitives::FusedInputs fused_inputs(std::span<const DVec> ins) {
-  NDP_ASSERT(!ins.empty() && ins.size() <= flat::kMaxConsumerInputs, "consumer kernel with a bad input count");
+/// The kernel inputs as the element function's argument (at most kMaxConsumerInputs arrays),
+/// gathering inside the kernel where they allow (Note [Fused gathers] in kernels.h).
+struct ConsumerArgs {
+  std::vector<uint32_t> gathered;
   Primitives::FusedInputs in;
-  for (size_t j = 0; j < ins.size(); ++j) in.p[j] = ins[j].data();
-  return in;
+};
+ConsumerArgs consumer_args(std::span<const DVec> ins) {
+  NDP_ASSERT(!ins.empty() && ins.size() <= flat::kMaxConsumerInputs, "consumer kernel with a bad input count");
+  static_assert(flat::kMaxConsumerInputs <= std::size(Primitives::FusedInputs{}.p));
+  KernelArgs a = kernel_args(ins, flat::kMaxConsumerInputs);
+  ConsumerArgs c;
+  c.gathered = std::move(a.gathered);
+  for (size_t j = 0; j < a.ptrs.size(); ++j) c.in.p[j] = a.ptrs[j];
+  return c;
 }
 
 ndp_op op_of(const flat::Stmt& s) { return static_cast<ndp_op>(*cpu::scan_op(s.prim)); }
@@ -36,8 +44,9 @@ DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec&
   DBuf out = g.alloc(lengths.size() * elem_bytes(result));
   const ndp_elem_type t = elem_type(result);
   ndp_status st;
-  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t))
-    st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, fused_inputs(ins), segs, out->pointer()));
+  ConsumerArgs args = consumer_args(ins);
+  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t, args.gathered))
+    st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, args.in, segs, out->pointer()));
   else
     st = g.check(g.prims().seg_reduce(op_of(s), t, values(kernels, s, ins, result).data(), segs, out->pointer()));
   NDP_ASSERT(st.code == NDP_OK, "a reduction the flattener admitted");
@@ -52,8 +61,9 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
   DVec seq = seq_from_lengths(g, result, lengths.size(), lengths.buffer(), DVec::scalar(e, total, out));
   const ndp_elem_type t = elem_type(e);
   ndp_status st;
-  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t))
-    st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, fused_inputs(ins), seq.segs(), out->pointer()));
+  ConsumerArgs args = consumer_args(ins);
+  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t, args.gathered))
+    st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, args.in, seq.segs(), out->pointer()));
   else
     st = g.check(g.prims().seg_scan(op_of(s), false, t, values(kernels, s, ins, e).data(), seq.segs(), out->pointer()));
   NDP_ASSERT(st.code == NDP_OK, "a scan the flattener admitted");
@@ -62,11 +72,12 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
 
 DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v, std::span<const DVec> ins,
                  lang::TypeContext& types) {
-  const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, NDP_BOOL);
+  ConsumerArgs args = consumer_args(ins);
+  const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, NDP_BOOL, args.gathered);
   if (!m) return pack(g, v, values(kernels, s, ins, types.bool_()).data());
   DBuf out;
   const int bytes = elem_bytes(v.type());
-  int64_t kept = g.check(g.prims().pack_fused(*m, elem_type(v.type()), v.data(), fused_inputs(ins), v.size(),
+  int64_t kept = g.check(g.prims().pack_fused(*m, elem_type(v.type()), v.data(), args.in, v.size(),
                                               [&](int64_t count) -> rt::cuda::Result<CUdeviceptr> {
                                                 out = g.alloc(count * bytes);
                                                 return out->pointer();

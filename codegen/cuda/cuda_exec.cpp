@@ -11,6 +11,7 @@
 
 #include "codegen/common/flat_walk.h"
 #include "codegen/cpu/convert.h"
+#include "codegen/cpu/stmt_profile.h"
 #include "codegen/cuda/consumer_kernels.h"
 #include "codegen/cuda/dvec_ops.h"
 #include "codegen/cuda/kernels.h"
@@ -71,6 +72,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   lang::TypeContext& types() { return prog.types; }
   DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
   void exec_data(const Stmt& s, Frame& f);
+  void exec_data_untimed(const Stmt& s, Frame& f);
 
   /// n copies of a host value, on the device.
   DVec constant(const Type* t, const Value& v, int64_t n) {
@@ -118,7 +120,16 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   return seq_from_lengths(g, t, n, std::move(len), take(g, concat(g, parts), idx->pointer(), n * k));
 }
 
+// NDP_PROFILE=1 (codegen/cpu/stmt_profile.h): each statement waits for its kernels, so that
+// the table shows device time where it is spent (and the program runs slower).
 void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
+  if (!cpu::stmt_profile_enabled() || s.op == Op::Time) return exec_data_untimed(s, f);
+  cpu::StmtTimer timer(*f.fn, s, s.uses.empty() || f.fn->vars.at(s.uses[0]).is_host() ? 0 : vec(f, s.uses[0]).size());
+  exec_data_untimed(s, f);
+  g.synchronize();
+}
+
+void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
   auto use = [&](size_t i) -> const DVec& {
     NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
     return vec(f, s.uses[i]);
@@ -152,15 +163,26 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
       const DVec& v = use(0);
       const DVec& counts = use(1);
       int64_t n = counts.size();
-      DBuf off = g.alloc((n + 1) * 8);
+      // The lengths of a known sequence need no scan, and their total no read-back.
+      DBuf off;
       int64_t total = 0;
-      ndp_status st = g.check(g.prims().offsets_from_lengths(counts.data(), n, off->pointer(), &total));
-      NDP_ASSERT(st.code == NDP_OK, "replicate with a negative count");
+      if (std::optional<KnownSegments> known = known_segments(counts.buffer(), n)) {
+        off = std::move(known->offsets);
+        total = known->total;
+      } else {
+        off = g.alloc((n + 1) * 8);
+        ndp_status st = g.check(g.prims().offsets_from_lengths(counts.data(), n, off->pointer(), &total));
+        NDP_ASSERT(st.code == NDP_OK, "replicate with a negative count");
+      }
       rt::gpu::DSegs segs = rt::gpu::DSegs::irregular(n, total, off->pointer());
       if (cpu::is_flat_scalar(v.type())) {
-        DBuf buf = g.alloc(total * elem_bytes(v.type()));
-        g.check(g.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
-        set_vec(f, s.dst, DVec::scalar(v.type(), total, std::move(buf)));
+        // Deferred (Note [Deferred vectors] in dvec.h): often nothing reads it stored.
+        Gpu& gpu = g;
+        set_vec(f, s.dst, DVec::deferred(v.type(), total, [&gpu, v, off, segs] {
+                  DBuf buf = gpu.alloc(segs.total * elem_bytes(v.type()));
+                  gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
+                  return buf;
+                }));
         return;
       }
       DBuf ids = g.alloc(total * 8);
@@ -192,12 +214,30 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
     }
     case Op::Gather: set_vec(f, s.dst, take(g, use(0), use(1).data(), use(1).size())); return;
     case Op::IndexShared: {
+      // Instance j reads element idx[j] of sequence ids[j] of seqs.
       const DVec& seqs = use(0);
-      int64_t n = use(1).size();
-      DBuf pos = g.alloc(n * 8);
-      int64_t bad = g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), use(2).data(), n, pos->pointer()));
-      if (bad >= 0) throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
-      set_vec(f, s.dst, take(g, seqs.elems(), pos->pointer(), n));
+      const DVec& idx = use(2);
+      const int64_t n = idx.size();
+      const DVec& elems = seqs.elems();
+      DVec positions;
+      if (seqs.size() == 1) {
+        // One sequence (a lifted function called once): every id is 0, unread, and the
+        // indices are the positions.
+        if (g.check(g.prims().first_out_of_range(idx.data(), n, elems.size())) >= 0)
+          throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+        positions = idx;
+      } else {
+        DBuf pos = g.alloc(n * 8);
+        if (g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer())) >=
+            0)
+          throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+        positions = DVec::scalar(prog.types.int_(), n, std::move(pos));
+      }
+      // A flat gather is deferred: a kernel that reads it gathers itself (Note [Fused gathers]).
+      if (cpu::is_flat_scalar(elems.type()))
+        set_vec(f, s.dst, DVec::deferred_gather(g, elems, std::move(positions)));
+      else
+        set_vec(f, s.dst, take(g, elems, positions.data(), n));
       return;
     }
     case Op::Pack: {
@@ -294,6 +334,7 @@ std::string CudaExecutor::kernel_stats() const {
 
 lang::eval::RunResult CudaExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
+  cpu::stmt_profile_new_program();
   return m.run_program(p, m.stack, m.rand, m.out, [&] {
     m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
     DVec arg = m.constant(m.prog.types.int_(), Value::int_(0), 1);

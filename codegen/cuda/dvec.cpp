@@ -1,14 +1,56 @@
 // DVec construction, the structural operations and host transfers.
-#include "codegen/cuda/dvec_ops.h"
-
+#include <unordered_map>
 #include <vector>
 
+#include "codegen/cuda/dvec_ops.h"
 #include "lang/diagnostics.h"
 
 namespace ndp::codegen::cuda {
 
 using lang::Type;
 using lang::TypeKind;
+
+namespace {
+
+// Note [Segment descriptor cache]
+// The lengths of a sequence come back again and again as a statement's segments: `nest(lens,
+// x)` after `lens = lengths(s)`, a replicate over `lengths(s)`, every consumer kernel over the
+// same segments. Their offsets and element count are known from the sequence, and computing
+// them again costs a scan, and for a replicate's size a read-back (a synchronisation). Buffers
+// are immutable while alive, so every sequence made records its lengths buffer's offsets and
+// total here, both by weak reference: a freed buffer never matches (even when a new one takes
+// its address) and the cache keeps no memory alive.
+struct SegmentCache {
+  struct Entry {
+    std::weak_ptr<const rt::cuda::DeviceBuffer> lengths, offsets;
+    int64_t n = 0, total = 0;
+  };
+  std::unordered_map<const void*, Entry> entries;
+
+  void add(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total) {
+    if (!lengths || !offsets || n == 0) return;
+    entries[lengths.get()] = Entry{lengths, offsets, n, total};
+    if (entries.size() > 4096) std::erase_if(entries, [](const auto& e) { return e.second.offsets.expired(); });
+  }
+  std::optional<KnownSegments> find(const DBuf& lengths, int64_t n) {
+    auto it = entries.find(lengths.get());
+    if (it == entries.end() || it->second.n != n || it->second.lengths.lock() != lengths) return std::nullopt;
+    DBuf off = it->second.offsets.lock();
+    if (!off) return std::nullopt;
+    return KnownSegments{std::move(off), it->second.total};
+  }
+};
+
+SegmentCache& segment_cache() {
+  thread_local SegmentCache cache;  // the executor's thread; no locking
+  return cache;
+}
+
+}  // namespace
+
+std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n) {
+  return lengths ? segment_cache().find(lengths, n) : std::nullopt;
+}
 
 DVec DVec::scalar(const Type* t, int64_t n, DBuf buf) {
   NDP_ASSERT(cpu::is_flat_scalar(t), "DVec::scalar of a structured type");
@@ -27,6 +69,7 @@ DVec DVec::seq(const Type* t, int64_t n, DBuf lengths, DBuf offsets, DVec elems)
   v.buf_ = std::move(lengths);
   v.off_ = std::move(offsets);
   v.a_ = std::make_shared<const DVec>(std::move(elems));
+  segment_cache().add(v.buf_, v.off_, n, v.a_->size());
   return v;
 }
 
@@ -49,6 +92,26 @@ DVec DVec::data(const Type* t, DVec fields) {
   return v;
 }
 
+DVec DVec::deferred(const Type* t, int64_t n, std::function<DBuf()> make) {
+  NDP_ASSERT(cpu::is_flat_scalar(t), "a deferred vector of a structured type");
+  DVec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.deferred_ = std::make_shared<Deferred>();
+  v.deferred_->make = std::move(make);
+  return v;
+}
+
+DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index) {
+  NDP_ASSERT(cpu::is_flat_scalar(source.type()) && index.type()->kind == TypeKind::Int,
+             "a gather of structured values");
+  const int64_t n = index.size();
+  DVec v = deferred(source.type(), n, [&g, source, index, n] { return take(g, source, index.data(), n).buffer(); });
+  v.deferred_->source = std::make_shared<const DVec>(std::move(source));
+  v.deferred_->index = std::make_shared<const DVec>(std::move(index));
+  return v;
+}
+
 DVec DVec::open_type(const Type* t, int64_t n) {
   if (n != 0) cpu::fail_function_value();
   DVec v;
@@ -57,6 +120,7 @@ DVec DVec::open_type(const Type* t, int64_t n) {
 }
 
 DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
+  if (std::optional<KnownSegments> known = known_segments(lengths, n)) return std::move(known->offsets);
   // The lengths are known to be valid, so the offsets are a plain scan: no check and no
   // read-back (offsets_from_lengths would synchronise).
   DBuf off = g.alloc((n + 1) * 8);

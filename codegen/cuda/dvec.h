@@ -9,9 +9,22 @@
 //   allocation that depends on it needs no read-back.
 // * Buffers are shared and never written after construction, so structural operations that
 //   keep data (First, Elements, Retype) cost no device work.
+//
+// Note [Deferred vectors]
+// A flat scalar DVec may be deferred: its size is known but its buffer is computed when first
+// read (buffer(), data()), once for all its copies. Two statements make them:
+// * Replicate: the instance ids and values that a lifted function spreads over its segments
+//   are often read by nothing that needs them stored (an index_shared into a one-sequence
+//   vector ignores its instance ids), and then never computed.
+// * IndexShared, after its bounds check: the gathered elements are `source[index[i]]`. A
+//   fused kernel or consumer kernel that reads such an input reads source through index itself
+//   (Note [Fused gathers], kernels.h), so the gathered vector is never stored: an SpMV's x[c]
+//   is read inside its row sums.
+// Anything else reads the buffer and gets the values computed.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "lang/types.h"
@@ -19,6 +32,7 @@
 
 namespace ndp::codegen::cuda {
 
+class Gpu;
 using rt::cuda::CUdeviceptr;
 using DBuf = std::shared_ptr<const rt::cuda::DeviceBuffer>;
 
@@ -35,8 +49,21 @@ class DVec {
   lang::TypeKind kind() const { return type_->kind; }
 
   // ---- scalars ----
-  CUdeviceptr data() const { return buf_ ? buf_->pointer() : 0; }
-  const DBuf& buffer() const { return buf_; }
+  CUdeviceptr data() const {
+    const DBuf& b = buffer();
+    return b ? b->pointer() : 0;
+  }
+  /// The buffer, computed now if the vector is deferred.
+  const DBuf& buffer() const {
+    if (!buf_ && deferred_) buf_ = deferred_->get();
+    return buf_;
+  }
+  /// A deferred vector's values are not computed yet (Note [Deferred vectors]).
+  bool pending() const { return !buf_ && deferred_ && !deferred_->made; }
+  /// Deferred gathers: element i is gather_source()[gather_index()[i]] (both flat scalar
+  /// vectors, the indices int64 and in range); null otherwise.
+  const DVec* gather_source() const { return deferred_ ? deferred_->source.get() : nullptr; }
+  const DVec* gather_index() const { return deferred_ ? deferred_->index.get() : nullptr; }
 
   // ---- sequences ----
   CUdeviceptr lengths() const { return data(); }
@@ -58,11 +85,30 @@ class DVec {
   static DVec pair(const lang::Type* t, DVec a, DVec b);
   static DVec data(const lang::Type* t, DVec fields);
   static DVec open_type(const lang::Type* t, int64_t n);
+  /// A flat scalar vector of n elements whose buffer `make` computes when first read.
+  static DVec deferred(const lang::Type* t, int64_t n, std::function<DBuf()> make);
+  /// result[i] = source[index[i]] (flat scalars; index int64, every one in range), deferred.
+  static DVec deferred_gather(Gpu& g, DVec source, DVec index);
 
  private:
+  struct Deferred {
+    std::function<DBuf()> make;  // cleared once made, releasing what it holds
+    DBuf made;
+    std::shared_ptr<const DVec> source, index;  // deferred gathers
+    const DBuf& get() {
+      if (!made) {
+        made = make();
+        make = nullptr;
+        source.reset();
+        index.reset();
+      }
+      return made;
+    }
+  };
   const lang::Type* type_ = nullptr;
   int64_t n_ = 0;
-  DBuf buf_;
+  mutable DBuf buf_;
+  std::shared_ptr<Deferred> deferred_;
   DBuf off_;
   std::shared_ptr<const DVec> a_, b_;
 };

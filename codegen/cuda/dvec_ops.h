@@ -2,6 +2,7 @@
 // codegen/cpu/vec.h's take, concat, pack, retype), and moving DVecs to and from the host.
 #pragma once
 
+#include <optional>
 #include <span>
 
 #include "codegen/cpu/vec.h"
@@ -12,6 +13,13 @@ namespace ndp::codegen::cuda {
 /// A sequence DVec over `lengths` (n int64 on the device, known to be non-negative): computes
 /// the offsets. The elements must number the lengths' sum.
 DVec seq_from_lengths(Gpu& g, const lang::Type* t, int64_t n, DBuf lengths, DVec elems);
+/// The offsets and element count of a sequence whose lengths buffer is `lengths` (n of them),
+/// when that sequence is known (Note [Segment descriptor cache] in dvec.cpp).
+struct KnownSegments {
+  DBuf offsets;
+  int64_t total = 0;
+};
+std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n);
 /// The n + 1 offsets of n lengths known to be valid (no check, no read-back).
 DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 /// A DVec of type t with no instances.

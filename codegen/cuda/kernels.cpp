@@ -50,6 +50,23 @@ void write_file(const fs::path& p, const std::string& bytes) {
 
 }  // namespace
 
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs) {
+  KernelArgs a;
+  std::vector<CUdeviceptr> positions;
+  for (size_t j = 0; j < ins.size(); ++j) {
+    const DVec& v = ins[j];
+    if (v.pending() && v.gather_source() != nullptr && ins.size() + positions.size() < max_ptrs) {
+      a.gathered.push_back(static_cast<uint32_t>(j));
+      a.ptrs.push_back(v.gather_source()->data());
+      positions.push_back(v.gather_index()->data());
+    } else {
+      a.ptrs.push_back(v.data());
+    }
+  }
+  a.ptrs.insert(a.ptrs.end(), positions.begin(), positions.end());
+  return a;
+}
+
 std::string kernel_cache_dir() {
   if (const char* d = std::getenv("NDP_CACHE_DIR")) return std::string(d) == "off" ? "" : d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') return std::string(x) + "/ndp/kernels";
@@ -82,8 +99,8 @@ std::shared_ptr<rt::cuda::Module> GpuKernels::load_cached(const std::string& key
   return module;
 }
 
-const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k) {
-  std::string key = std::string(kTarget) + "|" + k.key();
+const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, std::span<const uint32_t> gathered) {
+  std::string key = std::string(kTarget) + gathered_key(gathered) + "|" + k.key();
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return it->second.second;
@@ -91,7 +108,7 @@ const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k) {
   std::shared_ptr<rt::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
-      ptx = compile_ptx(k);
+      ptx = compile_ptx(k, gathered);
     } catch (const std::exception& e) {
       throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
     }
@@ -102,8 +119,10 @@ const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k) {
   return it->second.second;
 }
 
-const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, ndp_elem_type t) {
-  std::string key = std::string(kTarget) + "|consumer " + std::to_string(static_cast<int>(t)) + "|" + k.key();
+const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, ndp_elem_type t,
+                                                    std::span<const uint32_t> gathered) {
+  std::string key = std::string(kTarget) + "|consumer " + std::to_string(static_cast<int>(t)) + gathered_key(gathered) +
+                    "|" + k.key();
   if (auto it = consumers_.find(key); it != consumers_.end()) {
     if (it->second) ++stats_.memory_hits;
     return it->second.get();
@@ -113,7 +132,7 @@ const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, n
     module = load_cached(key, [&] {
       std::string ptx;
       try {
-        ptx = compile_element_ptx(k);
+        ptx = compile_element_ptx(k, gathered);
       } catch (const std::exception& e) {
         throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on an element function: ") +
                                   e.what());
@@ -139,10 +158,11 @@ std::vector<DVec> GpuKernels::run(const flat::KernelBody& k, std::span<const DVe
   outs.reserve(out_types.size());
   for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
   if (n == 0) return outs;
-  const rt::cuda::Kernel& kernel = kernel_for(k);
-  // ndp_kernel(i64 n, ptr in_0, ..., ptr out_0, ...): kPtxInstancesPerThread instances a thread.
-  std::vector<CUdeviceptr> ptrs;
-  for (const DVec& v : ins) ptrs.push_back(v.data());
+  KernelArgs args = kernel_args(ins, SIZE_MAX);
+  const rt::cuda::Kernel& kernel = kernel_for(k, args.gathered);
+  // ndp_kernel(i64 n, ptr in_0, ..., [ptr positions_0, ...], ptr out_0, ...):
+  // kPtxInstancesPerThread instances a thread.
+  std::vector<CUdeviceptr> ptrs = std::move(args.ptrs);
   for (const DVec& v : outs) ptrs.push_back(v.data());
   std::vector<void*> params;
   params.push_back(&n);

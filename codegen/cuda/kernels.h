@@ -24,6 +24,20 @@
 
 namespace ndp::codegen::cuda {
 
+// Note [Fused gathers]
+// An input of a fused kernel or consumer kernel may be a deferred gather (Note [Deferred
+// vectors] in dvec.h), source[index[i]], not yet computed. The kernel then reads source through
+// index itself: the input's pointer is the source's, the positions follow the body's inputs,
+// and the kernel is compiled with that input listed as gathered (compile_ptx,
+// compile_element_ptx), a separate entry in the caches. The gathered values are never stored,
+// which saves writing and reading them again (8 + 8 bytes an element for a float).
+struct KernelArgs {
+  std::vector<uint32_t> gathered;  // inputs read through positions
+  std::vector<CUdeviceptr> ptrs;   // the body's inputs, then the positions of each gathered one
+};
+/// The arguments for `ins`, gathering inside the kernel while at most `max_ptrs` pointers result.
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs);
+
 class GpuKernels {
  public:
   explicit GpuKernels(Gpu& g) : gpu_(g) {}
@@ -41,13 +55,14 @@ class GpuKernels {
   /// function (Note [Consumer kernels]; runtime/gpu/device/fused.cu), cached like the kernels;
   /// null when they cannot be linked (a build without them): the caller runs the consumer
   /// unfused.
-  const rt::cuda::Module* consumer_module(const flat::KernelBody& k, ndp_elem_type t);
+  const rt::cuda::Module* consumer_module(const flat::KernelBody& k, ndp_elem_type t,
+                                          std::span<const uint32_t> gathered = {});
 
  private:
   struct LinkFailed {
     std::string what;
   };
-  const rt::cuda::Kernel& kernel_for(const flat::KernelBody& k);
+  const rt::cuda::Kernel& kernel_for(const flat::KernelBody& k, std::span<const uint32_t> gathered);
   /// The module of `key` from the disk cache, else from make_cubin() (then written there).
   std::shared_ptr<rt::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;

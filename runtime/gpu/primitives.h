@@ -160,6 +160,9 @@ class Primitives {
   /// sequence, or -1 (synchronises).
   Result<int64_t> index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
                                          CUdeviceptr out);
+  /// The lowest j with idx[j] outside [0, bound) (int64), or -1 (synchronises): the bounds check
+  /// of reads from one sequence, where the indices are the positions.
+  Result<int64_t> first_out_of_range(CUdeviceptr idx, int64_t n, int64_t bound);
   /// MERGE's positions into a ++ b: flags[i] ? #true before i : na + #false before i.
   Status merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out);
   /// out[i*k + j] = j*n + i (n·k entries).

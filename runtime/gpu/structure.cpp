@@ -19,6 +19,15 @@ Result<int64_t> Primitives::index_shared_positions(CUdeviceptr seq_offsets, CUde
   return rec->read_slot(*this);
 }
 
+Result<int64_t> Primitives::first_out_of_range(CUdeviceptr idx, int64_t n, int64_t bound) {
+  if (n <= 0) return int64_t{-1};
+  Result<StatusRecord> rec = StatusRecord::make(*this);
+  if (!rec.ok()) return rec.status();
+  Status s = launch_named(*this, "ndp_first_out_of_range", n, idx, n, bound, rec->slots());
+  if (!s.ok()) return s;
+  return rec->read_slot(*this);
+}
+
 Status Primitives::merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out) {
   if (n <= 0) return Status();
   Result<cuda::DeviceBuffer> wide = pool().allocate(static_cast<size_t>(n) * 8);

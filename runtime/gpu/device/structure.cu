@@ -29,6 +29,15 @@ extern "C" __global__ void ndp_index_shared_positions(const long long* seq_offse
   }
 }
 
+// The same check where every instance reads one sequence: the indices are the positions.
+extern "C" __global__ void ndp_first_out_of_range(const long long* idx, long long n, long long bound,
+                                                  unsigned long long* first_failure) {
+  NDP_GRID_STRIDE(j, n) {
+    long long i = idx[j];
+    if (i < 0 || i >= bound) report_failure(first_failure, j);
+  }
+}
+
 extern "C" __global__ void ndp_widen_flags(const unsigned char* flags, long long n, long long* out) {
   NDP_GRID_STRIDE(i, n) out[i] = flags[i] != 0;
 }

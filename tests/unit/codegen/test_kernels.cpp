@@ -510,27 +510,35 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
             return std::vector<VarId>{prim(b, body, PrimId::Add, T.int_(), {i, in[0]}), a, g};
           }};
   BodyCase bc = kernel_of(fx, c, 4, 1);
-  std::string ptx = codegen::compile_ptx(*bc.body);
-  CHECK(ptx.find(".target sm_90") != std::string::npos);
-  CHECK(ptx.find(".entry ndp_kernel") != std::string::npos);
-  CHECK(ptx.find("%tid.x") != std::string::npos);
-  CHECK(ptx.find("%ctaid.x") != std::string::npos);
-  std::string ptxas = find_ptxas();
-  if (ptxas.empty()) {
-    MESSAGE("ptxas not found (NDP_PTXAS, PATH, /usr/local/cuda/bin): PTX not assembled");
-    return;
+  // Inputs 1 and 3 read through positions (Note [Fused gathers]): two more parameters, and
+  // it must assemble too.
+  const uint32_t gathered[] = {1, 3};
+  for (std::span<const uint32_t> g : {std::span<const uint32_t>(), std::span<const uint32_t>(gathered)}) {
+    CAPTURE(g.size());
+    std::string ptx = codegen::compile_ptx(*bc.body, g);
+    CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + g.size() + 2)) != std::string::npos);
+    CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + g.size() + 3)) == std::string::npos);
+    CHECK(ptx.find(".target sm_90") != std::string::npos);
+    CHECK(ptx.find(".entry ndp_kernel") != std::string::npos);
+    CHECK(ptx.find("%tid.x") != std::string::npos);
+    CHECK(ptx.find("%ctaid.x") != std::string::npos);
+    std::string ptxas = find_ptxas();
+    if (ptxas.empty()) {
+      MESSAGE("ptxas not found (NDP_PTXAS, PATH, /usr/local/cuda/bin): PTX not assembled");
+      return;
+    }
+    char path[] = "/tmp/ndp_kernel_XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    std::string file = std::string(path) + ".ptx";
+    std::rename(path, file.c_str());
+    std::ofstream(file) << ptx;
+    std::string cmd = ptxas + " -arch=sm_90 -o /dev/null " + file + " 2>&1";
+    int rc = std::system(cmd.c_str());
+    std::remove(file.c_str());
+    CHECK_MESSAGE(rc == 0, "ptxas rejected:\n" << ptx);
   }
-  char path[] = "/tmp/ndp_kernel_XXXXXX";
-  int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  close(fd);
-  std::string file = std::string(path) + ".ptx";
-  std::rename(path, file.c_str());
-  std::ofstream(file) << ptx;
-  std::string cmd = ptxas + " -arch=sm_90 -o /dev/null " + file + " 2>&1";
-  int rc = std::system(cmd.c_str());
-  std::remove(file.c_str());
-  CHECK_MESSAGE(rc == 0, "ptxas rejected:\n" << ptx);
 }
 
 // The cuda backend runs every elementwise primitive that kernel_prim_ok or
@@ -593,19 +601,24 @@ TEST_CASE("kernels: element functions assemble and link with the consumer kernel
                          : c.t->kind == lang::TypeKind::Char
                              ? flat::one_node_kernel(PrimId::Select, {T.bool_(), c.t, c.t}, c.t)
                              : flat::one_node_kernel(PrimId::Add, {c.t, c.t}, c.t);
-    std::string ptx = codegen::compile_element_ptx(k);
-    CHECK(ptx.find(".visible .func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
-    if (ptxas.empty()) continue;
-    std::string file = std::string(dir) + "/" + c.image + ".ptx", obj = std::string(dir) + "/" + c.image + ".o";
-    std::ofstream(file) << ptx;
-    CHECK(std::system((ptxas + " -arch=sm_90 -maxrregcount=64 -c -o " + obj + " " + file).c_str()) == 0);
-    std::string image = cubins ? std::string(cubins) + "/fused_" + c.image + ".cubin" : "";
-    std::string nvlink = ptxas.substr(0, ptxas.rfind('/') + 1) + "nvlink";
-    if (image.empty() || access(image.c_str(), R_OK) != 0 || access(nvlink.c_str(), X_OK) != 0) {
-      MESSAGE("no consumer image or nvlink: element function assembled, not linked");
-      continue;
+    // Also with input 0 read through positions (Note [Fused gathers] in codegen/cuda/kernels.h).
+    const uint32_t gathered[] = {0};
+    for (std::span<const uint32_t> g : {std::span<const uint32_t>(), std::span<const uint32_t>(gathered)}) {
+      CAPTURE(g.size());
+      std::string ptx = codegen::compile_element_ptx(k, g);
+      CHECK(ptx.find(".visible .func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
+      if (ptxas.empty()) continue;
+      std::string file = std::string(dir) + "/" + c.image + ".ptx", obj = std::string(dir) + "/" + c.image + ".o";
+      std::ofstream(file) << ptx;
+      CHECK(std::system((ptxas + " -arch=sm_90 -maxrregcount=64 -c -o " + obj + " " + file).c_str()) == 0);
+      std::string image = cubins ? std::string(cubins) + "/fused_" + c.image + ".cubin" : "";
+      std::string nvlink = ptxas.substr(0, ptxas.rfind('/') + 1) + "nvlink";
+      if (image.empty() || access(image.c_str(), R_OK) != 0 || access(nvlink.c_str(), X_OK) != 0) {
+        MESSAGE("no consumer image or nvlink: element function assembled, not linked");
+        continue;
+      }
+      CHECK(std::system((nvlink + " -arch=sm_90 -o " + dir + "/linked.cubin " + image + " " + obj).c_str()) == 0);
     }
-    CHECK(std::system((nvlink + " -arch=sm_90 -o " + dir + "/linked.cubin " + image + " " + obj).c_str()) == 0);
   }
   std::system((std::string("rm -rf ") + dir).c_str());
 }

@@ -1,4 +1,5 @@
 // GPU EXTRACT, REPLACE, append, reverse and rotate against the CPU runtime, at every shape.
+#include <limits>
 #include <random>
 
 #include "gpu_fixture.h"
@@ -185,4 +186,32 @@ TEST_CASE("gpu append at large shapes") {
     check_append<bool>(*p, other_lengths(s), s, 2);
     check_append<int32_t>(*p, s, s, 3);
   }
+}
+
+TEST_CASE("gpu first_out_of_range finds the lowest index outside [0, bound)") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  auto first_bad = [&](const std::vector<int64_t>& idx, int64_t bound) {
+    DArray<int64_t> d(*p, std::span<const int64_t>(idx));
+    auto r = p->first_out_of_range(d.ptr(), static_cast<int64_t>(idx.size()), bound);
+    REQUIRE_MESSAGE(r.ok(), r.status().message());
+    return r.value();
+  };
+  CHECK(first_bad({}, 0) == -1);
+  CHECK(first_bad({0}, 0) == 0);
+  CHECK(first_bad({0}, 1) == -1);
+  CHECK(first_bad({2, 0, 1}, 3) == -1);
+  CHECK(first_bad({2, 0, 3}, 3) == 2);
+  CHECK(first_bad({2, -1, 3}, 3) == 1);
+  // Millions of indices with failures late and early: the lowest position wins whichever
+  // thread reports first.
+  const int64_t n = 5'000'011;
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) idx[static_cast<size_t>(i)] = (i * 7919) % 1000;
+  CHECK(first_bad(idx, 1000) == -1);
+  idx[static_cast<size_t>(n - 1)] = 1000;
+  CHECK(first_bad(idx, 1000) == n - 1);
+  idx[4'000'000] = std::numeric_limits<int64_t>::min();
+  idx[123'457] = -5;
+  CHECK(first_bad(idx, 1000) == 123'457);
 }
