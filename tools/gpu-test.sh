@@ -32,8 +32,9 @@ if want sanitize; then
   timeout ${NDP_RACECHECK_TIMEOUT:-150} tools/gpu-run.sh $cs --tool racecheck --error-exitcode 9 $B/tests/unit_runtime_gpu -tc='*scan*,*reduce*,*pack*,*combine*' -tce='*large*' > "$out/racecheck.log" 2>&1; summary+=("racecheck: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)")
   # The one-sweep radix sort's shared-memory exchange and ranking (small shapes).
   timeout ${NDP_RACECHECK_TIMEOUT:-150} tools/gpu-run.sh $cs --tool racecheck --error-exitcode 9 $B/tests/unit_runtime_gpu -tc='*rank and sort match*' > "$out/racecheck_sort.log" 2>&1; summary+=("racecheck sort: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck_sort.log" | tail -1)")
-  # The consumer kernels: generated element functions linked into the scan, reduction and pack passes.
-  timeout 150 tools/gpu-run.sh $cs --tool memcheck --error-exitcode 9 $B/cli/ndp test tests/programs/language/fused_consumers.ndp --backend=cuda > "$out/memcheck_consumers.log" 2>&1; summary+=("memcheck consumer kernels: exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_consumers.log" | tail -1)")
+  # The consumer kernels: generated element functions linked into the scan, reduction and pack
+  # passes, gathered inputs included (shared_index.ndp).
+  timeout 150 tools/gpu-run.sh $cs --tool memcheck --error-exitcode 9 $B/cli/ndp test tests/programs/language/fused_consumers.ndp tests/programs/language/shared_index.ndp --backend=cuda > "$out/memcheck_consumers.log" 2>&1; summary+=("memcheck consumer kernels: exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_consumers.log" | tail -1)")
   timeout 150 tools/gpu-run.sh $cs --tool memcheck --error-exitcode 9 $B/cli/ndp test examples --backend=cuda > "$out/memcheck_examples.log" 2>&1; summary+=("memcheck ndp test examples: exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_examples.log" | tail -1)")
 fi
 if want primitives; then
