@@ -46,14 +46,14 @@ if want programs; then
   # 2^20 rows (bench/programs, the cpu suite's inputs), best of the runs each program makes.
   mkdir -p /tmp/ndp-programs
   sed 's/^bench_size = .* \$/bench_size = 16777216 $/; s/^bench_runs = .* \$/bench_runs = 3 $/' bench/programs/qsort.ndp > /tmp/ndp-programs/qsort.ndp
-  sed 's/^bench_size = .* \$/bench_size = 1048576 $/; s/^bench_runs = .* \$/bench_runs = 10 $/' bench/programs/spmv.ndp > /tmp/ndp-programs/spmv.ndp
+  sed 's/^bench_size = .* \$/bench_size = 1048576 $/; s/^bench_runs = .* \$/bench_runs = 20 $/' bench/programs/spmv.ndp > /tmp/ndp-programs/spmv.ndp
   for p in qsort spmv; do
     timeout 90 tools/gpu-run.sh $B/cli/ndp run /tmp/ndp-programs/$p.ndp --backend=cuda > "$out/program_$p.log" 2>&1
     summary+=("program $p (cuda): exit $? $(tail -1 "$out/program_$p.log")")
   done
   # The SpMV baseline in the same run (built by `tools/gpu-build.sh bench/cusparse_spmv`).
   if [ -x $B/bench/cusparse_spmv ]; then
-    LD_LIBRARY_PATH=/usr/local/cuda/lib64:$PWD/$B/lib $B/bench/cusparse_spmv 1048576 20 > "$out/cusparse_spmv.log" 2>&1
+    LD_LIBRARY_PATH=/usr/local/cuda/lib64:$PWD/$B/lib $B/bench/cusparse_spmv 1048576 100 > "$out/cusparse_spmv.log" 2>&1
     summary+=("cusparse_spmv: exit $? $(grep -h median "$out/cusparse_spmv.log")")
   fi
 fi
