@@ -1,5 +1,6 @@
 // Generators: fill, iota, DIST, INDEX (device/generate.cu).
 #include "runtime/gpu/launch.h"
+#include "runtime/gpu/seg_scan_impl.h"
 
 namespace ndp::rt::gpu {
 
@@ -12,11 +13,11 @@ Status Primitives::iota(CUdeviceptr out, int64_t n, int64_t start, int64_t strid
 }
 
 Status Primitives::dist(ndp_elem_type t, CUdeviceptr x, DSegs s, CUdeviceptr out) {
-  return launch_named(*this, std::string("ndp_dist_") + elem_suffix(t), s.total, x, s, out);
+  return detail::launch_per_element_segment(*this, std::string("ndp_dist_") + elem_suffix(t), s, x, s, out);
 }
 
 Status Primitives::index(ndp_elem_type t, CUdeviceptr start, CUdeviceptr stride, DSegs s, CUdeviceptr out) {
-  return launch_named(*this, std::string("ndp_index_") + elem_suffix(t), s.total, start, stride, s, out);
+  return detail::launch_per_element_segment(*this, std::string("ndp_index_") + elem_suffix(t), s, start, stride, s, out);
 }
 
 }  // namespace ndp::rt::gpu

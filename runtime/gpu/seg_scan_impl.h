@@ -25,6 +25,16 @@ inline cuda::LaunchConfig tile_launch(int64_t ntiles) {
   return cuda::LaunchConfig{static_cast<unsigned>(grid), kScanBlock, 0};
 }
 
+/// Launches a kernel built on for_each_element_segment (device/tile_segments.cuh) over the
+/// elements of s: one block of kScanBlock threads per tile of kTile elements.
+template <class... Args>
+Status launch_per_element_segment(Primitives& p, const std::string& name, DSegs s, Args... args) {
+  if (s.total <= 0) return Status();
+  Result<cuda::Kernel> k = p.kernel(name);
+  if (!k.ok()) return k.status();
+  return cuda::launch_with(p.device(), k.value(), tile_launch(tile_count(s.total)), args...);
+}
+
 /// The geometry of device/scan_pass.cuh: kPassBlock threads, kCarryBlock for the fix-up, and
 /// kPassTile elements per tile for an element of `bytes` bytes (64 bytes per thread, at most 16
 /// elements).

@@ -27,10 +27,7 @@ Result<ndp_status> Primitives::offsets_from_lengths(CUdeviceptr lengths, int64_t
 }
 
 Status Primitives::segment_ids(DSegs s, CUdeviceptr out) {
-  if (s.total <= 0) return Status();
-  Result<cuda::Kernel> k = kernel("ndp_segment_ids");
-  if (!k.ok()) return k.status();
-  return cuda::launch_with(device(), k.value(), detail::tile_launch(detail::tile_count(s.total)), s, out);
+  return detail::launch_per_element_segment(*this, "ndp_segment_ids", s, s, out);
 }
 
 Status Primitives::lengths_of(DSegs s, CUdeviceptr out) {

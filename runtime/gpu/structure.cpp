@@ -1,12 +1,13 @@
 // Position vectors and length checks for the executor's structural operations
 // (device/structure.cu).
 #include "runtime/gpu/launch.h"
+#include "runtime/gpu/seg_scan_impl.h"
 
 namespace ndp::rt::gpu {
 
 
 Status Primitives::nested_take_positions(CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs, CUdeviceptr out) {
-  return launch_named(*this, "ndp_nested_take_positions", out_segs.total, src_offsets, idx, out_segs, out);
+  return detail::launch_per_element_segment(*this, "ndp_nested_take_positions", out_segs, src_offsets, idx, out_segs, out);
 }
 
 Result<int64_t> Primitives::index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,

@@ -1,5 +1,5 @@
 // Generators: fill, iota, DIST, INDEX.
-#include "common.cuh"
+#include "tile_segments.cuh"
 
 using namespace ndp_gpu;
 
@@ -13,10 +13,10 @@ extern "C" __global__ void ndp_iota(long long* out, long long n, long long start
   NDP_GRID_STRIDE(i, n) out[i] = start + i * stride;
 }
 
-// One thread per element, whatever the segment lengths: each finds its segment.
-#define NDP_DIST(T, name)                                                           \
-  extern "C" __global__ void ndp_dist_##name(const T* x, Segs s, T* out) {          \
-    NDP_GRID_STRIDE(p, s.total) out[p] = x[s.segment_of(p)];                        \
+// One thread per element, whatever the segment lengths (Note [Segments of a tile]).
+#define NDP_DIST(T, name)                                                                            \
+  extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_dist_##name(const T* x, Segs s, T* out) { \
+    for_each_element_segment(s, [&](long long p, long long k) { out[p] = x[k]; });                   \
   }
 NDP_FOR_ELEMS(NDP_DIST)
 
@@ -31,11 +31,10 @@ __device__ T index_value(T start, T stride, long long j) {
     return start + static_cast<T>(j) * stride;
 }
 
-#define NDP_INDEX(T, name)                                                                     \
-  extern "C" __global__ void ndp_index_##name(const T* start, const T* stride, Segs s, T* out) { \
-    NDP_GRID_STRIDE(p, s.total) {                                                              \
-      long long k = s.segment_of(p);                                                           \
-      out[p] = index_value<T>(start[k], stride[k], p - s.begin(k));                            \
-    }                                                                                          \
+#define NDP_INDEX(T, name)                                                                          \
+  extern "C" __global__ void __launch_bounds__(kScanBlock)                                          \
+      ndp_index_##name(const T* start, const T* stride, Segs s, T* out) {                           \
+    for_each_element_segment(                                                                       \
+        s, [&](long long p, long long k) { out[p] = index_value<T>(start[k], stride[k], p - s.begin(k)); }); \
   }
 NDP_FOR_NUMBERS(NDP_INDEX)

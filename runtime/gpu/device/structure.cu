@@ -1,16 +1,14 @@
 // Position vectors for the executor's structural operations (take of nested sequences, shared
 // indexing, merge, sequence literals) and simple checks over lengths.
-#include "common.cuh"
+#include "tile_segments.cuh"
 
 using namespace ndp_gpu;
 
 // Element p of new segment k is element p - begin(k) of old segment idx[k].
-extern "C" __global__ void ndp_nested_take_positions(const long long* src_offsets, const long long* idx, Segs out_segs,
-                                                     long long* out) {
-  NDP_GRID_STRIDE(p, out_segs.total) {
-    long long k = out_segs.segment_of(p);
-    out[p] = src_offsets[idx[k]] + (p - out_segs.begin(k));
-  }
+extern "C" __global__ void __launch_bounds__(kScanBlock)
+    ndp_nested_take_positions(const long long* src_offsets, const long long* idx, Segs out_segs, long long* out) {
+  for_each_element_segment(out_segs,
+                           [&](long long p, long long k) { out[p] = src_offsets[idx[k]] + (p - out_segs.begin(k)); });
 }
 
 // Instance j reads element idx[j] of sequence ids[j]; an index outside its sequence fails.
