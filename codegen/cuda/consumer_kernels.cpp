@@ -74,7 +74,7 @@ DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v
                  lang::TypeContext& types) {
   ConsumerArgs args = consumer_args(ins);
   const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, NDP_BOOL, args.gathered);
-  if (!m) return pack(g, v, values(kernels, s, ins, types.bool_()).data());
+  if (!m) return pack(g, v, values(kernels, s, ins, types.bool_()));
   DBuf out;
   const int bytes = elem_bytes(v.type());
   int64_t kept = g.check(g.prims().pack_fused(*m, elem_type(v.type()), v.data(), args.in, v.size(),

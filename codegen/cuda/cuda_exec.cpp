@@ -153,7 +153,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, DVec::seq(t, n, std::move(len), std::move(off), empty_of(g, prog.types, t->a)));
       return;
     }
-    case Op::Count: set_host(f, s.dst, g.check(g.prims().count_true(use(0).data(), use(0).size()))); return;
+    case Op::Count: set_host(f, s.dst, count_true(g, use(0))); return;
     case Op::Nest: {
       const DVec& len = use(0);
       set_vec(f, s.dst, seq_from_lengths(g, type_of(f, s.dst), len.size(), len.buffer(), use(1)));
@@ -241,8 +241,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Pack: {
-      NDP_ASSERT(use(0).size() == use(1).size(), "pack with flags of another length");
-      set_vec(f, s.dst, pack(g, use(0), use(1).data()));
+      set_vec(f, s.dst, pack(g, use(0), use(1)));
       return;
     }
     case Op::Merge: set_vec(f, s.dst, merge(use(0), use(1), use(2))); return;

@@ -46,6 +46,25 @@ SegmentCache& segment_cache() {
   return cache;
 }
 
+// The true flags of the last few flag buffers counted: a flattened `if` counts its flags (the
+// host needs the branch sizes) and then packs with the same flags, which would count them again
+// (a pass and a read-back). By weak reference, as above.
+struct FlagCounts {
+  static constexpr size_t kEntries = 8;
+  struct Entry {
+    std::weak_ptr<const rt::cuda::DeviceBuffer> flags;
+    const void* raw = nullptr;
+    int64_t n = -1, count = 0;
+  };
+  Entry entries[kEntries];
+  size_t next = 0;
+};
+
+FlagCounts& flag_counts() {
+  thread_local FlagCounts counts;
+  return counts;
+}
+
 }  // namespace
 
 std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n) {
@@ -167,10 +186,17 @@ DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
       DBuf off = g.alloc((m + 1) * 8);
       int64_t total = 0;
       g.check(g.prims().offsets_from_lengths(len->pointer(), m, off->pointer(), &total));
+      const rt::gpu::DSegs out_segs = rt::gpu::DSegs::irregular(m, total, off->pointer());
+      const DVec& from = v.elems();
+      if (cpu::is_flat_scalar(from.type())) {  // the elements in one pass, without positions
+        const int bytes = elem_bytes(from.type());
+        DBuf out = g.alloc(total * bytes);
+        g.check(g.prims().nested_take(bytes, from.data(), v.offsets(), idx, out_segs, out->pointer()));
+        return DVec::seq(t, m, std::move(len), std::move(off), DVec::scalar(from.type(), total, std::move(out)));
+      }
       DBuf eidx = g.alloc(total * 8);
-      g.check(g.prims().nested_take_positions(v.offsets(), idx, rt::gpu::DSegs::irregular(m, total, off->pointer()),
-                                              eidx->pointer()));
-      DVec elems = take(g, v.elems(), eidx->pointer(), total);
+      g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
+      DVec elems = take(g, from, eidx->pointer(), total);
       return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
     }
     case TypeKind::Pair: return DVec::pair(t, take(g, v.first(), idx, m), take(g, v.second(), idx, m));
@@ -232,8 +258,23 @@ DVec concat(Gpu& g, std::span<const DVec> parts) {
   }
 }
 
-DVec pack(Gpu& g, const DVec& v, CUdeviceptr flags) {
-  int64_t kept = g.check(g.prims().count_true(flags, v.size()));
+int64_t count_true(Gpu& g, const DVec& flags) {
+  const DBuf& buf = flags.buffer();
+  FlagCounts& c = flag_counts();
+  for (const FlagCounts::Entry& e : c.entries)
+    if (e.raw == buf.get() && e.n == flags.size() && e.flags.lock() == buf) return e.count;
+  int64_t count = g.check(g.prims().count_true(flags.data(), flags.size()));
+  if (buf) {
+    c.entries[c.next] = FlagCounts::Entry{buf, buf.get(), flags.size(), count};
+    c.next = (c.next + 1) % FlagCounts::kEntries;
+  }
+  return count;
+}
+
+DVec pack(Gpu& g, const DVec& v, const DVec& flag_vec) {
+  NDP_ASSERT(flag_vec.size() == v.size(), "pack with flags of another length");
+  int64_t kept = count_true(g, flag_vec);
+  CUdeviceptr flags = flag_vec.data();
   if (!cpu::is_flat_scalar(v.type())) {
     DBuf pos = g.alloc(kept * 8);
     g.check(g.prims().true_positions(flags, v.size(), pos->pointer()));

@@ -32,8 +32,10 @@ inline DVec append(Gpu& g, const DVec& a, const DVec& b) {
   DVec parts[2] = {a, b};
   return concat(g, parts);
 }
-/// The instances whose flag (bool, v.size() bytes) is true.
-DVec pack(Gpu& g, const DVec& v, CUdeviceptr flags);
+/// The number of true flags (bool), remembered for the last few flag buffers counted.
+int64_t count_true(Gpu& g, const DVec& flags);
+/// The instances whose flag (bool, v.size() of them) is true.
+DVec pack(Gpu& g, const DVec& v, const DVec& flags);
 /// As cpu::retype: the same buffers at type t.
 DVec retype(lang::TypeContext& types, const DVec& v, const lang::Type* t);
 /// n copies of the single instance of `one`.

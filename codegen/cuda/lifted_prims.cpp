@@ -243,7 +243,7 @@ struct Natives {
     int64_t n = v.size();
     DBuf len = g.alloc(n * 8);
     g.check(g.prims().pack_lengths(pe.second().data(), v.segs(), len->pointer(), nullptr));
-    DVec kept = pack(g, pe.first(), pe.second().data());  // counts the kept elements itself
+    DVec kept = pack(g, pe.first(), pe.second());  // counts the kept elements itself
     return seq_from_lengths(g, c.result, n, std::move(len), std::move(kept));
   }
 

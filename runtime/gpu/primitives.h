@@ -156,6 +156,10 @@ class Primitives {
   /// out[p] = src_offsets[idx[k]] + (p - out_segs.begin(k)) for p in segment k: the element
   /// positions of a take of nested sequences.
   Status nested_take_positions(CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs, CUdeviceptr out);
+  /// out[p] = src[the position nested_take_positions computes]: the take's elements when they
+  /// are flat, of `bytes` bytes (1, 4 or 8), moved in one pass.
+  Status nested_take(int bytes, CUdeviceptr src, CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs,
+                     CUdeviceptr out);
   /// out[j] = seq_offsets[ids[j]] + idx[j]; returns the lowest j whose index is outside its
   /// sequence, or -1 (synchronises).
   Result<int64_t> index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,

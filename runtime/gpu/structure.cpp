@@ -10,6 +10,12 @@ Status Primitives::nested_take_positions(CUdeviceptr src_offsets, CUdeviceptr id
   return detail::launch_per_element_segment(*this, "ndp_nested_take_positions", out_segs, src_offsets, idx, out_segs, out);
 }
 
+Status Primitives::nested_take(int bytes, CUdeviceptr src, CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs,
+                               CUdeviceptr out) {
+  return detail::launch_per_element_segment(*this, sized_name("ndp_nested_take_", bytes), out_segs, src, src_offsets,
+                                            idx, out_segs, out);
+}
+
 Result<int64_t> Primitives::index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
                                                    CUdeviceptr out) {
   if (n <= 0) return int64_t{-1};

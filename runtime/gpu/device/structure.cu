@@ -11,6 +11,17 @@ extern "C" __global__ void __launch_bounds__(kScanBlock)
                            [&](long long p, long long k) { out[p] = src_offsets[idx[k]] + (p - out_segs.begin(k)); });
 }
 
+// The same take with the elements moved at once (flat elements of `bytes` bytes): no position
+// vector is written and read back.
+#define NDP_NESTED_TAKE(W, bytes)                                                                      \
+  extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_nested_take_##bytes(                    \
+      const W* src, const long long* src_offsets, const long long* idx, Segs out_segs, W* out) {       \
+    for_each_element_segment(out_segs, [&](long long p, long long k) {                                 \
+      out[p] = src[src_offsets[idx[k]] + (p - out_segs.begin(k))];                                     \
+    });                                                                                                \
+  }
+NDP_FOR_SIZES(NDP_NESTED_TAKE)
+
 // Instance j reads element idx[j] of sequence ids[j]; an index outside its sequence fails.
 extern "C" __global__ void ndp_index_shared_positions(const long long* seq_offsets, const long long* ids,
                                                       const long long* idx, long long n, long long* out,

@@ -215,3 +215,45 @@ TEST_CASE("gpu first_out_of_range finds the lowest index outside [0, bound)") {
   idx[123'457] = -5;
   CHECK(first_bad(idx, 1000) == 123'457);
 }
+
+// A take of nested sequences (the executor's take of a sequence DVec): new segment k is old
+// segment idx[k]. nested_take moves flat elements in one pass; nested_take_positions gives
+// their positions; both against the host at every shape, with segments taken in a random
+// order, repeated and left out.
+template <class T>
+void check_nested_take(gpu::Primitives& p, const Shape& src, uint64_t seed) {
+  CAPTURE(src.name);
+  if (src.count() == 0) return;
+  std::mt19937_64 rng(seed);
+  const int64_t m = src.count();
+  std::vector<int64_t> idx(static_cast<size_t>(m)), out_lengths;
+  for (int64_t& i : idx) i = static_cast<int64_t>(rng() % static_cast<uint64_t>(m));
+  for (int64_t i : idx) out_lengths.push_back(src.lengths[static_cast<size_t>(i)]);
+  Shape out = irregular("taken", out_lengths);
+  Vec<T> v = random_values<T>(src.total(), seed + 1);
+  Vec<T> want(out.total());
+  Vec<int64_t> want_pos(out.total());
+  for (int64_t k = 0, q = 0; k < m; ++k)
+    for (int64_t j = 0; j < out_lengths[static_cast<size_t>(k)]; ++j, ++q) {
+      want_pos[q] = src.offsets[static_cast<size_t>(idx[static_cast<size_t>(k)])] + j;
+      want[q] = v[want_pos[q]];
+    }
+  DArray<T> dv(p, v.cspan());
+  DArray<int64_t> soff(p, std::span<const int64_t>(src.offsets)), di(p, std::span<const int64_t>(idx));
+  DShape dout(p, out);
+  DArray<T> got(p, out.total());
+  DArray<int64_t> pos(p, out.total());
+  REQUIRE(p.nested_take(static_cast<int>(sizeof(T)), dv.ptr(), soff.ptr(), di.ptr(), dout.segs, got.ptr()).ok());
+  REQUIRE(p.nested_take_positions(soff.ptr(), di.ptr(), dout.segs, pos.ptr()).ok());
+  Vec<T> g = got.host(p);
+  Vec<int64_t> gp = pos.host(p);
+  CHECK(std::equal(g.cspan().begin(), g.cspan().end(), want.cspan().begin()));
+  CHECK(std::equal(gp.cspan().begin(), gp.cspan().end(), want_pos.cspan().begin()));
+}
+
+TEST_CASE_TEMPLATE("gpu nested_take matches the host", T, int64_t, float, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 7;
+  for (const Shape& s : all_shapes()) check_nested_take<T>(*p, s, seed++);
+}
