@@ -104,7 +104,7 @@ DVec CudaExecutor::Impl::merge(const DVec& flags, const DVec& a, const DVec& b) 
   if (b.size() == 0) return a;
   DBuf idx = g.alloc(n * 8);
   g.check(g.prims().merge_positions(flags.data(), n, a.size(), idx->pointer()));
-  return take(g, append(g, a, b), idx->pointer(), n);
+  return take_appended(g, a, b, idx->pointer(), n);
 }
 
 /// Per instance i the sequence [uses[0][i], ..., uses[k-1][i]].
@@ -117,7 +117,9 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   DBuf idx = g.alloc(n * k * 8), len = g.alloc(n * 8);
   g.check(g.prims().seq_lit_positions(n, k, idx->pointer()));
   g.check(g.prims().fill(len->pointer(), n, 8, static_cast<uint64_t>(k)));
-  return seq_from_lengths(g, t, n, std::move(len), take(g, concat(g, parts), idx->pointer(), n * k));
+  DVec elems = k == 2 ? take_appended(g, parts[0], parts[1], idx->pointer(), n * k)
+                      : take(g, concat(g, parts), idx->pointer(), n * k);
+  return seq_from_lengths(g, t, n, std::move(len), std::move(elems));
 }
 
 // NDP_PROFILE=1 (codegen/cpu/stmt_profile.h): each statement waits for its kernels, so that

@@ -237,6 +237,33 @@ std::vector<DVec> children(std::span<const DVec> parts, Get get) {
 
 }  // namespace
 
+DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_t m) {
+  NDP_ASSERT(a.size() + b.size() == m, "take_appended of a non-permutation");
+  const Type* t = a.type();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      if (!cpu::is_flat_scalar(a.elems().type())) break;
+      DVec parts[2] = {a, b};
+      DBuf both = concat_buffers(g, parts, 8, &DVec::lengths);  // one length per sequence: small
+      DBuf len = g.alloc(m * 8);
+      g.check(g.prims().gather(8, both->pointer(), idx, m, len->pointer()));
+      DBuf off = offsets_from_valid_lengths(g, m, len);  // a permutation: the total is known
+      const int64_t total = a.total() + b.total();
+      const int bytes = elem_bytes(a.elems().type());
+      DBuf out = g.alloc(total * bytes);
+      g.check(g.prims().nested_take2(bytes, a.elems().data(), a.offsets(), a.size(), b.elems().data(), b.offsets(), idx,
+                                     rt::gpu::DSegs::irregular(m, total, off->pointer()), out->pointer()));
+      return DVec::seq(t, m, std::move(len), std::move(off), DVec::scalar(a.elems().type(), total, std::move(out)));
+    }
+    case TypeKind::Pair:
+      return DVec::pair(t, take_appended(g, a.first(), b.first(), idx, m),
+                        take_appended(g, a.second(), b.second(), idx, m));
+    case TypeKind::Data: return DVec::data(t, take_appended(g, a.fields(), b.fields(), idx, m));
+    default: break;
+  }
+  return take(g, append(g, a, b), idx, m);
+}
+
 DVec concat(Gpu& g, std::span<const DVec> parts) {
   NDP_ASSERT(!parts.empty(), "concat of no parts");
   if (parts.size() == 1) return parts[0];

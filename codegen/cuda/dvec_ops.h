@@ -26,6 +26,10 @@ DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 DVec empty_of(Gpu& g, lang::TypeContext& types, const lang::Type* t);
 /// result[i] = v[idx[i]] for i < m (idx: m int64 on the device, each in [0, v.size())).
 DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m);
+/// take(append(a, b), idx, m) where idx is a permutation of the instances of a ++ b (merge,
+/// sequence literals): sequences of flat elements are read from a and b in place, and their
+/// total needs no read-back.
+DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_t m);
 /// The instances of all parts, one part after another.
 DVec concat(Gpu& g, std::span<const DVec> parts);
 inline DVec append(Gpu& g, const DVec& a, const DVec& b) {

@@ -160,6 +160,9 @@ class Primitives {
   /// are flat, of `bytes` bytes (1, 4 or 8), moved in one pass.
   Status nested_take(int bytes, CUdeviceptr src, CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs,
                      CUdeviceptr out);
+  /// nested_take from a ++ b (na sequences of a, then b's) without building it.
+  Status nested_take2(int bytes, CUdeviceptr a, CUdeviceptr a_offsets, int64_t na, CUdeviceptr b,
+                      CUdeviceptr b_offsets, CUdeviceptr idx, DSegs out_segs, CUdeviceptr out);
   /// out[j] = seq_offsets[ids[j]] + idx[j]; returns the lowest j whose index is outside its
   /// sequence, or -1 (synchronises).
   Result<int64_t> index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,

@@ -16,6 +16,12 @@ Status Primitives::nested_take(int bytes, CUdeviceptr src, CUdeviceptr src_offse
                                             idx, out_segs, out);
 }
 
+Status Primitives::nested_take2(int bytes, CUdeviceptr a, CUdeviceptr a_offsets, int64_t na, CUdeviceptr b,
+                                CUdeviceptr b_offsets, CUdeviceptr idx, DSegs out_segs, CUdeviceptr out) {
+  return detail::launch_per_element_segment(*this, sized_name("ndp_nested_take2_", bytes), out_segs, a, a_offsets,
+                                            static_cast<long long>(na), b, b_offsets, idx, out_segs, out);
+}
+
 Result<int64_t> Primitives::index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
                                                    CUdeviceptr out) {
   if (n <= 0) return int64_t{-1};

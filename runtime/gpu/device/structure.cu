@@ -22,6 +22,19 @@ extern "C" __global__ void __launch_bounds__(kScanBlock)
   }
 NDP_FOR_SIZES(NDP_NESTED_TAKE)
 
+// The same take from a ++ b without building it: sequence i < na of a ++ b is a's sequence i,
+// the others b's sequence i - na (merge and two-part sequence literals).
+#define NDP_NESTED_TAKE2(W, bytes)                                                                    \
+  extern "C" __global__ void __launch_bounds__(kScanBlock)                                            \
+      ndp_nested_take2_##bytes(const W* a, const long long* a_off, long long na, const W* b,          \
+                               const long long* b_off, const long long* idx, Segs out_segs, W* out) { \
+    for_each_element_segment(out_segs, [&](long long p, long long k) {                                \
+      const long long i = idx[k], j = p - out_segs.begin(k);                                          \
+      out[p] = i < na ? a[a_off[i] + j] : b[b_off[i - na] + j];                                       \
+    });                                                                                               \
+  }
+NDP_FOR_SIZES(NDP_NESTED_TAKE2)
+
 // Instance j reads element idx[j] of sequence ids[j]; an index outside its sequence fails.
 extern "C" __global__ void ndp_index_shared_positions(const long long* seq_offsets, const long long* ids,
                                                       const long long* idx, long long n, long long* out,

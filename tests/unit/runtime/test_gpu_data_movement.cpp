@@ -249,9 +249,21 @@ void check_nested_take(gpu::Primitives& p, const Shape& src, uint64_t seed) {
   Vec<int64_t> gp = pos.host(p);
   CHECK(std::equal(g.cspan().begin(), g.cspan().end(), want.cspan().begin()));
   CHECK(std::equal(gp.cspan().begin(), gp.cspan().end(), want_pos.cspan().begin()));
+  // nested_take2: the same sequences as two vectors, a the first half and b the rest.
+  const int64_t na = m / 2, b0 = src.offsets[static_cast<size_t>(na)];
+  std::vector<int64_t> b_offsets;
+  for (int64_t i = na; i <= m; ++i) b_offsets.push_back(src.offsets[static_cast<size_t>(i)] - b0);
+  DArray<int64_t> boff(p, std::span<const int64_t>(b_offsets));
+  DArray<T> got2(p, out.total());
+  REQUIRE(p.nested_take2(static_cast<int>(sizeof(T)), dv.ptr(), soff.ptr(), na,
+                         dv.ptr() + static_cast<cuda::CUdeviceptr>(b0) * sizeof(T), boff.ptr(), di.ptr(), dout.segs,
+                         got2.ptr())
+              .ok());
+  Vec<T> g2 = got2.host(p);
+  CHECK(std::equal(g2.cspan().begin(), g2.cspan().end(), want.cspan().begin()));
 }
 
-TEST_CASE_TEMPLATE("gpu nested_take matches the host", T, int64_t, float, uint8_t) {
+TEST_CASE_TEMPLATE("gpu nested_take and nested_take2 match the host", T, int64_t, float, uint8_t) {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
   uint64_t seed = 7;
