@@ -123,20 +123,35 @@ Vec run_append_chain(const AppendChain& c, const std::function<const Vec&(VarId)
     n = v.size();
     if (s.elt) {
       const Vec& inner = v.elems();
-      parts.push_back(Part{inner.lengths(), inner.offsets(), inner.elems().buffer().get(), v.offsets(),
+      parts.push_back(Part{inner.lengths(), inner.offsets(), inner.elems().raw_data(), v.offsets(),
                            operand(s.elt->uses[1]).data<int64_t>()});
     } else {
-      parts.push_back(Part{v.lengths(), v.offsets(), v.elems().buffer().get()});
+      parts.push_back(Part{v.lengths(), v.offsets(), v.elems().raw_data()});
     }
   }
-  Buf<int64_t> len(n);
-  int64_t* l = len.data();
-  parallel_for(n, [&](int64_t i) {
-    int64_t sum = 0;
-    for (const Part& p : parts) sum += p.len[p.segment(i)];
-    l[i] = sum;
-  });
-  auto off = offsets_of(l, n);
+  // Sources all regular (their chosen sequences all of one length each): the result is regular,
+  // with no lengths to sum or scan.
+  bool regular = true;
+  int64_t regular_sum = 0;
+  for (const AppendChain::Source& s : c.sources) {
+    const Vec& v = s.elt ? operand(s.seqs).elems() : operand(s.seqs);
+    regular = regular && v.is_regular();
+    if (regular) regular_sum += v.regular_length();
+  }
+  std::shared_ptr<const void> lengths;
+  if (regular) {
+    lengths = uniform_buffer(regular_sum, n);
+  } else {
+    Buf<int64_t> len(n);
+    int64_t* l = len.data();
+    parallel_for(n, [&](int64_t i) {
+      int64_t sum = 0;
+      for (const Part& p : parts) sum += p.len[p.segment(i)];
+      l[i] = sum;
+    });
+    lengths = len.share();
+  }
+  auto off = offsets_for(lengths, n);
   const int64_t* o = off.get();
   Vec elems = with_scalar(result->a->kind, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -154,7 +169,7 @@ Vec run_append_chain(const AppendChain& c, const std::function<const Vec&(VarId)
     });
     return Vec::scalar(result->a, o[n], out.share());
   });
-  return Vec::seq(result, n, len.share(), std::move(off), std::move(elems));
+  return Vec::seq(result, n, std::move(lengths), std::move(off), std::move(elems));
 }
 
 }  // namespace ndp::codegen::cpu

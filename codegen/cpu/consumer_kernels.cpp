@@ -18,23 +18,17 @@ rt::Generate<T> generator(const flat::KernelBody& k, std::span<const Vec> ins) {
   return [g = kernel_generator(k, ins)](int64_t begin, int64_t end, T* out) { g(begin, end, out); };
 }
 
-/// The segments `lengths` describe, with their offsets (kept alive by the caller).
-struct Segments {
-  std::shared_ptr<const int64_t[]> offsets;
-  rt::SegView view;
-};
-
-Segments segments(const Vec& lengths, int64_t total) {
-  Segments s{offsets_for(lengths.buffer(), lengths.size()), rt::SegView()};
-  s.view = rt::SegView(ndp_segdes_irregular(lengths.size(), lengths.data<int64_t>(), s.offsets.get()));
-  NDP_ASSERT(s.offsets[static_cast<size_t>(lengths.size())] == total, "consumer kernel lengths do not cut its values");
+/// The segments `lengths` describe (regular when they are uniform), checked against the values.
+LengthSegs segments(const Vec& lengths, int64_t total) {
+  LengthSegs s = segments_of(lengths);
+  NDP_ASSERT(s.view.total() == total, "consumer kernel lengths do not cut its values");
   return s;
 }
 
 }  // namespace
 
 Vec reduce_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result) {
-  Segments segs = segments(lengths, ins[0].size());
+  LengthSegs segs = segments(lengths, ins[0].size());
   return with_scalar(result->kind, [&](auto tag) {
     using T = typename decltype(tag)::type;
     Buf<T> r(lengths.size());
@@ -47,7 +41,7 @@ Vec reduce_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> 
 
 Vec scan_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result) {
   const int64_t total = ins[0].size();
-  Segments segs = segments(lengths, total);
+  LengthSegs segs = segments(lengths, total);
   Vec elems = with_scalar(result->a->kind, [&](auto tag) {
     using T = typename decltype(tag)::type;
     Buf<T> r(total);
@@ -56,7 +50,7 @@ Vec scan_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> in
              "seg_scan_generated");
     return Vec::scalar(result->a, total, r.share());
   });
-  return Vec::seq(result, lengths.size(), lengths.buffer(), segs.offsets, std::move(elems));
+  return Vec::seq(result, lengths.size(), lengths.shared_buffer(), segs.offsets, std::move(elems));
 }
 
 Vec pack_kernel(const flat::Stmt& s, const Vec& values, std::span<const Vec> ins) {

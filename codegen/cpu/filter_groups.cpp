@@ -154,23 +154,23 @@ std::vector<Vec> run_filter_group(const FilterGroup& g, const std::function<cons
   };
   // 2. The packs and the counts (the counts of a filter's several predicates share lengths).
   std::vector<Vec> out(g.members.size());
-  std::map<VarId, std::shared_ptr<const int64_t[]>> offsets;
+  std::map<VarId, LengthSegs> segments;
   for (size_t a = 0; a < g.members.size(); ++a) {
     const FilterGroup::Member& m = g.members[a];
     const Vec& f = flags_of(m);
     const Vec& other = operand(m.stmt->uses[0]);
     if (m.kind == FilterGroup::Kind::Pack) {
       NDP_ASSERT(other.size() == f.size(), "filter group: pack with flags of another length");
-      out[a] = pack(other, f.data<bool>());
+      out[a] = pack(other, f);
       continue;
     }
     int64_t segs = other.size();
-    auto& off = offsets[m.stmt->uses[0]];
-    if (!off) off = offsets_for(other.buffer(), segs);
-    NDP_ASSERT(off[segs] == f.size(), "filter group: count lengths do not cut the flags");
+    auto at = segments.find(m.stmt->uses[0]);
+    if (at == segments.end()) at = segments.emplace(m.stmt->uses[0], segments_of(other)).first;
+    NDP_ASSERT(at->second.view.total() == f.size(), "filter group: count lengths do not cut the flags");
     Buf<int64_t> r(segs);
-    check_rt(rt::pack_lengths(f.values<bool>(), rt::SegView(ndp_segdes_irregular(segs, other.data<int64_t>(), off.get())),
-                              std::span<int64_t>(r.data(), static_cast<size_t>(segs)), nullptr),
+    check_rt(rt::pack_lengths(f.values<bool>(), at->second.view, std::span<int64_t>(r.data(), static_cast<size_t>(segs)),
+                              nullptr),
              "pack_lengths");
     out[a] = Vec::scalar(result_type(m.stmt->dst), segs, r.share());
   }

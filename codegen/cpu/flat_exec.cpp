@@ -163,12 +163,8 @@ Vec CpuExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   for (VarId u : s.uses) parts.push_back(vec(f, u));
   int64_t n = parts[0].size();
   for (const Vec& p : parts) NDP_ASSERT(p.size() == n, "seqlit parts of different lengths");
-  // Every instance holds k elements: lengths k and offsets i·k, with no scan.
-  int64_t kk = static_cast<int64_t>(k);
-  Buf<int64_t> len(n);
-  int64_t* l = len.data();
-  parallel_for(n, [&](int64_t i) { l[i] = kk; });
-  return Vec::seq(t, n, len.share(), regular_offsets(n, kk), interleave(parts));
+  // Every instance holds k elements: regular, lengths and offsets never written.
+  return Vec::seq(t, n, uniform_buffer(static_cast<int64_t>(k), n), interleave(parts));
 }
 
 void CpuExecutor::Impl::run_group(const FilterGroup& g, Frame& f) {
@@ -224,29 +220,24 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       const Type* t = type_of(f, s.dst);
       NDP_ASSERT(t->kind == lang::TypeKind::Seq, "empty of a non-sequence type");
       int64_t n = host(f, s.uses.at(0));
-      Buf<int64_t> len(n);
-      parallel_for(n, [&](int64_t i) { len[i] = 0; });
-      set_vec(f, s.dst, Vec::seq(t, n, len.share(), from_values(prog.types, t->a, {})));
+      set_vec(f, s.dst, Vec::seq(t, n, uniform_buffer(int64_t{0}, n), from_values(prog.types, t->a, {})));
       return;
     }
-    case Op::Count: set_host(f, s.dst, count_true(use(0).data<bool>(), use(0).size())); return;
+    case Op::Count: set_host(f, s.dst, count_true(use(0))); return;
     case Op::Nest: {
       const Vec& len = use(0);
-      set_vec(f, s.dst, Vec::seq(type_of(f, s.dst), len.size(), len.buffer(), use(1)));
+      set_vec(f, s.dst, Vec::seq(type_of(f, s.dst), len.size(), len.shared_buffer(), use(1)));
       return;
     }
     case Op::Replicate: {
-      const Vec& v = use(0);
-      const Vec& counts = use(1);
-      auto off = offsets_for(counts.buffer(), counts.size());
-      rt::SegView segs(ndp_segdes_irregular(counts.size(), counts.data<int64_t>(), off.get()));
-      set_vec(f, s.dst, replicate_each(v, segs));
+      LengthSegs segs = segments_of(use(1));
+      set_vec(f, s.dst, replicate_each(use(0), segs.view));
       return;
     }
     case Op::PathStep: {
       const Vec& parent = use(0);
       const Vec& lens = use(1);
-      auto off = offsets_for(lens.buffer(), lens.size());
+      auto off = offsets_for(lens.shared_buffer(), lens.size());
       int64_t m = off[lens.size()];
       Buf<int64_t> out(m);
       const int64_t* p = parent.data<int64_t>();
@@ -290,8 +281,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Pack: {
-      NDP_ASSERT(use(0).size() == use(1).size(), "pack with flags of another length");
-      set_vec(f, s.dst, pack(use(0), use(1).data<bool>()));
+      set_vec(f, s.dst, pack(use(0), use(1)));
       return;
     }
     case Op::Merge: set_vec(f, s.dst, merge(use(0), use(1), use(2))); return;
@@ -312,9 +302,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::SeqLit: set_vec(f, s.dst, seq_lit(type_of(f, s.dst), s, f)); return;
     case Op::CheckLengths: {
       const Vec &a = use(0), &b = use(1);
-      NDP_ASSERT(a.size() == b.size(), "check_lengths of vectors with different instance counts");
-      if (first_failing(a.size(), [&](int64_t i) { return a.length(i) != b.length(i); }) >= 0)
-        throw EvalError{"Length mismatch in an apply-to-each.", s.span};
+      if (!same_lengths(a, b)) throw EvalError{"Length mismatch in an apply-to-each.", s.span};
       return;
     }
     case Op::Prim: {

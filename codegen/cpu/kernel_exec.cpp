@@ -211,7 +211,7 @@ std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& 
   } in;
   for (size_t j = 0; j < ins.size(); ++j) {
     NDP_ASSERT(ins[j].size() == ins[0].size(), "kernel operands of different lengths");
-    in.base[j] = static_cast<const char*>(ins[j].buffer().get());
+    in.base[j] = static_cast<const char*>(ins[j].raw_data());
     in.width[j] = storage_size(k.inputs[j]->kind);
   }
   HostKernelFn fn = ins[0].size() >= jit_min() ? host_kernel(k) : nullptr;
@@ -229,11 +229,16 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
   NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && out_types.size() == k.outputs.size(),
              "kernel operands do not match its body");
   int64_t n = ins[0].size();
-  std::vector<const void*> in_ptrs;
-  for (const Vec& v : ins) {
-    NDP_ASSERT(v.size() == n, "kernel operands of different lengths");
-    in_ptrs.push_back(v.buffer().get());
+  for (const Vec& v : ins) NDP_ASSERT(v.size() == n, "kernel operands of different lengths");
+  // Uniform inputs give uniform outputs (Note [Uniform buffers]): one instance computes them.
+  if (n > 1 && std::all_of(ins.begin(), ins.end(), [](const Vec& v) { return v.is_uniform(); })) {
+    std::vector<Vec> one = map_parts(ins, [](const Vec& v) { return broadcast_first(v, 1); });
+    std::vector<Vec> r = run_kernel(k, one, out_types);
+    for (Vec& v : r) v = broadcast_first(v, n);
+    return r;
   }
+  std::vector<const void*> in_ptrs;
+  for (const Vec& v : ins) in_ptrs.push_back(v.raw_data());
   std::vector<std::shared_ptr<const void>> bufs;
   std::vector<void*> out_ptrs;
   for (const lang::Type* t : out_types) {

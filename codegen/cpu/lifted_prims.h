@@ -51,6 +51,9 @@ struct LiftedCall {
 
 /// Native where there is a native version for these element types, else the fallback.
 Vec apply_lifted_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
+/// The primitives on scalars that act instance by instance with no state (arithmetic,
+/// comparisons, conversions, select): native_scalar_prim's group.
+bool elementwise_scalar(lang::core::PrimId id);
 /// The native version only; nullopt where there is none for these element types.
 std::optional<Vec> apply_native_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
 /// The interpreter's primitive, once per instance in instance order.

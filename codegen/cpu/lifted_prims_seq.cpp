@@ -29,11 +29,11 @@ bool plain_scalar(const Vec& v) { return is_flat_scalar(v.type()) && v.kind() !=
 const int64_t* ints(const Vec& v) { return v.data<int64_t>(); }
 
 /// The lengths of a sequence Vec as their own int Vec (shares the buffer).
-Vec lengths_vec(const PrimContext& ctx, const Vec& s) { return Vec::scalar(ctx.types->int_(), s.size(), s.buffer()); }
+Vec lengths_vec(const PrimContext& ctx, const Vec& s) { return Vec::scalar(ctx.types->int_(), s.size(), s.shared_buffer()); }
 
 /// A sequence Vec with the same lengths as `like` and other elements.
 Vec same_shape(const Type* t, const Vec& like, Vec elems) {
-  return Vec::seq(t, like.size(), like.buffer(), like.offsets_buffer(), std::move(elems));
+  return Vec::seq(t, like.size(), like.shared_buffer(), like.offsets_buffer(), std::move(elems));
 }
 
 /// Whether the runtime admits operator o on a scalar kind (ops.h's `supports`).
@@ -55,32 +55,37 @@ bool op_admits(rt::Op o, TypeKind k) {
 
 // ---- generators ----
 
-Vec dist(const LiftedCall& c, const Vec& x, const Vec& k) {
+/// Whether some length in an int Vec is negative (O(1) when uniform).
+bool any_negative(const Vec& k) {
+  if (k.is_uniform()) return k.size() > 0 && k.uniform_value<int64_t>() < 0;
   const int64_t* len = ints(k);
-  if (first_failing(k.size(), [&](int64_t i) { return len[i] < 0; }) >= 0) c.fail("Negative length in function DIST.");
-  auto off = offsets_of(len, k.size());
-  Vec elems = replicate_each(x, rt::SegView(ndp_segdes_irregular(k.size(), len, off.get())));
-  return Vec::seq(c.result, k.size(), k.buffer(), std::move(off), std::move(elems));
+  return first_failing(k.size(), [&](int64_t i) { return len[i] < 0; }) >= 0;
 }
 
-/// Per instance k the elements start[k] + j·stride[k], j < len[k] (the runtime's INDEX).
-Vec index_seq(const PrimContext& ctx, const LiftedCall& c, std::shared_ptr<const void> lengths, int64_t n,
-              std::span<const int64_t> start, std::span<const int64_t> stride) {
-  const int64_t* len = static_cast<const int64_t*>(lengths.get());
-  auto off = offsets_of(len, n);
-  int64_t total = off[n];
+Vec dist(const LiftedCall& c, const Vec& x, const Vec& k) {
+  if (any_negative(k)) c.fail("Negative length in function DIST.");
+  LengthSegs segs = segments_of(k);
+  Vec elems = replicate_each(x, segs.view);
+  return Vec::seq(c.result, k.size(), k.shared_buffer(), std::move(segs.offsets), std::move(elems));
+}
+
+/// Per instance k the elements start[k] + j·stride[k], j < lengths[k] (the runtime's INDEX).
+Vec index_seq(const PrimContext& ctx, const LiftedCall& c, const Vec& lengths, std::span<const int64_t> start,
+              std::span<const int64_t> stride) {
+  int64_t n = lengths.size();
+  LengthSegs segs = segments_of(lengths);
+  int64_t total = segs.view.total();
   Buf<int64_t> out(total);
-  check_rt(rt::index<int64_t>(start, stride, rt::SegView(ndp_segdes_irregular(n, len, off.get())),
-                              std::span<int64_t>(out.data(), static_cast<size_t>(total))),
+  check_rt(rt::index<int64_t>(start, stride, segs.view, std::span<int64_t>(out.data(), static_cast<size_t>(total))),
            "index");
-  return Vec::seq(c.result, n, std::move(lengths), std::move(off), Vec::scalar(ctx.types->int_(), total, out.share()));
+  return Vec::seq(c.result, n, lengths.shared_buffer(), std::move(segs.offsets),
+                  Vec::scalar(ctx.types->int_(), total, out.share()));
 }
 
 Vec index(const PrimContext& ctx, const LiftedCall& c, const Vec& k) {
-  const int64_t* len = ints(k);
-  if (first_failing(k.size(), [&](int64_t i) { return len[i] < 0; }) >= 0) c.fail("Negative length in function INDEX.");
+  if (any_negative(k)) c.fail("Negative length in function INDEX.");
   std::vector<int64_t> zero(static_cast<size_t>(k.size()), 0), one(static_cast<size_t>(k.size()), 1);
-  return index_seq(ctx, c, k.buffer(), k.size(), zero, one);
+  return index_seq(ctx, c, k, zero, one);
 }
 
 Vec iseq(const PrimContext& ctx, const LiftedCall& c, const Vec& sv, const Vec& dv, const Vec& ev) {
@@ -94,18 +99,76 @@ Vec iseq(const PrimContext& ctx, const LiftedCall& c, const Vec& sv, const Vec& 
     uint64_t step = static_cast<uint64_t>(d[i]);
     len[i] = static_cast<int64_t>(width / step + (width % step != 0));
   });
-  return index_seq(ctx, c, len.share(), n, sv.values<int64_t>(), dv.values<int64_t>());
+  return index_seq(ctx, c, Vec::scalar(ctx.types->int_(), n, len.share()), sv.values<int64_t>(), dv.values<int64_t>());
 }
 
 // ---- element access ----
 
-Vec elt(const LiftedCall& c, const Vec& v, const Vec& iv) {
+/// Whether some index iv[k] is outside [0, v.length(k)) (O(1) when v is regular and iv uniform).
+bool any_out_of_bounds(const Vec& v, const Vec& iv) {
+  int64_t n = v.size();
+  if (n == 0) return false;
+  if (v.is_regular() && iv.is_uniform()) {
+    int64_t i = iv.uniform_value<int64_t>();
+    return i < 0 || i >= v.regular_length();
+  }
   const int64_t* i = ints(iv);
+  if (v.is_regular()) {
+    int64_t len = v.regular_length();
+    return first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len; }) >= 0;
+  }
   const int64_t* len = v.lengths();
+  return first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }) >= 0;
+}
+
+/// elt where the nested sequences are regular of length c (v's inner lengths uniform): the
+/// result is regular too, and instance k's elements are the c at (outer offset + index)·c.
+Vec elt_regular(const LiftedCall& c, const Vec& v, const Vec& iv) {
+  int64_t n = v.size();
+  const Vec& inner = v.elems();
+  int64_t len = inner.regular_length();
+  const Vec& e = inner.elems();
+  // copy(seg): instance k's elements are inner sequence seg(k).
+  auto copy = [&](auto seg) {
+    if (!is_flat_scalar(e.type())) {
+      std::vector<int64_t> idx(static_cast<size_t>(n * len));
+      parallel_regular_runs(n, len, [&](int64_t k, int64_t from, int64_t to) {
+        for (int64_t x = from; x < to; ++x) idx[static_cast<size_t>(k * len + x)] = seg(k) * len + x;
+      });
+      return take(e, idx);
+    }
+    return with_scalar(e.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Buf<T> out(n * len);
+      T* d = out.data();
+      const T* src = e.template data<T>();
+      parallel_regular_runs(n, len, [&](int64_t k, int64_t from, int64_t to) {
+        copy_run(d + k * len + from, src + seg(k) * len + from, to - from);
+      });
+      return Vec::scalar(e.type(), n * len, out.share());
+    });
+  };
+  // The inner sequence instance k takes is (k·K or offsets[k]) + (i or i[k]); the usual case,
+  // a regular outer vector and one index for all (`halves[0]`), is a strided copy.
+  Vec elems;
+  if (v.is_regular() && iv.is_uniform()) {
+    int64_t stride = v.regular_length(), i0 = iv.uniform_value<int64_t>();
+    elems = copy([=](int64_t k) { return k * stride + i0; });
+  } else {
+    const int64_t* off = v.offsets();
+    const int64_t* i = ints(iv);
+    elems = copy([=](int64_t k) { return off[k] + i[k]; });
+  }
+  return Vec::seq(c.result, n, uniform_buffer(len, n), std::move(elems));
+}
+
+Vec elt(const LiftedCall& c, const Vec& v, const Vec& iv) {
+  if (any_out_of_bounds(v, iv)) c.fail(kSeqRef);
+  const Vec& inner = v.elems();
+  if (inner.type()->kind == TypeKind::Seq && inner.is_regular()) return elt_regular(c, v, iv);
+  const int64_t* i = ints(iv);
   const int64_t* off = v.offsets();
   int64_t n = v.size();
-  if (first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }) >= 0) c.fail(kSeqRef);
-  const Vec& inner = v.elems();
   if (inner.type()->kind == TypeKind::Seq && is_flat_scalar(inner.elems().type())) {
     // A sequence per instance out of nested sequences of scalars: its lengths, then its
     // elements, with no index vector (bitonic sort takes both halves of 10^6 pairs this way).
@@ -307,6 +370,21 @@ Vec pack_prim(const LiftedCall& c, const Vec& v) {
 
 Vec append_prim(const LiftedCall& c, const Vec& a, const Vec& b) {
   int64_t n = a.size();
+  if (a.is_regular() && b.is_regular() && is_flat_scalar(a.elems().type())) {
+    // Regular ++ regular is regular: the runtime's append over regular descriptors, no arrays.
+    int64_t len = a.regular_length() + b.regular_length();
+    rt::SegView so = rt::SegView::regular(n, len);
+    const Vec &ea = a.elems(), &eb = b.elems();
+    Vec out = with_scalar(ea.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Buf<T> o(n * len);
+      check_rt(rt::append<T>(ea.values<T>(), a.segs(), eb.values<T>(), b.segs(), so,
+                             std::span<T>(o.data(), static_cast<size_t>(n * len))),
+               "append");
+      return Vec::scalar(ea.type(), n * len, o.share());
+    });
+    return Vec::seq(c.result, n, uniform_buffer(len, n), std::move(out));
+  }
   Buf<int64_t> len(n);
   check_rt(rt::append_lengths(a.segs(), b.segs(), std::span<int64_t>(len.data(), static_cast<size_t>(n))),
            "append_lengths");
@@ -340,6 +418,15 @@ Vec append_prim(const LiftedCall& c, const Vec& a, const Vec& b) {
 
 Vec partition(const LiftedCall& c, const Vec& v, const Vec& counts) {
   int64_t n = v.size();
+  const Vec& ce = counts.elems();
+  if (n > 0 && v.is_regular() && counts.is_regular() && ce.is_uniform()) {
+    // Every instance cuts the same length L into k pieces of c (a split into equal halves):
+    // one check, and the pieces are regular (their lengths buffer is the uniform counts').
+    int64_t k = counts.regular_length(), piece = ce.uniform_value<int64_t>();
+    if (k > 0 && piece < 0) c.fail("Negative length in function PARTITION.");
+    if (static_cast<__int128>(k) * piece != v.regular_length()) c.fail("Length mismatch in function PARTITION.");
+    return same_shape(c.result, counts, Vec::seq(c.result->a, ce.size(), ce.shared_buffer(), v.elems()));
+  }
   const int64_t* cn = ints(counts.elems());
   const int64_t* co = counts.offsets();
   // Per instance: 1 = a negative count, 2 = counts not summing to the length (checked in
@@ -360,14 +447,16 @@ Vec partition(const LiftedCall& c, const Vec& v, const Vec& counts) {
   if (bad >= 0)
     c.fail(why[static_cast<size_t>(bad)] == 1 ? "Negative length in function PARTITION."
                                               : "Length mismatch in function PARTITION.");
-  const Vec& ce = counts.elems();
-  Vec inner = Vec::seq(c.result->a, ce.size(), ce.buffer(), v.elems());
+  Vec inner = Vec::seq(c.result->a, ce.size(), ce.shared_buffer(), v.elems());
   return same_shape(c.result, counts, std::move(inner));
 }
 
 Vec flatten(const LiftedCall& c, const Vec& v) {
   int64_t n = v.size();
   const Vec& inner = v.elems();
+  // Regular sequences of K regular sequences of c: regular sequences of K·c, no arrays at all.
+  if (v.is_regular() && inner.is_regular())
+    return Vec::seq(c.result, n, uniform_buffer(v.regular_length() * inner.regular_length(), n), inner.elems());
   const int64_t* oo = v.offsets();
   const int64_t* io = inner.offsets();
   std::shared_ptr<int64_t[]> off = new_offsets(n);

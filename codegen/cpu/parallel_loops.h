@@ -49,6 +49,34 @@ void parallel_runs(int64_t m, const int64_t* off, Fn&& fn) {
   }
 }
 
+/// fn(q, from, to) over pieces of m runs of c elements each (run q's elements [from, to)),
+/// covering every element once: the segmented copy of regular segments (Note [Uniform
+/// buffers] in vec.h), which needs no offsets. The elements are split evenly over the threads,
+/// so many short runs and a few long ones (the top of a recursion) are both parallel.
+template <class Fn>
+void parallel_regular_runs(int64_t m, int64_t c, Fn&& fn) {
+  int64_t total = m * c;
+  if (total <= 0) return;
+  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(total / kParallelGrain, 4 * omp_get_max_threads()));
+#pragma omp parallel for schedule(static, 1) if (chunks > 1)
+  for (int64_t ch = 0; ch < chunks; ++ch) {
+    int64_t p = static_cast<int64_t>(static_cast<__int128>(total) * ch / chunks);
+    int64_t end = static_cast<int64_t>(static_cast<__int128>(total) * (ch + 1) / chunks);
+    if (c == 1) {  // runs of one element (the leaves of a recursion): fn inlines to one move
+      for (; p < end; ++p) fn(p, int64_t{0}, int64_t{1});
+      continue;
+    }
+    int64_t q = p / c, x = p % c;
+    while (p < end) {
+      int64_t len = std::min(c - x, end - p);
+      fn(q, x, x + len);
+      p += len;
+      ++q;
+      x = 0;
+    }
+  }
+}
+
 /// The lowest i in [0, n) with bad(i), or -1. The answer does not depend on the thread count,
 /// so the instance an error names is always the first failing one in order.
 template <class Bad>

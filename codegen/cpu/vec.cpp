@@ -59,17 +59,88 @@ void check_status(const rt::Status& st, const char* what) {
 
 }  // namespace
 
+// ---- uniform buffers (Note [Uniform buffers] in vec.h) ----
+
+namespace {
+
+/// The deleter that marks a buffer as uniform and owns its UniformBuffer (found through the
+/// deleter, so also from an alias that points at the filled memory).
+struct UniformDeleter {
+  const UniformBuffer* state;
+  void operator()(const void*) const { delete state; }
+};
+
+}  // namespace
+
+UniformBuffer::~UniformBuffer() {
+  if (data_) pooled_free(data_, static_cast<size_t>(std::max<int64_t>(n_, 1)) * width_);
+  if (offsets_) pooled_free(offsets_, static_cast<size_t>(n_ + 1) * sizeof(int64_t));
+}
+
+const void* UniformBuffer::data() const {
+  std::call_once(data_once_, [&] {
+    void* p = pooled_alloc(static_cast<size_t>(std::max<int64_t>(n_, 1)) * width_);
+    auto fill = [&](auto tag) {
+      // std::fill per block (memset for bytes): a loop storing uint8_t could alias its own
+      // pointer and would not vectorise.
+      using T = typename decltype(tag)::type;
+      T x = value<T>();
+      T* o = static_cast<T*>(p);
+      int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(n_ / kParallelGrain, 4 * omp_get_max_threads()));
+#pragma omp parallel for schedule(static) if (blocks > 1)
+      for (int64_t b = 0; b < blocks; ++b) std::fill(o + n_ * b / blocks, o + n_ * (b + 1) / blocks, x);
+    };
+    switch (width_) {
+      case 1: fill(Tag<uint8_t>{}); break;
+      case 4: fill(Tag<uint32_t>{}); break;
+      default: fill(Tag<uint64_t>{}); break;
+    }
+    data_ = p;
+  });
+  return data_;
+}
+
+const int64_t* UniformBuffer::offsets() const {
+  std::call_once(offsets_once_, [&] {
+    NDP_ASSERT(width_ == sizeof(int64_t), "offsets of a uniform buffer that is not int lengths");
+    auto* o = static_cast<int64_t*>(pooled_alloc(static_cast<size_t>(n_ + 1) * sizeof(int64_t)));
+    int64_t len = value<int64_t>();
+    parallel_for(n_ + 1, [&](int64_t i) { o[i] = i * len; });
+    offsets_ = o;
+  });
+  return offsets_;
+}
+
+std::shared_ptr<const void> uniform_buffer_bits(uint64_t bits, size_t width, int64_t n) {
+  auto* u = new UniformBuffer(bits, width, n);
+  return std::shared_ptr<const void>(static_cast<const void*>(u), UniformDeleter{u});
+}
+
+const UniformBuffer* as_uniform(const std::shared_ptr<const void>& buf) {
+  const UniformDeleter* d = std::get_deleter<UniformDeleter>(buf);
+  return d ? d->state : nullptr;
+}
+
+bool same_uniform(std::span<const Vec> parts) {
+  for (const Vec& p : parts)
+    if (!(p.is_uniform() || p.is_regular()) || p.uniform_bits() != parts[0].uniform_bits()) return false;
+  return true;
+}
+
+Vec broadcast_first(const Vec& v, int64_t n) {
+  NDP_ASSERT(is_flat_scalar(v.type()) && (v.is_uniform() || v.size() > 0),
+             "broadcast_first of a Vec without a scalar instance");
+  if (v.is_uniform()) return Vec::scalar(v.type(), n, uniform_buffer_bits(v.uniform_bits(), storage_width(v.kind()), n));
+  return with_scalar(v.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return Vec::scalar(v.type(), n, uniform_buffer(v.data<T>()[0], n));
+  });
+}
+
 std::shared_ptr<int64_t[]> new_offsets(int64_t n) {
   size_t bytes = static_cast<size_t>(n + 1) * sizeof(int64_t);
   return std::shared_ptr<int64_t[]>(static_cast<int64_t*>(pooled_alloc(bytes)),
                                     [bytes](int64_t* p) { pooled_free(p, bytes); });
-}
-
-std::shared_ptr<const int64_t[]> regular_offsets(int64_t n, int64_t length) {
-  auto off = new_offsets(n);
-  int64_t* o = off.get();
-  parallel_for(n + 1, [&](int64_t i) { o[i] = i * length; });
-  return off;
 }
 
 std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n) {
@@ -145,6 +216,8 @@ OffsetsCache& offsets_cache() {
 }  // namespace
 
 std::shared_ptr<const int64_t[]> offsets_for(const std::shared_ptr<const void>& lengths, int64_t n) {
+  // A uniform buffer keeps its own offsets (i·length, no scan); the alias keeps it alive.
+  if (const UniformBuffer* u = as_uniform(lengths)) return std::shared_ptr<const int64_t[]>(lengths, u->offsets());
   OffsetsCache& cache = offsets_cache();
   if (auto hit = cache.find(lengths, n)) return hit;
   auto off = offsets_of(static_cast<const int64_t*>(lengths.get()), n);
@@ -158,10 +231,13 @@ Vec Vec::scalar(const Type* t, int64_t n, std::shared_ptr<const void> buf) {
   v.type_ = t;
   v.n_ = n;
   v.buf_ = std::move(buf);
+  v.uni_ = as_uniform(v.buf_);
+  NDP_ASSERT(!v.uni_ || v.uni_->size() >= n, "a Vec past the end of its uniform buffer");
   return v;
 }
 
 Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec elems) {
+  if (as_uniform(lengths)) return seq(t, n, std::move(lengths), nullptr, std::move(elems));
   auto off = offsets_for(lengths, n);
   return seq(t, n, std::move(lengths), std::move(off), std::move(elems));
 }
@@ -169,11 +245,22 @@ Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec 
 Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, std::shared_ptr<const int64_t[]> offsets,
              Vec elems) {
   NDP_ASSERT(t->kind == TypeKind::Seq, "Vec::seq of a non-sequence type");
-  NDP_ASSERT(offsets[n] == elems.size(), "sequence lengths do not cover their elements");
-  if (!offsets_cache().find(lengths, n)) offsets_cache().add(lengths, n, offsets);  // for later nests of these lengths
+  // One sequence is regular whatever its length: a recursion over a single input sequence
+  // starts regular, and stays so while its segments split evenly (Note [Uniform buffers]).
+  if (n == 1 && !as_uniform(lengths)) lengths = uniform_buffer(elems.size(), 1);
   Vec v;
   v.type_ = t;
   v.n_ = n;
+  v.uni_ = as_uniform(lengths);
+  if (v.uni_) {
+    // Regular: the offsets are i·length, made by the buffer only if asked for.
+    NDP_ASSERT(v.uni_->size() >= n && n * v.uni_->value<int64_t>() == elems.size(),
+               "sequence lengths do not cover their elements");
+    offsets = nullptr;
+  } else {
+    NDP_ASSERT(offsets[n] == elems.size(), "sequence lengths do not cover their elements");
+    if (!offsets_cache().find(lengths, n)) offsets_cache().add(lengths, n, offsets);  // for later nests of these lengths
+  }
   v.buf_ = std::move(lengths);
   v.off_ = std::move(offsets);
   v.a_ = std::make_shared<const Vec>(std::move(elems));
@@ -239,6 +326,32 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
   int64_t m = static_cast<int64_t>(idx.size());
   switch (t->kind) {
     case TypeKind::Seq: {
+      if (v.is_regular()) {
+        // Regular stays regular: element x of new instance i is element ix[i]·c + x.
+        int64_t c = v.regular_length();
+        const Vec& ve = v.elems();
+        const int64_t* ix = idx.data();
+        Vec elems;
+        if (is_flat_scalar(ve.type())) {
+          elems = with_scalar(ve.kind(), [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            Buf<T> out(m * c);
+            T* o = out.data();
+            const T* in = ve.data<T>();
+            parallel_regular_runs(m, c, [&](int64_t i, int64_t from, int64_t to) {
+              copy_run(o + i * c + from, in + ix[i] * c + from, to - from);
+            });
+            return Vec::scalar(ve.type(), m * c, out.share());
+          });
+        } else {
+          std::vector<int64_t> eidx(static_cast<size_t>(m * c));
+          parallel_regular_runs(m, c, [&](int64_t i, int64_t from, int64_t to) {
+            for (int64_t x = from; x < to; ++x) eidx[static_cast<size_t>(i * c + x)] = ix[i] * c + x;
+          });
+          elems = take(ve, eidx);
+        }
+        return Vec::seq(t, m, uniform_buffer(c, m), std::move(elems));
+      }
       Buf<int64_t> len(m);
       int64_t* l = len.data();
       const int64_t* vl = v.lengths();
@@ -276,6 +389,7 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
     case TypeKind::Data: return Vec::data(t, take(v.fields(), idx));
     case TypeKind::Var: return Vec::open_type(t, m);
     default:
+      if (v.is_uniform()) return broadcast_first(v, m);
       return with_scalar(t->kind, [&](auto tag) {
         using T = typename decltype(tag)::type;
         Buf<T> out(m);
@@ -297,6 +411,10 @@ Vec concat(std::span<const Vec> parts) {
   auto children = [&](auto get) { return map_parts(parts, get); };
   switch (t->kind) {
     case TypeKind::Seq: {
+      if (same_uniform(parts)) {  // regular sequences of one length stay so
+        auto elems = children([](const Vec& p) { return p.elems(); });
+        return Vec::seq(t, n, uniform_buffer(parts[0].regular_length(), n), concat(elems));
+      }
       Buf<int64_t> len(n);
       int64_t o = 0;
       for (const Vec& p : parts) {
@@ -318,6 +436,7 @@ Vec concat(std::span<const Vec> parts) {
     }
     case TypeKind::Var: return Vec::open_type(t, n);
     default:
+      if (same_uniform(parts) && n > 0) return broadcast_first(parts[0], n);
       return with_scalar(t->kind, [&](auto tag) {
         using T = typename decltype(tag)::type;
         Buf<T> out(n);
@@ -333,11 +452,23 @@ Vec concat(std::span<const Vec> parts) {
 
 int64_t count_true(const bool* flags, int64_t n) { return rt::count_true(std::span<const bool>(flags, static_cast<size_t>(n))); }
 
+int64_t count_true(const Vec& flags) {
+  if (flags.is_uniform()) return flags.uniform_value<bool>() ? flags.size() : 0;
+  return count_true(flags.data<bool>(), flags.size());
+}
+
+Vec pack(const Vec& v, const Vec& flags) {
+  NDP_ASSERT(v.size() == flags.size(), "pack with flags of another length");
+  if (flags.is_uniform()) return flags.uniform_value<bool>() ? v : take(v, {});
+  return pack(v, flags.data<bool>());
+}
+
 Vec pack(const Vec& v, const bool* flags) {
   // Every flag set: the vector as it is, with no copy (the recursive instances of a level where
   // none has finished yet, so at the top levels of a recursion, where vectors are largest).
   int64_t total = count_true(flags, v.size());
   if (total == v.size()) return v;
+  if (v.is_uniform()) return broadcast_first(v, total);
   if (!is_flat_scalar(v.type())) {
     std::vector<int64_t> pos = true_positions(flags, v.size());
     return take(v, pos);
@@ -359,11 +490,11 @@ Vec retype(lang::TypeContext& types, const Vec& v, const Type* t) {
   NDP_ASSERT(from->kind == t->kind, "retype between unrelated types");
   switch (t->kind) {
     case TypeKind::Seq:
-      return Vec::seq(t, v.size(), v.buffer(), v.offsets_buffer(), retype(types, v.elems(), t->a));
+      return Vec::seq(t, v.size(), v.shared_buffer(), v.offsets_buffer(), retype(types, v.elems(), t->a));
     case TypeKind::Pair: return Vec::pair(t, retype(types, v.first(), t->a), retype(types, v.second(), t->b));
     case TypeKind::Fn:
     case TypeKind::Var: return Vec::open_type(t, v.size());
-    default: return Vec::scalar(t, v.size(), v.buffer());
+    default: return Vec::scalar(t, v.size(), v.shared_buffer());
   }
 }
 
@@ -376,34 +507,26 @@ Vec replicate_one(const Vec& one, int64_t n) {
       // n copies of the one sequence: constant lengths, the elements repeated (a literal
       // sequence in a large context, say).
       int64_t len = one.length(0);
-      Buf<int64_t> lens(n);
-      int64_t* l = lens.data();
-      parallel_for(n, [&](int64_t i) { l[i] = len; });
       std::vector<int64_t> idx(static_cast<size_t>(n * len));
       parallel_for(n, [&](int64_t i) {
         for (int64_t j = 0; j < len; ++j) idx[static_cast<size_t>(i * len + j)] = j;
       });
-      return Vec::seq(t, n, lens.share(), take(one.elems(), idx));
+      return Vec::seq(t, n, uniform_buffer(len, n), take(one.elems(), idx));
     }
     case TypeKind::Pair: return Vec::pair(t, replicate_one(one.first(), n), replicate_one(one.second(), n));
     case TypeKind::Data: return Vec::data(t, replicate_one(one.fields(), n));
     case TypeKind::Var: return Vec::open_type(t, n);
     default:
-      // A fill: no index vector (literals of 10^7 instances are common: `dist(t, n)`).
-      return with_scalar(t->kind, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        T x = one.data<T>()[0];
-        Buf<T> out(n);
-        T* o = out.data();
-        parallel_for(n, [&](int64_t i) { o[i] = x; });
-        return Vec::scalar(t, n, out.share());
-      });
+      // Uniform: no memory until something needs it (literals of 10^7 instances are common:
+      // `dist(t, n)`, and most are only compared with or added to).
+      return broadcast_first(one, n);
   }
 }
 
 Vec replicate_each(const Vec& v, rt::SegView segs) {
   NDP_ASSERT(segs.count() == v.size(), "replicate_each with a count per instance missing");
   if (!is_flat_scalar(v.type())) return take(v, segment_ids(segs));
+  if (v.is_uniform()) return broadcast_first(v, segs.total());
   // Scalars: the runtime's DIST writes each value straight into its segment (one pass, no
   // index vector), parallel over elements whatever the segment lengths.
   int64_t m = segs.total();
@@ -413,6 +536,20 @@ Vec replicate_each(const Vec& v, rt::SegView segs) {
     check_status(rt::dist<T>(v.values<T>(), segs, std::span<T>(buf.data(), static_cast<size_t>(m))), "dist");
     return Vec::scalar(v.type(), m, buf.share());
   });
+}
+
+LengthSegs segments_of(const Vec& lengths) {
+  int64_t n = lengths.size();
+  if (lengths.is_uniform()) return LengthSegs{nullptr, rt::SegView::regular(n, lengths.uniform_value<int64_t>())};
+  auto off = offsets_for(lengths.shared_buffer(), n);
+  rt::SegView view(ndp_segdes_irregular(n, lengths.data<int64_t>(), off.get()));
+  return LengthSegs{std::move(off), view};
+}
+
+bool same_lengths(const Vec& a, const Vec& b) {
+  NDP_ASSERT(a.size() == b.size(), "same_lengths of vectors with different instance counts");
+  if (a.is_regular() && b.is_regular()) return a.size() == 0 || a.regular_length() == b.regular_length();
+  return first_failing(a.size(), [&](int64_t i) { return a.length(i) != b.length(i); }) < 0;
 }
 
 }  // namespace ndp::codegen::cpu

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -67,6 +68,11 @@ decltype(auto) with_scalar(lang::TypeKind k, F&& f) {
   }
 }
 
+/// sizeof the storage type of a flat scalar kind.
+inline size_t storage_width(lang::TypeKind k) {
+  return with_scalar(k, [](auto tag) { return sizeof(typename decltype(tag)::type); });
+}
+
 /// A buffer being filled: owned until `share()` hands it to a Vec. Its memory comes from the
 /// buffer pool (Note [Buffer pool]) and goes back there when the last Vec sharing it is gone.
 template <class T>
@@ -89,6 +95,64 @@ class Buf {
   std::shared_ptr<T[]> p_;
 };
 
+// Note [Uniform buffers]
+// Many vectors hold one value n times: a literal in n instances, the lengths of a seqlit (k
+// each), the lengths of the halves of a split of equal-length segments, and everything computed
+// elementwise from such vectors (`#v`, `(#v + 1) / 2`, `#v < 2`). Deep in a divide-and-conquer
+// recursion n is large (bitonic sort: 2^19 segments of two elements), and writing, scanning and
+// checking these vectors is most of the work. So a buffer may be *uniform*: made by
+// uniform_buffer(value, n), it holds the value and the count instead of memory. Its shared_ptr
+// points at a UniformBuffer and is recognised by its deleter (as_uniform), so that an alias of
+// it (Vec::buffer(), whose get() is the filled memory) is recognised too. Operations that know
+// about uniform buffers use the value, O(1) instead of a pass over n entries; any other reader
+// calls data() and gets memory, filled on first use (once, thread-safely) and kept with the
+// buffer, so every existing code path stays correct.
+// A sequence Vec whose lengths buffer is uniform is *regular* (architecture.md's regular segment
+// descriptor): its offsets are i·length, made only when something asks for them, and segs() is
+// a regular descriptor, which the runtime handles without arrays.
+class UniformBuffer {
+ public:
+  UniformBuffer(uint64_t bits, size_t width, int64_t n) : bits_(bits), width_(width), n_(n) {}
+  ~UniformBuffer();
+  UniformBuffer(const UniformBuffer&) = delete;
+  UniformBuffer& operator=(const UniformBuffer&) = delete;
+
+  /// The value, as the storage type T it was made with.
+  template <class T>
+  T value() const {
+    static_assert(sizeof(T) <= sizeof(uint64_t));
+    T x;
+    std::memcpy(&x, &bits_, sizeof(T));
+    return x;
+  }
+  uint64_t bits() const { return bits_; }
+  int64_t size() const { return n_; }
+  /// The n values in memory (made on the first call).
+  const void* data() const;
+  /// For a lengths buffer (int64): the n + 1 offsets i·value (made on the first call).
+  const int64_t* offsets() const;
+
+ private:
+  uint64_t bits_;  // the value's bytes, zero-extended
+  size_t width_;   // sizeof the storage type
+  int64_t n_;
+  mutable std::once_flag data_once_, offsets_once_;
+  mutable void* data_ = nullptr;
+  mutable int64_t* offsets_ = nullptr;
+};
+
+/// A buffer of n copies of `value` (T a storage type of with_scalar), without its memory.
+std::shared_ptr<const void> uniform_buffer_bits(uint64_t bits, size_t width, int64_t n);
+template <class T>
+std::shared_ptr<const void> uniform_buffer(T value, int64_t n) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= sizeof(uint64_t));
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  return uniform_buffer_bits(bits, sizeof(T), n);
+}
+/// The UniformBuffer a buffer is, or null for an ordinary buffer.
+const UniformBuffer* as_uniform(const std::shared_ptr<const void>& buf);
+
 class Vec {
  public:
   Vec() = default;
@@ -100,21 +164,51 @@ class Vec {
   // ---- scalars (is_flat_scalar(type())) ----
   template <class T>
   const T* data() const {
-    return static_cast<const T*>(buf_.get());
+    return static_cast<const T*>(raw_data());
+  }
+  /// The buffer's memory (a uniform buffer's is made on first use; see buffer() for the handle).
+  const void* raw_data() const { return uni_ ? uni_->data() : buf_.get(); }
+  /// All instances hold one value: a scalar Vec over a uniform buffer, or of one instance.
+  bool is_uniform() const { return is_flat_scalar(type_) && (uni_ != nullptr || n_ == 1); }
+  /// That value (is_uniform()), as its storage type T.
+  template <class T>
+  T uniform_value() const {
+    return uni_ ? uni_->value<T>() : data<T>()[0];
+  }
+  /// The bytes of that value (is_uniform()) or of the one length (is_regular()): equal bits,
+  /// equal values.
+  uint64_t uniform_bits() const {
+    if (uni_) return uni_->bits();
+    uint64_t bits = 0;
+    std::memcpy(&bits, raw_data(), storage_width(kind()));
+    return bits;
   }
   template <class T>
   std::span<const T> values() const {
     return {data<T>(), static_cast<size_t>(n_)};
   }
-  const std::shared_ptr<const void>& buffer() const { return buf_; }
+  /// The buffer with its memory: a uniform buffer is filled first. For code outside the cpu
+  /// backend (and FlatWalk's Lengths), which may read buffer().get(); it stays uniform.
+  std::shared_ptr<const void> buffer() const { return uni_ ? std::shared_ptr<const void>(buf_, uni_->data()) : buf_; }
+  /// The buffer to share with another Vec as it is: a uniform buffer stays unfilled (its get()
+  /// is not the data: read through data() or raw_data()).
+  const std::shared_ptr<const void>& shared_buffer() const { return buf_; }
 
   // ---- sequences ----
-  const int64_t* lengths() const { return static_cast<const int64_t*>(buf_.get()); }
-  const int64_t* offsets() const { return off_.get(); }
+  const int64_t* lengths() const { return static_cast<const int64_t*>(raw_data()); }
+  /// n + 1 offsets (a regular Vec's are made on first use).
+  const int64_t* offsets() const { return uni_ ? uni_->offsets() : off_.get(); }
+  /// The offsets when they are stored apart from the lengths; null for a regular Vec.
   const std::shared_ptr<const int64_t[]>& offsets_buffer() const { return off_; }
-  int64_t total() const { return off_[n_]; }
-  int64_t length(int64_t i) const { return lengths()[i]; }
-  rt::SegView segs() const { return rt::SegView(ndp_segdes_irregular(n_, lengths(), off_.get())); }
+  /// Every sequence has the same length (the lengths buffer is uniform).
+  bool is_regular() const { return uni_ != nullptr && type_->kind == lang::TypeKind::Seq; }
+  /// That length (is_regular()).
+  int64_t regular_length() const { return uni_->value<int64_t>(); }
+  int64_t total() const { return uni_ ? n_ * regular_length() : off_[n_]; }
+  int64_t length(int64_t i) const { return uni_ ? regular_length() : lengths()[i]; }
+  rt::SegView segs() const {
+    return uni_ ? rt::SegView::regular(n_, regular_length()) : rt::SegView(ndp_segdes_irregular(n_, lengths(), off_.get()));
+  }
   const Vec& elems() const { return *a_; }
 
   // ---- pairs and datatypes ----
@@ -127,7 +221,8 @@ class Vec {
   static Vec scalar(const lang::Type* t, int64_t n, std::shared_ptr<const void> buf);
   /// A sequence Vec: lengths (n entries, non-negative, summing to elems.size()).
   static Vec seq(const lang::Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec elems);
-  /// The same when the offsets are known already (n + 1 entries).
+  /// The same when the offsets are known already (n + 1 entries; null or ignored when the
+  /// lengths buffer is uniform).
   static Vec seq(const lang::Type* t, int64_t n, std::shared_ptr<const void> lengths,
                  std::shared_ptr<const int64_t[]> offsets, Vec elems);
   static Vec pair(const lang::Type* t, Vec a, Vec b);
@@ -139,7 +234,8 @@ class Vec {
   const lang::Type* type_ = nullptr;
   int64_t n_ = 0;
   std::shared_ptr<const void> buf_;          // scalar data, or sequence lengths
-  std::shared_ptr<const int64_t[]> off_;     // sequence offsets
+  const UniformBuffer* uni_ = nullptr;       // buf_ as a uniform buffer, or null
+  std::shared_ptr<const int64_t[]> off_;     // sequence offsets (null when regular)
   std::shared_ptr<const Vec> a_, b_;         // elements / first / fields, and second
 };
 
@@ -159,10 +255,8 @@ std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n);
 /// Room for n + 1 offsets, uninitialised, from the buffer pool like the vectors themselves:
 /// offsets are made as often as vectors.
 std::shared_ptr<int64_t[]> new_offsets(int64_t n);
-/// The offsets of n segments of `length` elements each (i·length, no scan).
-std::shared_ptr<const int64_t[]> regular_offsets(int64_t n, int64_t length);
 /// offsets_of for a shared lengths buffer, reusing the offsets computed for that buffer before
-/// when they are still known (Note [Offsets cache] in vec.cpp).
+/// when they are still known (Note [Offsets cache] in vec.cpp); a uniform buffer's own offsets.
 std::shared_ptr<const int64_t[]> offsets_for(const std::shared_ptr<const void>& lengths, int64_t n);
 
 // ---- structural operations (any element type) ----
@@ -216,6 +310,27 @@ Vec merge_flags(const FlagSplit& flags, const Vec& a, const Vec& b);
 Vec pack(const Vec& v, const bool* flags);
 /// The number of true flags among n.
 int64_t count_true(const bool* flags, int64_t n);
+/// The number of true instances of a bool Vec (O(1) when uniform).
+int64_t count_true(const Vec& flags);
+/// pack(v, flags) for a bool Vec of flags: v itself when they are all true (known at once when
+/// uniform), no instances when all false.
+Vec pack(const Vec& v, const Vec& flags);
+/// The segments a lengths vector (int) describes, with their offsets kept alive: a regular
+/// descriptor (and no offsets) when the lengths are uniform.
+struct LengthSegs {
+  std::shared_ptr<const int64_t[]> offsets;
+  rt::SegView view;
+};
+LengthSegs segments_of(const Vec& lengths);
+/// Whether instance i of a and of b have the same length for every i (sequence Vecs of one
+/// size); O(1) when both are regular.
+bool same_lengths(const Vec& a, const Vec& b);
+/// Every part is uniform (scalars) or regular (sequences), all with one value or length: then
+/// concat, interleave and merge of them are uniform or regular again.
+bool same_uniform(std::span<const Vec> parts);
+/// n instances, each the value of instance 0 of `v` (a flat scalar Vec with an instance, or a
+/// uniform one): uniform, no memory.
+Vec broadcast_first(const Vec& v, int64_t n);
 /// v viewed at type t, where t and v's type differ only in datatypes against the tuples of
 /// their fields (Flat IR Retype): the same buffers, other type tags.
 Vec retype(lang::TypeContext& types, const Vec& v, const lang::Type* t);

@@ -40,6 +40,45 @@ Vec gather_elements(std::span<const Vec> parts, const int64_t* len, const int64_
   return take(concat(elems), idx);
 }
 
+/// interleave of regular sequences of one length c: regular again, and instance i's k·c
+/// elements are run i of every part in turn, so the copy needs neither lengths nor offsets.
+Vec interleave_regular(std::span<const Vec> parts) {
+  const Type* t = parts[0].type();
+  const int64_t n = parts[0].size(), k = static_cast<int64_t>(parts.size());
+  const int64_t c = parts[0].regular_length();
+  const Vec& e0 = parts[0].elems();
+  Vec elems;
+  if (c == 1) {
+    // One element per sequence (the leaves of a recursion): the elements interleave as they are.
+    elems = interleave(map_parts(parts, [](const Vec& p) { return p.elems(); }));
+  } else if (is_flat_scalar(e0.type())) {
+    elems = with_scalar(e0.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      std::vector<const T*> data(parts.size());
+      for (size_t j = 0; j < parts.size(); ++j) data[j] = parts[j].elems().template data<T>();
+      Buf<T> out(n * k * c);
+      T* o = out.data();
+      // Pieces [from, to) of instance i's output; part j fills [j·c, (j + 1)·c) of it.
+      parallel_regular_runs(n, k * c, [&](int64_t i, int64_t from, int64_t to) {
+        for (int64_t j = from / c; j < k && j * c < to; ++j) {
+          int64_t lo = std::max(from, j * c), hi = std::min(to, (j + 1) * c);
+          copy_run(o + i * k * c + lo, data[static_cast<size_t>(j)] + i * c + (lo - j * c), hi - lo);
+        }
+      });
+      return Vec::scalar(e0.type(), n * k * c, out.share());
+    });
+  } else {
+    std::vector<Vec> all = map_parts(parts, [](const Vec& p) { return p.elems(); });
+    std::vector<int64_t> idx(static_cast<size_t>(n * k * c));
+    const int64_t part_size = n * c;  // every part holds n·c elements
+    parallel_regular_runs(n * k, c, [&](int64_t q, int64_t from, int64_t to) {
+      for (int64_t x = from; x < to; ++x) idx[static_cast<size_t>(q * c + x)] = (q % k) * part_size + (q / k) * c + x;
+    });
+    elems = take(concat(all), idx);
+  }
+  return Vec::seq(t, n * k, uniform_buffer(c, n * k), std::move(elems));
+}
+
 }  // namespace
 
 Vec interleave(std::span<const Vec> parts) {
@@ -52,6 +91,7 @@ Vec interleave(std::span<const Vec> parts) {
   auto children = [&](auto get) { return map_parts(parts, get); };
   switch (t->kind) {
     case TypeKind::Seq: {
+      if (same_uniform(parts)) return interleave_regular(parts);
       // Raw pointers per part, so the loops below do not reload them through the Vecs.
       std::vector<const int64_t*> lens(parts.size()), offs(parts.size());
       for (size_t j = 0; j < parts.size(); ++j) {
@@ -101,6 +141,7 @@ Vec interleave(std::span<const Vec> parts) {
     case TypeKind::Data: return Vec::data(t, interleave(children([](const Vec& p) { return p.fields(); })));
     case TypeKind::Var: return Vec::open_type(t, n * k);
     default:
+      if (same_uniform(parts)) return broadcast_first(parts[0], n * k);
       return with_scalar(t->kind, [&](auto tag) {
         using T = typename decltype(tag)::type;
         std::vector<const T*> data(parts.size());
@@ -201,7 +242,9 @@ Vec merge_flags(const FlagSplit& s, const Vec& a, const Vec& b) {
     case TypeKind::Pair: return Vec::pair(t, merge_flags(s, a.first(), b.first()), merge_flags(s, a.second(), b.second()));
     case TypeKind::Data: return Vec::data(t, merge_flags(s, a.fields(), b.fields()));
     case TypeKind::Var: return Vec::open_type(t, n);
-    default:
+    default: {
+      Vec parts[2] = {a, b};
+      if (same_uniform(parts) && n > 0) return broadcast_first(a.size() > 0 ? a : b, n);
       return with_scalar(t->kind, [&](auto tag) {
         using T = typename decltype(tag)::type;
         Buf<T> out(n);
@@ -210,6 +253,7 @@ Vec merge_flags(const FlagSplit& s, const Vec& a, const Vec& b) {
         for_each_source(s, [&](int64_t i, bool from_a, int64_t j) { o[i] = from_a ? da[j] : db[j]; });
         return Vec::scalar(t, n, out.share());
       });
+    }
   }
 }
 

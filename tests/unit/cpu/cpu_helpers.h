@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,35 @@ inline Value ints(std::vector<int64_t> xs) {
   return Value::seq(std::move(v));
 }
 inline Value seq(std::vector<Value> xs) { return Value::seq(std::move(xs)); }
+
+/// v in the representation of Note [Uniform buffers] (codegen/cpu/vec.h) wherever it allows:
+/// scalars whose instances are all equal over a uniform buffer, sequences whose lengths are all
+/// equal regular, at every level. The values are v's.
+inline Vec uniform_form(const Vec& v) {
+  using codegen::cpu::with_scalar;
+  const Type* t = v.type();
+  int64_t n = v.size();
+  switch (t->kind) {
+    case lang::TypeKind::Seq: {
+      Vec elems = uniform_form(v.elems());
+      bool equal = true;
+      for (int64_t i = 1; i < n && equal; ++i) equal = v.length(i) == v.length(0);
+      if (equal && n > 0) return Vec::seq(t, n, codegen::cpu::uniform_buffer(v.length(0), n), elems);
+      return Vec::seq(t, n, v.shared_buffer(), v.offsets_buffer(), elems);
+    }
+    case lang::TypeKind::Pair: return Vec::pair(t, uniform_form(v.first()), uniform_form(v.second()));
+    case lang::TypeKind::Data: return Vec::data(t, uniform_form(v.fields()));
+    case lang::TypeKind::Var: return v;
+    default:
+      return with_scalar(t->kind, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* d = v.template data<T>();
+        for (int64_t i = 1; i < n; ++i)
+          if (std::memcmp(&d[i], &d[0], sizeof(T)) != 0) return v;
+        return n > 0 ? codegen::cpu::broadcast_first(v, n) : v;
+      });
+  }
+}
 
 /// Builds one flat::Function statement by statement.
 class FnBuilder {

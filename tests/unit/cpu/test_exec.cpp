@@ -355,3 +355,101 @@ TEST_CASE("exec: errors in library statements surface at the user's call") {
   CHECK(res.error.span.begin == 10);
   std::fclose(out);
 }
+
+TEST_CASE("exec: literals in many instances are uniform; count, pack, seqlit, empty and check_lengths use it") {
+  ExecFixture fx;
+  auto& T = fx.T;
+  const Type* si = T.seq(T.int_());
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{3}, int64_t{70000}}) {
+    CAPTURE(n);
+    // k = count(lit true in n); p = pack(lit 4 in n, lit true/false in n); the instances of
+    // seqlit(p, p) (regular [4, 4] each) with their lengths, and an empty sequence per instance.
+    FnBuilder b("main", T.int_(), T.pair(T.seq(T.seq(si)), T.pair(T.seq(T.int_()), T.seq(si))));
+    Block& body = b.fn.body;
+    VarId nn = b.konst(body, n);
+    VarId yes = b.lit(body, T.bool_(), B(true), nn);
+    VarId no = b.lit(body, T.bool_(), B(false), nn);
+    VarId four = b.lit(body, T.int_(), I(4), nn);
+    VarId k = b.host();
+    b.emit(Op::Count, k, {yes});
+    VarId kept = b.vec(T.int_()), dropped = b.vec(T.int_());
+    b.emit(Op::Pack, kept, {four, yes});
+    b.emit(Op::Pack, dropped, {four, no});
+    VarId nothing = b.vec(si);  // one empty sequence per kept instance: [] ++ dropped's none
+    b.emit(Op::Empty, nothing, {k}).type = si;
+    VarId pairs = b.vec(si);
+    b.emit(Op::SeqLit, pairs, {kept, kept});
+    VarId single = b.vec(si);
+    b.emit(Op::SeqLit, single, {kept});
+    b.emit(Op::CheckLengths, 0, {pairs, pairs});
+    VarId lens = b.unary(body, Op::Lengths, T.int_(), pairs);
+    VarId e = b.vec(si);
+    b.emit(Op::Empty, e, {k}).type = si;
+    VarId r1 = b.wrap(body, T, pairs, n), r2 = b.wrap(body, T, lens, n), r3 = b.wrap(body, T, e, n);
+    VarId p = b.vec(T.pair(T.seq(T.int_()), T.seq(si))), r = b.vec(b.fn.result_type);
+    b.emit(Op::Tuple, p, {r2, r3});
+    b.emit(Op::Tuple, r, {r1, p});
+    body.result = r;
+    std::vector<Value> want_pairs(static_cast<size_t>(n), ints({4, 4})), want_lens(static_cast<size_t>(n), I(2)),
+        want_empty(static_cast<size_t>(n), ints({}));
+    CHECK(eq(fx.ok(std::move(b.fn)),
+             Value::pair(seq(want_pairs), Value::pair(seq(want_lens), seq(want_empty)))));
+    if (n == 0) continue;
+    // check_lengths of regular vectors of different lengths fails with its span.
+    FnBuilder c("main", T.int_(), T.int_());
+    VarId nn2 = c.konst(c.fn.body, n);
+    VarId x = c.lit(c.fn.body, T.int_(), I(1), nn2);
+    VarId two = c.vec(si), three = c.vec(si);
+    c.emit(Op::SeqLit, two, {x, x});
+    c.emit(Op::SeqLit, three, {x, x, x});
+    c.emit(Op::CheckLengths, 0, {two, three}, kSpan);
+    c.fn.body.result = c.fn.param;
+    auto res = fx.run(std::move(c.fn));
+    CHECK(!res.ok);
+    CHECK(res.error.message == "Length mismatch in an apply-to-each.");
+    CHECK(res.error.span.begin == kSpan.begin);
+  }
+}
+
+#include "codegen/cpu/kernel_exec.h"
+
+TEST_CASE("exec: a kernel of uniform inputs is computed once and gives uniform outputs") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  // out0 = in0 < in1, out1 = in0 + in1.
+  flat::KernelBody k;
+  k.inputs = {T.int_(), T.int_()};
+  flat::KernelNode a, b, lt, add;
+  a.kind = b.kind = flat::KernelNode::Kind::Input;
+  a.type = b.type = T.int_();
+  b.input = 1;
+  lt.kind = add.kind = flat::KernelNode::Kind::Prim;
+  lt.prim = PrimId::Lt;
+  lt.type = T.bool_();
+  add.prim = PrimId::Add;
+  add.type = T.int_();
+  lt.args = add.args = {0, 1};
+  k.nodes = {a, b, lt, add};
+  k.outputs = {2, 3};
+  const Type* outs[2] = {T.bool_(), T.int_()};
+  for (int64_t n : {int64_t{2}, int64_t{100000}}) {
+    CAPTURE(n);
+    Vec x = codegen::cpu::broadcast_first(codegen::cpu::from_values(T, T.int_(), std::vector<Value>{I(3)}), n);
+    Vec y = codegen::cpu::broadcast_first(codegen::cpu::from_values(T, T.int_(), std::vector<Value>{I(5)}), n);
+    Vec ins[2] = {x, y};
+    auto r = codegen::cpu::run_kernel(k, ins, outs);
+    REQUIRE(r.size() == 2);
+    CHECK(r[0].is_uniform());
+    CHECK(r[0].uniform_value<bool>() == true);
+    CHECK(r[1].is_uniform());
+    CHECK(r[1].data<int64_t>()[n - 1] == 8);
+    // One input per instance: per instance as usual.
+    std::vector<Value> ys;
+    for (int64_t i = 0; i < n; ++i) ys.push_back(I(i));
+    Vec mixed[2] = {x, codegen::cpu::from_values(T, T.int_(), ys)};
+    auto m = codegen::cpu::run_kernel(k, mixed, outs);
+    CHECK(!m[1].is_uniform());
+    CHECK(m[1].data<int64_t>()[n - 1] == n + 2);
+    CHECK(m[0].data<bool>()[0] == false);
+  }
+}

@@ -570,3 +570,214 @@ TEST_CASE("lifted primitives without a native version go through the fallback") 
   CHECK(r[0].to_string() == "[1, 2]");
   CHECK(r[1].to_string() == "[]");
 }
+
+// ---------------------------------------------------------------- uniform and regular inputs
+
+namespace {
+
+/// Regular shapes: (instances, length of each).
+struct RegularShape {
+  const char* name;
+  int64_t n, len;
+};
+constexpr RegularShape kRegularShapes[] = {{"no instances", 0, 3},         {"one instance", 1, 4},
+                                           {"one huge segment", 1, 100000}, {"many one-element segments", 40000, 1},
+                                           {"empty segments", 50, 0},       {"many short segments", 12000, 3}};
+
+/// n instances of `outer` sequences of `inner` ints each: [[int]].
+std::vector<Value> blocks(int64_t n, int64_t outer, int64_t inner, Gen& g) {
+  std::vector<Value> v;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<Value> o;
+    for (int64_t j = 0; j < outer; ++j) o.push_back(Value::seq(scalars(TypeKind::Int, inner, g)));
+    v.push_back(Value::seq(std::move(o)));
+  }
+  return v;
+}
+
+std::vector<Value> same_ints(int64_t n, int64_t x) { return std::vector<Value>(static_cast<size_t>(n), I(x)); }
+
+}  // namespace
+
+TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = fallback, regular results") {
+  PrimHarness h;
+  Gen g;
+  auto& T = h.T;
+  const Type* si = T.seq(T.int_());
+  const Type* ssi = T.seq(si);
+  using codegen::cpu::uniform_buffer;
+  for (const RegularShape& s : kRegularShapes) {
+    INFO(s.name);
+    int64_t n = s.n, len = s.len;
+    // elt of halves: [[int]] of 2 sequences of len each, index 0, 1 (uniform), mixed, and out of
+    // bounds (2, -1).
+    Vec halves = uniform_form(h.make(ssi, blocks(n, 2, len, g)));
+    REQUIRE((n == 0 || halves.is_regular()));
+    for (int64_t i0 : {0, 1}) {
+      Vec idx = uniform_form(h.make(T.int_(), same_ints(n, i0)));
+      h.same(PrimId::Elt, {si}, si, {halves, idx});
+      auto r = h.apply(true, PrimId::Elt, {si}, si, {halves, idx});
+      CHECK((n == 0 || r.value->is_regular()));
+    }
+    std::vector<Value> mixed;
+    for (int64_t k = 0; k < n; ++k) mixed.push_back(I(k % 2));
+    h.same(PrimId::Elt, {si}, si, {halves, h.make(T.int_(), mixed)});
+    if (n > 0) {
+      CHECK(h.same(PrimId::Elt, {si}, si, {halves, uniform_form(h.make(T.int_(), same_ints(n, 2)))}) ==
+            "Sequence reference (a[i]) out of bounds.");
+      CHECK(h.same(PrimId::Elt, {si}, si, {halves, uniform_form(h.make(T.int_(), same_ints(n, -1)))}) ==
+            "Sequence reference (a[i]) out of bounds.");
+    }
+    // An irregular outer vector of regular inner sequences.
+    std::vector<Value> ragged;
+    std::vector<Value> ragged_idx;
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t outer = 1 + k % 3;
+      auto b = blocks(1, outer, len, g);
+      ragged.push_back(b[0]);
+      ragged_idx.push_back(I(outer - 1));
+    }
+    Vec rv = h.make(ssi, ragged);
+    Vec rv_reg_inner = Vec::seq(ssi, n, rv.shared_buffer(), rv.offsets_buffer(), uniform_form(rv.elems()));
+    h.same(PrimId::Elt, {si}, si, {rv_reg_inner, h.make(T.int_(), ragged_idx)});
+    h.same(PrimId::Elt, {si}, si, {rv_reg_inner, uniform_form(h.make(T.int_(), same_ints(n, 0)))});
+    // Structured inner elements: [[(int, bool)]].
+    const Type* sp = T.seq(T.pair(T.int_(), T.bool_()));
+    std::vector<Value> pairs;
+    for (int64_t k = 0; k < n; ++k) {
+      std::vector<Value> o;
+      for (int j = 0; j < 2; ++j) {
+        std::vector<Value> row;
+        for (int64_t x = 0; x < len; ++x) row.push_back(Value::pair(I(k * 10 + x), B(x % 2 == 0)));
+        o.push_back(Value::seq(std::move(row)));
+      }
+      pairs.push_back(Value::seq(std::move(o)));
+    }
+    h.same(PrimId::Elt, {sp}, sp, {uniform_form(h.make(T.seq(sp), pairs)), uniform_form(h.make(T.int_(), same_ints(n, 1)))});
+
+    // partition into halves: regular [int] cut by the uniform counts [len/2, len - len/2].
+    Vec v = uniform_form(h.make(si, seqs(TypeKind::Int, std::vector<int64_t>(static_cast<size_t>(n), len), g)));
+    auto counts = [&](int64_t a, int64_t b) {
+      std::vector<Value> c(static_cast<size_t>(n), ints({a, b}));
+      return uniform_form(h.make(si, c));
+    };
+    h.same(PrimId::Partition, {T.int_()}, ssi, {v, counts(len / 2, len - len / 2)});
+    if (len % 2 == 0) {
+      auto r = h.apply(true, PrimId::Partition, {T.int_()}, ssi, {v, counts(len / 2, len / 2)});
+      CHECK((n == 0 || (r.value->is_regular() && r.value->elems().is_regular())));
+    }
+    if (n > 0) {
+      CHECK(h.same(PrimId::Partition, {T.int_()}, ssi, {v, counts(len + 1, len + 1)}) ==
+            "Length mismatch in function PARTITION.");
+      CHECK(h.same(PrimId::Partition, {T.int_()}, ssi, {v, counts(-1, -1)}) == "Negative length in function PARTITION.");
+      std::vector<Value> none(static_cast<size_t>(n), ints({}));
+      std::string e = h.same(PrimId::Partition, {T.int_()}, ssi, {v, uniform_form(h.make(si, none))});
+      CHECK(e == (len == 0 ? "" : "Length mismatch in function PARTITION."));
+    }
+
+    // flatten: regular of regular, and regular outer over irregular inner.
+    Vec fr = h.apply(true, PrimId::Flatten, {T.int_()}, si, {halves}).value.value();
+    CHECK((n == 0 || (fr.is_regular() && fr.regular_length() == 2 * len)));
+    h.same(PrimId::Flatten, {T.int_()}, si, {halves});
+    h.same(PrimId::Flatten, {T.int_()}, si, {Vec::seq(ssi, n, halves.shared_buffer(), h.make(ssi, blocks(n, 2, len, g)).elems())});
+    h.same(PrimId::Flatten, {T.int_()}, si, {rv_reg_inner});
+
+    // ++: regular with regular (scalars, and structured elements), and with irregular.
+    Vec w = uniform_form(h.make(si, seqs(TypeKind::Int, std::vector<int64_t>(static_cast<size_t>(n), 2), g)));
+    h.same(PrimId::Append, {T.int_()}, si, {v, w});
+    auto ar = h.apply(true, PrimId::Append, {T.int_()}, si, {v, w});
+    CHECK((n == 0 || (ar.value->is_regular() && ar.value->regular_length() == len + 2)));
+    std::vector<int64_t> lens3;
+    for (int64_t k = 0; k < n; ++k) lens3.push_back(k % 4);
+    h.same(PrimId::Append, {T.int_()}, si, {v, h.make(si, seqs(TypeKind::Int, lens3, g))});
+    h.same(PrimId::Append, {si}, ssi, {halves, uniform_form(h.make(ssi, blocks(n, 1, 2, g)))});
+
+    // dist, index and # with uniform lengths.
+    Vec k = uniform_form(h.make(T.int_(), same_ints(n, len)));
+    h.same(PrimId::Dist, {T.float_()}, T.seq(T.float_()), {uniform_form(h.make(T.float_(), std::vector<Value>(static_cast<size_t>(n), F(2.5)))), k});
+    h.same(PrimId::Dist, {T.int_()}, si, {h.make(T.int_(), scalars(TypeKind::Int, n, g)), k});
+    h.same(PrimId::Index, {}, si, {k});
+    auto ir = h.apply(true, PrimId::Index, {}, si, {k});
+    CHECK((n == 0 || ir.value->is_regular()));
+    auto lr = h.apply(true, PrimId::Length, {si}, T.int_(), {halves});
+    CHECK((n == 0 || (lr.value->is_uniform() && lr.value->uniform_value<int64_t>() == 2)));
+    if (n > 0) {
+      Vec neg = uniform_form(h.make(T.int_(), same_ints(n, -2)));
+      CHECK(h.same(PrimId::Dist, {T.int_()}, si, {h.make(T.int_(), scalars(TypeKind::Int, n, g)), neg}) ==
+            "Negative length in function DIST.");
+      CHECK(h.same(PrimId::Index, {}, si, {neg}) == "Negative length in function INDEX.");
+    }
+    // Scans, reductions and permute over regular descriptors.
+    h.same(PrimId::PlusScan, {T.int_()}, si, {v});
+    h.same(PrimId::Sum, {T.int_()}, T.int_(), {v});
+    h.same(PrimId::MaxVal, {T.int_()}, T.int_(), {v});
+    std::vector<Value> perm;
+    for (int64_t x = 0; x < n; ++x) {
+      std::vector<int64_t> p(static_cast<size_t>(len));
+      for (int64_t j = 0; j < len; ++j) p[static_cast<size_t>(j)] = len - 1 - j;
+      perm.push_back(ints(p));
+    }
+    h.same(PrimId::Permute, {T.int_()}, si, {v, uniform_form(h.make(si, perm))});
+  }
+}
+
+TEST_CASE("lifted elementwise primitives of uniform arguments: computed once, uniform, errors as the fallback") {
+  PrimHarness h;
+  auto& T = h.T;
+  using codegen::cpu::LiftedCall;
+  std::vector<const Type*> none;
+  auto run = [&](PrimId id, const Type* result, std::vector<Vec> args) -> std::pair<std::optional<Vec>, std::string> {
+    LiftedCall c{id, h.span, &none, result};
+    try {
+      return {codegen::cpu::apply_lifted_prim(h.ctx, c, args), ""};
+    } catch (lang::eval::EvalError& e) {
+      return {std::nullopt, e.message};
+    }
+  };
+  auto fallback = [&](PrimId id, const Type* result, std::vector<Vec> args) -> std::pair<std::optional<Vec>, std::string> {
+    LiftedCall c{id, h.span, &none, result};
+    try {
+      return {codegen::cpu::apply_fallback_prim(h.ctx, c, args), ""};
+    } catch (lang::eval::EvalError& e) {
+      return {std::nullopt, e.message};
+    }
+  };
+  for (int64_t n : {int64_t{2}, int64_t{100000}}) {
+    CAPTURE(n);
+    auto ui = [&](int64_t x) { return uniform_form(h.make(T.int_(), same_ints(n, x))); };
+    auto uf = [&](double x) { return uniform_form(h.make(T.float_(), std::vector<Value>(static_cast<size_t>(n), F(x)))); };
+    auto ub = [&](bool x) { return uniform_form(h.make(T.bool_(), std::vector<Value>(static_cast<size_t>(n), B(x)))); };
+    struct Case {
+      PrimId id;
+      const Type* result;
+      std::vector<Vec> args;
+    };
+    std::vector<Case> cases = {{PrimId::Add, T.int_(), {ui(5), ui(7)}},      {PrimId::Div, T.int_(), {ui(9), ui(2)}},
+                               {PrimId::Div, T.int_(), {ui(9), ui(0)}},      {PrimId::Rem, T.int_(), {ui(-9), ui(4)}},
+                               {PrimId::Lt, T.bool_(), {ui(1), ui(2)}},      {PrimId::Not, T.bool_(), {ub(true)}},
+                               {PrimId::Sqrt, T.float_(), {uf(2.0)}},        {PrimId::Select, T.int_(), {ub(false), ui(1), ui(2)}},
+                               {PrimId::ToFloat, T.float_(), {ui(3)}},       {PrimId::Mul, T.float_(), {uf(1.5), uf(-2.0)}}};
+    for (Case& c : cases) {
+      INFO(lang::core::prim_info(c.id).name);
+      auto [r, err] = run(c.id, c.result, c.args);
+      auto [f, ferr] = fallback(c.id, c.result, c.args);
+      CHECK(err == ferr);
+      if (err.empty()) {
+        REQUIRE(r.has_value());
+        CHECK(r->is_uniform());
+        CHECK(r->size() == n);
+        auto rv = codegen::cpu::to_values(*r), fv = codegen::cpu::to_values(*f);
+        REQUIRE(rv.size() == fv.size());
+        CHECK(lang::values_equal(rv[0], fv[0]));
+        CHECK(lang::values_equal(rv[static_cast<size_t>(n - 1)], fv[static_cast<size_t>(n - 1)]));
+      }
+    }
+    // Not every argument uniform: per instance as usual.
+    std::vector<Value> xs;
+    for (int64_t i = 0; i < n; ++i) xs.push_back(I(i));
+    auto [r, err] = run(PrimId::Add, T.int_(), {ui(5), h.make(T.int_(), xs)});
+    REQUIRE(r.has_value());
+    CHECK(!r->is_uniform());
+    CHECK(r->data<int64_t>()[n - 1] == n + 4);
+  }
+}

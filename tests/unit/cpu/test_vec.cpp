@@ -224,3 +224,272 @@ TEST_CASE("buffer pool: large blocks are reused by size class, small ones are no
   Buf<double> again(1 << 19);
   CHECK(static_cast<void*>(again.data()) == first);
 }
+
+// ---- uniform buffers and regular sequences (Note [Uniform buffers] in codegen/cpu/vec.h) ----
+
+#include <atomic>
+#include <omp.h>
+
+#include "codegen/cpu/parallel_loops.h"
+
+namespace {
+
+Vec mk(lang::TypeContext& T, const Type* t, std::vector<Value> vs) { return from_values(T, t, vs); }
+
+/// n instances of the int sequence [0, 1, ..., len - 1] (plus base·i), over plain buffers.
+Vec int_rows(lang::TypeContext& T, int64_t n, int64_t len, int64_t base = 1000) {
+  std::vector<Value> vs;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<int64_t> row;
+    for (int64_t j = 0; j < len; ++j) row.push_back(base * i + j);
+    vs.push_back(ints(row));
+  }
+  return from_values(T, T.seq(T.int_()), vs);
+}
+
+void same_values(const Vec& a, const Vec& b) {
+  auto va = to_values(a), vb = to_values(b);
+  REQUIRE(va.size() == vb.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < va.size(); ++i) bad += !lang::values_equal(va[i], vb[i]);
+  CHECK_MESSAGE(bad == 0, bad << " of " << va.size() << " instances differ");
+}
+
+}  // namespace
+
+TEST_CASE("uniform buffers: the value without memory, filled on first use, recognised through aliases") {
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{5}, int64_t{100000}}) {
+    CAPTURE(n);
+    auto buf = uniform_buffer(int64_t{-7}, n);
+    const UniformBuffer* u = as_uniform(buf);
+    REQUIRE(u != nullptr);
+    CHECK(u->size() == n);
+    CHECK(u->value<int64_t>() == -7);
+    const int64_t* d = static_cast<const int64_t*>(u->data());
+    CHECK(d == u->data());  // made once
+    for (int64_t i = 0; i < n; ++i)
+      if (d[i] != -7) FAIL("uniform data differs at " << i);
+    const int64_t* off = u->offsets();
+    CHECK(off[0] == 0);
+    CHECK(off[n] == -7 * n);
+    // An alias of the filled memory (what Vec::buffer() hands out) is still the uniform buffer.
+    std::shared_ptr<const void> alias(buf, u->data());
+    CHECK(as_uniform(alias) == u);
+  }
+  CHECK(as_uniform(std::shared_ptr<const void>()) == nullptr);
+  Buf<int64_t> plain(3);
+  CHECK(as_uniform(plain.share()) == nullptr);
+  // Narrow storage types keep their value.
+  CHECK(as_uniform(uniform_buffer(true, 3))->value<bool>() == true);
+  CHECK(static_cast<const uint8_t*>(as_uniform(uniform_buffer(uint8_t{200}, 3))->data())[2] == 200);
+  CHECK(static_cast<const float*>(as_uniform(uniform_buffer(2.5f, 70000))->data())[69999] == 2.5f);
+  CHECK(as_uniform(uniform_buffer(-0.5, 2))->value<double>() == -0.5);
+}
+
+TEST_CASE("uniform buffers: filled once when many threads ask at the same time") {
+  auto buf = uniform_buffer(int64_t{3}, 1 << 20);
+  const UniformBuffer* u = as_uniform(buf);
+  std::atomic<int> distinct{0};
+  const void* first = nullptr;
+#pragma omp parallel num_threads(4)
+  {
+    const void* p = u->data();
+    const int64_t* o = u->offsets();
+#pragma omp critical
+    {
+      if (!first) first = p;
+      if (p != first || o[1 << 20] != 3 << 20) ++distinct;
+    }
+  }
+  CHECK(distinct == 0);
+  CHECK(static_cast<const int64_t*>(first)[12345] == 3);
+}
+
+TEST_CASE("Vec: uniform scalars and regular sequences read like any other") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  Vec u = Vec::scalar(T.int_(), 4, uniform_buffer(int64_t{9}, 4));
+  CHECK(u.is_uniform());
+  CHECK(u.uniform_value<int64_t>() == 9);
+  CHECK(u.data<int64_t>()[3] == 9);
+  // buffer() is memory (code outside the backend reads it); shared_buffer() stays unfilled.
+  CHECK(static_cast<const int64_t*>(u.buffer().get())[2] == 9);
+  CHECK(as_uniform(u.shared_buffer()) != nullptr);
+  CHECK(Vec::scalar(T.int_(), 4, u.buffer()).is_uniform());
+  same_values(u, mk(T, T.int_(), {I(9), I(9), I(9), I(9)}));
+  // One instance is uniform whatever its buffer; none or several plain ones are not.
+  CHECK(mk(T, T.float_(), {F(1.5)}).is_uniform());
+  CHECK(mk(T, T.float_(), {F(1.5)}).uniform_value<double>() == 1.5);
+  CHECK(!mk(T, T.int_(), {I(1), I(1)}).is_uniform());
+  CHECK(!mk(T, T.seq(T.int_()), {ints({1})}).is_uniform());  // sequences are regular, not uniform
+
+  Vec elems = mk(T, T.int_(), {I(1), I(2), I(3), I(4), I(5), I(6)});
+  Vec r = Vec::seq(T.seq(T.int_()), 3, uniform_buffer(int64_t{2}, 3), elems);
+  CHECK(r.is_regular());
+  CHECK(r.regular_length() == 2);
+  CHECK(r.total() == 6);
+  CHECK(r.length(2) == 2);
+  CHECK(r.offsets()[3] == 6);
+  CHECK(r.offsets_buffer() == nullptr);
+  CHECK(r.segs().is_regular());
+  CHECK(r.segs().regular_length() == 2);
+  same_values(r, mk(T, T.seq(T.int_()), {ints({1, 2}), ints({3, 4}), ints({5, 6})}));
+  // Lengths of a regular Vec are a uniform int Vec, as FlatWalk's Lengths makes them.
+  Vec lens = Vec::scalar(T.int_(), 3, r.buffer());
+  CHECK(lens.is_uniform());
+  CHECK(lens.uniform_value<int64_t>() == 2);
+  CHECK(Vec::seq(T.seq(T.int_()), 3, lens.shared_buffer(), elems).is_regular());
+  CHECK(retype(T, r, r.type()).is_regular());
+  // One sequence is always regular; no sequences with a uniform buffer too.
+  Vec one = mk(T, T.seq(T.int_()), {ints({4, 5, 6})});
+  CHECK(one.is_regular());
+  CHECK(one.regular_length() == 3);
+  Vec none = Vec::seq(T.seq(T.int_()), 0, uniform_buffer(int64_t{5}, 0), mk(T, T.int_(), {}));
+  CHECK(none.total() == 0);
+  CHECK(to_values(none).empty());
+  // Empty sequences, regular.
+  Vec empties = Vec::seq(T.seq(T.int_()), 4, uniform_buffer(int64_t{0}, 4), mk(T, T.int_(), {}));
+  same_values(empties, mk(T, T.seq(T.int_()), {ints({}), ints({}), ints({}), ints({})}));
+}
+
+TEST_CASE("Vec: structural operations keep uniform and regular vectors so, with the same values") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Type* si = T.seq(T.int_());
+  Vec u = broadcast_first(mk(T, T.int_(), {I(4)}), 50000);
+  Vec w = broadcast_first(mk(T, T.int_(), {I(5)}), 50000);
+  CHECK(u.is_uniform());
+  std::vector<int64_t> idx = {0, 49999, 7};
+  Vec taken = take(u, idx);
+  CHECK(taken.is_uniform());
+  same_values(taken, mk(T, T.int_(), {I(4), I(4), I(4)}));
+  Vec parts[2] = {u, u};
+  CHECK(concat(parts).is_uniform());
+  CHECK(concat(parts).size() == 100000);
+  CHECK(interleave(parts).is_uniform());
+  Vec mixed[2] = {u, w};
+  Vec inter = interleave(mixed);
+  CHECK(!inter.is_uniform());
+  CHECK(inter.data<int64_t>()[1] == 5);
+  CHECK(inter.data<int64_t>()[99998] == 4);
+  CHECK(!concat(mixed).is_uniform());
+  std::unique_ptr<bool[]> fl(new bool[50000]);
+  for (int i = 0; i < 50000; ++i) fl[i] = i % 3 == 0;
+  Vec packed = pack(u, fl.get());
+  CHECK(packed.is_uniform());
+  CHECK(packed.size() == 16667);
+  CHECK(replicate_each(take(u, std::vector<int64_t>{0, 1}), rt::SegView::regular(2, 3)).is_uniform());
+  // merge of equal uniform sides stays uniform; of different ones is per instance.
+  Vec merged = merge_flags(FlagSplit(fl.get(), 50000), take(u, std::vector<int64_t>(16667, 0)),
+                           take(w, std::vector<int64_t>(33333, 0)));
+  CHECK(merged.data<int64_t>()[0] == 4);
+  CHECK(merged.data<int64_t>()[1] == 5);
+  CHECK(merge_flags(FlagSplit(fl.get(), 50000), take(u, std::vector<int64_t>(16667, 0)),
+                    take(u, std::vector<int64_t>(33333, 0)))
+            .is_uniform());
+
+  // Uniform flags: count at once; pack keeps all or nothing.
+  Vec yes = broadcast_first(mk(T, T.bool_(), {B(true)}), 3);
+  Vec no = broadcast_first(mk(T, T.bool_(), {B(false)}), 3);
+  CHECK(count_true(yes) == 3);
+  CHECK(count_true(no) == 0);
+  Vec rows = uniform_form(int_rows(T, 3, 2));
+  CHECK(rows.is_regular());
+  CHECK(pack(rows, yes).elems().data<int64_t>() == rows.elems().data<int64_t>());
+  CHECK(pack(rows, no).size() == 0);
+  CHECK(pack(rows, no).total() == 0);
+
+  // Regular sequences through take, concat, interleave: regular results, the same values as
+  // the plain representation gives.
+  for (int64_t c : {int64_t{0}, int64_t{1}, int64_t{3}}) {
+    CAPTURE(c);
+    Vec plain = int_rows(T, 20000, c), plain2 = int_rows(T, 20000, c, -7);
+    Vec reg = uniform_form(plain), reg2 = uniform_form(plain2);
+    REQUIRE(reg.is_regular());
+    std::vector<int64_t> ix = {19999, 0, 5, 5};
+    CHECK(take(reg, ix).is_regular());
+    same_values(take(reg, ix), take(plain, ix));
+    Vec rp[2] = {reg, reg2}, pp[2] = {plain, plain2};
+    CHECK(concat(rp).is_regular());
+    same_values(concat(rp), concat(pp));
+    CHECK(interleave(rp).is_regular());
+    same_values(interleave(rp), interleave(pp));
+    // Three parts, and sequences of pairs (the element index path).
+    Vec rp3[3] = {reg, reg2, reg}, pp3[3] = {plain, plain2, plain};
+    same_values(interleave(rp3), interleave(pp3));
+    const Type* tp = T.pair(si, T.bool_());
+    Vec flags = from_values(T, T.bool_(), std::vector<Value>(20000, B(true)));
+    Vec pr[2] = {Vec::pair(tp, reg, flags), Vec::pair(tp, reg2, flags)};
+    Vec pl[2] = {Vec::pair(tp, plain, flags), Vec::pair(tp, plain2, flags)};
+    same_values(interleave(pr), interleave(pl));
+    const Type* snested = T.seq(si);
+    Vec nr = Vec::seq(snested, 4000, uniform_buffer(int64_t{5}, 4000), reg);
+    Vec nr2 = Vec::seq(snested, 4000, uniform_buffer(int64_t{5}, 4000), reg2);
+    Vec np = Vec::seq(snested, 4000, uniform_buffer(int64_t{5}, 4000), plain);
+    Vec np2 = Vec::seq(snested, 4000, uniform_buffer(int64_t{5}, 4000), plain2);
+    Vec nrs[2] = {nr, nr2}, nps[2] = {np, np2};
+    same_values(interleave(nrs), interleave(nps));
+  }
+  // One huge sequence per part (the top of a recursion: the copy is split inside the run).
+  Vec big = uniform_form(int_rows(T, 1, 100000)), big2 = uniform_form(int_rows(T, 1, 100000, 0));
+  Vec bp[2] = {big, big2};
+  Vec bi = interleave(bp);
+  CHECK(bi.is_regular());
+  CHECK(bi.regular_length() == 100000);
+  CHECK(bi.elems().data<int64_t>()[99999] == 99999);
+  CHECK(bi.elems().data<int64_t>()[100000 + 77] == 77);
+  // Different lengths: not regular, still right.
+  Vec r1 = uniform_form(int_rows(T, 5, 1)), r2 = uniform_form(int_rows(T, 5, 2));
+  Vec rr[2] = {r1, r2}, rq[2] = {int_rows(T, 5, 1), int_rows(T, 5, 2)};
+  CHECK(!interleave(rr).is_regular());
+  same_values(interleave(rr), interleave(rq));
+  CHECK(!concat(rr).is_regular());
+  same_values(concat(rr), concat(rq));
+
+  // replicate_one of a sequence is regular.
+  Vec lit = replicate_one(mk(T, si, {ints({1, 2, 3})}), 1000);
+  CHECK(lit.is_regular());
+  CHECK(lit.elems().data<int64_t>()[2998] == 2);
+  CHECK(replicate_one(mk(T, T.int_(), {I(3)}), 1000).is_uniform());
+}
+
+TEST_CASE("Vec: same_lengths and segments_of on regular and irregular vectors") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  Vec a = int_rows(T, 4, 2), b = uniform_form(int_rows(T, 4, 2)), c = uniform_form(int_rows(T, 4, 3));
+  CHECK(same_lengths(a, b));
+  CHECK(same_lengths(b, b));
+  CHECK(!same_lengths(b, c));
+  CHECK(!same_lengths(a, c));
+  Vec d = mk(T, T.seq(T.int_()), {ints({1, 2}), ints({3, 4}), ints({5}), ints({6, 7})});
+  CHECK(!same_lengths(a, d));
+  Vec e0 = Vec::seq(T.seq(T.int_()), 0, uniform_buffer(int64_t{1}, 0), mk(T, T.int_(), {}));
+  Vec e1 = Vec::seq(T.seq(T.int_()), 0, uniform_buffer(int64_t{2}, 0), mk(T, T.int_(), {}));
+  CHECK(same_lengths(e0, e1));
+  LengthSegs s = segments_of(broadcast_first(mk(T, T.int_(), {I(3)}), 10));
+  CHECK(s.view.is_regular());
+  CHECK(s.view.total() == 30);
+  LengthSegs t = segments_of(mk(T, T.int_(), {I(3), I(0), I(2)}));
+  CHECK(!t.view.is_regular());
+  CHECK(t.view.total() == 5);
+  CHECK(t.view.begin(2) == 3);
+}
+
+TEST_CASE("parallel_regular_runs covers every element of every run once") {
+  for (auto [m, c] : std::vector<std::pair<int64_t, int64_t>>{
+           {0, 5}, {5, 0}, {1, 1}, {100000, 1}, {1, 200000}, {3, 70001}, {40000, 3}, {7, 2}}) {
+    CAPTURE(m);
+    CAPTURE(c);
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(m * c));
+    std::atomic<int64_t> bad{0};
+    parallel_regular_runs(m, c, [&](int64_t q, int64_t from, int64_t to) {
+      if (q < 0 || q >= m || from < 0 || to > c || from >= to) ++bad;
+      else
+        for (int64_t x = from; x < to; ++x) hits[static_cast<size_t>(q * c + x)]++;
+    });
+    CHECK(bad == 0);
+    int64_t wrong = 0;
+    for (auto& h : hits) wrong += h != 1;
+    CHECK(wrong == 0);
+  }
+}
