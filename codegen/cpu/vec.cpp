@@ -300,22 +300,13 @@ std::vector<int64_t> segment_ids(rt::SegView segs) {
 }
 
 std::vector<int64_t> true_positions(const bool* flags, int64_t n) {
-  // Two passes over fixed blocks: count per block, then write at the block's offset.
-  int64_t nblocks = std::max<int64_t>(1, std::min<int64_t>(n / kParallelGrain, 4 * omp_get_max_threads()));
-  std::vector<int64_t> counts(static_cast<size_t>(nblocks) + 1, 0);
-  auto bounds = [&](int64_t b) { return static_cast<int64_t>(static_cast<__int128>(n) * b / nblocks); };
-#pragma omp parallel for schedule(static, 1) if (nblocks > 1)
-  for (int64_t b = 0; b < nblocks; ++b) {
-    int64_t c = 0;
-    for (int64_t i = bounds(b), e = bounds(b + 1); i < e; ++i) c += flags[i];
-    counts[static_cast<size_t>(b) + 1] = c;
-  }
-  for (int64_t b = 0; b < nblocks; ++b) counts[static_cast<size_t>(b) + 1] += counts[static_cast<size_t>(b)];
-  std::vector<int64_t> out(static_cast<size_t>(counts[static_cast<size_t>(nblocks)]));
-#pragma omp parallel for schedule(static, 1) if (nblocks > 1)
-  for (int64_t b = 0; b < nblocks; ++b) {
-    int64_t o = counts[static_cast<size_t>(b)];
-    for (int64_t i = bounds(b), e = bounds(b + 1); i < e; ++i)
+  // Fixed blocks counted first (FlagSplit), then each block writes at its offset.
+  const FlagSplit split(flags, n);
+  std::vector<int64_t> out(static_cast<size_t>(split.a_count()));
+#pragma omp parallel for schedule(static, 1) if (split.blocks() > 1)
+  for (int64_t b = 0; b < split.blocks(); ++b) {
+    int64_t o = split.a_start(b);
+    for (int64_t i = split.begin(b), e = split.begin(b + 1); i < e; ++i)
       if (flags[i]) out[static_cast<size_t>(o++)] = i;
   }
   return out;

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -263,16 +264,17 @@ std::shared_ptr<const int64_t[]> offsets_for(const std::shared_ptr<const void>& 
 
 /// result[i] = v[idx[i]]; every index must be in [0, v.size()).
 Vec take(const Vec& v, std::span<const int64_t> idx);
-/// The instances of all parts, one part after another (all of one type).
-/// get(part) for every part, in order: the children of the parts of a concat or interleave.
-template <class Get>
-std::vector<Vec> map_parts(std::span<const Vec> parts, Get get) {
-  std::vector<Vec> out;
-  out.reserve(parts.size());
-  for (const Vec& p : parts) out.push_back(get(p));
+/// get(part) for every part, in order: the children of the parts of a concat or interleave
+/// (of Vecs here, of the cuda backend's DVecs there).
+template <class Parts, class Get>
+auto map_parts(const Parts& parts, Get get) {
+  std::vector<std::decay_t<decltype(*std::begin(parts))>> out;
+  out.reserve(std::size(parts));
+  for (const auto& p : parts) out.push_back(get(p));
   return out;
 }
 
+/// The instances of all parts, one part after another (all of one type).
 Vec concat(std::span<const Vec> parts);
 inline Vec append(const Vec& a, const Vec& b) {
   Vec parts[2] = {a, b};

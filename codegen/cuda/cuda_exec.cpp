@@ -222,19 +222,18 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       const int64_t n = idx.size();
       const DVec& elems = seqs.elems();
       DVec positions;
+      int64_t bad;
       if (seqs.size() == 1) {
         // One sequence (a lifted function called once): every id is 0, unread, and the
         // indices are the positions.
-        if (g.check(g.prims().first_out_of_range(idx.data(), n, elems.size())) >= 0)
-          throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+        bad = g.check(g.prims().first_out_of_range(idx.data(), n, elems.size()));
         positions = idx;
       } else {
         DBuf pos = g.alloc(n * 8);
-        if (g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer())) >=
-            0)
-          throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+        bad = g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer()));
         positions = DVec::scalar(prog.types.int_(), n, std::move(pos));
       }
+      if (bad >= 0) throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
       // A flat gather is deferred: a kernel that reads it gathers itself (Note [Fused gathers]).
       if (cpu::is_flat_scalar(elems.type()))
         set_vec(f, s.dst, DVec::deferred_gather(g, elems, std::move(positions)));

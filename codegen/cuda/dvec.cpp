@@ -1,4 +1,5 @@
 // DVec construction, the structural operations and host transfers.
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -26,11 +27,17 @@ struct SegmentCache {
     int64_t n = 0, total = 0;
   };
   std::unordered_map<const void*, Entry> entries;
+  size_t sweep_at = 4096;  // entries of freed buffers are dropped when the map reaches this size
 
   void add(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total) {
     if (!lengths || !offsets || n == 0) return;
     entries[lengths.get()] = Entry{lengths, offsets, n, total};
-    if (entries.size() > 4096) std::erase_if(entries, [](const auto& e) { return e.second.offsets.expired(); });
+    if (entries.size() >= sweep_at) {
+      std::erase_if(entries, [](const auto& e) { return e.second.offsets.expired(); });
+      // Twice the live entries: a program holding many sequences alive does not sweep on
+      // every new one (amortised O(1) per add).
+      sweep_at = std::max<size_t>(4096, 2 * entries.size());
+    }
   }
   std::optional<KnownSegments> find(const DBuf& lengths, int64_t n) {
     auto it = entries.find(lengths.get());
@@ -227,14 +234,6 @@ DBuf concat_buffers(Gpu& g, std::span<const DVec> parts, int bytes, CUdeviceptr 
   return out;
 }
 
-template <class Get>
-std::vector<DVec> children(std::span<const DVec> parts, Get get) {
-  std::vector<DVec> out;
-  out.reserve(parts.size());
-  for (const DVec& p : parts) out.push_back(get(p));
-  return out;
-}
-
 }  // namespace
 
 DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_t m) {
@@ -273,13 +272,14 @@ DVec concat(Gpu& g, std::span<const DVec> parts) {
   switch (t->kind) {
     case TypeKind::Seq: {
       DBuf len = concat_buffers(g, parts, 8, &DVec::lengths);
-      DVec e = concat(g, children(parts, [](const DVec& p) { return p.elems(); }));
+      DVec e = concat(g, cpu::map_parts(parts, [](const DVec& p) { return p.elems(); }));
       return seq_from_lengths(g, t, n, std::move(len), std::move(e));
     }
     case TypeKind::Pair:
-      return DVec::pair(t, concat(g, children(parts, [](const DVec& p) { return p.first(); })),
-                        concat(g, children(parts, [](const DVec& p) { return p.second(); })));
-    case TypeKind::Data: return DVec::data(t, concat(g, children(parts, [](const DVec& p) { return p.fields(); })));
+      return DVec::pair(t, concat(g, cpu::map_parts(parts, [](const DVec& p) { return p.first(); })),
+                        concat(g, cpu::map_parts(parts, [](const DVec& p) { return p.second(); })));
+    case TypeKind::Data:
+      return DVec::data(t, concat(g, cpu::map_parts(parts, [](const DVec& p) { return p.fields(); })));
     case TypeKind::Var: return DVec::open_type(t, n);
     default: return DVec::scalar(t, n, concat_buffers(g, parts, elem_bytes(t), &DVec::data));
   }

@@ -90,6 +90,17 @@ class StatusRecord {
   cuda::DeviceBuffer buf_;
 };
 
+/// Launches checking kernel `name` over n items with `args` and a fresh StatusRecord's slots
+/// last, and returns the lowest failing position, or -1 (synchronises).
+template <class... Args>
+Result<int64_t> first_failure(Primitives& p, const std::string& name, int64_t n, Args... args) {
+  if (n <= 0) return int64_t{-1};
+  Result<StatusRecord> rec = StatusRecord::make(p);
+  if (!rec.ok()) return rec.status();
+  if (Status s = launch_named(p, name, n, args..., rec->slots()); !s.ok()) return s;
+  return rec->read_slot(p);
+}
+
 namespace detail {
 /// The stable LSD radix sort of (key, int64 payload) pairs (rank_sort.cpp), shared with
 /// combine.cpp.

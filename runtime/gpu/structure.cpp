@@ -5,7 +5,6 @@
 
 namespace ndp::rt::gpu {
 
-
 Status Primitives::nested_take_positions(CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs, CUdeviceptr out) {
   return detail::launch_per_element_segment(*this, "ndp_nested_take_positions", out_segs, src_offsets, idx, out_segs, out);
 }
@@ -24,21 +23,11 @@ Status Primitives::nested_take2(int bytes, CUdeviceptr a, CUdeviceptr a_offsets,
 
 Result<int64_t> Primitives::index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
                                                    CUdeviceptr out) {
-  if (n <= 0) return int64_t{-1};
-  Result<StatusRecord> rec = StatusRecord::make(*this);
-  if (!rec.ok()) return rec.status();
-  Status s = launch_named(*this, "ndp_index_shared_positions", n, seq_offsets, ids, idx, n, out, rec->slots());
-  if (!s.ok()) return s;
-  return rec->read_slot(*this);
+  return first_failure(*this, "ndp_index_shared_positions", n, seq_offsets, ids, idx, n, out);
 }
 
 Result<int64_t> Primitives::first_out_of_range(CUdeviceptr idx, int64_t n, int64_t bound) {
-  if (n <= 0) return int64_t{-1};
-  Result<StatusRecord> rec = StatusRecord::make(*this);
-  if (!rec.ok()) return rec.status();
-  Status s = launch_named(*this, "ndp_first_out_of_range", n, idx, n, bound, rec->slots());
-  if (!s.ok()) return s;
-  return rec->read_slot(*this);
+  return first_failure(*this, "ndp_first_out_of_range", n, idx, n, bound);
 }
 
 Status Primitives::merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out) {
@@ -57,22 +46,12 @@ Status Primitives::seq_lit_positions(int64_t n, int64_t k, CUdeviceptr out) {
 }
 
 Result<int64_t> Primitives::first_difference(CUdeviceptr a, CUdeviceptr b, int64_t n) {
-  if (n <= 0) return int64_t{-1};
-  Result<StatusRecord> rec = StatusRecord::make(*this);
-  if (!rec.ok()) return rec.status();
-  Status s = launch_named(*this, "ndp_first_difference", n, a, b, n, rec->slots());
-  if (!s.ok()) return s;
-  return rec->read_slot(*this);
+  return first_failure(*this, "ndp_first_difference", n, a, b, n);
 }
 
 Result<int64_t> Primitives::iseq_lengths(CUdeviceptr start, CUdeviceptr stride, CUdeviceptr end, int64_t n,
                                          CUdeviceptr out) {
-  if (n <= 0) return int64_t{-1};
-  Result<StatusRecord> rec = StatusRecord::make(*this);
-  if (!rec.ok()) return rec.status();
-  Status s = launch_named(*this, "ndp_iseq_lengths", n, start, stride, end, n, out, rec->slots());
-  if (!s.ok()) return s;
-  return rec->read_slot(*this);
+  return first_failure(*this, "ndp_iseq_lengths", n, start, stride, end, n, out);
 }
 
 }  // namespace ndp::rt::gpu
