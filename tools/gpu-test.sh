@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, after `bash .device/unpack.sh`: the GPU test suite and the GPU benchmarks,
 # logs under $OUT (or /tmp/ndp-gpu), a short summary last.
-#   tools/gpu-test.sh [tests|sanitize|primitives|programs|profile|bench|all]...   (default: all)
-# (profile: the programs once more with NDP_PROFILE=1, the per-statement table in profile_*.log)
+#   tools/gpu-test.sh [tests|sanitize|primitives|programs|profile|bench|shapes|all]...   (default: all)
+# (profile: the programs once more with NDP_PROFILE=1, the per-statement table in profile_*.log;
+# shapes, not in all: the scan passes' tile shapes against CUB, bench/gpu/scan_shapes.cu)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/ndp-gpu}
@@ -67,6 +68,10 @@ if want profile; then
     NDP_PROFILE=1 timeout 120 tools/gpu-run.sh $B/cli/ndp run /tmp/ndp-programs/$p.ndp --backend=cuda > "$out/profile_$p.log" 2>&1
     summary+=("profile $p: exit $? $(head -1 "$out/profile_$p.log")")
   done
+fi
+if [[ " ${parts[*]} " == *" shapes "* ]]; then
+  timeout 300 tools/gpu-run.sh $B/bench/scan_shapes > "$out/scan_shapes.log" 2>&1
+  summary+=("scan shapes: exit $? (scan_shapes.log)")
 fi
 if want bench; then
   run $B/bench/gpu_fusion_bandwidth 28 20 > "$out/fusion.log" 2>&1; summary+=("fusion: $(grep ratio "$out/fusion.log")")

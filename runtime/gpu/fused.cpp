@@ -40,7 +40,9 @@ Result<ndp_status> Primitives::seg_reduce_fused(const cuda::Module& m, ndp_op op
 Result<ndp_status> Primitives::seg_scan_fused(const cuda::Module& m, ndp_op op, bool inclusive, ndp_elem_type t,
                                               const FusedInputs& in, DSegs s, CUdeviceptr out) {
   FusedInputs arg = in;
-  return detail::scan_with(*this, finder(m), "ndp_fused_", detail::PassInput{&arg}, op, inclusive, t, s, out);
+  // The consumer scans keep the default tile shape (Note [Scan tile shape]).
+  return detail::scan_with(*this, finder(m), "ndp_fused_", detail::PassInput{&arg}, op, inclusive, t, s,
+                           detail::pass_shape, out);
 }
 
 Result<int64_t> Primitives::pack_fused(const cuda::Module& m, ndp_elem_type t, CUdeviceptr v, const FusedInputs& flags,

@@ -32,10 +32,11 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
 }
 
 Result<cuda::DeviceBuffer> lookback_scratch(Primitives& p, int64_t ntiles) {
-  const int64_t zeroed_words = 1 + ntiles;
-  Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(zeroed_words + 4 * ntiles) * 8);
+  // The ticket, a pad word (the records are 16-byte aligned), and up to 16 bytes a tile.
+  const int64_t words = 2 + 2 * ntiles;
+  Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(words) * 8);
   if (!scratch.ok()) return scratch;
-  if (Status st = p.fill(scratch->pointer(), zeroed_words, 8, 0); !st.ok()) return st;
+  if (Status st = p.fill(scratch->pointer(), words, 8, 0); !st.ok()) return st;
   return scratch;
 }
 
@@ -50,9 +51,9 @@ Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bou
 }
 
 Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
-                     bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out) {
+                     bool inclusive, ndp_elem_type t, DSegs s, TileShape shape, CUdeviceptr out) {
   const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
-  const int64_t tile = pass_tile(elem_bytes(t));
+  const int64_t tile = shape.tile;
   const int64_t ntiles = (s.total + tile - 1) / tile;
   Result<cuda::DeviceBuffer> scratch = lookback_scratch(p, ntiles);
   if (!scratch.ok()) return scratch.status();
@@ -60,14 +61,14 @@ Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda:
   cuda::DeviceBuffer bounds;
   if (!flat)
     if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;
-  const cuda::LaunchConfig c = pass_launch(p, ntiles);
+  const cuda::LaunchConfig c = pass_launch(p, ntiles, shape.block);
   const int inclusive_flag = inclusive ? 1 : 0;
   return flat ? launch_first(p, flat_kernel, c, in, s.total, inclusive_flag, scratch_ptr, out)
               : launch_first(p, seg_kernel, c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);
 }
 
 Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in, ndp_op op,
-                             bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out) {
+                             bool inclusive, ndp_elem_type t, DSegs s, ShapeOf shape, CUdeviceptr out) {
   uint64_t identity = 0;
   if (ndp_status st = op_identity(op, t, &identity); st.code != NDP_OK) return st;
   if (s.total <= 0) return data_ok();
@@ -76,7 +77,7 @@ Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std:
   if (!flat.ok()) return flat.status();
   Result<cuda::Kernel> seg = find(prefix + "scan_seg_" + suffix);
   if (!seg.ok()) return seg.status();
-  if (Status st = scan_segments(p, flat.value(), seg.value(), in, inclusive, t, s, out); !st.ok()) return st;
+  if (Status st = scan_segments(p, flat.value(), seg.value(), in, inclusive, t, s, shape(elem_bytes(t)), out); !st.ok()) return st;
   return data_ok();
 }
 
@@ -85,7 +86,7 @@ Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std:
 Result<ndp_status> Primitives::seg_scan(ndp_op op, bool inclusive, ndp_elem_type t, CUdeviceptr in, DSegs s,
                                         CUdeviceptr out) {
   return detail::scan_with(*this, [this](const std::string& name) { return kernel(name); }, "ndp_",
-                           detail::PassInput{&in}, op, inclusive, t, s, out);
+                           detail::PassInput{&in}, op, inclusive, t, s, detail::scan_shape, out);
 }
 
 }  // namespace ndp::rt::gpu

@@ -42,10 +42,23 @@ constexpr unsigned kPassBlock = 256;
 constexpr unsigned kCarryBlock = 1024;
 inline int64_t pass_tile(int bytes) { return bytes == 8 ? 2048 : 4096; }
 
-/// At most one resident grid of kPassBlock-thread blocks, and no more blocks than `blocks`.
-inline cuda::LaunchConfig pass_launch(Primitives& p, int64_t blocks) {
-  cuda::LaunchConfig c = p.device().grid_stride(std::max<int64_t>(blocks, 1) * kPassBlock);
-  c.block_x = kPassBlock;
+/// A pass's threads per block and elements per tile, as its kernels have them.
+struct TileShape {
+  unsigned block;
+  int64_t tile;
+};
+/// device/scan_pass.cuh's PassShape<T> (the default) and ScanShape<T> (the scans of arrays,
+/// Note [Scan tile shape]) for elements of `bytes` bytes.
+inline TileShape pass_shape(int bytes) { return TileShape{kPassBlock, pass_tile(bytes)}; }
+inline TileShape scan_shape(int bytes) {
+  return bytes == 4 ? TileShape{256, 256 * 32} : bytes == 8 ? TileShape{128, 128 * 40} : pass_shape(bytes);
+}
+using ShapeOf = TileShape (*)(int bytes);
+
+/// At most one resident grid of `block`-thread blocks, and no more blocks than `blocks`.
+inline cuda::LaunchConfig pass_launch(Primitives& p, int64_t blocks, unsigned block = kPassBlock) {
+  cuda::LaunchConfig c = p.device().grid_stride(std::max<int64_t>(blocks, 1) * block);
+  c.block_x = block;
   return c;
 }
 
@@ -54,8 +67,7 @@ inline cuda::LaunchConfig pass_launch(Primitives& p, int64_t blocks) {
 ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits);
 
 /// Zeroed look-back records for a single-pass kernel over ntiles tiles (device/scan_pass.cuh,
-/// LookBack): a ticket and a head word per tile, zeroed, then two (value, flag) word pairs per
-/// tile.
+/// LookBack): a ticket, a pad word and 16 bytes a tile.
 Result<cuda::DeviceBuffer> lookback_scratch(Primitives& p, int64_t ntiles);
 
 /// For an offsets descriptor, `bounds` receives the first boundary of each of its tiles of `tile`
@@ -84,9 +96,10 @@ Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput
                    const std::string& finish_kernel, CUdeviceptr elements, CUdeviceptr out);
 
 /// A scan of element type t (s.total > 0) with kernel `flat_kernel` (in, n, inclusive, scratch,
-/// out) for one segment, else `seg_kernel` (in, s, bounds, inclusive, scratch, out).
+/// out) for one segment, else `seg_kernel` (in, s, bounds, inclusive, scratch, out); both
+/// kernels have the tile shape `shape`.
 Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
-                     bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out);
+                     bool inclusive, ndp_elem_type t, DSegs s, TileShape shape, CUdeviceptr out);
 
 /// Finds a pass kernel by name: among the embedded primitives (Primitives::kernel) or in a
 /// consumer module (runtime/gpu/fused.cpp).
@@ -98,9 +111,10 @@ using KernelFinder = std::function<Result<cuda::Kernel>(const std::string&)>;
 Result<ndp_status> reduce_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in,
                                CUdeviceptr elements, ndp_op op, ndp_elem_type t, DSegs s, CUdeviceptr out);
 
-/// seg_scan with its passes `prefix` + "scan_flat_<op>_<type>" and "scan_seg_<op>_<type>".
+/// seg_scan with its passes `prefix` + "scan_flat_<op>_<type>" and "scan_seg_<op>_<type>", of
+/// the tile shape `shape` gives for the element size.
 Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in, ndp_op op,
-                             bool inclusive, ndp_elem_type t, DSegs s, CUdeviceptr out);
+                             bool inclusive, ndp_elem_type t, DSegs s, ShapeOf shape, CUdeviceptr out);
 
 /// Launches `kernel` with `first` (an argument's address) followed by args by value.
 template <class... Args>

@@ -10,9 +10,9 @@
 //   (warp_fold); every block writes one partial, and a second kernel of one block folds the
 //   partials in order, together with the unaligned head and tail of the array (under 16 bytes
 //   each). No float atomics: the result is the same on every run.
-// * Scans: tiles of kPassBlock threads × kPassItems elements (64 bytes per thread, 16 one-byte
-//   elements) are loaded with 16-byte words through shared memory and folded as (value, head
-//   flag) pairs (Note [Tiled segmented scan]). A block takes its tiles in order from a ticket
+// * Scans: tiles (of ScanShape, Note [Scan tile shape]) are loaded with 16-byte words through
+//   shared memory, warp by warp, and folded as values (one segment) or as (value, head flag)
+//   pairs (Note [Tiled segmented scan]). A block takes its tiles in order from a ticket
 //   counter and learns the value its tile starts from by decoupled look-back (Merrill &
 //   Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016): it publishes
 //   its aggregate, folds the records of the preceding tiles, the nearest first, a warp of them
@@ -64,8 +64,6 @@ constexpr int kCarryItems = 8;
 /// Elements per thread: 64 bytes (16 elements of 4 bytes, 8 of 8), and 16 one-byte elements.
 template <class T>
 inline constexpr int kPassItems = sizeof(T) >= 4 ? 64 / static_cast<int>(sizeof(T)) : 16;
-template <class T>
-inline constexpr int kPassTile = kPassBlock * kPassItems<T>;
 /// Elements per 16-byte word.
 template <class T>
 inline constexpr int kVec = 16 / static_cast<int>(sizeof(T));
@@ -77,8 +75,46 @@ template <class T>
 __device__ __forceinline__ int slot(int i) {
   return sizeof(T) == 8 ? i + (i >> 4) : i + (i >> 5);
 }
+
+/// The shape of a tile pass: kBlock threads of kItems elements each, a whole number of 16-byte
+/// words and of 8-byte words of head flags. The default is kPassBlock × kPassItems<T>; the scans
+/// of arrays take larger tiles (Note [Scan tile shape]).
+template <int Block, int Items>
+struct Shape {
+  static constexpr int kBlock = Block;
+  static constexpr int kItems = Items;
+  static constexpr int kTile = Block * Items;
+  static constexpr int kWarps = Block / 32;
+};
 template <class T>
-inline constexpr int kSlots = kPassTile<T> + kPassTile<T> / (sizeof(T) == 8 ? 16 : 32);
+using PassShape = Shape<kPassBlock, kPassItems<T>>;
+
+// Note [Scan tile shape]
+// A single-pass scan pays per tile for a ticket, a look-back and the block barriers around it
+// (the block's other warps wait while warp 0 looks back), so larger tiles spend more of their
+// time loading. bench/gpu/scan_shapes.cu times shapes against CUB's DeviceScan in one process;
+// on an H100 (2^28 elements, session 6), with the tiles moved warp by warp (warp_part):
+//   f32: 256 x 16 (the pass default, 6 blocks an SM) 0.81-0.82x CUB, 128 x 24 (CUB's sm_90
+//        shape) 0.88x, 128 x 32 0.91x, 256 x 32 (4 blocks) 0.94-0.95x, 256 x 40 0.94x;
+//   i64: 256 x 8 0.73-0.76x, 128 x 24 0.91x, 128 x 32 0.93-0.94x, 128 x 40 (4 blocks, 128
+//        registers) 0.96-0.99x;
+//   segmented f32 scans, 256 x 32 against 256 x 16: 15% faster at segment length 4, 17% at 32
+//   and 1024.
+// The consumer kernels (fused.cu) keep PassShape: their element function must fit in 64
+// registers a thread. One-byte elements keep it too (not measured). Segmented reductions keep it:
+// none of the shapes tried beat it at every length. Taking the next ticket before storing a tile
+// (to hide the atomic's latency) changed nothing beyond noise and was dropped.
+template <class T>
+using ScanShape = cuda::std::conditional_t<sizeof(T) == 4, Shape<256, 32>,
+                                           cuda::std::conditional_t<sizeof(T) == 8, Shape<128, 40>, PassShape<T>>>;
+/// Resident blocks asked of the scans with ScanShape (__launch_bounds__): 4 gives the shapes
+/// above 64 and 128 registers a thread, no spills.
+template <class T>
+inline constexpr int kScanMinBlocks = sizeof(T) == 1 ? kLookBackMinBlocks : 4;
+
+/// Shared-memory slots of a tile of S::kTile elements of T (slot<T>).
+template <class T, class S>
+inline constexpr int kSlots = S::kTile + S::kTile / (sizeof(T) == 8 ? 16 : 32);
 
 // ---- thread and warp level ----
 
@@ -246,34 +282,51 @@ __device__ void reduce_flat_finish(const typename F::value_type* in, long long n
 
 // ---- tiles of the scans and segmented reductions ----
 
-template <class T>
-struct PassSmem {
-  T vals[kSlots<T>];                           // the tile, slot order
-  alignas(16) unsigned char heads[kPassTile<T>];  // head flags, one byte per element
+/// A tile in shared memory: its values in slot order, and (segmented passes) its head flags,
+/// one byte per element.
+template <class T, class S>
+struct PassVals {
+  T vals[kSlots<T, S>];
+};
+template <class T, class S>
+struct PassSmem : PassVals<T, S> {
+  alignas(16) unsigned char heads[S::kTile];
 };
 
+/// Tiles move between global and shared memory warp by warp: warp w owns elements
+/// [w·32·kItems, (w + 1)·32·kItems) of its tile, which are the blocked items of its lanes
+/// (read_items), and its lanes load and store them striped, lane l taking the warp's elements
+/// l, l + 32, ... (16-byte words l, l + 32, ... where the tile is whole and aligned): coalesced,
+/// and a warp only touches its own part of shared memory, so a pass with no block-wide data
+/// (a flat scan) needs only __syncwarp between the moves and its own items.
+template <class S>
+__device__ __forceinline__ int warp_part() {
+  return (static_cast<int>(threadIdx.x) >> 5) * 32 * S::kItems;
+}
+
 /// A thread's share of a tile in registers, between the global loads and shared memory: a
-/// whole tile of an aligned array of T as 16-byte words (thread t holding words t, t + kPassBlock,
-/// ...: coalesced), else as elements t, t + kPassBlock, ... of the source (an array, a converted
-/// array, a fused map: scan.cuh), and the identity past the tile's end. Fetching first and storing to shared memory later lets a
-/// tile's other global loads (its boundaries) overlap the data's.
-template <class T>
+/// whole tile of an aligned array of T as 16-byte words, else as elements of the source (an
+/// array, a converted array, a fused map: scan.cuh), and the identity past the tile's end.
+/// Fetching first and storing to shared memory later lets a tile's other global loads (its
+/// boundaries) overlap the data's.
+template <class T, class S>
 struct TileFetch {
-  T r[kPassItems<T>];
+  T r[S::kItems];
   bool words;
 };
 
-template <class F, class Src>
-__device__ __forceinline__ TileFetch<typename F::value_type> fetch_tile(const Src& src, long long t0, int n) {
+template <class F, class S, class Src>
+__device__ __forceinline__ TileFetch<typename F::value_type, S> fetch_tile(const Src& src, long long t0, int n) {
   using T = typename F::value_type;
-  TileFetch<T> f;
+  const int lane = threadIdx.x & 31, part = warp_part<S>();
+  TileFetch<T, S> f;
   f.words = false;
   if constexpr (cuda::std::is_same_v<Src, ArrayIn<T>>) {
-    if (n == kPassTile<T> && aligned16(src.p)) {
+    if (n == S::kTile && aligned16(src.p)) {
       f.words = true;
 #pragma unroll
-      for (int j = 0; j < kPassItems<T> / kVec<T>; ++j) {
-        const Word<T> w = load_word(src.p + t0 + (j * kPassBlock + threadIdx.x) * kVec<T>);
+      for (int j = 0; j < S::kItems / kVec<T>; ++j) {
+        const Word<T> w = load_word(src.p + t0 + part + (j * 32 + lane) * kVec<T>);
 #pragma unroll
         for (int c = 0; c < kVec<T>; ++c) f.r[j * kVec<T> + c] = w.e[c];
       }
@@ -281,15 +334,21 @@ __device__ __forceinline__ TileFetch<typename F::value_type> fetch_tile(const Sr
     }
   }
   if constexpr (Src::kBatch) {
-    const int count = items_below(threadIdx.x, kPassBlock, n, kPassItems<T>);
-    T v[kPassItems<T>];
-    src.items(t0 + threadIdx.x, kPassBlock, count, v);
+    // Batches of kPassItems<T> (64 bytes, what a batch source returns at most).
+    constexpr int kBatchItems = kPassItems<T>;
 #pragma unroll
-    for (int j = 0; j < kPassItems<T>; ++j) f.r[j] = j < count ? v[j] : F::identity();
+    for (int c = 0; c < S::kItems; c += kBatchItems) {
+      const long long first = part + lane + static_cast<long long>(c) * 32;
+      const int count = items_below(first, 32, n, S::kItems - c < kBatchItems ? S::kItems - c : kBatchItems);
+      T v[kBatchItems];
+      src.items(t0 + first, 32, count, v);
+#pragma unroll
+      for (int j = 0; j < kBatchItems && c + j < S::kItems; ++j) f.r[c + j] = j < count ? v[j] : F::identity();
+    }
   } else {
 #pragma unroll
-    for (int j = 0; j < kPassItems<T>; ++j) {
-      const int i = j * kPassBlock + threadIdx.x;
+    for (int j = 0; j < S::kItems; ++j) {
+      const int i = part + j * 32 + lane;
       f.r[j] = i < n ? static_cast<T>(src(t0 + i)) : F::identity();
     }
   }
@@ -297,26 +356,28 @@ __device__ __forceinline__ TileFetch<typename F::value_type> fetch_tile(const Sr
 }
 
 /// Puts a fetched tile into vals (slot order). No barrier.
-template <class T>
-__device__ __forceinline__ void put_tile(const TileFetch<T>& f, T* vals) {
+template <class T, class S>
+__device__ __forceinline__ void put_tile(const TileFetch<T, S>& f, T* vals) {
+  const int lane = threadIdx.x & 31, part = warp_part<S>();
   if (f.words) {
 #pragma unroll
-    for (int j = 0; j < kPassItems<T> / kVec<T>; ++j)
+    for (int j = 0; j < S::kItems / kVec<T>; ++j)
 #pragma unroll
-      for (int c = 0; c < kVec<T>; ++c) vals[slot<T>((j * kPassBlock + threadIdx.x) * kVec<T> + c)] = f.r[j * kVec<T> + c];
+      for (int c = 0; c < kVec<T>; ++c) vals[slot<T>(part + (j * 32 + lane) * kVec<T> + c)] = f.r[j * kVec<T> + c];
   } else {
 #pragma unroll
-    for (int j = 0; j < kPassItems<T>; ++j) vals[slot<T>(j * kPassBlock + threadIdx.x)] = f.r[j];
+    for (int j = 0; j < S::kItems; ++j) vals[slot<T>(part + j * 32 + lane)] = f.r[j];
   }
 }
 
 /// Stores vals (slot order) to out[t0, t0 + n), as fetch_tile loads. No barrier.
-template <class T>
+template <class S, class T>
 __device__ void store_pass_tile(const T* vals, long long t0, int n, T* out) {
-  if (n == kPassTile<T> && aligned16(out)) {
+  const int lane = threadIdx.x & 31, part = warp_part<S>();
+  if (n == S::kTile && aligned16(out)) {
 #pragma unroll
-    for (int j = 0; j < kPassTile<T> / kVec<T> / kPassBlock; ++j) {
-      const int first = (j * kPassBlock + threadIdx.x) * kVec<T>;
+    for (int j = 0; j < S::kItems / kVec<T>; ++j) {
+      const int first = part + (j * 32 + lane) * kVec<T>;
       Word<T> w;
 #pragma unroll
       for (int c = 0; c < kVec<T>; ++c) w.e[c] = vals[slot<T>(first + c)];
@@ -325,8 +386,8 @@ __device__ void store_pass_tile(const T* vals, long long t0, int n, T* out) {
     return;
   }
 #pragma unroll
-  for (int j = 0; j < kPassItems<T>; ++j) {
-    const int i = j * kPassBlock + threadIdx.x;
+  for (int j = 0; j < S::kItems; ++j) {
+    const int i = part + j * 32 + lane;
     if (i < n) out[t0 + i] = vals[slot<T>(i)];
   }
 }
@@ -376,17 +437,18 @@ __device__ __forceinline__ long long tile_bound(const Segs& s, const long long* 
 
 /// Zeroes the head flags of a tile (before mark_heads, with a barrier between: kernels clear
 /// them once at the start and then at the end of every tile, after their last read).
-template <class T>
+template <class S>
 __device__ __forceinline__ void clear_heads(unsigned char* heads) {
-  for (int i = threadIdx.x; i < kPassTile<T> / 16; i += kPassBlock) reinterpret_cast<uint4*>(heads)[i] = uint4{0, 0, 0, 0};
+  for (int i = threadIdx.x; i < S::kTile / 16; i += S::kBlock) reinterpret_cast<uint4*>(heads)[i] = uint4{0, 0, 0, 0};
 }
 
 /// Marks the boundaries of tile [t0, t0 + n) in heads: off(j) - t0 for j in [a - 1, b), where a
 /// and b are the tile's and the next tile's bounds. Only j = a - 1 can fall at t0 (a head there),
 /// and off(j) = t0 + n (j = b - 1 at most) belongs to the next tile.
+template <class S>
 __device__ __forceinline__ void mark_heads(const Segs& s, long long t0, int n, long long a, long long b,
                                            unsigned char* heads) {
-  for (long long j = a - 1 + threadIdx.x; j < b; j += kPassBlock) {
+  for (long long j = a - 1 + threadIdx.x; j < b; j += S::kBlock) {
     long long o = seg_off(s, j) - t0;
     if (o >= 0 && o < n) heads[o] = 1;
   }
@@ -427,77 +489,72 @@ __device__ __forceinline__ void scan_items(typename F::value_type (&x)[N], const
 /// What a tile has published.
 enum : unsigned { kTileNothing = 0, kTileAggregate = 1, kTileInclusive = 2 };
 
-/// The look-back records, in one scratch buffer of 1 + 5·ntiles 8-byte words whose first
-/// 1 + ntiles the host zeroes (seg_scan.cpp): the ticket counter, then a head word per tile,
-/// then (for 8-byte values) per tile its aggregate and its inclusive prefix as (value bits,
-/// flag) word pairs.
-/// * Values of at most 4 bytes travel in the head word itself, with their flag and the status
-///   (kPacked): one load reads a whole record, and a record can never be seen half written.
-/// * Larger values are written (relaxed) before the status in the head word (release); a reader
-///   acquires the status before it reads the value, so it never sees a value older than the
-///   status says. That costs a second dependent load per record.
+/// The look-back records, in one scratch buffer of 2 + 2·ntiles 8-byte words that the host
+/// zeroes (seg_scan.cpp): the ticket counter, a pad word, then a record per tile holding what
+/// the tile has published (its status), its flag and its value, written and read as one access,
+/// so that a record is never seen half written and one load reads it whole.
+/// * Values of at most 4 bytes: one 8-byte word (status in the top bits, the flag at bit 32,
+///   the value's bits below).
+/// * 8-byte values: a 16-byte word {status | flag << 32, value bits}, stored and loaded with
+///   one vector access (st/ld.relaxed.gpu.v2.u64), as CUB's ScanTileState does. (Before: the
+///   value words first, then the status with release, and readers acquired the status before
+///   loading the value, two dependent loads per tile; scan_i64 ran at 0.68x CUB.)
 template <class T>
 struct LookBack {
-  static constexpr bool kPacked = sizeof(T) <= 4;
+  static constexpr bool kOneWord = sizeof(T) <= 4;
   static constexpr int kStatusShift = 62;
   static constexpr unsigned long long kFlagBit = 1ull << 32;
+  /// A record as loaded: w alone, or w and the value's bits.
+  struct Record {
+    unsigned long long w, bits;
+    __device__ unsigned status() const { return kOneWord ? static_cast<unsigned>(w >> kStatusShift) : static_cast<unsigned>(w & 3); }
+  };
   unsigned long long* ticket;
-  unsigned long long* head;    // head[t]: packed record, or the status of tile t
-  unsigned long long* values;  // aggregate of t: values[2t], [2t + 1]; inclusive: values[2(ntiles + t)], ...
-  long long ntiles;
+  unsigned long long* records;  // tile t: records[t] (one word) or records[2t], [2t + 1]
 
-  __device__ LookBack(unsigned long long* scratch, long long ntiles)
-      : ticket(scratch), head(scratch + 1), values(scratch + 1 + ntiles), ntiles(ntiles) {}
+  __device__ LookBack(unsigned long long* scratch, long long) : ticket(scratch), records(scratch + 2) {}
 
   __device__ long long next_tile() { return static_cast<long long>(atomicAdd(ticket, 1ull)); }
 
-  __device__ unsigned long long* record(long long tile, unsigned what) {
-    return values + 2 * (what == kTileInclusive ? ntiles + tile : tile);
-  }
-
   __device__ void publish(long long tile, unsigned what, const SegPair<T>& p) {
-    using Atomic64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-    if constexpr (kPacked) {
+    if constexpr (kOneWord) {
       const unsigned long long word = (static_cast<unsigned long long>(what) << kStatusShift) |
                                       (p.f ? kFlagBit : 0ull) | (to_bits(p.v) & 0xffffffffull);
-      Atomic64(head[tile]).store(word, cuda::memory_order_relaxed);
+      cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(records[tile])
+          .store(word, cuda::memory_order_relaxed);
     } else {
-      unsigned long long* r = record(tile, what);
-      Atomic64(r[0]).store(to_bits(p.v), cuda::memory_order_relaxed);
-      Atomic64(r[1]).store(static_cast<unsigned long long>(p.f), cuda::memory_order_relaxed);
-      Atomic64(head[tile]).store(what, cuda::memory_order_release);
+      const unsigned long long w = what | (p.f ? kFlagBit : 0ull), bits = to_bits(p.v);
+      asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(records + 2 * tile), "l"(w), "l"(bits)
+                   : "memory");
     }
   }
 
-  /// The head word of `tile` as it is now: relaxed for packed records (loads of several tiles
-  /// stay in flight together), acquire for unpacked ones (their values were written before).
-  __device__ unsigned long long peek(long long tile) {
-    return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(head[tile])
-        .load(kPacked ? cuda::memory_order_relaxed : cuda::memory_order_acquire);
-  }
-
-  /// The head word of `tile`, once it says something was published.
-  __device__ unsigned long long wait_head(long long tile) {
-    cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> h(head[tile]);
-    unsigned long long w;
-    while ((w = h.load(kPacked ? cuda::memory_order_relaxed : cuda::memory_order_acquire)) == 0) __nanosleep(32);
-    return w;
-  }
-
-  /// What a head word says was published, and its value in p.
-  __device__ unsigned read(long long tile, unsigned long long w, SegPair<T>& p) {
-    if constexpr (kPacked) {
-      p.v = from_bits<T>(w & 0xffffffffull);
-      p.f = (w & kFlagBit) ? 1 : 0;
-      return static_cast<unsigned>(w >> kStatusShift);
+  /// The record of `tile` as it is now (relaxed: loads of several tiles stay in flight
+  /// together).
+  __device__ Record peek(long long tile) {
+    Record r{0, 0};
+    if constexpr (kOneWord) {
+      r.w = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(records[tile])
+                .load(cuda::memory_order_relaxed);
     } else {
-      using Atomic64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-      const unsigned what = static_cast<unsigned>(w);
-      unsigned long long* r = record(tile, what);
-      p.v = from_bits<T>(Atomic64(r[0]).load(cuda::memory_order_relaxed));
-      p.f = static_cast<int>(Atomic64(r[1]).load(cuda::memory_order_relaxed));
-      return what;
+      asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(r.w), "=l"(r.bits) : "l"(records + 2 * tile)
+                   : "memory");
     }
+    return r;
+  }
+
+  /// The record of `tile`, once it says something was published.
+  __device__ Record wait(long long tile) {
+    Record r;
+    while ((r = peek(tile)).status() == kTileNothing) __nanosleep(32);
+    return r;
+  }
+
+  /// What a record says was published, and its value in p.
+  __device__ static unsigned read(const Record& r, SegPair<T>& p) {
+    p.v = from_bits<T>(kOneWord ? (r.w & 0xffffffffull) : r.bits);
+    p.f = (r.w & kFlagBit) ? 1 : 0;
+    return r.status();
   }
 };
 
@@ -505,11 +562,9 @@ struct LookBack {
 /// tiles. Blocks start their tiles nearly together, so a tile's nearest inclusive prefix is often
 /// hundreds of tiles back, and the prefixes move forward by one round's width per round (a few
 /// L2 round trips): 32 tiles a round bounded the scans at half the bandwidth. A tile before an
-/// inclusive one has always published, so a wide round never waits for nothing. Unpacked records
-/// cost an acquire load and two more each, and there 4 tiles a lane measured slower than 1
-/// (scan_i64 on an H100).
+/// inclusive one has always published, so a wide round never waits for nothing.
 template <class T>
-inline constexpr int kLookBackDepth = LookBack<T>::kPacked ? 4 : 1;
+inline constexpr int kLookBackDepth = 4;
 
 /// cub::BlockScan's prefix callback (called by all of warp 0 with the tile's aggregate; lane 0's
 /// result is the value the tile starts from): the look-back of Note [Single-pass scans and
@@ -533,9 +588,9 @@ struct LookBackPrefix {
       // Lane l examines tiles nearest - kLookBackDepth<T>·l - i, i < kLookBackDepth<T> (lane 0 the
       // nearest ones); their head words are loaded together, then waited for.
       const long long first = nearest - kLookBackDepth<T> * lane;
-      unsigned long long w[kLookBackDepth<T>];
+      typename LookBack<T>::Record r[kLookBackDepth<T>];
 #pragma unroll
-      for (int i = 0; i < kLookBackDepth<T>; ++i) w[i] = first - i >= 0 ? lb.peek(first - i) : 0;
+      for (int i = 0; i < kLookBackDepth<T>; ++i) r[i] = first - i >= 0 ? lb.peek(first - i) : typename LookBack<T>::Record{0, 0};
       SegPair<T> v = none;  // the fold of the lane's tiles, the nearest on the right
       bool reached = false;  // the lane met an inclusive prefix (or the start)
 #pragma unroll
@@ -547,7 +602,7 @@ struct LookBackPrefix {
           continue;
         }
         SegPair<T> t;
-        const unsigned what = lb.read(j, w[i] != 0 ? w[i] : lb.wait_head(j), t);
+        const unsigned what = lb.read(r[i].status() != kTileNothing ? r[i] : lb.wait(j), t);
         v = SegOp<F>()(t, v);
         reached = what == kTileInclusive;
       }
@@ -569,99 +624,117 @@ struct LookBackPrefix {
 /// Warp scans and one pass over the warp totals: fewer barriers than cub's default raking.
 inline constexpr cub::BlockScanAlgorithm kPassScan = cub::BLOCK_SCAN_WARP_SCANS;
 
-/// Replaces the thread's items by the scan of the tile from its look-back prefix.
-template <class F, class H>
-__device__ __forceinline__ void scan_tile_items(
-    typename F::value_type (&x)[kPassItems<typename F::value_type>], const H& h,
-    typename cub::BlockScan<SegPair<typename F::value_type>, kPassBlock, kPassScan>::TempStorage& storage,
-    LookBackPrefix<F>& prefix, bool inclusive) {
-  using Scan = cub::BlockScan<SegPair<typename F::value_type>, kPassBlock, kPassScan>;
-  SegPair<typename F::value_type> before;
-  Scan(storage).ExclusiveScan(fold_items<F>(x, h), before, SegOp<F>(), prefix);
-  scan_items<F>(x, h, before.v, inclusive);
-}
+/// A flat scan's prefix callback: the look-back of plain values, as pairs with no heads.
+template <class F>
+struct FlatLookBackPrefix {
+  using T = typename F::value_type;
+  LookBackPrefix<F> pairs;
+  __device__ T operator()(const T& aggregate) { return pairs(SegPair<T>{aggregate, 0}).v; }
+};
 
-/// out = the scan of the source `in` (out may be its array) over s, in one pass (kSegmented false: one segment, no
-/// heads). Blocks of kPassBlock threads take tiles by ticket until none is left.
+/// out = the scan of the source `in` (out may be its array) over s, in one pass (kSegmented
+/// false: one segment, no heads, and the block scans plain values rather than pairs). Blocks of
+/// S::kBlock threads take tiles of S::kTile by ticket until none is left.
 /// (Taking the next ticket early, to load the next tile during the look-back, made the scans
 /// about 1.5x slower when we tried it: it doubles the tiles in flight, and so the look-back's
 /// depth.)
-template <class F, bool kSegmented, class Src>
+template <class F, bool kSegmented, class S = PassShape<typename F::value_type>, class Src>
 __device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool inclusive,
                           unsigned long long* scratch, typename F::value_type* out) {
   using T = typename F::value_type;
-  using Scan = cub::BlockScan<SegPair<T>, kPassBlock, kPassScan>;
-  constexpr int kTileN = kPassTile<T>;
-  __shared__ PassSmem<T> sm;
+  using Scan = cub::BlockScan<cuda::std::conditional_t<kSegmented, SegPair<T>, T>, S::kBlock, kPassScan>;
+  __shared__ cuda::std::conditional_t<kSegmented, PassSmem<T, S>, PassVals<T, S>> sm;
   __shared__ typename Scan::TempStorage storage;
   __shared__ long long ticket;
-  const long long ntiles = (s.total + kTileN - 1) / kTileN;
+  const long long ntiles = (s.total + S::kTile - 1) / S::kTile;
   LookBack<T> lb(scratch, ntiles);
-  if constexpr (kSegmented) clear_heads<T>(sm.heads);
+  if constexpr (kSegmented) clear_heads<S>(sm.heads);
   for (;;) {
     if (threadIdx.x == 0) ticket = lb.next_tile();
     // Also: the previous tile is done with sm and storage, and its head flags are cleared.
     __syncthreads();
     const long long tile = ticket;
     if (tile >= ntiles) break;
-    const long long t0 = tile * kTileN;
-    const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
-    const TileFetch<T> f = fetch_tile<F>(in, t0, n);
+    const long long t0 = tile * S::kTile;
+    const int n = static_cast<int>(s.total - t0 < S::kTile ? s.total - t0 : S::kTile);
+    const TileFetch<T, S> f = fetch_tile<F, S>(in, t0, n);
     if constexpr (kSegmented)
-      mark_heads(s, t0, n, tile_bound(s, bounds, tile, kTileN), tile_bound(s, bounds, tile + 1, kTileN), sm.heads);
+      mark_heads<S>(s, t0, n, tile_bound(s, bounds, tile, S::kTile), tile_bound(s, bounds, tile + 1, S::kTile),
+                    sm.heads);
     put_tile(f, sm.vals);
-    __syncthreads();
-    T x[kPassItems<T>];
+    // Heads are marked block-wide; values only move within a warp's part.
+    if constexpr (kSegmented) __syncthreads();
+    else __syncwarp();
+    T x[S::kItems];
     read_items(sm.vals, x);
     LookBackPrefix<F> prefix{lb, tile};
-    if constexpr (kSegmented) scan_tile_items(x, read_heads<kPassItems<T>>(sm.heads), storage, prefix, inclusive);
-    else scan_tile_items(x, NoHeads(), storage, prefix, inclusive);
+    if constexpr (kSegmented) {
+      const Heads<S::kItems> h = read_heads<S::kItems>(sm.heads);
+      SegPair<T> before;
+      Scan(storage).ExclusiveScan(fold_items<F>(x, h), before, SegOp<F>(), prefix);
+      scan_items<F>(x, h, before.v, inclusive);
+    } else {
+      T thread_fold = F::identity();
+#pragma unroll
+      for (int i = 0; i < S::kItems; ++i) thread_fold = F::apply(thread_fold, x[i]);
+      FlatLookBackPrefix<F> flat{prefix};
+      T before;
+      Scan(storage).ExclusiveScan(thread_fold, before, Apply<F>(), flat);
+      scan_items<F>(x, NoHeads(), before, inclusive);
+    }
     write_items(sm.vals, x);  // the thread's own slots
-    __syncthreads();
-    store_pass_tile(sm.vals, t0, n, out);
-    if constexpr (kSegmented) clear_heads<T>(sm.heads);  // last read before the barrier above
+    // (Segmented: also, every thread is done reading heads before they are cleared.)
+    if constexpr (kSegmented) __syncthreads();
+    else __syncwarp();
+    store_pass_tile<S>(sm.vals, t0, n, out);
+    if constexpr (kSegmented) clear_heads<S>(sm.heads);  // last read before the barrier above
   }
 }
 
 // ---- segmented reductions ----
 
-/// The one-pass part of a segmented reduction (grid stride over tiles of kPassTile<T>): out[k] for
+/// The one-pass part of a segmented reduction (grid stride over tiles of S::kTile): out[k] for
 /// every segment k ending in the tile (tile 0 also writes the leading empty segments), scanned
 /// from the identity; agg[tile] = the tile's aggregate pair; fix[tile] = the segment that began
 /// in an earlier tile and ends here (so out has only its part in this tile), or -1.
 /// Needs s.total > 0.
-template <class F, class Src>
+template <class F, class S = PassShape<typename F::value_type>, bool kPrefetch = false, class Src>
 __device__ void reduce_seg_tiles(const Src& in, Segs s, const long long* bounds, SegPair<typename F::value_type>* agg,
                                  long long* fix, typename F::value_type* out) {
   using T = typename F::value_type;
-  using Scan = cub::BlockScan<SegPair<T>, kPassBlock, kPassScan>;
-  constexpr int kTileN = kPassTile<T>;
-  __shared__ PassSmem<T> sm;
+  using Scan = cub::BlockScan<SegPair<T>, S::kBlock, kPassScan>;
+  constexpr int kTileN = S::kTile;
+  __shared__ PassSmem<T, S> sm;
   __shared__ typename Scan::TempStorage storage;
   const long long ntiles = (s.total + kTileN - 1) / kTileN;
-  clear_heads<T>(sm.heads);
+  clear_heads<S>(sm.heads);
   __syncthreads();
+  auto tile_n = [&](long long t) { return static_cast<int>(s.total - t * kTileN < kTileN ? s.total - t * kTileN : kTileN); };
+  TileFetch<T, S> next;
+  if (kPrefetch && blockIdx.x < ntiles) next = fetch_tile<F, S>(in, blockIdx.x * static_cast<long long>(kTileN), tile_n(blockIdx.x));
   for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
     const long long t0 = tile * kTileN;
-    const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
-    const TileFetch<T> f = fetch_tile<F>(in, t0, n);
+    const int n = tile_n(tile);
+    const TileFetch<T, S> f = kPrefetch ? next : fetch_tile<F, S>(in, t0, n);
+    if (kPrefetch && tile + gridDim.x < ntiles)
+      next = fetch_tile<F, S>(in, (tile + gridDim.x) * kTileN, tile_n(tile + gridDim.x));
     const long long a = tile_bound(s, bounds, tile, kTileN), b = tile_bound(s, bounds, tile + 1, kTileN);
-    mark_heads(s, t0, n, a, b, sm.heads);
+    mark_heads<S>(s, t0, n, a, b, sm.heads);
     put_tile(f, sm.vals);
     __syncthreads();
-    T x[kPassItems<T>];
+    T x[S::kItems];
     read_items(sm.vals, x);
-    const Heads<kPassItems<T>> h = read_heads<kPassItems<T>>(sm.heads);
+    const Heads<S::kItems> h = read_heads<S::kItems>(sm.heads);
     const bool head0 = sm.heads[0];  // segment a - 1 starts at t0
     SegPair<T> before, aggregate;
     Scan(storage).ExclusiveScan(fold_items<F>(x, h), before, SegPair<T>{F::identity(), 0}, SegOp<F>(), aggregate);
     scan_items<F>(x, h, before.v, true);
     write_items(sm.vals, x);
     __syncthreads();
-    clear_heads<T>(sm.heads);  // last read before the barrier above
+    clear_heads<S>(sm.heads);  // last read before the barrier above
     // Segment j - 1 ends at off(j) in (t0, t0 + n] for j in [a, b); before tile 0's a, only
     // empty segments.
-    for (long long j = (tile == 0 ? 1 : a) + threadIdx.x; j < b; j += kPassBlock) {
+    for (long long j = (tile == 0 ? 1 : a) + threadIdx.x; j < b; j += S::kBlock) {
       const long long e = seg_off(s, j);
       out[j - 1] = e == seg_off(s, j - 1) ? F::identity() : sm.vals[slot<T>(static_cast<int>(e - 1 - t0))];
     }

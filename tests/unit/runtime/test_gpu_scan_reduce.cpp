@@ -63,6 +63,14 @@ std::vector<Shape> tile_edge_shapes() {
   v.push_back(regular("regular 20 x 4096", 20, 4096));
   v.push_back(regular("regular 15 x 4095", 15, 4095));
   v.push_back(irregular("4095, 1, 4096, 4097, 1, 0, 8191", {4095, 1, 4096, 4097, 1, 0, 8191}));
+  // The scans' tiles (ScanShape, Note [Scan tile shape]): 5120 elements of 8 bytes, 8192 of 4.
+  v.push_back(regular("regular 7 x 5120", 7, 5120));
+  v.push_back(irregular("5119, 1, 5120, 5121, 0, 10239", {5119, 1, 5120, 5121, 0, 10239}));
+  v.push_back(regular("regular 5 x 8192", 5, 8192));
+  v.push_back(regular("flat 2 x 5120", 1, 10240));
+  v.push_back(regular("flat 3 x 8192 + 1", 1, 3 * 8192 + 1));
+  v.push_back(regular("regular 4 x 8191", 4, 8191));
+  v.push_back(irregular("8191, 1, 8192, 8193, 0, 16383", {8191, 1, 8192, 8193, 0, 16383}));
   std::vector<int64_t> l;
   for (int i = 0; i < 6; ++i) {
     l.push_back(2048);

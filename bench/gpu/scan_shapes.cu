@@ -1,0 +1,367 @@
+// A tuning tool for the single-pass scans (Note [Flat scan shape] in
+// runtime/gpu/device/scan_pass.cuh): runs ndp's scan_pass with several tile shapes (threads ×
+// items, resident blocks asked of __launch_bounds__) against cub::DeviceScan::InclusiveSum in the
+// same process, on the same input, and checks every output against CUB's. One line a shape.
+//   nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/gpu/device -o scan_shapes bench/gpu/scan_shapes.cu
+//   scan_shapes [--log2 28] [--reps 10]
+// (meson: bench/scan_shapes; tools/gpu-test.sh shapes runs it.)
+#include <cub/cub.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "scan_pass.cuh"
+
+namespace {
+
+using namespace ndp_gpu;
+
+int reps = 10;
+
+void cuda_check(cudaError_t e, const char* what, int line) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "scan_shapes: %s (line %d): %s\n", what, line, cudaGetErrorString(e));
+    std::exit(2);
+  }
+}
+#define CK(x) cuda_check((x), #x, __LINE__)
+
+__host__ __device__ uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// Small integers as floats (every sum exact), random 64-bit ints (wrapping sums).
+template <class T>
+__global__ void generate(T* out, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
+    const uint64_t h = mix(static_cast<uint64_t>(i) + 77);
+    if constexpr (sizeof(T) == 4) out[i] = static_cast<T>(static_cast<int>(h % 17) - 8);
+    else out[i] = static_cast<T>(h);
+  }
+}
+
+template <class F, class S, int kMinBlocks>
+__global__ void __launch_bounds__(S::kBlock, kMinBlocks)
+    flat_scan(const typename F::value_type* in, long long n, unsigned long long* scratch,
+              typename F::value_type* out) {
+  scan_pass<F, false, S>(ArrayIn<typename F::value_type>{in}, Segs{1, n, nullptr, n}, nullptr, true, scratch, out);
+}
+
+/// The tile pass of a segmented reduction with shape S, and what its host does around it
+/// (seg_reduce.cpp): the tiles' first boundaries, then the pass, then the fix-up.
+template <class F, class S, int kMinBlocks, bool kPrefetch>
+__global__ void __launch_bounds__(S::kBlock, kMinBlocks)
+    seg_reduce_tiles(const typename F::value_type* in, Segs s, const long long* bounds,
+                     SegPair<typename F::value_type>* agg, long long* fix, typename F::value_type* out) {
+  reduce_seg_tiles<F, S, kPrefetch>(ArrayIn<typename F::value_type>{in}, s, bounds, agg, fix, out);
+}
+
+__global__ void tile_bounds(Segs s, long long tile, long long* bounds) {
+  const long long ntiles = (s.total + tile - 1) / tile;
+  for (long long t = blockIdx.x * 256ll + threadIdx.x; t <= ntiles; t += 256ll * gridDim.x)
+    bounds[t] = upper_bound_off(s, t * tile < s.total ? t * tile : s.total);
+}
+
+template <class F>
+__global__ void __launch_bounds__(kCarryBlock)
+    seg_reduce_fixup(const SegPair<typename F::value_type>* agg, const long long* fix, long long ntiles,
+                     typename F::value_type* out) {
+  reduce_seg_fixup<F>(agg, fix, ntiles, out);
+}
+
+__global__ void offsets_every(long long* out, long long m, long long length) {
+  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < m; i += 256ll * gridDim.x) out[i] = i * length;
+}
+
+float median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <class T>
+struct Run {
+  int64_t n;
+  T* in;
+  T* expected;
+  T* out;
+  unsigned long long* scratch;
+  float cub_ms;
+};
+
+template <class T>
+Run<T> prepare(int64_t n) {
+  Run<T> r{n};
+  CK(cudaMalloc(&r.in, n * sizeof(T)));
+  CK(cudaMalloc(&r.expected, n * sizeof(T)));
+  CK(cudaMalloc(&r.out, n * sizeof(T)));
+  CK(cudaMalloc(&r.scratch, (2 + 2 * (n / 256 + 1)) * 8));
+  generate<<<1024, 256>>>(r.in, n);
+  size_t temp_bytes = 0;
+  CK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, r.in, r.expected, static_cast<int>(n)));
+  void* temp = nullptr;
+  CK(cudaMalloc(&temp, temp_bytes));
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> times;
+  for (int i = 0; i <= reps; ++i) {
+    CK(cudaEventRecord(a));
+    CK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, r.in, r.expected, static_cast<int>(n)));
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (i > 0) times.push_back(ms);
+  }
+  r.cub_ms = median(times);
+  CK(cudaFree(temp));
+  return r;
+}
+
+template <class T, class S, int kMinBlocks>
+void shape(const char* type, const Run<T>& r) {
+  using F = Fn<Op::plus, T>;
+  auto kernel = flat_scan<F, S, kMinBlocks>;
+  int per_sm = 0, sms = 0, device = 0;
+  CK(cudaGetDevice(&device));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::kBlock, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, kernel));
+  const int64_t ntiles = (r.n + S::kTile - 1) / S::kTile;
+  const int64_t grid = std::min<int64_t>(ntiles, int64_t{per_sm} * sms);
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> times;
+  for (int i = 0; i <= reps; ++i) {
+    CK(cudaMemset(r.out, 0, r.n * sizeof(T)));
+    CK(cudaEventRecord(a));
+    CK(cudaMemsetAsync(r.scratch, 0, (2 + 2 * ntiles) * 8));
+    kernel<<<static_cast<unsigned>(grid), S::kBlock>>>(r.in, r.n, r.scratch, r.out);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (i > 0) times.push_back(ms);
+  }
+  std::vector<T> got(r.n), want(r.n);
+  CK(cudaMemcpy(got.data(), r.out, r.n * sizeof(T), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(want.data(), r.expected, r.n * sizeof(T), cudaMemcpyDeviceToHost));
+  const bool same = std::memcmp(got.data(), want.data(), r.n * sizeof(T)) == 0;
+  const float ms = median(times);
+  std::printf("%-4s %4d x %2d  min blocks %2d  regs %3d  resident %2d/SM  smem %6d  ndp %.3f ms  cub %.3f ms  "
+              "ratio %.2f  %s\n",
+              type, S::kBlock, S::kItems, kMinBlocks, attr.numRegs, per_sm, static_cast<int>(attr.sharedSizeBytes),
+              ms, r.cub_ms, r.cub_ms / ms, same ? "same" : "DIFFERENT");
+}
+
+template <class F, class S, int kMinBlocks>
+__global__ void __launch_bounds__(S::kBlock, kMinBlocks)
+    seg_scan(const typename F::value_type* in, Segs s, const long long* bounds, unsigned long long* scratch,
+             typename F::value_type* out) {
+  scan_pass<F, true, S>(ArrayIn<typename F::value_type>{in}, s, bounds, true, scratch, out);
+}
+
+/// A segmented inclusive + scan of n f32 over segments of `length` (offsets) with shape S,
+/// checked against the host.
+template <class S, int kMinBlocks>
+void seg_scan_shape(const float* in, const std::vector<float>& host_in, int64_t n, int64_t length) {
+  using F = Fn<Op::plus, float>;
+  const int64_t m = n / length;
+  long long* offsets;
+  CK(cudaMalloc(&offsets, (m + 1) * 8));
+  offsets_every<<<1024, 256>>>(offsets, m + 1, length);
+  const Segs s{m, n, offsets, 0};
+  const int64_t ntiles = (n + S::kTile - 1) / S::kTile;
+  long long* bounds;
+  unsigned long long* scratch;
+  float* out;
+  CK(cudaMalloc(&bounds, (ntiles + 1) * 8));
+  CK(cudaMalloc(&scratch, (2 + 2 * ntiles) * 8));
+  CK(cudaMalloc(&out, n * 4));
+  auto kernel = seg_scan<F, S, kMinBlocks>;
+  int per_sm = 0, sms = 0, device = 0;
+  CK(cudaGetDevice(&device));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::kBlock, 0));
+  const int64_t grid = std::min<int64_t>(ntiles, int64_t{per_sm} * sms);
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> times;
+  for (int i = 0; i <= reps; ++i) {
+    CK(cudaEventRecord(a));
+    tile_bounds<<<static_cast<unsigned>(std::min<int64_t>((ntiles + 256) / 256, 65535)), 256>>>(s, S::kTile, bounds);
+    CK(cudaMemsetAsync(scratch, 0, (2 + 2 * ntiles) * 8));
+    kernel<<<static_cast<unsigned>(grid), S::kBlock>>>(in, s, bounds, scratch, out);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (i > 0) times.push_back(ms);
+  }
+  std::vector<float> got(n);
+  CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
+  bool same = true;
+  float acc = 0;
+  for (int64_t i = 0; i < n && same; ++i) {
+    acc = (i % length == 0 ? 0.0f : acc) + host_in[i];
+    same = got[i] == acc;
+  }
+  std::printf("seg_scan len %-8lld %4d x %2d  min blocks %2d  resident %2d/SM  ndp %.3f ms  %s\n",
+              static_cast<long long>(length), S::kBlock, S::kItems, kMinBlocks, per_sm, median(times),
+              same ? "same" : "DIFFERENT");
+  CK(cudaFree(offsets));
+  CK(cudaFree(bounds));
+  CK(cudaFree(scratch));
+  CK(cudaFree(out));
+}
+
+template <class S, int kMinBlocks>
+void seg_scan_lengths(const float* in, const std::vector<float>& host_in, int64_t n) {
+  for (int64_t length : {int64_t{4}, int64_t{32}, int64_t{1} << 10})
+    seg_scan_shape<S, kMinBlocks>(in, host_in, n, length);
+}
+
+float copy_ms(int64_t n) {
+  float *a, *b;
+  CK(cudaMalloc(&a, n * 4));
+  CK(cudaMalloc(&b, n * 4));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  std::vector<float> times;
+  for (int i = 0; i <= reps; ++i) {
+    CK(cudaEventRecord(e0));
+    CK(cudaMemcpyAsync(b, a, n * 4, cudaMemcpyDeviceToDevice));
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    if (i > 0) times.push_back(ms);
+  }
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  return median(times);
+}
+
+/// A segmented + reduction of n f32 over segments of `length` (an offsets descriptor) with shape
+/// S: its time and its share of the device copy's bandwidth (data, offsets and sums counted),
+/// checked against the host's sums.
+template <class S, int kMinBlocks, bool kPrefetch>
+void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_t n, int64_t length, float copy) {
+  using F = Fn<Op::plus, float>;
+  const int64_t m = n / length;
+  long long* offsets;
+  CK(cudaMalloc(&offsets, (m + 1) * 8));
+  offsets_every<<<1024, 256>>>(offsets, m + 1, length);
+  const Segs s{m, n, offsets, 0};
+  const int64_t ntiles = (n + S::kTile - 1) / S::kTile;
+  long long *bounds, *fix;
+  SegPair<float>* agg;
+  float* out;
+  CK(cudaMalloc(&bounds, (ntiles + 1) * 8));
+  CK(cudaMalloc(&fix, ntiles * 8));
+  CK(cudaMalloc(&agg, ntiles * sizeof(SegPair<float>)));
+  CK(cudaMalloc(&out, m * 4));
+  auto kernel = seg_reduce_tiles<F, S, kMinBlocks, kPrefetch>;
+  int per_sm = 0, sms = 0, device = 0;
+  CK(cudaGetDevice(&device));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::kBlock, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, kernel));
+  const int64_t grid = std::min<int64_t>(ntiles, int64_t{per_sm} * sms);
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> times;
+  for (int i = 0; i <= reps; ++i) {
+    CK(cudaEventRecord(a));
+    tile_bounds<<<static_cast<unsigned>(std::min<int64_t>((ntiles + 256) / 256, 65535)), 256>>>(s, S::kTile, bounds);
+    kernel<<<static_cast<unsigned>(grid), S::kBlock>>>(in, s, bounds, agg, fix, out);
+    if (ntiles > 1) seg_reduce_fixup<F><<<1, kCarryBlock>>>(agg, fix, ntiles, out);
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (i > 0) times.push_back(ms);
+  }
+  std::vector<float> got(m);
+  CK(cudaMemcpy(got.data(), out, m * 4, cudaMemcpyDeviceToHost));
+  bool same = true;
+  for (int64_t k = 0; k < m && same; ++k) {
+    float sum = 0;
+    for (int64_t i = k * length; i < (k + 1) * length; ++i) sum += host_in[i];
+    same = sum == got[k];
+  }
+  const float ms = median(times);
+  const double bytes = n * 4.0 + m * 4.0 + (m + 1) * 8.0;
+  std::printf("seg_reduce len %-8lld %4d x %2d  min blocks %2d  regs %3d  resident %2d/SM  ndp %.3f ms  %3.0f%% of copy  %s%s\n",
+              static_cast<long long>(length), S::kBlock, S::kItems, kMinBlocks, attr.numRegs, per_sm, ms,
+              100.0 * (bytes / ms) / (n * 8.0 / copy), same ? "same" : "DIFFERENT",
+              kPrefetch ? "  prefetch" : "");
+  CK(cudaFree(offsets));
+  CK(cudaFree(bounds));
+  CK(cudaFree(fix));
+  CK(cudaFree(agg));
+  CK(cudaFree(out));
+}
+
+template <class S, int kMinBlocks, bool kPrefetch = false>
+void seg_reduce_lengths(const float* in, const std::vector<float>& host_in, int64_t n, float copy) {
+  for (int64_t length : {int64_t{1}, int64_t{4}, int64_t{32}, int64_t{1} << 10, int64_t{1} << 15, int64_t{1} << 20})
+    seg_reduce_shape<S, kMinBlocks, kPrefetch>(in, host_in, n, length, copy);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int log2 = 28;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--log2")) log2 = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+  }
+  const int64_t n = int64_t{1} << log2;
+  // The shapes in use (ScanShape: 256 x 32 of 4 bytes, 128 x 40 of 8), the default pass shape
+  // (PassShape) and the runners-up of the session-6 search (bench/results/gpu.md).
+  {
+    Run<float> r = prepare<float>(n);
+    shape<float, Shape<256, 32>, 4>("f32", r);
+    shape<float, Shape<256, 16>, 6>("f32", r);
+    shape<float, Shape<128, 32>, 8>("f32", r);
+    shape<float, Shape<256, 40>, 3>("f32", r);
+  }
+  {
+    Run<long long> r = prepare<long long>(n);
+    shape<long long, Shape<128, 40>, 4>("i64", r);
+    shape<long long, Shape<256, 8>, 6>("i64", r);
+    shape<long long, Shape<128, 32>, 5>("i64", r);
+  }
+  {
+    const float copy = copy_ms(n);
+    std::printf("device copy of %lld f32: %.3f ms\n", static_cast<long long>(n), copy);
+    Run<float> r = prepare<float>(n);
+    std::vector<float> host_in(n);
+    CK(cudaMemcpy(host_in.data(), r.in, n * 4, cudaMemcpyDeviceToHost));
+    seg_scan_lengths<Shape<256, 32>, 4>(r.in, host_in, n);
+    seg_scan_lengths<Shape<256, 16>, 6>(r.in, host_in, n);
+    seg_reduce_lengths<Shape<256, 16>, 4>(r.in, host_in, n, copy);
+    seg_reduce_lengths<Shape<256, 16>, 4, true>(r.in, host_in, n, copy);
+    seg_reduce_lengths<Shape<256, 16>, 3, true>(r.in, host_in, n, copy);
+    seg_reduce_lengths<Shape<256, 8>, 6, true>(r.in, host_in, n, copy);
+  }
+  return 0;
+}
