@@ -162,7 +162,9 @@ def main():
 
     md = ["# GPU primitives vs CUB (issue 6)", "",
           "- GPU: %s" % gpu, "- date: %s" % when, "- command: `%s`" % command,
-          "- sizes: 2^%d elements (sort: 2^%d), median of %d runs after a warm-up" % (a.log2, sort_log2, a.reps)]
+          "- sizes: 2^%d elements (sort: 2^%d), median of %d runs after a warm-up, each timed on the GPU "
+          "between two CUDA events (both sides; ndp's on its own stream, so that host work inside an ndp call "
+          "that leaves the GPU idle counts)" % (a.log2, sort_log2, a.reps)]
     for cp in copies:
         md.append("- device copy (%s, %d f32): %.3f ms, %.1f GB/s%s" % (
             cp.get("via", "?"), cp["elements"], cp["ms"], cp["gbps"], " ← the % copy anchor" if cp is anchor else ""))

@@ -7,13 +7,15 @@
 // the regular descriptor, which has no array), pack_f32 (50% kept: count_true then pack, what a
 // flat PACK needs; pack_data_f32: pack alone), sort_u32 (i32 keys, all non-negative, since ndp
 // sorts i32 and not u32), sort_f32, and copy (cuMemcpyDtoDAsync of n f32, the bandwidth anchor).
-// Each time is the median of --reps runs after a warm-up, with the device synchronised before
-// and after each run. Inputs are random (a splitmix64 hash of the index); every result is
+// Each time is the median of --reps runs after a warm-up, each between two CUDA events on ndp's
+// stream (the GPU's time, as cub_bench measures CUB's; host work inside a call that leaves the
+// GPU idle is counted), with the device synchronised before each run. Inputs are random (a splitmix64 hash of the index); every result is
 // checked against the host, and a wrong one is reported on stderr and in the row ("ok": false),
 // and makes the exit status 1. f32 inputs are small random integers (-8..8), so that every
 // partial sum, in any association, is exact and results can be compared bit for bit.
+#include <dlfcn.h>
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -112,18 +114,60 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// Median milliseconds of `body` (after one warm-up run).
+/// CUDA events on ndp's stream, through the driver library itself: the runtime's driver table
+/// (runtime/host/cuda_functions.def) has no events, and a benchmark is no reason to add symbols
+/// that every ndp would then require.
+class EventTimer {
+ public:
+  EventTimer() {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (!lib) lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib) die("dlopen libcuda.so.1 for events");
+    create_ = reinterpret_cast<Create>(dlsym(lib, "cuEventCreate"));
+    record_ = reinterpret_cast<Record>(dlsym(lib, "cuEventRecord"));
+    sync_ = reinterpret_cast<Sync>(dlsym(lib, "cuEventSynchronize"));
+    elapsed_ = reinterpret_cast<Elapsed>(dlsym(lib, "cuEventElapsedTime_v2"));
+    if (!elapsed_) elapsed_ = reinterpret_cast<Elapsed>(dlsym(lib, "cuEventElapsedTime"));
+    if (!create_ || !record_ || !sync_ || !elapsed_) die("the driver library lacks the event functions");
+    if (create_(&start_, 0) != 0 || create_(&stop_, 0) != 0) die("cuEventCreate");
+  }
+  void start() { call(record_(start_, rig.device->stream()), "cuEventRecord"); }
+  double stop_ms() {
+    call(record_(stop_, rig.device->stream()), "cuEventRecord");
+    call(sync_(stop_), "cuEventSynchronize");
+    float ms = 0;
+    call(elapsed_(&ms, start_, stop_), "cuEventElapsedTime");
+    return ms;
+  }
+
+ private:
+  using Event = void*;
+  using Create = int (*)(Event*, unsigned);
+  using Record = int (*)(Event, cuda::CUstream);
+  using Sync = int (*)(Event);
+  using Elapsed = int (*)(float*, Event, Event);
+  static void call(int result, const char* what) {
+    if (result != 0) die(std::string(what) + " failed: CUresult " + std::to_string(result));
+  }
+  Create create_ = nullptr;
+  Record record_ = nullptr;
+  Sync sync_ = nullptr;
+  Elapsed elapsed_ = nullptr;
+  Event start_ = nullptr, stop_ = nullptr;
+};
+
+/// Median milliseconds of `body` (after one warm-up run), GPU time between two events.
 template <class F>
 double time_ms(F&& body) {
+  static EventTimer timer;
   body();
   sync();
   std::vector<double> t;
   for (int r = 0; r < reps; ++r) {
     sync();
-    auto t0 = std::chrono::steady_clock::now();
+    timer.start();
     body();
-    sync();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    t.push_back(timer.stop_ms());
   }
   return median(t);
 }

@@ -57,11 +57,11 @@ __global__ void __launch_bounds__(S::kBlock, kMinBlocks)
 
 /// The tile pass of a segmented reduction with shape S, and what its host does around it
 /// (seg_reduce.cpp): the tiles' first boundaries, then the pass, then the fix-up.
-template <class F, class S, int kMinBlocks, bool kPrefetch>
+template <class F, class S, int kMinBlocks>
 __global__ void __launch_bounds__(S::kBlock, kMinBlocks)
     seg_reduce_tiles(const typename F::value_type* in, Segs s, const long long* bounds,
                      SegPair<typename F::value_type>* agg, long long* fix, typename F::value_type* out) {
-  reduce_seg_tiles<F, S, kPrefetch>(ArrayIn<typename F::value_type>{in}, s, bounds, agg, fix, out);
+  reduce_seg_tiles<F, S>(ArrayIn<typename F::value_type>{in}, s, bounds, agg, fix, out);
 }
 
 __global__ void tile_bounds(Segs s, long long tile, long long* bounds) {
@@ -259,7 +259,7 @@ float copy_ms(int64_t n) {
 /// A segmented + reduction of n f32 over segments of `length` (an offsets descriptor) with shape
 /// S: its time and its share of the device copy's bandwidth (data, offsets and sums counted),
 /// checked against the host's sums.
-template <class S, int kMinBlocks, bool kPrefetch>
+template <class S, int kMinBlocks>
 void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_t n, int64_t length, float copy) {
   using F = Fn<Op::plus, float>;
   const int64_t m = n / length;
@@ -275,7 +275,7 @@ void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_
   CK(cudaMalloc(&fix, ntiles * 8));
   CK(cudaMalloc(&agg, ntiles * sizeof(SegPair<float>)));
   CK(cudaMalloc(&out, m * 4));
-  auto kernel = seg_reduce_tiles<F, S, kMinBlocks, kPrefetch>;
+  auto kernel = seg_reduce_tiles<F, S, kMinBlocks>;
   int per_sm = 0, sms = 0, device = 0;
   CK(cudaGetDevice(&device));
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -309,10 +309,9 @@ void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_
   }
   const float ms = median(times);
   const double bytes = n * 4.0 + m * 4.0 + (m + 1) * 8.0;
-  std::printf("seg_reduce len %-8lld %4d x %2d  min blocks %2d  regs %3d  resident %2d/SM  ndp %.3f ms  %3.0f%% of copy  %s%s\n",
+  std::printf("seg_reduce len %-8lld %4d x %2d  min blocks %2d  regs %3d  resident %2d/SM  ndp %.3f ms  %3.0f%% of copy  %s\n",
               static_cast<long long>(length), S::kBlock, S::kItems, kMinBlocks, attr.numRegs, per_sm, ms,
-              100.0 * (bytes / ms) / (n * 8.0 / copy), same ? "same" : "DIFFERENT",
-              kPrefetch ? "  prefetch" : "");
+              100.0 * (bytes / ms) / (n * 8.0 / copy), same ? "same" : "DIFFERENT");
   CK(cudaFree(offsets));
   CK(cudaFree(bounds));
   CK(cudaFree(fix));
@@ -320,10 +319,10 @@ void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_
   CK(cudaFree(out));
 }
 
-template <class S, int kMinBlocks, bool kPrefetch = false>
+template <class S, int kMinBlocks>
 void seg_reduce_lengths(const float* in, const std::vector<float>& host_in, int64_t n, float copy) {
   for (int64_t length : {int64_t{1}, int64_t{4}, int64_t{32}, int64_t{1} << 10, int64_t{1} << 15, int64_t{1} << 20})
-    seg_reduce_shape<S, kMinBlocks, kPrefetch>(in, host_in, n, length, copy);
+    seg_reduce_shape<S, kMinBlocks>(in, host_in, n, length, copy);
 }
 
 }  // namespace
@@ -335,8 +334,9 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
   }
   const int64_t n = int64_t{1} << log2;
-  // The shapes in use (ScanShape: 256 x 32 of 4 bytes, 128 x 40 of 8), the default pass shape
-  // (PassShape) and the runners-up of the session-6 search (bench/results/gpu.md).
+  // The shapes in use (ScanShape: 256 x 32 of 4 bytes, 128 x 40 of 8; the segmented reductions'
+  // PassShape and WideReduceShape, 128 x 32 of 4 bytes), the default pass shape and the
+  // runners-up of the session-6 search (Notes [Scan tile shape], [Segmented reduction shape]).
   {
     Run<float> r = prepare<float>(n);
     shape<float, Shape<256, 32>, 4>("f32", r);
@@ -359,9 +359,9 @@ int main(int argc, char** argv) {
     seg_scan_lengths<Shape<256, 32>, 4>(r.in, host_in, n);
     seg_scan_lengths<Shape<256, 16>, 6>(r.in, host_in, n);
     seg_reduce_lengths<Shape<256, 16>, 4>(r.in, host_in, n, copy);
-    seg_reduce_lengths<Shape<256, 16>, 4, true>(r.in, host_in, n, copy);
-    seg_reduce_lengths<Shape<256, 16>, 3, true>(r.in, host_in, n, copy);
-    seg_reduce_lengths<Shape<256, 8>, 6, true>(r.in, host_in, n, copy);
+    seg_reduce_lengths<Shape<256, 16>, 5>(r.in, host_in, n, copy);
+    seg_reduce_lengths<Shape<256, 16>, 6>(r.in, host_in, n, copy);
+    seg_reduce_lengths<Shape<128, 32>, 6>(r.in, host_in, n, copy);
   }
   return 0;
 }

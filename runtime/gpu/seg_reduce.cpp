@@ -8,17 +8,17 @@ namespace ndp::rt::gpu {
 namespace detail {
 
 Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
-                       DSegs s, int64_t tile, CUdeviceptr out) {
+                       DSegs s, TileShape shape, CUdeviceptr out) {
   Result<cuda::Kernel> k = p.kernel(tiles_kernel);
   if (!k.ok()) return k.status();
-  return reduce_segments(p, k.value(), fixup_kernel, PassInput{&in}, s, tile, out);
+  return reduce_segments(p, k.value(), fixup_kernel, PassInput{&in}, s, shape, out);
 }
 
 Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& fixup_kernel, PassInput in,
-                       DSegs s, int64_t tile, CUdeviceptr out) {
-  const int64_t ntiles = (s.total + tile - 1) / tile;
+                       DSegs s, TileShape shape, CUdeviceptr out) {
+  const int64_t ntiles = (s.total + shape.tile - 1) / shape.tile;
   cuda::DeviceBuffer bounds;
-  if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;
+  if (Status st = tile_bounds(p, s, shape.tile, bounds); !st.ok()) return st;
   // Per tile: its aggregate, a SegPair<T> of at most 16 bytes (an 8-byte value and an int
   // flag), and the segment the fix-up completes (int64).
   Result<cuda::DeviceBuffer> agg = p.pool().allocate(static_cast<size_t>(ntiles) * 16);
@@ -26,7 +26,8 @@ Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::stri
   Result<cuda::DeviceBuffer> fix = p.pool().allocate(static_cast<size_t>(ntiles) * 8);
   if (!fix.ok()) return fix.status();
   CUdeviceptr agg_ptr = agg->pointer(), fix_ptr = fix->pointer();
-  if (Status st = launch_first(p, tiles, pass_launch(p, ntiles), in, s, bounds.pointer(), agg_ptr, fix_ptr, out);
+  if (Status st = launch_first(p, tiles, pass_launch(p, ntiles, shape.block, shape.per_sm), in, s, bounds.pointer(), agg_ptr,
+                              fix_ptr, out);
       !st.ok())
     return st;
   if (ntiles <= 1) return Status();  // tile 0 completes every segment it writes
@@ -65,11 +66,11 @@ Result<ndp_status> reduce_with(Primitives& p, const KernelFinder& find, const st
   }
   const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
   if (s.count > 1) {  // one pass over tiles and the fix-up
-    Result<cuda::Kernel> tiles = find(prefix + "reduce_seg_" + suffix);
+    const bool wide = elements != 0 && s.total >= 4 * s.count;
+    Result<cuda::Kernel> tiles = find(prefix + (wide ? "reduce_seg_wide_" : "reduce_seg_") + suffix);
     if (!tiles.ok()) return tiles.status();
-    if (Status st = reduce_segments(p, tiles.value(), "ndp_reduce_seg_fixup_" + suffix, in, s,
-                                    pass_tile(elem_bytes(t)), out);
-        !st.ok())
+    const TileShape shape = wide ? wide_reduce_shape(elem_bytes(t)) : pass_shape(elem_bytes(t));
+    if (Status st = reduce_segments(p, tiles.value(), "ndp_reduce_seg_fixup_" + suffix, in, s, shape, out); !st.ok())
       return st;
     return data_ok();
   }

@@ -61,7 +61,7 @@ Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda:
   cuda::DeviceBuffer bounds;
   if (!flat)
     if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;
-  const cuda::LaunchConfig c = pass_launch(p, ntiles, shape.block);
+  const cuda::LaunchConfig c = pass_launch(p, ntiles, shape.block, shape.per_sm);
   const int inclusive_flag = inclusive ? 1 : 0;
   return flat ? launch_first(p, flat_kernel, c, in, s.total, inclusive_flag, scratch_ptr, out)
               : launch_first(p, seg_kernel, c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);

@@ -42,23 +42,32 @@ constexpr unsigned kPassBlock = 256;
 constexpr unsigned kCarryBlock = 1024;
 inline int64_t pass_tile(int bytes) { return bytes == 8 ? 2048 : 4096; }
 
-/// A pass's threads per block and elements per tile, as its kernels have them.
+/// A pass's threads per block and elements per tile, as its kernels have them, and the blocks an
+/// SM holds (their __launch_bounds__; 0: as many as its threads allow).
 struct TileShape {
   unsigned block;
   int64_t tile;
+  int per_sm = 0;
 };
 /// device/scan_pass.cuh's PassShape<T> (the default) and ScanShape<T> (the scans of arrays,
 /// Note [Scan tile shape]) for elements of `bytes` bytes.
 inline TileShape pass_shape(int bytes) { return TileShape{kPassBlock, pass_tile(bytes)}; }
 inline TileShape scan_shape(int bytes) {
-  return bytes == 4 ? TileShape{256, 256 * 32} : bytes == 8 ? TileShape{128, 128 * 40} : pass_shape(bytes);
+  return bytes == 4 ? TileShape{256, 256 * 32, 4} : bytes == 8 ? TileShape{128, 128 * 40, 4} : pass_shape(bytes);
 }
+/// WideReduceShape<T> (Note [Segmented reduction shape]): 128 threads of 128 bytes, the same
+/// elements a tile as PassShape.
+inline TileShape wide_reduce_shape(int bytes) { return TileShape{128, pass_tile(bytes), 6}; }
 using ShapeOf = TileShape (*)(int bytes);
 
-/// At most one resident grid of `block`-thread blocks, and no more blocks than `blocks`.
-inline cuda::LaunchConfig pass_launch(Primitives& p, int64_t blocks, unsigned block = kPassBlock) {
+/// At most one resident grid of `block`-thread blocks (`per_sm` an SM, where given), and no
+/// more blocks than `blocks`.
+inline cuda::LaunchConfig pass_launch(Primitives& p, int64_t blocks, unsigned block = kPassBlock, int per_sm = 0) {
   cuda::LaunchConfig c = p.device().grid_stride(std::max<int64_t>(blocks, 1) * block);
   c.block_x = block;
+  if (per_sm > 0)
+    c.grid_x = static_cast<unsigned>(
+        std::clamp<int64_t>(blocks, 1, int64_t{per_sm} * std::max(1, p.device().properties().sm_count)));
   return c;
 }
 
@@ -80,13 +89,13 @@ struct PassInput {
   void* address;
 };
 
-/// A segmented reduction over tiles of `tile` elements (s.count > 0, s.total > 0): kernel
-/// `tiles` (in, s, bounds, agg, fix, out), then, with more than one tile, `fixup_kernel`
+/// A segmented reduction over tiles of `shape` (s.count > 0, s.total > 0): kernel `tiles`
+/// (in, s, bounds, agg, fix, out), then, with more than one tile, `fixup_kernel`
 /// (agg, fix, ntiles, out).
 Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& fixup_kernel, PassInput in,
-                       DSegs s, int64_t tile, CUdeviceptr out);
+                       DSegs s, TileShape shape, CUdeviceptr out);
 Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
-                       DSegs s, int64_t tile, CUdeviceptr out);
+                       DSegs s, TileShape shape, CUdeviceptr out);
 
 /// A one-segment reduction of n > 0 elements of type t: kernel `partials_kernel` (in, n,
 /// partials) writes a partial per block (a block per 16 KiB at least, one resident grid at most),
@@ -107,7 +116,9 @@ using KernelFinder = std::function<Result<cuda::Kernel>(const std::string&)>;
 
 /// seg_reduce with its passes `prefix` + "reduce_seg_<op>_<type>" and "reduce_flat_<op>_<type>"
 /// (found by `find`) reading `in`; the fix-up and finish kernels are scan.cu's. `elements` is
-/// the input array, whose unaligned ends the finish folds, or 0 for computed elements.
+/// the input array, whose unaligned ends the finish folds, or 0 for computed elements. An array
+/// whose segments hold 4 elements or more on average takes "reduce_seg_wide_<op>_<type>"
+/// (Note [Segmented reduction shape]).
 Result<ndp_status> reduce_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in,
                                CUdeviceptr elements, ndp_op op, ndp_elem_type t, DSegs s, CUdeviceptr out);
 

@@ -4,6 +4,8 @@
 //   ndp_reduce_flat_finish  one block of kPassBlock: folds the partials and the unaligned ends
 //   ndp_reduce_seg          several segments, one pass over tiles: the segments ending in each
 //                           tile, its aggregate and its partial segment (grid stride)
+//   ndp_reduce_seg_wide     the same in larger tiles, for segments of 4 elements or more on
+//                           average (Note [Segmented reduction shape])
 //   ndp_reduce_seg_fixup    one block of kCarryBlock: completes the partial segments
 //   ndp_scan_flat           one segment, single pass with look-back (tiles by ticket, of
 //                           ScanShape: Note [Scan tile shape])
@@ -26,6 +28,11 @@ using namespace ndp_gpu;
       ndp_reduce_seg_##oname##_##tname(const T* in, Segs s, const long long* bounds, SegPair<T>* agg,             \
                                        long long* fix, T* out) {                                                  \
     reduce_seg_tiles<Fn<O, T>>(ArrayIn<T>{in}, s, bounds, agg, fix, out);                                      \
+  }                                                                                                               \
+  extern "C" __global__ void __launch_bounds__(WideReduceShape<T>::kBlock, kWideReduceMinBlocks)                 \
+      ndp_reduce_seg_wide_##oname##_##tname(const T* in, Segs s, const long long* bounds, SegPair<T>* agg,        \
+                                            long long* fix, T* out) {                                             \
+    reduce_seg_tiles<Fn<O, T>, WideReduceShape<T>>(ArrayIn<T>{in}, s, bounds, agg, fix, out);                    \
   }                                                                                                               \
   extern "C" __global__ void __launch_bounds__(kCarryBlock)                                                       \
       ndp_reduce_seg_fixup_##oname##_##tname(const SegPair<T>* agg, const long long* fix, long long ntiles,       \

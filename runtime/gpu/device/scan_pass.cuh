@@ -101,9 +101,9 @@ using PassShape = Shape<kPassBlock, kPassItems<T>>;
 //   segmented f32 scans, 256 x 32 against 256 x 16: 15% faster at segment length 4, 17% at 32
 //   and 1024.
 // The consumer kernels (fused.cu) keep PassShape: their element function must fit in 64
-// registers a thread. One-byte elements keep it too (not measured). Segmented reductions keep it:
-// none of the shapes tried beat it at every length. Taking the next ticket before storing a tile
-// (to hide the atomic's latency) changed nothing beyond noise and was dropped.
+// registers a thread. One-byte elements keep it too (not measured). Segmented reductions have
+// their own (Note [Segmented reduction shape]). Taking the next ticket before storing a tile (to
+// hide the atomic's latency) changed nothing beyond noise and was dropped.
 template <class T>
 using ScanShape = cuda::std::conditional_t<sizeof(T) == 4, Shape<256, 32>,
                                            cuda::std::conditional_t<sizeof(T) == 8, Shape<128, 40>, PassShape<T>>>;
@@ -111,6 +111,22 @@ using ScanShape = cuda::std::conditional_t<sizeof(T) == 4, Shape<256, 32>,
 /// above 64 and 128 registers a thread, no spills.
 template <class T>
 inline constexpr int kScanMinBlocks = sizeof(T) == 1 ? kLookBackMinBlocks : 4;
+
+// Note [Segmented reduction shape]
+// The tile pass of a segmented reduction has no look-back, but the same per-tile barriers. Same
+// run on an H100 (bench/gpu/scan_shapes.cu, 2^28 f32, offsets descriptor, % of the device
+// copy's bandwidth at segment lengths 1, 4, 32, 2^10, 2^15, 2^20):
+//   256 x 16, 4 blocks an SM (PassShape): 77 79 67 66 70 76
+//   256 x 16, 5 blocks:                    75 82 70 70 74 76
+//   128 x 32, 6 blocks (80 registers):     63 81 71 77 78 81
+// Larger tiles pay off once segments are not tiny (fewer, longer tiles per boundary), and lose
+// at length 1, where a tile's boundaries are as many as its elements. So reductions of arrays
+// whose segments hold 4 elements or more on average take WideReduceShape (the _wide kernels);
+// the others, and the consumer kernels (64 registers), keep PassShape. (Loading the next tile
+// of the grid stride before reducing the current one measured 1-5% slower and was dropped.)
+template <class T>
+using WideReduceShape = Shape<128, 2 * kPassItems<T>>;
+constexpr int kWideReduceMinBlocks = 6;
 
 /// Shared-memory slots of a tile of S::kTile elements of T (slot<T>).
 template <class T, class S>
@@ -698,7 +714,7 @@ __device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool i
 /// from the identity; agg[tile] = the tile's aggregate pair; fix[tile] = the segment that began
 /// in an earlier tile and ends here (so out has only its part in this tile), or -1.
 /// Needs s.total > 0.
-template <class F, class S = PassShape<typename F::value_type>, bool kPrefetch = false, class Src>
+template <class F, class S = PassShape<typename F::value_type>, class Src>
 __device__ void reduce_seg_tiles(const Src& in, Segs s, const long long* bounds, SegPair<typename F::value_type>* agg,
                                  long long* fix, typename F::value_type* out) {
   using T = typename F::value_type;
@@ -709,15 +725,10 @@ __device__ void reduce_seg_tiles(const Src& in, Segs s, const long long* bounds,
   const long long ntiles = (s.total + kTileN - 1) / kTileN;
   clear_heads<S>(sm.heads);
   __syncthreads();
-  auto tile_n = [&](long long t) { return static_cast<int>(s.total - t * kTileN < kTileN ? s.total - t * kTileN : kTileN); };
-  TileFetch<T, S> next;
-  if (kPrefetch && blockIdx.x < ntiles) next = fetch_tile<F, S>(in, blockIdx.x * static_cast<long long>(kTileN), tile_n(blockIdx.x));
   for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
     const long long t0 = tile * kTileN;
-    const int n = tile_n(tile);
-    const TileFetch<T, S> f = kPrefetch ? next : fetch_tile<F, S>(in, t0, n);
-    if (kPrefetch && tile + gridDim.x < ntiles)
-      next = fetch_tile<F, S>(in, (tile + gridDim.x) * kTileN, tile_n(tile + gridDim.x));
+    const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
+    const TileFetch<T, S> f = fetch_tile<F, S>(in, t0, n);
     const long long a = tile_bound(s, bounds, tile, kTileN), b = tile_bound(s, bounds, tile + 1, kTileN);
     mark_heads<S>(s, t0, n, a, b, sm.heads);
     put_tile(f, sm.vals);
