@@ -461,11 +461,24 @@ __device__ __forceinline__ void clear_heads(unsigned char* heads) {
 /// Marks the boundaries of tile [t0, t0 + n) in heads: off(j) - t0 for j in [a - 1, b), where a
 /// and b are the tile's and the next tile's bounds. Only j = a - 1 can fall at t0 (a head there),
 /// and off(j) = t0 + n (j = b - 1 at most) belongs to the next tile.
+/// kBoundaryLoads boundaries a thread at a time: their loads in flight together where short
+/// segments put many boundaries in a tile.
+constexpr int kBoundaryLoads = 4;
+
 template <class S>
 __device__ __forceinline__ void mark_heads(const Segs& s, long long t0, int n, long long a, long long b,
                                            unsigned char* heads) {
-  for (long long j = a - 1 + threadIdx.x; j < b; j += S::kBlock) {
-    long long o = seg_off(s, j) - t0;
+  long long j = a - 1 + threadIdx.x;
+  for (; j + (kBoundaryLoads - 1) * S::kBlock < b; j += kBoundaryLoads * S::kBlock) {
+    long long o[kBoundaryLoads];
+#pragma unroll
+    for (int u = 0; u < kBoundaryLoads; ++u) o[u] = seg_off(s, j + u * S::kBlock) - t0;
+#pragma unroll
+    for (int u = 0; u < kBoundaryLoads; ++u)
+      if (o[u] >= 0 && o[u] < n) heads[o[u]] = 1;
+  }
+  for (; j < b; j += S::kBlock) {
+    const long long o = seg_off(s, j) - t0;
     if (o >= 0 && o < n) heads[o] = 1;
   }
 }
@@ -745,7 +758,19 @@ __device__ void reduce_seg_tiles(const Src& in, Segs s, const long long* bounds,
     clear_heads<S>(sm.heads);  // last read before the barrier above
     // Segment j - 1 ends at off(j) in (t0, t0 + n] for j in [a, b); before tile 0's a, only
     // empty segments.
-    for (long long j = (tile == 0 ? 1 : a) + threadIdx.x; j < b; j += S::kBlock) {
+    long long j = (tile == 0 ? 1 : a) + threadIdx.x;
+    for (; j + (kBoundaryLoads - 1) * S::kBlock < b; j += kBoundaryLoads * S::kBlock) {
+      long long e[kBoundaryLoads], d[kBoundaryLoads];
+#pragma unroll
+      for (int u = 0; u < kBoundaryLoads; ++u) {
+        e[u] = seg_off(s, j + u * S::kBlock);
+        d[u] = seg_off(s, j + u * S::kBlock - 1);
+      }
+#pragma unroll
+      for (int u = 0; u < kBoundaryLoads; ++u)
+        out[j + u * S::kBlock - 1] = e[u] == d[u] ? F::identity() : sm.vals[slot<T>(static_cast<int>(e[u] - 1 - t0))];
+    }
+    for (; j < b; j += S::kBlock) {
       const long long e = seg_off(s, j);
       out[j - 1] = e == seg_off(s, j - 1) ? F::identity() : sm.vals[slot<T>(static_cast<int>(e - 1 - t0))];
     }
