@@ -30,7 +30,10 @@ if want sanitize; then
   cs="$cs --report-api-errors no"
   timeout 150 tools/gpu-run.sh $cs --tool memcheck --leak-check full --error-exitcode 9 $B/tests/unit_runtime_gpu -tce='*large*' > "$out/memcheck.log" 2>&1; summary+=("memcheck unit_runtime_gpu: exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)")
   # racecheck is slow: the shared-memory passes (scans, reductions, pack, combine), not the sorts.
-  timeout ${NDP_RACECHECK_TIMEOUT:-150} tools/gpu-run.sh $cs --tool racecheck --error-exitcode 9 $B/tests/unit_runtime_gpu -tc='*scan*,*reduce*,*pack*,*combine*' -tce='*large*' > "$out/racecheck.log" 2>&1; summary+=("racecheck: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)")
+  timeout ${NDP_RACECHECK_TIMEOUT:-150} tools/gpu-run.sh $cs --tool racecheck --error-exitcode 9 $B/tests/unit_runtime_gpu -tc='*scan*,*reduce*,*pack*,*combine*' -tce='*large*,*tile edges*' > "$out/racecheck.log" 2>&1; summary+=("racecheck: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck.log" | tail -1)")
+  # The scans' and reductions' tile edges (every tile shape) for one 4-byte type: the slowest
+  # case under racecheck, on its own.
+  timeout 300 tools/gpu-run.sh $cs --tool racecheck --error-exitcode 9 $B/tests/unit_runtime_gpu -tc='*tile edges<float>*' > "$out/racecheck_tiles.log" 2>&1; summary+=("racecheck tile edges: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck_tiles.log" | tail -1)")
   # The kernels that find every element's segment a tile at a time (Note [Segments of a tile]).
   timeout ${NDP_RACECHECK_TIMEOUT:-150} tools/gpu-run.sh $cs --tool racecheck --error-exitcode 9 $B/tests/unit_runtime_gpu -tc='*dist*,*index match*,*segment_ids*,*reverse and rotate match*,*append match*' > "$out/racecheck_segments.log" 2>&1; summary+=("racecheck segments: exit $? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' "$out/racecheck_segments.log" | tail -1)")
   # The one-sweep radix sort's shared-memory exchange and ranking (small shapes).
