@@ -22,11 +22,13 @@
 //   scheduling. Where the look-back stops depends on timing, so float + and * may round
 //   differently from run to run (the reassociation every parallel scan has); integers and
 //   max/min are exact.
-// * Segmented reductions: one pass over the tiles (grid stride, no waiting) writes every
+// * Segmented reductions: one pass over the tiles (no waiting) writes every
 //   segment that ends in the tile, scanned from the identity, and the tile's aggregate pair;
 //   a segment that began in an earlier tile thus gets only its part in this tile. Then one
 //   block scans the tiles' aggregates (the value each tile starts from, as in a scan) and
-//   completes those segments, at most one per tile. The same on every run.
+//   completes those segments, at most one per tile. A tile in which no segment ends is one
+//   segment's part: its aggregate is a plain ordered fold, with no exchange through shared
+//   memory and no block scan. The same on every run.
 // * Head flags: a tile marks the boundaries off(j) falling in it, j in [a - 1, b), as bytes in
 //   shared memory, where a is the first boundary after its first element (upper_bound_off).
 //   With an offsets array, a comes from a table computed once per call (one binary search per
@@ -124,6 +126,8 @@ inline constexpr int kScanMinBlocks = sizeof(T) == 1 ? kLookBackMinBlocks : 4;
 // whose segments hold 4 elements or more on average take WideReduceShape (the _wide kernels);
 // the others, and the consumer kernels (64 registers), keep PassShape. (Loading the next tile
 // of the grid stride before reducing the current one measured 1-5% slower and was dropped.)
+// Later in session 6: boundaries loaded four at a time, and tiles with no segment end folded
+// directly (reduce_seg_tiles), gave 83 82 69 73 79 80 in the benchmark (bench/results/gpu.md).
 template <class T>
 using WideReduceShape = Shape<128, 2 * kPassItems<T>>;
 constexpr int kWideReduceMinBlocks = 6;
@@ -722,7 +726,35 @@ __device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool i
 
 // ---- segmented reductions ----
 
-/// The one-pass part of a segmented reduction (grid stride over tiles of S::kTile): out[k] for
+/// The fold of a fetched tile in sequence order, in lane 0 of warp 0 (all threads call it;
+/// `warp_result` is shared, and free again after the next barrier). A warp's part is its lanes'
+/// runs (16-byte words, or single elements) taken step by step, lanes in order within a step.
+template <class F, class S>
+__device__ __forceinline__ typename F::value_type fold_fetched(const TileFetch<typename F::value_type, S>& f,
+                                                               typename F::value_type* warp_result) {
+  using T = typename F::value_type;
+  T acc = F::identity();  // lane 0: the fold of the warp's steps so far
+  if (f.words) {
+#pragma unroll
+    for (int j = 0; j < S::kItems / kVec<T>; ++j) {
+      T run = F::identity();
+#pragma unroll
+      for (int c = 0; c < kVec<T>; ++c) run = F::apply(run, f.r[j * kVec<T> + c]);
+      acc = F::apply(acc, warp_fold(run, Apply<F>()));
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < S::kItems; ++j) acc = F::apply(acc, warp_fold(F::apply(F::identity(), f.r[j]), Apply<F>()));
+  }
+  if ((threadIdx.x & 31) == 0) warp_result[threadIdx.x >> 5] = acc;
+  __syncthreads();
+  T block = F::identity();
+  if (threadIdx.x == 0)
+    for (int w = 0; w < S::kWarps; ++w) block = F::apply(block, warp_result[w]);
+  return block;
+}
+
+/// The one-pass part of a segmented reduction (tiles of S::kTile): out[k] for
 /// every segment k ending in the tile (tile 0 also writes the leading empty segments), scanned
 /// from the identity; agg[tile] = the tile's aggregate pair; fix[tile] = the segment that began
 /// in an earlier tile and ends here (so out has only its part in this tile), or -1.
@@ -735,14 +767,36 @@ __device__ void reduce_seg_tiles(const Src& in, Segs s, const long long* bounds,
   constexpr int kTileN = S::kTile;
   __shared__ PassSmem<T, S> sm;
   __shared__ typename Scan::TempStorage storage;
+  __shared__ T warp_result[S::kWarps];
   const long long ntiles = (s.total + kTileN - 1) / kTileN;
   clear_heads<S>(sm.heads);
   __syncthreads();
-  for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+  // Segments as long as a tile on average: most tiles hold no boundary and take the fast path
+  // below, so each block takes a contiguous run of tiles. A grid stride could give some blocks
+  // every tile with a boundary (the slow kind) and the others none, wherever the segments'
+  // length divides the stride's span (2^15 measured 0.521 ms with the stride, 0.446 ms in
+  // runs). Shorter segments keep the grid stride, which measured 2-3% faster for them.
+  const bool runs = s.total >= kTileN * s.count;
+  const long long first = runs ? ntiles * blockIdx.x / gridDim.x : blockIdx.x;
+  const long long last = runs ? ntiles * (blockIdx.x + 1) / gridDim.x : ntiles;
+  const long long step = runs ? 1 : gridDim.x;
+  for (long long tile = first; tile < last; tile += step) {
     const long long t0 = tile * kTileN;
     const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
     const TileFetch<T, S> f = fetch_tile<F, S>(in, t0, n);
     const long long a = tile_bound(s, bounds, tile, kTileN), b = tile_bound(s, bounds, tile + 1, kTileN);
+    if (tile > 0 && a == b) {
+      // No segment ends in the tile (segments longer than a tile): it is one segment's part,
+      // so its aggregate is a plain fold, with no shared-memory exchange and no block scan.
+      const bool head0 = seg_off(s, a - 1) == t0;  // that segment starts at t0
+      const T fold = fold_fetched<F, S>(f, warp_result);
+      if (threadIdx.x == 0) {
+        agg[tile] = SegPair<T>{fold, head0 ? 1 : 0};
+        fix[tile] = -1;
+      }
+      __syncthreads();  // warp_result is read before the next tile writes it
+      continue;
+    }
     mark_heads<S>(s, t0, n, a, b, sm.heads);
     put_tile(f, sm.vals);
     __syncthreads();
