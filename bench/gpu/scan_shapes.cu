@@ -81,9 +81,58 @@ __global__ void offsets_every(long long* out, long long m, long long length) {
   for (long long i = blockIdx.x * 256ll + threadIdx.x; i < m; i += 256ll * gridDim.x) out[i] = i * length;
 }
 
+/// n elements in segments of `length` (which divides n), as an offsets descriptor on the device
+/// (freed with cudaFree(s.offsets)).
+Segs segments_every(int64_t n, int64_t length) {
+  const int64_t m = n / length;
+  long long* offsets;
+  CK(cudaMalloc(&offsets, (m + 1) * 8));
+  offsets_every<<<1024, 256>>>(offsets, m + 1, length);
+  return Segs{m, n, offsets, 0};
+}
+
 float median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+/// Median milliseconds of `body` over --reps runs after a warm-up, each between two events.
+template <class Body>
+float time_ms(Body body) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> times;
+  for (int i = 0; i <= reps; ++i) {
+    CK(cudaEventRecord(a));
+    body();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    if (i > 0) times.push_back(ms);
+  }
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return median(times);
+}
+
+/// A kernel's resident blocks an SM, its registers, and the grid of at most `tiles` blocks
+/// that is resident at once.
+struct Residency {
+  int per_sm, registers;
+  unsigned grid;
+};
+template <class Kernel>
+Residency residency(Kernel kernel, int block, int64_t tiles) {
+  int per_sm = 0, sms = 0, device = 0;
+  CK(cudaGetDevice(&device));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0));
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, kernel));
+  return Residency{per_sm, attr.numRegs, static_cast<unsigned>(std::min<int64_t>(tiles, int64_t{per_sm} * sms))};
 }
 
 template <class T>
@@ -108,20 +157,7 @@ Run<T> prepare(int64_t n) {
   CK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, r.in, r.expected, static_cast<int>(n)));
   void* temp = nullptr;
   CK(cudaMalloc(&temp, temp_bytes));
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> times;
-  for (int i = 0; i <= reps; ++i) {
-    CK(cudaEventRecord(a));
-    CK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, r.in, r.expected, static_cast<int>(n)));
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i > 0) times.push_back(ms);
-  }
-  r.cub_ms = median(times);
+  r.cub_ms = time_ms([&] { CK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, r.in, r.expected, static_cast<int>(n))); });
   CK(cudaFree(temp));
   return r;
 }
@@ -130,38 +166,21 @@ template <class T, class S, int kMinBlocks>
 void shape(const char* type, const Run<T>& r) {
   using F = Fn<Op::plus, T>;
   auto kernel = flat_scan<F, S, kMinBlocks>;
-  int per_sm = 0, sms = 0, device = 0;
-  CK(cudaGetDevice(&device));
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::kBlock, 0));
+  const int64_t ntiles = (r.n + S::kTile - 1) / S::kTile;
+  const Residency at = residency(kernel, S::kBlock, ntiles);
   cudaFuncAttributes attr;
   CK(cudaFuncGetAttributes(&attr, kernel));
-  const int64_t ntiles = (r.n + S::kTile - 1) / S::kTile;
-  const int64_t grid = std::min<int64_t>(ntiles, int64_t{per_sm} * sms);
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> times;
-  for (int i = 0; i <= reps; ++i) {
-    CK(cudaMemset(r.out, 0, r.n * sizeof(T)));
-    CK(cudaEventRecord(a));
+  const float ms = time_ms([&] {
     CK(cudaMemsetAsync(r.scratch, 0, (2 + 2 * ntiles) * 8));
-    kernel<<<static_cast<unsigned>(grid), S::kBlock>>>(r.in, r.n, r.scratch, r.out);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i > 0) times.push_back(ms);
-  }
+    kernel<<<at.grid, S::kBlock>>>(r.in, r.n, r.scratch, r.out);
+  });
   std::vector<T> got(r.n), want(r.n);
   CK(cudaMemcpy(got.data(), r.out, r.n * sizeof(T), cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(want.data(), r.expected, r.n * sizeof(T), cudaMemcpyDeviceToHost));
   const bool same = std::memcmp(got.data(), want.data(), r.n * sizeof(T)) == 0;
-  const float ms = median(times);
   std::printf("%-4s %4d x %2d  min blocks %2d  regs %3d  resident %2d/SM  smem %6d  ndp %.3f ms  cub %.3f ms  "
               "ratio %.2f  %s\n",
-              type, S::kBlock, S::kItems, kMinBlocks, attr.numRegs, per_sm, static_cast<int>(attr.sharedSizeBytes),
+              type, S::kBlock, S::kItems, kMinBlocks, at.registers, at.per_sm, static_cast<int>(attr.sharedSizeBytes),
               ms, r.cub_ms, r.cub_ms / ms, same ? "same" : "DIFFERENT");
 }
 
@@ -177,11 +196,7 @@ __global__ void __launch_bounds__(S::kBlock, kMinBlocks)
 template <class S, int kMinBlocks>
 void seg_scan_shape(const float* in, const std::vector<float>& host_in, int64_t n, int64_t length) {
   using F = Fn<Op::plus, float>;
-  const int64_t m = n / length;
-  long long* offsets;
-  CK(cudaMalloc(&offsets, (m + 1) * 8));
-  offsets_every<<<1024, 256>>>(offsets, m + 1, length);
-  const Segs s{m, n, offsets, 0};
+  const Segs s = segments_every(n, length);
   const int64_t ntiles = (n + S::kTile - 1) / S::kTile;
   long long* bounds;
   unsigned long long* scratch;
@@ -190,27 +205,12 @@ void seg_scan_shape(const float* in, const std::vector<float>& host_in, int64_t 
   CK(cudaMalloc(&scratch, (2 + 2 * ntiles) * 8));
   CK(cudaMalloc(&out, n * 4));
   auto kernel = seg_scan<F, S, kMinBlocks>;
-  int per_sm = 0, sms = 0, device = 0;
-  CK(cudaGetDevice(&device));
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::kBlock, 0));
-  const int64_t grid = std::min<int64_t>(ntiles, int64_t{per_sm} * sms);
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> times;
-  for (int i = 0; i <= reps; ++i) {
-    CK(cudaEventRecord(a));
+  const Residency at = residency(kernel, S::kBlock, ntiles);
+  const float ms = time_ms([&] {
     tile_bounds<<<static_cast<unsigned>(std::min<int64_t>((ntiles + 256) / 256, 65535)), 256>>>(s, S::kTile, bounds);
     CK(cudaMemsetAsync(scratch, 0, (2 + 2 * ntiles) * 8));
-    kernel<<<static_cast<unsigned>(grid), S::kBlock>>>(in, s, bounds, scratch, out);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i > 0) times.push_back(ms);
-  }
+    kernel<<<at.grid, S::kBlock>>>(in, s, bounds, scratch, out);
+  });
   std::vector<float> got(n);
   CK(cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost));
   bool same = true;
@@ -220,9 +220,9 @@ void seg_scan_shape(const float* in, const std::vector<float>& host_in, int64_t 
     same = got[i] == acc;
   }
   std::printf("seg_scan len %-8lld %4d x %2d  min blocks %2d  resident %2d/SM  ndp %.3f ms  %s\n",
-              static_cast<long long>(length), S::kBlock, S::kItems, kMinBlocks, per_sm, median(times),
+              static_cast<long long>(length), S::kBlock, S::kItems, kMinBlocks, at.per_sm, ms,
               same ? "same" : "DIFFERENT");
-  CK(cudaFree(offsets));
+  CK(cudaFree(const_cast<long long*>(s.offsets)));
   CK(cudaFree(bounds));
   CK(cudaFree(scratch));
   CK(cudaFree(out));
@@ -238,22 +238,10 @@ float copy_ms(int64_t n) {
   float *a, *b;
   CK(cudaMalloc(&a, n * 4));
   CK(cudaMalloc(&b, n * 4));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  std::vector<float> times;
-  for (int i = 0; i <= reps; ++i) {
-    CK(cudaEventRecord(e0));
-    CK(cudaMemcpyAsync(b, a, n * 4, cudaMemcpyDeviceToDevice));
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    if (i > 0) times.push_back(ms);
-  }
+  const float ms = time_ms([&] { CK(cudaMemcpyAsync(b, a, n * 4, cudaMemcpyDeviceToDevice)); });
   CK(cudaFree(a));
   CK(cudaFree(b));
-  return median(times);
+  return ms;
 }
 
 /// A segmented + reduction of n f32 over segments of `length` (an offsets descriptor) with shape
@@ -263,10 +251,7 @@ template <class S, int kMinBlocks>
 void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_t n, int64_t length, float copy) {
   using F = Fn<Op::plus, float>;
   const int64_t m = n / length;
-  long long* offsets;
-  CK(cudaMalloc(&offsets, (m + 1) * 8));
-  offsets_every<<<1024, 256>>>(offsets, m + 1, length);
-  const Segs s{m, n, offsets, 0};
+  const Segs s = segments_every(n, length);
   const int64_t ntiles = (n + S::kTile - 1) / S::kTile;
   long long *bounds, *fix;
   SegPair<float>* agg;
@@ -276,29 +261,12 @@ void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_
   CK(cudaMalloc(&agg, ntiles * sizeof(SegPair<float>)));
   CK(cudaMalloc(&out, m * 4));
   auto kernel = seg_reduce_tiles<F, S, kMinBlocks>;
-  int per_sm = 0, sms = 0, device = 0;
-  CK(cudaGetDevice(&device));
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::kBlock, 0));
-  cudaFuncAttributes attr;
-  CK(cudaFuncGetAttributes(&attr, kernel));
-  const int64_t grid = std::min<int64_t>(ntiles, int64_t{per_sm} * sms);
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> times;
-  for (int i = 0; i <= reps; ++i) {
-    CK(cudaEventRecord(a));
+  const Residency at = residency(kernel, S::kBlock, ntiles);
+  const float ms = time_ms([&] {
     tile_bounds<<<static_cast<unsigned>(std::min<int64_t>((ntiles + 256) / 256, 65535)), 256>>>(s, S::kTile, bounds);
-    kernel<<<static_cast<unsigned>(grid), S::kBlock>>>(in, s, bounds, agg, fix, out);
+    kernel<<<at.grid, S::kBlock>>>(in, s, bounds, agg, fix, out);
     if (ntiles > 1) seg_reduce_fixup<F><<<1, kCarryBlock>>>(agg, fix, ntiles, out);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i > 0) times.push_back(ms);
-  }
+  });
   std::vector<float> got(m);
   CK(cudaMemcpy(got.data(), out, m * 4, cudaMemcpyDeviceToHost));
   bool same = true;
@@ -307,12 +275,11 @@ void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_
     for (int64_t i = k * length; i < (k + 1) * length; ++i) sum += host_in[i];
     same = sum == got[k];
   }
-  const float ms = median(times);
   const double bytes = n * 4.0 + m * 4.0 + (m + 1) * 8.0;
   std::printf("seg_reduce len %-8lld %4d x %2d  min blocks %2d  regs %3d  resident %2d/SM  ndp %.3f ms  %3.0f%% of copy  %s\n",
-              static_cast<long long>(length), S::kBlock, S::kItems, kMinBlocks, attr.numRegs, per_sm, ms,
+              static_cast<long long>(length), S::kBlock, S::kItems, kMinBlocks, at.registers, at.per_sm, ms,
               100.0 * (bytes / ms) / (n * 8.0 / copy), same ? "same" : "DIFFERENT");
-  CK(cudaFree(offsets));
+  CK(cudaFree(const_cast<long long*>(s.offsets)));
   CK(cudaFree(bounds));
   CK(cudaFree(fix));
   CK(cudaFree(agg));

@@ -462,13 +462,13 @@ __device__ __forceinline__ void clear_heads(unsigned char* heads) {
   for (int i = threadIdx.x; i < S::kTile / 16; i += S::kBlock) reinterpret_cast<uint4*>(heads)[i] = uint4{0, 0, 0, 0};
 }
 
+/// Boundaries a thread loads at a time (mark_heads, reduce_seg_tiles): their loads in flight
+/// together where short segments put many boundaries in a tile.
+constexpr int kBoundaryLoads = 4;
+
 /// Marks the boundaries of tile [t0, t0 + n) in heads: off(j) - t0 for j in [a - 1, b), where a
 /// and b are the tile's and the next tile's bounds. Only j = a - 1 can fall at t0 (a head there),
 /// and off(j) = t0 + n (j = b - 1 at most) belongs to the next tile.
-/// kBoundaryLoads boundaries a thread at a time: their loads in flight together where short
-/// segments put many boundaries in a tile.
-constexpr int kBoundaryLoads = 4;
-
 template <class S>
 __device__ __forceinline__ void mark_heads(const Segs& s, long long t0, int n, long long a, long long b,
                                            unsigned char* heads) {
@@ -540,7 +540,9 @@ struct LookBack {
   /// A record as loaded: w alone, or w and the value's bits.
   struct Record {
     unsigned long long w, bits;
-    __device__ unsigned status() const { return kOneWord ? static_cast<unsigned>(w >> kStatusShift) : static_cast<unsigned>(w & 3); }
+    __device__ unsigned status() const {
+      return kOneWord ? static_cast<unsigned>(w >> kStatusShift) : static_cast<unsigned>(w & 3);
+    }
   };
   unsigned long long* ticket;
   unsigned long long* records;  // tile t: records[t] (one word) or records[2t], [2t + 1]
@@ -619,7 +621,7 @@ struct LookBackPrefix {
     SegPair<T> prefix = none;  // lane 0: the fold of the tiles looked at so far (the later ones)
     for (long long nearest = tile - 1;; nearest -= 32 * kLookBackDepth<T>) {
       // Lane l examines tiles nearest - kLookBackDepth<T>·l - i, i < kLookBackDepth<T> (lane 0 the
-      // nearest ones); their head words are loaded together, then waited for.
+      // nearest ones); their records are loaded together, then waited for.
       const long long first = nearest - kLookBackDepth<T> * lane;
       typename LookBack<T>::Record r[kLookBackDepth<T>];
 #pragma unroll
