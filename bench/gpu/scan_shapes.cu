@@ -15,28 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "../baselines/gpu/bench_util.cuh"
 #include "scan_pass.cuh"
 
 namespace {
 
 using namespace ndp_gpu;
-
-int reps = 10;
-
-void cuda_check(cudaError_t e, const char* what, int line) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "scan_shapes: %s (line %d): %s\n", what, line, cudaGetErrorString(e));
-    std::exit(2);
-  }
-}
-#define CK(x) cuda_check((x), #x, __LINE__)
-
-__host__ __device__ uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using namespace bench_util;
 
 /// Small integers as floats (every sum exact), random 64-bit ints (wrapping sums).
 template <class T>
@@ -77,45 +62,14 @@ __global__ void __launch_bounds__(kCarryBlock)
   reduce_seg_fixup<F>(agg, fix, ntiles, out);
 }
 
-__global__ void offsets_every(long long* out, long long m, long long length) {
-  for (long long i = blockIdx.x * 256ll + threadIdx.x; i < m; i += 256ll * gridDim.x) out[i] = i * length;
-}
-
 /// n elements in segments of `length` (which divides n), as an offsets descriptor on the device
 /// (freed with cudaFree(s.offsets)).
 Segs segments_every(int64_t n, int64_t length) {
   const int64_t m = n / length;
   long long* offsets;
   CK(cudaMalloc(&offsets, (m + 1) * 8));
-  offsets_every<<<1024, 256>>>(offsets, m + 1, length);
+  gen_offsets<<<1024, 256>>>(reinterpret_cast<int64_t*>(offsets), m + 1, length);
   return Segs{m, n, offsets, 0};
-}
-
-float median(std::vector<float> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-/// Median milliseconds of `body` over --reps runs after a warm-up, each between two events.
-template <class Body>
-float time_ms(Body body) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> times;
-  for (int i = 0; i <= reps; ++i) {
-    CK(cudaEventRecord(a));
-    body();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (i > 0) times.push_back(ms);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return median(times);
 }
 
 /// A kernel's resident blocks an SM, its registers, and the grid of at most `tiles` blocks

@@ -51,7 +51,7 @@ Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bou
 }
 
 Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
-                     bool inclusive, ndp_elem_type t, DSegs s, TileShape shape, CUdeviceptr out) {
+                     bool inclusive, DSegs s, TileShape shape, CUdeviceptr out) {
   const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
   const int64_t tile = shape.tile;
   const int64_t ntiles = (s.total + tile - 1) / tile;
@@ -77,7 +77,8 @@ Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std:
   if (!flat.ok()) return flat.status();
   Result<cuda::Kernel> seg = find(prefix + "scan_seg_" + suffix);
   if (!seg.ok()) return seg.status();
-  if (Status st = scan_segments(p, flat.value(), seg.value(), in, inclusive, t, s, shape(elem_bytes(t)), out); !st.ok()) return st;
+  if (Status st = scan_segments(p, flat.value(), seg.value(), in, inclusive, s, shape(elem_bytes(t)), out); !st.ok())
+    return st;
   return data_ok();
 }
 

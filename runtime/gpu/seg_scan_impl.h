@@ -63,12 +63,13 @@ using ShapeOf = TileShape (*)(int bytes);
 /// At most one resident grid of `block`-thread blocks (`per_sm` an SM, where given), and no
 /// more blocks than `blocks`.
 inline cuda::LaunchConfig pass_launch(Primitives& p, int64_t blocks, unsigned block = kPassBlock, int per_sm = 0) {
-  cuda::LaunchConfig c = p.device().grid_stride(std::max<int64_t>(blocks, 1) * block);
-  c.block_x = block;
-  if (per_sm > 0)
-    c.grid_x = static_cast<unsigned>(
-        std::clamp<int64_t>(blocks, 1, int64_t{per_sm} * std::max(1, p.device().properties().sm_count)));
-  return c;
+  if (per_sm <= 0) {
+    cuda::LaunchConfig c = p.device().grid_stride(std::max<int64_t>(blocks, 1) * block);
+    c.block_x = block;
+    return c;
+  }
+  const int64_t resident = int64_t{per_sm} * std::max(1, p.device().properties().sm_count);
+  return cuda::LaunchConfig{static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, resident)), block, 0};
 }
 
 /// NDP_OK with *identity_bits = the identity of (op, t) in its low bytes, or the CPU runtime's
@@ -104,11 +105,11 @@ Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std
 Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput in, int64_t n, ndp_elem_type t,
                    const std::string& finish_kernel, CUdeviceptr elements, CUdeviceptr out);
 
-/// A scan of element type t (s.total > 0) with kernel `flat_kernel` (in, n, inclusive, scratch,
-/// out) for one segment, else `seg_kernel` (in, s, bounds, inclusive, scratch, out); both
-/// kernels have the tile shape `shape`.
+/// A scan (s.total > 0) with kernel `flat_kernel` (in, n, inclusive, scratch, out) for one
+/// segment, else `seg_kernel` (in, s, bounds, inclusive, scratch, out); both kernels have the
+/// tile shape `shape`.
 Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
-                     bool inclusive, ndp_elem_type t, DSegs s, TileShape shape, CUdeviceptr out);
+                     bool inclusive, DSegs s, TileShape shape, CUdeviceptr out);
 
 /// Finds a pass kernel by name: among the embedded primitives (Primitives::kernel) or in a
 /// consumer module (runtime/gpu/fused.cpp).

@@ -19,24 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.cuh"
+
 namespace {
 
-int reps = 10;
-
-void cuda_check(cudaError_t e, const char* what, int line) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "cub_bench: %s (line %d): %s\n", what, line, cudaGetErrorString(e));
-    std::exit(2);
-  }
-}
-#define CK(x) cuda_check((x), #x, __LINE__)
-
-__host__ __device__ uint64_t mix(uint64_t x) {  // splitmix64's finaliser, as primitives_bench.cpp
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using namespace bench_util;
 
 // ---- input generators (the same values as the ndp side) ----
 __global__ void gen_small_floats(float* out, int64_t n, uint64_t seed) {
@@ -46,9 +33,6 @@ __global__ void gen_small_floats(float* out, int64_t n, uint64_t seed) {
 __global__ void gen_i64(int64_t* out, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x)
     out[i] = static_cast<int64_t>(mix(static_cast<uint64_t>(i) + 77));
-}
-__global__ void gen_offsets(int64_t* out, int64_t m, int64_t L) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < m; i += int64_t{gridDim.x} * blockDim.x) out[i] = i * L;
 }
 __global__ void gen_keys(int32_t* out, int64_t n, int64_t L) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x)
@@ -67,39 +51,6 @@ __global__ void gen_sort_f32(float* out, int64_t n) {
     out[i] = static_cast<float>(static_cast<int32_t>(mix(static_cast<uint64_t>(i) + 4242) >> 32)) * (1.0f / 256);
 }
 constexpr unsigned kGrid = 4096, kBlock = 256;
-
-template <class T>
-T* dalloc(int64_t n) {
-  void* p = nullptr;
-  CK(cudaMalloc(&p, static_cast<size_t>(std::max<int64_t>(n, 1)) * sizeof(T)));
-  return static_cast<T*>(p);
-}
-
-/// Median milliseconds of `body` after a warm-up, each run between two events.
-template <class F>
-double time_ms(F&& body) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  body();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    body();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    CK(cudaGetLastError());
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 void emit(const char* bench, const char* impl, int64_t n, int64_t seg_len, double ms, double bytes, const char* extra = "") {
   std::printf("{\"bench\": \"%s\", \"impl\": \"%s\", \"elements\": %lld, \"seg_len\": %s, \"ms\": %.6f, \"bytes\": %.0f, "

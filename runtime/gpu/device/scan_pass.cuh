@@ -225,19 +225,28 @@ __device__ AlignedSpan aligned_span(const T* p, long long n) {
   return AlignedSpan{head, (n - head) / kVec<T>};
 }
 
+/// The fold, in warp order, of each of kWarps warps' lane-0 `acc`, in thread 0 (all threads of
+/// the block call it; one barrier; `warp_result`, kWarps slots of shared memory, is free again
+/// after the next barrier).
+template <class F, int kWarps>
+__device__ __forceinline__ typename F::value_type fold_warps(typename F::value_type acc,
+                                                             typename F::value_type* warp_result) {
+  using T = typename F::value_type;
+  if ((threadIdx.x & 31) == 0) warp_result[threadIdx.x >> 5] = acc;
+  __syncthreads();
+  T b = F::identity();
+  if (threadIdx.x == 0)
+    for (int i = 0; i < kWarps; ++i) b = F::apply(b, warp_result[i]);
+  return b;
+}
+
 /// partials[blockIdx.x] = the fold, in warp order, of each warp's lane-0 `acc` (all threads
 /// of the block call it).
 template <class F>
 __device__ __forceinline__ void write_block_partial(typename F::value_type acc, typename F::value_type* partials) {
-  using T = typename F::value_type;
-  __shared__ T warp_result[kPassWarps];
-  if ((threadIdx.x & 31) == 0) warp_result[threadIdx.x >> 5] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    T b = F::identity();
-    for (int i = 0; i < kPassWarps; ++i) b = F::apply(b, warp_result[i]);
-    partials[blockIdx.x] = b;
-  }
+  __shared__ typename F::value_type warp_result[kPassWarps];
+  const typename F::value_type b = fold_warps<F, kPassWarps>(acc, warp_result);
+  if (threadIdx.x == 0) partials[blockIdx.x] = b;
 }
 
 /// 16-byte loads per lane in flight per step of reduce_flat_partials.
@@ -547,7 +556,7 @@ struct LookBack {
   unsigned long long* ticket;
   unsigned long long* records;  // tile t: records[t] (one word) or records[2t], [2t + 1]
 
-  __device__ LookBack(unsigned long long* scratch, long long) : ticket(scratch), records(scratch + 2) {}
+  __device__ explicit LookBack(unsigned long long* scratch) : ticket(scratch), records(scratch + 2) {}
 
   __device__ long long next_tile() { return static_cast<long long>(atomicAdd(ticket, 1ull)); }
 
@@ -593,12 +602,11 @@ struct LookBack {
   }
 };
 
-/// Tiles each lane of the look-back warp examines per round: a round covers 32·kLookBackDepth<T>
+/// Tiles each lane of the look-back warp examines per round: a round covers 32·kLookBackDepth
 /// tiles. Blocks start their tiles nearly together, so a tile's nearest inclusive prefix is often
 /// hundreds of tiles back, and the prefixes move forward by one round's width per round (a few
 /// L2 round trips): 32 tiles a round bounded the scans at half the bandwidth. A tile before an
 /// inclusive one has always published, so a wide round never waits for nothing.
-template <class T>
 inline constexpr int kLookBackDepth = 4;
 
 /// cub::BlockScan's prefix callback (called by all of warp 0 with the tile's aggregate; lane 0's
@@ -619,17 +627,17 @@ struct LookBackPrefix {
     }
     if (lane == 0) lb.publish(tile, kTileAggregate, aggregate);
     SegPair<T> prefix = none;  // lane 0: the fold of the tiles looked at so far (the later ones)
-    for (long long nearest = tile - 1;; nearest -= 32 * kLookBackDepth<T>) {
-      // Lane l examines tiles nearest - kLookBackDepth<T>·l - i, i < kLookBackDepth<T> (lane 0 the
+    for (long long nearest = tile - 1;; nearest -= 32 * kLookBackDepth) {
+      // Lane l examines tiles nearest - kLookBackDepth·l - i, i < kLookBackDepth (lane 0 the
       // nearest ones); their records are loaded together, then waited for.
-      const long long first = nearest - kLookBackDepth<T> * lane;
-      typename LookBack<T>::Record r[kLookBackDepth<T>];
+      const long long first = nearest - kLookBackDepth * lane;
+      typename LookBack<T>::Record r[kLookBackDepth];
 #pragma unroll
-      for (int i = 0; i < kLookBackDepth<T>; ++i) r[i] = first - i >= 0 ? lb.peek(first - i) : typename LookBack<T>::Record{0, 0};
+      for (int i = 0; i < kLookBackDepth; ++i) r[i] = first - i >= 0 ? lb.peek(first - i) : typename LookBack<T>::Record{0, 0};
       SegPair<T> v = none;  // the fold of the lane's tiles, the nearest on the right
       bool reached = false;  // the lane met an inclusive prefix (or the start)
 #pragma unroll
-      for (int i = 0; i < kLookBackDepth<T>; ++i) {
+      for (int i = 0; i < kLookBackDepth; ++i) {
         if (reached) continue;
         const long long j = first - i;
         if (j < 0) {
@@ -682,7 +690,7 @@ __device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool i
   __shared__ typename Scan::TempStorage storage;
   __shared__ long long ticket;
   const long long ntiles = (s.total + S::kTile - 1) / S::kTile;
-  LookBack<T> lb(scratch, ntiles);
+  LookBack<T> lb(scratch);
   if constexpr (kSegmented) clear_heads<S>(sm.heads);
   for (;;) {
     if (threadIdx.x == 0) ticket = lb.next_tile();
@@ -728,9 +736,9 @@ __device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool i
 
 // ---- segmented reductions ----
 
-/// The fold of a fetched tile in sequence order, in lane 0 of warp 0 (all threads call it;
-/// `warp_result` is shared, and free again after the next barrier). A warp's part is its lanes'
-/// runs (16-byte words, or single elements) taken step by step, lanes in order within a step.
+/// The fold of a fetched tile in sequence order, in thread 0 (all threads call it; fold_warps).
+/// A warp's part is its lanes' runs (16-byte words, or single elements) taken step by step,
+/// lanes in order within a step.
 template <class F, class S>
 __device__ __forceinline__ typename F::value_type fold_fetched(const TileFetch<typename F::value_type, S>& f,
                                                                typename F::value_type* warp_result) {
@@ -748,12 +756,7 @@ __device__ __forceinline__ typename F::value_type fold_fetched(const TileFetch<t
 #pragma unroll
     for (int j = 0; j < S::kItems; ++j) acc = F::apply(acc, warp_fold(F::apply(F::identity(), f.r[j]), Apply<F>()));
   }
-  if ((threadIdx.x & 31) == 0) warp_result[threadIdx.x >> 5] = acc;
-  __syncthreads();
-  T block = F::identity();
-  if (threadIdx.x == 0)
-    for (int w = 0; w < S::kWarps; ++w) block = F::apply(block, warp_result[w]);
-  return block;
+  return fold_warps<F, S::kWarps>(acc, warp_result);
 }
 
 /// The one-pass part of a segmented reduction (tiles of S::kTile): out[k] for

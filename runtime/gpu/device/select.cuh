@@ -147,7 +147,7 @@ __device__ void select_pass(const T* v, const unsigned char* flags, long long n,
     return fetch_select<T, kPositions>(v, flags, n, tile * kSelectTile + threadIdx.x * kSelectItems,
                                        n - tile * kSelectTile >= kSelectTile);
   };
-  LookBack<C> lb(scratch, ntiles);
+  LookBack<C> lb(scratch);
   for (;;) {
     if (threadIdx.x == 0) ticket = lb.next_tile();
     __syncthreads();  // also: the previous tile is done with kept and storage
