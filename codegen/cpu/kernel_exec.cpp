@@ -145,10 +145,6 @@ T const_value(const lang::Value& v) {
   else return v.as_int();
 }
 
-size_t storage_size(TypeKind k) {
-  return with_scalar(k, [](auto tag) { return sizeof(typename decltype(tag)::type); });
-}
-
 }  // namespace
 
 void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
@@ -165,7 +161,7 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
     for (size_t j = 0; j < nn; ++j) {
       const KernelNode& n = k.nodes[j];
       if (n.kind == KernelNode::Kind::Input) {
-        at[j] = static_cast<const char*>(ins[n.input]) + static_cast<size_t>(c) * storage_size(n.type->kind);
+        at[j] = static_cast<const char*>(ins[n.input]) + static_cast<size_t>(c) * storage_width(n.type->kind);
         continue;
       }
       void* r = scratch.get() + j * rows;
@@ -185,7 +181,7 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
     }
     for (size_t o = 0; o < k.outputs.size(); ++o) {
       const KernelNode& n = k.nodes[k.outputs[o]];
-      size_t w = storage_size(n.type->kind);
+      size_t w = storage_width(n.type->kind);
       std::memcpy(static_cast<char*>(outs[o]) + static_cast<size_t>(c) * w, at[k.outputs[o]], static_cast<size_t>(m) * w);
     }
   }
@@ -212,7 +208,7 @@ std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& 
   for (size_t j = 0; j < ins.size(); ++j) {
     NDP_ASSERT(ins[j].size() == ins[0].size(), "kernel operands of different lengths");
     in.base[j] = static_cast<const char*>(ins[j].raw_data());
-    in.width[j] = storage_size(k.inputs[j]->kind);
+    in.width[j] = storage_width(k.inputs[j]->kind);
   }
   HostKernelFn fn = ins[0].size() >= jit_min() ? host_kernel(k) : nullptr;
   return [&k, in, fn, ninputs = ins.size()](int64_t begin, int64_t end, void* out) {
@@ -231,9 +227,8 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
   int64_t n = ins[0].size();
   for (const Vec& v : ins) NDP_ASSERT(v.size() == n, "kernel operands of different lengths");
   // Uniform inputs give uniform outputs (Note [Uniform buffers]): one instance computes them.
-  if (n > 1 && std::all_of(ins.begin(), ins.end(), [](const Vec& v) { return v.is_uniform(); })) {
-    std::vector<Vec> one = map_parts(ins, [](const Vec& v) { return broadcast_first(v, 1); });
-    std::vector<Vec> r = run_kernel(k, one, out_types);
+  if (n > 1 && all_uniform(ins)) {
+    std::vector<Vec> r = run_kernel(k, first_instances(ins), out_types);
     for (Vec& v : r) v = broadcast_first(v, n);
     return r;
   }

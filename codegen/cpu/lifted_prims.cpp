@@ -37,11 +37,8 @@ Vec apply_lifted_prim(const PrimContext& ctx, const LiftedCall& c, std::span<con
   // An elementwise primitive of uniform arguments has a uniform result (Note [Uniform buffers]
   // in vec.h): computed on one instance, which also raises any error the first instance would.
   int64_t n = args.empty() ? 0 : args[0].size();
-  if (n > 1 && elementwise_scalar(c.id) &&
-      std::all_of(args.begin(), args.end(), [](const Vec& a) { return a.is_uniform(); })) {
-    std::vector<Vec> one = map_parts(args, [](const Vec& a) { return broadcast_first(a, 1); });
-    return broadcast_first(apply_lifted_prim(ctx, c, one), n);
-  }
+  if (n > 1 && elementwise_scalar(c.id) && all_uniform(args))
+    return broadcast_first(apply_lifted_prim(ctx, c, first_instances(args)), n);
   if (std::optional<Vec> v = apply_native_prim(ctx, c, args)) return std::move(*v);
   return apply_fallback_prim(ctx, c, args);
 }

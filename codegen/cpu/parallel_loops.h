@@ -49,6 +49,12 @@ void parallel_runs(int64_t m, const int64_t* off, Fn&& fn) {
   }
 }
 
+/// Blocks to split n elements into for a parallel loop: one per kParallelGrain elements, at
+/// most four per thread, at least one.
+inline int64_t parallel_blocks(int64_t n) {
+  return std::max<int64_t>(1, std::min<int64_t>(n / kParallelGrain, 4 * omp_get_max_threads()));
+}
+
 /// fn(q, from, to) over pieces of m runs of c elements each (run q's elements [from, to)),
 /// covering every element once: the segmented copy of regular segments (Note [Uniform
 /// buffers] in vec.h), which needs no offsets. The elements are split evenly over the threads,
@@ -57,7 +63,7 @@ template <class Fn>
 void parallel_regular_runs(int64_t m, int64_t c, Fn&& fn) {
   int64_t total = m * c;
   if (total <= 0) return;
-  int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(total / kParallelGrain, 4 * omp_get_max_threads()));
+  int64_t chunks = parallel_blocks(total);
 #pragma omp parallel for schedule(static, 1) if (chunks > 1)
   for (int64_t ch = 0; ch < chunks; ++ch) {
     int64_t p = static_cast<int64_t>(static_cast<__int128>(total) * ch / chunks);

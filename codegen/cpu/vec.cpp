@@ -1,6 +1,7 @@
 // Vec construction and the structural operations (take, concat, pack) for every element type.
 #include "codegen/cpu/vec.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -86,7 +87,7 @@ const void* UniformBuffer::data() const {
       using T = typename decltype(tag)::type;
       T x = value<T>();
       T* o = static_cast<T*>(p);
-      int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(n_ / kParallelGrain, 4 * omp_get_max_threads()));
+      int64_t blocks = parallel_blocks(n_);
 #pragma omp parallel for schedule(static) if (blocks > 1)
       for (int64_t b = 0; b < blocks; ++b) std::fill(o + n_ * b / blocks, o + n_ * (b + 1) / blocks, x);
     };
@@ -137,6 +138,14 @@ Vec broadcast_first(const Vec& v, int64_t n) {
   });
 }
 
+bool all_uniform(std::span<const Vec> vs) {
+  return std::all_of(vs.begin(), vs.end(), [](const Vec& v) { return v.is_uniform(); });
+}
+
+std::vector<Vec> first_instances(std::span<const Vec> vs) {
+  return map_parts(vs, [](const Vec& v) { return broadcast_first(v, 1); });
+}
+
 std::shared_ptr<int64_t[]> new_offsets(int64_t n) {
   size_t bytes = static_cast<size_t>(n + 1) * sizeof(int64_t);
   return std::shared_ptr<int64_t[]>(static_cast<int64_t*>(pooled_alloc(bytes)),
@@ -148,7 +157,7 @@ std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n) {
   // An exclusive prefix sum, the check for negative lengths folded into it (two passes over
   // blocks when large; one plain loop when small, as most are at the leaves of a recursion).
   int64_t* o = off.get();
-  int64_t nblocks = std::max<int64_t>(1, std::min<int64_t>(n / kParallelGrain, 4 * omp_get_max_threads()));
+  int64_t nblocks = parallel_blocks(n);
   std::vector<int64_t> block_sum(static_cast<size_t>(nblocks) + 1, 0);
   auto bounds = [&](int64_t b) { return static_cast<int64_t>(static_cast<__int128>(n) * b / nblocks); };
   int64_t lowest = 0;
@@ -237,7 +246,8 @@ Vec Vec::scalar(const Type* t, int64_t n, std::shared_ptr<const void> buf) {
 }
 
 Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec elems) {
-  if (as_uniform(lengths)) return seq(t, n, std::move(lengths), nullptr, std::move(elems));
+  // Regular, or one sequence (made regular below): no offsets to compute.
+  if (n == 1 || as_uniform(lengths)) return seq(t, n, std::move(lengths), nullptr, std::move(elems));
   auto off = offsets_for(lengths, n);
   return seq(t, n, std::move(lengths), std::move(off), std::move(elems));
 }
@@ -247,11 +257,17 @@ Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, std:
   NDP_ASSERT(t->kind == TypeKind::Seq, "Vec::seq of a non-sequence type");
   // One sequence is regular whatever its length: a recursion over a single input sequence
   // starts regular, and stays so while its segments split evenly (Note [Uniform buffers]).
-  if (n == 1 && !as_uniform(lengths)) lengths = uniform_buffer(elems.size(), 1);
+  const UniformBuffer* uni = as_uniform(lengths);
+  if (n == 1 && !uni) {
+    NDP_ASSERT(static_cast<const int64_t*>(lengths.get())[0] == elems.size(),
+               "sequence lengths do not cover their elements");
+    lengths = uniform_buffer(elems.size(), 1);
+    uni = as_uniform(lengths);
+  }
   Vec v;
   v.type_ = t;
   v.n_ = n;
-  v.uni_ = as_uniform(lengths);
+  v.uni_ = uni;
   if (v.uni_) {
     // Regular: the offsets are i·length, made by the buffer only if asked for.
     NDP_ASSERT(v.uni_->size() >= n && n * v.uni_->value<int64_t>() == elems.size(),

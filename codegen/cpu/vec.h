@@ -333,6 +333,11 @@ bool same_uniform(std::span<const Vec> parts);
 /// n instances, each the value of instance 0 of `v` (a flat scalar Vec with an instance, or a
 /// uniform one): uniform, no memory.
 Vec broadcast_first(const Vec& v, int64_t n);
+/// Every Vec is uniform: an elementwise computation over them needs one instance computed
+/// (first_instances) and its result broadcast.
+bool all_uniform(std::span<const Vec> vs);
+/// broadcast_first(v, 1) of each.
+std::vector<Vec> first_instances(std::span<const Vec> vs);
 /// v viewed at type t, where t and v's type differ only in datatypes against the tuples of
 /// their fields (Flat IR Retype): the same buffers, other type tags.
 Vec retype(lang::TypeContext& types, const Vec& v, const lang::Type* t);

@@ -168,7 +168,7 @@ Vec interleave(std::span<const Vec> parts) {
 
 FlagSplit::FlagSplit(const bool* flags, int64_t n) : flags_(flags), n_(n) {
   // Fixed blocks, a count per block, so each block knows where its a's and b's start.
-  blocks_ = std::max<int64_t>(1, std::min<int64_t>(n / kParallelGrain, 4 * omp_get_max_threads()));
+  blocks_ = parallel_blocks(n);
   a_start_.assign(static_cast<size_t>(blocks_) + 1, 0);
 #pragma omp parallel for schedule(static, 1) if (blocks_ > 1)
   for (int64_t b = 0; b < blocks_; ++b) {

@@ -218,19 +218,26 @@ struct PrimHarness {
     std::string error;
   };
 
-  Outcome apply(bool native, PrimId id, const std::vector<const Type*>& targs, const Type* result,
+  /// Which entry point runs the primitive: its native version (if any), the per-instance
+  /// fallback, or apply_lifted_prim (native where there is one, with its shortcuts).
+  enum class Path { native, fallback, lifted };
+
+  /// Runs the primitive; an error must carry the call's span.
+  Outcome apply(Path path, PrimId id, const std::vector<const Type*>& targs, const Type* result,
                 const std::vector<Vec>& args) {
     codegen::cpu::LiftedCall c{id, span, &targs, result};
     Outcome o;
     try {
-      if (native) {
-        o.value = codegen::cpu::apply_native_prim(ctx, c, args);
-        o.native = o.value.has_value();
-      } else {
-        o.value = codegen::cpu::apply_fallback_prim(ctx, c, args);
+      switch (path) {
+        case Path::native:
+          o.value = codegen::cpu::apply_native_prim(ctx, c, args);
+          o.native = o.value.has_value();
+          break;
+        case Path::fallback: o.value = codegen::cpu::apply_fallback_prim(ctx, c, args); break;
+        case Path::lifted: o.value = codegen::cpu::apply_lifted_prim(ctx, c, args); break;
       }
     } catch (lang::eval::EvalError& e) {
-      o.native = native;
+      o.native = path == Path::native;
       o.error = e.message;
       CHECK(e.span.file == span.file);
       CHECK(e.span.begin == span.begin);
@@ -241,10 +248,10 @@ struct PrimHarness {
   /// Native and fallback agree (same error, or close values). Returns the error ("" if none).
   std::string same(PrimId id, const std::vector<const Type*>& targs, const Type* result, const std::vector<Vec>& args,
                    double tol = 0) {
-    Outcome n = apply(true, id, targs, result, args);
+    Outcome n = apply(Path::native, id, targs, result, args);
     INFO("primitive " << lang::core::prim_info(id).name);
     REQUIRE_MESSAGE(n.native, "no native version");
-    Outcome f = apply(false, id, targs, result, args);
+    Outcome f = apply(Path::fallback, id, targs, result, args);
     CHECK(n.error == f.error);
     if (n.error.empty() && f.error.empty()) {
       REQUIRE(n.value->size() == f.value->size());

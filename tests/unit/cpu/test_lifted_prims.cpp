@@ -615,13 +615,13 @@ TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = 
     REQUIRE((n == 0 || halves.is_regular()));
     for (int64_t i0 : {0, 1}) {
       Vec idx = uniform_form(h.make(T.int_(), same_ints(n, i0)));
-      h.same(PrimId::Elt, {si}, si, {halves, idx});
-      auto r = h.apply(true, PrimId::Elt, {si}, si, {halves, idx});
+      CHECK(h.same(PrimId::Elt, {si}, si, {halves, idx}) == "");
+      auto r = h.apply(PrimHarness::Path::native, PrimId::Elt, {si}, si, {halves, idx});
       CHECK((n == 0 || r.value->is_regular()));
     }
     std::vector<Value> mixed;
     for (int64_t k = 0; k < n; ++k) mixed.push_back(I(k % 2));
-    h.same(PrimId::Elt, {si}, si, {halves, h.make(T.int_(), mixed)});
+    CHECK(h.same(PrimId::Elt, {si}, si, {halves, h.make(T.int_(), mixed)}) == "");
     if (n > 0) {
       CHECK(h.same(PrimId::Elt, {si}, si, {halves, uniform_form(h.make(T.int_(), same_ints(n, 2)))}) ==
             "Sequence reference (a[i]) out of bounds.");
@@ -639,8 +639,8 @@ TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = 
     }
     Vec rv = h.make(ssi, ragged);
     Vec rv_reg_inner = Vec::seq(ssi, n, rv.shared_buffer(), rv.offsets_buffer(), uniform_form(rv.elems()));
-    h.same(PrimId::Elt, {si}, si, {rv_reg_inner, h.make(T.int_(), ragged_idx)});
-    h.same(PrimId::Elt, {si}, si, {rv_reg_inner, uniform_form(h.make(T.int_(), same_ints(n, 0)))});
+    CHECK(h.same(PrimId::Elt, {si}, si, {rv_reg_inner, h.make(T.int_(), ragged_idx)}) == "");
+    CHECK(h.same(PrimId::Elt, {si}, si, {rv_reg_inner, uniform_form(h.make(T.int_(), same_ints(n, 0)))}) == "");
     // Structured inner elements: [[(int, bool)]].
     const Type* sp = T.seq(T.pair(T.int_(), T.bool_()));
     std::vector<Value> pairs;
@@ -653,7 +653,7 @@ TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = 
       }
       pairs.push_back(Value::seq(std::move(o)));
     }
-    h.same(PrimId::Elt, {sp}, sp, {uniform_form(h.make(T.seq(sp), pairs)), uniform_form(h.make(T.int_(), same_ints(n, 1)))});
+    CHECK(h.same(PrimId::Elt, {sp}, sp, {uniform_form(h.make(T.seq(sp), pairs)), uniform_form(h.make(T.int_(), same_ints(n, 1)))}) == "");
 
     // partition into halves: regular [int] cut by the uniform counts [len/2, len - len/2].
     Vec v = uniform_form(h.make(si, seqs(TypeKind::Int, std::vector<int64_t>(static_cast<size_t>(n), len), g)));
@@ -661,9 +661,9 @@ TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = 
       std::vector<Value> c(static_cast<size_t>(n), ints({a, b}));
       return uniform_form(h.make(si, c));
     };
-    h.same(PrimId::Partition, {T.int_()}, ssi, {v, counts(len / 2, len - len / 2)});
+    CHECK(h.same(PrimId::Partition, {T.int_()}, ssi, {v, counts(len / 2, len - len / 2)}) == "");
     if (len % 2 == 0) {
-      auto r = h.apply(true, PrimId::Partition, {T.int_()}, ssi, {v, counts(len / 2, len / 2)});
+      auto r = h.apply(PrimHarness::Path::native, PrimId::Partition, {T.int_()}, ssi, {v, counts(len / 2, len / 2)});
       CHECK((n == 0 || (r.value->is_regular() && r.value->elems().is_regular())));
     }
     if (n > 0) {
@@ -676,30 +676,30 @@ TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = 
     }
 
     // flatten: regular of regular, and regular outer over irregular inner.
-    Vec fr = h.apply(true, PrimId::Flatten, {T.int_()}, si, {halves}).value.value();
+    Vec fr = h.apply(PrimHarness::Path::native, PrimId::Flatten, {T.int_()}, si, {halves}).value.value();
     CHECK((n == 0 || (fr.is_regular() && fr.regular_length() == 2 * len)));
-    h.same(PrimId::Flatten, {T.int_()}, si, {halves});
-    h.same(PrimId::Flatten, {T.int_()}, si, {Vec::seq(ssi, n, halves.shared_buffer(), h.make(ssi, blocks(n, 2, len, g)).elems())});
-    h.same(PrimId::Flatten, {T.int_()}, si, {rv_reg_inner});
+    CHECK(h.same(PrimId::Flatten, {T.int_()}, si, {halves}) == "");
+    CHECK(h.same(PrimId::Flatten, {T.int_()}, si, {Vec::seq(ssi, n, halves.shared_buffer(), h.make(ssi, blocks(n, 2, len, g)).elems())}) == "");
+    CHECK(h.same(PrimId::Flatten, {T.int_()}, si, {rv_reg_inner}) == "");
 
     // ++: regular with regular (scalars, and structured elements), and with irregular.
     Vec w = uniform_form(h.make(si, seqs(TypeKind::Int, std::vector<int64_t>(static_cast<size_t>(n), 2), g)));
-    h.same(PrimId::Append, {T.int_()}, si, {v, w});
-    auto ar = h.apply(true, PrimId::Append, {T.int_()}, si, {v, w});
+    CHECK(h.same(PrimId::Append, {T.int_()}, si, {v, w}) == "");
+    auto ar = h.apply(PrimHarness::Path::native, PrimId::Append, {T.int_()}, si, {v, w});
     CHECK((n == 0 || (ar.value->is_regular() && ar.value->regular_length() == len + 2)));
     std::vector<int64_t> lens3;
     for (int64_t k = 0; k < n; ++k) lens3.push_back(k % 4);
-    h.same(PrimId::Append, {T.int_()}, si, {v, h.make(si, seqs(TypeKind::Int, lens3, g))});
-    h.same(PrimId::Append, {si}, ssi, {halves, uniform_form(h.make(ssi, blocks(n, 1, 2, g)))});
+    CHECK(h.same(PrimId::Append, {T.int_()}, si, {v, h.make(si, seqs(TypeKind::Int, lens3, g))}) == "");
+    CHECK(h.same(PrimId::Append, {si}, ssi, {halves, uniform_form(h.make(ssi, blocks(n, 1, 2, g)))}) == "");
 
     // dist, index and # with uniform lengths.
     Vec k = uniform_form(h.make(T.int_(), same_ints(n, len)));
-    h.same(PrimId::Dist, {T.float_()}, T.seq(T.float_()), {uniform_form(h.make(T.float_(), std::vector<Value>(static_cast<size_t>(n), F(2.5)))), k});
-    h.same(PrimId::Dist, {T.int_()}, si, {h.make(T.int_(), scalars(TypeKind::Int, n, g)), k});
-    h.same(PrimId::Index, {}, si, {k});
-    auto ir = h.apply(true, PrimId::Index, {}, si, {k});
+    CHECK(h.same(PrimId::Dist, {T.float_()}, T.seq(T.float_()), {uniform_form(h.make(T.float_(), std::vector<Value>(static_cast<size_t>(n), F(2.5)))), k}) == "");
+    CHECK(h.same(PrimId::Dist, {T.int_()}, si, {h.make(T.int_(), scalars(TypeKind::Int, n, g)), k}) == "");
+    CHECK(h.same(PrimId::Index, {}, si, {k}) == "");
+    auto ir = h.apply(PrimHarness::Path::native, PrimId::Index, {}, si, {k});
     CHECK((n == 0 || ir.value->is_regular()));
-    auto lr = h.apply(true, PrimId::Length, {si}, T.int_(), {halves});
+    auto lr = h.apply(PrimHarness::Path::native, PrimId::Length, {si}, T.int_(), {halves});
     CHECK((n == 0 || (lr.value->is_uniform() && lr.value->uniform_value<int64_t>() == 2)));
     if (n > 0) {
       Vec neg = uniform_form(h.make(T.int_(), same_ints(n, -2)));
@@ -708,39 +708,28 @@ TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = 
       CHECK(h.same(PrimId::Index, {}, si, {neg}) == "Negative length in function INDEX.");
     }
     // Scans, reductions and permute over regular descriptors.
-    h.same(PrimId::PlusScan, {T.int_()}, si, {v});
-    h.same(PrimId::Sum, {T.int_()}, T.int_(), {v});
-    h.same(PrimId::MaxVal, {T.int_()}, T.int_(), {v});
+    CHECK(h.same(PrimId::PlusScan, {T.int_()}, si, {v}) == "");
+    CHECK(h.same(PrimId::Sum, {T.int_()}, T.int_(), {v}) == "");
+    CHECK(h.same(PrimId::MaxVal, {T.int_()}, T.int_(), {v}) == "");
     std::vector<Value> perm;
     for (int64_t x = 0; x < n; ++x) {
       std::vector<int64_t> p(static_cast<size_t>(len));
       for (int64_t j = 0; j < len; ++j) p[static_cast<size_t>(j)] = len - 1 - j;
       perm.push_back(ints(p));
     }
-    h.same(PrimId::Permute, {T.int_()}, si, {v, uniform_form(h.make(si, perm))});
+    CHECK(h.same(PrimId::Permute, {T.int_()}, si, {v, uniform_form(h.make(si, perm))}) == "");
   }
 }
 
-TEST_CASE("lifted elementwise primitives of uniform arguments: computed once, uniform, errors as the fallback") {
+TEST_CASE("lifted elementwise primitives of uniform arguments: uniform results, the fallback's values and errors") {
   PrimHarness h;
   auto& T = h.T;
-  using codegen::cpu::LiftedCall;
-  std::vector<const Type*> none;
-  auto run = [&](PrimId id, const Type* result, std::vector<Vec> args) -> std::pair<std::optional<Vec>, std::string> {
-    LiftedCall c{id, h.span, &none, result};
-    try {
-      return {codegen::cpu::apply_lifted_prim(h.ctx, c, args), ""};
-    } catch (lang::eval::EvalError& e) {
-      return {std::nullopt, e.message};
-    }
-  };
-  auto fallback = [&](PrimId id, const Type* result, std::vector<Vec> args) -> std::pair<std::optional<Vec>, std::string> {
-    LiftedCall c{id, h.span, &none, result};
-    try {
-      return {codegen::cpu::apply_fallback_prim(h.ctx, c, args), ""};
-    } catch (lang::eval::EvalError& e) {
-      return {std::nullopt, e.message};
-    }
+  using Path = PrimHarness::Path;
+  const std::vector<const Type*> none;
+  // apply_lifted_prim and the fallback; errors are checked for the call's span (PrimHarness).
+  auto run = [&](Path path, PrimId id, const Type* result, std::vector<Vec> args) {
+    PrimHarness::Outcome o = h.apply(path, id, none, result, args);
+    return std::pair{o.value, o.error};
   };
   for (int64_t n : {int64_t{2}, int64_t{100000}}) {
     CAPTURE(n);
@@ -759,8 +748,8 @@ TEST_CASE("lifted elementwise primitives of uniform arguments: computed once, un
                                {PrimId::ToFloat, T.float_(), {ui(3)}},       {PrimId::Mul, T.float_(), {uf(1.5), uf(-2.0)}}};
     for (Case& c : cases) {
       INFO(lang::core::prim_info(c.id).name);
-      auto [r, err] = run(c.id, c.result, c.args);
-      auto [f, ferr] = fallback(c.id, c.result, c.args);
+      auto [r, err] = run(Path::lifted, c.id, c.result, c.args);
+      auto [f, ferr] = run(Path::fallback, c.id, c.result, c.args);
       CHECK(err == ferr);
       if (err.empty()) {
         REQUIRE(r.has_value());
@@ -775,7 +764,7 @@ TEST_CASE("lifted elementwise primitives of uniform arguments: computed once, un
     // Not every argument uniform: per instance as usual.
     std::vector<Value> xs;
     for (int64_t i = 0; i < n; ++i) xs.push_back(I(i));
-    auto [r, err] = run(PrimId::Add, T.int_(), {ui(5), h.make(T.int_(), xs)});
+    auto [r, err] = run(Path::lifted, PrimId::Add, T.int_(), {ui(5), h.make(T.int_(), xs)});
     REQUIRE(r.has_value());
     CHECK(!r->is_uniform());
     CHECK(r->data<int64_t>()[n - 1] == n + 4);
