@@ -64,7 +64,11 @@ inline constexpr int element_items(int bytes) { return bytes >= 4 ? 64 / bytes :
 /// the instances first + j·stride, j < count (at most element_items), reading input q at
 /// ins[q][i]; the values as an array of their storage type in the 64 result bytes (bool: 0/1).
 /// One call computes a thread's whole share of a tile, so its loads are in flight together.
-/// `gathered` as compile_ptx's: the position arrays are ins[#inputs + g].
+/// `gathered` as compile_ptx's, with positions that may be out of range: for gathered input
+/// g (ng of them), the position array is ins[#inputs + g] and its bound (an integer, above 0)
+/// ins[#inputs + ng + g]; a position outside [0, bound) reads element 0 instead and sets the
+/// 8-byte word g of the flags array ins[#inputs + 2·ng] to 1, which the caller reads after the
+/// kernel (Note [Checked gathers] in codegen/cuda/dvec.h).
 std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered = {});
 
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).

@@ -149,31 +149,41 @@ std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint3
   const int bytes = static_cast<int>(storage_type(ctx, k.nodes.at(k.outputs[0]).type)->getPrimitiveSizeInBits() / 8);
   const int items = element_items(bytes);
   llvm::MDNode* invariant = llvm::MDNode::get(ctx, {});
+  const size_t ni = k.inputs.size(), ng = gathered.size();
 
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   b.SetInsertPoint(entry);
-  // The input arrays, read once (from the caller's parameter space, through a generic pointer).
-  std::vector<llvm::Value*> base;
-  for (size_t j = 0; j < k.inputs.size() + gathered.size(); ++j) {
-    auto* p = b.CreateLoad(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), ins, j));
-    p->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
-    base.push_back(b.CreateAddrSpaceCast(p, b.getPtrTy(1)));
-  }
+  auto invariant_load = [&](llvm::Type* t, llvm::Value* at) {
+    auto* x = b.CreateLoad(t, at);
+    x->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    return x;
+  };
+  // The input arrays and position arrays, read once (from the caller's parameter space,
+  // through a generic pointer); then each gathered input's bound, as an integer.
+  std::vector<llvm::Value*> base, bound;
+  for (size_t j = 0; j < ni + ng; ++j)
+    base.push_back(b.CreateAddrSpaceCast(invariant_load(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), ins, j)),
+                                         b.getPtrTy(1)));
+  for (size_t g = 0; g < ng; ++g) bound.push_back(invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + ng + g)));
+  // The computation state along one path through the items: the kElementWords result words,
+  // then per gathered input an i64 that is 1 once a position was out of its bound.
+  using State = std::vector<llvm::Value*>;
   // Item `item` as an i64 of its bits, computed at first + item·stride.
-  auto value_bits = [&](int item) {
+  auto value_bits = [&](int item, State& state) {
     llvm::Value* i = b.CreateAdd(first, b.CreateMul(stride, b.getInt64(static_cast<uint64_t>(item))));
     std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
       // Inputs are never written while a kernel runs: the read-only global path.
       llvm::Type* t = storage_type(ctx, k.inputs.at(j));
       llvm::Value* at = i;
       if (int g = gathered_slot(gathered, j); g >= 0) {
-        auto* p = b.CreateLoad(i64, b.CreateGEP(i64, base.at(k.inputs.size() + g), i));
-        p->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
-        at = p;
+        // A position outside [0, bound) reads element 0 instead (bound > 0) and is reported.
+        at = invariant_load(i64, b.CreateGEP(i64, base.at(ni + g), i));
+        llvm::Value* in_range = b.CreateICmpULT(at, bound[g]);
+        llvm::Value*& bad = state[kElementWords + g];
+        bad = b.CreateOr(bad, b.CreateZExt(b.CreateNot(in_range), i64));
+        at = b.CreateSelect(in_range, at, b.getInt64(0));
       }
-      auto* x = b.CreateLoad(t, b.CreateGEP(t, base.at(j), at));
-      x->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
-      return x;
+      return invariant_load(t, b.CreateGEP(t, base.at(j), at));
     });
     llvm::Value* v = outs.at(0);
     llvm::Type* vt = v->getType();
@@ -184,8 +194,8 @@ std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint3
   // j·bytes/8 at bit (j·bytes·8) mod 64. Groups of 8 items are computed without a branch per
   // item when all 8 are wanted, so their loads are in flight together; a partial group checks
   // each item against count.
-  std::vector<llvm::Value*> words(kElementWords, b.getInt64(0));
-  auto put = [&](std::vector<llvm::Value*>& w, int item, llvm::Value* bits) {
+  State words(kElementWords + ng, b.getInt64(0));
+  auto put = [&](State& w, int item, llvm::Value* bits) {
     int word = item * bytes / 8, shift = (item * bytes * 8) % 64;
     w[word] = b.CreateOr(w[word], shift ? b.CreateShl(bits, b.getInt64(static_cast<uint64_t>(shift))) : bits);
   };
@@ -195,20 +205,20 @@ std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint3
     auto* join = llvm::BasicBlock::Create(ctx, "join", fn);
     b.CreateCondBr(b.CreateICmpSGE(count, b.getInt32(static_cast<uint32_t>(group + 8))), full, partial);
     b.SetInsertPoint(full);
-    std::vector<llvm::Value*> wf = words;
-    for (int j = group; j < group + 8; ++j) put(wf, j, value_bits(j));
+    State wf = words;
+    for (int j = group; j < group + 8; ++j) put(wf, j, value_bits(j, wf));
     llvm::BasicBlock* full_end = b.GetInsertBlock();
     b.CreateBr(join);
     b.SetInsertPoint(partial);
-    std::vector<llvm::Value*> wp = words;
+    State wp = words;
     for (int j = group; j < group + 8; ++j) {
       auto* yes = llvm::BasicBlock::Create(ctx, "item", fn);
       auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
       llvm::BasicBlock* from = b.GetInsertBlock();
       b.CreateCondBr(b.CreateICmpSGT(count, b.getInt32(static_cast<uint32_t>(j))), yes, next);
       b.SetInsertPoint(yes);
-      std::vector<llvm::Value*> wy = wp;
-      put(wy, j, value_bits(j));
+      State wy = wp;
+      put(wy, j, value_bits(j, wy));
       llvm::BasicBlock* yes_end = b.GetInsertBlock();
       b.CreateBr(next);
       b.SetInsertPoint(next);
@@ -229,6 +239,21 @@ std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint3
       phi->addIncoming(wf[w], full_end);
       phi->addIncoming(wp[w], partial_end);
       words[w] = phi;
+    }
+  }
+  // A gathered input that met a bad position sets its word of the failure flags (ins[ni +
+  // 2·ng], one 8-byte word per gathered input): the host reads them after the kernel.
+  if (ng > 0) {
+    llvm::Value* flags = b.CreateAddrSpaceCast(
+        invariant_load(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), ins, ni + 2 * ng)), b.getPtrTy(1));
+    for (size_t g = 0; g < ng; ++g) {
+      auto* report = llvm::BasicBlock::Create(ctx, "report", fn);
+      auto* done = llvm::BasicBlock::Create(ctx, "reported", fn);
+      b.CreateCondBr(b.CreateICmpNE(words[kElementWords + g], b.getInt64(0)), report, done);
+      b.SetInsertPoint(report);
+      b.CreateStore(b.getInt64(1), b.CreateConstGEP1_64(i64, flags, g));
+      b.CreateBr(done);
+      b.SetInsertPoint(done);
     }
   }
   llvm::Value* result = llvm::UndefValue::get(items_ty);

@@ -1,6 +1,8 @@
 // Consumer kernels on the cuda backend (see consumer_kernels.h).
 #include "codegen/cuda/consumer_kernels.h"
 
+#include <algorithm>
+
 #include "codegen/cpu/lifted_prims.h"
 #include "codegen/cuda/dvec_ops.h"
 #include "lang/diagnostics.h"
@@ -15,16 +17,29 @@ using rt::gpu::Primitives;
 /// gathering inside the kernel where they allow (Note [Fused gathers] in kernels.h).
 struct ConsumerArgs {
   std::vector<uint32_t> gathered;
+  std::vector<const DVec*> unchecked;
   Primitives::FusedInputs in;
 };
-ConsumerArgs consumer_args(std::span<const DVec> ins) {
+ConsumerArgs consumer_args(Gpu& g, std::span<const DVec> ins) {
   NDP_ASSERT(!ins.empty() && ins.size() <= flat::kMaxConsumerInputs, "consumer kernel with a bad input count");
   static_assert(flat::kMaxConsumerInputs <= std::size(Primitives::FusedInputs{}.p));
-  KernelArgs a = kernel_args(ins, flat::kMaxConsumerInputs);
+  KernelArgs a = kernel_args(ins, flat::kMaxConsumerInputs, g.gather_flags());
   ConsumerArgs c;
   c.gathered = std::move(a.gathered);
+  c.unchecked = std::move(a.unchecked);
   for (size_t j = 0; j < a.ptrs.size(); ++j) c.in.p[j] = a.ptrs[j];
   return c;
+}
+
+/// After a consumer kernel that read unchecked gathers (Note [Checked gathers] in dvec.h):
+/// reads their failure flags, throws the first failed gather's error, or marks them checked.
+void check_consumer_gathers(Gpu& g, const ConsumerArgs& args) {
+  if (std::none_of(args.unchecked.begin(), args.unchecked.end(), [](const DVec* v) { return v != nullptr; })) return;
+  const std::array<uint64_t, Gpu::kGatherFlags> flags = g.take_gather_flags();
+  for (size_t k = 0; k < args.unchecked.size(); ++k)
+    if (args.unchecked[k] && flags[k] != 0) args.unchecked[k]->gather_failed();
+  for (const DVec* v : args.unchecked)
+    if (v) v->gather_checked();
 }
 
 ndp_op op_of(const flat::Stmt& s) { return static_cast<ndp_op>(*cpu::scan_op(s.prim)); }
@@ -44,10 +59,11 @@ DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec&
   DBuf out = g.alloc(lengths.size() * elem_bytes(result));
   const ndp_elem_type t = elem_type(result);
   ndp_status st;
-  ConsumerArgs args = consumer_args(ins);
-  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t, args.gathered))
+  ConsumerArgs args = consumer_args(g, ins);
+  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t, args.gathered)) {
     st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, args.in, segs, out->pointer()));
-  else
+    check_consumer_gathers(g, args);
+  } else
     st = g.check(g.prims().seg_reduce(op_of(s), t, values(kernels, s, ins, result).data(), segs, out->pointer()));
   NDP_ASSERT(st.code == NDP_OK, "a reduction the flattener admitted");
   return DVec::scalar(result, lengths.size(), std::move(out));
@@ -61,10 +77,11 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
   DVec seq = seq_from_lengths(g, result, lengths.size(), lengths.buffer(), DVec::scalar(e, total, out));
   const ndp_elem_type t = elem_type(e);
   ndp_status st;
-  ConsumerArgs args = consumer_args(ins);
-  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t, args.gathered))
+  ConsumerArgs args = consumer_args(g, ins);
+  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t, args.gathered)) {
     st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, args.in, seq.segs(), out->pointer()));
-  else
+    check_consumer_gathers(g, args);
+  } else
     st = g.check(g.prims().seg_scan(op_of(s), false, t, values(kernels, s, ins, e).data(), seq.segs(), out->pointer()));
   NDP_ASSERT(st.code == NDP_OK, "a scan the flattener admitted");
   return seq;
@@ -72,7 +89,7 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
 
 DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v, std::span<const DVec> ins,
                  lang::TypeContext& types) {
-  ConsumerArgs args = consumer_args(ins);
+  ConsumerArgs args = consumer_args(g, ins);
   const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, NDP_BOOL, args.gathered);
   if (!m) return pack(g, v, values(kernels, s, ins, types.bool_()));
   DBuf out;
@@ -82,6 +99,7 @@ DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v
                                                 out = g.alloc(count * bytes);
                                                 return out->pointer();
                                               }));
+  check_consumer_gathers(g, args);
   return DVec::scalar(v.type(), kept, std::move(out));
 }
 

@@ -125,10 +125,15 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
 // NDP_PROFILE=1 (codegen/cpu/stmt_profile.h): each statement waits for its kernels, so that
 // the table shows device time where it is spent (and the program runs slower).
 void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
-  if (!cpu::stmt_profile_enabled() || s.op == Op::Time) return exec_data_untimed(s, f);
-  cpu::StmtTimer timer(*f.fn, s, s.uses.empty() || f.fn->vars.at(s.uses[0]).is_host() ? 0 : vec(f, s.uses[0]).size());
-  exec_data_untimed(s, f);
-  g.synchronize();
+  if (!cpu::stmt_profile_enabled() || s.op == Op::Time) {
+    exec_data_untimed(s, f);
+  } else {
+    cpu::StmtTimer timer(*f.fn, s, s.uses.empty() || f.fn->vars.at(s.uses[0]).is_host() ? 0 : vec(f, s.uses[0]).size());
+    exec_data_untimed(s, f);
+    g.synchronize();
+  }
+  // Gathers that went unread during the statement (Note [Checked gathers] in dvec.h).
+  g.run_deferred_checks();
 }
 
 void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
@@ -221,21 +226,28 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       const DVec& idx = use(2);
       const int64_t n = idx.size();
       const DVec& elems = seqs.elems();
-      DVec positions;
-      int64_t bad;
-      if (seqs.size() == 1) {
-        // One sequence (a lifted function called once): every id is 0, unread, and the
-        // indices are the positions.
-        bad = g.check(g.prims().first_out_of_range(idx.data(), n, elems.size()));
-        positions = idx;
-      } else {
-        DBuf pos = g.alloc(n * 8);
-        bad = g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer()));
-        positions = DVec::scalar(prog.types.int_(), n, std::move(pos));
-      }
-      if (bad >= 0) throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+      const lang::Span span = s.span;
+      auto fail = [span] { throw EvalError{"Sequence reference (a[i]) out of bounds.", span}; };
+      if (n > 0 && elems.size() == 0) fail();
       // A flat gather is deferred: a kernel that reads it gathers itself (Note [Fused gathers]).
-      if (cpu::is_flat_scalar(elems.type()))
+      const bool deferred = cpu::is_flat_scalar(elems.type());
+      if (seqs.size() == 1) {
+        // One sequence (a lifted function called once): every id is 0, unread, and the indices
+        // are the positions. A deferred gather leaves their check to its reader (Note [Checked
+        // gathers] in dvec.h).
+        if (deferred) {
+          set_vec(f, s.dst, DVec::deferred_gather(g, elems, idx, fail));
+        } else {
+          if (g.check(g.prims().first_out_of_range(idx.data(), n, elems.size())) >= 0) fail();
+          set_vec(f, s.dst, take(g, elems, idx.data(), n));
+        }
+        return;
+      }
+      DBuf pos = g.alloc(n * 8);
+      if (g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer())) >= 0)
+        fail();
+      DVec positions = DVec::scalar(prog.types.int_(), n, std::move(pos));
+      if (deferred)
         set_vec(f, s.dst, DVec::deferred_gather(g, elems, std::move(positions)));
       else
         set_vec(f, s.dst, take(g, elems, positions.data(), n));
@@ -335,11 +347,13 @@ std::string CudaExecutor::kernel_stats() const {
 lang::eval::RunResult CudaExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
   cpu::stmt_profile_new_program();
+  m.g.drop_deferred_checks();  // those of an evaluation that failed
   return m.run_program(p, m.stack, m.rand, m.out, [&] {
     m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
     DVec arg = m.constant(m.prog.types.int_(), Value::int_(0), 1);
     DVec r = m.call(p.entry, arg, nullptr, Span{});
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
+    m.g.run_deferred_checks();  // gathers that went with the entry function's frame
     Value answer = cpu::to_value(download(m.g, r), 0);
     m.g.synchronize();
     return answer;

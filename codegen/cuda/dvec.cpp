@@ -128,14 +128,58 @@ DVec DVec::deferred(const Type* t, int64_t n, std::function<DBuf()> make) {
   return v;
 }
 
-DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index) {
+DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()> fail) {
   NDP_ASSERT(cpu::is_flat_scalar(source.type()) && index.type()->kind == TypeKind::Int,
              "a gather of structured values");
   const int64_t n = index.size();
   DVec v = deferred(source.type(), n, [&g, source, index, n] { return take(g, source, index.data(), n).buffer(); });
   v.deferred_->source = std::make_shared<const DVec>(std::move(source));
   v.deferred_->index = std::make_shared<const DVec>(std::move(index));
+  v.deferred_->gpu = &g;
+  if (n > 0) v.deferred_->fail = std::move(fail);
   return v;
+}
+
+const DBuf& DVec::Deferred::get() {
+  if (!made) {
+    if (fail) {
+      bounds_check()();
+      fail = nullptr;
+    }
+    made = make();
+    make = nullptr;
+    source.reset();
+    index.reset();
+  }
+  return made;
+}
+
+std::function<void()> DVec::Deferred::bounds_check() const {
+  return [g = gpu, index = index, bound = source->size(), fail = fail] {
+    if (g->check(g->prims().first_out_of_range(index->data(), index->size(), bound)) >= 0) fail();
+  };
+}
+
+DVec::Deferred::~Deferred() {
+  if (fail) gpu->defer_check(bounds_check());
+}
+
+void DVec::check_gather() const {
+  if (!gather_unchecked()) return;
+  deferred_->bounds_check()();
+  deferred_->fail = nullptr;
+}
+
+void DVec::gather_checked() const {
+  if (deferred_) deferred_->fail = nullptr;
+}
+
+void DVec::gather_failed() const {
+  NDP_ASSERT(gather_unchecked(), "a checked gather failed");
+  std::function<void()> fail = std::move(deferred_->fail);
+  deferred_->fail = nullptr;
+  fail();
+  throw lang::InternalError("internal error: cuda backend: a gather's error did not throw");
 }
 
 DVec DVec::open_type(const Type* t, int64_t n) {

@@ -16,11 +16,23 @@
 // * Replicate: the instance ids and values that a lifted function spreads over its segments
 //   are often read by nothing that needs them stored (an index_shared into a one-sequence
 //   vector ignores its instance ids), and then never computed.
-// * IndexShared, after its bounds check: the gathered elements are `source[index[i]]`. A
-//   fused kernel or consumer kernel that reads such an input reads source through index itself
-//   (Note [Fused gathers], kernels.h), so the gathered vector is never stored: an SpMV's x[c]
-//   is read inside its row sums.
+// * IndexShared: the gathered elements are `source[index[i]]`. A fused kernel or consumer
+//   kernel that reads such an input reads source through index itself (Note [Fused gathers],
+//   kernels.h), so the gathered vector is never stored: an SpMV's x[c] is read inside its row
+//   sums.
 // Anything else reads the buffer and gets the values computed.
+//
+// Note [Checked gathers]
+// A deferred gather of one sequence (IndexShared) may leave its bounds check to whoever reads
+// it, which saves a pass over the indices and a read-back (an SpMV's columns: 8 bytes a nonzero):
+// * a consumer kernel reads it guarded: a bad position reads element 0 and sets a flag word
+//   (compile_element_ptx), which the host reads after the kernel and then reports the gather's
+//   error (check_consumer_gathers, consumer_kernels.cpp);
+// * anything else (a fused kernel, a materialisation) checks it first (check_gather: the
+//   first_out_of_range pass and its read-back, as IndexShared did).
+// A gather that nobody reads is checked when its last copy goes: the check is queued on the
+// Gpu (Gpu::defer_check) and runs after the statement (CudaExecutor), so the error still comes
+// from the evaluation that made the gather.
 #pragma once
 
 #include <cstdint>
@@ -61,9 +73,16 @@ class DVec {
   /// A deferred vector's values are not computed yet (Note [Deferred vectors]).
   bool pending() const { return !buf_ && deferred_ && !deferred_->made; }
   /// Deferred gathers: element i is gather_source()[gather_index()[i]] (both flat scalar
-  /// vectors, the indices int64 and in range); null otherwise.
+  /// vectors, the indices int64); null otherwise.
   const DVec* gather_source() const { return deferred_ ? deferred_->source.get() : nullptr; }
   const DVec* gather_index() const { return deferred_ ? deferred_->index.get() : nullptr; }
+  /// A deferred gather whose indices are not yet known to be in range (Note [Checked gathers]).
+  bool gather_unchecked() const { return deferred_ && deferred_->fail; }
+  /// Checks an unchecked gather's indices now (one pass and a read-back); throws its error.
+  void check_gather() const;
+  /// A guarded reader found every index in range / found one out of range (throws the error).
+  void gather_checked() const;
+  [[noreturn]] void gather_failed() const;
 
   // ---- sequences ----
   CUdeviceptr lengths() const { return data(); }
@@ -87,23 +106,22 @@ class DVec {
   static DVec open_type(const lang::Type* t, int64_t n);
   /// A flat scalar vector of n elements whose buffer `make` computes when first read.
   static DVec deferred(const lang::Type* t, int64_t n, std::function<DBuf()> make);
-  /// result[i] = source[index[i]] (flat scalars; index int64, every one in range), deferred.
-  static DVec deferred_gather(Gpu& g, DVec source, DVec index);
+  /// result[i] = source[index[i]] (flat scalars; index int64), deferred. With `fail` (which
+  /// throws), the indices are unchecked and `fail` reports one out of [0, source.size()); else
+  /// every one is in range.
+  static DVec deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()> fail = nullptr);
 
  private:
   struct Deferred {
     std::function<DBuf()> make;  // cleared once made, releasing what it holds
     DBuf made;
     std::shared_ptr<const DVec> source, index;  // deferred gathers
-    const DBuf& get() {
-      if (!made) {
-        made = make();
-        make = nullptr;
-        source.reset();
-        index.reset();
-      }
-      return made;
-    }
+    Gpu* gpu = nullptr;
+    std::function<void()> fail;  // an unchecked gather's error (cleared once checked)
+    const DBuf& get();
+    /// The bounds check as a closure that holds what it reads.
+    std::function<void()> bounds_check() const;
+    ~Deferred();
   };
   const lang::Type* type_ = nullptr;
   int64_t n_ = 0;

@@ -72,4 +72,31 @@ DBuf Gpu::alloc(int64_t bytes) {
   return std::make_shared<const rt::cuda::DeviceBuffer>(std::move(b.value()));
 }
 
+void Gpu::run_deferred_checks() {
+  while (!deferred_checks_.empty()) {
+    std::vector<std::function<void()>> checks = std::move(deferred_checks_);
+    deferred_checks_.clear();
+    for (const std::function<void()>& c : checks) c();
+  }
+}
+
+CUdeviceptr Gpu::gather_flags() {
+  if (!gather_flags_) {
+    gather_flags_ = alloc(kGatherFlags * 8);
+    check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
+  }
+  return gather_flags_->pointer();
+}
+
+std::array<uint64_t, Gpu::kGatherFlags> Gpu::take_gather_flags() {
+  std::array<uint64_t, kGatherFlags> flags{};
+  check(pool_->copy_to_host(flags.data(), *gather_flags_, sizeof flags));
+  for (uint64_t f : flags)
+    if (f != 0) {
+      check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
+      break;
+    }
+  return flags;
+}
+
 }  // namespace ndp::codegen::cuda

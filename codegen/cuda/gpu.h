@@ -3,9 +3,12 @@
 // turn a failed driver call into a runtime error.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "codegen/cuda/dvec.h"
 #include "runtime/gpu/primitives.h"
@@ -37,7 +40,21 @@ class Gpu {
   /// Waits for every queued kernel; reports a fault as a runtime error.
   void synchronize() { check(device_->synchronize()); }
 
+  /// Bounds checks of gathers that nobody read (Note [Checked gathers] in dvec.h): queued when
+  /// the gather goes, run (and emptied) by run_deferred_checks, which throws the first failure;
+  /// dropped at the start of a new evaluation.
+  void defer_check(std::function<void()> check) { deferred_checks_.push_back(std::move(check)); }
+  void run_deferred_checks();
+  void drop_deferred_checks() { deferred_checks_.clear(); }
+  /// The failure flags of guarded gathers (kGatherFlags 8-byte words, zero between kernels).
+  static constexpr int kGatherFlags = 8;
+  CUdeviceptr gather_flags();
+  /// Reads the flags after a kernel (waits for it), and zeroes them again if any is set.
+  std::array<uint64_t, kGatherFlags> take_gather_flags();
+
  private:
+  std::vector<std::function<void()>> deferred_checks_;
+  DBuf gather_flags_;
   std::unique_ptr<rt::cuda::Device> device_;
   std::unique_ptr<rt::cuda::MemoryPool> pool_;
   std::unique_ptr<rt::gpu::Primitives> prims_;

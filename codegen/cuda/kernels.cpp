@@ -50,20 +50,34 @@ void write_file(const fs::path& p, const std::string& bytes) {
 
 }  // namespace
 
-KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs) {
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, CUdeviceptr flags) {
+  const bool guarded = flags != 0;
   KernelArgs a;
-  std::vector<CUdeviceptr> positions;
+  std::vector<CUdeviceptr> positions, bounds;
+  // Pointers with one more gathered input: its positions (and guarded, its bound and the flags).
+  auto fits = [&] {
+    const size_t gathers = positions.size() + 1;
+    return ins.size() + (guarded ? 2 * gathers + 1 : gathers) <= max_ptrs &&
+           (!guarded || gathers <= static_cast<size_t>(Gpu::kGatherFlags));
+  };
   for (size_t j = 0; j < ins.size(); ++j) {
     const DVec& v = ins[j];
-    if (v.pending() && v.gather_source() != nullptr && ins.size() + positions.size() < max_ptrs) {
+    if (v.pending() && v.gather_source() != nullptr && fits()) {
+      if (!guarded) v.check_gather();
       a.gathered.push_back(static_cast<uint32_t>(j));
       a.ptrs.push_back(v.gather_source()->data());
       positions.push_back(v.gather_index()->data());
+      bounds.push_back(static_cast<CUdeviceptr>(v.gather_source()->size()));
+      a.unchecked.push_back(v.gather_unchecked() ? &v : nullptr);
     } else {
       a.ptrs.push_back(v.data());
     }
   }
   a.ptrs.insert(a.ptrs.end(), positions.begin(), positions.end());
+  if (guarded && !positions.empty()) {
+    a.ptrs.insert(a.ptrs.end(), bounds.begin(), bounds.end());
+    a.ptrs.push_back(flags);
+  }
   return a;
 }
 
@@ -121,8 +135,9 @@ const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, std::s
 
 const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, ndp_elem_type t,
                                                     std::span<const uint32_t> gathered) {
+  // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in dvec.h).
   std::string key = std::string(kTarget) + "|consumer " + std::to_string(static_cast<int>(t)) + gathered_key(gathered) +
-                    "|" + k.key();
+                    (gathered.empty() ? "" : "|guarded") + "|" + k.key();
   if (auto it = consumers_.find(key); it != consumers_.end()) {
     if (it->second) ++stats_.memory_hits;
     return it->second.get();

@@ -33,10 +33,15 @@ namespace ndp::codegen::cuda {
 // which saves writing and reading them again (8 + 8 bytes an element for a float).
 struct KernelArgs {
   std::vector<uint32_t> gathered;  // inputs read through positions
-  std::vector<CUdeviceptr> ptrs;   // the body's inputs, then the positions of each gathered one
+  /// The body's inputs, then the positions of each gathered one; guarded (an element
+  /// function's): then each one's bound and the failure flags (compile_element_ptx).
+  std::vector<CUdeviceptr> ptrs;
+  std::vector<const DVec*> unchecked;  // guarded: per gathered input, the gather if unchecked
 };
-/// The arguments for `ins`, gathering inside the kernel while at most `max_ptrs` pointers result.
-KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs);
+/// The arguments for `ins`, gathering inside the kernel while at most `max_ptrs` pointers
+/// result. Guarded (`flags`, Gpu::gather_flags, not 0): gathers keep their bounds checks for the
+/// kernel (Note [Checked gathers] in dvec.h); otherwise an unchecked gather is checked first.
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, CUdeviceptr flags = 0);
 
 class GpuKernels {
  public:
