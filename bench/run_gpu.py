@@ -187,8 +187,10 @@ def main():
            "- seg_* rows: ndp uses the irregular descriptor (count + 1 int64 offsets on the device); CUB's segmented "
            "reduce reads the same offsets, its scan-by-key an int32 segment key per element (counted in its bytes). "
            "The *_regular rows are ndp with the regular descriptor (no array), against the same CUB rows.",
-           "- pack_f32: ndp does count_true then pack (a flat PACK needs the count to size its output), CUB's "
-           "DeviceSelect::Flagged writes the count itself; pack_data_f32 is ndp's pack alone. 50% of flags true.",
+           "- pack_f32: ndp's pack_counted, into room for every element, counting as it packs and reading the "
+           "count back to the host inside the timing (what a flat PACK with no known count does); CUB's "
+           "DeviceSelect::Flagged writes the count to the device; pack_data_f32 is ndp's pack with the count known. "
+           "50% of flags true.",
            "- sort_u32: ndp sorts i32, not u32: both sides sort the same keys, non-negative (31 random bits); CUB "
            "sorts them as u32 over all 32 bits. Sorts are checked for order and for being a permutation of the input.",
            "- ndp's scratch space comes from its stream-ordered pool inside each call; CUB's temporary storage is "

@@ -4,8 +4,9 @@
 // Rows (benchmark names as in cub_bench): scan_f32, scan_i64 (flat inclusive +-scan), reduce_f32,
 // seg_reduce_f32 / seg_scan_f32 at segment lengths 1, 4, 32, 1024, 32768, 2^20 (irregular
 // descriptor: count + 1 int64 offsets on the device, counted in "bytes"; the *_regular rows use
-// the regular descriptor, which has no array), pack_f32 (50% kept: count_true then pack, what a
-// flat PACK needs; pack_data_f32: pack alone), sort_u32 (i32 keys, all non-negative, since ndp
+// the regular descriptor, which has no array), pack_f32 (50% kept: pack_counted, which counts
+// as it packs and reads the count back, what a flat PACK with no known count does;
+// pack_data_f32: pack with the count known), sort_u32 (i32 keys, all non-negative, since ndp
 // sorts i32 and not u32), sort_f32, and copy (cuMemcpyDtoDAsync of n f32, the bandwidth anchor).
 // Each time is the median of --reps runs after a warm-up, each between two CUDA events on ndp's
 // stream (the GPU's time, as cub_bench measures CUB's; host work inside a call that leaves the
@@ -315,20 +316,20 @@ void bench_pack(int64_t n, const std::set<std::string>& only) {
   for (size_t i = 0; i < h.size(); ++i)
     if (f[i]) want.push_back(h[i]);
   const int64_t kept = static_cast<int64_t>(want.size());
-  DeviceBuffer in = upload(h), flags = upload(f), out = alloc(static_cast<size_t>(kept) * 4);
+  // Room for every element: a flat PACK whose count is unknown packs into that (pack_counted).
+  DeviceBuffer in = upload(h), flags = upload(f), out = alloc(static_cast<size_t>(n) * 4);
   const double bytes = 4.0 * n + 1.0 * n + 4.0 * kept + 8;  // values, flags, kept values, the count
   if (wanted(only, "pack_f32")) {
     int64_t got_count = -1;
     check(rig.pool->fill_words(out, 0xBADC0FFEu, static_cast<size_t>(kept)), "poison");
     double ms = time_ms([&] {
-      auto c = P().count_true(flags.pointer(), n);
-      if (!c.ok()) die("count_true: " + c.status().message());
+      auto c = P().pack_counted(NDP_F32, in.pointer(), flags.pointer(), n, out.pointer());
+      if (!c.ok()) die("pack_counted: " + c.status().message());
       got_count = c.value();
-      check(P().pack(NDP_F32, in.pointer(), flags.pointer(), n, out.pointer()), "pack");
     });
     bool ok = got_count == kept ? same("pack_f32", -1, download<float>(out.pointer(), want.size()), want)
-                                : wrong("pack_f32", -1, "count_true gave " + std::to_string(got_count) + ", expected " + std::to_string(kept));
-    emit("pack_f32", n, -1, ms, bytes, ok, "count_true + pack");
+                                : wrong("pack_f32", -1, "pack_counted gave " + std::to_string(got_count) + ", expected " + std::to_string(kept));
+    emit("pack_f32", n, -1, ms, bytes, ok, "pack_counted (the count read back)");
   }
   if (wanted(only, "pack_data_f32")) {
     check(rig.pool->fill_words(out, 0xBADC0FFEu, static_cast<size_t>(kept)), "poison");

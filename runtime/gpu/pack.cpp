@@ -9,17 +9,27 @@ namespace {
 constexpr int64_t kSelectTile = 4096;
 
 /// Compaction in one pass (device/select.cuh, select_pass): kernel `name` + "_c32" or "_c64" (by
-/// the look-back's count type) with (v..., flags, n, scratch, out).
+/// the look-back's count type) with (v..., flags, n, scratch, out); with `kept`, *kept receives
+/// the number of true flags, which the kernel leaves in the scratch (a read-back: synchronises).
 template <class... V>
-Status compact(Primitives& p, const std::string& name, CUdeviceptr flags, int64_t n, CUdeviceptr out, V... v) {
+Status compact(Primitives& p, const std::string& name, CUdeviceptr flags, int64_t n, CUdeviceptr out, int64_t* kept,
+               V... v) {
+  if (kept) *kept = 0;
   if (n <= 0) return Status();
   const int64_t ntiles = (n + kSelectTile - 1) / kSelectTile;
   Result<cuda::DeviceBuffer> scratch = detail::lookback_scratch(p, ntiles);
   if (!scratch.ok()) return scratch.status();
   Result<cuda::Kernel> k = p.kernel(name + (n < (int64_t{1} << 31) ? "_c32" : "_c64"));
   if (!k.ok()) return k.status();
-  return cuda::launch_with(p.device(), k.value(), detail::pass_launch(p, ntiles), v..., flags, n, scratch->pointer(),
-                           out);
+  if (Status st = cuda::launch_with(p.device(), k.value(), detail::pass_launch(p, ntiles), v..., flags, n,
+                                    scratch->pointer(), out);
+      !st.ok())
+    return st;
+  if (!kept) return Status();
+  uint64_t total = 0;
+  if (Status st = p.pool().download(&total, scratch->pointer() + 8, sizeof total); !st.ok()) return st;
+  *kept = static_cast<int64_t>(total);
+  return Status();
 }
 
 }  // namespace
@@ -44,11 +54,19 @@ Status Primitives::pack_lengths(CUdeviceptr flags, DSegs s, CUdeviceptr out_leng
 }
 
 Status Primitives::true_positions(CUdeviceptr flags, int64_t n, CUdeviceptr out) {
-  return compact(*this, "ndp_select_positions", flags, n, out);
+  return compact(*this, "ndp_select_positions", flags, n, out, nullptr);
 }
 
 Status Primitives::pack(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n, CUdeviceptr out) {
-  return compact(*this, "ndp_select_" + std::to_string(elem_bytes(t)), flags, n, out, v);
+  return compact(*this, "ndp_select_" + std::to_string(elem_bytes(t)), flags, n, out, nullptr, v);
+}
+
+Result<int64_t> Primitives::pack_counted(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n,
+                                         CUdeviceptr out) {
+  int64_t kept = 0;
+  if (Status st = compact(*this, "ndp_select_" + std::to_string(elem_bytes(t)), flags, n, out, &kept, v); !st.ok())
+    return st;
+  return kept;
 }
 
 }  // namespace ndp::rt::gpu

@@ -120,6 +120,10 @@ class Primitives {
   Status true_positions(CUdeviceptr flags, int64_t n, CUdeviceptr out);
   /// PACK's data: the elements whose flag is true, in order.
   Status pack(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n, CUdeviceptr out);
+  /// pack where the number kept is not known yet: out has room for n elements, and the result
+  /// is the number written, which the pass itself counts (one pass over the flags, not
+  /// count_true and then pack; synchronises to read the number back).
+  Result<int64_t> pack_counted(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n, CUdeviceptr out);
 
   // ---- append, reverse, rotate (append.cpp) ----
   Status append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr b, DSegs sb, DSegs so, CUdeviceptr out);

@@ -133,7 +133,8 @@ __device__ __forceinline__ SelectFetch<T, kPositions> fetch_select(const T* v, c
 /// many come before the tile by decoupled look-back (scan_pass.cuh, with counts of type C: int
 /// below 2^31 elements, whose look-back records are one word). Each thread holds consecutive
 /// elements, loaded as 16-byte words where the tile is whole and aligned; the kept ones are
-/// gathered in shared memory, so the stores are coalesced.
+/// gathered in shared memory, so the stores are coalesced. The number kept goes to scratch[1]
+/// (n > 0).
 template <class T, bool kPositions, class C>
 __device__ void select_pass(const T* v, const unsigned char* flags, long long n, unsigned long long* scratch, T* out) {
   using F = Fn<Op::plus, C>;
@@ -170,7 +171,11 @@ __device__ void select_pass(const T* v, const unsigned char* flags, long long n,
         else kept[at++] = mine.x[i];
       }
     }
-    if (threadIdx.x == kPassBlock - 1) tile_kept = at;
+    if (threadIdx.x == kPassBlock - 1) {
+      tile_kept = at;
+      // The last tile knows the total kept: in the scratch's pad word (pack_counted reads it).
+      if (tile == ntiles - 1) scratch[1] = static_cast<unsigned long long>(start + at);
+    }
     __syncthreads();
     for (int i = threadIdx.x; i < tile_kept; i += kPassBlock) out[start + i] = kept[i];
   }

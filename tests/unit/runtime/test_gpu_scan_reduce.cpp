@@ -90,6 +90,17 @@ std::vector<Shape> tile_edge_shapes() {
   }
   v.push_back(irregular("segments over several tiles with empty segments between", w));
   v.push_back(irregular("empty segments leading and trailing, several tiles", {0, 0, 0, 5000, 0, 0, 3000, 0}));
+  // Short segments of many lengths around a warp's 32 elements with empty ones between, and
+  // one long segment among short ones.
+  std::vector<int64_t> q;
+  for (int i = 0; i < 700; ++i)
+    for (int64_t len : {31, 32, 33, 0, 1, 63, 64, 65, 5, 0, 0, 7, 511, 0}) q.push_back(len);
+  q.push_back(2);
+  v.push_back(irregular("short segments across the warps' windows", q));
+  std::vector<int64_t> r(20'001);
+  for (size_t i = 0; i < r.size(); ++i) r[i] = static_cast<int64_t>((i * 7919) % 21);
+  r[12'345] = 300'000;
+  v.push_back(irregular("one long segment among short ones", r));
   return v;
 }
 

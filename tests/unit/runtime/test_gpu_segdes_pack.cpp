@@ -139,6 +139,12 @@ TEST_CASE_TEMPLATE("gpu pack matches the cpu runtime", T, int64_t, double, int32
       DArray<bool> df(*p, flags.cspan());
       REQUIRE(p->pack(elem_type_of<T>(), dv.ptr(), df.ptr(), n, out.ptr()).ok());
       CHECK(first_diff<T>(out.host(*p).cspan(), want) == -1);
+      // The same with the count unknown: room for n, and the pass reports how many it kept.
+      DArray<T> room(*p, n);
+      auto kept = p->pack_counted(elem_type_of<T>(), dv.ptr(), df.ptr(), n, room.ptr());
+      REQUIRE_MESSAGE(kept.ok(), kept.status().message());
+      CHECK(kept.value() == count);
+      CHECK(first_diff<T>(room.host(*p).cspan().subspan(0, static_cast<size_t>(count)), want) == -1);
     }
   }
 }
