@@ -347,9 +347,9 @@ std::string CudaExecutor::kernel_stats() const {
 lang::eval::RunResult CudaExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
   cpu::stmt_profile_new_program();
-  m.g.drop_deferred_checks();  // those of an evaluation that failed
   return m.run_program(p, m.stack, m.rand, m.out, [&] {
     m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
+    m.g.begin_evaluation();
     DVec arg = m.constant(m.prog.types.int_(), Value::int_(0), 1);
     DVec r = m.call(p.entry, arg, nullptr, Span{});
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");

@@ -80,6 +80,11 @@ void Gpu::run_deferred_checks() {
   }
 }
 
+void Gpu::begin_evaluation() {
+  deferred_checks_.clear();
+  if (gather_flags_) check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
+}
+
 CUdeviceptr Gpu::gather_flags() {
   if (!gather_flags_) {
     gather_flags_ = alloc(kGatherFlags * 8);

@@ -41,11 +41,12 @@ class Gpu {
   void synchronize() { check(device_->synchronize()); }
 
   /// Bounds checks of gathers that nobody read (Note [Checked gathers] in dvec.h): queued when
-  /// the gather goes, run (and emptied) by run_deferred_checks, which throws the first failure;
-  /// dropped at the start of a new evaluation.
+  /// the gather goes, run (and emptied) by run_deferred_checks, which throws the first failure.
   void defer_check(std::function<void()> check) { deferred_checks_.push_back(std::move(check)); }
   void run_deferred_checks();
-  void drop_deferred_checks() { deferred_checks_.clear(); }
+  /// At the start of an evaluation: drops the checks and clears the flags that an evaluation
+  /// which failed may have left.
+  void begin_evaluation();
   /// The failure flags of guarded gathers (kGatherFlags 8-byte words, zero between kernels).
   static constexpr int kGatherFlags = 8;
   CUdeviceptr gather_flags();
