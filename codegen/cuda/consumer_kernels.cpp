@@ -23,7 +23,9 @@ struct ConsumerArgs {
 ConsumerArgs consumer_args(Gpu& g, std::span<const DVec> ins) {
   NDP_ASSERT(!ins.empty() && ins.size() <= flat::kMaxConsumerInputs, "consumer kernel with a bad input count");
   static_assert(flat::kMaxConsumerInputs <= std::size(Primitives::FusedInputs{}.p));
-  KernelArgs a = kernel_args(ins, flat::kMaxConsumerInputs, g.gather_flags());
+  // Guarded, g gathers take 2g + 1 of the pointers, so they never outnumber the flag words.
+  static_assert(flat::kMaxConsumerInputs / 2 <= Gpu::kGatherFlags);
+  KernelArgs a = kernel_args(ins, flat::kMaxConsumerInputs, &g);
   ConsumerArgs c;
   c.gathered = std::move(a.gathered);
   c.unchecked = std::move(a.unchecked);

@@ -142,16 +142,19 @@ DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()
 
 const DBuf& DVec::Deferred::get() {
   if (!made) {
-    if (fail) {
-      bounds_check()();
-      fail = nullptr;
-    }
+    check();
     made = make();
     make = nullptr;
     source.reset();
     index.reset();
   }
   return made;
+}
+
+void DVec::Deferred::check() {
+  if (!fail) return;
+  bounds_check()();
+  fail = nullptr;
 }
 
 std::function<void()> DVec::Deferred::bounds_check() const {
@@ -165,9 +168,7 @@ DVec::Deferred::~Deferred() {
 }
 
 void DVec::check_gather() const {
-  if (!gather_unchecked()) return;
-  deferred_->bounds_check()();
-  deferred_->fail = nullptr;
+  if (deferred_) deferred_->check();
 }
 
 void DVec::gather_checked() const {

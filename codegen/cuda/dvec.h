@@ -119,6 +119,8 @@ class DVec {
     Gpu* gpu = nullptr;
     std::function<void()> fail;  // an unchecked gather's error (cleared once checked)
     const DBuf& get();
+    /// An unchecked gather's bounds check, now (throws its error); then it is checked.
+    void check();
     /// The bounds check as a closure that holds what it reads.
     std::function<void()> bounds_check() const;
     ~Deferred();

@@ -82,7 +82,8 @@ void Gpu::run_deferred_checks() {
 
 void Gpu::begin_evaluation() {
   deferred_checks_.clear();
-  if (gather_flags_) check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
+  if (gather_flags_given_) check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
+  gather_flags_given_ = false;
 }
 
 CUdeviceptr Gpu::gather_flags() {
@@ -90,12 +91,14 @@ CUdeviceptr Gpu::gather_flags() {
     gather_flags_ = alloc(kGatherFlags * 8);
     check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
   }
+  gather_flags_given_ = true;
   return gather_flags_->pointer();
 }
 
 std::array<uint64_t, Gpu::kGatherFlags> Gpu::take_gather_flags() {
   std::array<uint64_t, kGatherFlags> flags{};
   check(pool_->copy_to_host(flags.data(), *gather_flags_, sizeof flags));
+  gather_flags_given_ = false;
   for (uint64_t f : flags)
     if (f != 0) {
       check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));

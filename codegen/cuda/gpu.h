@@ -44,10 +44,11 @@ class Gpu {
   /// the gather goes, run (and emptied) by run_deferred_checks, which throws the first failure.
   void defer_check(std::function<void()> check) { deferred_checks_.push_back(std::move(check)); }
   void run_deferred_checks();
-  /// At the start of an evaluation: drops the checks and clears the flags that an evaluation
-  /// which failed may have left.
+  /// At the start of an evaluation: drops the checks, and clears the flags if a kernel was
+  /// given them since they were last read (an evaluation that failed in between).
   void begin_evaluation();
-  /// The failure flags of guarded gathers (kGatherFlags 8-byte words, zero between kernels).
+  /// The failure flags of guarded gathers (kGatherFlags 8-byte words, zero between kernels),
+  /// for a kernel's arguments.
   static constexpr int kGatherFlags = 8;
   CUdeviceptr gather_flags();
   /// Reads the flags after a kernel (waits for it), and zeroes them again if any is set.
@@ -56,6 +57,7 @@ class Gpu {
  private:
   std::vector<std::function<void()>> deferred_checks_;
   DBuf gather_flags_;
+  bool gather_flags_given_ = false;  // to a kernel since take_gather_flags
   std::unique_ptr<rt::cuda::Device> device_;
   std::unique_ptr<rt::cuda::MemoryPool> pool_;
   std::unique_ptr<rt::gpu::Primitives> prims_;

@@ -50,15 +50,14 @@ void write_file(const fs::path& p, const std::string& bytes) {
 
 }  // namespace
 
-KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, CUdeviceptr flags) {
-  const bool guarded = flags != 0;
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard) {
+  const bool guarded = guard != nullptr;
   KernelArgs a;
   std::vector<CUdeviceptr> positions, bounds;
   // Pointers with one more gathered input: its positions (and guarded, its bound and the flags).
   auto fits = [&] {
     const size_t gathers = positions.size() + 1;
-    return ins.size() + (guarded ? 2 * gathers + 1 : gathers) <= max_ptrs &&
-           (!guarded || gathers <= static_cast<size_t>(Gpu::kGatherFlags));
+    return ins.size() + (guarded ? 2 * gathers + 1 : gathers) <= max_ptrs;
   };
   for (size_t j = 0; j < ins.size(); ++j) {
     const DVec& v = ins[j];
@@ -76,7 +75,7 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, CUdeviceptr f
   a.ptrs.insert(a.ptrs.end(), positions.begin(), positions.end());
   if (guarded && !positions.empty()) {
     a.ptrs.insert(a.ptrs.end(), bounds.begin(), bounds.end());
-    a.ptrs.push_back(flags);
+    a.ptrs.push_back(guard->gather_flags());
   }
   return a;
 }

@@ -39,9 +39,10 @@ struct KernelArgs {
   std::vector<const DVec*> unchecked;  // guarded: per gathered input, the gather if unchecked
 };
 /// The arguments for `ins`, gathering inside the kernel while at most `max_ptrs` pointers
-/// result. Guarded (`flags`, Gpu::gather_flags, not 0): gathers keep their bounds checks for the
-/// kernel (Note [Checked gathers] in dvec.h); otherwise an unchecked gather is checked first.
-KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, CUdeviceptr flags = 0);
+/// result. Guarded (`guard` not null: an element function's): gathers keep their bounds checks
+/// for the kernel, with guard's flags (Note [Checked gathers] in dvec.h); otherwise an
+/// unchecked gather is checked first.
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = nullptr);
 
 class GpuKernels {
  public:
