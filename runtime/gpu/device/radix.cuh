@@ -82,17 +82,25 @@ template <class T>
 using KeyOf = cuda::std::conditional_t<sizeof(T) == 8, unsigned long long, unsigned>;
 
 /// Where a pass's keys come from: values converted (sort_key(v[i]) ^ flip) or keys as they are.
+/// A load is split in two, raw(i) then key(raw), so that a thread issues all its loads before it
+/// converts any (one load in flight at a time leaves the passes latency-bound).
 template <class T>
 struct ValuesAsKeys {
   using K = KeyOf<T>;
+  using Raw = T;
   const T* v;
   K flip;
-  __device__ K operator()(long long i) const { return sort_key(v[i]) ^ flip; }
+  __device__ T raw(long long i) const { return v[i]; }
+  __device__ K key(T x) const { return sort_key(x) ^ flip; }
+  __device__ static bool collapses(T x) { return key_collapses(x); }
 };
 template <class K>
 struct KeysIn {
+  using Raw = K;
   const K* k;
-  __device__ K operator()(long long i) const { return k[i]; }
+  __device__ K raw(long long i) const { return k[i]; }
+  __device__ K key(K x) const { return x; }
+  __device__ static bool collapses(K) { return false; }
 };
 
 /// Where a pass's keys go: decoded to values, or as they are.
@@ -111,21 +119,42 @@ struct KeysOut {
 
 // ---- upsweep ----
 
+constexpr int kUpsweepItems = 8;  // elements a thread loads before it counts any
+
 /// hist[b · 256 + d] += the number of keys whose byte b is d, for b < key bytes (hist zeroed by
-/// the host); *collapsed |= 1 if some value's key collapses (key_collapses). Grid stride.
-template <class T, class Load>
-__device__ void radix_upsweep(Load load, const T* values, long long n, unsigned long long* hist, unsigned* collapsed) {
-  using K = decltype(load(0));
+/// the host); *collapsed |= 1 if some value's key collapses (key_collapses). Tiles of
+/// kUpsweepItems elements a thread, striped, grid stride.
+template <class Load>
+__device__ void radix_upsweep(Load load, long long n, unsigned long long* hist, unsigned* collapsed) {
+  using Raw = typename Load::Raw;
+  using K = decltype(load.key(Raw{}));
   constexpr int kBytes = sizeof(K);
   __shared__ unsigned h[kBytes][256];
   for (int i = threadIdx.x; i < kBytes * 256; i += blockDim.x) (&h[0][0])[i] = 0;
   __syncthreads();
   bool any_collapse = false;
-  NDP_GRID_STRIDE(i, n) {
-    const K k = load(i);
-    if (values) any_collapse |= key_collapses(values[i]);
+  const long long tile = static_cast<long long>(blockDim.x) * kUpsweepItems;
+  for (long long base = blockIdx.x * tile; base < n; base += gridDim.x * tile) {
+    const bool full = n - base >= tile;
+    Raw raw[kUpsweepItems];
+    if (full) {
 #pragma unroll
-    for (int b = 0; b < kBytes; ++b) atomicAdd(&h[b][static_cast<unsigned>(k >> (8 * b)) & 255u], 1u);
+      for (int u = 0; u < kUpsweepItems; ++u) raw[u] = load.raw(base + u * blockDim.x + threadIdx.x);
+    } else {
+#pragma unroll
+      for (int u = 0; u < kUpsweepItems; ++u) {
+        const long long i = base + u * blockDim.x + threadIdx.x;
+        if (i < n) raw[u] = load.raw(i);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUpsweepItems; ++u) {
+      if (!full && base + u * blockDim.x + threadIdx.x >= n) continue;
+      any_collapse |= Load::collapses(raw[u]);
+      const K k = load.key(raw[u]);
+#pragma unroll
+      for (int b = 0; b < kBytes; ++b) atomicAdd(&h[b][static_cast<unsigned>(k >> (8 * b)) & 255u], 1u);
+    }
   }
   if (__syncthreads_or(any_collapse) && threadIdx.x == 0) atomicOr(collapsed, 1u);
   for (int i = threadIdx.x; i < kBytes * 256; i += blockDim.x)
@@ -219,11 +248,24 @@ __device__ void onesweep_pass(Load load, Store store, const long long* payload_i
   // (past the end) gets the largest key, ranked after every element.
   K key[kSortItems];
   long long pay[kPairs ? kSortItems : 1];
+  const int first = warp * 32 * kSortItems + lane;
+  if (valid == kSortTile) {  // every tile but the last: no guards, so the loads issue together
+    typename Load::Raw raw[kSortItems];
 #pragma unroll
-  for (int u = 0; u < kSortItems; ++u) {
-    const int i = warp * 32 * kSortItems + u * 32 + lane;
-    key[u] = i < valid ? load(base + i) : ~K(0);
-    if constexpr (kPairs) pay[u] = i < valid ? payload_in[base + i] : 0;
+    for (int u = 0; u < kSortItems; ++u) raw[u] = load.raw(base + first + u * 32);
+    if constexpr (kPairs) {
+#pragma unroll
+      for (int u = 0; u < kSortItems; ++u) pay[u] = payload_in[base + first + u * 32];
+    }
+#pragma unroll
+    for (int u = 0; u < kSortItems; ++u) key[u] = load.key(raw[u]);
+  } else {
+#pragma unroll
+    for (int u = 0; u < kSortItems; ++u) {
+      const int i = first + u * 32;
+      key[u] = i < valid ? load.key(load.raw(base + i)) : ~K(0);
+      if constexpr (kPairs) pay[u] = i < valid ? payload_in[base + i] : 0;
+    }
   }
 
   const SortLookBack<W> lb{lookback};

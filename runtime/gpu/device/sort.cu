@@ -26,7 +26,7 @@ NDP_SORT_KEYS(unsigned char, char, unsigned)
 #define NDP_UPSWEEP_VALUES(T, name)                                                                        \
   extern "C" __global__ void __launch_bounds__(256) ndp_radix_upsweep_##name(                               \
       const T* v, long long n, KeyOf<T> flip, unsigned long long* hist, unsigned* collapsed) {             \
-    radix_upsweep<T>(ValuesAsKeys<T>{v, flip}, v, n, hist, collapsed);                                     \
+    radix_upsweep(ValuesAsKeys<T>{v, flip}, n, hist, collapsed);                                           \
   }
 NDP_UPSWEEP_VALUES(long long, i64)
 NDP_UPSWEEP_VALUES(double, f64)
@@ -37,7 +37,7 @@ NDP_UPSWEEP_VALUES(unsigned char, char)
 #define NDP_UPSWEEP_KEYS(K, kname)                                                                          \
   extern "C" __global__ void __launch_bounds__(256)                                                         \
       ndp_radix_upsweep_##kname(const K* k, long long n, unsigned long long* hist, unsigned* collapsed) {   \
-    radix_upsweep<K>(KeysIn<K>{k}, static_cast<const K*>(nullptr), n, hist, collapsed);                    \
+    radix_upsweep(KeysIn<K>{k}, n, hist, collapsed);                                                        \
   }                                                                                                         \
   /* keys[q] = the segment of element payload[q]: the major key of a segmented sort. */                   \
   extern "C" __global__ void ndp_sort_segment_keys_##kname(const long long* payload, long long n, Segs s,    \

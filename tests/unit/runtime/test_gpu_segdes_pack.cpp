@@ -125,7 +125,8 @@ TEST_CASE_TEMPLATE("gpu pack matches the cpu runtime", T, int64_t, double, int32
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
   uint64_t seed = 7;
-  for (int64_t n : {0, 1, 5, 2047, 2048, 2049, 100'003, 2'000'003}) {
+  // The select pass's tiles are 4096 elements.
+  for (int64_t n : {0, 1, 5, 2047, 2048, 2049, 4095, 4096, 4097, 100'003, 2'000'003}) {
     for (double share : {0.0, 0.1, 0.5, 1.0}) {
       CAPTURE(n);
       CAPTURE(share);
