@@ -57,9 +57,16 @@ __global__ void tile_bounds(Segs s, long long tile, long long* bounds) {
 
 template <class F>
 __global__ void __launch_bounds__(kCarryBlock)
+    seg_reduce_chunks(const SegPair<typename F::value_type>* agg, long long ntiles,
+                      SegPair<typename F::value_type>* chunk_agg) {
+  reduce_seg_chunks<F>(agg, ntiles, chunk_agg);
+}
+
+template <class F>
+__global__ void __launch_bounds__(kCarryBlock)
     seg_reduce_fixup(const SegPair<typename F::value_type>* agg, const long long* fix, long long ntiles,
-                     typename F::value_type* out) {
-  reduce_seg_fixup<F>(agg, fix, ntiles, out);
+                     const SegPair<typename F::value_type>* chunk_agg, typename F::value_type* out) {
+  reduce_seg_fixup<F>(agg, fix, ntiles, chunk_agg, out);
 }
 
 /// n elements in segments of `length` (which divides n), as an offsets descriptor on the device
@@ -207,19 +214,24 @@ void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_
   const int64_t m = n / length;
   const Segs s = segments_every(n, length);
   const int64_t ntiles = (n + S::kTile - 1) / S::kTile;
+  const int64_t nchunks = (ntiles + kCarryChunk - 1) / kCarryChunk;
   long long *bounds, *fix;
-  SegPair<float>* agg;
+  SegPair<float> *agg, *chunk_agg;
   float* out;
   CK(cudaMalloc(&bounds, (ntiles + 1) * 8));
   CK(cudaMalloc(&fix, ntiles * 8));
   CK(cudaMalloc(&agg, ntiles * sizeof(SegPair<float>)));
+  CK(cudaMalloc(&chunk_agg, nchunks * sizeof(SegPair<float>)));
   CK(cudaMalloc(&out, m * 4));
   auto kernel = seg_reduce_tiles<F, S, kMinBlocks>;
   const Residency at = residency(kernel, S::kBlock, ntiles);
   const float ms = time_ms([&] {
     tile_bounds<<<static_cast<unsigned>(std::min<int64_t>((ntiles + 256) / 256, 65535)), 256>>>(s, S::kTile, bounds);
     kernel<<<at.grid, S::kBlock>>>(in, s, bounds, agg, fix, out);
-    if (ntiles > 1) seg_reduce_fixup<F><<<1, kCarryBlock>>>(agg, fix, ntiles, out);
+    if (ntiles > 1) {
+      if (nchunks > 1) seg_reduce_chunks<F><<<nchunks, kCarryBlock>>>(agg, ntiles, chunk_agg);
+      seg_reduce_fixup<F><<<nchunks, kCarryBlock>>>(agg, fix, ntiles, chunk_agg, out);
+    }
   });
   std::vector<float> got(m);
   CK(cudaMemcpy(got.data(), out, m * 4, cudaMemcpyDeviceToHost));
@@ -237,6 +249,7 @@ void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_
   CK(cudaFree(bounds));
   CK(cudaFree(fix));
   CK(cudaFree(agg));
+  CK(cudaFree(chunk_agg));
   CK(cudaFree(out));
 }
 

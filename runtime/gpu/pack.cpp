@@ -40,7 +40,7 @@ Status Primitives::pack_lengths(CUdeviceptr flags, DSegs s, CUdeviceptr out_leng
   } else if (s.count > 0) {
     // A segmented + reduction of the flags read as 0/1 (device/scan_pass.cuh), over tiles of
     // its int64 counts.
-    if (Status st = detail::reduce_segments(*this, "ndp_packlen_tiles", "ndp_reduce_seg_fixup_plus_i64", flags, s,
+    if (Status st = detail::reduce_segments(*this, "ndp_packlen_tiles", "plus_i64", flags, s,
                                             detail::pass_shape(8), out_lengths);
         !st.ok())
       return st;

@@ -7,15 +7,23 @@ namespace ndp::rt::gpu {
 
 namespace detail {
 
-Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
+namespace {
+
+cuda::LaunchConfig carry_launch(int64_t nchunks) {
+  return cuda::LaunchConfig{static_cast<unsigned>(nchunks), kCarryBlock, 0};
+}
+
+}  // namespace
+
+Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& op_type, CUdeviceptr in,
                        DSegs s, TileShape shape, CUdeviceptr out) {
   Result<cuda::Kernel> k = p.kernel(tiles_kernel);
   if (!k.ok()) return k.status();
-  return reduce_segments(p, k.value(), fixup_kernel, PassInput{&in}, s, shape, out);
+  return reduce_segments(p, k.value(), op_type, PassInput{&in}, s, shape, out);
 }
 
-Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& fixup_kernel, PassInput in,
-                       DSegs s, TileShape shape, CUdeviceptr out) {
+Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& op_type, PassInput in, DSegs s,
+                       TileShape shape, CUdeviceptr out) {
   const int64_t ntiles = (s.total + shape.tile - 1) / shape.tile;
   cuda::DeviceBuffer bounds;
   if (Status st = tile_bounds(p, s, shape.tile, bounds); !st.ok()) return st;
@@ -31,9 +39,25 @@ Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::stri
       !st.ok())
     return st;
   if (ntiles <= 1) return Status();  // tile 0 completes every segment it writes
-  Result<cuda::Kernel> f = p.kernel(fixup_kernel);
+  // The fix-up (Note [Segmented reduction fix-up] in device/scan_pass.cuh): with more than one
+  // chunk of aggregates, first each chunk's fold.
+  const int64_t nchunks = (ntiles + kCarryChunk - 1) / kCarryChunk;
+  cuda::DeviceBuffer chunk_agg;
+  if (nchunks > 1) {
+    Result<cuda::DeviceBuffer> b = p.pool().allocate(static_cast<size_t>(nchunks) * 16);
+    if (!b.ok()) return b.status();
+    chunk_agg = std::move(b.value());
+    Result<cuda::Kernel> chunks = p.kernel("ndp_reduce_seg_chunks_" + op_type);
+    if (!chunks.ok()) return chunks.status();
+    if (Status st = cuda::launch_with(p.device(), chunks.value(), carry_launch(nchunks), agg_ptr, ntiles,
+                                      chunk_agg.pointer());
+        !st.ok())
+      return st;
+  }
+  Result<cuda::Kernel> f = p.kernel("ndp_reduce_seg_fixup_" + op_type);
   if (!f.ok()) return f.status();
-  return cuda::launch_with(p.device(), f.value(), cuda::LaunchConfig{1, kCarryBlock, 0}, agg_ptr, fix_ptr, ntiles, out);
+  return cuda::launch_with(p.device(), f.value(), carry_launch(nchunks), agg_ptr, fix_ptr, ntiles,
+                           chunk_agg.pointer(), out);
 }
 
 Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput in, int64_t n, ndp_elem_type t,
@@ -70,7 +94,7 @@ Result<ndp_status> reduce_with(Primitives& p, const KernelFinder& find, const st
     Result<cuda::Kernel> tiles = find(prefix + (wide ? "reduce_seg_wide_" : "reduce_seg_") + suffix);
     if (!tiles.ok()) return tiles.status();
     const TileShape shape = wide ? wide_reduce_shape(elem_bytes(t)) : pass_shape(elem_bytes(t));
-    if (Status st = reduce_segments(p, tiles.value(), "ndp_reduce_seg_fixup_" + suffix, in, s, shape, out); !st.ok())
+    if (Status st = reduce_segments(p, tiles.value(), suffix, in, s, shape, out); !st.ok())
       return st;
     return data_ok();
   }

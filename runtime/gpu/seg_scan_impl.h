@@ -35,11 +35,12 @@ Status launch_per_element_segment(Primitives& p, const std::string& name, DSegs 
   return cuda::launch_with(p.device(), k.value(), tile_launch(tile_count(s.total)), args...);
 }
 
-/// The geometry of device/scan_pass.cuh: kPassBlock threads, kCarryBlock for the fix-up, and
-/// kPassTile elements per tile for an element of `bytes` bytes (64 bytes per thread, at most 16
-/// elements).
+/// The geometry of device/scan_pass.cuh: kPassBlock threads, kCarryBlock for the fix-up's blocks
+/// (one per kCarryChunk tiles), and kPassTile elements per tile for an element of `bytes` bytes
+/// (64 bytes per thread, at most 16 elements).
 constexpr unsigned kPassBlock = 256;
-constexpr unsigned kCarryBlock = 1024;
+constexpr unsigned kCarryBlock = 256;
+constexpr int64_t kCarryChunk = 256 * 8;
 inline int64_t pass_tile(int bytes) { return bytes == 8 ? 2048 : 4096; }
 
 /// A pass's threads per block and elements per tile, as its kernels have them, and the blocks an
@@ -91,11 +92,12 @@ struct PassInput {
 };
 
 /// A segmented reduction over tiles of `shape` (s.count > 0, s.total > 0): kernel `tiles`
-/// (in, s, bounds, agg, fix, out), then, with more than one tile, `fixup_kernel`
-/// (agg, fix, ntiles, out).
-Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& fixup_kernel, PassInput in,
-                       DSegs s, TileShape shape, CUdeviceptr out);
-Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& fixup_kernel, CUdeviceptr in,
+/// (in, s, bounds, agg, fix, out), then, with more than one tile, the fix-up of the operator and
+/// type `op_type` ("plus_f32": ndp_reduce_seg_chunks_plus_f32 where there is more than one chunk
+/// of tiles, then ndp_reduce_seg_fixup_plus_f32).
+Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& op_type, PassInput in, DSegs s,
+                       TileShape shape, CUdeviceptr out);
+Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& op_type, CUdeviceptr in,
                        DSegs s, TileShape shape, CUdeviceptr out);
 
 /// A one-segment reduction of n > 0 elements of type t: kernel `partials_kernel` (in, n,

@@ -16,7 +16,7 @@ struct FlagAsCount {
 }  // namespace
 
 // pack_lengths: the pass of a segmented + reduction over the flags read as 0/1 (its fix-up is
-// ndp_reduce_seg_fixup_plus_i64 of scan.cu).
+// scan.cu's, for plus_i64).
 extern "C" __global__ void __launch_bounds__(kPassBlock, kPassMinBlocks)
     ndp_packlen_tiles(const unsigned char* flags, Segs s, const long long* bounds, SegPair<long long>* agg,
                       long long* fix, long long* out) {

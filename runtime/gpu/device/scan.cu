@@ -6,7 +6,9 @@
 //                           tile, its aggregate and its partial segment (grid stride)
 //   ndp_reduce_seg_wide     the same in larger tiles, for segments of 4 elements or more on
 //                           average (Note [Segmented reduction shape])
-//   ndp_reduce_seg_fixup    one block of kCarryBlock: completes the partial segments
+//   ndp_reduce_seg_chunks   a block per chunk of kCarryChunk tiles: the fold of their aggregates
+//   ndp_reduce_seg_fixup    a block per chunk: completes the partial segments ending in its tiles
+//                           (Note [Segmented reduction fix-up])
 //   ndp_scan_flat           one segment, single pass with look-back (tiles by ticket, of
 //                           ScanShape: Note [Scan tile shape])
 //   ndp_scan_seg            several segments, the same
@@ -35,9 +37,13 @@ using namespace ndp_gpu;
     reduce_seg_tiles<Fn<O, T>, WideReduceShape<T>>(ArrayIn<T>{in}, s, bounds, agg, fix, out);                    \
   }                                                                                                               \
   extern "C" __global__ void __launch_bounds__(kCarryBlock)                                                       \
+      ndp_reduce_seg_chunks_##oname##_##tname(const SegPair<T>* agg, long long ntiles, SegPair<T>* chunk_agg) {   \
+    reduce_seg_chunks<Fn<O, T>>(agg, ntiles, chunk_agg);                                                          \
+  }                                                                                                               \
+  extern "C" __global__ void __launch_bounds__(kCarryBlock)                                                       \
       ndp_reduce_seg_fixup_##oname##_##tname(const SegPair<T>* agg, const long long* fix, long long ntiles,       \
-                                             T* out) {                                                            \
-    reduce_seg_fixup<Fn<O, T>>(agg, fix, ntiles, out);                                                            \
+                                             const SegPair<T>* chunk_agg, T* out) {                               \
+    reduce_seg_fixup<Fn<O, T>>(agg, fix, ntiles, chunk_agg, out);                                                 \
   }                                                                                                               \
   extern "C" __global__ void __launch_bounds__(ScanShape<T>::kBlock, kScanMinBlocks<T>)                          \
       ndp_scan_flat_##oname##_##tname(const T* in, long long n, int inclusive, unsigned long long* scratch,       \

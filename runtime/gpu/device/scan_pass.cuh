@@ -58,10 +58,11 @@ constexpr int kPassMinBlocks = 4;
 /// pack 0.76x -> 0.88x; on an H200, 6 (40 registers, a few spilled) against 5: pack 0.88x ->
 /// 0.90x, segmented scans 2-5% faster, scan_f32 the same.
 constexpr int kLookBackMinBlocks = 6;
-/// The one block that scans the tiles' aggregates of a segmented reduction, and its items per
-/// thread per round.
-constexpr int kCarryBlock = 1024;
+/// The fix-up of a segmented reduction: blocks of kCarryBlock threads, each for a chunk of
+/// kCarryChunk tiles' aggregates (kCarryItems a thread).
+constexpr int kCarryBlock = 256;
 constexpr int kCarryItems = 8;
+constexpr int kCarryChunk = kCarryBlock * kCarryItems;
 
 /// Elements per thread: 64 bytes (16 elements of 4 bytes, 8 of 8), and 16 one-byte elements.
 template <class T>
@@ -841,35 +842,73 @@ __device__ void reduce_seg_tiles(const Src& in, Segs s, const long long* bounds,
   }
 }
 
-/// The fix-up of a segmented reduction (one block of kCarryBlock threads): scans the tiles'
-/// aggregates, kCarryItems per thread per round, into the value each tile starts from, and
-/// completes out[fix[t]] with it.
+/// A thread's kCarryItems aggregates from agg[first ...] (none past the end) and their fold.
 template <class F>
-__device__ void reduce_seg_fixup(const SegPair<typename F::value_type>* agg, const long long* fix, long long ntiles,
-                                 typename F::value_type* out) {
+__device__ __forceinline__ SegPair<typename F::value_type> load_carries(const SegPair<typename F::value_type>* agg,
+                                                                        long long first, long long end,
+                                                                        SegPair<typename F::value_type> (&a)[kCarryItems]) {
+  using T = typename F::value_type;
+  const SegPair<T> none{F::identity(), 0};
+  SegPair<T> fold = none;
+#pragma unroll
+  for (int i = 0; i < kCarryItems; ++i) {
+    a[i] = first + i < end ? agg[first + i] : none;
+    fold = SegOp<F>()(fold, a[i]);
+  }
+  return fold;
+}
+
+// Note [Segmented reduction fix-up]
+// A segment that spans tiles gets only its last tile's part from the tile pass; the rest is the
+// exclusive scan of the tiles' aggregates (SegOp) at that tile. The scan is two kernels over
+// chunks of kCarryChunk aggregates, so that it is spread over the GPU (a single block took 90 us
+// under Nsight Compute for the 65 536 tiles of 2^28 floats, a fifth of the reduction):
+//  * reduce_seg_chunks: chunk_agg[c] = the fold of chunk c's aggregates, a block each;
+//  * reduce_seg_fixup: block c folds chunk_agg[0 .. c) (one round of the block scan per
+//    kCarryChunk of them: one round below 2^34 elements), then scans its own chunk from there
+//    and completes out[fix[t]] for its tiles.
+// Folds and scans combine in the tiles' order, as the single block did.
+
+/// chunk_agg[blockIdx.x] = the fold of the aggregates of chunk blockIdx.x.
+template <class F>
+__device__ void reduce_seg_chunks(const SegPair<typename F::value_type>* agg, long long ntiles,
+                                  SegPair<typename F::value_type>* chunk_agg) {
   using T = typename F::value_type;
   using Scan = cub::BlockScan<SegPair<T>, kCarryBlock, kPassScan>;
   __shared__ typename Scan::TempStorage storage;
-  const SegPair<T> none{F::identity(), 0};
-  CarryPrefix<F> prefix{none};
-  for (long long base = 0; base < ntiles; base += kCarryBlock * kCarryItems) {
-    const long long first = base + static_cast<long long>(threadIdx.x) * kCarryItems;
-    SegPair<T> a[kCarryItems], carry = none;
-#pragma unroll
-    for (int i = 0; i < kCarryItems; ++i) {
-      a[i] = first + i < ntiles ? agg[first + i] : none;
-      carry = SegOp<F>()(carry, a[i]);
-    }
+  SegPair<T> a[kCarryItems], unused, total;
+  const SegPair<T> fold = load_carries<F>(
+      agg, static_cast<long long>(blockIdx.x) * kCarryChunk + threadIdx.x * kCarryItems, ntiles, a);
+  Scan(storage).ExclusiveScan(fold, unused, SegPair<T>{F::identity(), 0}, SegOp<F>(), total);
+  if (threadIdx.x == 0) chunk_agg[blockIdx.x] = total;
+}
+
+/// The fix-up of chunk blockIdx.x (Note [Segmented reduction fix-up]): out[fix[t]] completed with
+/// the fold of every aggregate before tile t, for the chunk's tiles t (chunk_agg unread for
+/// chunk 0).
+template <class F>
+__device__ void reduce_seg_fixup(const SegPair<typename F::value_type>* agg, const long long* fix, long long ntiles,
+                                 const SegPair<typename F::value_type>* chunk_agg, typename F::value_type* out) {
+  using T = typename F::value_type;
+  using Scan = cub::BlockScan<SegPair<T>, kCarryBlock, kPassScan>;
+  __shared__ typename Scan::TempStorage storage;
+  CarryPrefix<F> prefix{SegPair<T>{F::identity(), 0}};
+  SegPair<T> a[kCarryItems], carry;
+  for (long long base = 0; base < blockIdx.x; base += kCarryChunk) {  // the chunks before this one
+    carry = load_carries<F>(chunk_agg, base + threadIdx.x * kCarryItems, blockIdx.x, a);
     Scan(storage).ExclusiveScan(carry, carry, SegOp<F>(), prefix);
-#pragma unroll
-    for (int i = 0; i < kCarryItems; ++i) {
-      if (first + i < ntiles) {
-        const long long k = fix[first + i];
-        if (k >= 0) out[k] = F::apply(carry.v, out[k]);
-      }
-      carry = SegOp<F>()(carry, a[i]);
-    }
     __syncthreads();
+  }
+  const long long first = static_cast<long long>(blockIdx.x) * kCarryChunk + threadIdx.x * kCarryItems;
+  carry = load_carries<F>(agg, first, ntiles, a);
+  Scan(storage).ExclusiveScan(carry, carry, SegOp<F>(), prefix);
+#pragma unroll
+  for (int i = 0; i < kCarryItems; ++i) {
+    if (first + i < ntiles) {
+      const long long k = fix[first + i];
+      if (k >= 0) out[k] = F::apply(carry.v, out[k]);
+    }
+    carry = SegOp<F>()(carry, a[i]);
   }
 }
 

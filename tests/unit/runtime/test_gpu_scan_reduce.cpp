@@ -185,6 +185,21 @@ TEST_CASE_TEMPLATE("gpu seg_scan and seg_reduce at large shapes", T, int64_t, do
     for (Op op : ops) check_scan_reduce<T>(*p, op, s, values_for<T>(op, s.total(), 99));
 }
 
+// The fix-up of a segmented reduction works in chunks of 2048 tiles (Note [Segmented reduction
+// fix-up]): 20 million elements are 5 chunks of 2048-element tiles and 3 of 4096, so segments
+// cross chunks, and one spans them all.
+TEST_CASE_TEMPLATE("gpu seg_reduce fix-up across chunks of tiles", T, int64_t, float) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  std::vector<Shape> shapes;
+  shapes.push_back(irregular("1, 20000000, 2", {1, 20'000'000, 2}));
+  shapes.push_back(irregular("random lengths up to 10000", random_lengths(4000, 10'000, 0.1, 21)));
+  shapes.push_back(regular("regular 3 x 7000001", 3, 7'000'001));
+  uint64_t seed = 300;
+  for (const Shape& s : shapes)
+    for (Op op : {Op::plus, Op::max}) check_scan_reduce<T>(*p, op, s, values_for<T>(op, s.total(), seed++));
+}
+
 TEST_CASE_TEMPLATE("gpu scan and reduce max/min keep numbers over NaN and the leftmost of equals", T, double, float) {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
