@@ -250,8 +250,9 @@ __device__ __forceinline__ void write_block_partial(typename F::value_type acc, 
   if (threadIdx.x == 0) partials[blockIdx.x] = b;
 }
 
-/// 16-byte loads per lane in flight per step of reduce_flat_partials.
-constexpr int kReduceLoads = 4;
+/// 16-byte loads per lane in flight per step of reduce_flat_partials: 8 (4 KiB a warp) measured
+/// 0.369 ms for 2^28 floats on an H100, against 0.389-0.393 ms with 4.
+constexpr int kReduceLoads = 8;
 
 /// partials[block] = the fold of the block's stretch of the aligned words (grid of
 /// kPassBlock-thread blocks). Every warp owns a contiguous stretch, so folding its steps in
