@@ -787,11 +787,19 @@ __device__ void reduce_seg_tiles(const Src& in, Segs s, const long long* bounds,
   const long long first = runs ? ntiles * blockIdx.x / gridDim.x : blockIdx.x;
   const long long last = runs ? ntiles * (blockIdx.x + 1) / gridDim.x : ntiles;
   const long long step = runs ? 1 : gridDim.x;
+  // A tile's bounds are read one tile ahead, so that its offsets can be loaded (mark_heads) as
+  // soon as its values, not a load later.
+  long long next_a = first < last ? tile_bound(s, bounds, first, kTileN) : 0;
+  long long next_b = first < last ? tile_bound(s, bounds, first + 1, kTileN) : 0;
   for (long long tile = first; tile < last; tile += step) {
     const long long t0 = tile * kTileN;
     const int n = static_cast<int>(s.total - t0 < kTileN ? s.total - t0 : kTileN);
     const TileFetch<T, S> f = fetch_tile<F, S>(in, t0, n);
-    const long long a = tile_bound(s, bounds, tile, kTileN), b = tile_bound(s, bounds, tile + 1, kTileN);
+    const long long a = next_a, b = next_b;
+    if (tile + step < last) {
+      next_a = step == 1 ? b : tile_bound(s, bounds, tile + step, kTileN);
+      next_b = tile_bound(s, bounds, tile + step + 1, kTileN);
+    }
     if (tile > 0 && a == b) {
       // No segment ends in the tile (segments longer than a tile): it is one segment's part,
       // so its aggregate is a plain fold, with no shared-memory exchange and no block scan.
