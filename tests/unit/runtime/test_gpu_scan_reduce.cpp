@@ -188,7 +188,7 @@ TEST_CASE_TEMPLATE("gpu seg_scan and seg_reduce at large shapes", T, int64_t, do
 // The fix-up of a segmented reduction works in chunks of 2048 tiles (Note [Segmented reduction
 // fix-up]): 20 million elements are 5 chunks of 2048-element tiles and 3 of 4096, so segments
 // cross chunks, and one spans them all.
-TEST_CASE_TEMPLATE("gpu seg_reduce fix-up across chunks of tiles", T, int64_t, float) {
+TEST_CASE_TEMPLATE("gpu seg_reduce fix-up across chunks of tiles (large)", T, int64_t, float) {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
   std::vector<Shape> shapes;
