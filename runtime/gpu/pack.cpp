@@ -17,17 +17,17 @@ Status compact(Primitives& p, const std::string& name, CUdeviceptr flags, int64_
   if (kept) *kept = 0;
   if (n <= 0) return Status();
   const int64_t ntiles = (n + kSelectTile - 1) / kSelectTile;
-  Result<cuda::DeviceBuffer> scratch = detail::lookback_scratch(p, ntiles);
+  Result<CUdeviceptr> scratch = p.lookback_scratch(ntiles);
   if (!scratch.ok()) return scratch.status();
   Result<cuda::Kernel> k = p.kernel(name + (n < (int64_t{1} << 31) ? "_c32" : "_c64"));
   if (!k.ok()) return k.status();
   if (Status st = cuda::launch_with(p.device(), k.value(), detail::pass_launch(p, ntiles), v..., flags, n,
-                                    scratch->pointer(), out);
+                                    scratch.value(), out);
       !st.ok())
     return st;
   if (!kept) return Status();
   uint64_t total = 0;
-  if (Status st = p.pool().download(&total, scratch->pointer() + 8, sizeof total); !st.ok()) return st;
+  if (Status st = p.pool().download(&total, scratch.value() + 8, sizeof total); !st.ok()) return st;
   *kept = static_cast<int64_t>(total);
   return Status();
 }

@@ -1,6 +1,7 @@
 // Loading the embedded primitive modules and finding their kernels by name.
 #include "runtime/gpu/primitives.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -11,6 +12,9 @@ namespace ndp::rt::gpu {
 struct Primitives::Impl {
   std::vector<cuda::Module> modules;
   std::map<std::string, cuda::Kernel> kernels;  // by name; filled on first use
+  cuda::DeviceBuffer lookback;                  // the look-back scratch (lookback_scratch)
+  int64_t lookback_words = 0;
+  int64_t lookback_uses = 0;  // passes given it since it was last zeroed
 };
 
 Primitives::Primitives(cuda::Device& device, cuda::MemoryPool& pool)
@@ -45,6 +49,27 @@ Result<cuda::Kernel> Primitives::kernel(const std::string& name) {
     }
   }
   return Status::failure("cuModuleGetFunction", "no primitive module has kernel " + name);
+}
+
+Result<CUdeviceptr> Primitives::lookback_scratch(int64_t ntiles) {
+  // Zeroed when it grows, and every 2^27 passes: a pass's records carry its epoch, which comes
+  // round again after 2^29 passes (Note [Look-back epochs]), so none can outlive its epoch.
+  constexpr int64_t kZeroEvery = int64_t{1} << 27;
+  const int64_t words = 2 + 2 * ntiles;
+  if (words > impl_->lookback_words) {
+    const int64_t grown = std::max(words, 2 * impl_->lookback_words);
+    Result<cuda::DeviceBuffer> b = pool_.allocate(static_cast<size_t>(grown) * 8);
+    if (!b.ok()) return b.status();
+    impl_->lookback = std::move(b.value());
+    impl_->lookback_words = grown;
+    impl_->lookback_uses = kZeroEvery;
+  }
+  if (impl_->lookback_uses >= kZeroEvery) {
+    if (Status st = fill(impl_->lookback.pointer(), impl_->lookback_words, 8, 0); !st.ok()) return st;
+    impl_->lookback_uses = 0;
+  }
+  ++impl_->lookback_uses;
+  return impl_->lookback.pointer();
 }
 
 }  // namespace ndp::rt::gpu

@@ -65,6 +65,11 @@ class Primitives {
   cuda::MemoryPool& pool() const { return pool_; }
   /// The kernel named `name` in any loaded module (cached; fails with "cuModuleGetFunction").
   Result<cuda::Kernel> kernel(const std::string& name);
+  /// The look-back scratch of a single-pass scan or selection over ntiles tiles (2 + 2·ntiles
+  /// words or more): one buffer kept from call to call, valid as the previous pass left it
+  /// (Note [Look-back epochs] in device/scan_pass.cuh). Passes that use it run one at a time,
+  /// on the device's stream.
+  Result<CUdeviceptr> lookback_scratch(int64_t ntiles);
 
   // ---- fills and generators (generate.cpp) ----
   /// out[i] = value (bytes: 1, 4 or 8; the value's low `bytes` bytes).

@@ -31,15 +31,6 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
   return rt::status_of(NDP_INVALID_ARGUMENT);
 }
 
-Result<cuda::DeviceBuffer> lookback_scratch(Primitives& p, int64_t ntiles) {
-  // The ticket, a pad word (the records are 16-byte aligned), and up to 16 bytes a tile.
-  const int64_t words = 2 + 2 * ntiles;
-  Result<cuda::DeviceBuffer> scratch = p.pool().allocate(static_cast<size_t>(words) * 8);
-  if (!scratch.ok()) return scratch;
-  if (Status st = p.fill(scratch->pointer(), words, 8, 0); !st.ok()) return st;
-  return scratch;
-}
-
 Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bounds) {
   if (s.offsets == 0) return Status();
   const int64_t ntiles = (s.total + tile - 1) / tile;
@@ -55,9 +46,9 @@ Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda:
   const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
   const int64_t tile = shape.tile;
   const int64_t ntiles = (s.total + tile - 1) / tile;
-  Result<cuda::DeviceBuffer> scratch = lookback_scratch(p, ntiles);
+  Result<CUdeviceptr> scratch = p.lookback_scratch(ntiles);
   if (!scratch.ok()) return scratch.status();
-  CUdeviceptr scratch_ptr = scratch->pointer();
+  CUdeviceptr scratch_ptr = scratch.value();
   cuda::DeviceBuffer bounds;
   if (!flat)
     if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;

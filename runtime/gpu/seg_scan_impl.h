@@ -77,10 +77,6 @@ inline cuda::LaunchConfig pass_launch(Primitives& p, int64_t blocks, unsigned bl
 /// status for a pair it does not support (NDP_UNSUPPORTED) or an unknown op or type.
 ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits);
 
-/// Zeroed look-back records for a single-pass kernel over ntiles tiles (device/scan_pass.cuh,
-/// LookBack): a ticket, a pad word and 16 bytes a tile.
-Result<cuda::DeviceBuffer> lookback_scratch(Primitives& p, int64_t ntiles);
-
 /// For an offsets descriptor, `bounds` receives the first boundary of each of its tiles of `tile`
 /// elements (ndp_seg_tile_bounds); for a regular one it stays empty (null: kernels divide).
 Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bounds);

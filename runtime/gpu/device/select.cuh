@@ -141,7 +141,8 @@ __device__ void select_pass(const T* v, const unsigned char* flags, long long n,
   using Scan = cub::BlockScan<SegPair<C>, kPassBlock, kPassScan>;
   __shared__ T kept[kSelectTile];
   __shared__ typename Scan::TempStorage storage;
-  __shared__ long long ticket, tile_start;
+  __shared__ unsigned long long ticket;
+  __shared__ long long tile_start;
   __shared__ int tile_kept;
   const long long ntiles = (n + kSelectTile - 1) / kSelectTile;
   auto fetch = [&](long long tile) {
@@ -150,9 +151,9 @@ __device__ void select_pass(const T* v, const unsigned char* flags, long long n,
   };
   LookBack<C> lb(scratch);
   for (;;) {
-    if (threadIdx.x == 0) ticket = lb.next_tile();
+    if (threadIdx.x == 0) ticket = lb.draw(ntiles);
     __syncthreads();  // also: the previous tile is done with kept and storage
-    const long long tile = ticket;
+    const long long tile = lb.begin(ticket);
     if (tile >= ntiles) break;
     const SelectFetch<T, kPositions> mine = fetch(tile);
     const C count = __popc(mine.mask);

@@ -142,6 +142,15 @@ Vec<T> random_values(int64_t n, uint64_t seed, int lo = -9, int hi = 9) {
   return v;
 }
 
+/// n flags, each true with probability `share`.
+inline Vec<bool> random_flags(int64_t n, double share, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution d(share);
+  Vec<bool> flags(n);
+  for (int64_t i = 0; i < n; ++i) flags[i] = d(rng);
+  return flags;
+}
+
 /// Random in-segment indices (a permutation of each segment when perm is true).
 inline std::vector<int64_t> random_indices(const Shape& s, uint64_t seed, bool perm) {
   std::mt19937_64 rng(seed);

@@ -185,6 +185,41 @@ TEST_CASE_TEMPLATE("gpu seg_scan and seg_reduce at large shapes", T, int64_t, do
     for (Op op : ops) check_scan_reduce<T>(*p, op, s, values_for<T>(op, s.total(), 99));
 }
 
+// Scans keep one look-back scratch from call to call (Note [Look-back epochs]): a record left
+// by an earlier call, of the same tiles with other values, must never be read as this call's.
+// Calls over many tiles, then few, then many, alternating types with one-word records (i32,
+// f32) and two-word ones (i64, f64), with selections (which share the scratch) in between.
+TEST_CASE("gpu scans reuse the look-back scratch across calls") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 400;
+  for (int round = 0; round < 3; ++round) {
+    CAPTURE(round);
+    for (int64_t n : {int64_t{1'000'003}, int64_t{9'000}, int64_t{3'000'001}}) {
+      CAPTURE(n);
+      const Shape flat = regular("flat", 1, n);
+      const Shape rows = irregular("random lengths", random_lengths(n / 20, 40, 0.1, seed));
+      check_scan_reduce<int32_t>(*p, Op::plus, flat, values_for<int32_t>(Op::plus, n, seed++));
+      check_scan_reduce<double>(*p, Op::plus, flat, values_for<double>(Op::plus, n, seed++));
+      check_scan_reduce<float>(*p, Op::max, rows, values_for<float>(Op::max, rows.total(), seed++));
+      check_scan_reduce<int64_t>(*p, Op::plus, rows, values_for<int64_t>(Op::plus, rows.total(), seed++));
+      // A selection between the scans.
+      Vec<float> v = random_values<float>(n, seed++);
+      Vec<bool> flags = random_flags(n, 0.5, seed++);
+      int64_t count = 0;
+      for (int64_t i = 0; i < n; ++i) count += flags[i];
+      Vec<float> want(count);
+      REQUIRE(ok(pack<float>(v, flags, want)));
+      DArray<float> dv(*p, v.cspan()), room(*p, n);
+      DArray<bool> df(*p, flags.cspan());
+      auto kept = p->pack_counted(NDP_F32, dv.ptr(), df.ptr(), n, room.ptr());
+      REQUIRE_MESSAGE(kept.ok(), kept.status().message());
+      CHECK(kept.value() == count);
+      CHECK(first_diff<float>(room.host(*p).cspan().subspan(0, static_cast<size_t>(count)), want) == -1);
+    }
+  }
+}
+
 // The fix-up of a segmented reduction works in chunks of 2048 tiles (Note [Segmented reduction
 // fix-up]): 20 million elements are 5 chunks of 2048-element tiles and 3 of 4096, so segments
 // cross chunks, and one spans them all.

@@ -22,14 +22,6 @@ std::vector<Shape> all_shapes() {
   return shapes;
 }
 
-Vec<bool> random_flags(int64_t n, double share, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::bernoulli_distribution d(share);
-  Vec<bool> flags(n);
-  for (int64_t i = 0; i < n; ++i) flags[i] = d(rng);
-  return flags;
-}
-
 void check_offsets(gpu::Primitives& p, std::span<const int64_t> lengths) {
   int64_t n = static_cast<int64_t>(lengths.size());
   Vec<int64_t> want(n + 1);
