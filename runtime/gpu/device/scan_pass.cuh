@@ -907,7 +907,7 @@ __device__ __forceinline__ SegPair<typename F::value_type> load_carries(const Se
 // under Nsight Compute for the 65 536 tiles of 2^28 floats, a fifth of the reduction):
 //  * reduce_seg_chunks: chunk_agg[c] = the fold of chunk c's aggregates, a block each;
 //  * reduce_seg_fixup: block c folds chunk_agg[0 .. c) (one round of the block scan per
-//    kCarryChunk of them: one round below 2^34 elements), then scans its own chunk from there
+//    kCarryChunk of them: one round below 2^33 elements), then scans its own chunk from there
 //    and completes out[fix[t]] for its tiles.
 // Folds and scans combine in the tiles' order, as the single block did.
 
