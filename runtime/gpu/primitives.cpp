@@ -56,15 +56,15 @@ Result<CUdeviceptr> Primitives::lookback_scratch(int64_t ntiles) {
   // round again after 2^29 passes (Note [Look-back epochs]), so none can outlive its epoch.
   constexpr int64_t kZeroEvery = int64_t{1} << 27;
   const int64_t words = 2 + 2 * ntiles;
-  if (words > impl_->lookback_words) {
+  const bool grow = words > impl_->lookback_words;
+  if (grow) {
     const int64_t grown = std::max(words, 2 * impl_->lookback_words);
     Result<cuda::DeviceBuffer> b = pool_.allocate(static_cast<size_t>(grown) * 8);
     if (!b.ok()) return b.status();
     impl_->lookback = std::move(b.value());
     impl_->lookback_words = grown;
-    impl_->lookback_uses = kZeroEvery;
   }
-  if (impl_->lookback_uses >= kZeroEvery) {
+  if (grow || impl_->lookback_uses >= kZeroEvery) {
     if (Status st = fill(impl_->lookback.pointer(), impl_->lookback_words, 8, 0); !st.ok()) return st;
     impl_->lookback_uses = 0;
   }

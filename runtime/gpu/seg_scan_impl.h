@@ -40,7 +40,7 @@ Status launch_per_element_segment(Primitives& p, const std::string& name, DSegs 
 /// (64 bytes per thread, at most 16 elements).
 constexpr unsigned kPassBlock = 256;
 constexpr unsigned kCarryBlock = 256;
-constexpr int64_t kCarryChunk = 256 * 8;
+constexpr int64_t kCarryChunk = int64_t{kCarryBlock} * 8;  // kCarryItems a thread
 inline int64_t pass_tile(int bytes) { return bytes == 8 ? 2048 : 4096; }
 
 /// A pass's threads per block and elements per tile, as its kernels have them, and the blocks an

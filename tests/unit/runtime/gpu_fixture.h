@@ -103,6 +103,28 @@ struct DArray {
   }
 };
 
+/// The cpu runtime's pack of v by flags.
+template <class T>
+Vec<T> packed(const Vec<T>& v, const Vec<bool>& flags) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < v.n; ++i) count += flags[i];
+  Vec<T> want(count);
+  REQUIRE(ok(pack<T>(v, flags, want)));
+  return want;
+}
+
+/// pack_counted of the device arrays v and flags (n elements), into room for every element,
+/// keeps `want` and says how many it kept.
+template <class T>
+void check_pack_counted(gpu::Primitives& p, const DArray<T>& v, const DArray<bool>& flags, int64_t n,
+                        const Vec<T>& want) {
+  DArray<T> room(p, n);
+  auto kept = p.pack_counted(elem_type_of<T>(), v.ptr(), flags.ptr(), n, room.ptr());
+  REQUIRE_MESSAGE(kept.ok(), kept.status().message());
+  CHECK(kept.value() == want.n);
+  CHECK(first_diff<T>(room.host(p).cspan().subspan(0, static_cast<size_t>(want.n)), want) == -1);
+}
+
 /// A Shape's descriptor on the device: regular shapes stay regular, irregular ones upload their
 /// offsets.
 struct DShape {
