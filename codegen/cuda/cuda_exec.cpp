@@ -13,7 +13,9 @@
 #include "codegen/cpu/convert.h"
 #include "codegen/cpu/stmt_profile.h"
 #include "codegen/cuda/consumer_kernels.h"
+#include "codegen/cuda/append_chains.h"
 #include "codegen/cuda/dvec_ops.h"
+#include "codegen/cuda/filter_groups.h"
 #include "codegen/cuda/kernels.h"
 #include "codegen/cuda/lifted_prims.h"
 #include "lang/diagnostics.h"
@@ -55,6 +57,9 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   GpuPrimContext ctx;
   int64_t fallbacks = 0;
   lang::eval::DeepStack stack{kStackReserve};
+  // Of the program being run: Note [Filter groups on the GPU], Note [Append chains on the GPU].
+  cpu::FilterPlan filters;
+  cpu::AppendPlan appends;
 
   Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu) : prog(p), out(o), g(gpu), kernels(gpu), streams(o) {
     env.types = &prog.types;
@@ -81,6 +86,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   DVec rand_with_paths(const Stmt& s, Frame& f);
   DVec merge(const DVec& flags, const DVec& a, const DVec& b);
   DVec seq_lit(const Type* t, const Stmt& s, const Frame& f);
+  void run_group(const cpu::FilterGroup& group, Frame& f);
 };
 
 // rand with per-instance path hashes: on the host, as the cpu backend draws (flat_exec.cpp).
@@ -122,9 +128,26 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   return seq_from_lengths(g, t, n, std::move(len), std::move(elems));
 }
 
+void CudaExecutor::Impl::run_group(const cpu::FilterGroup& group, Frame& f) {
+  std::vector<DVec> r = run_filter_group(
+      g, kernels, group, [&](VarId v) -> const DVec& { return vec(f, v); }, [&](VarId v) { return type_of(f, v); });
+  for (size_t m = 0; m < r.size(); ++m) set_vec(f, group.members[m].stmt->dst, std::move(r[m]));
+}
+
 // NDP_PROFILE=1 (codegen/cpu/stmt_profile.h): each statement waits for its kernels, so that
 // the table shows device time where it is spent (and the program runs slower).
 void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
+  if (s.op == Op::Prim && (s.prim == lang::core::PrimId::Append || s.prim == lang::core::PrimId::Elt)) {
+    if (const cpu::AppendPlan::Role* role = appends.role(s)) {
+      if (role->skipped) return;  // its chain's root computes it
+      cpu::StmtTimer timer(*f.fn, s, 0);  // (its operands are skipped statements: not set)
+      set_vec(f, s.dst, run_append_chain(
+                            g, *role->chain, [&](VarId v) -> const DVec& { return vec(f, v); }, type_of(f, s.dst)));
+      if (cpu::stmt_profile_enabled()) g.synchronize();
+      g.run_deferred_checks();
+      return;
+    }
+  }
   if (!cpu::stmt_profile_enabled() || s.op == Op::Time) {
     exec_data_untimed(s, f);
   } else {
@@ -141,6 +164,12 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
     return vec(f, s.uses[i]);
   };
+  if (s.op == Op::PackKernel || s.op == Op::ReduceKernel || s.op == Op::Pack) {
+    if (const cpu::FilterPlan::Role* role = filters.role(s)) {
+      if (role->leads) run_group(*role->group, f);  // else its group's first statement set it
+      return;
+    }
+  }
   switch (s.op) {
     case Op::Lit: set_vec(f, s.dst, constant(type_of(f, s.dst), s.lit, host(f, s.uses.at(0)))); return;
     case Op::Global: {
@@ -347,6 +376,8 @@ std::string CudaExecutor::kernel_stats() const {
 lang::eval::RunResult CudaExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
   cpu::stmt_profile_new_program();
+  m.filters = cpu::FilterPlan(p);
+  m.appends = cpu::AppendPlan(p);
   return m.run_program(p, m.stack, m.rand, m.out, [&] {
     m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
     m.g.begin_evaluation();

@@ -78,6 +78,10 @@ std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n) {
   return lengths ? segment_cache().find(lengths, n) : std::nullopt;
 }
 
+void remember_segments(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total) {
+  segment_cache().add(lengths, offsets, n, total);
+}
+
 DVec DVec::scalar(const Type* t, int64_t n, DBuf buf) {
   NDP_ASSERT(cpu::is_flat_scalar(t), "DVec::scalar of a structured type");
   DVec v;
@@ -330,22 +334,38 @@ DVec concat(Gpu& g, std::span<const DVec> parts) {
   }
 }
 
-int64_t count_true(Gpu& g, const DVec& flags) {
+namespace {
+
+const FlagCounts::Entry* find_count(const DVec& flags) {
   const DBuf& buf = flags.buffer();
+  for (const FlagCounts::Entry& e : flag_counts().entries)
+    if (e.raw == buf.get() && e.n == flags.size() && e.flags.lock() == buf) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+void remember_count_true(const DVec& flags, int64_t count) {
+  const DBuf& buf = flags.buffer();
+  if (!buf) return;
   FlagCounts& c = flag_counts();
-  for (const FlagCounts::Entry& e : c.entries)
-    if (e.raw == buf.get() && e.n == flags.size() && e.flags.lock() == buf) return e.count;
+  c.entries[c.next] = FlagCounts::Entry{buf, buf.get(), flags.size(), count};
+  c.next = (c.next + 1) % FlagCounts::kEntries;
+}
+
+bool known_count_true(const DVec& flags) { return find_count(flags) != nullptr; }
+
+int64_t count_true(Gpu& g, const DVec& flags) {
+  if (const FlagCounts::Entry* e = find_count(flags)) return e->count;
   int64_t count = g.check(g.prims().count_true(flags.data(), flags.size()));
-  if (buf) {
-    c.entries[c.next] = FlagCounts::Entry{buf, buf.get(), flags.size(), count};
-    c.next = (c.next + 1) % FlagCounts::kEntries;
-  }
+  remember_count_true(flags, count);
   return count;
 }
 
 DVec pack(Gpu& g, const DVec& v, const DVec& flag_vec) {
   NDP_ASSERT(flag_vec.size() == v.size(), "pack with flags of another length");
   int64_t kept = count_true(g, flag_vec);
+  if (kept == v.size()) return v;  // buffers are never written (Note [DVec]): no copy needed
   CUdeviceptr flags = flag_vec.data();
   if (!cpu::is_flat_scalar(v.type())) {
     DBuf pos = g.alloc(kept * 8);

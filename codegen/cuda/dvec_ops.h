@@ -20,6 +20,9 @@ struct KnownSegments {
   int64_t total = 0;
 };
 std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n);
+/// Records the offsets and total of `lengths` (n of them) for known_segments, before any
+/// sequence over them is made (a filter group's counts: Note [Filter groups on the GPU]).
+void remember_segments(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total);
 /// The n + 1 offsets of n lengths known to be valid (no check, no read-back).
 DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 /// A DVec of type t with no instances.
@@ -38,6 +41,10 @@ inline DVec append(Gpu& g, const DVec& a, const DVec& b) {
 }
 /// The number of true flags (bool), remembered for the last few flag buffers counted.
 int64_t count_true(Gpu& g, const DVec& flags);
+/// Records the number of true flags, known another way, for count_true.
+void remember_count_true(const DVec& flags, int64_t count);
+/// count_true would answer without a pass.
+bool known_count_true(const DVec& flags);
 /// The instances whose flag (bool, v.size() of them) is true.
 DVec pack(Gpu& g, const DVec& v, const DVec& flags);
 /// As cpu::retype: the same buffers at type t.

@@ -11,6 +11,21 @@ Status Primitives::append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr 
   return detail::launch_per_element_segment(*this, sized_name("ndp_append_", t), so, a, sa, b, sb, so, out);
 }
 
+Result<int64_t> Primitives::elt_segments(CUdeviceptr outer_offsets, CUdeviceptr idx, CUdeviceptr inner_offsets,
+                                         int64_t n, CUdeviceptr start, CUdeviceptr length) {
+  return first_failure(*this, "ndp_elt_segments", n, outer_offsets, idx, inner_offsets, n, start, length);
+}
+
+Status Primitives::append_parts_lengths(const AppendParts& parts, int64_t n, CUdeviceptr out) {
+  if (parts.count < 1 || parts.count > kMaxAppendParts) return Status::failure("append_parts", "1 to 8 parts");
+  return launch_named(*this, "ndp_append_parts_lengths", n, parts, n, out);
+}
+
+Status Primitives::append_parts(ndp_elem_type t, const AppendParts& parts, DSegs so, CUdeviceptr out) {
+  if (parts.count < 1 || parts.count > kMaxAppendParts) return Status::failure("append_parts", "1 to 8 parts");
+  return detail::launch_per_element_segment(*this, sized_name("ndp_append_parts_", t), so, parts, so, out);
+}
+
 Status Primitives::reverse(ndp_elem_type t, CUdeviceptr v, DSegs s, CUdeviceptr out) {
   return detail::launch_per_element_segment(*this, sized_name("ndp_reverse_", t), s, v, s, out);
 }

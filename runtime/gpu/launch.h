@@ -90,15 +90,20 @@ class StatusRecord {
   cuda::DeviceBuffer buf_;
 };
 
-/// Launches checking kernel `name` over n items with `args` and a fresh StatusRecord's slots
-/// last, and returns the lowest failing position, or -1 (synchronises).
+/// Launches checking kernel `name` over n items with `args` and the failure word last (Note
+/// [Armed failure words] in primitives.cpp), and returns the lowest failing position, or -1
+/// (synchronises).
 template <class... Args>
 Result<int64_t> first_failure(Primitives& p, const std::string& name, int64_t n, Args... args) {
   if (n <= 0) return int64_t{-1};
-  Result<StatusRecord> rec = StatusRecord::make(p);
-  if (!rec.ok()) return rec.status();
-  if (Status s = launch_named(p, name, n, args..., rec->slots()); !s.ok()) return s;
-  return rec->read_slot(p);
+  Result<CUdeviceptr> word = p.failure_words();
+  if (!word.ok()) return word.status();
+  if (Status s = launch_named(p, name, n, args..., word.value()); !s.ok()) return s;
+  uint64_t v = 0;
+  if (Status s = p.pool().download(&v, word.value(), sizeof v); !s.ok()) return s;
+  if (v == ~uint64_t{0}) return int64_t{-1};
+  if (Status s = p.rearm_failure_words(); !s.ok()) return s;
+  return static_cast<int64_t>(v);
 }
 
 namespace detail {

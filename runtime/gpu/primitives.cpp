@@ -15,6 +15,7 @@ struct Primitives::Impl {
   cuda::DeviceBuffer lookback;                  // the look-back scratch (lookback_scratch)
   int64_t lookback_words = 0;
   int64_t lookback_uses = 0;  // passes given it since it was last zeroed
+  cuda::DeviceBuffer failure;   // failure_words, once made
 };
 
 Primitives::Primitives(cuda::Device& device, cuda::MemoryPool& pool)
@@ -70,6 +71,28 @@ Result<CUdeviceptr> Primitives::lookback_scratch(int64_t ntiles) {
   }
   ++impl_->lookback_uses;
   return impl_->lookback.pointer();
+}
+
+// Note [Armed failure words]
+// A check that reads its result back (the first failing position of an index check, the first
+// negative length of offsets_from_lengths) needs a word set to kNoFailure before its kernel
+// lowers it with atomicMin. Filling a fresh word each time was a kernel launch per check, and
+// a flattened program makes several checks per statement. The word is kept instead: it is
+// kNoFailure at rest, each check reads it back (synchronising) before the next one can launch,
+// and only a check that found a failure, which is rare, writes it back.
+Result<CUdeviceptr> Primitives::failure_words() {
+  if (impl_->failure.pointer() == 0) {
+    Result<cuda::DeviceBuffer> b = pool_.allocate(4 * sizeof(uint64_t));
+    if (!b.ok()) return b.status();
+    if (Status st = fill(b->pointer(), 1, 8, ~uint64_t{0}); !st.ok()) return st;
+    impl_->failure = std::move(b.value());
+  }
+  return impl_->failure.pointer();
+}
+
+Status Primitives::rearm_failure_words() {
+  const uint64_t none = ~uint64_t{0};
+  return pool_.upload(impl_->failure.pointer(), &none, sizeof none);
 }
 
 }  // namespace ndp::rt::gpu

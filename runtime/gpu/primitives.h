@@ -70,6 +70,13 @@ class Primitives {
   /// (Note [Look-back epochs] in device/scan_pass.cuh). Passes that use it run one at a time,
   /// on the device's stream.
   Result<CUdeviceptr> lookback_scratch(int64_t ntiles);
+  /// Four words kept from call to call for checks that synchronise: word 0 is kNoFailure (all
+  /// ones) whenever no check is running, so a check needs no fill before its kernel; one that
+  /// found a failure writes it back with rearm_failure_words (Note [Armed failure words] in
+  /// primitives.cpp). Words 1 to 3 are the check's to use.
+  Result<CUdeviceptr> failure_words();
+  /// Sets word 0 back to kNoFailure after a check read a failure from it.
+  Status rearm_failure_words();
 
   // ---- fills and generators (generate.cpp) ----
   /// out[i] = value (bytes: 1, 4 or 8; the value's low `bytes` bytes).
@@ -132,6 +139,25 @@ class Primitives {
 
   // ---- append, reverse, rotate (append.cpp) ----
   Status append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr b, DSegs sb, DSegs so, CUdeviceptr out);
+  /// The parts of a chain of appends (device/append.cu): instance k's part i is the length[i][k]
+  /// elements of data[i] from start[i][k] (n int64 each). Passed to the kernels by value.
+  static constexpr int kMaxAppendParts = 8;
+  struct AppendParts {
+    int32_t count = 0;
+    CUdeviceptr data[kMaxAppendParts] = {};
+    CUdeviceptr start[kMaxAppendParts] = {};
+    CUdeviceptr length[kMaxAppendParts] = {};
+  };
+  /// Instance k's sequence idx[k] of its nested sequence (outer_offsets: n + 1 offsets into the
+  /// inner sequences; inner_offsets: theirs into the elements), as a part: start[k] and
+  /// length[k]. Returns the first k whose index is outside its sequence, or -1 (synchronises).
+  Result<int64_t> elt_segments(CUdeviceptr outer_offsets, CUdeviceptr idx, CUdeviceptr inner_offsets, int64_t n,
+                               CUdeviceptr start, CUdeviceptr length);
+  /// out[k] = the sum of instance k's part lengths (n instances).
+  Status append_parts_lengths(const AppendParts& parts, int64_t n, CUdeviceptr out);
+  /// Segment k of out (shape so, whose lengths append_parts_lengths gave) is instance k's parts,
+  /// one after another.
+  Status append_parts(ndp_elem_type t, const AppendParts& parts, DSegs so, CUdeviceptr out);
   Status reverse(ndp_elem_type t, CUdeviceptr v, DSegs s, CUdeviceptr out);
   Status rotate(ndp_elem_type t, CUdeviceptr v, CUdeviceptr shift, DSegs s, CUdeviceptr out);
 

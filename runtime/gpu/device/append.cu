@@ -1,9 +1,53 @@
-// Per-segment append, reverse and rotate. Each is a gather: one thread per output element, given
+// Per-segment append (of two sequences, or of up to kMaxAppendParts parts), reverse and rotate.
+// Each is a gather: one thread per output element, given
 // its segment (Note [Segments of a tile]), reads its source, so writes are coalesced and every
 // segment shape runs at full width. Elements move as raw words (per element size).
 #include "tile_segments.cuh"
 
 using namespace ndp_gpu;
+
+namespace {
+
+/// The parts of an append chain (Primitives::AppendParts): instance k's part i is the
+/// length[i][k] elements of data[i] from start[i][k]. Passed by value (__grid_constant__).
+constexpr int kMaxAppendParts = 8;
+struct AppendParts {
+  int count;
+  const void* data[kMaxAppendParts];
+  const long long* start[kMaxAppendParts];
+  const long long* length[kMaxAppendParts];
+};
+
+}  // namespace
+
+// Instance k's sequence idx[k] of its nested sequence (outer_off: n + 1 offsets into the inner
+// sequences, inner_off into their elements): where its elements start, and how many. An index
+// outside the instance's sequence fails (its part is then empty).
+extern "C" __global__ void ndp_elt_segments(const long long* outer_off, const long long* idx,
+                                            const long long* inner_off, long long n, long long* start,
+                                            long long* length, unsigned long long* first_failure) {
+  NDP_GRID_STRIDE(k, n) {
+    const long long b = outer_off[k], i = idx[k];
+    if (i < 0 || i >= outer_off[k + 1] - b) {
+      report_failure(first_failure, k);
+      start[k] = 0;
+      length[k] = 0;
+      continue;
+    }
+    start[k] = inner_off[b + i];
+    length[k] = inner_off[b + i + 1] - inner_off[b + i];
+  }
+}
+
+// out[k] = the sum of instance k's part lengths.
+extern "C" __global__ void ndp_append_parts_lengths(const __grid_constant__ AppendParts parts, long long n,
+                                                    long long* out) {
+  NDP_GRID_STRIDE(k, n) {
+    long long sum = 0;
+    for (int i = 0; i < parts.count; ++i) sum += parts.length[i][k];
+    out[k] = sum;
+  }
+}
 
 #define NDP_APPEND(W, bytes)                                                                                  \
   /* Segment k of out (shape so) is segment k of a followed by segment k of b. */                            \
@@ -31,3 +75,16 @@ using namespace ndp_gpu;
     });                                                                                                       \
   }
 NDP_FOR_SIZES(NDP_APPEND)
+
+#define NDP_APPEND_PARTS(W, bytes)                                                                    \
+  /* Segment k of out (shape so) is instance k's parts, one after another. */                        \
+  extern "C" __global__ void __launch_bounds__(kScanBlock)                                            \
+      ndp_append_parts_##bytes(const __grid_constant__ AppendParts parts, Segs so, W* out) {          \
+    for_each_element_segment(so, [&](long long q, long long k) {                                      \
+      long long j = q - so.begin(k);                                                                  \
+      int i = 0;                                                                                      \
+      for (long long len; i < parts.count - 1 && j >= (len = parts.length[i][k]); ++i) j -= len;      \
+      out[q] = static_cast<const W*>(parts.data[i])[parts.start[i][k] + j];                          \
+    });                                                                                               \
+  }
+NDP_FOR_SIZES(NDP_APPEND_PARTS)

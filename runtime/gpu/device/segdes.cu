@@ -14,15 +14,17 @@ extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_segment_ids(Segs s,
 }
 
 // offsets_from_lengths: rec[0] (kNoFailure beforehand) becomes the lowest position of a
-// negative length; then one thread records rec[1] = that length and rec[2] = offsets[n].
+// negative length; then one thread records rec[1] = that length and rec[2] = offsets[n], and
+// writes offsets[0] = 0 (which the scan, writing from offsets[1], leaves alone).
 extern "C" __global__ void ndp_offsets_check(const long long* v, long long n, unsigned long long* rec) {
   NDP_GRID_STRIDE(i, n) if (v[i] < 0) report_failure(rec, i);
 }
 
-extern "C" __global__ void ndp_offsets_record(const long long* lengths, const long long* offsets, long long n,
+extern "C" __global__ void ndp_offsets_record(const long long* lengths, long long* offsets, long long n,
                                               unsigned long long* rec) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  offsets[0] = 0;
   unsigned long long first = rec[0];
   rec[1] = first == kNoFailure ? 0ull : static_cast<unsigned long long>(lengths[first]);
-  rec[2] = static_cast<unsigned long long>(offsets[n]);
+  rec[2] = static_cast<unsigned long long>(n > 0 ? offsets[n] : 0);
 }

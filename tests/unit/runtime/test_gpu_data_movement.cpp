@@ -1,4 +1,5 @@
-// GPU EXTRACT, REPLACE, append, reverse and rotate against the CPU runtime, at every shape.
+// GPU EXTRACT, REPLACE, append (of two sequences and of a chain's parts), reverse and rotate
+// against the CPU runtime or the host, at every shape.
 #include <limits>
 #include <random>
 
@@ -261,6 +262,99 @@ void check_nested_take(gpu::Primitives& p, const Shape& src, uint64_t seed) {
               .ok());
   Vec<T> g2 = got2.host(p);
   CHECK(std::equal(g2.cspan().begin(), g2.cspan().end(), want.cspan().begin()));
+}
+
+// An append chain's parts (the executor's Note [Append chains on the GPU]): instance k holds
+// some of the inner sequences of `inner` (1 to 3, in order); the result of instance k is its
+// sequence i[k], then segment k of `mid`, then its sequence j[k]. elt_segments finds the chosen
+// sequences and checks their indices; append_parts_lengths and append_parts build the result.
+template <class T>
+void check_append_parts(gpu::Primitives& p, const Shape& inner, uint64_t seed) {
+  CAPTURE(inner.name);
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> outer_off{0};  // instance k holds inner sequences [outer_off[k], outer_off[k+1])
+  while (outer_off.back() < inner.count())
+    outer_off.push_back(std::min<int64_t>(inner.count(), outer_off.back() + 1 + static_cast<int64_t>(rng() % 3)));
+  const int64_t n = static_cast<int64_t>(outer_off.size()) - 1;
+  std::vector<int64_t> i(n), j(n), mid_lengths(n);
+  for (int64_t k = 0; k < n; ++k) {
+    const uint64_t held = static_cast<uint64_t>(outer_off[k + 1] - outer_off[k]);
+    i[k] = static_cast<int64_t>(rng() % held);
+    j[k] = static_cast<int64_t>(rng() % held);
+    mid_lengths[k] = static_cast<int64_t>(rng() % 3);
+  }
+  Shape mid = irregular("mid", mid_lengths);
+  Vec<T> v = random_values<T>(inner.total(), seed + 1), w = random_values<T>(mid.total(), seed + 2);
+  // The host's answer.
+  std::vector<int64_t> want_lengths(n);
+  std::vector<T> want;
+  for (int64_t k = 0; k < n; ++k) {
+    auto copy = [&](const Vec<T>& from, int64_t b, int64_t e) {
+      for (int64_t q = b; q < e; ++q) want.push_back(from[q]);
+      want_lengths[k] += e - b;
+    };
+    const int64_t a = outer_off[k] + i[k], c = outer_off[k] + j[k];
+    copy(v, inner.offsets[a], inner.offsets[a + 1]);
+    copy(w, mid.offsets[k], mid.offsets[k + 1]);
+    copy(v, inner.offsets[c], inner.offsets[c + 1]);
+  }
+  DArray<int64_t> douter(p, std::span<const int64_t>(outer_off)), dinner(p, std::span<const int64_t>(inner.offsets));
+  DArray<int64_t> di(p, std::span<const int64_t>(i)), dj(p, std::span<const int64_t>(j));
+  DArray<int64_t> si(p, n), li(p, n), sj(p, n), lj(p, n);
+  auto first_bad_i = p.elt_segments(douter.ptr(), di.ptr(), dinner.ptr(), n, si.ptr(), li.ptr());
+  auto first_bad_j = p.elt_segments(douter.ptr(), dj.ptr(), dinner.ptr(), n, sj.ptr(), lj.ptr());
+  REQUIRE(first_bad_i.ok());
+  REQUIRE(first_bad_j.ok());
+  CHECK(first_bad_i.value() == -1);
+  CHECK(first_bad_j.value() == -1);
+  DArray<T> dv(p, v.cspan()), dw(p, w.cspan());
+  DArray<int64_t> dmid_len(p, std::span<const int64_t>(mid.lengths)), dmid_off(p, std::span<const int64_t>(mid.offsets));
+  gpu::Primitives::AppendParts parts;
+  parts.count = 3;
+  const cuda::CUdeviceptr data[3] = {dv.ptr(), dw.ptr(), dv.ptr()}, start[3] = {si.ptr(), dmid_off.ptr(), sj.ptr()},
+                          length[3] = {li.ptr(), dmid_len.ptr(), lj.ptr()};
+  for (int q = 0; q < 3; ++q) {
+    parts.data[q] = data[q];
+    parts.start[q] = start[q];
+    parts.length[q] = length[q];
+  }
+  DArray<int64_t> lengths(p, n);
+  REQUIRE(p.append_parts_lengths(parts, n, lengths.ptr()).ok());
+  Vec<int64_t> got_lengths = lengths.host(p);
+  CHECK(std::equal(got_lengths.cspan().begin(), got_lengths.cspan().end(), want_lengths.begin()));
+  Shape out = irregular("result", want_lengths);
+  DShape dout(p, out);
+  DArray<T> got(p, out.total());
+  REQUIRE(p.append_parts(elem_type_of<T>(), parts, dout.segs, got.ptr()).ok());
+  Vec<T> g = got.host(p);
+  CHECK(std::equal(g.cspan().begin(), g.cspan().end(), want.begin()));
+}
+
+TEST_CASE_TEMPLATE("gpu elt_segments and append_parts build an append chain", T, int64_t, float, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 90;
+  for (const Shape& s : all_shapes()) check_append_parts<T>(*p, s, seed++);
+  // Index checks: out of range high and negative; the lowest failing instance is reported.
+  std::vector<int64_t> outer{0, 2, 3, 5}, inner{0, 1, 1, 4, 6, 9}, idx{1, 1, -1};
+  DArray<int64_t> douter(*p, std::span<const int64_t>(outer)), dinner(*p, std::span<const int64_t>(inner));
+  DArray<int64_t> di(*p, std::span<const int64_t>(idx)), start(*p, 3), length(*p, 3);
+  auto bad = p->elt_segments(douter.ptr(), di.ptr(), dinner.ptr(), 3, start.ptr(), length.ptr());
+  REQUIRE(bad.ok());
+  CHECK(bad.value() == 1);
+  idx = {1, 0, 1};
+  DArray<int64_t> dgood(*p, std::span<const int64_t>(idx));
+  bad = p->elt_segments(douter.ptr(), dgood.ptr(), dinner.ptr(), 3, start.ptr(), length.ptr());
+  REQUIRE(bad.ok());
+  CHECK(bad.value() == -1);
+  Vec<int64_t> s = start.host(*p), l = length.host(*p);
+  CHECK((std::vector<int64_t>(s.cspan().begin(), s.cspan().end()) == std::vector<int64_t>{1, 1, 6}));
+  CHECK((std::vector<int64_t>(l.cspan().begin(), l.cspan().end()) == std::vector<int64_t>{0, 3, 3}));
+  // A chain's kernels take 1 to kMaxAppendParts parts.
+  gpu::Primitives::AppendParts none;
+  CHECK(!p->append_parts_lengths(none, 3, length.ptr()).ok());
+  none.count = gpu::Primitives::kMaxAppendParts + 1;
+  CHECK(!p->append_parts_lengths(none, 3, length.ptr()).ok());
 }
 
 TEST_CASE_TEMPLATE("gpu nested_take and nested_take2 match the host", T, int64_t, float, uint8_t) {

@@ -1,0 +1,63 @@
+// Running filter groups on the GPU (Note [Filter groups on the GPU] in filter_groups.h).
+#include "codegen/cuda/filter_groups.h"
+
+#include "codegen/cuda/dvec_ops.h"
+#include "lang/diagnostics.h"
+
+namespace ndp::codegen::cuda {
+
+using cpu::FilterGroup;
+using flat::VarId;
+
+std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGroup& group,
+                                   const std::function<const DVec&(VarId)>& operand,
+                                   const std::function<const lang::Type*(VarId)>& result_type) {
+  std::vector<DVec> ins;
+  for (VarId v : group.inputs) ins.push_back(operand(v));
+  // 1. Every distinct predicate, once, as a byte per element.
+  std::vector<DVec> flags;
+  if (group.predicates) {
+    std::vector<const lang::Type*> types(group.predicates->outputs.size());
+    for (size_t o = 0; o < types.size(); ++o) types[o] = group.predicates->nodes[group.predicates->outputs[o]].type;
+    flags = kernels.run(*group.predicates, ins, types);
+  }
+  auto flags_of = [&](const FilterGroup::Member& m) -> const DVec& {
+    return m.predicate >= 0 ? flags[static_cast<size_t>(m.predicate)] : ins[static_cast<size_t>(-1 - m.predicate)];
+  };
+  auto packs_predicate = [&](int32_t predicate) {
+    for (const FilterGroup::Member& m : group.members)
+      if (m.kind == FilterGroup::Kind::Pack && m.predicate == predicate) return true;
+    return false;
+  };
+  // 2. The counts, before the packs: a pack of the same predicate keeps their sum.
+  std::vector<DVec> out(group.members.size());
+  for (size_t a = 0; a < group.members.size(); ++a) {
+    const FilterGroup::Member& m = group.members[a];
+    if (m.kind != FilterGroup::Kind::Count) continue;
+    const DVec& f = flags_of(m);
+    const DVec& lengths = operand(m.stmt->uses[0]);
+    const int64_t n = lengths.size();
+    DBuf off = offsets_from_valid_lengths(g, n, lengths.buffer());
+    DBuf counts = g.alloc(n * 8);
+    g.check(g.prims().pack_lengths(f.data(), rt::gpu::DSegs::irregular(n, f.size(), off->pointer()),
+                                   counts->pointer(), nullptr));
+    if (packs_predicate(m.predicate) && !known_count_true(f)) {
+      DBuf kept_off = g.alloc((n + 1) * 8);
+      int64_t kept = 0;
+      ndp_status st = g.check(g.prims().offsets_from_lengths(counts->pointer(), n, kept_off->pointer(), &kept));
+      NDP_ASSERT(st.code == NDP_OK, "filter group: negative counts");
+      remember_segments(counts, kept_off, n, kept);
+      remember_count_true(f, kept);
+    }
+    out[a] = DVec::scalar(result_type(m.stmt->dst), n, std::move(counts));
+  }
+  // 3. The packs.
+  for (size_t a = 0; a < group.members.size(); ++a) {
+    const FilterGroup::Member& m = group.members[a];
+    if (m.kind != FilterGroup::Kind::Pack) continue;
+    out[a] = pack(g, operand(m.stmt->uses[0]), flags_of(m));
+  }
+  return out;
+}
+
+}  // namespace ndp::codegen::cuda
