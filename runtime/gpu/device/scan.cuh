@@ -129,6 +129,7 @@ __device__ inline long long upper_bound_off(const Segs& s, long long x) {
 /// t0 < off(j) <= t0 + n; the segment holding t0 is a - 1.
 struct TileSpan {
   long long t0, n, a, b;
+  TileSpan() = default;
   __device__ TileSpan(const Segs& s, long long tile) {
     t0 = tile * kTile;
     long long rest = s.total - t0;
