@@ -144,11 +144,7 @@ std::vector<Vec> run_filter_group(const FilterGroup& g, const std::function<cons
   for (VarId v : g.inputs) ins.push_back(operand(v));
   // 1. Every distinct predicate, once, as a byte per element.
   std::vector<Vec> flags;
-  if (g.predicates) {
-    std::vector<const lang::Type*> types(g.predicates->outputs.size());
-    for (size_t o = 0; o < types.size(); ++o) types[o] = g.predicates->nodes[g.predicates->outputs[o]].type;
-    flags = run_kernel(*g.predicates, ins, types);
-  }
+  if (g.predicates) flags = run_kernel(*g.predicates, ins, g.predicate_types());
   auto flags_of = [&](const FilterGroup::Member& m) -> const Vec& {
     return m.predicate >= 0 ? flags[static_cast<size_t>(m.predicate)] : ins[static_cast<size_t>(-1 - m.predicate)];
   };

@@ -40,6 +40,13 @@ struct FilterGroup {
   std::vector<flat::VarId> inputs;                 // the shared kernel inputs
   std::shared_ptr<const flat::KernelBody> predicates;  // one bool output per distinct predicate; may be null
   std::vector<Member> members;                     // in statement order; members[0] leads
+
+  /// The types of the predicates' outputs (all bool), for running `predicates`.
+  std::vector<const lang::Type*> predicate_types() const {
+    std::vector<const lang::Type*> types;
+    for (uint32_t o : predicates->outputs) types.push_back(predicates->nodes[o].type);
+    return types;
+  }
 };
 
 /// For every statement of a program that belongs to a filter group: the group, and whether it

@@ -16,11 +16,7 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGrou
   for (VarId v : group.inputs) ins.push_back(operand(v));
   // 1. Every distinct predicate, once, as a byte per element.
   std::vector<DVec> flags;
-  if (group.predicates) {
-    std::vector<const lang::Type*> types(group.predicates->outputs.size());
-    for (size_t o = 0; o < types.size(); ++o) types[o] = group.predicates->nodes[group.predicates->outputs[o]].type;
-    flags = kernels.run(*group.predicates, ins, types);
-  }
+  if (group.predicates) flags = kernels.run(*group.predicates, ins, group.predicate_types());
   auto flags_of = [&](const FilterGroup::Member& m) -> const DVec& {
     return m.predicate >= 0 ? flags[static_cast<size_t>(m.predicate)] : ins[static_cast<size_t>(-1 - m.predicate)];
   };

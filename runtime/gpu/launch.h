@@ -78,12 +78,6 @@ class StatusRecord {
     if (Status st = p.pool().download(h, status(), sizeof h); !st.ok()) return st;
     return ndp_status{static_cast<ndp_status_code>(h[0]), h[1], h[2], h[3]};
   }
-  /// The lowest failing position in slot 0, or -1 (synchronises).
-  Result<int64_t> read_slot(Primitives& p) const {
-    uint64_t v = 0;
-    if (Status st = p.pool().download(&v, slots(), sizeof v); !st.ok()) return st;
-    return v == ~uint64_t{0} ? int64_t{-1} : static_cast<int64_t>(v);
-  }
 
  private:
   explicit StatusRecord(cuda::DeviceBuffer b) : buf_(std::move(b)) {}
