@@ -19,7 +19,6 @@ namespace {
 /// what the pointers point into alive).
 struct Part {
   DBuf data, start, length;
-  CUdeviceptr start_ptr = 0;  // start's pointer, or a sequence's offsets
 };
 
 /// The parts, appended per instance: a sequence of n instances of type `result`.
@@ -28,14 +27,12 @@ DVec append_parts(Gpu& g, std::span<const Part> parts, int64_t n, const lang::Ty
   p.count = static_cast<int32_t>(parts.size());
   for (size_t i = 0; i < parts.size(); ++i) {
     p.data[i] = parts[i].data ? parts[i].data->pointer() : 0;
-    p.start[i] = parts[i].start_ptr;
+    p.start[i] = parts[i].start->pointer();
     p.length[i] = parts[i].length->pointer();
   }
-  DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
+  DBuf len = g.alloc(n * 8);
   g.check(g.prims().append_parts_lengths(p, n, len->pointer()));
-  int64_t total = 0;
-  ndp_status st = g.check(g.prims().offsets_from_lengths(len->pointer(), n, off->pointer(), &total));
-  NDP_ASSERT(st.code == NDP_OK, "append chain: negative lengths");
+  auto [off, total] = segments_of_valid_lengths(g, n, len);
   DBuf out = g.alloc(total * elem_bytes(result->a));
   g.check(g.prims().append_parts(elem_type(result->a), p, rt::gpu::DSegs::irregular(n, total, off->pointer()),
                                  out->pointer()));
@@ -43,7 +40,7 @@ DVec append_parts(Gpu& g, std::span<const Part> parts, int64_t n, const lang::Ty
 }
 
 /// A whole sequence of flat elements as a part.
-Part whole(const DVec& v) { return Part{v.elems().buffer(), v.offsets_buffer(), v.buffer(), v.offsets()}; }
+Part whole(const DVec& v) { return Part{v.elems().buffer(), v.offsets_buffer(), v.buffer()}; }
 
 }  // namespace
 
@@ -60,7 +57,7 @@ DVec run_append_chain(Gpu& g, const cpu::AppendChain& chain, const std::function
     if (g.check(g.prims().elt_segments(v.offsets(), operand(e->uses[1]).data(), inner.offsets(), n, start->pointer(),
                                        length->pointer())) >= 0)
       throw lang::eval::EvalError{"Sequence reference (a[i]) out of bounds.", e->span};
-    chosen[e] = Part{inner.elems().buffer(), start, std::move(length), start->pointer()};
+    chosen[e] = Part{inner.elems().buffer(), std::move(start), std::move(length)};
   }
   std::vector<Part> parts;
   int64_t n = -1;

@@ -87,6 +87,11 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   DVec merge(const DVec& flags, const DVec& a, const DVec& b);
   DVec seq_lit(const Type* t, const Stmt& s, const Frame& f);
   void run_group(const cpu::FilterGroup& group, Frame& f);
+  /// The statement's role in an append chain, or null.
+  const cpu::AppendPlan::Role* chain_role(const Stmt& s) const {
+    const bool appends_or_elt = s.op == Op::Prim && (s.prim == lang::core::PrimId::Append || s.prim == lang::core::PrimId::Elt);
+    return appends_or_elt ? appends.role(s) : nullptr;
+  }
 };
 
 // rand with per-instance path hashes: on the host, as the cpu backend draws (flat_exec.cpp).
@@ -137,21 +142,14 @@ void CudaExecutor::Impl::run_group(const cpu::FilterGroup& group, Frame& f) {
 // NDP_PROFILE=1 (codegen/cpu/stmt_profile.h): each statement waits for its kernels, so that
 // the table shows device time where it is spent (and the program runs slower).
 void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
-  if (s.op == Op::Prim && (s.prim == lang::core::PrimId::Append || s.prim == lang::core::PrimId::Elt)) {
-    if (const cpu::AppendPlan::Role* role = appends.role(s)) {
-      if (role->skipped) return;  // its chain's root computes it
-      cpu::StmtTimer timer(*f.fn, s, 0);  // (its operands are skipped statements: not set)
-      set_vec(f, s.dst, run_append_chain(
-                            g, *role->chain, [&](VarId v) -> const DVec& { return vec(f, v); }, type_of(f, s.dst)));
-      if (cpu::stmt_profile_enabled()) g.synchronize();
-      g.run_deferred_checks();
-      return;
-    }
-  }
+  const cpu::AppendPlan::Role* chain = chain_role(s);
+  if (chain && chain->skipped) return;  // its chain's root computes it
   if (!cpu::stmt_profile_enabled() || s.op == Op::Time) {
     exec_data_untimed(s, f);
   } else {
-    cpu::StmtTimer timer(*f.fn, s, s.uses.empty() || f.fn->vars.at(s.uses[0]).is_host() ? 0 : vec(f, s.uses[0]).size());
+    // (A chain's root counts no instances: its operands are skipped statements, not set.)
+    const bool counted = !chain && !s.uses.empty() && !f.fn->vars.at(s.uses[0]).is_host();
+    cpu::StmtTimer timer(*f.fn, s, counted ? vec(f, s.uses[0]).size() : 0);
     exec_data_untimed(s, f);
     g.synchronize();
   }
@@ -164,6 +162,11 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
     return vec(f, s.uses[i]);
   };
+  if (const cpu::AppendPlan::Role* chain = chain_role(s)) {
+    set_vec(f, s.dst, run_append_chain(
+                          g, *chain->chain, [&](VarId v) -> const DVec& { return vec(f, v); }, type_of(f, s.dst)));
+    return;
+  }
   if (s.op == Op::PackKernel || s.op == Op::ReduceKernel || s.op == Op::Pack) {
     if (const cpu::FilterPlan::Role* role = filters.role(s)) {
       if (role->leads) run_group(*role->group, f);  // else its group's first statement set it
@@ -200,16 +203,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       const DVec& counts = use(1);
       int64_t n = counts.size();
       // The lengths of a known sequence need no scan, and their total no read-back.
-      DBuf off;
-      int64_t total = 0;
-      if (std::optional<KnownSegments> known = known_segments(counts.buffer(), n)) {
-        off = std::move(known->offsets);
-        total = known->total;
-      } else {
-        off = g.alloc((n + 1) * 8);
-        ndp_status st = g.check(g.prims().offsets_from_lengths(counts.data(), n, off->pointer(), &total));
-        NDP_ASSERT(st.code == NDP_OK, "replicate with a negative count");
-      }
+      auto [off, total] = segments_of_valid_lengths(g, n, counts.buffer());
       rt::gpu::DSegs segs = rt::gpu::DSegs::irregular(n, total, off->pointer());
       if (cpu::is_flat_scalar(v.type())) {
         // Deferred (Note [Deferred vectors] in dvec.h): often nothing reads it stored.

@@ -78,10 +78,6 @@ std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n) {
   return lengths ? segment_cache().find(lengths, n) : std::nullopt;
 }
 
-void remember_segments(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total) {
-  segment_cache().add(lengths, offsets, n, total);
-}
-
 DVec DVec::scalar(const Type* t, int64_t n, DBuf buf) {
   NDP_ASSERT(cpu::is_flat_scalar(t), "DVec::scalar of a structured type");
   DVec v;
@@ -206,6 +202,14 @@ DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
     NDP_ASSERT(st.code == NDP_OK, "a scan of int lengths");
   }
   return off;
+}
+
+KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
+  if (std::optional<KnownSegments> known = known_segments(lengths, n)) return std::move(*known);
+  KnownSegments s{offsets_from_valid_lengths(g, n, lengths), 0};
+  if (n > 0) g.check(g.pool().download(&s.total, s.offsets->pointer() + static_cast<CUdeviceptr>(n) * 8, 8));
+  segment_cache().add(lengths, s.offsets, n, s.total);
+  return s;
 }
 
 DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems) {

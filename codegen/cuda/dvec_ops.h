@@ -20,11 +20,11 @@ struct KnownSegments {
   int64_t total = 0;
 };
 std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n);
-/// Records the offsets and total of `lengths` (n of them) for known_segments, before any
-/// sequence over them is made (a filter group's counts: Note [Filter groups on the GPU]).
-void remember_segments(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total);
 /// The n + 1 offsets of n lengths known to be valid (no check, no read-back).
 DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
+/// The offsets and their total for n lengths known to be valid: known_segments' when known,
+/// else a scan and a read-back of the total, remembered for known_segments.
+KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 /// A DVec of type t with no instances.
 DVec empty_of(Gpu& g, lang::TypeContext& types, const lang::Type* t);
 /// result[i] = v[idx[i]] for i < m (idx: m int64 on the device, each in [0, v.size())).

@@ -37,14 +37,8 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGrou
     DBuf counts = g.alloc(n * 8);
     g.check(g.prims().pack_lengths(f.data(), rt::gpu::DSegs::irregular(n, f.size(), off->pointer()),
                                    counts->pointer(), nullptr));
-    if (packs_predicate(m.predicate) && !known_count_true(f)) {
-      DBuf kept_off = g.alloc((n + 1) * 8);
-      int64_t kept = 0;
-      ndp_status st = g.check(g.prims().offsets_from_lengths(counts->pointer(), n, kept_off->pointer(), &kept));
-      NDP_ASSERT(st.code == NDP_OK, "filter group: negative counts");
-      remember_segments(counts, kept_off, n, kept);
-      remember_count_true(f, kept);
-    }
+    if (packs_predicate(m.predicate) && !known_count_true(f))
+      remember_count_true(f, segments_of_valid_lengths(g, n, counts).total);
     out[a] = DVec::scalar(result_type(m.stmt->dst), n, std::move(counts));
   }
   // 3. The packs.

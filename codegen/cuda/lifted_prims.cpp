@@ -186,9 +186,7 @@ struct Natives {
     int64_t n = a[0].size();
     DBuf len = g.alloc(n * 8);
     if (g.check(g.prims().iseq_lengths(a[0].data(), a[1].data(), a[2].data(), n, len->pointer())) >= 0) fail();
-    auto off = checked_offsets(g, len->pointer(), n);
-    NDP_ASSERT(off.has_value(), "iseq lengths are never negative");
-    auto [offsets, total] = std::move(*off);
+    auto [offsets, total] = segments_of_valid_lengths(g, n, len);  // iseq_lengths checked them
     DBuf out = g.alloc(total * 8);
     g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
     return DVec::seq(c.result, n, std::move(len), std::move(offsets), DVec::scalar(int_t(), total, std::move(out)));
@@ -255,9 +253,7 @@ struct Natives {
     flat::KernelBody add = flat::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     DVec lens[2] = {length(), DVec::scalar(int_t(), n, y.buffer())};
     DVec len = run_one(add, lens, int_t());
-    auto off = checked_offsets(g, len.data(), n);
-    NDP_ASSERT(off.has_value(), "append of sequences with negative lengths");
-    auto [offsets, total] = std::move(*off);
+    auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer());
     DBuf out = g.alloc(total * elem_bytes(ea.type()));
     g.check(g.prims().append(elem_type(ea.type()), ea.data(), x.segs(), eb.data(), y.segs(),
                              DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
