@@ -21,6 +21,15 @@ inline int64_t hash(int64_t i) {
   return d & 1073741823;
 }
 
+// The number of nonzeros of row i of spmv.ndp's matrix for its bench_shape: 0, 5..15; 1, 8..24;
+// 2, a power law (bench_row_length there, which must stay equal to this).
+inline int64_t spmv_row_length(int64_t i, int shape) {
+  const int64_t h = hash(i + (int64_t{1} << 32));
+  if (shape == 0) return 5 + h % 11;
+  if (shape == 1) return 8 + h % 17;
+  return 1 + 1310720 / (1 + h % 1048576);
+}
+
 // sum(x_i * (i + 1)) with 64-bit wrap-around, as bench_checksum computes it in NESL.
 inline int64_t weighted_checksum(const std::vector<int64_t>& s) {
   uint64_t acc = 0;

@@ -16,7 +16,7 @@ Csr make_matrix(int64_t n) {
   Csr m;
   m.start.resize(n + 1);
   m.start[0] = 0;
-  for (int64_t i = 0; i < n; ++i) m.start[i + 1] = m.start[i] + 5 + bench::hash(i + kStream) % 11;
+  for (int64_t i = 0; i < n; ++i) m.start[i + 1] = m.start[i] + bench::spmv_row_length(i, 0);  // spmv.ndp's bench_shape 0
   int64_t nnz = m.start[n];
   m.cols.resize(nnz);
   m.vals.resize(nnz);

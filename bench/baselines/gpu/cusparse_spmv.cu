@@ -1,10 +1,11 @@
 // cuSPARSE baseline for bench/programs/spmv.ndp (issue 6: ≥ 0.7 × cuSPARSE SpMV): the same
-// matrix (row i has 5..15 nonzeros in columns drawn from [0, n), values -4..4; x holds 1..8,
-// every quantity from bench_hash as in bench/baselines/cpu/common.h), as CSR with 32-bit
+// matrix (row i has bench::spmv_row_length(i, shape) nonzeros in columns drawn from [0, n),
+// values -4..4; x holds 1..8, every quantity from bench_hash as in
+// bench/baselines/cpu/common.h), as CSR with 32-bit
 // indices and double values (NESL's float), y = A·x with cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT,
 // its buffer allocated once). Times the product alone with CUDA events after a warm-up, median
 // of `runs`; prints the checksum of trunc(y) weighted as in NESL, so it is comparable with ndp's.
-//   cusparse_spmv [rows, default 2^20] [runs, default 20]
+//   cusparse_spmv [rows, default 2^20] [runs, default 20] [shape: spmv.ndp's bench_shape, default 0]
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -34,9 +35,10 @@
 int main(int argc, char** argv) {
   const int64_t n = argc > 1 ? std::strtoll(argv[1], nullptr, 10) : int64_t{1} << 20;
   const int runs = argc > 2 ? std::atoi(argv[2]) : 20;
+  const int shape = argc > 3 ? std::atoi(argv[3]) : 0;
   constexpr int64_t kStream = int64_t{1} << 32;
   std::vector<int> start(n + 1, 0);
-  for (int64_t i = 0; i < n; ++i) start[i + 1] = start[i] + 5 + static_cast<int>(bench::hash(i + kStream) % 11);
+  for (int64_t i = 0; i < n; ++i) start[i + 1] = start[i] + static_cast<int>(bench::spmv_row_length(i, shape));
   const int64_t nnz = start[n];
   std::vector<int> cols(nnz);
   std::vector<double> vals(nnz), x(n), y(n);
@@ -97,9 +99,9 @@ int main(int argc, char** argv) {
   for (int64_t i = 0; i < n; ++i) truncated[i] = static_cast<int64_t>(y[i]);
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s\nrows: %lld, nonzeros: %lld\ncusparseSpMV (CSR, 32-bit indices, f64): median %.4f ms, min %.4f ms "
+  std::printf("device: %s\nshape: %d, rows: %lld, nonzeros: %lld\ncusparseSpMV (CSR, 32-bit indices, f64): median %.4f ms, min %.4f ms "
               "of %d\nchecksum: %lld\n",
-              prop.name, static_cast<long long>(n), static_cast<long long>(nnz), ms[ms.size() / 2], ms.front(), runs,
+              prop.name, shape, static_cast<long long>(n), static_cast<long long>(nnz), ms[ms.size() / 2], ms.front(), runs,
               static_cast<long long>(bench::weighted_checksum(truncated)));
   return 0;
 }
