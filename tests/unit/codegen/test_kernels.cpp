@@ -607,6 +607,9 @@ TEST_CASE("kernels: element functions assemble and link with the consumer kernel
       CAPTURE(g.size());
       std::string ptx = codegen::compile_element_ptx(k, g);
       CHECK(ptx.find(".visible .func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
+      // With a gather, the streamed inputs and positions load evict-first (Note [Streamed
+      // inputs beside gathers]); without, nothing does.
+      CHECK((ptx.find("ld.global.cs.nc.") != std::string::npos) == !g.empty());
       if (ptxas.empty()) continue;
       std::string file = std::string(dir) + "/" + c.image + ".ptx", obj = std::string(dir) + "/" + c.image + ".o";
       std::ofstream(file) << ptx;
