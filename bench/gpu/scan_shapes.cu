@@ -57,9 +57,16 @@ __global__ void tile_bounds(Segs s, long long tile, long long* bounds) {
 
 template <class F>
 __global__ void __launch_bounds__(kCarryBlock)
-    seg_reduce_chunks(const SegPair<typename F::value_type>* agg, long long ntiles,
+    seg_reduce_fixup_near(const SegPair<typename F::value_type>* agg, long long* fix, long long ntiles,
+                          typename F::value_type* out) {
+  reduce_seg_fixup_near<F>(agg, fix, ntiles, out);
+}
+
+template <class F>
+__global__ void __launch_bounds__(kCarryBlock)
+    seg_reduce_chunks(const SegPair<typename F::value_type>* agg, const long long* fix, long long ntiles,
                       SegPair<typename F::value_type>* chunk_agg) {
-  reduce_seg_chunks<F>(agg, ntiles, chunk_agg);
+  reduce_seg_chunks<F>(agg, fix, ntiles, chunk_agg);
 }
 
 template <class F>
@@ -229,7 +236,9 @@ void seg_reduce_shape(const float* in, const std::vector<float>& host_in, int64_
     tile_bounds<<<static_cast<unsigned>(std::min<int64_t>((ntiles + 256) / 256, 65535)), 256>>>(s, S::kTile, bounds);
     kernel<<<at.grid, S::kBlock>>>(in, s, bounds, agg, fix, out);
     if (ntiles > 1) {
-      if (nchunks > 1) seg_reduce_chunks<F><<<nchunks, kCarryBlock>>>(agg, ntiles, chunk_agg);
+      seg_reduce_fixup_near<F><<<static_cast<unsigned>((ntiles + kCarryBlock - 1) / kCarryBlock), kCarryBlock>>>(
+          agg, fix, ntiles, out);
+      if (nchunks > 1) seg_reduce_chunks<F><<<nchunks, kCarryBlock>>>(agg, fix, ntiles, chunk_agg);
       seg_reduce_fixup<F><<<nchunks, kCarryBlock>>>(agg, fix, ntiles, chunk_agg, out);
     }
   });

@@ -9,8 +9,8 @@ namespace detail {
 
 namespace {
 
-cuda::LaunchConfig carry_launch(int64_t nchunks) {
-  return cuda::LaunchConfig{static_cast<unsigned>(nchunks), kCarryBlock, 0};
+cuda::LaunchConfig carry_launch(int64_t blocks) {
+  return cuda::LaunchConfig{static_cast<unsigned>(blocks), kCarryBlock, 0};
 }
 
 }  // namespace
@@ -39,8 +39,14 @@ Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::stri
       !st.ok())
     return st;
   if (ntiles <= 1) return Status();  // tile 0 completes every segment it writes
-  // The fix-up (Note [Segmented reduction fix-up] in device/scan_pass.cuh): with more than one
-  // chunk of aggregates, first each chunk's fold.
+  // The fix-up (Note [Segmented reduction fix-up] in device/scan_pass.cuh): the near walk, then
+  // the scan for what it left (with more than one chunk of aggregates, first each chunk's fold).
+  Result<cuda::Kernel> near = p.kernel("ndp_reduce_seg_fixup_near_" + op_type);
+  if (!near.ok()) return near.status();
+  if (Status st = cuda::launch_with(p.device(), near.value(), carry_launch((ntiles + kCarryBlock - 1) / kCarryBlock),
+                                    agg_ptr, fix_ptr, ntiles, out);
+      !st.ok())
+    return st;
   const int64_t nchunks = (ntiles + kCarryChunk - 1) / kCarryChunk;
   cuda::DeviceBuffer chunk_agg;
   if (nchunks > 1) {
@@ -49,8 +55,8 @@ Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::stri
     chunk_agg = std::move(b.value());
     Result<cuda::Kernel> chunks = p.kernel("ndp_reduce_seg_chunks_" + op_type);
     if (!chunks.ok()) return chunks.status();
-    if (Status st = cuda::launch_with(p.device(), chunks.value(), carry_launch(nchunks), agg_ptr, ntiles,
-                                      chunk_agg.pointer());
+    if (Status st = cuda::launch_with(p.device(), chunks.value(), carry_launch(nchunks), agg_ptr, fix_ptr,
+                                      ntiles, chunk_agg.pointer());
         !st.ok())
       return st;
   }

@@ -31,12 +31,36 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
   return rt::status_of(NDP_INVALID_ARGUMENT);
 }
 
+// Note [Tile bounds by segment]
+// The tile passes read each tile's first boundary from a table made once per call. By tile,
+// ndp_seg_tile_bounds binary-searches the offsets: log2(count) dependent loads a thread, about
+// 10 us under Nsight Compute for the 2^20 rows of SpMV (H100), whatever the number of tiles. By
+// segment, ndp_seg_tile_bounds_by_segment reads every offset once and writes the entries of the
+// tiles starting in each segment: a stream of 8·count bytes, so it is taken where that is short
+// (count up to 2^21) and the tiles are no more than the segments (which bounds the entries a
+// warp writes by its segments).
+constexpr int64_t kBoundsBySegmentMax = int64_t{1} << 21;
+
 Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bounds) {
   if (s.offsets == 0) return Status();
   const int64_t ntiles = (s.total + tile - 1) / tile;
   Result<cuda::DeviceBuffer> b = p.pool().allocate(static_cast<size_t>(ntiles + 1) * sizeof(int64_t));
   if (!b.ok()) return b.status();
-  if (Status st = launch_named(p, "ndp_seg_tile_bounds", ntiles + 1, s, tile, b->pointer()); !st.ok()) return st;
+  const bool by_segment = s.count <= kBoundsBySegmentMax && ntiles <= s.count;
+  Status st;
+  if (by_segment) {
+    Result<cuda::Kernel> k = p.kernel("ndp_seg_tile_bounds_by_segment");
+    if (!k.ok()) return k.status();
+    // 8 segments a thread (kBoundsSegments in device/scan.cu), their 9 offsets in flight
+    // together: a thread per segment, in a resident grid's stride or not, measured 8.5-9 us for
+    // SpMV's 2^20 rows under Nsight Compute, its loads one or two at a time.
+    constexpr int64_t kBlockSegments = int64_t{kScanBlock} * 8;
+    const cuda::LaunchConfig c{static_cast<unsigned>((s.count + kBlockSegments - 1) / kBlockSegments), kScanBlock, 0};
+    st = cuda::launch_with(p.device(), k.value(), c, s, tile, b->pointer());
+  } else {
+    st = launch_named(p, "ndp_seg_tile_bounds", ntiles + 1, s, tile, b->pointer());
+  }
+  if (!st.ok()) return st;
   bounds = std::move(b.value());
   return Status();
 }

@@ -89,8 +89,8 @@ struct PassInput {
 
 /// A segmented reduction over tiles of `shape` (s.count > 0, s.total > 0): kernel `tiles`
 /// (in, s, bounds, agg, fix, out), then, with more than one tile, the fix-up of the operator and
-/// type `op_type` ("plus_f32": ndp_reduce_seg_chunks_plus_f32 where there is more than one chunk
-/// of tiles, then ndp_reduce_seg_fixup_plus_f32).
+/// type `op_type` ("plus_f32": ndp_reduce_seg_fixup_near_plus_f32, ndp_reduce_seg_chunks_plus_f32
+/// where there is more than one chunk of tiles, then ndp_reduce_seg_fixup_plus_f32).
 Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::string& op_type, PassInput in, DSegs s,
                        TileShape shape, CUdeviceptr out);
 Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std::string& op_type, CUdeviceptr in,

@@ -228,6 +228,22 @@ TEST_CASE_TEMPLATE("gpu seg_reduce fix-up across chunks of tiles (large)", T, in
     for (Op op : {Op::plus, Op::max}) check_scan_reduce<T>(*p, op, s, values_for<T>(op, s.total(), seed++));
 }
 
+// The near fix-up walks back up to 8 rounds of 32 tiles and leaves longer runs to the chunked
+// scan (Note [Segmented reduction fix-up]): segments spanning about k tiles of 2048 and 4096
+// elements, k on both sides of 1, 32, 64, 128 and 256, the first from element 0, with short and
+// empty segments between, three times over so that the tiles make more than one chunk.
+TEST_CASE_TEMPLATE("gpu seg_reduce near fix-up and the chunked scan in one call", T, int64_t, double, float) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  std::vector<int64_t> lengths;
+  for (int round = 0; round < 3; ++round)
+    for (int64_t k : {260, 1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 258, 0})
+      for (int64_t len : {k * 2048 + 1, int64_t{3}, int64_t{0}, int64_t{5}}) lengths.push_back(len);
+  const Shape s = irregular("runs of tiles on both sides of the near walk's reach", lengths);
+  uint64_t seed = 500;
+  for (Op op : {Op::plus, Op::max}) check_scan_reduce<T>(*p, op, s, values_for<T>(op, s.total(), seed++));
+}
+
 TEST_CASE_TEMPLATE("gpu scan and reduce max/min keep numbers over NaN and the leftmost of equals", T, double, float) {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
