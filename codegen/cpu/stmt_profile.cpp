@@ -55,15 +55,17 @@ struct Table {
       total += e.seconds;
     }
     std::sort(rows.begin(), rows.end(), [](const Entry* a, const Entry* b) { return a->seconds > b->seconds; });
-    std::fprintf(stderr, "NDP_PROFILE: %.4f s in data statements\n%10s %6s %8s %12s  %s\n", total, "seconds", "%",
-                 "calls", "instances", "statement");
+    std::fprintf(stderr, "NDP_PROFILE: %.4f s in data statements%s\n%10s %6s %8s %10s %12s  %s\n", total,
+                 stmt_profile_host_only() ? " (host time: kernels not waited for)" : "", "seconds", "%", "calls",
+                 "us/call", "instances", "statement");
     // The 60 most expensive statements, down to a hundred-thousandth of the total (a small
     // timed part of a program whose set-up dominates still shows).
     for (size_t r = 0; r < rows.size() && r < 60; ++r) {
       const Entry* e = rows[r];
       if (e->seconds < total * 1e-5) break;
-      std::fprintf(stderr, "%10.4f %6.1f %8lld %12lld  %s\n", e->seconds, 100 * e->seconds / total,
-                   static_cast<long long>(e->calls), static_cast<long long>(e->instances), e->where.c_str());
+      std::fprintf(stderr, "%10.4f %6.1f %8lld %10.1f %12lld  %s\n", e->seconds, 100 * e->seconds / total,
+                   static_cast<long long>(e->calls), 1e6 * e->seconds / static_cast<double>(e->calls),
+                   static_cast<long long>(e->instances), e->where.c_str());
     }
   }
 };
@@ -101,6 +103,14 @@ bool stmt_profile_enabled() {
     return s != nullptr && *s != '\0' && std::string(s) != "0";
   }();
   return on;
+}
+
+bool stmt_profile_host_only() {
+  static const bool host = [] {
+    const char* s = std::getenv("NDP_PROFILE");
+    return s != nullptr && std::string(s) == "host";
+  }();
+  return host;
 }
 
 void stmt_profile_add(const flat::Function& fn, const flat::Stmt& s, int64_t instances, double seconds) {

@@ -18,6 +18,11 @@ namespace ndp::codegen::cpu {
 /// True when NDP_PROFILE is set to a non-zero value (read once).
 bool stmt_profile_enabled();
 
+/// NDP_PROFILE=host: the cuda backend does not wait for each statement's kernels, so the table
+/// shows what the host spends on each (launching, allocating; a statement that reads back still
+/// waits for the GPU there).
+bool stmt_profile_host_only();
+
 /// Adds one execution of `s` (in function `fn`, `instances` instances of its first operand,
 /// `seconds` inclusive) to the process-wide table.
 void stmt_profile_add(const flat::Function& fn, const flat::Stmt& s, int64_t instances, double seconds);

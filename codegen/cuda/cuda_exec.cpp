@@ -140,7 +140,8 @@ void CudaExecutor::Impl::run_group(const cpu::FilterGroup& group, Frame& f) {
 }
 
 // NDP_PROFILE=1 (codegen/cpu/stmt_profile.h): each statement waits for its kernels, so that
-// the table shows device time where it is spent (and the program runs slower).
+// the table shows device time where it is spent (and the program runs slower). NDP_PROFILE=host:
+// it does not, and the table shows the host's time.
 void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
   const cpu::AppendPlan::Role* chain = chain_role(s);
   if (chain && chain->skipped) return;  // its chain's root computes it
@@ -151,7 +152,7 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
     const bool counted = !chain && !s.uses.empty() && !f.fn->vars.at(s.uses[0]).is_host();
     cpu::StmtTimer timer(*f.fn, s, counted ? vec(f, s.uses[0]).size() : 0);
     exec_data_untimed(s, f);
-    g.synchronize();
+    if (!cpu::stmt_profile_host_only()) g.synchronize();
   }
   // Gathers that went unread during the statement (Note [Checked gathers] in dvec.h).
   g.run_deferred_checks();
@@ -236,10 +237,15 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Iota: {
-      int64_t n = host(f, s.uses.at(0));
-      DBuf buf = g.alloc(n * 8);
-      g.check(g.prims().iota(buf->pointer(), n));
-      set_vec(f, s.dst, DVec::scalar(type_of(f, s.dst), n, std::move(buf)));
+      // Deferred (Note [Deferred vectors] in dvec.h): a lifted function's instance ids are
+      // often read by nothing that needs them stored.
+      const int64_t n = host(f, s.uses.at(0));
+      Gpu& gpu = g;
+      set_vec(f, s.dst, DVec::deferred(type_of(f, s.dst), n, [&gpu, n] {
+                DBuf buf = gpu.alloc(n * 8);
+                gpu.check(gpu.prims().iota(buf->pointer(), n));
+                return buf;
+              }));
       return;
     }
     case Op::Gather: set_vec(f, s.dst, take(g, use(0), use(1).data(), use(1).size())); return;

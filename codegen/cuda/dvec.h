@@ -12,7 +12,8 @@
 //
 // Note [Deferred vectors]
 // A flat scalar DVec may be deferred: its size is known but its buffer is computed when first
-// read (buffer(), data()), once for all its copies. Two statements make them:
+// read (buffer(), data()), once for all its copies. Three statements make them:
+// * Iota: a lifted function's instance ids (an SpMV called once: one id, never read).
 // * Replicate: the instance ids and values that a lifted function spreads over its segments
 //   are often read by nothing that needs them stored (an index_shared into a one-sequence
 //   vector ignores its instance ids), and then never computed.
