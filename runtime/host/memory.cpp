@@ -2,6 +2,7 @@
 #include "memory.h"
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -93,12 +94,40 @@ Status MemoryPool::copy_to_device(DeviceBuffer& to, const void* from, std::size_
                 device_->stream());
 }
 
+// Note [Small read-backs through pinned memory]
+// The host reads small results back often (counts, totals, failure flags: a dozen a level of a
+// flattened quicksort, one an SpMV), each waiting for the GPU. A copy into pageable memory goes
+// through the driver's own staging; one into page-locked memory is a plain DMA. So copies of up
+// to kStagingBytes land in a page-locked buffer of the pool's and are copied on from there;
+// larger ones (whole results) go straight to the caller's memory. If the page-locked buffer
+// cannot be had, every copy goes straight.
+constexpr std::size_t kStagingBytes = 4096;
+
+MemoryPool::~MemoryPool() {
+  if (staging_ != nullptr) (void)NDP_CU(device_->driver(), cuMemFreeHost, staging_);
+}
+
+Status MemoryPool::read_back(void* to, CUdeviceptr from, std::size_t bytes) {
+  const Driver& d = device_->driver();
+  if (bytes <= kStagingBytes) {
+    std::lock_guard<std::mutex> lock(staging_mutex_);
+    if (staging_ == nullptr && !staging_failed_)
+      staging_failed_ = !NDP_CU(d, cuMemAllocHost, &staging_, kStagingBytes).ok();
+    if (staging_ != nullptr) {
+      NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, staging_, from, bytes, device_->stream()));
+      NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+      std::memcpy(to, staging_, bytes);
+      return Status();
+    }
+  }
+  NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, to, from, bytes, device_->stream()));
+  return NDP_CU(d, cuStreamSynchronize, device_->stream());
+}
+
 Status MemoryPool::copy_to_host(void* to, const DeviceBuffer& from, std::size_t bytes) {
   if (bytes > from.bytes()) return too_large("cuMemcpyDtoHAsync", bytes, from.bytes());
   if (bytes == 0) return Status();
-  NDP_CU_TRY(NDP_CU(device_->driver(), cuMemcpyDtoHAsync, to, from.pointer(), bytes,
-                    device_->stream()));
-  return NDP_CU(device_->driver(), cuStreamSynchronize, device_->stream());
+  return read_back(to, from.pointer(), bytes);
 }
 
 Status MemoryPool::fill_words(DeviceBuffer& buffer, uint32_t word, std::size_t count) {
@@ -115,8 +144,7 @@ Status MemoryPool::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
 
 Status MemoryPool::download(void* to, CUdeviceptr from, std::size_t bytes) {
   if (bytes == 0) return Status();
-  NDP_CU_TRY(NDP_CU(device_->driver(), cuMemcpyDtoHAsync, to, from, bytes, device_->stream()));
-  return NDP_CU(device_->driver(), cuStreamSynchronize, device_->stream());
+  return read_back(to, from, bytes);
 }
 
 Status MemoryPool::copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes) {

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 
 #include "device.h"
@@ -42,6 +43,9 @@ class DeviceBuffer {
 class MemoryPool {
  public:
   static Result<std::unique_ptr<MemoryPool>> create(Device& device);
+  ~MemoryPool();
+  MemoryPool(const MemoryPool&) = delete;
+  MemoryPool& operator=(const MemoryPool&) = delete;
 
   Device& device() const { return *device_; }
   bool stream_ordered() const { return pool_ != nullptr; }
@@ -77,8 +81,13 @@ class MemoryPool {
   friend class DeviceBuffer;
   MemoryPool() = default;
   Status free(CUdeviceptr pointer);
+  /// The copy of copy_to_host and download (Note [Small read-backs through pinned memory]).
+  Status read_back(void* to, CUdeviceptr from, std::size_t bytes);
   Device* device_ = nullptr;
   CUmemoryPool pool_ = nullptr;
+  std::mutex staging_mutex_;
+  void* staging_ = nullptr;  // page-locked, kStagingBytes; allocated at the first small read-back
+  bool staging_failed_ = false;
 };
 
 }  // namespace ndp::rt::cuda

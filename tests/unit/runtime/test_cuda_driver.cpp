@@ -248,6 +248,24 @@ TEST_CASE("GPU: allocate, copy up, launch twice, copy back, free") {
   CHECK(back.front() == -998);
   CHECK(back.back() == int32_t(n) - 1000 - 1 + 2);
 
+  // Small read-backs go through the pool's page-locked buffer (Note [Small read-backs through
+  // pinned memory]): one element, a run at an odd offset, exactly 4096 bytes and one element
+  // past it (straight to the caller), each after the one before has left its bytes behind.
+  for (uint64_t count : {uint64_t{1}, uint64_t{333}, uint64_t{1024}, uint64_t{1025}, uint64_t{1}}) {
+    CAPTURE(count);
+    const uint64_t at = (count * 7919) % (n - count);
+    std::vector<int32_t> part(count, 0);
+    s = (*pool)->download(part.data(), data + at * sizeof(int32_t), count * sizeof(int32_t));
+    REQUIRE_MESSAGE(s.ok(), s.message());
+    uint64_t bad = 0;
+    for (uint64_t i = 0; i < count; ++i) bad += part[i] != host[at + i] + 2;
+    CHECK(bad == 0);
+  }
+  int32_t first = 0;
+  s = (*pool)->copy_to_host(&first, *buffer, sizeof first);
+  REQUIRE_MESSAGE(s.ok(), s.message());
+  CHECK(first == -998);
+
   // The pool keeps freed memory: a second allocation of the same size reserves nothing new.
   auto reserved = (*pool)->reserved_bytes();
   REQUIRE(reserved.ok());
