@@ -907,9 +907,9 @@ __device__ __forceinline__ SegPair<typename F::value_type> load_carries(const Se
 //  * reduce_seg_fixup_near, first, a thread per tile: where the tile just before holds a head
 //    (segments shorter than tiles: nearly every tile), its aggregate is the whole carry. Other
 //    tiles are walked back by their warp, 32 tiles a round, for up to kNearRounds rounds (8:
-//    SpMV's power-law rows span up to 213 tiles). A tile
-//    so completed gets fix[t] = -1; a longer walk is left to the scan below and marks fix[0]
-//    (never a segment: tile 0 completes its own) kFixDeferred.
+//    SpMV's power-law rows span up to 213 tiles). A tile so completed gets fix[t] = -1; a
+//    longer walk is left to the scan below and marks fix[0] (never a segment: tile 0 completes
+//    its own) kFixDeferred.
 //  * The scan, two kernels over chunks of kCarryChunk aggregates, so that it is spread over the
 //    GPU (a single block took 90 us under Nsight Compute for the 65 536 tiles of 2^28 floats, a
 //    fifth of the reduction). They return at once unless fix[0] is kFixDeferred:
@@ -956,7 +956,8 @@ __device__ void reduce_seg_fixup_near(const SegPair<typename F::value_type>* agg
       const SegPair<T> p = u >= 0 ? agg[u] : SegPair<T>{F::identity(), 1};
       const unsigned heads = __ballot_sync(~0u, p.f != 0);
       const int stop = heads ? __ffs(static_cast<int>(heads)) - 1 : 31;  // the nearest head
-      const T run = warp_fold<true>(lane <= stop ? p.v : F::identity(), Apply<F>());  // lane 0: v(stop) ⊕ ... ⊕ v(0)
+      // Lane 0: v(stop) ⊕ ... ⊕ v(0), the tiles from the nearest head on, in sequence order.
+      const T run = warp_fold<true>(lane <= stop ? p.v : F::identity(), Apply<F>());
       acc = F::apply(shuffle_from(run, 0), acc);
       reached = heads != 0;
     }
@@ -991,10 +992,11 @@ __device__ void reduce_seg_chunks(const SegPair<typename F::value_type>* agg, co
 
 /// The fix-up of chunk blockIdx.x (Note [Segmented reduction fix-up]): out[fix[t]] completed with
 /// the fold of every aggregate before tile t, for the chunk's tiles t that the near fix-up left
-/// (chunk_agg unread for chunk 0). Every global load a thread makes is issued before its first store: its tiles'
-/// aggregates and fix entries, then the parts in out they complete (distinct segments, one per
-/// tile). Loaded item by item between the stores, as the compiler must when out may alias fix,
-/// they were 16 dependent round trips a thread: 12 us of a 250 us SpMV under Nsight Compute.
+/// (chunk_agg unread for chunk 0). Every global load a thread makes is issued before its first
+/// store: its tiles' aggregates and fix entries, then the parts in out they complete (distinct
+/// segments, one per tile). Loaded item by item between the stores, as the compiler must when
+/// out may alias fix, they were 16 dependent round trips a thread: 12 us of a 250 us SpMV under
+/// Nsight Compute.
 template <class F>
 __device__ void reduce_seg_fixup(const SegPair<typename F::value_type>* agg, const long long* fix, long long ntiles,
                                  const SegPair<typename F::value_type>* chunk_agg, typename F::value_type* out) {
