@@ -97,20 +97,9 @@ extern "C" __global__ void ndp_seg_tile_bounds(Segs s, long long tile, long long
 // over more than 32 tiles has its entries written by its whole warp.
 constexpr int kBoundsSegments = 8;
 
-/// ceil(a / d) for 0 <= a and 0 < d, from a double estimate: a 64-bit division is about 70
-/// instructions, and nine of them a thread made this kernel as slow as the binary search it
-/// replaces (9 us for 2^20 segments under Nsight Compute, 17 cycles a warp instruction).
-__device__ __forceinline__ long long ceil_div_by(long long a, long long d, double inverse) {
-  long long q = static_cast<long long>(static_cast<double>(a) * inverse);  // floor(a / d) within 1 below 2^52
-  while (q > 0 && q * d > a) --q;
-  while ((q + 1) * d <= a) ++q;
-  return q * d == a ? q : q + 1;
-}
-
 extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_seg_tile_bounds_by_segment(Segs s, long long tile,
                                                                                        long long* bounds) {
   const int lane = threadIdx.x & 31;
-  const double inverse = 1.0 / static_cast<double>(tile);
   constexpr long long kBlockSegments = static_cast<long long>(kScanBlock) * kBoundsSegments;
   // A loop of whole warps (kScanBlock is a multiple of 32), so that every lane takes the ballots.
   for (long long base = blockIdx.x * kBlockSegments; base < s.count; base += gridDim.x * kBlockSegments) {
@@ -119,7 +108,7 @@ extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_seg_tile_bounds_by_
 #pragma unroll
     for (int u = 0; u <= kBoundsSegments; ++u) start[u] = first + u <= s.count ? seg_off(s, first + u) : s.total;
 #pragma unroll
-    for (int u = 0; u <= kBoundsSegments; ++u) start[u] = ceil_div_by(start[u], tile, inverse);
+    for (int u = 0; u <= kBoundsSegments; ++u) start[u] = (start[u] + tile - 1) / tile;
 #pragma unroll
     for (int u = 0; u < kBoundsSegments; ++u) {
       const long long j = first + u, lo = start[u], hi = start[u + 1];  // past the last segment, lo == hi
@@ -134,7 +123,7 @@ extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_seg_tile_bounds_by_
       }
     }
   }
-  if (blockIdx.x == 0 && threadIdx.x == 0) bounds[ceil_div_by(s.total, tile, inverse)] = s.count + 1;
+  if (blockIdx.x == 0 && threadIdx.x == 0) bounds[(s.total + tile - 1) / tile] = s.count + 1;
 }
 
 // count_true: every block sums its flags (grid stride, 16 flags a load where the array is
