@@ -145,15 +145,12 @@ std::vector<Vec> run_filter_group(const FilterGroup& g, const std::function<cons
   // 1. Every distinct predicate, once, as a byte per element.
   std::vector<Vec> flags;
   if (g.predicates) flags = run_kernel(*g.predicates, ins, g.predicate_types());
-  auto flags_of = [&](const FilterGroup::Member& m) -> const Vec& {
-    return m.predicate >= 0 ? flags[static_cast<size_t>(m.predicate)] : ins[static_cast<size_t>(-1 - m.predicate)];
-  };
   // 2. The packs and the counts (the counts of a filter's several predicates share lengths).
   std::vector<Vec> out(g.members.size());
   std::map<VarId, LengthSegs> segments;
   for (size_t a = 0; a < g.members.size(); ++a) {
     const FilterGroup::Member& m = g.members[a];
-    const Vec& f = flags_of(m);
+    const Vec& f = FilterGroup::flags_of(m, flags, ins);
     const Vec& other = operand(m.stmt->uses[0]);
     if (m.kind == FilterGroup::Kind::Pack) {
       NDP_ASSERT(other.size() == f.size(), "filter group: pack with flags of another length");

@@ -41,6 +41,13 @@ struct FilterGroup {
   std::shared_ptr<const flat::KernelBody> predicates;  // one bool output per distinct predicate; may be null
   std::vector<Member> members;                     // in statement order; members[0] leads
 
+  /// The flags member m filters by: predicate output `flags[m.predicate]`, or the kernel input
+  /// it names (`ins`: the values of `inputs`). V is either backend's vector.
+  template <class V>
+  static const V& flags_of(const Member& m, const std::vector<V>& flags, const std::vector<V>& ins) {
+    return m.predicate >= 0 ? flags[static_cast<size_t>(m.predicate)] : ins[static_cast<size_t>(-1 - m.predicate)];
+  }
+
   /// The types of the predicates' outputs (all bool), for running `predicates`.
   std::vector<const lang::Type*> predicate_types() const {
     std::vector<const lang::Type*> types;

@@ -77,7 +77,8 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   lang::TypeContext& types() { return prog.types; }
   DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
   void exec_data(const Stmt& s, Frame& f);
-  void exec_data_untimed(const Stmt& s, Frame& f);
+  /// `chain`: the statement's role in an append chain (chain_role), or null.
+  void exec_data_untimed(const Stmt& s, Frame& f, const cpu::AppendPlan::Role* chain);
 
   /// n copies of a host value, on the device.
   DVec constant(const Type* t, const Value& v, int64_t n) {
@@ -146,24 +147,24 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
   const cpu::AppendPlan::Role* chain = chain_role(s);
   if (chain && chain->skipped) return;  // its chain's root computes it
   if (!cpu::stmt_profile_enabled() || s.op == Op::Time) {
-    exec_data_untimed(s, f);
+    exec_data_untimed(s, f, chain);
   } else {
     // (A chain's root counts no instances: its operands are skipped statements, not set.)
     const bool counted = !chain && !s.uses.empty() && !f.fn->vars.at(s.uses[0]).is_host();
     cpu::StmtTimer timer(*f.fn, s, counted ? vec(f, s.uses[0]).size() : 0);
-    exec_data_untimed(s, f);
+    exec_data_untimed(s, f, chain);
     if (!cpu::stmt_profile_host_only()) g.synchronize();
   }
   // Gathers that went unread during the statement (Note [Checked gathers] in dvec.h).
   g.run_deferred_checks();
 }
 
-void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
+void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f, const cpu::AppendPlan::Role* chain) {
   auto use = [&](size_t i) -> const DVec& {
     NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
     return vec(f, s.uses[i]);
   };
-  if (const cpu::AppendPlan::Role* chain = chain_role(s)) {
+  if (chain) {
     set_vec(f, s.dst, run_append_chain(
                           g, *chain->chain, [&](VarId v) -> const DVec& { return vec(f, v); }, type_of(f, s.dst)));
     return;

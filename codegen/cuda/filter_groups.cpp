@@ -17,9 +17,6 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGrou
   // 1. Every distinct predicate, once, as a byte per element.
   std::vector<DVec> flags;
   if (group.predicates) flags = kernels.run(*group.predicates, ins, group.predicate_types());
-  auto flags_of = [&](const FilterGroup::Member& m) -> const DVec& {
-    return m.predicate >= 0 ? flags[static_cast<size_t>(m.predicate)] : ins[static_cast<size_t>(-1 - m.predicate)];
-  };
   auto packs_predicate = [&](int32_t predicate) {
     for (const FilterGroup::Member& m : group.members)
       if (m.kind == FilterGroup::Kind::Pack && m.predicate == predicate) return true;
@@ -30,7 +27,7 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGrou
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
     if (m.kind != FilterGroup::Kind::Count) continue;
-    const DVec& f = flags_of(m);
+    const DVec& f = FilterGroup::flags_of(m, flags, ins);
     const DVec& lengths = operand(m.stmt->uses[0]);
     const int64_t n = lengths.size();
     DBuf off = offsets_from_valid_lengths(g, n, lengths.buffer());
@@ -45,7 +42,7 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGrou
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
     if (m.kind != FilterGroup::Kind::Pack) continue;
-    out[a] = pack(g, operand(m.stmt->uses[0]), flags_of(m));
+    out[a] = pack(g, operand(m.stmt->uses[0]), FilterGroup::flags_of(m, flags, ins));
   }
   return out;
 }

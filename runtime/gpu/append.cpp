@@ -1,4 +1,6 @@
 // Per-segment append, reverse and rotate (device/append.cu).
+#include <string>
+
 #include "runtime/gpu/launch.h"
 #include "runtime/gpu/seg_scan_impl.h"
 
@@ -16,13 +18,27 @@ Result<int64_t> Primitives::elt_segments(CUdeviceptr outer_offsets, CUdeviceptr 
   return first_failure(*this, "ndp_elt_segments", n, outer_offsets, idx, inner_offsets, n, start, length);
 }
 
+namespace {
+
+// The kernels' AppendParts (device/append.cu) is this struct's mirror, passed by value.
+static_assert(sizeof(Primitives::AppendParts) == 8 + 3 * 8 * Primitives::kMaxAppendParts);
+
+/// The chain kernels take 1 to kMaxAppendParts parts.
+Status check_part_count(const Primitives::AppendParts& parts) {
+  if (parts.count >= 1 && parts.count <= Primitives::kMaxAppendParts) return Status();
+  return Status::failure("append_parts", std::to_string(parts.count) + " parts, where 1 to " +
+                                             std::to_string(Primitives::kMaxAppendParts) + " are taken");
+}
+
+}  // namespace
+
 Status Primitives::append_parts_lengths(const AppendParts& parts, int64_t n, CUdeviceptr out) {
-  if (parts.count < 1 || parts.count > kMaxAppendParts) return Status::failure("append_parts", "1 to 8 parts");
+  if (Status st = check_part_count(parts); !st.ok()) return st;
   return launch_named(*this, "ndp_append_parts_lengths", n, parts, n, out);
 }
 
 Status Primitives::append_parts(ndp_elem_type t, const AppendParts& parts, DSegs so, CUdeviceptr out) {
-  if (parts.count < 1 || parts.count > kMaxAppendParts) return Status::failure("append_parts", "1 to 8 parts");
+  if (Status st = check_part_count(parts); !st.ok()) return st;
   return detail::launch_per_element_segment(*this, sized_name("ndp_append_parts_", t), so, parts, so, out);
 }
 

@@ -51,10 +51,10 @@ Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bou
   if (by_segment) {
     Result<cuda::Kernel> k = p.kernel("ndp_seg_tile_bounds_by_segment");
     if (!k.ok()) return k.status();
-    // 8 segments a thread (kBoundsSegments in device/scan.cu), their 9 offsets in flight
-    // together: a thread per segment, in a resident grid's stride or not, measured 8.5-9 us for
-    // SpMV's 2^20 rows under Nsight Compute, its loads one or two at a time.
-    constexpr int64_t kBlockSegments = int64_t{kScanBlock} * 8;
+    // kBoundsSegments segments a thread, their offsets in flight together: a thread per
+    // segment, in a resident grid's stride or not, measured 8.5-9 us for SpMV's 2^20 rows under
+    // Nsight Compute, its loads one or two at a time.
+    constexpr int64_t kBlockSegments = int64_t{kScanBlock} * kBoundsSegments;
     const cuda::LaunchConfig c{static_cast<unsigned>((s.count + kBlockSegments - 1) / kBlockSegments), kScanBlock, 0};
     st = cuda::launch_with(p.device(), k.value(), c, s, tile, b->pointer());
   } else {

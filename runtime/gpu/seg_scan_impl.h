@@ -41,6 +41,8 @@ Status launch_per_element_segment(Primitives& p, const std::string& name, DSegs 
 constexpr unsigned kPassBlock = 256;
 constexpr unsigned kCarryBlock = 256;
 constexpr int64_t kCarryChunk = int64_t{kCarryBlock} * 8;  // kCarryItems a thread
+/// Segments a thread of ndp_seg_tile_bounds_by_segment takes (kBoundsSegments in device/scan.cu).
+constexpr int64_t kBoundsSegments = 8;
 inline int64_t pass_tile(int bytes) { return bytes == 8 ? 2048 : 4096; }
 
 /// A pass's threads per block and elements per tile, as its kernels have them, and the blocks an

@@ -17,6 +17,7 @@ struct AppendParts {
   const long long* start[kMaxAppendParts];
   const long long* length[kMaxAppendParts];
 };
+static_assert(sizeof(AppendParts) == 8 + 3 * 8 * kMaxAppendParts, "the layout of runtime/gpu's Primitives::AppendParts");
 
 }  // namespace
 
