@@ -1,43 +1,39 @@
 #!/usr/bin/env bash
 # Assembles every .ptx file in a folder with `ptxas -arch=sm_90` (the PTX the test suite's
 # kernels generate, saved by NDP_PTX_CHECK_DIR; see tools/test.sh). CI has no GPU, so this is
-# where generated GPU code is checked there. Element functions of consumer kernels
-# (<hash>.element-<type>.ptx) are assembled as relocatable code and linked with nvlink against
-# the consumer image they will be linked with at run time (CUBIN_DIR/fused_<type>.cubin), as
-# the driver's linker does on the GPU.
-#   tools/check-ptx.sh PTX_DIR [CUBIN_DIR]
-# Prints `PTX check: N kernels assembled, M element functions linked` or fails.
+# where generated GPU code is checked there. Consumer programs (<hash>.consumer.ptx: the
+# consumer kernels with an element function put in, as the driver compiles them on the GPU,
+# Note [Consumer programs] in runtime/gpu/consumer_program.h) must also compile with no call
+# through the stack: the element function with no frame, and no kernel with a frame that could
+# hold its 64-byte result.
+#   tools/check-ptx.sh PTX_DIR
+# Prints `PTX check: N kernels assembled, M consumer programs ...` or fails.
 set -euo pipefail
 dir=$1
-cubins=${2:-}
 ptxas=${NDP_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 if [ ! -x "$ptxas" ]; then echo "PTX check: SKIP (no ptxas)"; exit 0; fi
-nvlink=$(dirname "$ptxas")/nvlink
 n=0
-linked=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+programs=0
 shopt -s nullglob
 for f in "$dir"/*.ptx; do
+  if ! info=$("$ptxas" -arch=sm_90 -v "$f" -o /dev/null 2>&1); then
+    echo "$info" >&2
+    echo "PTX check: ptxas rejected $f" >&2
+    exit 1
+  fi
   case "$f" in
-    *.element-*.ptx)
-      type=${f##*.element-}
-      type=${type%.ptx}
-      # At most 64 registers: the segmented passes that call it run under that cap (fused.cpp).
-      if ! "$ptxas" -arch=sm_90 -maxrregcount=64 -c "$f" -o "$tmp/e.o"; then echo "PTX check: ptxas rejected $f" >&2; exit 1; fi
-      if [ -n "$cubins" ] && [ -f "$cubins/fused_$type.cubin" ] && [ -x "$nvlink" ]; then
-        if ! "$nvlink" -arch=sm_90 "$cubins/fused_$type.cubin" "$tmp/e.o" -o "$tmp/linked.cubin"; then
-          echo "PTX check: nvlink could not link $f with fused_$type.cubin" >&2
-          exit 1
-        fi
-        linked=$((linked + 1))
+    *.consumer.ptx)
+      # "Function properties for NAME" lines, each followed by "B bytes stack frame, ...".
+      if ! awk '/Function properties for/ { fn = $NF } /bytes stack frame/ {
+                  if ($1 >= 64 || (fn == "ndp_elements" && $1 > 0)) { print fn ": " $0; bad = 1 } }
+                END { exit bad }' <<<"$info" >&2; then
+        echo "PTX check: the consumer program $f passes the element function's result through the stack" >&2
+        exit 1
       fi
-      ;;
-    *)
-      if ! "$ptxas" -arch=sm_90 "$f" -o /dev/null; then echo "PTX check: ptxas rejected $f" >&2; exit 1; fi
+      programs=$((programs + 1))
       ;;
   esac
   n=$((n + 1))
 done
 (( n > 0 )) || { echo "PTX check: no kernels were saved in $dir" >&2; exit 1; }
-echo "PTX check: $n kernels assembled by ptxas -arch=sm_90, $linked element functions linked with their consumer kernels"
+echo "PTX check: $n kernels assembled by ptxas -arch=sm_90, $programs consumer programs with no call through the stack"

@@ -10,5 +10,5 @@ meson test -C build --suite unit --print-errorlogs
 build/tests/difftest --rand --count 300 --seed 1
 rm -rf build/ptx-check
 NDP_PTX_CHECK_DIR=build/ptx-check build/cli/ndp test tests examples | tee build/program-tests.log
-tools/check-ptx.sh build/ptx-check build/runtime
+tools/check-ptx.sh build/ptx-check
 tail -1 build/program-tests.log

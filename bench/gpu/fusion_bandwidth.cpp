@@ -112,7 +112,10 @@ int main(int argc, char** argv) {
   // ---- consumer kernels: the map fused into a reduction and a scan, a filter into a pack ----
   using rt::gpu::DSegs;
   rt::gpu::Primitives& prims = g->prims();
-  const rt::cuda::Module* reduce_m = kernels.consumer_module(k, NDP_F32);
+  using rt::gpu::ConsumerUse;
+  const rt::cuda::Module* reduce_m =
+      kernels.consumer_module(k, rt::gpu::consumer_kernels(ConsumerUse::Reduce, NDP_OP_PLUS, NDP_F32));
+  const rt::cuda::Module* scan_m = kernels.consumer_module(k, rt::gpu::consumer_kernels(ConsumerUse::Scan, NDP_OP_PLUS, NDP_F32));
   flat::KernelBody pred;  // x * 1.5 > 1.0: about a third of the values in [0.25, 1.25)
   pred.inputs = {f};
   {
@@ -133,9 +136,9 @@ int main(int argc, char** argv) {
     pred.nodes = {in, c15, mul, c1, gt};
     pred.outputs = {4};
   }
-  const rt::cuda::Module* pack_m = kernels.consumer_module(pred, NDP_BOOL);
-  if (reduce_m == nullptr || pack_m == nullptr) {
-    std::fprintf(stderr, "the consumer kernels could not be linked\n");
+  const rt::cuda::Module* pack_m = kernels.consumer_module(pred, rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, NDP_F32));
+  if (reduce_m == nullptr || scan_m == nullptr || pack_m == nullptr) {
+    std::fprintf(stderr, "the consumer kernels could not be compiled\n");
     return 1;
   }
   rt::gpu::Primitives::FusedInputs fin;
@@ -150,7 +153,7 @@ int main(int argc, char** argv) {
     g->check(prims.seg_reduce(NDP_OP_PLUS, NDP_F32, v.data(), one, sum_out->pointer()));
   });
   double t_reduce_plain = time([&] { g->check(prims.seg_reduce(NDP_OP_PLUS, NDP_F32, in->pointer(), one, sum_out->pointer())); });
-  double t_scan_fused = time([&] { g->check(prims.seg_scan_fused(*reduce_m, NDP_OP_PLUS, false, NDP_F32, fin, one, scan_out->pointer())); });
+  double t_scan_fused = time([&] { g->check(prims.seg_scan_fused(*scan_m, NDP_OP_PLUS, false, NDP_F32, fin, one, scan_out->pointer())); });
   double t_scan_unfused = time([&] {
     DVec v = kernels.run(k, ins, out_t)[0];
     g->check(prims.seg_scan(NDP_OP_PLUS, false, NDP_F32, v.data(), one, scan_out->pointer()));
@@ -180,7 +183,7 @@ int main(int argc, char** argv) {
     want_sum += y;
     want_kept += v * 1.5f > 1.0f;
   }
-  g->check(prims.seg_scan_fused(*reduce_m, NDP_OP_PLUS, false, NDP_F32, fin, one, scan_out->pointer()));
+  g->check(prims.seg_scan_fused(*scan_m, NDP_OP_PLUS, false, NDP_F32, fin, one, scan_out->pointer()));
   kept = g->check(prims.pack_fused(*pack_m, NDP_F32, in->pointer(), fin, n, give_out));
   float first_kept = 0, want_first = 0;
   g->check(g->pool().download(&first_kept, pack_out->pointer(), 4));

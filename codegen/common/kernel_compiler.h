@@ -41,6 +41,16 @@ inline std::string stable_hash_hex(std::string_view key) {
 /// Instances each thread of a PTX kernel computes.
 inline constexpr int kPtxInstancesPerThread = 4;
 
+/// An input read through positions (Note [Fused gathers] in codegen/cuda/kernels.h): the
+/// body's input number `input`, with positions that are int64, or i32 where `narrow` (i32
+/// indices widened by i64(), read as they are stored: 4 bytes a position instead of 8, Note
+/// [Narrow gather positions] in codegen/cuda/dvec.h).
+struct GatheredInput {
+  uint32_t input = 0;
+  bool narrow = false;
+  friend bool operator==(const GatheredInput&, const GatheredInput&) = default;
+};
+
 /// PTX text (target nvptx64-nvidia-cuda, sm_90) of an entry `ndp_kernel(i64 n, ptr in_0, ...,
 /// ptr out_0, ...)` where thread %tid.x of block %ctaid.x computes the instances
 /// %ctaid.x·%ntid.x·kPtxInstancesPerThread + %tid.x + u·%ntid.x for u < kPtxInstancesPerThread
@@ -48,10 +58,10 @@ inline constexpr int kPtxInstancesPerThread = 4;
 /// Throws std::runtime_error when LLVM fails.
 ///
 /// `gathered` lists inputs read through positions (Note [Fused gathers] in
-/// codegen/cuda/dvec.h): instance i reads element idx_g[i] of input gathered[g] instead of
-/// element i, where idx_g (int64, in range) is passed after the body's inputs, in order
-/// (before the outputs).
-std::string compile_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered = {});
+/// codegen/cuda/kernels.h): instance i reads element idx_g[i] of input gathered[g].input instead
+/// of element i, where idx_g (int64, or i32 where narrow; in range) is passed after the body's
+/// inputs, in order (before the outputs).
+std::string compile_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered = {});
 
 /// The consumer kernels' batch of elements (runtime/gpu/device/fused.cu): 64 bytes, holding
 /// element_items(bytes) values of `bytes` bytes each as an array (the items a thread of a
@@ -69,9 +79,9 @@ inline constexpr int element_items(int bytes) { return bytes >= 4 ? 64 / bytes :
 /// ins[#inputs + ng + g]; a position outside [0, bound) reads element 0 instead and sets the
 /// 8-byte word g of the flags array ins[#inputs + 2·ng] to 1, which the caller reads after the
 /// kernel (Note [Checked gathers] in codegen/cuda/dvec.h).
-std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered = {});
+std::string compile_element_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered = {});
 
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
-std::string gathered_key(std::span<const uint32_t> gathered);
+std::string gathered_key(std::span<const GatheredInput> gathered);
 
 }  // namespace ndp::codegen

@@ -61,10 +61,15 @@ std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
 }
 
 /// The position in `gathered` of input j, or -1 when input j is read at the instance itself.
-int gathered_slot(std::span<const uint32_t> gathered, uint32_t j) {
+int gathered_slot(std::span<const GatheredInput> gathered, uint32_t j) {
   for (size_t g = 0; g < gathered.size(); ++g)
-    if (gathered[g] == j) return static_cast<int>(g);
+    if (gathered[g].input == j) return static_cast<int>(g);
   return -1;
+}
+
+/// The type a gathered input's positions are stored as (i32 where narrow).
+llvm::Type* position_type(llvm::IRBuilder<>& b, const GatheredInput& g) {
+  return g.narrow ? b.getInt32Ty() : b.getInt64Ty();
 }
 
 // Note [Streamed inputs beside gathers]
@@ -99,13 +104,13 @@ llvm::Value* streaming_load(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* at
 
 }  // namespace
 
-std::string gathered_key(std::span<const uint32_t> gathered) {
+std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
-  for (uint32_t j : gathered) key += "|gather " + std::to_string(j);
+  for (const GatheredInput& g : gathered) key += "|gather " + std::to_string(g.input) + (g.narrow ? " i32" : "");
   return key;
 }
 
-std::string compile_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered) {
+std::string compile_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_kernel", ctx);
@@ -146,9 +151,11 @@ std::string compile_ptx(const flat::KernelBody& k, std::span<const uint32_t> gat
     std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
       llvm::Type* t = storage_type(ctx, k.inputs.at(j));
       llvm::Value* at = i;
-      if (int g = gathered_slot(gathered, j); g >= 0)
-        at = b.CreateLoad(b.getInt64Ty(),
-                          b.CreateGEP(b.getInt64Ty(), fn->getArg(static_cast<unsigned>(1 + k.inputs.size() + g)), i));
+      if (int g = gathered_slot(gathered, j); g >= 0) {
+        llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
+        at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(static_cast<unsigned>(1 + k.inputs.size() + g)), i)),
+                          b.getInt64Ty());
+      }
       return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
     });
     for (size_t o = 0; o < no; ++o) {
@@ -163,7 +170,7 @@ std::string compile_ptx(const flat::KernelBody& k, std::span<const uint32_t> gat
   return emit_ptx(m, *tm);
 }
 
-std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint32_t> gathered) {
+std::string compile_element_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
@@ -214,7 +221,8 @@ std::string compile_element_ptx(const flat::KernelBody& k, std::span<const uint3
       int g = gathered_slot(gathered, j);
       if (g < 0) return stream(t, b.CreateGEP(t, base.at(j), i));
       // A position outside [0, bound) reads element 0 instead (bound > 0) and is reported.
-      llvm::Value* at = stream(i64, b.CreateGEP(i64, base.at(ni + g), i));
+      llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
+      llvm::Value* at = b.CreateSExt(stream(pt, b.CreateGEP(pt, base.at(ni + g), i)), i64);
       llvm::Value* in_range = b.CreateICmpULT(at, bound[g]);
       llvm::Value*& bad = state[kElementWords + g];
       bad = b.CreateOr(bad, b.CreateZExt(b.CreateNot(in_range), i64));

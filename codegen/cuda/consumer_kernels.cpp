@@ -16,7 +16,7 @@ using rt::gpu::Primitives;
 /// The kernel inputs as the element function's argument (at most kMaxConsumerInputs arrays),
 /// gathering inside the kernel where they allow (Note [Fused gathers] in kernels.h).
 struct ConsumerArgs {
-  std::vector<uint32_t> gathered;
+  std::vector<GatheredInput> gathered;
   std::vector<const DVec*> unchecked;
   Primitives::FusedInputs in;
 };
@@ -62,7 +62,8 @@ DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec&
   const ndp_elem_type t = elem_type(result);
   ndp_status st;
   ConsumerArgs args = consumer_args(g, ins);
-  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t, args.gathered)) {
+  if (const rt::cuda::Module* m =
+          kernels.consumer_module(*s.kernel, rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Reduce, op_of(s), t), args.gathered)) {
     st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, args.in, segs, out->pointer()));
     check_consumer_gathers(g, args);
   } else
@@ -80,7 +81,8 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
   const ndp_elem_type t = elem_type(e);
   ndp_status st;
   ConsumerArgs args = consumer_args(g, ins);
-  if (const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, t, args.gathered)) {
+  if (const rt::cuda::Module* m =
+          kernels.consumer_module(*s.kernel, rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Scan, op_of(s), t), args.gathered)) {
     st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, args.in, seq.segs(), out->pointer()));
     check_consumer_gathers(g, args);
   } else
@@ -92,7 +94,8 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
 DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v, std::span<const DVec> ins,
                  lang::TypeContext& types) {
   ConsumerArgs args = consumer_args(g, ins);
-  const rt::cuda::Module* m = kernels.consumer_module(*s.kernel, NDP_BOOL, args.gathered);
+  const rt::cuda::Module* m = kernels.consumer_module(
+      *s.kernel, rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Pack, NDP_OP_OR, elem_type(v.type())), args.gathered);
   if (!m) return pack(g, v, values(kernels, s, ins, types.bool_()));
   DBuf out;
   const int bytes = elem_bytes(v.type());

@@ -318,6 +318,14 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f, const cpu::A
       std::vector<DVec> args;
       for (VarId u : s.uses) args.push_back(vec(f, u));
       cpu::LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+      if (s.prim == lang::core::PrimId::ToI64 && args.at(0).kind() == lang::TypeKind::I32) {
+        // Deferred, keeping the i32 values (Note [Narrow gather positions] in dvec.h).
+        const GpuPrimContext* pc = &ctx;
+        set_vec(f, s.dst, DVec::deferred_widening(c.result, args[0], [pc, c, narrow = args[0]] {
+                  return apply_lifted_prim(*pc, c, std::span<const DVec>(&narrow, 1)).buffer();
+                }));
+        return;
+      }
       set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
       return;
     }

@@ -140,6 +140,13 @@ DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()
   return v;
 }
 
+DVec DVec::deferred_widening(const Type* int_type, DVec narrow, std::function<DBuf()> make) {
+  NDP_ASSERT(int_type->kind == TypeKind::Int && narrow.type()->kind == TypeKind::I32, "a widening not from i32 to int");
+  DVec v = deferred(int_type, narrow.size(), std::move(make));
+  v.deferred_->narrow = std::make_shared<const DVec>(std::move(narrow));
+  return v;
+}
+
 const DBuf& DVec::Deferred::get() {
   if (!made) {
     check();

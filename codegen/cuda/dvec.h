@@ -23,6 +23,16 @@
 //   sums.
 // Anything else reads the buffer and gets the values computed.
 //
+// Note [Narrow gather positions]
+// An SpMV over i32 columns, {sum({v * x[i64(c)] : (c, v) in row}) : row in rows}, gathers x
+// through i64(c): computed, the widened positions would cost a pass that reads 4 bytes and
+// writes 8 a nonzero, and the gather would read 8 more where 4 hold the same values. So the
+// conversion of a flat i32 vector to int is deferred (deferred_widening, CudaExecutor's Prim),
+// and keeps its source: a kernel that gathers through it reads the i32 positions and widens
+// them itself (GatheredInput::narrow, compile_element_ptx), and an SpMV moves the 12 bytes a
+// nonzero that CSR with 32-bit indices does. Anything else that reads the widened vector,
+// a bounds check included, gets it computed.
+//
 // Note [Checked gathers]
 // A deferred gather of one sequence (IndexShared) may leave its bounds check to whoever reads
 // it, which saves a pass over the indices and a read-back (an SpMV's columns: 8 bytes a nonzero):
@@ -77,6 +87,9 @@ class DVec {
   /// vectors, the indices int64); null otherwise.
   const DVec* gather_source() const { return deferred_ ? deferred_->source.get() : nullptr; }
   const DVec* gather_index() const { return deferred_ ? deferred_->index.get() : nullptr; }
+  /// A deferred widening i64(v) of an i32 vector v (Note [Narrow gather positions]): v, kept
+  /// after the widened values are made; null otherwise.
+  const DVec* narrow_source() const { return deferred_ ? deferred_->narrow.get() : nullptr; }
   /// A deferred gather whose indices are not yet known to be in range (Note [Checked gathers]).
   bool gather_unchecked() const { return deferred_ && deferred_->fail; }
   /// Checks an unchecked gather's indices now (one pass and a read-back); throws its error.
@@ -111,12 +124,15 @@ class DVec {
   /// throws), the indices are unchecked and `fail` reports one out of [0, source.size()); else
   /// every one is in range.
   static DVec deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()> fail = nullptr);
+  /// The int vector i64(narrow) of an i32 vector, deferred; `make` computes its buffer.
+  static DVec deferred_widening(const lang::Type* int_type, DVec narrow, std::function<DBuf()> make);
 
  private:
   struct Deferred {
     std::function<DBuf()> make;  // cleared once made, releasing what it holds
     DBuf made;
     std::shared_ptr<const DVec> source, index;  // deferred gathers
+    std::shared_ptr<const DVec> narrow;         // deferred widenings (kept once made)
     Gpu* gpu = nullptr;
     std::function<void()> fail;  // an unchecked gather's error (cleared once checked)
     const DBuf& get();

@@ -63,9 +63,11 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard) {
     const DVec& v = ins[j];
     if (v.pending() && v.gather_source() != nullptr && fits()) {
       if (!guarded) v.check_gather();
-      a.gathered.push_back(static_cast<uint32_t>(j));
+      // i32 positions widened by i64() are read as they are (Note [Narrow gather positions]).
+      const DVec* narrow = v.gather_index()->narrow_source();
+      a.gathered.push_back({static_cast<uint32_t>(j), narrow != nullptr});
       a.ptrs.push_back(v.gather_source()->data());
-      positions.push_back(v.gather_index()->data());
+      positions.push_back(narrow != nullptr ? narrow->data() : v.gather_index()->data());
       bounds.push_back(static_cast<CUdeviceptr>(v.gather_source()->size()));
       a.unchecked.push_back(v.gather_unchecked() ? &v : nullptr);
     } else {
@@ -112,7 +114,7 @@ std::shared_ptr<rt::cuda::Module> GpuKernels::load_cached(const std::string& key
   return module;
 }
 
-const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, std::span<const uint32_t> gathered) {
+const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
   std::string key = std::string(kTarget) + gathered_key(gathered) + "|" + k.key();
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
@@ -132,34 +134,43 @@ const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, std::s
   return it->second.second;
 }
 
-const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, ndp_elem_type t,
-                                                    std::span<const uint32_t> gathered) {
+const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, const rt::gpu::ConsumerKernels& use,
+                                                    std::span<const GatheredInput> gathered) {
   // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in dvec.h).
-  std::string key = std::string(kTarget) + "|consumer " + std::to_string(static_cast<int>(t)) + gathered_key(gathered) +
-                    (gathered.empty() ? "" : "|guarded") + "|" + k.key();
+  std::string key = std::string(kTarget) + "|consumer " + std::to_string(static_cast<int>(use.image));
+  for (const std::string& e : use.entries) key += " " + e;
+  key += gathered_key(gathered) + (gathered.empty() ? "" : "|guarded") + "|" + k.key();
   if (auto it = consumers_.find(key); it != consumers_.end()) {
     if (it->second) ++stats_.memory_hits;
     return it->second.get();
   }
-  std::shared_ptr<rt::cuda::Module> module;
+  std::string element;
   try {
-    module = load_cached(key, [&] {
-      std::string ptx;
-      try {
-        ptx = compile_element_ptx(k, gathered);
-      } catch (const std::exception& e) {
-        throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on an element function: ") +
-                                  e.what());
-      }
-      rt::cuda::Result<std::string> cubin = gpu_.prims().link_consumers(t, ptx);
-      if (!cubin.ok()) throw LinkFailed{cubin.status().message()};
-      return std::move(cubin.value());
-    });
-  } catch (const LinkFailed& e) {
-    // The consumer then runs unfused (the caller's fallback): slower, the same result.
-    if (const char* d = std::getenv("NDP_DEBUG"); d && std::atoi(d) >= 1)
-      std::fprintf(stderr, "ndp: cuda: consumer kernels not linked, running unfused: %s\n", e.what.c_str());
+    element = compile_element_ptx(k, gathered);
+  } catch (const std::exception& e) {
+    throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on an element function: ") + e.what());
   }
+  std::shared_ptr<rt::cuda::Module> module;
+  std::string_view consumers = rt::gpu::consumer_ptx(use.image);
+  rt::cuda::Status failed = rt::cuda::Status::failure("consumer_program", "this ndp was built without the consumer kernels");
+  if (!consumers.empty()) {
+    rt::cuda::Result<std::string> program = rt::gpu::consumer_program(consumers, element, use.entries);
+    if (program.ok()) {
+      rt::cuda::Result<rt::cuda::Module> m = rt::cuda::Module::load_ptx(gpu_.device(), program.value());
+      if (m.ok()) {
+        module = std::make_shared<rt::cuda::Module>(std::move(m.value()));
+        ++stats_.compiled;
+      } else {
+        failed = m.status();
+      }
+    } else {
+      failed = program.status();
+    }
+  }
+  // Without it the consumer runs unfused (the caller's fallback): slower, the same result.
+  if (!module)
+    if (const char* d = std::getenv("NDP_DEBUG"); d && std::atoi(d) >= 1)
+      std::fprintf(stderr, "ndp: cuda: consumer kernels not compiled, running unfused: %s\n", failed.message().c_str());
   consumers_.emplace(key, module);
   return module.get();
 }

@@ -17,9 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "codegen/common/kernel_compiler.h"
 #include "codegen/cuda/dvec.h"
 #include "codegen/cuda/gpu.h"
 #include "flatten/flat_ir.h"
+#include "runtime/gpu/consumer_program.h"
 #include "runtime/host/module.h"
 
 namespace ndp::codegen::cuda {
@@ -32,7 +34,7 @@ namespace ndp::codegen::cuda {
 // compile_element_ptx), a separate entry in the caches. The gathered values are never stored,
 // which saves writing and reading them again (8 + 8 bytes an element for a float).
 struct KernelArgs {
-  std::vector<uint32_t> gathered;  // inputs read through positions
+  std::vector<GatheredInput> gathered;  // inputs read through positions
   /// The body's inputs, then the positions of each gathered one; guarded (an element
   /// function's): then each one's bound and the failure flags (compile_element_ptx).
   std::vector<CUdeviceptr> ptrs;
@@ -57,23 +59,21 @@ class GpuKernels {
   };
   const Stats& stats() const { return stats_; }
 
-  /// The consumer kernels of element type t linked with output 0 of `k` as their element
-  /// function (Note [Consumer kernels]; runtime/gpu/device/fused.cu), cached like the kernels;
-  /// null when they cannot be linked (a build without them): the caller runs the consumer
-  /// unfused.
-  const rt::cuda::Module* consumer_module(const flat::KernelBody& k, ndp_elem_type t,
-                                          std::span<const uint32_t> gathered = {});
+  /// The consumer kernels `use` names (runtime/gpu/device/fused.cu) with output 0 of `k` as
+  /// their element function (Note [Consumer kernels]), compiled as one program (Note [Consumer
+  /// programs] in runtime/gpu/consumer_program.h) once per process, and across runs by the
+  /// driver's JIT cache; null when that fails (a build without them): the caller runs the
+  /// consumer unfused.
+  const rt::cuda::Module* consumer_module(const flat::KernelBody& k, const rt::gpu::ConsumerKernels& use,
+                                          std::span<const GatheredInput> gathered = {});
 
  private:
-  struct LinkFailed {
-    std::string what;
-  };
-  const rt::cuda::Kernel& kernel_for(const flat::KernelBody& k, std::span<const uint32_t> gathered);
+  const rt::cuda::Kernel& kernel_for(const flat::KernelBody& k, std::span<const GatheredInput> gathered);
   /// The module of `key` from the disk cache, else from make_cubin() (then written there).
   std::shared_ptr<rt::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;
   std::map<std::string, std::pair<std::shared_ptr<rt::cuda::Module>, rt::cuda::Kernel>> loaded_;
-  std::map<std::string, std::shared_ptr<rt::cuda::Module>> consumers_;  // null: could not link
+  std::map<std::string, std::shared_ptr<rt::cuda::Module>> consumers_;  // null: could not compile
   Stats stats_;
 };
 

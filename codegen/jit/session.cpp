@@ -14,7 +14,10 @@
 
 #include "codegen/common/kernel_compiler.h"
 #include "codegen/cpu/flat_exec.h"
+#include "codegen/cpu/lifted_prims.h"
 #include "codegen/cuda/cuda_exec.h"
+#include "codegen/cuda/dvec.h"
+#include "runtime/gpu/consumer_program.h"
 #include "codegen/cpu/kernel_jit.h"
 #include "flatten/passes/ir_walk.h"
 #include "flatten/pipeline.h"
@@ -447,41 +450,45 @@ struct Session::Impl {
     return out;
   }
 
-  /// The element type suffix of the consumer image a consumer kernel links with: its values'
-  /// type (bool for a pack's flags).
-  static const char* element_suffix(const lang::Type* result, flat::Op op) {
-    if (op == flat::Op::PackKernel) return "bool";
-    const lang::Type* t = op == flat::Op::ScanKernel ? result->a : result;
-    switch (t->kind) {
-      case lang::TypeKind::Float: return "f64";
-      case lang::TypeKind::I32: return "i32";
-      case lang::TypeKind::F32: return "f32";
-      case lang::TypeKind::Bool: return "bool";
-      case lang::TypeKind::Char: return "char";
-      default: return "i64";
-    }
+  /// The consumer kernels a consumer statement runs (Note [Consumer programs] in
+  /// runtime/gpu/consumer_program.h), as the cuda backend picks them (consumer_kernels.cpp).
+  static rt::gpu::ConsumerKernels consumer_use(const flat::Stmt& s, const lang::Type* result) {
+    using rt::gpu::ConsumerUse;
+    if (s.op == flat::Op::PackKernel) return rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, codegen::cuda::elem_type(result));
+    const auto op = static_cast<ndp_op>(*codegen::cpu::scan_op(s.prim));
+    if (s.op == flat::Op::ScanKernel) return rt::gpu::consumer_kernels(ConsumerUse::Scan, op, codegen::cuda::elem_type(result->a));
+    return rt::gpu::consumer_kernels(ConsumerUse::Reduce, op, codegen::cuda::elem_type(result));
   }
 
   /// With NDP_PTX_CHECK_DIR set (tools/test.sh), writes the sm_90 PTX of every distinct fused
   /// kernel of each flattened form into that folder, one file per kernel key, so that CI,
-  /// which has no GPU, can assemble each with ptxas (tools/check-ptx.sh), and link each
-  /// consumer kernel's element function with its consumer image. A kernel LLVM cannot
+  /// which has no GPU, can assemble each with ptxas (tools/check-ptx.sh). A consumer kernel's
+  /// element function goes in as the cuda backend compiles it: in its consumer program
+  /// (<hash>.consumer.ptx), which must compile without a stack frame. A kernel LLVM cannot
   /// compile leaves its error message in the file, which ptxas then rejects.
   static void save_ptx_for_check(const flat::Program& program) {
     static const char* dir = std::getenv("NDP_PTX_CHECK_DIR");
     if (dir == nullptr || *dir == '\0') return;
     static std::set<std::string> seen;  // a session runs its forms one at a time
     for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
-      // A consumer kernel's element function is named for the consumer image it links with
-      // (fused_<type>.cubin): <hash>.element-<type>.ptx.
-      bool consumer = s.op != flat::Op::Kernel;
-      std::string suffix = ".ptx";
-      if (consumer) suffix = std::string(".element-") + element_suffix(fn.vars.at(s.dst).type, s.op) + ".ptx";
-      std::string key = s.kernel->key() + suffix;
+      const bool consumer = s.op != flat::Op::Kernel;
+      std::string key = s.kernel->key(), suffix = ".ptx";
+      rt::gpu::ConsumerKernels use;
+      if (consumer) {
+        use = consumer_use(s, fn.vars.at(s.dst).type);
+        for (const std::string& e : use.entries) key += " " + e;
+        suffix = ".consumer.ptx";
+      }
       if (!seen.insert(key).second) return;
       std::string ptx;
       try {
         ptx = consumer ? codegen::compile_element_ptx(*s.kernel) : codegen::compile_ptx(*s.kernel);
+        if (consumer) {
+          std::string_view consumers = rt::gpu::consumer_ptx(use.image);
+          if (consumers.empty()) return;  // a build without the consumer kernels
+          rt::cuda::Result<std::string> whole = rt::gpu::consumer_program(consumers, ptx, use.entries);
+          ptx = whole.ok() ? whole.value() : "consumer program failed: " + whole.status().message() + "\n";
+        }
       } catch (const std::exception& e) {
         ptx = std::string("code generation failed: ") + e.what() + "\n";
       }

@@ -1,4 +1,4 @@
-// The primitive kernels' fatbinaries and the consumer kernels' relocatable cubins, embedded by
+// The primitive kernels' fatbinaries and the consumer kernels' PTX, embedded by
 // tools/embed_binaries.py (runtime/meson.build).
 #pragma once
 
@@ -16,9 +16,10 @@ struct EmbeddedImage {
 extern const EmbeddedImage kEmbeddedImages[];
 extern const size_t kEmbeddedImageCount;
 
-/// The consumer kernels of device/fused.cu, one relocatable sm_90 cubin per element type, named
-/// "fused_<type>.cubin" (i64 f64 i32 f32 bool char); empty without the CUDA toolkit.
-extern const EmbeddedImage kFusedImages[];
-extern const size_t kFusedImagesCount;
+/// The consumer kernels of device/fused.cu as PTX (nvcc -rdc -ptx, declaring ndp_elements), one
+/// text per element type, named "fused_<type>.ptx" (i64 f64 i32 f32 bool char), not
+/// NUL-terminated; empty without the CUDA toolkit (Note [Consumer programs]).
+extern const EmbeddedImage kFusedPtx[];
+extern const size_t kFusedPtxCount;
 
 }  // namespace ndp::rt::gpu

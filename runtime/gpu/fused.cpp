@@ -1,15 +1,11 @@
-// Consumer kernels (device/fused.cu): linking them with a generated element function, and the
-// reductions, scans and packs that read their input through it. The passes are those of
+// Consumer kernels (device/fused.cu): the reductions, scans and packs that read their input
+// through a generated element function (their program: consumer_program.h). The passes are those of
 // seg_reduce.cpp, seg_scan.cpp and pack.cpp; only where the input comes from differs.
-#include "runtime/gpu/embedded_images.h"
 #include "runtime/gpu/seg_scan_impl.h"
 
 namespace ndp::rt::gpu {
 
 namespace {
-
-/// 65536 registers per SM / (kPassBlock threads · kPassMinBlocks blocks): device/scan_pass.cuh.
-constexpr int kConsumerMaxRegisters = 64;
 
 /// The consumer module's kernels by name.
 detail::KernelFinder finder(const cuda::Module& m) {
@@ -17,19 +13,6 @@ detail::KernelFinder finder(const cuda::Module& m) {
 }
 
 }  // namespace
-
-Result<std::string> Primitives::link_consumers(ndp_elem_type t, const std::string& element_ptx) {
-  const std::string name = std::string("fused_") + elem_suffix(t) + ".cubin";
-  for (size_t i = 0; i < kFusedImagesCount; ++i) {
-    if (name != kFusedImages[i].name) continue;
-    const cuda::Module::LinkInput lib{kFusedImages[i].data, kFusedImages[i].size, kFusedImages[i].name};
-    // The segmented passes run at most 64 registers a thread (__launch_bounds__ with
-    // kPassMinBlocks): the function they call must fit in them.
-    return cuda::Module::compile_to_cubin(device(), element_ptx, std::span<const cuda::Module::LinkInput>(&lib, 1),
-                                          kConsumerMaxRegisters);
-  }
-  return Status::failure("cuLinkAddData", "this ndp was built without the consumer kernels " + name);
-}
 
 Result<ndp_status> Primitives::seg_reduce_fused(const cuda::Module& m, ndp_op op, ndp_elem_type t,
                                                 const FusedInputs& in, DSegs s, CUdeviceptr out) {

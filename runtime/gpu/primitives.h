@@ -170,13 +170,9 @@ class Primitives {
   struct FusedInputs {
     CUdeviceptr p[8] = {};
   };
-  /// A cubin holding the consumer kernels of element type t (device/fused.cu) linked with
-  /// `element_ptx`, which defines their `ndp_elements` (codegen's compile_element_ptx); load it
-  /// with cuda::Module::load_image. Fails when the build has no consumer kernels or the
-  /// driver's linker refuses.
-  Result<std::string> link_consumers(ndp_elem_type t, const std::string& element_ptx);
   /// seg_reduce and seg_scan of the elements that the element function of `m` (a module of a
-  /// link_consumers cubin of type t) computes from `in`: s.total of them, never stored.
+  /// consumer program of type t, consumer_program.h) computes from `in`: s.total of them,
+  /// never stored.
   Result<ndp_status> seg_reduce_fused(const cuda::Module& m, ndp_op op, ndp_elem_type t, const FusedInputs& in, DSegs s,
                                       CUdeviceptr out);
   Result<ndp_status> seg_scan_fused(const cuda::Module& m, ndp_op op, bool inclusive, ndp_elem_type t,

@@ -1,16 +1,20 @@
 // cuSPARSE baseline for bench/programs/spmv.ndp (issue 6: ≥ 0.7 × cuSPARSE SpMV): the same
 // matrix (row i has bench::spmv_row_length(i, shape) nonzeros in columns drawn from [0, n),
 // values -4..4; x holds 1..8, every quantity from bench_hash as in
-// bench/baselines/cpu/common.h), as CSR with 32-bit
-// indices and double values (NESL's float), y = A·x with cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT,
-// its buffer allocated once). Times the product alone with CUDA events after a warm-up, median
-// of `runs`; prints the checksum of trunc(y) weighted as in NESL, so it is comparable with ndp's.
+// bench/baselines/cpu/common.h), as CSR with 32-bit or 64-bit
+// indices (spmv.ndp's bench_columns: i32 or NESL's int) and double values (NESL's float),
+// y = A·x with cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT, its buffer allocated once). Both index
+// arrays take the given width, as cuSPARSE requires one width for the row offsets and the
+// columns. Times the product alone with CUDA events after a warm-up, median of `runs`; prints the
+// checksum of trunc(y) weighted as in NESL, so it is comparable with ndp's.
 //   cusparse_spmv [rows, default 2^20] [runs, default 20] [shape: spmv.ndp's bench_shape, default 0]
+//                 [index bits: 32 or 64, default 32]
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "../cpu/common.h"
@@ -32,31 +36,31 @@
     }                                                                                  \
   } while (0)
 
-int main(int argc, char** argv) {
-  const int64_t n = argc > 1 ? std::strtoll(argv[1], nullptr, 10) : int64_t{1} << 20;
-  const int runs = argc > 2 ? std::atoi(argv[2]) : 20;
-  const int shape = argc > 3 ? std::atoi(argv[3]) : 0;
+// The product with Index (int32_t or int64_t) as the width of both index arrays.
+template <typename Index>
+int run(int64_t n, int runs, int shape) {
   constexpr int64_t kStream = int64_t{1} << 32;
-  std::vector<int> start(n + 1, 0);
-  for (int64_t i = 0; i < n; ++i) start[i + 1] = start[i] + static_cast<int>(bench::spmv_row_length(i, shape));
+  constexpr cusparseIndexType_t kIndexType = sizeof(Index) == 4 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
+  std::vector<Index> start(n + 1, 0);
+  for (int64_t i = 0; i < n; ++i) start[i + 1] = start[i] + static_cast<Index>(bench::spmv_row_length(i, shape));
   const int64_t nnz = start[n];
-  std::vector<int> cols(nnz);
+  std::vector<Index> cols(nnz);
   std::vector<double> vals(nnz), x(n), y(n);
   for (int64_t j = 0; j < nnz; ++j) {
-    cols[j] = static_cast<int>(bench::hash(j + 2 * kStream) % n);
+    cols[j] = static_cast<Index>(bench::hash(j + 2 * kStream) % n);
     vals[j] = static_cast<double>(bench::hash(j + 3 * kStream) % 9 - 4);
   }
   for (int64_t i = 0; i < n; ++i) x[i] = static_cast<double>(bench::hash(i + 4 * kStream) % 8 + 1);
 
-  int *d_start, *d_cols;
+  Index *d_start, *d_cols;
   double *d_vals, *d_x, *d_y;
-  CHECK_CUDA(cudaMalloc(&d_start, (n + 1) * sizeof(int)));
-  CHECK_CUDA(cudaMalloc(&d_cols, nnz * sizeof(int)));
+  CHECK_CUDA(cudaMalloc(&d_start, (n + 1) * sizeof(Index)));
+  CHECK_CUDA(cudaMalloc(&d_cols, nnz * sizeof(Index)));
   CHECK_CUDA(cudaMalloc(&d_vals, nnz * sizeof(double)));
   CHECK_CUDA(cudaMalloc(&d_x, n * sizeof(double)));
   CHECK_CUDA(cudaMalloc(&d_y, n * sizeof(double)));
-  CHECK_CUDA(cudaMemcpy(d_start, start.data(), (n + 1) * sizeof(int), cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(d_cols, cols.data(), nnz * sizeof(int), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_start, start.data(), (n + 1) * sizeof(Index), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d_cols, cols.data(), nnz * sizeof(Index), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(d_vals, vals.data(), nnz * sizeof(double), cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(d_x, x.data(), n * sizeof(double), cudaMemcpyHostToDevice));
 
@@ -64,7 +68,7 @@ int main(int argc, char** argv) {
   CHECK_SPARSE(cusparseCreate(&handle));
   cusparseSpMatDescr_t a;
   cusparseDnVecDescr_t vx, vy;
-  CHECK_SPARSE(cusparseCreateCsr(&a, n, n, nnz, d_start, d_cols, d_vals, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+  CHECK_SPARSE(cusparseCreateCsr(&a, n, n, nnz, d_start, d_cols, d_vals, kIndexType, kIndexType,
                                  CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   CHECK_SPARSE(cusparseCreateDnVec(&vx, n, d_x, CUDA_R_64F));
   CHECK_SPARSE(cusparseCreateDnVec(&vy, n, d_y, CUDA_R_64F));
@@ -99,9 +103,21 @@ int main(int argc, char** argv) {
   for (int64_t i = 0; i < n; ++i) truncated[i] = static_cast<int64_t>(y[i]);
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s\nshape: %d, rows: %lld, nonzeros: %lld\ncusparseSpMV (CSR, 32-bit indices, f64): median %.4f ms, min %.4f ms "
+  std::printf("device: %s\nshape: %d, rows: %lld, nonzeros: %lld\ncusparseSpMV (CSR, %d-bit indices, f64): median %.4f ms, min %.4f ms "
               "of %d\nchecksum: %lld\n",
-              prop.name, shape, static_cast<long long>(n), static_cast<long long>(nnz), ms[ms.size() / 2], ms.front(), runs,
+              prop.name, shape, static_cast<long long>(n), static_cast<long long>(nnz), static_cast<int>(8 * sizeof(Index)), ms[ms.size() / 2], ms.front(), runs,
               static_cast<long long>(bench::weighted_checksum(truncated)));
   return 0;
+}
+
+int main(int argc, char** argv) {
+  const int64_t n = argc > 1 ? std::strtoll(argv[1], nullptr, 10) : int64_t{1} << 20;
+  const int runs = argc > 2 ? std::atoi(argv[2]) : 20;
+  const int shape = argc > 3 ? std::atoi(argv[3]) : 0;
+  const int index_bits = argc > 4 ? std::atoi(argv[4]) : 32;
+  if (n < 1 || runs < 1 || shape < 0 || shape > 2 || (index_bits != 32 && index_bits != 64)) {
+    std::fprintf(stderr, "usage: cusparse_spmv [rows >= 1] [runs >= 1] [shape 0..2] [index bits 32|64]\n");
+    return 2;
+  }
+  return index_bits == 32 ? run<int32_t>(n, runs, shape) : run<int64_t>(n, runs, shape);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "codegen/common/kernel_compiler.h"
+#include "runtime/gpu/consumer_program.h"
 #include "codegen/cpu/kernel_exec.h"
 #include "codegen/cpu/kernel_jit.h"
 #include "flatten/passes/fuse_elementwise.h"
@@ -40,6 +41,12 @@ std::string find_ptxas() {
   for (const std::string& c : candidates)
     if (access(c.c_str(), X_OK) == 0) return c;
   return "";
+}
+
+/// The PTX sign-extends a 32-bit integer to 64 bits (as narrow gather positions are: a cvt, or
+/// a widening multiply where the value only scales an address).
+bool ptx_has_widening(const std::string& ptx) {
+  return ptx.find("cvt.s64.s32") != std::string::npos || ptx.find("mul.wide.s32") != std::string::npos;
 }
 
 /// The statements of a block with op `op`.
@@ -510,11 +517,14 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
             return std::vector<VarId>{prim(b, body, PrimId::Add, T.int_(), {i, in[0]}), a, g};
           }};
   BodyCase bc = kernel_of(fx, c, 4, 1);
-  // Inputs 1 and 3 read through positions (Note [Fused gathers]): two more parameters, and
-  // it must assemble too.
-  const uint32_t gathered[] = {1, 3};
-  for (std::span<const uint32_t> g : {std::span<const uint32_t>(), std::span<const uint32_t>(gathered)}) {
+  // Inputs 1 and 3 read through positions (Note [Fused gathers]), input 3's i32 (Note [Narrow
+  // gather positions]): two more parameters, and it must assemble too.
+  const codegen::GatheredInput gathered[] = {{1, false}, {3, true}};
+  for (std::span<const codegen::GatheredInput> g :
+       {std::span<const codegen::GatheredInput>(), std::span<const codegen::GatheredInput>(gathered)}) {
     CAPTURE(g.size());
+    // Only the narrow positions are widened (the body converts nothing from i32).
+    CHECK((ptx_has_widening(codegen::compile_ptx(*bc.body, g))) == !g.empty());
     std::string ptx = codegen::compile_ptx(*bc.body, g);
     CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + g.size() + 2)) != std::string::npos);
     CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + g.size() + 3)) == std::string::npos);
@@ -580,50 +590,113 @@ TEST_CASE("kernels: every one-node kernel the cuda backend can generate assemble
 }
 
 // The consumer kernels' element function (compile_element_ptx) for every element type a
-// reduction, scan or pack consumes: ptxas assembles it as relocatable code under the 64-register
-// cap of the segmented passes, and nvlink links it with the consumer image of its type
-// (runtime/device/fused.cu) as the driver's linker does at run time.
-TEST_CASE("kernels: element functions assemble and link with the consumer kernels of their type") {
+// reduction, scan or pack consumes, put into the consumer kernels of its type as the cuda backend
+// does (Note [Consumer programs] in runtime/gpu/consumer_program.h): the program keeps just the
+// entries its use runs, and ptxas compiles it as the driver's JIT does, as one program, where no
+// call passes the element function's result through the stack.
+TEST_CASE("kernels: element functions compile into their consumer programs with no call through the stack") {
   lang::TypeContext T;
+  using rt::gpu::ConsumerUse;
   struct Case {
     const lang::Type* t;
     const char* image;
-  } cases[] = {{T.int_(), "i64"}, {T.float_(), "f64"}, {T.i32(), "i32"}, {T.f32(), "f32"}, {T.bool_(), "bool"},
-               {T.char_(), "char"}};
+    rt::gpu::ConsumerKernels use;
+  } cases[] = {{T.int_(), "i64", rt::gpu::consumer_kernels(ConsumerUse::Reduce, NDP_OP_PLUS, NDP_I64)},
+               {T.float_(), "f64", rt::gpu::consumer_kernels(ConsumerUse::Reduce, NDP_OP_PLUS, NDP_F64)},
+               {T.i32(), "i32", rt::gpu::consumer_kernels(ConsumerUse::Scan, NDP_OP_MAX, NDP_I32)},
+               {T.f32(), "f32", rt::gpu::consumer_kernels(ConsumerUse::Scan, NDP_OP_MIN, NDP_F32)},
+               {T.bool_(), "bool", rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, NDP_F64)},
+               {T.char_(), "char", rt::gpu::consumer_kernels(ConsumerUse::Reduce, NDP_OP_MAX, NDP_CHAR)}};
   char dir[] = "/tmp/ndp_element_XXXXXX";
   REQUIRE(mkdtemp(dir) != nullptr);
   std::string ptxas = find_ptxas();
-  const char* cubins = std::getenv("NDP_FUSED_CUBINS");
   for (const Case& c : cases) {
-    CAPTURE(c.image);
+    const std::string image = c.image;
+    CAPTURE(image);
     // max(x, x): an output of the type read from an input of the type (char and bool too).
     flat::KernelBody k = c.t->kind == lang::TypeKind::Bool ? flat::one_node_kernel(PrimId::Not, {c.t}, c.t)
                          : c.t->kind == lang::TypeKind::Char
                              ? flat::one_node_kernel(PrimId::Select, {T.bool_(), c.t, c.t}, c.t)
                              : flat::one_node_kernel(PrimId::Add, {c.t, c.t}, c.t);
-    // Also with input 0 read through positions (Note [Fused gathers] in codegen/cuda/kernels.h).
-    const uint32_t gathered[] = {0};
-    for (std::span<const uint32_t> g : {std::span<const uint32_t>(), std::span<const uint32_t>(gathered)}) {
+    // Also with input 0 read through int64 and i32 positions (Note [Fused gathers] in
+    // codegen/cuda/kernels.h, Note [Narrow gather positions] in codegen/cuda/dvec.h).
+    const codegen::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}};
+    for (std::span<const codegen::GatheredInput> g : {std::span<const codegen::GatheredInput>(),
+                                                      std::span<const codegen::GatheredInput>(wide),
+                                                      std::span<const codegen::GatheredInput>(narrow)}) {
       CAPTURE(g.size());
+      const bool narrowed = !g.empty() && g[0].narrow;
+      CAPTURE(narrowed);
       std::string ptx = codegen::compile_element_ptx(k, g);
+      // Narrow positions load 4 bytes and widen them; int64 ones load 8 as they are.
+      CHECK(ptx_has_widening(ptx) == narrowed);
       CHECK(ptx.find(".visible .func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
       // With a gather, the streamed inputs and positions load evict-first (Note [Streamed
       // inputs beside gathers]); without, nothing does.
       CHECK((ptx.find("ld.global.cs.nc.") != std::string::npos) == !g.empty());
-      if (ptxas.empty()) continue;
-      std::string file = std::string(dir) + "/" + c.image + ".ptx", obj = std::string(dir) + "/" + c.image + ".o";
-      std::ofstream(file) << ptx;
-      CHECK(std::system((ptxas + " -arch=sm_90 -maxrregcount=64 -c -o " + obj + " " + file).c_str()) == 0);
-      std::string image = cubins ? std::string(cubins) + "/fused_" + c.image + ".cubin" : "";
-      std::string nvlink = ptxas.substr(0, ptxas.rfind('/') + 1) + "nvlink";
-      if (image.empty() || access(image.c_str(), R_OK) != 0 || access(nvlink.c_str(), X_OK) != 0) {
-        MESSAGE("no consumer image or nvlink: element function assembled, not linked");
+      std::string_view consumers = rt::gpu::consumer_ptx(c.use.image);
+      if (consumers.empty()) {
+        MESSAGE("a build without the consumer kernels: no program to put the element function in");
         continue;
       }
-      CHECK(std::system((nvlink + " -arch=sm_90 -o " + dir + "/linked.cubin " + image + " " + obj).c_str()) == 0);
+      rt::cuda::Result<std::string> program = rt::gpu::consumer_program(consumers, ptx, c.use.entries);
+      REQUIRE_MESSAGE(program.ok(), program.status().message());
+      // The function, internal to the program, in place of the declaration; only the use's entries.
+      CHECK(program->find(".extern .func") == std::string::npos);
+      CHECK(program->find("\n.func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
+      size_t entries = 0;
+      for (size_t at = program->find(".entry "); at != std::string::npos; at = program->find(".entry ", at + 1)) ++entries;
+      CHECK(entries == c.use.entries.size());
+      for (const std::string& e : c.use.entries) CHECK(program->find(".entry " + e + "(") != std::string::npos);
+      if (ptxas.empty()) continue;
+      std::string file = std::string(dir) + "/" + c.image + ".ptx", log = std::string(dir) + "/" + c.image + ".log";
+      std::ofstream(file) << program.value();
+      CHECK(std::system((ptxas + " -arch=sm_90 -v -o /dev/null " + file + " > " + log + " 2>&1").c_str()) == 0);
+      std::ifstream in(log);
+      // ptxas reports each function's frame: the element function has none, and no kernel's
+      // holds the 64-byte result (a kernel may keep a few bytes of its own).
+      std::string line, function;
+      int frames = 0;
+      while (std::getline(in, line)) {
+        if (line.find("Function properties for") != std::string::npos) function = line;
+        if (line.find("bytes stack frame") == std::string::npos) continue;
+        ++frames;
+        const int bytes = std::atoi(line.c_str() + line.find_first_not_of(' '));
+        CAPTURE(function);
+        CAPTURE(line);
+        CHECK(bytes < 64);
+        if (function.find("ndp_elements") != std::string::npos) CHECK(bytes == 0);
+      }
+      CHECK(frames >= static_cast<int>(c.use.entries.size()));
     }
   }
   std::system((std::string("rm -rf ") + dir).c_str());
+}
+
+// A consumer program that cannot be made says what is missing, and never splices blindly.
+TEST_CASE("kernels: consumer_program refuses PTX without the declaration, the definition or an entry") {
+  const std::string consumers =
+      ".version 9.0\n.target sm_90\n.address_size 64\n\n"
+      ".extern .func  (.param .b64 func_retval0) ndp_elements\n(\n\t.param .b64 p0\n)\n;\n"
+      ".visible .entry keep_me(\n)\n{\n\tret;\n}\n"
+      ".visible .entry drop_me(\n)\n{\n\t{\n\tret;\n\t}\n}\n"
+      ".entry also_kept(\n)\n{\n\tret;\n}\n";
+  const std::string element = ".version 7.8\n.target sm_90\n.address_size 64\n\n.visible .func  (.param .b64 func_retval0) ndp_elements(\n)\n{\n\tret;\n}\n";
+  const std::string keep[] = {"keep_me", "also_kept"};
+  rt::cuda::Result<std::string> ok = rt::gpu::consumer_program(consumers, element, keep);
+  REQUIRE(ok.ok());
+  CHECK(ok.value() ==
+        ".version 9.0\n.target sm_90\n.address_size 64\n\n"
+        "\n.func  (.param .b64 func_retval0) ndp_elements(\n)\n{\n\tret;\n}\n\n"
+        ".visible .entry keep_me(\n)\n{\n\tret;\n}\n"
+        ".entry also_kept(\n)\n{\n\tret;\n}\n");
+  const std::string missing[] = {"keep_me", "nowhere"};
+  rt::cuda::Result<std::string> no_entry = rt::gpu::consumer_program(consumers, element, missing);
+  REQUIRE_FALSE(no_entry.ok());
+  CHECK(no_entry.status().message().find("no entry nowhere") != std::string::npos);
+  CHECK_FALSE(rt::gpu::consumer_program(".version 9.0\n.visible .entry keep_me(\n)\n{\n}\n", element, keep).ok());
+  CHECK_FALSE(rt::gpu::consumer_program(consumers, ".visible .func ndp_elements()\n{\n}\n", keep).ok());
+  CHECK_FALSE(rt::gpu::consumer_program(consumers, ".address_size 64\n.func other()\n{\n}\n", keep).ok());
 }
 
 // Integer /, rem and the shifts, which the cuda backend runs as one-node kernels after a check

@@ -1,0 +1,99 @@
+// Consumer programs (Note [Consumer programs] in consumer_program.h): splicing an element
+// function into the consumer kernels' PTX.
+#include "runtime/gpu/consumer_program.h"
+
+#include <algorithm>
+
+#include "runtime/gpu/embedded_images.h"
+#include "runtime/gpu/launch.h"
+
+namespace ndp::rt::gpu {
+
+namespace {
+
+cuda::Status missing(const std::string& what) { return cuda::Status::failure("consumer_program", what); }
+
+/// The position of the first line of `text` at or after `from` that starts with `prefix`.
+size_t line_starting(std::string_view text, std::string_view prefix, size_t from = 0) {
+  for (size_t at = text.find(prefix, from); at != std::string_view::npos; at = text.find(prefix, at + 1))
+    if (at == 0 || text[at - 1] == '\n') return at;
+  return std::string_view::npos;
+}
+
+/// The name of the entry a line declares (".entry NAME(" or ".visible .entry NAME("), or empty.
+std::string_view entry_name(std::string_view line) {
+  for (std::string_view lead : {".visible .entry ", ".entry "}) {
+    if (line.substr(0, lead.size()) != lead) continue;
+    std::string_view rest = line.substr(lead.size());
+    return rest.substr(0, rest.find('('));
+  }
+  return {};
+}
+
+}  // namespace
+
+ConsumerKernels consumer_kernels(ConsumerUse use, ndp_op op, ndp_elem_type t) {
+  const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
+  switch (use) {
+    case ConsumerUse::Reduce: return {t, {"ndp_fused_reduce_flat_" + suffix, "ndp_fused_reduce_seg_" + suffix}};
+    case ConsumerUse::Scan: return {t, {"ndp_fused_scan_flat_" + suffix, "ndp_fused_scan_seg_" + suffix}};
+    case ConsumerUse::Pack: return {NDP_BOOL, {"ndp_fused_pack_counts", sized_name("ndp_fused_pack_", t)}};
+  }
+  return {t, {}};
+}
+
+std::string_view consumer_ptx(ndp_elem_type t) {
+  const std::string name = std::string("fused_") + elem_suffix(t) + ".ptx";
+  for (size_t i = 0; i < kFusedPtxCount; ++i)
+    if (kFusedPtx[i].name != nullptr && name == kFusedPtx[i].name)
+      return {reinterpret_cast<const char*>(kFusedPtx[i].data), kFusedPtx[i].size};
+  return {};
+}
+
+cuda::Result<std::string> consumer_program(std::string_view consumers, std::string_view element,
+                                           std::span<const std::string> keep) {
+  // The declaration to replace: `.extern .func (...) ndp_elements (...);`.
+  size_t decl = 0, decl_end = std::string_view::npos;
+  for (decl = line_starting(consumers, ".extern .func"); decl != std::string_view::npos;
+       decl = line_starting(consumers, ".extern .func", decl + 1)) {
+    size_t end = consumers.find(';', decl);
+    if (end == std::string_view::npos) break;
+    if (consumers.substr(decl, end - decl).find("ndp_elements") != std::string_view::npos) {
+      decl_end = end + 1;
+      break;
+    }
+  }
+  if (decl_end == std::string_view::npos) return missing("the consumer kernels' PTX declares no ndp_elements");
+  // The element module without its header (.version, .target, .address_size: the consumers').
+  size_t header = line_starting(element, ".address_size");
+  if (header == std::string_view::npos) return missing("the element function's PTX has no .address_size line");
+  std::string definition(element.substr(std::min(element.size(), element.find('\n', header) + 1)));
+  if (definition.find("ndp_elements") == std::string::npos) return missing("the element function's PTX defines no ndp_elements");
+  // Internal to the program: nothing outside it calls the function, so ptxas need not keep it.
+  if (size_t v = line_starting(definition, ".visible .func"); v != std::string::npos) definition.erase(v, 9);
+
+  std::string program;
+  program.reserve(consumers.size() + definition.size());
+  program.append(consumers.substr(0, decl)).append(definition);
+  // The rest, line by line, without the entries `keep` does not name (each ends at a line "}").
+  std::vector<bool> found(keep.size(), false);
+  bool dropping = false;
+  for (size_t at = decl_end; at < consumers.size();) {
+    size_t eol = consumers.find('\n', at);
+    size_t next = eol == std::string_view::npos ? consumers.size() : eol + 1;
+    std::string_view line = consumers.substr(at, next - at);
+    if (std::string_view name = entry_name(line); !name.empty()) {
+      auto k = std::find(keep.begin(), keep.end(), name);
+      dropping = k == keep.end();
+      if (!dropping) found[static_cast<size_t>(k - keep.begin())] = true;
+    }
+    if (!dropping) program.append(line);
+    if (dropping && line.substr(0, line.find_last_not_of("\r\n") + 1) == "}") dropping = false;
+    at = next;
+  }
+  for (size_t i = 0; i < keep.size(); ++i)
+    if (!found[i]) return missing("the consumer kernels' PTX has no entry " + keep[i]);
+  return program;
+}
+
+}  // namespace ndp::rt::gpu
