@@ -46,6 +46,26 @@ void check_consumer_gathers(Gpu& g, const ConsumerArgs& args) {
 
 ndp_op op_of(const flat::Stmt& s) { return static_cast<ndp_op>(*cpu::scan_op(s.prim)); }
 
+// Note [Consumers of small inputs]
+// A consumer program costs the driver's JIT 0.1 to 0.3 s the first time on a machine (Note
+// [Consumer programs] in runtime/gpu/consumer_program.h); fused, a consumer saves writing and
+// reading its values, at most 16 bytes an element: under a microsecond below 2^16 elements. So
+// a smaller input runs unfused, the elementwise kernel (quick to compile, and kept in the disk
+// cache) then the primitive, and a REPL expression over small data does not wait for the JIT
+// (bench/gpu/repl_latency.py). The path depends on the input's size alone, so an input always
+// takes the same one.
+constexpr int64_t kMinFusedElements = int64_t{1} << 16;
+
+/// The consumer program for `elements` inputs of the statement, with its arguments in `args`;
+/// null where the input is small (Note [Consumers of small inputs]) or the program cannot be
+/// compiled: the caller runs the consumer unfused.
+const rt::cuda::Module* consumer_program(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, std::span<const DVec> ins,
+                                         int64_t elements, const rt::gpu::ConsumerKernels& use, ConsumerArgs& args) {
+  if (elements < kMinFusedElements) return nullptr;
+  args = consumer_args(g, ins);
+  return kernels.consumer_module(*s.kernel, use, args.gathered);
+}
+
 /// The kernel's values, stored: the unfused path where the consumer kernels are not linked.
 DVec values(GpuKernels& kernels, const flat::Stmt& s, std::span<const DVec> ins, const lang::Type* t) {
   const lang::Type* types[] = {t};
@@ -61,9 +81,9 @@ DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec&
   DBuf out = g.alloc(lengths.size() * elem_bytes(result));
   const ndp_elem_type t = elem_type(result);
   ndp_status st;
-  ConsumerArgs args = consumer_args(g, ins);
-  if (const rt::cuda::Module* m =
-          kernels.consumer_module(*s.kernel, rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Reduce, op_of(s), t), args.gathered)) {
+  ConsumerArgs args;
+  if (const rt::cuda::Module* m = consumer_program(
+          g, kernels, s, ins, ins[0].size(), rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Reduce, op_of(s), t), args)) {
     st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, args.in, segs, out->pointer()));
     check_consumer_gathers(g, args);
   } else
@@ -80,9 +100,9 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
   DVec seq = seq_from_lengths(g, result, lengths.size(), lengths.buffer(), DVec::scalar(e, total, out));
   const ndp_elem_type t = elem_type(e);
   ndp_status st;
-  ConsumerArgs args = consumer_args(g, ins);
-  if (const rt::cuda::Module* m =
-          kernels.consumer_module(*s.kernel, rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Scan, op_of(s), t), args.gathered)) {
+  ConsumerArgs args;
+  if (const rt::cuda::Module* m = consumer_program(
+          g, kernels, s, ins, total, rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Scan, op_of(s), t), args)) {
     st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, args.in, seq.segs(), out->pointer()));
     check_consumer_gathers(g, args);
   } else
@@ -93,9 +113,9 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
 
 DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v, std::span<const DVec> ins,
                  lang::TypeContext& types) {
-  ConsumerArgs args = consumer_args(g, ins);
-  const rt::cuda::Module* m = kernels.consumer_module(
-      *s.kernel, rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Pack, NDP_OP_OR, elem_type(v.type())), args.gathered);
+  ConsumerArgs args;
+  const rt::cuda::Module* m = consumer_program(
+      g, kernels, s, ins, v.size(), rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Pack, NDP_OP_OR, elem_type(v.type())), args);
   if (!m) return pack(g, v, values(kernels, s, ins, types.bool_()));
   DBuf out;
   const int bytes = elem_bytes(v.type());

@@ -1,7 +1,7 @@
 // The consumer kernels (Note [Consumer kernels] in flatten/flat_ir.h) on the cuda backend: the
 // GPU's reduction, scan and pack passes calling the generated element function
-// (runtime/gpu/device/fused.cu), or, where those cannot be linked, the kernel then the
-// primitive.
+// (runtime/gpu/device/fused.cu), or, for small inputs and where those cannot be compiled, the
+// kernel then the primitive.
 #pragma once
 
 #include <span>

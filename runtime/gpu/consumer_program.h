@@ -8,7 +8,9 @@
 // result goes through the stack, and the callee saves the registers it shares with the caller.
 // Nsight Compute on an SpMV of 2^20 rows of 16 nonzeros (H100): 21 local stores and 21 local
 // loads a call, 7.6M sectors each way, most of them reaching L2, which was the kernel's limit.
-// Compiled as one program, ptxas inlines the function, and the kernels have no stack frame.
+// Compiled as one program, ptxas sees both sides of the call: the function gets no stack
+// frame and no kernel a frame for the result (ptxas -v; tools/check-ptx.sh checks it for every
+// consumer program the tests make), and the SpMV's local traffic is gone.
 //
 // So the build embeds fused.cu's PTX for each element type (nvcc -rdc -ptx, which declares
 // ndp_elements `.extern`), and consumer_program puts the element function's definition in place
