@@ -82,8 +82,10 @@ DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec&
   const ndp_elem_type t = elem_type(result);
   ndp_status st;
   ConsumerArgs args;
-  if (const rt::cuda::Module* m = consumer_program(
-          g, kernels, s, ins, ins[0].size(), rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Reduce, op_of(s), t), args)) {
+  // One segment runs the flat pass, more the tile pass (as seg_reduce_fused chooses).
+  const auto use = segs.count > 1 ? rt::gpu::ConsumerUse::ReduceSegments : rt::gpu::ConsumerUse::ReduceOne;
+  if (const rt::cuda::Module* m =
+          consumer_program(g, kernels, s, ins, ins[0].size(), rt::gpu::consumer_kernels(use, op_of(s), t), args)) {
     st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, args.in, segs, out->pointer()));
     check_consumer_gathers(g, args);
   } else

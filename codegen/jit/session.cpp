@@ -450,14 +450,16 @@ struct Session::Impl {
     return out;
   }
 
-  /// The consumer kernels a consumer statement runs (Note [Consumer programs] in
-  /// runtime/gpu/consumer_program.h), as the cuda backend picks them (consumer_kernels.cpp).
-  static rt::gpu::ConsumerKernels consumer_use(const flat::Stmt& s, const lang::Type* result) {
+  /// The consumer kernels a consumer statement may run (Note [Consumer programs] in
+  /// runtime/gpu/consumer_program.h), as the cuda backend picks them (consumer_kernels.cpp): a
+  /// reduction runs its flat pass or its tile pass, by its segment count.
+  static std::vector<rt::gpu::ConsumerKernels> consumer_uses(const flat::Stmt& s, const lang::Type* result) {
     using rt::gpu::ConsumerUse;
-    if (s.op == flat::Op::PackKernel) return rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, codegen::cuda::elem_type(result));
+    if (s.op == flat::Op::PackKernel) return {rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, codegen::cuda::elem_type(result))};
     const auto op = static_cast<ndp_op>(*codegen::cpu::scan_op(s.prim));
-    if (s.op == flat::Op::ScanKernel) return rt::gpu::consumer_kernels(ConsumerUse::Scan, op, codegen::cuda::elem_type(result->a));
-    return rt::gpu::consumer_kernels(ConsumerUse::Reduce, op, codegen::cuda::elem_type(result));
+    if (s.op == flat::Op::ScanKernel) return {rt::gpu::consumer_kernels(ConsumerUse::Scan, op, codegen::cuda::elem_type(result->a))};
+    const ndp_elem_type t = codegen::cuda::elem_type(result);
+    return {rt::gpu::consumer_kernels(ConsumerUse::ReduceOne, op, t), rt::gpu::consumer_kernels(ConsumerUse::ReduceSegments, op, t)};
   }
 
   /// With NDP_PTX_CHECK_DIR set (tools/test.sh), writes the sm_90 PTX of every distinct fused
@@ -470,31 +472,35 @@ struct Session::Impl {
     static const char* dir = std::getenv("NDP_PTX_CHECK_DIR");
     if (dir == nullptr || *dir == '\0') return;
     static std::set<std::string> seen;  // a session runs its forms one at a time
-    for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
-      const bool consumer = s.op != flat::Op::Kernel;
-      std::string key = s.kernel->key(), suffix = ".ptx";
-      rt::gpu::ConsumerKernels use;
-      if (consumer) {
-        use = consumer_use(s, fn.vars.at(s.dst).type);
-        for (const std::string& e : use.entries) key += " " + e;
-        suffix = ".consumer.ptx";
-      }
+    auto save = [&](const std::string& key, const std::string& suffix, const std::function<std::string()>& make) {
       if (!seen.insert(key).second) return;
       std::string ptx;
       try {
-        ptx = consumer ? codegen::compile_element_ptx(*s.kernel) : codegen::compile_ptx(*s.kernel);
-        if (consumer) {
-          std::string_view consumers = rt::gpu::consumer_ptx(use.image);
-          if (consumers.empty()) return;  // a build without the consumer kernels
-          rt::cuda::Result<std::string> whole = rt::gpu::consumer_program(consumers, ptx, use.entries);
-          ptx = whole.ok() ? whole.value() : "consumer program failed: " + whole.status().message() + "\n";
-        }
+        ptx = make();
       } catch (const std::exception& e) {
         ptx = std::string("code generation failed: ") + e.what() + "\n";
       }
+      if (ptx.empty()) return;
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
       std::ofstream(std::filesystem::path(dir) / (codegen::stable_hash_hex(key) + suffix)) << ptx;
+    };
+    for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
+      if (s.op == flat::Op::Kernel) {
+        save(s.kernel->key(), ".ptx", [&] { return codegen::compile_ptx(*s.kernel); });
+        return;
+      }
+      for (const rt::gpu::ConsumerKernels& use : consumer_uses(s, fn.vars.at(s.dst).type)) {
+        std::string key = s.kernel->key();
+        for (const std::string& e : use.entries) key += " " + e;
+        save(key, ".consumer.ptx", [&]() -> std::string {
+          std::string_view consumers = rt::gpu::consumer_ptx(use.image);
+          if (consumers.empty()) return "";  // a build without the consumer kernels
+          rt::cuda::Result<std::string> whole =
+              rt::gpu::consumer_program(consumers, codegen::compile_element_ptx(*s.kernel), use.entries);
+          return whole.ok() ? whole.value() : "consumer program failed: " + whole.status().message() + "\n";
+        });
+      }
     });
   }
 

@@ -35,7 +35,8 @@ std::string_view entry_name(std::string_view line) {
 ConsumerKernels consumer_kernels(ConsumerUse use, ndp_op op, ndp_elem_type t) {
   const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
   switch (use) {
-    case ConsumerUse::Reduce: return {t, {"ndp_fused_reduce_flat_" + suffix, "ndp_fused_reduce_seg_" + suffix}};
+    case ConsumerUse::ReduceOne: return {t, {"ndp_fused_reduce_flat_" + suffix}};
+    case ConsumerUse::ReduceSegments: return {t, {"ndp_fused_reduce_seg_" + suffix}};
     case ConsumerUse::Scan: return {t, {"ndp_fused_scan_flat_" + suffix, "ndp_fused_scan_seg_" + suffix}};
     case ConsumerUse::Pack: return {NDP_BOOL, {"ndp_fused_pack_counts", sized_name("ndp_fused_pack_", t)}};
   }

@@ -15,7 +15,8 @@
 // So the build embeds fused.cu's PTX for each element type (nvcc -rdc -ptx, which declares
 // ndp_elements `.extern`), and consumer_program puts the element function's definition in place
 // of that declaration and keeps only the entries that a use runs: the driver's JIT takes about
-// 0.1 s an entry, and a use runs two of them (flat and segmented) at most. The driver's JIT
+// 0.1 s an entry, and a use runs one (a reduction) or two (a scan's flat and segmented passes,
+// a pack's count and compaction). The driver's JIT
 // compiles the whole text (cuModuleLoadDataEx), and its own cache keeps the result across runs.
 #pragma once
 
@@ -28,12 +29,15 @@
 
 namespace ndp::rt::gpu {
 
-/// What a consumer kernel does with the elements its element function computes.
-enum class ConsumerUse { Reduce, Scan, Pack };
+/// What a consumer kernel does with the elements its element function computes: a reduction
+/// of one segment or of several (the flat pass or the tile pass: Primitives::seg_reduce_fused
+/// runs the one for its segment count, detail::reduce_with), a scan (either count), a pack.
+enum class ConsumerUse { ReduceOne, ReduceSegments, Scan, Pack };
 
 /// The consumer kernels a use runs: the element type of the fused.cu image that holds them and
-/// their entry names. `t` is the element type reduced or scanned, or the type of the values a
-/// pack keeps (whose flags come from the bool image); `op` is ignored for a pack.
+/// their entry names (only those: the JIT costs about 0.1 s an entry). `t` is the element type
+/// reduced or scanned, or the type of the values a pack keeps (whose flags come from the bool
+/// image); `op` is ignored for a pack.
 struct ConsumerKernels {
   ndp_elem_type image;
   std::vector<std::string> entries;
