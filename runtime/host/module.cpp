@@ -40,15 +40,13 @@ Result<Module> Module::load_image(Device& device, const void* image) {
   return m;
 }
 
-Result<std::string> Module::compile_to_cubin(Device& device, const std::string& ptx, std::span<const LinkInput> libraries,
-                                             int max_registers) {
+Result<std::string> Module::compile_to_cubin(Device& device, const std::string& ptx) {
   const Driver& d = device.driver();
   std::vector<char> error_log(16384, '\0');
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_MAX_REGISTERS};
-  void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(error_log.size() - 1)),
-                    reinterpret_cast<void*>(static_cast<uintptr_t>(max_registers))};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {error_log.data(), reinterpret_cast<void*>(static_cast<uintptr_t>(error_log.size() - 1))};
   CUlinkState state = nullptr;
-  NDP_CU_TRY(d.check(d.cuLinkCreate(max_registers > 0 ? 3 : 2, options, values, &state), "cuLinkCreate"));
+  NDP_CU_TRY(d.check(d.cuLinkCreate(2, options, values, &state), "cuLinkCreate"));
   struct Destroy {
     const Driver& d;
     CUlinkState s;
@@ -58,10 +56,6 @@ Result<std::string> Module::compile_to_cubin(Device& device, const std::string& 
   CUresult r = d.cuLinkAddData(state, CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "ndp_kernel.ptx", 0, nullptr,
                                nullptr);
   if (r != CUDA_SUCCESS) return d.check(r, "cuLinkAddData", std::string(error_log.data()));
-  for (const LinkInput& lib : libraries) {
-    r = d.cuLinkAddData(state, CU_JIT_INPUT_CUBIN, const_cast<void*>(lib.data), lib.size, lib.name, 0, nullptr, nullptr);
-    if (r != CUDA_SUCCESS) return d.check(r, "cuLinkAddData", std::string(error_log.data()));
-  }
   void* cubin = nullptr;
   size_t size = 0;
   r = d.cuLinkComplete(state, &cubin, &size);

@@ -1,7 +1,6 @@
 // PTX modules: loading (JIT by the driver), finding kernels, launching them on the device stream.
 #pragma once
 
-#include <span>
 #include <string>
 
 #include "device.h"
@@ -29,19 +28,9 @@ class Module {
   Module& operator=(Module&& other) noexcept;
   ~Module();
 
-  /// A relocatable cubin (nvcc -rdc -cubin) to link with.
-  struct LinkInput {
-    const void* data;
-    size_t size;
-    const char* name;
-  };
-
   /// Compiles PTX to a cubin for the device with the driver's JIT linker (cuLink*), so the
-  /// result can be cached and loaded later with load_image without compiling again; `libraries`
-  /// are linked in (the PTX defines what they call); max_registers > 0 caps the registers of
-  /// the PTX's code (a function called from kernels with a lower cap must fit theirs).
-  static Result<std::string> compile_to_cubin(Device& device, const std::string& ptx,
-                                              std::span<const LinkInput> libraries = {}, int max_registers = 0);
+  /// result can be cached and loaded later with load_image without compiling again.
+  static Result<std::string> compile_to_cubin(Device& device, const std::string& ptx);
 
   /// cuModuleGetFunction for the `.entry` named `name`.
   Result<Kernel> kernel(const std::string& name) const;
