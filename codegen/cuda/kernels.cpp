@@ -48,6 +48,18 @@ void write_file(const fs::path& p, const std::string& bytes) {
   if (ec) fs::remove(tmp, ec);
 }
 
+/// The consumer program of `use` with `element` (PTX defining ndp_elements) put in, compiled by
+/// the driver's JIT as one program (Note [Consumer programs] in runtime/gpu/consumer_program.h).
+rt::cuda::Result<rt::cuda::Module> compile_consumer_program(rt::cuda::Device& device, const rt::gpu::ConsumerKernels& use,
+                                                            const std::string& element) {
+  std::string_view consumers = rt::gpu::consumer_ptx(use.image);
+  if (consumers.empty())
+    return rt::cuda::Status::failure("consumer_program", "this ndp was built without the consumer kernels");
+  rt::cuda::Result<std::string> program = rt::gpu::consumer_program(consumers, element, use.entries);
+  if (!program.ok()) return program.status();
+  return rt::cuda::Module::load_ptx(device, program.value());
+}
+
 }  // namespace
 
 KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard) {
@@ -151,26 +163,14 @@ const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, c
     throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on an element function: ") + e.what());
   }
   std::shared_ptr<rt::cuda::Module> module;
-  std::string_view consumers = rt::gpu::consumer_ptx(use.image);
-  rt::cuda::Status failed = rt::cuda::Status::failure("consumer_program", "this ndp was built without the consumer kernels");
-  if (!consumers.empty()) {
-    rt::cuda::Result<std::string> program = rt::gpu::consumer_program(consumers, element, use.entries);
-    if (program.ok()) {
-      rt::cuda::Result<rt::cuda::Module> m = rt::cuda::Module::load_ptx(gpu_.device(), program.value());
-      if (m.ok()) {
-        module = std::make_shared<rt::cuda::Module>(std::move(m.value()));
-        ++stats_.compiled;
-      } else {
-        failed = m.status();
-      }
-    } else {
-      failed = program.status();
-    }
+  rt::cuda::Result<rt::cuda::Module> m = compile_consumer_program(gpu_.device(), use, element);
+  if (m.ok()) {
+    module = std::make_shared<rt::cuda::Module>(std::move(m.value()));
+    ++stats_.compiled;
+  } else if (const char* d = std::getenv("NDP_DEBUG"); d && std::atoi(d) >= 1) {
+    // The consumer then runs unfused (the caller's fallback): slower, the same result.
+    std::fprintf(stderr, "ndp: cuda: consumer kernels not compiled, running unfused: %s\n", m.status().message().c_str());
   }
-  // Without it the consumer runs unfused (the caller's fallback): slower, the same result.
-  if (!module)
-    if (const char* d = std::getenv("NDP_DEBUG"); d && std::atoi(d) >= 1)
-      std::fprintf(stderr, "ndp: cuda: consumer kernels not compiled, running unfused: %s\n", failed.message().c_str());
   consumers_.emplace(key, module);
   return module.get();
 }

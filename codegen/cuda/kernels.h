@@ -8,7 +8,9 @@
 // else ~/.cache/ndp/kernels), one file per key hash, written atomically (temporary file, then
 // rename), so a second run of a program and repeated REPL expressions skip both LLVM and the
 // PTX JIT. NDP_CACHE_DIR=off disables the disk cache. A file that fails to load is ignored and
-// rewritten.
+// rewritten. Consumer programs (Note [Consumer programs] in runtime/gpu/consumer_program.h) are
+// kept in memory only: the driver compiles them as whole programs with cuModuleLoadDataEx,
+// which hands back no cubin, and keeps them across runs in its own JIT cache.
 #pragma once
 
 #include <functional>
