@@ -3,6 +3,8 @@
 #include "runtime/gpu/consumer_program.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "runtime/gpu/embedded_images.h"
 #include "runtime/gpu/launch.h"
@@ -51,20 +53,49 @@ std::string_view consumer_ptx(ndp_elem_type t) {
   return {};
 }
 
+namespace {
+
+/// Where `consumers` declares ndp_elements: [begin, end) of `.extern .func (...) ndp_elements
+/// (...);`, or nullopt.
+std::optional<std::pair<size_t, size_t>> element_declaration(std::string_view consumers) {
+  for (size_t at = line_starting(consumers, ".extern .func"); at != std::string_view::npos;
+       at = line_starting(consumers, ".extern .func", at + 1)) {
+    size_t end = consumers.find(';', at);
+    if (end == std::string_view::npos) return std::nullopt;
+    if (consumers.substr(at, end - at).find("ndp_elements") != std::string_view::npos) return std::make_pair(at, end + 1);
+  }
+  return std::nullopt;
+}
+
+/// `text` without the entries `keep` does not name (each ends at a line "}"); found[i] tells
+/// whether keep[i] was there.
+std::string kept_entries(std::string_view text, std::span<const std::string> keep, std::vector<bool>& found) {
+  std::string out;
+  out.reserve(text.size());
+  found.assign(keep.size(), false);
+  bool dropping = false;
+  for (size_t at = 0; at < text.size();) {
+    size_t eol = text.find('\n', at);
+    size_t next = eol == std::string_view::npos ? text.size() : eol + 1;
+    std::string_view line = text.substr(at, next - at);
+    if (std::string_view name = entry_name(line); !name.empty()) {
+      auto k = std::find(keep.begin(), keep.end(), name);
+      dropping = k == keep.end();
+      if (!dropping) found[static_cast<size_t>(k - keep.begin())] = true;
+    }
+    if (!dropping) out.append(line);
+    if (dropping && line.substr(0, line.find_last_not_of("\r\n") + 1) == "}") dropping = false;
+    at = next;
+  }
+  return out;
+}
+
+}  // namespace
+
 cuda::Result<std::string> consumer_program(std::string_view consumers, std::string_view element,
                                            std::span<const std::string> keep) {
-  // The declaration to replace: `.extern .func (...) ndp_elements (...);`.
-  size_t decl = 0, decl_end = std::string_view::npos;
-  for (decl = line_starting(consumers, ".extern .func"); decl != std::string_view::npos;
-       decl = line_starting(consumers, ".extern .func", decl + 1)) {
-    size_t end = consumers.find(';', decl);
-    if (end == std::string_view::npos) break;
-    if (consumers.substr(decl, end - decl).find("ndp_elements") != std::string_view::npos) {
-      decl_end = end + 1;
-      break;
-    }
-  }
-  if (decl_end == std::string_view::npos) return missing("the consumer kernels' PTX declares no ndp_elements");
+  const auto decl = element_declaration(consumers);
+  if (!decl) return missing("the consumer kernels' PTX declares no ndp_elements");
   // The element module without its header (.version, .target, .address_size: the consumers').
   size_t header = line_starting(element, ".address_size");
   if (header == std::string_view::npos) return missing("the element function's PTX has no .address_size line");
@@ -73,25 +104,9 @@ cuda::Result<std::string> consumer_program(std::string_view consumers, std::stri
   // Internal to the program: nothing outside it calls the function, so ptxas need not keep it.
   if (size_t v = line_starting(definition, ".visible .func"); v != std::string::npos) definition.erase(v, 9);
 
-  std::string program;
-  program.reserve(consumers.size() + definition.size());
-  program.append(consumers.substr(0, decl)).append(definition);
-  // The rest, line by line, without the entries `keep` does not name (each ends at a line "}").
-  std::vector<bool> found(keep.size(), false);
-  bool dropping = false;
-  for (size_t at = decl_end; at < consumers.size();) {
-    size_t eol = consumers.find('\n', at);
-    size_t next = eol == std::string_view::npos ? consumers.size() : eol + 1;
-    std::string_view line = consumers.substr(at, next - at);
-    if (std::string_view name = entry_name(line); !name.empty()) {
-      auto k = std::find(keep.begin(), keep.end(), name);
-      dropping = k == keep.end();
-      if (!dropping) found[static_cast<size_t>(k - keep.begin())] = true;
-    }
-    if (!dropping) program.append(line);
-    if (dropping && line.substr(0, line.find_last_not_of("\r\n") + 1) == "}") dropping = false;
-    at = next;
-  }
+  std::vector<bool> found;
+  std::string program = std::string(consumers.substr(0, decl->first)) + definition +
+                        kept_entries(consumers.substr(decl->second), keep, found);
   for (size_t i = 0; i < keep.size(); ++i)
     if (!found[i]) return missing("the consumer kernels' PTX has no entry " + keep[i]);
   return program;
