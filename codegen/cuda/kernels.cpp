@@ -167,9 +167,13 @@ const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, c
   if (m.ok()) {
     module = std::make_shared<rt::cuda::Module>(std::move(m.value()));
     ++stats_.compiled;
-  } else if (const char* d = std::getenv("NDP_DEBUG"); d && std::atoi(d) >= 1) {
-    // The consumer then runs unfused (the caller's fallback): slower, the same result.
-    std::fprintf(stderr, "ndp: cuda: consumer kernels not compiled, running unfused: %s\n", m.status().message().c_str());
+  } else if (!consumer_failure_told_) {
+    // The consumer then runs unfused (the caller's fallback): slower, the same result. Said once
+    // a process, so that the slowdown has a reason; NDP_DEBUG=1 says it for each program.
+    std::fprintf(stderr, "ndp: cuda: a fused reduction, scan or pack runs unfused (slower, the same results): %s\n",
+                 m.status().message().c_str());
+    const char* d = std::getenv("NDP_DEBUG");
+    consumer_failure_told_ = !(d && std::atoi(d) >= 1);
   }
   consumers_.emplace(key, module);
   return module.get();

@@ -76,6 +76,7 @@ class GpuKernels {
   Gpu& gpu_;
   std::map<std::string, std::pair<std::shared_ptr<rt::cuda::Module>, rt::cuda::Kernel>> loaded_;
   std::map<std::string, std::shared_ptr<rt::cuda::Module>> consumers_;  // null: could not compile
+  bool consumer_failure_told_ = false;  // a consumer program failed and the user was told
   Stats stats_;
 };
 

@@ -99,7 +99,8 @@ cuda::Result<std::string> consumer_program(std::string_view consumers, std::stri
   // The element module without its header (.version, .target, .address_size: the consumers').
   size_t header = line_starting(element, ".address_size");
   if (header == std::string_view::npos) return missing("the element function's PTX has no .address_size line");
-  std::string definition(element.substr(std::min(element.size(), element.find('\n', header) + 1)));
+  const size_t eol = element.find('\n', header);
+  std::string definition(eol == std::string_view::npos ? std::string_view() : element.substr(eol + 1));
   if (definition.find("ndp_elements") == std::string::npos) return missing("the element function's PTX defines no ndp_elements");
   // Internal to the program: nothing outside it calls the function, so ptxas need not keep it.
   if (size_t v = line_starting(definition, ".visible .func"); v != std::string::npos) definition.erase(v, 9);

@@ -15,8 +15,8 @@
 // So the build embeds fused.cu's PTX for each element type (nvcc -rdc -ptx, which declares
 // ndp_elements `.extern`), and consumer_program puts the element function's definition in place
 // of that declaration and keeps only the entries that a use runs: the driver's JIT takes about
-// 0.1 s an entry, and a use runs one (a reduction) or two (a scan's flat and segmented passes,
-// a pack's count and compaction). The driver's JIT
+// 0.1 s an entry, and a use needs one (a reduction: its flat or its tile pass) or two (a scan
+// looks up its flat and segmented passes together; a pack counts, then compacts). The driver's JIT
 // compiles the whole text (cuModuleLoadDataEx), and its own cache keeps the result across runs.
 #pragma once
 

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <vector>
 
 #include "../cpu/common.h"
@@ -42,8 +43,16 @@ int run(int64_t n, int runs, int shape) {
   constexpr int64_t kStream = int64_t{1} << 32;
   constexpr cusparseIndexType_t kIndexType = sizeof(Index) == 4 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
   std::vector<Index> start(n + 1, 0);
-  for (int64_t i = 0; i < n; ++i) start[i + 1] = start[i] + static_cast<Index>(bench::spmv_row_length(i, shape));
-  const int64_t nnz = start[n];
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    nnz += bench::spmv_row_length(i, shape);
+    if (nnz > std::numeric_limits<Index>::max()) {
+      std::fprintf(stderr, "cusparse_spmv: %lld nonzeros and more do not fit %d-bit indices\n", static_cast<long long>(nnz),
+                   static_cast<int>(8 * sizeof(Index)));
+      return 2;
+    }
+    start[i + 1] = static_cast<Index>(nnz);
+  }
   std::vector<Index> cols(nnz);
   std::vector<double> vals(nnz), x(n), y(n);
   for (int64_t j = 0; j < nnz; ++j) {

@@ -104,12 +104,13 @@ __device__ inline long long upper_bound_off_4way(const Segs& s, long long x) {
 
 // bounds[t] = the first boundary j with off(j) > min(t·tile, total), for t in [0, ntiles]: the
 // boundaries of tile t are [bounds[t] - 1, bounds[t + 1]) (mark_heads). One search per tile,
-// once per call, instead of two per tile in every pass.
+// once per call, instead of two per tile in every pass. An offsets descriptor only (a regular
+// one needs no table: tile_bounds in runtime/gpu/seg_scan.cpp).
 extern "C" __global__ void ndp_seg_tile_bounds(Segs s, long long tile, long long* bounds) {
   const long long ntiles = (s.total + tile - 1) / tile;
   NDP_GRID_STRIDE(t, ntiles + 1) {
     const long long x = t * tile < s.total ? t * tile : s.total;
-    bounds[t] = s.offsets ? upper_bound_off_4way(s, x) : upper_bound_off(s, x);
+    bounds[t] = upper_bound_off_4way(s, x);
   }
 }
 
