@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   using rt::gpu::ConsumerUse;
   const rt::cuda::Module* reduce_m =
       kernels.consumer_module(k, rt::gpu::consumer_kernels(ConsumerUse::ReduceOne, NDP_OP_PLUS, NDP_F32));
-  const rt::cuda::Module* scan_m = kernels.consumer_module(k, rt::gpu::consumer_kernels(ConsumerUse::Scan, NDP_OP_PLUS, NDP_F32));
+  const rt::cuda::Module* scan_m = kernels.consumer_module(k, rt::gpu::consumer_kernels(ConsumerUse::ScanOne, NDP_OP_PLUS, NDP_F32));
   flat::KernelBody pred;  // x * 1.5 > 1.0: about a third of the values in [0.25, 1.25)
   pred.inputs = {f};
   {

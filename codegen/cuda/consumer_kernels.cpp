@@ -103,8 +103,10 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
   const ndp_elem_type t = elem_type(e);
   ndp_status st;
   ConsumerArgs args;
-  if (const rt::cuda::Module* m = consumer_program(
-          g, kernels, s, ins, total, rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Scan, op_of(s), t), args)) {
+  // One segment runs the flat pass, more the tile pass (as seg_scan_fused chooses).
+  const auto use = seq.segs().count == 1 ? rt::gpu::ConsumerUse::ScanOne : rt::gpu::ConsumerUse::ScanSegments;
+  if (const rt::cuda::Module* m =
+          consumer_program(g, kernels, s, ins, total, rt::gpu::consumer_kernels(use, op_of(s), t), args)) {
     st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, args.in, seq.segs(), out->pointer()));
     check_consumer_gathers(g, args);
   } else

@@ -452,12 +452,15 @@ struct Session::Impl {
 
   /// The consumer kernels a consumer statement may run (Note [Consumer programs] in
   /// runtime/gpu/consumer_program.h), as the cuda backend picks them (consumer_kernels.cpp): a
-  /// reduction runs its flat pass or its tile pass, by its segment count.
+  /// reduction or a scan runs its flat pass or its tile pass, by its segment count.
   static std::vector<rt::gpu::ConsumerKernels> consumer_uses(const flat::Stmt& s, const lang::Type* result) {
     using rt::gpu::ConsumerUse;
     if (s.op == flat::Op::PackKernel) return {rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, codegen::cuda::elem_type(result))};
     const auto op = static_cast<ndp_op>(*codegen::cpu::scan_op(s.prim));
-    if (s.op == flat::Op::ScanKernel) return {rt::gpu::consumer_kernels(ConsumerUse::Scan, op, codegen::cuda::elem_type(result->a))};
+    if (s.op == flat::Op::ScanKernel) {
+      const ndp_elem_type t = codegen::cuda::elem_type(result->a);
+      return {rt::gpu::consumer_kernels(ConsumerUse::ScanOne, op, t), rt::gpu::consumer_kernels(ConsumerUse::ScanSegments, op, t)};
+    }
     const ndp_elem_type t = codegen::cuda::elem_type(result);
     return {rt::gpu::consumer_kernels(ConsumerUse::ReduceOne, op, t), rt::gpu::consumer_kernels(ConsumerUse::ReduceSegments, op, t)};
   }

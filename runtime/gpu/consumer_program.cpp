@@ -39,7 +39,8 @@ ConsumerKernels consumer_kernels(ConsumerUse use, ndp_op op, ndp_elem_type t) {
   switch (use) {
     case ConsumerUse::ReduceOne: return {t, {"ndp_fused_reduce_flat_" + suffix}};
     case ConsumerUse::ReduceSegments: return {t, {"ndp_fused_reduce_seg_" + suffix}};
-    case ConsumerUse::Scan: return {t, {"ndp_fused_scan_flat_" + suffix, "ndp_fused_scan_seg_" + suffix}};
+    case ConsumerUse::ScanOne: return {t, {"ndp_fused_scan_flat_" + suffix}};
+    case ConsumerUse::ScanSegments: return {t, {"ndp_fused_scan_seg_" + suffix}};
     case ConsumerUse::Pack: return {NDP_BOOL, {"ndp_fused_pack_counts", sized_name("ndp_fused_pack_", t)}};
   }
   return {t, {}};

@@ -15,8 +15,8 @@
 // So the build embeds fused.cu's PTX for each element type (nvcc -rdc -ptx, which declares
 // ndp_elements `.extern`), and consumer_program puts the element function's definition in place
 // of that declaration and keeps only the entries that a use runs: the driver's JIT takes about
-// 0.1 s an entry, and a use needs one (a reduction: its flat or its tile pass) or two (a scan
-// looks up its flat and segmented passes together; a pack counts, then compacts). The driver's JIT
+// 0.1 s an entry, and a use needs one (a reduction or a scan: its flat or its tile pass) or two
+// (a pack counts, then compacts). The driver's JIT
 // compiles the whole text (cuModuleLoadDataEx), and its own cache keeps the result across runs.
 #pragma once
 
@@ -30,9 +30,10 @@
 namespace ndp::rt::gpu {
 
 /// What a consumer kernel does with the elements its element function computes: a reduction
-/// of one segment or of several (the flat pass or the tile pass: Primitives::seg_reduce_fused
-/// runs the one for its segment count, detail::reduce_with), a scan (either count), a pack.
-enum class ConsumerUse { ReduceOne, ReduceSegments, Scan, Pack };
+/// or a scan of one segment or of several (the flat pass or the tile pass:
+/// Primitives::seg_reduce_fused and seg_scan_fused run the one for their segment count,
+/// detail::reduce_with and scan_with), a pack.
+enum class ConsumerUse { ReduceOne, ReduceSegments, ScanOne, ScanSegments, Pack };
 
 /// The consumer kernels a use runs: the element type of the fused.cu image that holds them and
 /// their entry names (only those: the JIT costs about 0.1 s an entry). `t` is the element type

@@ -66,8 +66,8 @@ Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bou
   return Status();
 }
 
-Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
-                     bool inclusive, DSegs s, TileShape shape, CUdeviceptr out) {
+Status scan_segments(Primitives& p, const cuda::Kernel& kernel, PassInput in, bool inclusive, DSegs s, TileShape shape,
+                     CUdeviceptr out) {
   const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
   const int64_t tile = shape.tile;
   const int64_t ntiles = (s.total + tile - 1) / tile;
@@ -79,8 +79,8 @@ Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda:
     if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;
   const cuda::LaunchConfig c = pass_launch(p, ntiles, shape.block, shape.per_sm);
   const int inclusive_flag = inclusive ? 1 : 0;
-  return flat ? launch_first(p, flat_kernel, c, in, s.total, inclusive_flag, scratch_ptr, out)
-              : launch_first(p, seg_kernel, c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);
+  return flat ? launch_first(p, kernel, c, in, s.total, inclusive_flag, scratch_ptr, out)
+              : launch_first(p, kernel, c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);
 }
 
 Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in, ndp_op op,
@@ -88,13 +88,12 @@ Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std:
   uint64_t identity = 0;
   if (ndp_status st = op_identity(op, t, &identity); st.code != NDP_OK) return st;
   if (s.total <= 0) return data_ok();
+  // Only the pass that runs is looked up: a consumer program holds just that one (Note
+  // [Consumer programs] in consumer_program.h).
   const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
-  Result<cuda::Kernel> flat = find(prefix + "scan_flat_" + suffix);
-  if (!flat.ok()) return flat.status();
-  Result<cuda::Kernel> seg = find(prefix + "scan_seg_" + suffix);
-  if (!seg.ok()) return seg.status();
-  if (Status st = scan_segments(p, flat.value(), seg.value(), in, inclusive, s, shape(elem_bytes(t)), out); !st.ok())
-    return st;
+  Result<cuda::Kernel> k = find(prefix + (s.count == 1 ? "scan_flat_" : "scan_seg_") + suffix);
+  if (!k.ok()) return k.status();
+  if (Status st = scan_segments(p, k.value(), in, inclusive, s, shape(elem_bytes(t)), out); !st.ok()) return st;
   return data_ok();
 }
 

@@ -105,11 +105,11 @@ Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std
 Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput in, int64_t n, ndp_elem_type t,
                    const std::string& finish_kernel, CUdeviceptr elements, CUdeviceptr out);
 
-/// A scan (s.total > 0) with kernel `flat_kernel` (in, n, inclusive, scratch, out) for one
-/// segment, else `seg_kernel` (in, s, bounds, inclusive, scratch, out); both kernels have the
-/// tile shape `shape`.
-Status scan_segments(Primitives& p, const cuda::Kernel& flat_kernel, const cuda::Kernel& seg_kernel, PassInput in,
-                     bool inclusive, DSegs s, TileShape shape, CUdeviceptr out);
+/// A scan (s.total > 0) with `kernel` of tile shape `shape`: for one segment (s.count == 1) the
+/// flat pass (in, n, inclusive, scratch, out), else the segmented one (in, s, bounds, inclusive,
+/// scratch, out).
+Status scan_segments(Primitives& p, const cuda::Kernel& kernel, PassInput in, bool inclusive, DSegs s, TileShape shape,
+                     CUdeviceptr out);
 
 /// Finds a pass kernel by name: among the embedded primitives (Primitives::kernel) or in a
 /// consumer module (runtime/gpu/fused.cpp).

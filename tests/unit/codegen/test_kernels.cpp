@@ -603,8 +603,8 @@ TEST_CASE("kernels: element functions compile into their consumer programs with 
     rt::gpu::ConsumerKernels use;
   } cases[] = {{T.int_(), "i64", rt::gpu::consumer_kernels(ConsumerUse::ReduceOne, NDP_OP_PLUS, NDP_I64)},
                {T.float_(), "f64", rt::gpu::consumer_kernels(ConsumerUse::ReduceSegments, NDP_OP_PLUS, NDP_F64)},
-               {T.i32(), "i32", rt::gpu::consumer_kernels(ConsumerUse::Scan, NDP_OP_MAX, NDP_I32)},
-               {T.f32(), "f32", rt::gpu::consumer_kernels(ConsumerUse::Scan, NDP_OP_MIN, NDP_F32)},
+               {T.i32(), "i32", rt::gpu::consumer_kernels(ConsumerUse::ScanSegments, NDP_OP_MAX, NDP_I32)},
+               {T.f32(), "f32", rt::gpu::consumer_kernels(ConsumerUse::ScanOne, NDP_OP_MIN, NDP_F32)},
                {T.bool_(), "bool", rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, NDP_F64)},
                {T.char_(), "char", rt::gpu::consumer_kernels(ConsumerUse::ReduceSegments, NDP_OP_MAX, NDP_CHAR)}};
   char dir[] = "/tmp/ndp_element_XXXXXX";
