@@ -48,7 +48,6 @@ inline constexpr int kPtxInstancesPerThread = 4;
 struct GatheredInput {
   uint32_t input = 0;
   bool narrow = false;
-  friend bool operator==(const GatheredInput&, const GatheredInput&) = default;
 };
 
 /// PTX text (target nvptx64-nvidia-cuda, sm_90) of an entry `ndp_kernel(i64 n, ptr in_0, ...,

@@ -74,6 +74,21 @@ DVec values(GpuKernels& kernels, const flat::Stmt& s, std::span<const DVec> ins,
 
 }  // namespace
 
+rt::gpu::ConsumerKernels consumer_kernels_of(const flat::Stmt& s, const lang::Type* result, bool one_segment) {
+  using rt::gpu::ConsumerUse;
+  switch (s.op) {
+    case flat::Op::ReduceKernel:
+      return rt::gpu::consumer_kernels(one_segment ? ConsumerUse::ReduceOne : ConsumerUse::ReduceSegments, op_of(s),
+                                       elem_type(result));
+    case flat::Op::ScanKernel:
+      return rt::gpu::consumer_kernels(one_segment ? ConsumerUse::ScanOne : ConsumerUse::ScanSegments, op_of(s),
+                                       elem_type(result->a));
+    default:
+      NDP_ASSERT(s.op == flat::Op::PackKernel, "consumer kernels of a statement that is no consumer");
+      return rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, elem_type(result));
+  }
+}
+
 DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
                    const lang::Type* result) {
   DBuf off = offsets_from_valid_lengths(g, lengths.size(), lengths.buffer());
@@ -82,10 +97,8 @@ DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec&
   const ndp_elem_type t = elem_type(result);
   ndp_status st;
   ConsumerArgs args;
-  // One segment runs the flat pass, more the tile pass (as seg_reduce_fused chooses).
-  const auto use = segs.count > 1 ? rt::gpu::ConsumerUse::ReduceSegments : rt::gpu::ConsumerUse::ReduceOne;
   if (const rt::cuda::Module* m =
-          consumer_program(g, kernels, s, ins, ins[0].size(), rt::gpu::consumer_kernels(use, op_of(s), t), args)) {
+          consumer_program(g, kernels, s, ins, ins[0].size(), consumer_kernels_of(s, result, segs.count <= 1), args)) {
     st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, args.in, segs, out->pointer()));
     check_consumer_gathers(g, args);
   } else
@@ -103,10 +116,8 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
   const ndp_elem_type t = elem_type(e);
   ndp_status st;
   ConsumerArgs args;
-  // One segment runs the flat pass, more the tile pass (as seg_scan_fused chooses).
-  const auto use = seq.segs().count == 1 ? rt::gpu::ConsumerUse::ScanOne : rt::gpu::ConsumerUse::ScanSegments;
   if (const rt::cuda::Module* m =
-          consumer_program(g, kernels, s, ins, total, rt::gpu::consumer_kernels(use, op_of(s), t), args)) {
+          consumer_program(g, kernels, s, ins, total, consumer_kernels_of(s, result, lengths.size() <= 1), args)) {
     st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, args.in, seq.segs(), out->pointer()));
     check_consumer_gathers(g, args);
   } else
@@ -118,8 +129,7 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
 DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v, std::span<const DVec> ins,
                  lang::TypeContext& types) {
   ConsumerArgs args;
-  const rt::cuda::Module* m = consumer_program(
-      g, kernels, s, ins, v.size(), rt::gpu::consumer_kernels(rt::gpu::ConsumerUse::Pack, NDP_OP_OR, elem_type(v.type())), args);
+  const rt::cuda::Module* m = consumer_program(g, kernels, s, ins, v.size(), consumer_kernels_of(s, v.type(), true), args);
   if (!m) return pack(g, v, values(kernels, s, ins, types.bool_()));
   DBuf out;
   const int bytes = elem_bytes(v.type());

@@ -13,6 +13,11 @@
 
 namespace ndp::codegen::cuda {
 
+/// The consumer kernels (runtime/gpu/consumer_program.h) that consumer statement `s`, of result
+/// type `result`, runs over one segment or over several: a reduction's or a scan's flat pass or
+/// its tile pass, as seg_reduce_fused and seg_scan_fused choose; a pack's count and compaction.
+rt::gpu::ConsumerKernels consumer_kernels_of(const flat::Stmt& s, const lang::Type* result, bool one_segment);
+
 /// ReduceKernel and ScanKernel: `lengths` cut the kernel's values over `ins` into segments;
 /// `result` is the statement's result type (the element type; [element type] for a scan).
 DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& lengths, std::span<const DVec> ins,

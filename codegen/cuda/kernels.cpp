@@ -149,9 +149,8 @@ const rt::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, std::s
 const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, const rt::gpu::ConsumerKernels& use,
                                                     std::span<const GatheredInput> gathered) {
   // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in dvec.h).
-  std::string key = std::string(kTarget) + "|consumer " + std::to_string(static_cast<int>(use.image));
-  for (const std::string& e : use.entries) key += " " + e;
-  key += gathered_key(gathered) + (gathered.empty() ? "" : "|guarded") + "|" + k.key();
+  const std::string key = std::string(kTarget) + "|consumer " + use.key() + gathered_key(gathered) +
+                          (gathered.empty() ? "" : "|guarded") + "|" + k.key();
   if (auto it = consumers_.find(key); it != consumers_.end()) {
     if (it->second) ++stats_.memory_hits;
     return it->second.get();
@@ -167,13 +166,17 @@ const rt::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, c
   if (m.ok()) {
     module = std::make_shared<rt::cuda::Module>(std::move(m.value()));
     ++stats_.compiled;
-  } else if (!consumer_failure_told_) {
+  } else {
     // The consumer then runs unfused (the caller's fallback): slower, the same result. Said once
     // a process, so that the slowdown has a reason; NDP_DEBUG=1 says it for each program.
-    std::fprintf(stderr, "ndp: cuda: a fused reduction, scan or pack runs unfused (slower, the same results): %s\n",
-                 m.status().message().c_str());
-    const char* d = std::getenv("NDP_DEBUG");
-    consumer_failure_told_ = !(d && std::atoi(d) >= 1);
+    static const bool debug = [] {
+      const char* d = std::getenv("NDP_DEBUG");
+      return d != nullptr && std::atoi(d) >= 1;
+    }();
+    if (debug || !consumer_failure_told_)
+      std::fprintf(stderr, "ndp: cuda: a fused reduction, scan or pack runs unfused (slower, the same results): %s\n",
+                   m.status().message().c_str());
+    consumer_failure_told_ = true;
   }
   consumers_.emplace(key, module);
   return module.get();

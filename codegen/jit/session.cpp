@@ -14,9 +14,8 @@
 
 #include "codegen/common/kernel_compiler.h"
 #include "codegen/cpu/flat_exec.h"
-#include "codegen/cpu/lifted_prims.h"
 #include "codegen/cuda/cuda_exec.h"
-#include "codegen/cuda/dvec.h"
+#include "codegen/cuda/consumer_kernels.h"
 #include "runtime/gpu/consumer_program.h"
 #include "codegen/cpu/kernel_jit.h"
 #include "flatten/passes/ir_walk.h"
@@ -450,21 +449,6 @@ struct Session::Impl {
     return out;
   }
 
-  /// The consumer kernels a consumer statement may run (Note [Consumer programs] in
-  /// runtime/gpu/consumer_program.h), as the cuda backend picks them (consumer_kernels.cpp): a
-  /// reduction or a scan runs its flat pass or its tile pass, by its segment count.
-  static std::vector<rt::gpu::ConsumerKernels> consumer_uses(const flat::Stmt& s, const lang::Type* result) {
-    using rt::gpu::ConsumerUse;
-    if (s.op == flat::Op::PackKernel) return {rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, codegen::cuda::elem_type(result))};
-    const auto op = static_cast<ndp_op>(*codegen::cpu::scan_op(s.prim));
-    if (s.op == flat::Op::ScanKernel) {
-      const ndp_elem_type t = codegen::cuda::elem_type(result->a);
-      return {rt::gpu::consumer_kernels(ConsumerUse::ScanOne, op, t), rt::gpu::consumer_kernels(ConsumerUse::ScanSegments, op, t)};
-    }
-    const ndp_elem_type t = codegen::cuda::elem_type(result);
-    return {rt::gpu::consumer_kernels(ConsumerUse::ReduceOne, op, t), rt::gpu::consumer_kernels(ConsumerUse::ReduceSegments, op, t)};
-  }
-
   /// With NDP_PTX_CHECK_DIR set (tools/test.sh), writes the sm_90 PTX of every distinct fused
   /// kernel of each flattened form into that folder, one file per kernel key, so that CI,
   /// which has no GPU, can assemble each with ptxas (tools/check-ptx.sh). A consumer kernel's
@@ -493,10 +477,10 @@ struct Session::Impl {
         save(s.kernel->key(), ".ptx", [&] { return codegen::compile_ptx(*s.kernel); });
         return;
       }
-      for (const rt::gpu::ConsumerKernels& use : consumer_uses(s, fn.vars.at(s.dst).type)) {
-        std::string key = s.kernel->key();
-        for (const std::string& e : use.entries) key += " " + e;
-        save(key, ".consumer.ptx", [&]() -> std::string {
+      // The programs over one segment and over several (one and the same for a pack).
+      for (bool one_segment : {true, false}) {
+        const rt::gpu::ConsumerKernels use = codegen::cuda::consumer_kernels_of(s, fn.vars.at(s.dst).type, one_segment);
+        save(s.kernel->key() + " " + use.key(), ".consumer.ptx", [&]() -> std::string {
           std::string_view consumers = rt::gpu::consumer_ptx(use.image);
           if (consumers.empty()) return "";  // a build without the consumer kernels
           rt::cuda::Result<std::string> whole =

@@ -42,6 +42,12 @@ enum class ConsumerUse { ReduceOne, ReduceSegments, ScanOne, ScanSegments, Pack 
 struct ConsumerKernels {
   ndp_elem_type image;
   std::vector<std::string> entries;
+  /// Names them, for the caches of the programs made of them.
+  std::string key() const {
+    std::string k = std::to_string(static_cast<int>(image));
+    for (const std::string& e : entries) k += " " + e;
+    return k;
+  }
 };
 ConsumerKernels consumer_kernels(ConsumerUse use, ndp_op op, ndp_elem_type t);
 

@@ -35,11 +35,11 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
 // The tile passes read each tile's first boundary from a table made once per call. By tile,
 // ndp_seg_tile_bounds searches the offsets (four ways a round, log4(count) rounds of dependent
 // loads a thread): 18-22 us under Nsight Compute for 2^23 segments over 2^28 elements (H100);
-// a binary search took about 10 us for the 2^20 rows of SpMV. By
-// segment, ndp_seg_tile_bounds_by_segment reads every offset once and writes the entries of the
-// tiles starting in each segment: a stream of 8·count bytes, so it is taken where that is short
-// (count up to 2^21) and the tiles are no more than the segments (which bounds the entries a
-// warp writes by its segments).
+// a binary search took about 10 us for the 2^20 rows of SpMV. By segment,
+// ndp_seg_tile_bounds_by_segment reads every offset once and writes the entries of the tiles
+// starting in each segment: a stream of 8·count bytes, so it is taken where that is short (count
+// up to 2^21) and the tiles are no more than the segments (which bounds the entries a warp writes
+// by its segments).
 constexpr int64_t kBoundsBySegmentMax = int64_t{1} << 21;
 
 Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bounds) {

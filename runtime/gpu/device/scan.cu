@@ -95,11 +95,7 @@ __device__ inline long long upper_bound_off_4way(const Segs& s, long long x) {
     else if (v3 > x) lo = m2 + 1, hi = m3;
     else lo = m3 + 1;
   }
-  while (lo < hi) {
-    const long long mid = lo + (hi - lo) / 2;
-    if (off[mid] > x) hi = mid; else lo = mid + 1;
-  }
-  return lo;
+  return upper_bound_in(off, lo, hi, x);
 }
 
 // bounds[t] = the first boundary j with off(j) > min(t·tile, total), for t in [0, ntiles]: the

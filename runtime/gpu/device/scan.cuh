@@ -110,6 +110,15 @@ __device__ __forceinline__ long long seg_off(const Segs& s, long long j) {
   return s.offsets ? s.offsets[j] : j * s.regular_length;
 }
 
+/// The first j in [lo, hi) with off[j] > x, or hi when there is none (off nondecreasing).
+__device__ inline long long upper_bound_in(const long long* off, long long lo, long long hi, long long x) {
+  while (lo < hi) {
+    long long mid = lo + (hi - lo) / 2;
+    if (off[mid] > x) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
 /// The first j in [0, count] with off(j) > x, or count + 1 when there is none.
 __device__ inline long long upper_bound_off(const Segs& s, long long x) {
   if (!s.offsets) {
@@ -117,12 +126,7 @@ __device__ inline long long upper_bound_off(const Segs& s, long long x) {
     long long j = x < 0 ? 0 : x / s.regular_length + 1;
     return j < s.count + 1 ? j : s.count + 1;
   }
-  long long lo = 0, hi = s.count + 1;
-  while (lo < hi) {
-    long long mid = lo + (hi - lo) / 2;
-    if (s.offsets[mid] > x) hi = mid; else lo = mid + 1;
-  }
-  return lo;
+  return upper_bound_in(s.offsets, 0, s.count + 1, x);
 }
 
 /// Where tile `tile` lies: elements [t0, t0 + n); the boundaries j in [a, b) satisfy

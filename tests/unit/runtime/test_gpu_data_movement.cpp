@@ -354,7 +354,10 @@ TEST_CASE_TEMPLATE("gpu elt_segments and append_parts build an append chain", T,
   gpu::Primitives::AppendParts none;
   CHECK(!p->append_parts_lengths(none, 3, length.ptr()).ok());
   none.count = gpu::Primitives::kMaxAppendParts + 1;
-  CHECK(!p->append_parts_lengths(none, 3, length.ptr()).ok());
+  const cuda::Status too_many = p->append_parts_lengths(none, 3, length.ptr());
+  CHECK(!too_many.ok());
+  CHECK(too_many.message().find(std::to_string(none.count) + " parts") != std::string::npos);
+  CHECK(!p->append_parts(elem_type_of<T>(), none, gpu::DSegs::flat(0), 0).ok());
 }
 
 TEST_CASE_TEMPLATE("gpu nested_take and nested_take2 match the host", T, int64_t, float, uint8_t) {
