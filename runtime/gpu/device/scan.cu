@@ -79,21 +79,43 @@ NDP_ON_LOGICALS(Op::and_, and)
 NDP_ON_LOGICALS(Op::or_, or)
 NDP_ON_LOGICALS(Op::xor_, xor)
 
-// upper_bound_off of an offsets descriptor, searching four ways a round: the three pivots of a
-// round load together, so 2^23 segments take 12 rounds of dependent loads instead of 23.
-// Nsight Compute, 2^28 elements (H100): segments of 32, 19.6-25.2 us with a binary search,
-// 18.0-22.0 us so; segments of 1, 37.5-44.8 us, 33.3-36.8 us. Each load is a sector of its own,
-// and DRAM, not the rounds, takes most of the rest.
-__device__ inline long long upper_bound_off_4way(const Segs& s, long long x) {
+// Note [Guided tile-bounds search]
+// upper_bound_off of an offsets descriptor, for the tile-bounds table. Every round loads five
+// offsets together and narrows [lo, hi], which holds the answer, by each of them:
+// * two guesses, g and g + 1, where g is interpolated between the bracket's known offsets. Where
+//   the offsets grow about evenly (segments of one length, or lengths drawn from one
+//   distribution), off(g) <= x < off(g + 1) and the search ends after one round of loads;
+// * the three pivots of a four-way search, so that uneven offsets (power-law rows) still take
+//   at most log4(count) rounds.
+// Nsight Compute, 2^28 elements (H100): a binary search took 19.6-25.2 us for segments of 32
+// (2^23 offsets), and the four-way search alone 18.0-22.0 us, 12 rounds of dependent loads,
+// most of them DRAM sectors of their own. (The search of a tile's boundaries must be exact, and
+// so must this: the guesses only choose which offsets to read.)
+constexpr int kGuidedFinish = 4;  // brackets narrower than this end in a binary search
+
+__device__ inline long long upper_bound_off_guided(const Segs& s, long long x) {
   const long long* off = s.offsets;
-  long long lo = 0, hi = s.count + 1;  // the answer is in [lo, hi]
-  while (hi - lo >= 4) {
-    const long long q = (hi - lo) / 4, m1 = lo + q, m2 = lo + 2 * q, m3 = lo + 3 * q;
-    const long long v1 = off[m1], v2 = off[m2], v3 = off[m3];
-    if (v1 > x) hi = m1;
-    else if (v2 > x) lo = m1 + 1, hi = m2;
-    else if (v3 > x) lo = m2 + 1, hi = m3;
-    else lo = m3 + 1;
+  if (x >= s.total) return s.count + 1;  // off(count) = total <= x: past every boundary
+  // Now off(0) = 0 <= x < total = off(count): the answer is in [1, count], and the bracket's
+  // ends are known: off(lo - 1) = below <= x < above = off(hi).
+  long long lo = 1, hi = s.count, below = 0, above = s.total;
+  while (hi - lo >= kGuidedFinish) {
+    const double fraction = static_cast<double>(x - below) / static_cast<double>(above - below);
+    long long g = (lo - 1) + static_cast<long long>(fraction * static_cast<double>(hi - lo + 1));
+    g = g < lo ? lo : (g > hi - 1 ? hi - 1 : g);
+    const long long q = (hi - lo) / 4;
+    const long long probe[5] = {g, g + 1, lo + q, lo + 2 * q, lo + 3 * q};
+    long long value[5];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) value[i] = off[probe[i]];
+#pragma unroll
+    for (int i = 0; i < 5; ++i) {
+      if (value[i] <= x) {
+        if (probe[i] + 1 > lo) lo = probe[i] + 1, below = value[i];
+      } else if (probe[i] < hi) {
+        hi = probe[i], above = value[i];
+      }
+    }
   }
   return upper_bound_in(off, lo, hi, x);
 }
@@ -106,7 +128,7 @@ extern "C" __global__ void ndp_seg_tile_bounds(Segs s, long long tile, long long
   const long long ntiles = (s.total + tile - 1) / tile;
   NDP_GRID_STRIDE(t, ntiles + 1) {
     const long long x = t * tile < s.total ? t * tile : s.total;
-    bounds[t] = upper_bound_off_4way(s, x);
+    bounds[t] = upper_bound_off_guided(s, x);
   }
 }
 

@@ -637,17 +637,25 @@ struct LookBack {
   }
 };
 
-/// Tiles each lane of the look-back warp examines per round: a round covers 32·kLookBackDepth
-/// tiles. Blocks start their tiles nearly together, so a tile's nearest inclusive prefix is often
-/// hundreds of tiles back, and the prefixes move forward by one round's width per round (a few
-/// L2 round trips): 32 tiles a round bounded the scans at half the bandwidth. A tile before an
-/// inclusive one has always published, so a wide round never waits for nothing.
-inline constexpr int kLookBackDepth = 4;
+/// Tiles each lane of the look-back warp examines per round: a round covers 32·depth tiles,
+/// their records loaded together. A tile before an inclusive one has always published, so a
+/// wide round never waits for nothing, but every record costs an L2 load. Which depth is faster
+/// depends on the pass. Same runs on an H100 (session 12, 2^28 elements):
+/// * flat scans and selections, depth 1: scan_f32 (CUB's DeviceScan::InclusiveSum alternating
+///   with ndp's pass, in one process) 0.934-0.940 ms at depth 4, 0.916-0.934 at 2, 0.900 at 1;
+///   scan_i64 1.622, 1.588, 1.563-1.567 (CUB 0.88 and 1.59 ms); pack_f32 (the primitives
+///   benchmark) 0.980 ms at depth 4, 0.858-0.867 at 1.
+/// * segmented scans, depth 4: at depth 1 they took 3-5% longer (segments of 4: 1.171 -> 1.230
+///   ms; of 32: 1.021 -> 1.078).
+/// (Depth 4 was chosen for all when the scans' tiles held half as many elements, and 32 tiles a
+/// round then measured at half the bandwidth.)
+inline constexpr int kFlatLookBackDepth = 1;
+inline constexpr int kSegmentedLookBackDepth = 4;
 
 /// cub::BlockScan's prefix callback (called by all of warp 0 with the tile's aggregate; lane 0's
 /// result is the value the tile starts from): the look-back of Note [Single-pass scans and
-/// reductions].
-template <class F>
+/// reductions], kDepth records a lane each round.
+template <class F, int kDepth>
 struct LookBackPrefix {
   using T = typename F::value_type;
   LookBack<T> lb;
@@ -662,17 +670,17 @@ struct LookBackPrefix {
     }
     if (lane == 0) lb.publish(tile, kTileAggregate, aggregate);
     SegPair<T> prefix = none;  // lane 0: the fold of the tiles looked at so far (the later ones)
-    for (long long nearest = tile - 1;; nearest -= 32 * kLookBackDepth) {
-      // Lane l examines tiles nearest - kLookBackDepth·l - i, i < kLookBackDepth (lane 0 the
-      // nearest ones); their records are loaded together, then waited for.
-      const long long first = nearest - kLookBackDepth * lane;
-      typename LookBack<T>::Record r[kLookBackDepth];
+    for (long long nearest = tile - 1;; nearest -= 32 * kDepth) {
+      // Lane l examines tiles nearest - kDepth·l - i, i < kDepth (lane 0 the nearest ones);
+      // their records are loaded together, then waited for.
+      const long long first = nearest - kDepth * lane;
+      typename LookBack<T>::Record r[kDepth];
 #pragma unroll
-      for (int i = 0; i < kLookBackDepth; ++i) r[i] = first - i >= 0 ? lb.peek(first - i) : typename LookBack<T>::Record{0, 0};
+      for (int i = 0; i < kDepth; ++i) r[i] = first - i >= 0 ? lb.peek(first - i) : typename LookBack<T>::Record{0, 0};
       SegPair<T> v = none;  // the fold of the lane's tiles, the nearest on the right
       bool reached = false;  // the lane met an inclusive prefix (or the start)
 #pragma unroll
-      for (int i = 0; i < kLookBackDepth; ++i) {
+      for (int i = 0; i < kDepth; ++i) {
         if (reached) continue;
         const long long j = first - i;
         if (j < 0) {
@@ -706,7 +714,7 @@ inline constexpr cub::BlockScanAlgorithm kPassScan = cub::BLOCK_SCAN_WARP_SCANS;
 template <class F>
 struct FlatLookBackPrefix {
   using T = typename F::value_type;
-  LookBackPrefix<F> pairs;
+  LookBackPrefix<F, kFlatLookBackDepth> pairs;
   __device__ T operator()(const T& aggregate) { return pairs(SegPair<T>{aggregate, 0}).v; }
 };
 
@@ -745,8 +753,8 @@ __device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool i
     else __syncwarp();
     T x[S::kItems];
     read_items(sm.vals, x);
-    LookBackPrefix<F> prefix{lb, tile};
     if constexpr (kSegmented) {
+      LookBackPrefix<F, kSegmentedLookBackDepth> prefix{lb, tile};
       const Heads<S::kItems> h = read_heads<S::kItems>(sm.heads);
       SegPair<T> before;
       Scan(storage).ExclusiveScan(fold_items<F>(x, h), before, SegOp<F>(), prefix);
@@ -755,7 +763,7 @@ __device__ void scan_pass(const Src& in, Segs s, const long long* bounds, bool i
       T thread_fold = F::identity();
 #pragma unroll
       for (int i = 0; i < S::kItems; ++i) thread_fold = F::apply(thread_fold, x[i]);
-      FlatLookBackPrefix<F> flat{prefix};
+      FlatLookBackPrefix<F> flat{{lb, tile}};
       T before;
       Scan(storage).ExclusiveScan(thread_fold, before, Apply<F>(), flat);
       scan_items<F>(x, NoHeads(), before, inclusive);

@@ -157,7 +157,7 @@ __device__ void select_pass(const T* v, const unsigned char* flags, long long n,
     if (tile >= ntiles) break;
     const SelectFetch<T, kPositions> mine = fetch(tile);
     const C count = __popc(mine.mask);
-    LookBackPrefix<F> prefix{lb, tile};
+    LookBackPrefix<F, kFlatLookBackDepth> prefix{lb, tile};
     SegPair<C> before;
     Scan(storage).ExclusiveScan(SegPair<C>{count, 0}, before, SegOp<F>(), prefix);
     if (threadIdx.x == 0) tile_start = before.v;

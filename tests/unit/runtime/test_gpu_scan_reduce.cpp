@@ -4,6 +4,7 @@
 #include <random>
 
 #include "gpu_fixture.h"
+#include "runtime/gpu/seg_scan_impl.h"
 
 using namespace ndp::rt;
 using namespace ndp::rt::testing;
@@ -300,6 +301,53 @@ TEST_CASE("gpu count_true counts the true flags") {
       auto got = p->count_true(df.ptr(), n);
       REQUIRE_MESSAGE(got.ok(), got.status().message());
       CHECK(got.value() == want);
+    }
+  }
+}
+
+// The tile-bounds table (Note [Guided tile-bounds search] in device/scan.cu), by search and by
+// segment, against a host search at every tile: offsets that grow evenly (the guesses end the
+// search), unevenly (power-law lengths), in jumps between long flat stretches (empty segments
+// around a few huge ones, where a guess lands far off), and over more than 2^21 segments (the
+// search whatever the tile).
+TEST_CASE("gpu tile-bounds table matches a host search over even and uneven offsets") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  std::mt19937_64 rng(77);
+  std::vector<Shape> shapes;
+  shapes.push_back(irregular("lengths of 32", std::vector<int64_t>(100'000, 32)));
+  shapes.push_back(irregular("random lengths with zeros", random_lengths(150'000, 63, 0.2, 5)));
+  std::vector<int64_t> power(200'000);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int64_t& l : power) l = std::min<int64_t>(static_cast<int64_t>(1.0 / (u(rng) + 1e-7)) - 1, 3'000'000);
+  shapes.push_back(irregular("power-law lengths", power));
+  std::vector<int64_t> jumps;
+  for (int round = 0; round < 3; ++round) {
+    jumps.insert(jumps.end(), 60'000, 0);
+    jumps.push_back(1'500'000);
+    jumps.insert(jumps.end(), 40'000, 1);
+    jumps.push_back(700'001);
+  }
+  jumps.insert(jumps.end(), 50'000, 0);
+  shapes.push_back(irregular("empty stretches around huge segments", jumps));
+  shapes.push_back(irregular("more than 2^21 segments", random_lengths(2'300'000, 3, 0.3, 9)));
+  for (const Shape& s : shapes) {
+    CAPTURE(s.name);
+    DShape ds(*p, s);
+    for (int64_t tile : {int64_t{1}, int64_t{7}, int64_t{2048}, int64_t{4096}, int64_t{100'003}}) {
+      CAPTURE(tile);
+      cuda::DeviceBuffer bounds;
+      REQUIRE(gpu::detail::tile_bounds(*p, ds.segs, tile, bounds).ok());
+      const int64_t ntiles = (s.total() + tile - 1) / tile;
+      std::vector<int64_t> got(static_cast<size_t>(ntiles + 1));
+      REQUIRE(p->pool().copy_to_host(got.data(), bounds, got.size() * sizeof(int64_t)).ok());
+      int64_t wrong = -1;
+      for (int64_t t = 0; t <= ntiles && wrong < 0; ++t) {
+        const int64_t x = std::min(t * tile, s.total());
+        const int64_t want = std::upper_bound(s.offsets.begin(), s.offsets.end(), x) - s.offsets.begin();
+        if (got[static_cast<size_t>(t)] != want) wrong = t;
+      }
+      CHECK(wrong == -1);
     }
   }
 }
