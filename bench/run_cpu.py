@@ -37,7 +37,16 @@ BENCHMARKS = [
 QSORT_TARGET_S = 0.15  # cpu quicksort of 10^6 ints must take less than this
 RATIO_TARGET = 3.0  # every cpu benchmark within this factor of its sequential C++ algorithm
 
-ANSWER = re.compile(r"^it = \((-?\d+), ([-+0-9.eE]+|inf|nan)\) : int, float\s*$")
+# A benchmark program's answer: (checksum, the seconds of each run in order); the first run is
+# the warm-up (bench_times).
+# The printer may break it after `it` when the line is long, so it is matched across lines.
+ANSWER = re.compile(r"(?m)^it\s*=\s*\((-?\d+),\s*\[([-+0-9.eE,\s]*|inf|nan)\]\)\s*:\s*int,\s*\[float\]\s*$")
+
+
+def bench_times(seconds):
+    """The timed runs' best, median and slowest, the first run (the warm-up) left out."""
+    timed = sorted(seconds[1:]) if len(seconds) > 1 else list(seconds)
+    return {"seconds": timed[0], "median_s": timed[len(timed) // 2], "max_s": timed[-1], "all_s": seconds}
 
 
 def size_label(bench, n):
@@ -136,9 +145,11 @@ def program_for(name, n, runs):
 
 
 def run_ndp(ndp, backend, name, n, runs, timeout):
-    """Runs one benchmark program on one backend. Returns a dict with status 'ok' (checksum,
-    seconds: the best time NESL's time() measured), 'timeout' or 'error' (note)."""
-    path = program_for(name, n, runs)
+    """Runs one benchmark program on one backend: a warm-up run, then `runs` timed ones. Returns a
+    dict with status 'ok' (checksum; seconds, median_s, max_s: the best, median and slowest of
+    the timed runs as NESL's time() measured them; all_s: every run), 'timeout' or 'error'
+    (note)."""
+    path = program_for(name, n, runs + 1)
     # Other work may relink ndp while the suite runs: wait for the executable to come back,
     # and record which build each measurement used.
     for _ in range(60):
@@ -154,12 +165,16 @@ def run_ndp(ndp, backend, name, n, runs, timeout):
     if rc is None:
         rec.update(status="timeout", note=f"timed out after {timeout} s")
         return rec
-    answers = [m for m in (ANSWER.match(line) for line in out.splitlines()) if m]
+    answers = list(ANSWER.finditer(out))
     if rc != 0 or not answers:
         why = first_line(err) or first_line(out) or f"exit status {rc}"
         rec.update(status="error", note=f"exit status {rc}: {why}")
         return rec
-    rec.update(status="ok", checksum=int(answers[-1].group(1)), seconds=float(answers[-1].group(2)))
+    seconds = [float(x) for x in answers[-1].group(2).split(",") if x.strip()]
+    if not seconds:
+        rec.update(status="error", note="the program timed no run")
+        return rec
+    rec.update(status="ok", checksum=int(answers[-1].group(1)), **bench_times(seconds))
     return rec
 
 
@@ -300,7 +315,9 @@ def write_markdown(rows, info, path):
     out.append(f"- ndp: `{info['ndp']}` ({info['ndp_version']}, built {info['ndp_built']}); C++: `{info['cxx_flags']}` ({info['machine']['cxx']})")
     out.append(f"- times: best of {info['runs']} runs (interp: best of {info['interp_runs']}), in seconds, measured "
                "inside the program (NESL's `time(e)` around the algorithm only; `std::chrono` around the "
-               "same algorithm in C++); input generation and checksums are not timed")
+               "same algorithm in C++); input generation and checksums are not timed. ndp's programs make one "
+               "more run first, a warm-up, which is not counted; the median and slowest of its timed runs are "
+               "in the JSON (`median_s`, `max_s`, and every run in `all_s`)")
     out.append("- C++ is the sequential version of the same algorithm (same pivots, same bitonic network, "
                "same sieve, same hull recursion); for quicksort `std::sort` is listed too\n")
     out.append("| benchmark | size | ndp cpu (s) | ndp interp (s) | C++ (s) | cpu/C++ | interp/cpu | interp/C++ "

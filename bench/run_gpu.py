@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Issue 6: ndp's GPU primitives against CUB, in the same run on the same GPU.
+"""Issue 6: ndp's GPU primitives against CUB and Thrust, in the same run on the same GPU.
 
-Runs bench/gpu/primitives_bench.cpp (ndp) and bench/baselines/gpu/cub_bench.cu (CUB and
-cudaMemcpy), joins their JSON lines by (benchmark, segment length), and writes
+Runs bench/gpu/primitives_bench.cpp (ndp), bench/baselines/gpu/cub_bench.cu (CUB and
+cudaMemcpy) and bench/baselines/gpu/thrust_bench.cu (Thrust; skipped, with a note, where that
+binary is missing), joins their JSON lines by (benchmark, segment length), and writes
 bench/results/gpu.json (every row, raw) and bench/results/gpu.md (the table against issue 6's
 targets). Plain python3, no packages: it runs on the GPU machine.
 
-    python3 bench/run_gpu.py [NDP_BENCH] [CUB_BENCH] [--log2 28] [--sort-log2 26] [--reps 10] [--out bench/results/gpu]
+    python3 bench/run_gpu.py [NDP_BENCH] [CUB_BENCH] [THRUST_BENCH] [--log2 28] [--sort-log2 26] [--reps 10] [--out bench/results/gpu]
 
-ratio = CUB time / ndp time (above 1: ndp is faster). % copy = ndp's bandwidth (the bytes the
+Every time is the median of --reps runs after a warm-up; the table gives ndp's spread (the
+fastest and slowest run) beside it. ratio = CUB time / ndp time (above 1: ndp is faster); the
+targets are against CUB, Thrust's column is for reference. % copy = ndp's bandwidth (the bytes the
 row counts, read + written, descriptor included) / the device-to-device copy's, measured by the
 ndp binary in the same process (cuMemcpyDtoDAsync of 2^log2 f32). Exit status 1 if a result was
 wrong or a binary failed.
@@ -93,6 +96,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("ndp_bench", nargs="?", default="build-gpu/bench/gpu_primitives_bench")
     ap.add_argument("cub_bench", nargs="?", default="build-gpu/bench/cub_bench")
+    ap.add_argument("thrust_bench", nargs="?", default="build-gpu/bench/thrust_bench")
     ap.add_argument("--log2", type=int, default=28, help="elements = 2^LOG2 (default 28)")
     ap.add_argument("--sort-log2", type=int, default=None, help="sort size (default LOG2 - 2)")
     ap.add_argument("--reps", type=int, default=10, help="timed runs per row, median taken (default 10)")
@@ -111,6 +115,13 @@ def main():
     cub_rows, cub_rc = run([a.cub_bench] + extra)
     if cub_rc != 0:
         problems.append("%s exited with %d" % (a.cub_bench, cub_rc))
+    thrust_rows, thrust_note = [], None
+    if os.path.exists(a.thrust_bench):
+        thrust_rows, thrust_rc = run([a.thrust_bench] + extra)
+        if thrust_rc != 0:
+            problems.append("%s exited with %d" % (a.thrust_bench, thrust_rc))
+    else:
+        thrust_note = "Thrust not run: %s is missing (tools/gpu-build.sh bench/thrust_bench builds it)." % a.thrust_bench
     for r in ndp_rows:
         if r.get("ok") is False:
             problems.append("WRONG RESULT from ndp: %s%s (details on the benchmark's stderr)" % (
@@ -120,6 +131,7 @@ def main():
         return (r["bench"], r.get("seg_len"))
     ndp = {key(r): r for r in ndp_rows if r.get("impl") == "ndp"}
     cub = {key(r): r for r in cub_rows if r.get("impl") == "cub"}
+    thrust = {key(r): r for r in thrust_rows if r.get("impl") == "thrust"}
     copies = [r for r in ndp_rows + cub_rows if r.get("impl") == "copy"]
     anchor = next((r for r in ndp_rows if r.get("impl") == "copy"), None) or (copies[0] if copies else None)
     copy_gbps = anchor["gbps"] if anchor else None
@@ -129,6 +141,7 @@ def main():
         for L in (SEG_LENS if bench in SEGMENTED else [None]):
             n = ndp.get((bench, L))
             c = cub.get((CUB_ROW.get(bench, bench), L))
+            th = thrust.get((CUB_ROW.get(bench, bench), L))
             if n is None and (c is None or bench in CUB_ROW):
                 continue
             ratio = c["ms"] / n["ms"] if n and c and n["ms"] > 0 else None
@@ -143,6 +156,10 @@ def main():
             table.append({
                 "bench": bench, "seg_len": L, "elements": (n or c)["elements"],
                 "ndp_ms": n["ms"] if n else None, "cub_ms": c["ms"] if c else None,
+                "ndp_min_ms": n.get("min_ms") if n else None, "ndp_max_ms": n.get("max_ms") if n else None,
+                "cub_min_ms": c.get("min_ms") if c else None, "cub_max_ms": c.get("max_ms") if c else None,
+                "thrust_ms": th["ms"] if th else None,
+                "thrust_ratio": th["ms"] / n["ms"] if n and th and n["ms"] > 0 else None,
                 "ndp_gbps": n["gbps"] if n else None, "cub_gbps": c["gbps"] if c else None,
                 "ndp_bytes": n["bytes"] if n else None, "cub_bytes": c["bytes"] if c else None,
                 "ratio": ratio, "pct_copy": pct, "target": desc if kind else None, "met": met,
@@ -154,7 +171,7 @@ def main():
     command = "python3 " + " ".join(shlex.quote(x) for x in sys.argv)
     result = {"command": command, "gpu": gpu, "date": when, "log2": a.log2, "sort_log2": sort_log2, "reps": a.reps,
               "copy_anchor": anchor, "copies": copies, "problems": problems, "table": table,
-              "ndp_rows": ndp_rows, "cub_rows": cub_rows}
+              "ndp_rows": ndp_rows, "cub_rows": cub_rows, "thrust_rows": thrust_rows}
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     with open(a.out + ".json", "w") as f:
         json.dump(result, f, indent=1)
@@ -169,17 +186,20 @@ def main():
         md.append("- device copy (%s, %d f32): %.3f ms, %.1f GB/s%s" % (
             cp.get("via", "?"), cp["elements"], cp["ms"], cp["gbps"], " ← the % copy anchor" if cp is anchor else ""))
     md += ["",
-           "ratio = CUB ms / ndp ms (above 1: ndp faster). % copy = ndp's bandwidth (every byte read or written, "
+           "ratio = CUB ms / ndp ms (above 1: ndp faster); vs Thrust = Thrust ms / ndp ms. ndp's spread is its "
+           "fastest and slowest of the runs. % copy = ndp's bandwidth (every byte read or written, "
            "the int64 offsets of the segment descriptor included) / the device copy's.", "",
-           "| benchmark | seg len | ndp ms | CUB ms | ratio | % of copy bw | target | met? |",
-           "|---|---|---|---|---|---|---|---|"]
+           "| benchmark | seg len | ndp ms (min–max) | CUB ms | ratio | Thrust ms | vs Thrust | % of copy bw | target | met? |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in table:
         met = "—" if r["met"] is None else ("yes" if r["met"] else "**no**")
         if r["ok"] is False:
             met = "**WRONG RESULT**"
-        md.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["bench"], fmt_len(r["seg_len"]), fmt_ms(r["ndp_ms"]), fmt_ms(r["cub_ms"]),
-            "—" if r["ratio"] is None else "%.2f" % r["ratio"],
+        spread = "" if r["ndp_min_ms"] is None else " (%s–%s)" % (fmt_ms(r["ndp_min_ms"]), fmt_ms(r["ndp_max_ms"]))
+        md.append("| %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["bench"], fmt_len(r["seg_len"]), fmt_ms(r["ndp_ms"]), spread, fmt_ms(r["cub_ms"]),
+            "—" if r["ratio"] is None else "%.2f" % r["ratio"], fmt_ms(r["thrust_ms"]),
+            "—" if r["thrust_ratio"] is None else "%.2f" % r["thrust_ratio"],
             "—" if r["pct_copy"] is None else "%.0f%%" % r["pct_copy"], r["target"] or "", met))
     md += ["", "Notes:", "",
            "- f32 inputs are random small integers (-8..8), so every sum is exact and ndp's results are checked bit "
@@ -194,7 +214,12 @@ def main():
            "- sort_u32: ndp sorts i32, not u32: both sides sort the same keys, non-negative (31 random bits); CUB "
            "sorts them as u32 over all 32 bits. Sorts are checked for order and for being a permutation of the input.",
            "- ndp's scratch space comes from its stream-ordered pool inside each call; CUB's temporary storage is "
-           "allocated once outside the timing."]
+           "allocated once outside the timing. Thrust is called as a program would call it: its temporary storage "
+           "is allocated inside each call, reduce returns its sum to the host, the segmented rows go by an int32 "
+           "key per element (reduce_by_key also writes each segment's key), pack is copy_if with the flags as "
+           "stencil, and each sort sorts a fresh copy of the keys, made before the timing."]
+    if thrust_note:
+        md.append("- " + thrust_note)
     if problems:
         md += ["", "Problems:", ""] + ["- " + p for p in problems]
     with open(a.out + ".md", "w") as f:

@@ -44,32 +44,18 @@ if want sanitize; then
   timeout 150 tools/gpu-run.sh $cs --tool memcheck --error-exitcode 9 $B/cli/ndp test examples --backend=cuda > "$out/memcheck_examples.log" 2>&1; summary+=("memcheck ndp test examples: exit $? $(grep -E 'ERROR SUMMARY' "$out/memcheck_examples.log" | tail -1)")
 fi
 if want primitives; then
-  timeout 200 tools/gpu-run.sh python3 bench/run_gpu.py $B/bench/gpu_primitives_bench $B/bench/cub_bench --out "$out/gpu" > "$out/primitives.log" 2>&1
-  summary+=("primitives vs CUB: exit $? (table in gpu.md)")
+  timeout 300 tools/gpu-run.sh python3 bench/run_gpu.py $B/bench/gpu_primitives_bench $B/bench/cub_bench $B/bench/thrust_bench --out "$out/gpu" > "$out/primitives.log" 2>&1
+  summary+=("primitives vs CUB and Thrust: exit $? (table in gpu.md)")
 fi
 if want programs; then
-  # Whole programs on the GPU: quicksort of 2^24 ints and the sparse matrix-vector product with
-  # 2^20 rows in each of its row-length shapes (bench/programs/spmv.ndp's bench_shape: 0, 5..15
-  # nonzeros; 1, 8..24; 2, a power law) and column widths (bench_columns: 64, NESL's int; 32,
-  # i32), best of the runs each program makes, each next to its cuSPARSE baseline with indices of
-  # the same width (built by `tools/gpu-build.sh bench/cusparse_spmv`).
-  mkdir -p /tmp/ndp-programs
-  sed 's/^bench_size = .* \$/bench_size = 16777216 $/; s/^bench_runs = .* \$/bench_runs = 3 $/' bench/programs/qsort.ndp > /tmp/ndp-programs/qsort.ndp
-  timeout 90 tools/gpu-run.sh $B/cli/ndp run /tmp/ndp-programs/qsort.ndp --backend=cuda > "$out/program_qsort.log" 2>&1
-  summary+=("program qsort (cuda): exit $? $(tail -1 "$out/program_qsort.log")")
-  for columns in 64 32; do
-    for shape in 0 1 2; do
-      name=spmv${shape}_$columns
-      sed "s/^bench_size = .* \\\$/bench_size = 1048576 \$/; s/^bench_runs = .* \\\$/bench_runs = 20 \$/; s/^bench_shape = .* \\\$/bench_shape = $shape \$/; s/^bench_columns = .* \\\$/bench_columns = $columns \$/" \
-        bench/programs/spmv.ndp > /tmp/ndp-programs/$name.ndp
-      timeout 90 tools/gpu-run.sh $B/cli/ndp run /tmp/ndp-programs/$name.ndp --backend=cuda > "$out/program_$name.log" 2>&1
-      summary+=("program spmv shape $shape, $columns-bit columns (cuda): exit $? $(tail -1 "$out/program_$name.log")")
-      if [ -x $B/bench/cusparse_spmv ]; then
-        LD_LIBRARY_PATH=/usr/local/cuda/lib64:$PWD/$B/lib $B/bench/cusparse_spmv 1048576 100 $shape $columns > "$out/cusparse_$name.log" 2>&1
-        summary+=("cusparse_spmv shape $shape, $columns-bit indices: exit $? $(grep -h -e median -e checksum "$out/cusparse_$name.log" | tr '\n' ' ')")
-      fi
-    done
-  done
+  # Whole programs on the GPU (bench/run_gpu_programs.py): quicksort of 2^24 ints and the sparse
+  # matrix-vector product with 2^20 rows in each of its row-length shapes and column widths, a
+  # warm-up run and then timed ones, each next to its baseline in the same run (CUB's sort, and
+  # cuSPARSE with indices of the same width, where `tools/gpu-build.sh bench/cub_bench
+  # bench/cusparse_spmv` built them).
+  timeout 500 tools/gpu-run.sh python3 bench/run_gpu_programs.py --ndp $B/cli/ndp --cub $B/bench/cub_bench \
+    --cusparse $B/bench/cusparse_spmv --out "$out/gpu_programs" > "$out/programs.log" 2>&1
+  summary+=("programs vs CUB and cuSPARSE: exit $? (table in gpu_programs.md)")
 fi
 if want profile; then
   mkdir -p /tmp/ndp-programs

@@ -1,5 +1,6 @@
 // Issue 6: ndp's GPU segmented primitives (runtime/gpu/primitives.h) at scale, one JSON object
-// per line on stdout, for bench/run_gpu.py to set against bench/baselines/gpu/cub_bench.cu.
+// per line on stdout, for bench/run_gpu.py to set against bench/baselines/gpu/cub_bench.cu and
+// thrust_bench.cu.
 //   build/bench/gpu_primitives_bench [--log2 28] [--sort-log2 26] [--reps 10] [--only a,b,...]
 // Rows (benchmark names as in cub_bench): scan_f32, scan_i64 (flat inclusive +-scan), reduce_f32,
 // seg_reduce_f32 / seg_scan_f32 at segment lengths 1, 4, 32, 1024, 32768, 2^20 (irregular
@@ -8,9 +9,10 @@
 // as it packs and reads the count back, what a flat PACK with no known count does;
 // pack_data_f32: pack with the count known), sort_u32 (i32 keys, all non-negative, since ndp
 // sorts i32 and not u32), sort_f32, and copy (cuMemcpyDtoDAsync of n f32, the bandwidth anchor).
-// Each time is the median of --reps runs after a warm-up, each between two CUDA events on ndp's
-// stream (the GPU's time, as cub_bench measures CUB's; host work inside a call that leaves the
-// GPU idle is counted), with the device synchronised before each run. Inputs are random (a splitmix64 hash of the index); every result is
+// Each time is the median of --reps runs after a warm-up ("ms", with "min_ms" and "max_ms"),
+// each between two CUDA events on ndp's stream (the GPU's time, as cub_bench measures CUB's;
+// host work inside a call that leaves the GPU idle is counted), with the device synchronised
+// before each run. Inputs are random (a splitmix64 hash of the index); every result is
 // checked against the host, and a wrong one is reported on stderr and in the row ("ok": false),
 // and makes the exit status 1. f32 inputs are small random integers (-8..8), so that every
 // partial sum, in any association, is exact and results can be compared bit for bit.
@@ -110,9 +112,13 @@ std::vector<float> small_floats(int64_t n, uint64_t seed) {
   return generate<float>(n, [seed](int64_t i) { return static_cast<float>(static_cast<int>(mix(seed ^ (static_cast<uint64_t>(i) * 0x632BE59BD9B4E019ull)) % 17) - 8); });
 }
 
-double median(std::vector<double> v) {
+/// The times of one row: the median of --reps runs after a warm-up, and their spread.
+struct Times {
+  double median, min, max;
+};
+Times spread_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  return Times{v[v.size() / 2], v.front(), v.back()};
 }
 
 /// CUDA events on ndp's stream, through the driver library itself: the runtime's driver table
@@ -157,9 +163,9 @@ class EventTimer {
   Event start_ = nullptr, stop_ = nullptr;
 };
 
-/// Median milliseconds of `body` (after one warm-up run), GPU time between two events.
+/// The milliseconds of `body` (after one warm-up run), GPU time between two events.
 template <class F>
-double time_ms(F&& body) {
+Times time_ms(F&& body) {
   static EventTimer timer;
   body();
   sync();
@@ -170,22 +176,22 @@ double time_ms(F&& body) {
     body();
     t.push_back(timer.stop_ms());
   }
-  return median(t);
+  return spread_of(t);
 }
 
-void emit(const std::string& bench, int64_t n, int64_t seg_len, double ms, double bytes, bool ok,
+void emit(const std::string& bench, int64_t n, int64_t seg_len, Times ms, double bytes, bool ok,
           const std::string& note = "") {
-  std::printf("{\"bench\": \"%s\", \"impl\": \"ndp\", \"elements\": %lld, \"seg_len\": %s, \"ms\": %.6f, \"bytes\": %.0f, "
-              "\"gbps\": %.3f, \"ok\": %s%s%s}\n",
-              bench.c_str(), static_cast<long long>(n), seg_len < 0 ? "null" : std::to_string(seg_len).c_str(), ms, bytes,
-              bytes / (ms * 1e-3) / 1e9, ok ? "true" : "false", note.empty() ? "" : (", \"note\": \"" + note + "\"").c_str(),
+  std::printf("{\"bench\": \"%s\", \"impl\": \"ndp\", \"elements\": %lld, \"seg_len\": %s, \"ms\": %.6f, "
+              "\"min_ms\": %.6f, \"max_ms\": %.6f, \"bytes\": %.0f, \"gbps\": %.3f, \"ok\": %s%s%s}\n",
+              bench.c_str(), static_cast<long long>(n), seg_len < 0 ? "null" : std::to_string(seg_len).c_str(), ms.median,
+              ms.min, ms.max, bytes, bytes / (ms.median * 1e-3) / 1e9, ok ? "true" : "false", note.empty() ? "" : (", \"note\": \"" + note + "\"").c_str(),
               ok ? "" : (", \"error\": \"" + last_error + "\"").c_str());
   std::fflush(stdout);
 }
-void emit_copy(int64_t n, double ms, double bytes) {
+void emit_copy(int64_t n, Times ms, double bytes) {
   std::printf("{\"bench\": \"copy\", \"impl\": \"copy\", \"via\": \"cuMemcpyDtoDAsync\", \"elements\": %lld, \"seg_len\": null, "
-              "\"ms\": %.6f, \"bytes\": %.0f, \"gbps\": %.3f, \"ok\": true}\n",
-              static_cast<long long>(n), ms, bytes, bytes / (ms * 1e-3) / 1e9);
+              "\"ms\": %.6f, \"min_ms\": %.6f, \"max_ms\": %.6f, \"bytes\": %.0f, \"gbps\": %.3f, \"ok\": true}\n",
+              static_cast<long long>(n), ms.median, ms.min, ms.max, bytes, bytes / (ms.median * 1e-3) / 1e9);
   std::fflush(stdout);
 }
 bool wrong(const std::string& bench, int64_t seg_len, const std::string& msg) {
@@ -217,14 +223,14 @@ bool wanted(const std::set<std::string>& only, const std::string& name) {
 
 void bench_copy(int64_t n) {
   DeviceBuffer a = upload(small_floats(n, 1)), b = alloc(static_cast<size_t>(n) * 4);
-  double ms = time_ms([&] { check(rig.pool->copy(b.pointer(), a.pointer(), static_cast<size_t>(n) * 4), "copy"); });
+  const Times ms = time_ms([&] { check(rig.pool->copy(b.pointer(), a.pointer(), static_cast<size_t>(n) * 4), "copy"); });
   emit_copy(n, ms, 2.0 * n * 4);
 }
 
 void bench_scan_f32(int64_t n) {
   std::vector<float> h = small_floats(n, 2);
   DeviceBuffer in = upload(h), out = alloc(static_cast<size_t>(n) * 4);
-  double ms = time_ms([&] { check(P().seg_scan(NDP_OP_PLUS, true, NDP_F32, in.pointer(), DSegs::flat(n), out.pointer()), "scan_f32"); });
+  const Times ms = time_ms([&] { check(P().seg_scan(NDP_OP_PLUS, true, NDP_F32, in.pointer(), DSegs::flat(n), out.pointer()), "scan_f32"); });
   std::vector<float> want(h.size());
   float acc = 0;
   for (size_t i = 0; i < h.size(); ++i) want[i] = acc += h[i];
@@ -235,7 +241,7 @@ void bench_scan_f32(int64_t n) {
 void bench_scan_i64(int64_t n) {
   std::vector<int64_t> h = generate<int64_t>(n, [](int64_t i) { return static_cast<int64_t>(mix(static_cast<uint64_t>(i) + 77)); });
   DeviceBuffer in = upload(h), out = alloc(static_cast<size_t>(n) * 8);
-  double ms = time_ms([&] { check(P().seg_scan(NDP_OP_PLUS, true, NDP_I64, in.pointer(), DSegs::flat(n), out.pointer()), "scan_i64"); });
+  const Times ms = time_ms([&] { check(P().seg_scan(NDP_OP_PLUS, true, NDP_I64, in.pointer(), DSegs::flat(n), out.pointer()), "scan_i64"); });
   std::vector<int64_t> want(h.size());
   uint64_t acc = 0;  // wraps, as ndp's int
   for (size_t i = 0; i < h.size(); ++i) want[i] = static_cast<int64_t>(acc += static_cast<uint64_t>(h[i]));
@@ -246,7 +252,7 @@ void bench_scan_i64(int64_t n) {
 void bench_reduce_f32(int64_t n) {
   std::vector<float> h = small_floats(n, 3);
   DeviceBuffer in = upload(h), out = alloc(4);
-  double ms = time_ms([&] { check(P().seg_reduce(NDP_OP_PLUS, NDP_F32, in.pointer(), DSegs::flat(n), out.pointer()), "reduce_f32"); });
+  const Times ms = time_ms([&] { check(P().seg_reduce(NDP_OP_PLUS, NDP_F32, in.pointer(), DSegs::flat(n), out.pointer()), "reduce_f32"); });
   double want = 0;
   for (float x : h) want += x;
   bool ok = same("reduce_f32", -1, download<float>(out.pointer(), 1), std::vector<float>{static_cast<float>(want)});
@@ -283,7 +289,7 @@ void bench_segmented(int64_t n, int64_t L, const std::set<std::string>& only) {
       std::string name = form == 0 ? "seg_reduce_f32" : "seg_reduce_f32_regular";
       DSegs s = form == 0 ? irregular : regular;
       check(rig.pool->fill_words(out, 0xBADC0FFEu, static_cast<size_t>(count)), "poison");
-      double ms = time_ms([&] { check(P().seg_reduce(NDP_OP_PLUS, NDP_F32, in.pointer(), s, out.pointer()), name.c_str()); });
+      const Times ms = time_ms([&] { check(P().seg_reduce(NDP_OP_PLUS, NDP_F32, in.pointer(), s, out.pointer()), name.c_str()); });
       bool ok = same(name, L, download<float>(out.pointer(), static_cast<size_t>(count)), want);
       emit(name, total, L, ms, 4.0 * total + 4.0 * count + (form == 0 ? desc_bytes : 0), ok);
     }
@@ -301,7 +307,7 @@ void bench_segmented(int64_t n, int64_t L, const std::set<std::string>& only) {
       std::string name = form == 0 ? "seg_scan_f32" : "seg_scan_f32_regular";
       DSegs s = form == 0 ? irregular : regular;
       check(rig.pool->fill_words(out, 0xBADC0FFEu, static_cast<size_t>(total)), "poison");
-      double ms = time_ms([&] { check(P().seg_scan(NDP_OP_PLUS, true, NDP_F32, in.pointer(), s, out.pointer()), name.c_str()); });
+      const Times ms = time_ms([&] { check(P().seg_scan(NDP_OP_PLUS, true, NDP_F32, in.pointer(), s, out.pointer()), name.c_str()); });
       bool ok = same(name, L, download<float>(out.pointer(), h.size()), want);
       emit(name, total, L, ms, 8.0 * total + (form == 0 ? desc_bytes : 0), ok);
     }
@@ -322,7 +328,7 @@ void bench_pack(int64_t n, const std::set<std::string>& only) {
   if (wanted(only, "pack_f32")) {
     int64_t got_count = -1;
     check(rig.pool->fill_words(out, 0xBADC0FFEu, static_cast<size_t>(kept)), "poison");
-    double ms = time_ms([&] {
+    const Times ms = time_ms([&] {
       auto c = P().pack_counted(NDP_F32, in.pointer(), flags.pointer(), n, out.pointer());
       if (!c.ok()) die("pack_counted: " + c.status().message());
       got_count = c.value();
@@ -333,7 +339,7 @@ void bench_pack(int64_t n, const std::set<std::string>& only) {
   }
   if (wanted(only, "pack_data_f32")) {
     check(rig.pool->fill_words(out, 0xBADC0FFEu, static_cast<size_t>(kept)), "poison");
-    double ms = time_ms([&] { check(P().pack(NDP_F32, in.pointer(), flags.pointer(), n, out.pointer()), "pack"); });
+    const Times ms = time_ms([&] { check(P().pack(NDP_F32, in.pointer(), flags.pointer(), n, out.pointer()), "pack"); });
     bool ok = same("pack_data_f32", -1, download<float>(out.pointer(), want.size()), want);
     emit("pack_data_f32", n, -1, ms, bytes - 8, ok, "pack alone (count known)");
   }
@@ -368,7 +374,7 @@ void bench_sort(int64_t n, const std::set<std::string>& only) {
     // ndp sorts i32, not u32: non-negative i32 keys (31 random bits) stand in for u32.
     std::vector<int32_t> h = generate<int32_t>(n, [](int64_t i) { return static_cast<int32_t>(mix(static_cast<uint64_t>(i) + 999) >> 33); });
     DeviceBuffer in = upload(h), out = alloc(static_cast<size_t>(n) * 4);
-    double ms = time_ms([&] { check(P().sort(NDP_I32, in.pointer(), DSegs::flat(n), NDP_ASCENDING, out.pointer()), "sort_u32"); });
+    const Times ms = time_ms([&] { check(P().sort(NDP_I32, in.pointer(), DSegs::flat(n), NDP_ASCENDING, out.pointer()), "sort_u32"); });
     bool ok = sorted_permutation("sort_u32", h, download<int32_t>(out.pointer(), h.size()));
     emit("sort_u32", n, -1, ms, 2.0 * n * 4, ok, "i32 keys in [0, 2^31)");
   }
@@ -378,7 +384,7 @@ void bench_sort(int64_t n, const std::set<std::string>& only) {
       return static_cast<float>(static_cast<int32_t>(mix(static_cast<uint64_t>(i) + 4242) >> 32)) * (1.0f / 256);
     });
     DeviceBuffer in = upload(h), out = alloc(static_cast<size_t>(n) * 4);
-    double ms = time_ms([&] { check(P().sort(NDP_F32, in.pointer(), DSegs::flat(n), NDP_ASCENDING, out.pointer()), "sort_f32"); });
+    const Times ms = time_ms([&] { check(P().sort(NDP_F32, in.pointer(), DSegs::flat(n), NDP_ASCENDING, out.pointer()), "sort_f32"); });
     bool ok = sorted_permutation("sort_f32", h, download<float>(out.pointer(), h.size()));
     emit("sort_f32", n, -1, ms, 2.0 * n * 4, ok);
   }

@@ -112,9 +112,10 @@ int run(int64_t n, int runs, int shape) {
   for (int64_t i = 0; i < n; ++i) truncated[i] = static_cast<int64_t>(y[i]);
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s\nshape: %d, rows: %lld, nonzeros: %lld\ncusparseSpMV (CSR, %d-bit indices, f64): median %.4f ms, min %.4f ms "
-              "of %d\nchecksum: %lld\n",
-              prop.name, shape, static_cast<long long>(n), static_cast<long long>(nnz), static_cast<int>(8 * sizeof(Index)), ms[ms.size() / 2], ms.front(), runs,
+  std::printf("device: %s\nshape: %d, rows: %lld, nonzeros: %lld\ncusparseSpMV (CSR, %d-bit indices, f64): median %.4f ms, min %.4f ms, "
+              "max %.4f ms of %d\nchecksum: %lld\n",
+              prop.name, shape, static_cast<long long>(n), static_cast<long long>(nnz), static_cast<int>(8 * sizeof(Index)),
+              ms[ms.size() / 2], ms.front(), ms.back(), runs,
               static_cast<long long>(bench::weighted_checksum(truncated)));
   return 0;
 }
