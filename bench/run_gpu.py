@@ -180,7 +180,7 @@ def main():
     md = ["# GPU primitives vs CUB (issue 6)", "",
           "- GPU: %s" % gpu, "- date: %s" % when, "- command: `%s`" % command,
           "- sizes: 2^%d elements (sort: 2^%d), median of %d runs after a warm-up, each timed on the GPU "
-          "between two CUDA events (both sides; ndp's on its own stream, so that host work inside an ndp call "
+          "between two CUDA events (every side; ndp's on its own stream, so that host work inside an ndp call "
           "that leaves the GPU idle counts)" % (a.log2, sort_log2, a.reps)]
     for cp in copies:
         md.append("- device copy (%s, %d f32): %.3f ms, %.1f GB/s%s" % (
@@ -213,8 +213,9 @@ def main():
            "50% of flags true.",
            "- sort_u32: ndp sorts i32, not u32: both sides sort the same keys, non-negative (31 random bits); CUB "
            "sorts them as u32 over all 32 bits. Sorts are checked for order and for being a permutation of the input.",
-           "- ndp's scratch space comes from its stream-ordered pool inside each call; CUB's temporary storage is "
-           "allocated once outside the timing. Thrust is called as a program would call it: its temporary storage "
+           "- ndp's scratch space comes from its stream-ordered pool inside each call, except the look-back records "
+           "of scans and selections, which are kept from call to call (Note [Look-back epochs] in "
+           "`runtime/gpu/device/scan_pass.cuh`); CUB's temporary storage is allocated once outside the timing. Thrust is called as a program would call it: its temporary storage "
            "is allocated inside each call, reduce returns its sum to the host, the segmented rows go by an int32 "
            "key per element (reduce_by_key also writes each segment's key), pack is copy_if with the flags as "
            "stencil, and each sort sorts a fresh copy of the keys, made before the timing."]
