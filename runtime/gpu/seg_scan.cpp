@@ -33,8 +33,8 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
 
 // Note [Tile bounds by segment]
 // The tile passes read each tile's first boundary from a table made once per call. By tile,
-// ndp_seg_tile_bounds searches the offsets (four ways a round, log4(count) rounds of dependent
-// loads a thread): 18-22 us under Nsight Compute for 2^23 segments over 2^28 elements (H100);
+// ndp_seg_tile_bounds searches the offsets (Note [Guided tile-bounds search] in
+// device/scan.cu: one round of loads where offsets grow evenly, at most log4(count) rounds);
 // a binary search took about 10 us for the 2^20 rows of SpMV. By segment,
 // ndp_seg_tile_bounds_by_segment reads every offset once and writes the entries of the tiles
 // starting in each segment: a stream of 8·count bytes, so it is taken where that is short (count

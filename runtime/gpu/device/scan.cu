@@ -89,8 +89,10 @@ NDP_ON_LOGICALS(Op::xor_, xor)
 //   at most log4(count) rounds.
 // Nsight Compute, 2^28 elements (H100): a binary search took 19.6-25.2 us for segments of 32
 // (2^23 offsets), and the four-way search alone 18.0-22.0 us, 12 rounds of dependent loads,
-// most of them DRAM sectors of their own. (The search of a tile's boundaries must be exact, and
-// so must this: the guesses only choose which offsets to read.)
+// most of them DRAM sectors of their own. With the guesses, the whole segmented reduction at
+// 32 went from 0.490 to 0.474-0.479 ms, and the segmented scan at 4 from 1.200 to 1.163-1.172
+// (the primitives benchmark, bench/results/gpu.md). The answer is exact whatever the guesses:
+// they only choose which offsets to read.
 constexpr int kGuidedFinish = 4;  // brackets narrower than this end in a binary search
 
 __device__ inline long long upper_bound_off_guided(const Segs& s, long long x) {
