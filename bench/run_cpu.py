@@ -44,7 +44,8 @@ ANSWER = re.compile(r"(?m)^it\s*=\s*\((-?\d+),\s*\[([-+0-9.eE,\s]*|inf|nan)\]\)\
 
 
 def bench_times(seconds):
-    """The timed runs' best, median and slowest, the first run (the warm-up) left out."""
+    """The timed runs' best, median (the upper middle run of an even number) and slowest, the
+    first run (the warm-up) left out."""
     timed = sorted(seconds[1:]) if len(seconds) > 1 else list(seconds)
     return {"seconds": timed[0], "median_s": timed[len(timed) // 2], "max_s": timed[-1], "all_s": seconds}
 
@@ -169,6 +170,9 @@ def run_ndp(ndp, backend, name, n, runs, timeout):
     if rc != 0 or not answers:
         why = first_line(err) or first_line(out) or f"exit status {rc}"
         rec.update(status="error", note=f"exit status {rc}: {why}")
+        return rec
+    if "..." in answers[-1].group(2):
+        rec.update(status="error", note="the printer cut the list of run times (more than 100 runs)")
         return rec
     seconds = [float(x) for x in answers[-1].group(2).split(",") if x.strip()]
     if not seconds:
@@ -389,6 +393,10 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: every benchmark at its small size (results not for bench/results/)")
     args = ap.parse_args()
+    # ndp's programs print their run times as one sequence, shown whole up to 100 elements: the
+    # warm-up and 99 timed runs.
+    if not (1 <= args.runs <= 99 and 1 <= args.interp_runs <= 99):
+        ap.error("--runs and --interp-runs must be in 1..99")
     if args.quick:
         for b in BENCHMARKS:
             b["size"], b["small"] = b["small"], b["small"] // 8

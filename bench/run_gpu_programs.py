@@ -62,7 +62,8 @@ def program(name, settings, workdir):
 
 
 def spread(seconds):
-    """Median, fastest and slowest of the timed runs (the first run, the warm-up, left out), in ms."""
+    """Median (the upper of the middle two when their number is even, as the primitives' benchmarks
+    take it), fastest and slowest of the timed runs (the first run, the warm-up, left out), in ms."""
     timed = sorted(seconds[1:]) if len(seconds) > 1 else list(seconds)
     return {"median_ms": 1e3 * timed[len(timed) // 2], "min_ms": 1e3 * timed[0], "max_ms": 1e3 * timed[-1],
             "timed_runs": len(timed), "all_s": seconds}
@@ -75,6 +76,9 @@ def run_ndp(ndp, path, timeout):
     answers = list(ANSWER.finditer(out))
     if rc != 0 or not answers:
         rec["error"] = (err.strip() or out.strip() or "exit status %s" % rc).splitlines()[-1]
+        return rec
+    if "..." in answers[-1].group(2):
+        rec["error"] = "the printer cut the list of run times (more than 100 runs)"
         return rec
     seconds = [float(x) for x in answers[-1].group(2).split(",") if x.strip()]
     rec.update(checksum=int(answers[-1].group(1)), **spread(seconds))
@@ -94,7 +98,7 @@ def run_cusparse(exe, shape, bits, runs):
 
 
 def run_cub_sort(exe):
-    cmd = [exe, "--log2", "26", "--sort-log2", "24", "--only", "sort_f32,sort_u32", "--reps", "10"]
+    cmd = [exe, "--log2", "26", "--sort-log2", "24", "--only", "sort_f32", "--reps", "10"]
     rc, out, err = sh(cmd, 120)
     rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     if rc != 0 or not rows:
@@ -111,12 +115,16 @@ def main():
     ap.add_argument("--ndp", default="build-gpu/cli/ndp")
     ap.add_argument("--cub", default="build-gpu/bench/cub_bench", help="CUB's sort baseline (skipped where missing)")
     ap.add_argument("--cusparse", default="build-gpu/bench/cusparse_spmv", help="SpMV baseline (skipped where missing)")
-    ap.add_argument("--qsort-runs", type=int, default=3, help="timed quicksort runs after the warm-up (default 3)")
-    ap.add_argument("--spmv-runs", type=int, default=20, help="timed SpMV runs after the warm-up (default 20)")
+    ap.add_argument("--qsort-runs", type=int, default=3, help="timed quicksort runs after the warm-up, 1..99 (default 3)")
+    ap.add_argument("--spmv-runs", type=int, default=20, help="timed SpMV runs after the warm-up, 1..99 (default 20)")
     ap.add_argument("--cusparse-runs", type=int, default=100)
     ap.add_argument("--only", default="qsort,spmv", help="qsort, spmv or both (default)")
     ap.add_argument("--out", default="bench/results/gpu_programs", help="output prefix (.json and .md)")
     a = ap.parse_args()
+    # The printer shows at most 100 elements of a sequence: the warm-up and 99 timed runs.
+    for name, runs in (("--qsort-runs", a.qsort_runs), ("--spmv-runs", a.spmv_runs)):
+        if not 1 <= runs <= 99:
+            ap.error("%s must be in 1..99" % name)
     only = set(a.only.split(","))
     problems, rows = [], []
     work = tempfile.mkdtemp(prefix="ndp-programs-")
@@ -177,7 +185,8 @@ def main():
           "- command: `%s`" % command,
           "- ndp: `ndp run --backend=cuda`, one warm-up run, then %d timed runs (quicksort) or %d (SpMV), each "
           "timed by NESL's `time` around the algorithm (the host's wall time, launches and the result's read-back "
-          "included); median, with the fastest and slowest run" % (a.qsort_runs, a.spmv_runs),
+          "included); median (the upper middle run of an even number), with the fastest and slowest run"
+          % (a.qsort_runs, a.spmv_runs),
           "- baselines in the same run: CUB's radix sort (CUDA events, median of 10); cuSPARSE's SpMV on the same "
           "matrix and x with indices of the same width (CUDA events around its kernels, %d runs), whose checksum "
           "must equal ndp's" % a.cusparse_runs, "",

@@ -3,7 +3,8 @@
 // them, one JSON object per line, for bench/run_gpu.py.
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o thrust_bench thrust_bench.cu   (meson: bench/thrust_bench)
 //   thrust_bench [--log2 28] [--sort-log2 LOG2-2] [--reps 10] [--only a,b,...]
-// Same inputs and byte counts as cub_bench.cu (bench_util.cuh's generators). Thrust allocates
+// Same inputs as cub_bench.cu (bench_util.cuh's generators); the bytes counted are what each
+// Thrust call reads and writes (keys included), so only GB/s, not ratios, follow. Thrust allocates
 // its temporary storage inside each call (its default allocator), and reduce returns its sum to
 // the host: both are inside the timing, as in any program that calls it. The segmented rows use
 // an int32 key per element (reduce_by_key writes the keys of its segments too, counted in its

@@ -645,7 +645,7 @@ struct LookBack {
 ///   with ndp's pass, in one process) 0.934-0.940 ms at depth 4, 0.916-0.934 at 2, 0.900 at 1;
 ///   scan_i64 1.622, 1.588, 1.563-1.567 (CUB 0.88 and 1.59 ms); pack_f32 (the primitives
 ///   benchmark) 0.980 ms at depth 4, 0.858-0.867 at 1.
-/// * segmented scans, depth 4: at depth 1 they took 3-5% longer (segments of 4: 1.171 -> 1.230
+/// * segmented scans, depth 4: at depth 1 they took 5-6% longer (segments of 4: 1.171 -> 1.230
 ///   ms; of 32: 1.021 -> 1.078).
 /// (Depth 4 was chosen for all when the scans' tiles held half as many elements, and 32 tiles a
 /// round then measured at half the bandwidth.)

@@ -331,6 +331,8 @@ TEST_CASE("gpu tile-bounds table matches a host search over even and uneven offs
   jumps.insert(jumps.end(), 50'000, 0);
   shapes.push_back(irregular("empty stretches around huge segments", jumps));
   shapes.push_back(irregular("more than 2^21 segments", random_lengths(2'300'000, 3, 0.3, 9)));
+  shapes.push_back(irregular("six segments, two empty", {3, 0, 5, 1, 0, 7}));
+  shapes.push_back(irregular("five equal segments", {2, 2, 2, 2, 2}));
   for (const Shape& s : shapes) {
     CAPTURE(s.name);
     DShape ds(*p, s);
