@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import program_answer  # bench/program_answer.py
+
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 WORK = ROOT / "build" / "bench"  # build outputs and rewritten programs; build/ is git-ignored
@@ -36,19 +38,6 @@ BENCHMARKS = [
 
 QSORT_TARGET_S = 0.15  # cpu quicksort of 10^6 ints must take less than this
 RATIO_TARGET = 3.0  # every cpu benchmark within this factor of its sequential C++ algorithm
-
-# A benchmark program's answer: (checksum, the seconds of each run in order); the first run is
-# the warm-up (bench_times).
-# The printer may break it after `it` when the line is long, so it is matched across lines.
-ANSWER = re.compile(r"(?m)^it\s*=\s*\((-?\d+),\s*\[([-+0-9.eE,\s]*|inf|nan)\]\)\s*:\s*int,\s*\[float\]\s*$")
-
-
-def bench_times(seconds):
-    """The timed runs' best, median (the upper middle run of an even number) and slowest, the
-    first run (the warm-up) left out."""
-    timed = sorted(seconds[1:]) if len(seconds) > 1 else list(seconds)
-    return {"seconds": timed[0], "median_s": timed[len(timed) // 2], "max_s": timed[-1], "all_s": seconds}
-
 
 def size_label(bench, n):
     """10^6 / 2^20 style when exact, otherwise the plain number."""
@@ -166,19 +155,17 @@ def run_ndp(ndp, backend, name, n, runs, timeout):
     if rc is None:
         rec.update(status="timeout", note=f"timed out after {timeout} s")
         return rec
-    answers = list(ANSWER.finditer(out))
-    if rc != 0 or not answers:
+    if rc != 0:
         why = first_line(err) or first_line(out) or f"exit status {rc}"
         rec.update(status="error", note=f"exit status {rc}: {why}")
         return rec
-    if "..." in answers[-1].group(2):
-        rec.update(status="error", note="the printer cut the list of run times (more than 100 runs)")
+    try:
+        checksum, seconds = program_answer.parse(out)
+    except ValueError as e:
+        rec.update(status="error", note=str(e))
         return rec
-    seconds = [float(x) for x in answers[-1].group(2).split(",") if x.strip()]
-    if not seconds:
-        rec.update(status="error", note="the program timed no run")
-        return rec
-    rec.update(status="ok", checksum=int(answers[-1].group(1)), **bench_times(seconds))
+    t = program_answer.timed_spread(seconds)
+    rec.update(status="ok", checksum=checksum, seconds=t["best"], median_s=t["median"], max_s=t["slowest"], all_s=seconds)
     return rec
 
 
@@ -393,10 +380,10 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="smoke test: every benchmark at its small size (results not for bench/results/)")
     args = ap.parse_args()
-    # ndp's programs print their run times as one sequence, shown whole up to 100 elements: the
-    # warm-up and 99 timed runs.
-    if not (1 <= args.runs <= 99 and 1 <= args.interp_runs <= 99):
-        ap.error("--runs and --interp-runs must be in 1..99")
+    # ndp's programs print their run times as one sequence (program_answer.MAX_TIMED_RUNS).
+    top = program_answer.MAX_TIMED_RUNS
+    if not (1 <= args.runs <= top and 1 <= args.interp_runs <= top):
+        ap.error(f"--runs and --interp-runs must be in 1..{top}")
     if args.quick:
         for b in BENCHMARKS:
             b["size"], b["small"] = b["small"], b["small"] // 8

@@ -25,9 +25,9 @@ import subprocess
 import sys
 import tempfile
 
+import program_answer  # bench/program_answer.py
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# An answer (checksum, the seconds of each run); the printer may break it after `it`.
-ANSWER = re.compile(r"(?m)^it\s*=\s*\((-?\d+),\s*\[([-+0-9.eE,\s]*)\]\)\s*:\s*int,\s*\[float\]\s*$")
 CUSPARSE = re.compile(r"median ([0-9.]+) ms, min ([0-9.]+) ms, max ([0-9.]+) ms")
 CHECKSUM = re.compile(r"(?m)^checksum: (-?\d+)$")
 SPMV_ROWS = 1 << 20
@@ -61,27 +61,21 @@ def program(name, settings, workdir):
     return path
 
 
-def spread(seconds):
-    """Median (the upper of the middle two when their number is even, as the primitives' benchmarks
-    take it), fastest and slowest of the timed runs (the first run, the warm-up, left out), in ms."""
-    timed = sorted(seconds[1:]) if len(seconds) > 1 else list(seconds)
-    return {"median_ms": 1e3 * timed[len(timed) // 2], "min_ms": 1e3 * timed[0], "max_ms": 1e3 * timed[-1],
-            "timed_runs": len(timed), "all_s": seconds}
-
-
 def run_ndp(ndp, path, timeout):
     cmd = [ndp, "run", "--backend=cuda", path]
     rc, out, err = sh(cmd, timeout)
     rec = {"command": shlex.join(cmd)}
-    answers = list(ANSWER.finditer(out))
-    if rc != 0 or not answers:
+    if rc != 0:
         rec["error"] = (err.strip() or out.strip() or "exit status %s" % rc).splitlines()[-1]
         return rec
-    if "..." in answers[-1].group(2):
-        rec["error"] = "the printer cut the list of run times (more than 100 runs)"
+    try:
+        checksum, seconds = program_answer.parse(out)
+    except ValueError as e:
+        rec["error"] = str(e)
         return rec
-    seconds = [float(x) for x in answers[-1].group(2).split(",") if x.strip()]
-    rec.update(checksum=int(answers[-1].group(1)), **spread(seconds))
+    t = program_answer.timed_spread(seconds)
+    rec.update(checksum=checksum, median_ms=1e3 * t["median"], min_ms=1e3 * t["best"], max_ms=1e3 * t["slowest"],
+               timed_runs=t["timed_runs"], all_s=seconds)
     return rec
 
 
@@ -121,10 +115,9 @@ def main():
     ap.add_argument("--only", default="qsort,spmv", help="qsort, spmv or both (default)")
     ap.add_argument("--out", default="bench/results/gpu_programs", help="output prefix (.json and .md)")
     a = ap.parse_args()
-    # The printer shows at most 100 elements of a sequence: the warm-up and 99 timed runs.
     for name, runs in (("--qsort-runs", a.qsort_runs), ("--spmv-runs", a.spmv_runs)):
-        if not 1 <= runs <= 99:
-            ap.error("%s must be in 1..99" % name)
+        if not 1 <= runs <= program_answer.MAX_TIMED_RUNS:
+            ap.error("%s must be in 1..%d" % (name, program_answer.MAX_TIMED_RUNS))
     only = set(a.only.split(","))
     problems, rows = [], []
     work = tempfile.mkdtemp(prefix="ndp-programs-")

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace bench_util {
@@ -169,6 +170,25 @@ struct Options {
   int64_t n() const { return int64_t{1} << log2n; }
   int64_t sort_n() const { return int64_t{1} << sort_log2; }
 };
+
+/// The sort rows: for each of sort_u32 and sort_f32 that `o` wants, o.sort_n() generated keys on
+/// the device, handed to body(name, keys) as uint32_t* or float*, and freed after.
+template <class Body>
+void for_each_sort_row(const Options& o, Body&& body) {
+  const int64_t ns = o.sort_n();
+  if (o.wanted("sort_u32")) {
+    uint32_t* keys = dalloc<uint32_t>(ns);
+    gen_sort_u32<<<kGrid, kBlock>>>(keys, ns);
+    body("sort_u32", keys);
+    CK(cudaFree(keys));
+  }
+  if (o.wanted("sort_f32")) {
+    float* keys = dalloc<float>(ns);
+    gen_sort_f32<<<kGrid, kBlock>>>(keys, ns);
+    body("sort_f32", keys);
+    CK(cudaFree(keys));
+  }
+}
 
 /// The device and sizes, on stderr.
 inline void report_device(const char* program, const Options& o) {

@@ -131,29 +131,18 @@ int main(int argc, char** argv) {
     CK(cudaFree(count));
   }
   const int64_t ns = o.sort_n();
-  for (int f = 0; f < 2; ++f) {
-    const char* name = f == 0 ? "sort_u32" : "sort_f32";
-    if (!o.wanted(name)) continue;
-    void* in = dalloc<uint32_t>(ns);
-    void* out = dalloc<uint32_t>(ns);
-    if (f == 0) gen_sort_u32<<<kGrid, kBlock>>>(static_cast<uint32_t*>(in), ns);
-    else gen_sort_f32<<<kGrid, kBlock>>>(static_cast<float*>(in), ns);
+  for_each_sort_row(o, [&](const char* name, auto* keys) {
+    using Key = std::remove_pointer_t<decltype(keys)>;
+    Key* out = dalloc<Key>(ns);
     Temp t;
-    auto run = [&] {
-      if (f == 0)
-        CK(cub::DeviceRadixSort::SortKeys(t.p, t.bytes, static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out),
-                                          static_cast<int>(ns)));
-      else
-        CK(cub::DeviceRadixSort::SortKeys(t.p, t.bytes, static_cast<const float*>(in), static_cast<float*>(out),
-                                          static_cast<int>(ns)));
-    };
+    auto run = [&] { CK(cub::DeviceRadixSort::SortKeys(t.p, t.bytes, keys, out, static_cast<int>(ns))); };
     run();
     t.ensure();
     const Times times = time_runs(run);
-    emit(name, "cub", ns, -1, times, 2.0 * ns * 4, f == 0 ? ", \"note\": \"u32 keys in [0, 2^31), all 32 bits sorted\"" : "");
-    CK(cudaFree(in));
+    emit(name, "cub", ns, -1, times, 2.0 * ns * 4,
+         std::is_same_v<Key, uint32_t> ? ", \"note\": \"u32 keys in [0, 2^31), all 32 bits sorted\"" : "");
     CK(cudaFree(out));
-  }
+  });
   CK(cudaDeviceSynchronize());
   return 0;
 }

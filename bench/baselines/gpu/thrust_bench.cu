@@ -100,25 +100,16 @@ int main(int argc, char** argv) {
     CK(cudaFree(out));
   }
   const int64_t ns = o.sort_n();
-  for (int f = 0; f < 2; ++f) {
-    const char* name = f == 0 ? "sort_u32" : "sort_f32";
-    if (!o.wanted(name)) continue;
-    uint32_t* keys = dalloc<uint32_t>(ns);
-    uint32_t* work = dalloc<uint32_t>(ns);
-    if (f == 0) gen_sort_u32<<<kGrid, kBlock>>>(keys, ns);
-    else gen_sort_f32<<<kGrid, kBlock>>>(reinterpret_cast<float*>(keys), ns);
+  for_each_sort_row(o, [&](const char* name, auto* keys) {
+    using Key = std::remove_pointer_t<decltype(keys)>;
+    Key* work = dalloc<Key>(ns);
     // thrust::sort sorts in place: each run sorts a fresh copy of the keys, made before the
     // timing starts.
-    const Times t = time_runs(
-        [&] {
-          if (f == 0) thrust::sort(policy, work, work + ns);
-          else thrust::sort(policy, reinterpret_cast<float*>(work), reinterpret_cast<float*>(work) + ns);
-        },
-        [&] { CK(cudaMemcpy(work, keys, static_cast<size_t>(ns) * 4, cudaMemcpyDeviceToDevice)); });
+    const Times t = time_runs([&] { thrust::sort(policy, work, work + ns); },
+                              [&] { CK(cudaMemcpy(work, keys, static_cast<size_t>(ns) * sizeof(Key), cudaMemcpyDeviceToDevice)); });
     emit(name, "thrust", ns, -1, t, 2.0 * ns * 4);
-    CK(cudaFree(keys));
     CK(cudaFree(work));
-  }
+  });
   CK(cudaDeviceSynchronize());
   return 0;
 }
