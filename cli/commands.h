@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "codegen/jit/session.h"
+#include "driver/session.h"
 
 namespace ndp::cli {
 
 struct CommonOptions {
-  jit::Backend backend = jit::Backend::Interp;
+  driver::Backend backend = driver::Backend::Interp;
   bool backend_given = false;
   std::string dump;  // --dump=core|flat|llvm|ptx
 };
@@ -32,9 +32,6 @@ namespace ndp::cli {
 /// Feeds top-level forms read from `in` to `session` as the non-interactive REPL does: lines
 /// are accumulated until they hold a complete form, then evaluated; `:` commands are accepted
 /// at the start of a form. Returns false if any form failed.
-bool process_stream(jit::Session& session, std::istream& in);
-
-/// Handles one `:` command line; returns false if it failed. Sets *quit for `:quit`.
-bool run_colon_command(jit::Session& session, const std::string& line, bool* quit);
+bool process_stream(driver::Session& session, std::istream& in);
 
 }  // namespace ndp::cli

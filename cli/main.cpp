@@ -53,13 +53,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a.rfind("--backend=", 0) == 0) {
-      auto b = jit::parse_backend(a.substr(10));
+      auto b = driver::parse_backend(a.substr(10));
       if (!b) return usage_error("unknown backend '" + a.substr(10) + "' (expected interp, cpu or cuda)");
       opts.backend = *b;
       opts.backend_given = true;
     } else if (a.rfind("--dump=", 0) == 0) {
       opts.dump = a.substr(7);
-      if (opts.dump != "core" && opts.dump != "flat" && opts.dump != "llvm" && opts.dump != "ptx")
+      if (!driver::parse_stage(opts.dump))
         return usage_error("unknown --dump kind '" + opts.dump + "' (expected core, flat, llvm or ptx)");
     } else if (a == "-v" || a == "--verbose") {
       verbose = true;
@@ -74,11 +74,11 @@ int main(int argc, char** argv) {
   // milliseconds); `ndp test` without --backend runs every available backend instead.
   bool runs_code = positional.empty() || (positional[0] != "check" && positional[0] != "test");
   if (!opts.backend_given && runs_code)
-    opts.backend = jit::backend_unavailable_reason(jit::Backend::Cuda).empty() ? jit::Backend::Cuda : jit::Backend::Cpu;
-  if (opts.backend_given && opts.backend != jit::Backend::Interp) {
-    std::string why = jit::backend_unavailable_reason(opts.backend);
+    opts.backend = driver::backend_unavailable_reason(driver::Backend::Cuda).empty() ? driver::Backend::Cuda : driver::Backend::Cpu;
+  if (opts.backend_given && opts.backend != driver::Backend::Interp) {
+    std::string why = driver::backend_unavailable_reason(opts.backend);
     if (!why.empty()) {
-      std::fprintf(stderr, "ndp: backend %s unavailable: %s\n", jit::backend_name(opts.backend), why.c_str());
+      std::fprintf(stderr, "ndp: backend %s unavailable: %s\n", driver::backend_name(opts.backend), why.c_str());
       return 2;
     }
   }

@@ -105,7 +105,7 @@ struct RecursionLoop {
 // the nodes are evaluated in order on `uses[j][i]`. Nodes are inputs or applications of pure
 // scalar primitives that cannot fail (so fusing never changes which error is reported), on
 // flat scalar element types (int, float, bool, char, i32, f32), with the semantics of the
-// lifted primitives (codegen/cpu/lifted_prims_scalar.cpp): wrapping integer arithmetic, IEEE
+// lifted primitives (exec/host/lifted_prims_scalar.cpp): wrapping integer arithmetic, IEEE
 // floats, bool as 0/1. Const nodes are scalar literals the kernel reads instead of a vector
 // of n copies; every kernel keeps at least one input, which gives n. The body holds no variable ids, so equal bodies share compiled code.
 struct KernelNode {

@@ -16,7 +16,7 @@
 
 namespace {
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 /// The best of a few runs, in milliseconds.
 double time_ms(const std::function<void()>& fn) {

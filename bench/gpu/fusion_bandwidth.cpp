@@ -14,13 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "codegen/cuda/dvec_ops.h"
-#include "codegen/cuda/kernels.h"
+#include "driver/llvm_kernels.h"
+#include "exec/cuda/device_vec_ops.h"
+#include "exec/cuda/kernels.h"
 #include "runtime/gpu/primitives.h"
 #include "lang/types.h"
 
 using namespace ndp;
-using codegen::cuda::DVec;
+using exec::cuda::DVec;
 using lang::core::PrimId;
 
 namespace {
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
   int reps = argc > 2 ? std::atoi(argv[2]) : 20;
   int64_t n = int64_t{1} << log2n;
   std::string why;
-  codegen::cuda::Gpu* g = codegen::cuda::Gpu::get(&why);
+  ndp::driver::install_llvm_kernels();  // the fused kernels come from LLVM (Note [Kernel compilers])
+  exec::cuda::Gpu* g = exec::cuda::Gpu::get(&why);
   if (g == nullptr) {
     std::fprintf(stderr, "no GPU: %s\n", why.c_str());
     return 2;
@@ -75,10 +77,10 @@ int main(int argc, char** argv) {
   // Input: non-zero, varied values (never time on zeros).
   std::vector<float> host(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) host[static_cast<size_t>(i)] = static_cast<float>((i * 7919) % 1000) * 0.001f + 0.25f;
-  codegen::cuda::DBuf in = g->alloc(n * 4), copy_out = g->alloc(n * 4);
+  exec::cuda::DBuf in = g->alloc(n * 4), copy_out = g->alloc(n * 4);
   g->check(g->pool().upload(in->pointer(), host.data(), static_cast<size_t>(n) * 4));
   DVec xin = DVec::scalar(f, n, in);
-  codegen::cuda::GpuKernels kernels(*g);
+  exec::cuda::GpuKernels kernels(*g);
   const lang::Type* out_t[1] = {f};
   DVec ins[1] = {xin};
 
@@ -110,12 +112,12 @@ int main(int argc, char** argv) {
     }
   }
   // ---- consumer kernels: the map fused into a reduction and a scan, a filter into a pack ----
-  using rt::gpu::DSegs;
-  rt::gpu::Primitives& prims = g->prims();
-  using rt::gpu::ConsumerUse;
-  const rt::cuda::Module* reduce_m =
-      kernels.consumer_module(k, rt::gpu::consumer_kernels(ConsumerUse::ReduceOne, NDP_OP_PLUS, NDP_F32));
-  const rt::cuda::Module* scan_m = kernels.consumer_module(k, rt::gpu::consumer_kernels(ConsumerUse::ScanOne, NDP_OP_PLUS, NDP_F32));
+  using runtime::gpu::DSegs;
+  runtime::gpu::Primitives& prims = g->prims();
+  using runtime::gpu::ConsumerUse;
+  const runtime::cuda::Module* reduce_m =
+      kernels.consumer_module(k, runtime::gpu::consumer_kernels(ConsumerUse::ReduceOne, NDP_OP_PLUS, NDP_F32));
+  const runtime::cuda::Module* scan_m = kernels.consumer_module(k, runtime::gpu::consumer_kernels(ConsumerUse::ScanOne, NDP_OP_PLUS, NDP_F32));
   flat::KernelBody pred;  // x * 1.5 > 1.0: about a third of the values in [0.25, 1.25)
   pred.inputs = {f};
   {
@@ -136,14 +138,14 @@ int main(int argc, char** argv) {
     pred.nodes = {in, c15, mul, c1, gt};
     pred.outputs = {4};
   }
-  const rt::cuda::Module* pack_m = kernels.consumer_module(pred, rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, NDP_F32));
+  const runtime::cuda::Module* pack_m = kernels.consumer_module(pred, runtime::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, NDP_F32));
   if (reduce_m == nullptr || scan_m == nullptr || pack_m == nullptr) {
     std::fprintf(stderr, "the consumer kernels could not be compiled\n");
     return 1;
   }
-  rt::gpu::Primitives::FusedInputs fin;
+  runtime::gpu::Primitives::FusedInputs fin;
   fin.p[0] = in->pointer();
-  codegen::cuda::DBuf sum_out = g->alloc(8), scan_out = g->alloc(n * 4), pack_out = g->alloc(n * 4);
+  exec::cuda::DBuf sum_out = g->alloc(8), scan_out = g->alloc(n * 4), pack_out = g->alloc(n * 4);
   const DSegs one = DSegs::flat(n);
   double t_reduce_fused = time([&] { g->check(prims.seg_reduce_fused(*reduce_m, NDP_OP_PLUS, NDP_F32, fin, one, sum_out->pointer())); });
   float fused_sum = 0;
@@ -160,7 +162,7 @@ int main(int argc, char** argv) {
   });
   double t_scan_plain = time([&] { g->check(prims.seg_scan(NDP_OP_PLUS, false, NDP_F32, in->pointer(), one, scan_out->pointer())); });
   int64_t kept = 0;
-  auto give_out = [&](int64_t) -> rt::cuda::Result<rt::cuda::CUdeviceptr> { return pack_out->pointer(); };
+  auto give_out = [&](int64_t) -> runtime::cuda::Result<runtime::cuda::CUdeviceptr> { return pack_out->pointer(); };
   double t_pack_fused = time([&] { kept = g->check(prims.pack_fused(*pack_m, NDP_F32, in->pointer(), fin, n, give_out)); });
   const lang::Type* bool_t[1] = {T.bool_()};
   double t_pack_unfused = time([&] {
@@ -193,7 +195,7 @@ int main(int argc, char** argv) {
       break;
     }
   float got_probe = 0;
-  g->check(g->pool().download(&got_probe, scan_out->pointer() + static_cast<rt::cuda::CUdeviceptr>(probe) * 4, 4));
+  g->check(g->pool().download(&got_probe, scan_out->pointer() + static_cast<runtime::cuda::CUdeviceptr>(probe) * 4, 4));
   if (std::abs(fused_sum - want_sum) > 1e-3 * want_sum || std::abs(got_probe - want_probe) > 1e-3 * want_probe ||
       kept != want_kept || first_kept != want_first) {
     std::fprintf(stderr, "wrong consumer result: sum %g (want %g), scan[%lld] %g (want %g), kept %lld (want %lld)\n",

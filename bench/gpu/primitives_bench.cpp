@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "runtime/gpu/primitives.h"
-#include "runtime/host/cuda_driver.h"
+#include "runtime/cuda/cuda_driver.h"
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 using cuda::CUdeviceptr;
 using cuda::DeviceBuffer;
 using gpu::DSegs;
@@ -122,7 +122,7 @@ Times spread_of(std::vector<double> v) {
 }
 
 /// CUDA events on ndp's stream, through the driver library itself: the runtime's driver table
-/// (runtime/host/cuda_functions.def) has no events, and a benchmark is no reason to add symbols
+/// (runtime/cuda/cuda_functions.def) has no events, and a benchmark is no reason to add symbols
 /// that every ndp would then require.
 class EventTimer {
  public:

@@ -6,7 +6,7 @@
 #include "parallel.h"
 #include "primitives.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 using detail::Range;
 
@@ -50,9 +50,9 @@ Status append(std::span<const T> a, SegView sa, std::span<const T> b, SegView sb
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" ndp_status ndp_cpu_append(ndp_elem_type type, const void* a, ndp_segdes sa, const void* b, ndp_segdes sb,
                                      ndp_segdes so, void* out) {

@@ -11,7 +11,7 @@
 #include "segdes.h"
 #include "status.h"
 
-namespace ndp::rt::c_abi {
+namespace ndp::runtime::c_abi {
 
 /// Calls fn(T{}) with T the storage type of `type`; no exception escapes.
 template <class Fn>
@@ -62,4 +62,4 @@ inline Op op_of(ndp_op op) { return static_cast<Op>(op); }
 
 inline Status bad_shape() { return status_of(NDP_INVALID_ARGUMENT); }
 
-}  // namespace ndp::rt::c_abi
+}  // namespace ndp::runtime::c_abi

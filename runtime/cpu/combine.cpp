@@ -10,7 +10,7 @@
 #include "radix.h"
 #include "reduce_impl.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 namespace {
 
@@ -96,9 +96,9 @@ Status combine(Op op, std::span<const T> dest, std::span<const int64_t> idx, std
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" ndp_status ndp_cpu_combine(ndp_elem_type type, ndp_op op, const void* dest, int64_t n_dest,
                                       const int64_t* idx, const void* vals, int64_t n_vals, void* out) {

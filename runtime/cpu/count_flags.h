@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace ndp::rt::detail {
+namespace ndp::runtime::detail {
 
 /// The number of true flags in [b, e). Flags are bytes of 0 or 1, so eight of them loaded as
 /// one word add up bytewise without carries for up to 255 words; this runs several times
@@ -32,4 +32,4 @@ inline int64_t count_flags(const bool* f, int64_t b, int64_t e) {
   return count;
 }
 
-}  // namespace ndp::rt::detail
+}  // namespace ndp::runtime::detail

@@ -6,7 +6,7 @@
 #include "parallel.h"
 #include "primitives.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 using detail::Range;
 
@@ -58,9 +58,9 @@ Status index(std::span<const T> start, std::span<const T> stride, SegView s, std
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" {
 

@@ -6,7 +6,7 @@
 #include "parallel.h"
 #include "primitives.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 template <class T>
 Status extract(std::span<const T> v, std::span<const int64_t> idx, SegView s, std::span<T> out) {
@@ -53,9 +53,9 @@ Status replace(std::span<const T> v, std::span<const int64_t> idx, std::span<con
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" {
 

@@ -8,7 +8,7 @@
 #include "ndp/runtime.h"
 #include "status.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 static_assert(sizeof(bool) == 1, "bool elements are stored in one byte");
 
@@ -114,7 +114,7 @@ Status with_op(Op op, Fn&& fn) {
   return status_of(NDP_INVALID_ARGUMENT);
 }
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
 /// Instantiates X(T) for every element storage type (templates are defined in .cpp files).
 #define NDP_RT_FOR_EACH_ELEMENT(X) X(int64_t) X(double) X(int32_t) X(float) X(bool) X(uint8_t)

@@ -11,7 +11,7 @@
 #include "reduce_impl.h"
 #include "window_load.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 Status pack_lengths(std::span<const bool> flags, SegView s, std::span<int64_t> out_lengths, int64_t* total) {
   if (Status st = expect_size(flags.size(), s.total()); !ok(st)) return st;
@@ -124,9 +124,9 @@ Status pack_generated(std::span<const T> v, const Generate<bool>& flags, const s
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" {
 

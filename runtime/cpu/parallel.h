@@ -13,7 +13,7 @@
 #include "status.h"
 #include "tuning.h"
 
-namespace ndp::rt::detail {
+namespace ndp::runtime::detail {
 
 // Note [Merge-path chunks]
 // A segmented vector of m segments and n elements is one merged list of m + n items: every
@@ -208,9 +208,9 @@ inline int64_t floor_mod(int64_t a, int64_t n) {
   return r < 0 ? r + n : r;
 }
 
-}  // namespace ndp::rt::detail
+}  // namespace ndp::runtime::detail
 
-namespace ndp::rt::detail {
+namespace ndp::runtime::detail {
 
 /// Runs fn() and turns a failed scratch allocation into NDP_OUT_OF_MEMORY. Allocations happen
 /// outside parallel regions, so no exception ever crosses an OpenMP region.
@@ -230,4 +230,4 @@ inline Status first_of(const std::vector<Status>& per_chunk) {
   return s;
 }
 
-}  // namespace ndp::rt::detail
+}  // namespace ndp::runtime::detail

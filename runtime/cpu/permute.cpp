@@ -11,7 +11,7 @@
 #include "parallel.h"
 #include "primitives.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 namespace {
 
 using detail::Range;
@@ -239,9 +239,9 @@ Status bpermute(std::span<const T> v, SegView sv, std::span<const int64_t> idx, 
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" {
 

@@ -21,7 +21,7 @@
 #include "segdes.h"
 #include "status.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 // ---- scans and reductions (seg_scan.cpp, seg_reduce.cpp) ----
 
@@ -152,4 +152,4 @@ template <class T>
 Status combine(Op op, std::span<const T> dest, std::span<const int64_t> idx, std::span<const T> vals,
                std::span<T> out);
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime

@@ -6,7 +6,7 @@
 
 #include "parallel.h"
 
-namespace ndp::rt::detail {
+namespace ndp::runtime::detail {
 
 int key_bytes_for(uint64_t max_key) {
   int bytes = 0;
@@ -58,4 +58,4 @@ void radix_sort(std::vector<uint64_t>& keys, std::vector<int64_t>& payload, int 
   }
 }
 
-}  // namespace ndp::rt::detail
+}  // namespace ndp::runtime::detail

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace ndp::rt::detail {
+namespace ndp::runtime::detail {
 
 /// The number of bytes needed to hold every key up to `max_key` (0 for max_key == 0).
 int key_bytes_for(uint64_t max_key);
@@ -17,4 +17,4 @@ int key_bytes_for(uint64_t max_key);
 void radix_sort(std::vector<uint64_t>& keys, std::vector<int64_t>& payload, int bytes, std::vector<uint64_t>& key_buf,
                 std::vector<int64_t>& payload_buf);
 
-}  // namespace ndp::rt::detail
+}  // namespace ndp::runtime::detail

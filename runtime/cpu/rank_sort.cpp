@@ -10,7 +10,7 @@
 #include "primitives.h"
 #include "radix.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 using detail::Range;
 
@@ -115,9 +115,9 @@ Status sort(std::span<const T> v, SegView s, Order order, std::span<T> out) {
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" {
 

@@ -5,7 +5,7 @@
 
 #include "parallel.h"
 
-namespace ndp::rt::detail {
+namespace ndp::runtime::detail {
 
 // Each chunk writes the results of the segments that end in it, except the first one, which
 // may have begun in an earlier chunk: its partial ("head") waits for the carry from the chunks
@@ -59,4 +59,4 @@ void reduce_segs(const Segs& s, const Load& load_all, typename F::value_type* ou
   reduce_ranges<F>(s, ByElement{load_all}, out);
 }
 
-}  // namespace ndp::rt::detail
+}  // namespace ndp::runtime::detail

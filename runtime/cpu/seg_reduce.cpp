@@ -5,7 +5,7 @@
 #include "reduce_impl.h"
 #include "window_load.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 template <class T>
 Status seg_reduce(Op op, std::span<const T> in, SegView s, std::span<T> out) {
@@ -42,9 +42,9 @@ Status seg_reduce_generated(Op op, const Generate<T>& in, SegView s, std::span<T
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" ndp_status ndp_cpu_seg_reduce(ndp_elem_type type, ndp_op op, const void* in, ndp_segdes s, void* out) {
   if (!c_abi::shape_ok(s) || !c_abi::present(in, s.total) || !c_abi::present(out, s.count)) return c_abi::bad_shape();

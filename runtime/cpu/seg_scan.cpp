@@ -7,7 +7,7 @@
 #include "primitives.h"
 #include "window_load.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 namespace {
 
 using detail::Range;
@@ -102,9 +102,9 @@ Status seg_scan_generated(Op op, ScanKind kind, const Generate<T>& in, SegView s
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" ndp_status ndp_cpu_seg_scan(ndp_elem_type type, ndp_op op, int inclusive, const void* in, ndp_segdes s,
                                        void* out) {

@@ -8,7 +8,7 @@
 #include "parallel.h"
 #include "primitives.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 using detail::Range;
 
@@ -145,9 +145,9 @@ Status validate(SegView s) {
   });
 }
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime
 
-using namespace ndp::rt;
+using namespace ndp::runtime;
 
 extern "C" {
 

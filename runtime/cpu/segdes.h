@@ -9,7 +9,7 @@
 #include "ndp/runtime.h"
 #include "status.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 /// A non-owning descriptor (see Note [Segment descriptors] in ndp/runtime.h).
 class SegView {
@@ -86,4 +86,4 @@ Status head_flags(SegView s, std::span<bool> out);
 /// Checks a descriptor's invariants (used by the C ABI and by tests).
 Status validate(SegView s);
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime

@@ -6,7 +6,7 @@
 
 #include "ndp/runtime.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 using Status = ndp_status;
 
@@ -40,4 +40,4 @@ inline Status first_failure(const Status& a, const Status& b) {
   return b.position < a.position ? b : a;
 }
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime

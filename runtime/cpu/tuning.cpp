@@ -1,11 +1,11 @@
 // The process-wide tuning record of the CPU runtime.
 #include "tuning.h"
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 Tuning& tuning() {
   static Tuning t;
   return t;
 }
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace ndp::rt {
+namespace ndp::runtime {
 
 /// Performance knobs, not semantics: results never depend on them, except the rounding of
 /// float scans and reductions, which may be reassociated (extensions.md §4).
@@ -19,4 +19,4 @@ struct Tuning {
 /// The process-wide tuning. Change it only while no runtime call is running.
 Tuning& tuning();
 
-}  // namespace ndp::rt
+}  // namespace ndp::runtime

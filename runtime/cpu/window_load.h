@@ -7,7 +7,7 @@
 
 #include "primitives.h"
 
-namespace ndp::rt::detail {
+namespace ndp::runtime::detail {
 
 /// `load(p)` for p increasing (as every chunk of the segmented loops reads): computes the window
 /// [p, p + kWindow) when p leaves the current one, so the values are produced a few thousand at
@@ -37,4 +37,4 @@ class WindowLoad {
   T buf_[kWindow];
 };
 
-}  // namespace ndp::rt::detail
+}  // namespace ndp::runtime::detail

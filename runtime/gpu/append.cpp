@@ -4,7 +4,7 @@
 #include "runtime/gpu/launch.h"
 #include "runtime/gpu/seg_scan_impl.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 Status Primitives::append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr b, DSegs sb, DSegs so,
                           CUdeviceptr out) {
@@ -50,4 +50,4 @@ Status Primitives::rotate(ndp_elem_type t, CUdeviceptr v, CUdeviceptr shift, DSe
   return detail::launch_per_element_segment(*this, sized_name("ndp_rotate_", t), s, v, shift, s, out);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -2,7 +2,7 @@
 // bins (device/combine.cu, Note [GPU combine]).
 #include "runtime/gpu/launch.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace {
 
@@ -92,4 +92,4 @@ Result<ndp_status> Primitives::combine(ndp_op op, ndp_elem_type t, CUdeviceptr d
   return data_ok();
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -9,7 +9,7 @@
 #include "runtime/gpu/embedded_images.h"
 #include "runtime/gpu/launch.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace {
 
@@ -114,4 +114,4 @@ cuda::Result<std::string> consumer_program(std::string_view consumers, std::stri
   return program;
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -27,7 +27,7 @@
 
 #include "runtime/gpu/primitives.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 /// What a consumer kernel does with the elements its element function computes: a reduction
 /// or a scan of one segment or of several (the flat pass or the tile pass:
@@ -63,4 +63,4 @@ std::string_view consumer_ptx(ndp_elem_type t);
 cuda::Result<std::string> consumer_program(std::string_view consumers, std::string_view element,
                                            std::span<const std::string> keep);
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 struct EmbeddedImage {
   const char* name;  ///< the source file's fatbinary, e.g. "generate.fatbin"
@@ -22,4 +22,4 @@ extern const size_t kEmbeddedImageCount;
 extern const EmbeddedImage kFusedPtx[];
 extern const size_t kFusedPtxCount;
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

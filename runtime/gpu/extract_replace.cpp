@@ -1,7 +1,7 @@
 // EXTRACT and REPLACE (device/extract_replace.cu).
 #include "runtime/gpu/launch.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace {
 
@@ -37,4 +37,4 @@ Result<ndp_status> Primitives::replace(ndp_elem_type t, CUdeviceptr v, CUdevicep
   return finish(*this, r.value(), idx, s);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -3,7 +3,7 @@
 // seg_reduce.cpp, seg_scan.cpp and pack.cpp; only where the input comes from differs.
 #include "runtime/gpu/seg_scan_impl.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace {
 
@@ -66,4 +66,4 @@ Result<int64_t> Primitives::pack_fused(const cuda::Module& m, ndp_elem_type t, C
   return count;
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

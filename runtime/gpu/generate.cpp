@@ -2,7 +2,7 @@
 #include "runtime/gpu/launch.h"
 #include "runtime/gpu/seg_scan_impl.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 Status Primitives::fill(CUdeviceptr out, int64_t n, int bytes, uint64_t value) {
   return launch_named(*this, "ndp_fill_" + std::to_string(bytes), n, out, n, value);
@@ -20,4 +20,4 @@ Status Primitives::index(ndp_elem_type t, CUdeviceptr start, CUdeviceptr stride,
   return detail::launch_per_element_segment(*this, std::string("ndp_index_") + elem_suffix(t), s, start, stride, s, out);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -6,7 +6,7 @@
 
 #include "runtime/gpu/primitives.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 /// The kernel-name suffix of an element type (NDP_FOR_ELEMS in device/common.cuh).
 inline const char* elem_suffix(ndp_elem_type t) {
@@ -107,4 +107,4 @@ Status radix_sort_pairs(Primitives& p, int key_bytes, const CUdeviceptr keys[2],
                         unsigned byte_mask, int* which);
 }  // namespace detail
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -1,7 +1,7 @@
 // Selection (device/pack.cu): PACK's lengths, the positions of the true flags, PACK's data.
 #include "runtime/gpu/seg_scan_impl.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace {
 
@@ -69,4 +69,4 @@ Result<int64_t> Primitives::pack_counted(ndp_elem_type t, CUdeviceptr v, CUdevic
   return kept;
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -1,7 +1,7 @@
 // Permutations: gather, scatter, PERMUTE, DPERMUTE, BPERMUTE (device/permute.cu).
 #include "runtime/gpu/launch.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace {
 
@@ -72,4 +72,4 @@ Result<ndp_status> Primitives::bpermute(ndp_elem_type t, CUdeviceptr v, DSegs sv
   return finish(*this, r.value(), idx, si, sv);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -7,7 +7,7 @@
 
 #include "runtime/gpu/embedded_images.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 struct Primitives::Impl {
   std::vector<cuda::Module> modules;
@@ -95,4 +95,4 @@ Status Primitives::rearm_failure_words() {
   return pool_.upload(impl_->failure.pointer(), &none, sizeof none);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -24,12 +24,12 @@
 #include <string>
 
 #include "ndp/runtime.h"
-#include "runtime/host/device.h"
-#include "runtime/host/errors.h"
-#include "runtime/host/memory.h"
-#include "runtime/host/module.h"
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/errors.h"
+#include "runtime/cuda/memory.h"
+#include "runtime/cuda/module.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 using cuda::Result;
 using cuda::Status;
@@ -98,10 +98,10 @@ class Primitives {
   Status lengths_of(DSegs s, CUdeviceptr out);
 
   // ---- scans and reductions (seg_scan.cpp, seg_reduce.cpp) ----
-  /// As rt::seg_scan; in and out may be the same array. Unsupported (op, type) pairs give
+  /// As runtime::seg_scan; in and out may be the same array. Unsupported (op, type) pairs give
   /// NDP_UNSUPPORTED.
   Result<ndp_status> seg_scan(ndp_op op, bool inclusive, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out);
-  /// As rt::seg_reduce: out[k] = identity ⊕ segment k (s.count entries).
+  /// As runtime::seg_reduce: out[k] = identity ⊕ segment k (s.count entries).
   Result<ndp_status> seg_reduce(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out);
   /// The number of true bytes of a bool array (synchronises).
   Result<int64_t> count_true(CUdeviceptr flags, int64_t n);
@@ -112,12 +112,12 @@ class Primitives {
   Status gather(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out);
   /// out[idx[i]] = v[i] for i < n, unchecked.
   Status scatter(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out);
-  /// As rt::permute (checked: a permutation in every segment).
+  /// As runtime::permute (checked: a permutation in every segment).
   Result<ndp_status> permute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out);
-  /// As rt::dpermute (highest source position wins on collisions; out may alias defaults).
+  /// As runtime::dpermute (highest source position wins on collisions; out may alias defaults).
   Result<ndp_status> dpermute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs sv, CUdeviceptr defaults,
                               DSegs sd, CUdeviceptr out);
-  /// As rt::bpermute (checked).
+  /// As runtime::bpermute (checked).
   Result<ndp_status> bpermute(ndp_elem_type t, CUdeviceptr v, DSegs sv, CUdeviceptr idx, DSegs si, CUdeviceptr out);
 
   // ---- per-segment element access (extract_replace.cpp) ----
@@ -212,7 +212,7 @@ class Primitives {
   Result<int64_t> first_difference(CUdeviceptr a, CUdeviceptr b, int64_t n);
 
   // ---- irregular reduction (combine.cpp) ----
-  /// As rt::combine: deterministic; floats may differ from the sequential fold by rounding only
+  /// As runtime::combine: deterministic; floats may differ from the sequential fold by rounding only
   /// (extensions.md §4, float reassociation).
   Result<ndp_status> combine(ndp_op op, ndp_elem_type t, CUdeviceptr dest, int64_t ndest, CUdeviceptr idx,
                              CUdeviceptr vals, int64_t n, CUdeviceptr out);
@@ -225,4 +225,4 @@ class Primitives {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

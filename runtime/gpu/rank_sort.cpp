@@ -6,7 +6,7 @@
 
 #include "runtime/gpu/launch.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace detail {
 
@@ -261,4 +261,4 @@ Result<ndp_status> Primitives::sort(ndp_elem_type t, CUdeviceptr v, DSegs s, ndp
   return data_ok();
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -3,7 +3,7 @@
 // device/scan_pass.cuh).
 #include "runtime/gpu/seg_scan_impl.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace detail {
 
@@ -134,4 +134,4 @@ Result<int64_t> Primitives::count_true(CUdeviceptr flags, int64_t n) {
   return static_cast<int64_t>(result);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

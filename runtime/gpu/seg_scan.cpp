@@ -5,19 +5,19 @@
 #include "runtime/cpu/ops.h"
 #include "runtime/gpu/seg_scan_impl.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 namespace detail {
 
 ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
   auto with_type = [&](auto tag) -> ndp_status {
     using T = decltype(tag);
-    return rt::with_op<T>(static_cast<rt::Op>(op), [&](auto f) {
+    return runtime::with_op<T>(static_cast<runtime::Op>(op), [&](auto f) {
       T id = decltype(f)::identity();
       uint64_t bits = 0;
       std::memcpy(&bits, &id, sizeof(T));
       *identity_bits = bits;
-      return rt::ok_status();
+      return runtime::ok_status();
     });
   };
   switch (t) {
@@ -28,7 +28,7 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
     case NDP_BOOL: return with_type(bool{});
     case NDP_CHAR: return with_type(uint8_t{});
   }
-  return rt::status_of(NDP_INVALID_ARGUMENT);
+  return runtime::status_of(NDP_INVALID_ARGUMENT);
 }
 
 // Note [Tile bounds by segment]
@@ -105,4 +105,4 @@ Result<ndp_status> Primitives::seg_scan(ndp_op op, bool inclusive, ndp_elem_type
                            detail::PassInput{&in}, op, inclusive, t, s, detail::scan_shape, out);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

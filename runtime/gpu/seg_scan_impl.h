@@ -10,7 +10,7 @@
 
 #include "runtime/gpu/launch.h"
 
-namespace ndp::rt::gpu::detail {
+namespace ndp::runtime::gpu::detail {
 
 /// The tile and block sizes of device/scan.cuh (kTile, kScanBlock), used by the descriptor and
 /// selection kernels.
@@ -135,4 +135,4 @@ Status launch_first(Primitives& p, const cuda::Kernel& kernel, cuda::LaunchConfi
   return cuda::launch(p.device(), kernel, c, parameters);
 }
 
-}  // namespace ndp::rt::gpu::detail
+}  // namespace ndp::runtime::gpu::detail

@@ -1,7 +1,7 @@
 // Descriptors (device/segdes.cu): offsets from lengths, segment ids, LENGTHS.
 #include "runtime/gpu/seg_scan_impl.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 Result<ndp_status> Primitives::offsets_from_lengths(CUdeviceptr lengths, int64_t n, CUdeviceptr offsets,
                                                     int64_t* total) {
@@ -36,4 +36,4 @@ Status Primitives::lengths_of(DSegs s, CUdeviceptr out) {
   return launch_named(*this, "ndp_lengths_of", s.count, s, out);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

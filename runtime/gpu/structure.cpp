@@ -3,7 +3,7 @@
 #include "runtime/gpu/launch.h"
 #include "runtime/gpu/seg_scan_impl.h"
 
-namespace ndp::rt::gpu {
+namespace ndp::runtime::gpu {
 
 Status Primitives::nested_take_positions(CUdeviceptr src_offsets, CUdeviceptr idx, DSegs out_segs, CUdeviceptr out) {
   return detail::launch_per_element_segment(*this, "ndp_nested_take_positions", out_segs, src_offsets, idx, out_segs, out);
@@ -54,4 +54,4 @@ Result<int64_t> Primitives::iseq_lengths(CUdeviceptr start, CUdeviceptr stride, 
   return first_failure(*this, "ndp_iseq_lengths", n, start, stride, end, n, out);
 }
 
-}  // namespace ndp::rt::gpu
+}  // namespace ndp::runtime::gpu

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/jit/session.h"
+#include "driver/session.h"
 #include "tests/difftest/generator.h"
 #include "tests/difftest/runner.h"
 #include "tests/difftest/shrink.h"
@@ -37,7 +37,7 @@ struct Options {
   int count = 100;
   uint64_t seed = 1;
   int first = 0;
-  jit::Backend backend = jit::Backend::Cpu;
+  driver::Backend backend = driver::Backend::Cpu;
   GenOptions gen;
   bool verbose = false;
   bool self_test = false;
@@ -116,15 +116,15 @@ Evaluation evaluate(const Program& p, const Options& opt, const std::string& lab
   std::string defs = defs_text(p), expr = expr_text(p.expr);
   g_current = label + "\n" + defs + expr + "\n";
   alarm(static_cast<unsigned>(opt.timeout));
-  ev.ref = run_program(defs, expr, jit::Backend::Interp);
-  ev.test = run_program(defs, expr, opt.self_test ? jit::Backend::Interp : opt.backend);
+  ev.ref = run_program(defs, expr, driver::Backend::Interp);
+  ev.test = run_program(defs, expr, opt.self_test ? driver::Backend::Interp : opt.backend);
   alarm(0);
   ev.verdict = compare(ev.ref, ev.test);
   if (ev.ref.internal || ev.test.internal) ev.failure = Failure::Internal;
-  else if (!ev.ref.defs_ok || ev.ref.expr.status == jit::ExprOutcome::Status::CompileError) ev.failure = Failure::IllTyped;
+  else if (!ev.ref.defs_ok || ev.ref.expr.status == driver::ExprOutcome::Status::CompileError) ev.failure = Failure::IllTyped;
   else if (ev.ref.expr.type != type_answer(p.expr->type)) ev.failure = Failure::TypeDisagrees;
   else if (ev.verdict.mismatch) ev.failure = Failure::Mismatch;
-  else if (!opt.fake_bug.empty() && ev.ref.expr.status == jit::ExprOutcome::Status::Ok &&
+  else if (!opt.fake_bug.empty() && ev.ref.expr.status == driver::ExprOutcome::Status::Ok &&
            (mentions(defs, opt.fake_bug) || mentions(expr, opt.fake_bug))) {
     // Exercises the shrinker without a broken backend: it should end at a tiny program
     // that still uses the name.
@@ -161,7 +161,7 @@ void count_constructs(const Program& p, std::map<std::string, int>& counts) {
 
 // The flags that select the same programs and comparison, for the "reproduce" line.
 std::string generation_flags(const Options& opt) {
-  std::string f = opt.self_test ? " --self-test" : fmt::format(" --backend {}", jit::backend_name(opt.backend));
+  std::string f = opt.self_test ? " --self-test" : fmt::format(" --backend {}", driver::backend_name(opt.backend));
   if (opt.gen.max_depth != GenOptions{}.max_depth) f += fmt::format(" --max-depth {}", opt.gen.max_depth);
   if (opt.gen.max_nodes != GenOptions{}.max_nodes) f += fmt::format(" --max-nodes {}", opt.gen.max_nodes);
   if (opt.gen.rand) f += " --rand";
@@ -246,7 +246,7 @@ std::optional<Options> parse_args(int argc, char** argv) {
       if (v) o.save_dir = *v;
     } else if (a == "--backend") {
       auto v = value();
-      auto b = v ? jit::parse_backend(*v) : std::nullopt;
+      auto b = v ? driver::parse_backend(*v) : std::nullopt;
       ok = b.has_value();
       if (b) o.backend = *b;
     } else if (a == "--help" || a == "-h") {
@@ -274,16 +274,16 @@ int main(int argc, char** argv) {
   install_handlers();
 
   if (!opt.self_test) {
-    std::string reason = jit::backend_unavailable_reason(opt.backend);
+    std::string reason = driver::backend_unavailable_reason(opt.backend);
     if (!reason.empty()) {
-      fmt::print("difftest: backend {} is unavailable: {}\n", jit::backend_name(opt.backend), reason);
+      fmt::print("difftest: backend {} is unavailable: {}\n", driver::backend_name(opt.backend), reason);
       fmt::print("difftest: comparing interp with itself instead (--self-test)\n");
       opt.self_test = true;
-    } else if (opt.backend == jit::Backend::Interp) {
+    } else if (opt.backend == driver::Backend::Interp) {
       opt.self_test = true;
     }
   }
-  const char* test_name = opt.self_test ? "interp (2nd run)" : jit::backend_name(opt.backend);
+  const char* test_name = opt.self_test ? "interp (2nd run)" : driver::backend_name(opt.backend);
   fmt::print("difftest: seed {}, programs {}..{}, interp vs {}, max depth {}\n", opt.seed, opt.first,
              opt.first + opt.count - 1, test_name, opt.gen.max_depth);
   std::fflush(stdout);
@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
     }
     if (ev.failure == Failure::IllTyped) ++ill_typed;
     if (ev.failure == Failure::TypeDisagrees) ++type_disagreements;
-    if (ev.ref.expr.status == jit::ExprOutcome::Status::RuntimeError) {
+    if (ev.ref.expr.status == driver::ExprOutcome::Status::RuntimeError) {
       ++runtime_errors;
       ++error_messages[ev.ref.expr.message];
     }

@@ -98,11 +98,11 @@ bool floats_close(const std::string& a, const std::string& b, double tol) {
   return std::fabs(x - y) <= tol * std::max(std::fabs(x), std::fabs(y));
 }
 
-const char* status_name(jit::ExprOutcome::Status s) {
+const char* status_name(driver::ExprOutcome::Status s) {
   switch (s) {
-    case jit::ExprOutcome::Status::Ok: return "ok";
-    case jit::ExprOutcome::Status::CompileError: return "compile error";
-    case jit::ExprOutcome::Status::RuntimeError: return "runtime error";
+    case driver::ExprOutcome::Status::Ok: return "ok";
+    case driver::ExprOutcome::Status::CompileError: return "compile error";
+    case driver::ExprOutcome::Status::RuntimeError: return "runtime error";
   }
   return "?";
 }
@@ -114,16 +114,16 @@ std::string first_line(const std::string& s) {
 
 }  // namespace
 
-RunOutcome run_program(const std::string& defs, const std::string& expr, jit::Backend backend) {
+RunOutcome run_program(const std::string& defs, const std::string& expr, driver::Backend backend) {
   RunOutcome o;
   auto start = std::chrono::steady_clock::now();
   MemStream out, err;
   try {
-    jit::SessionOptions opts;
+    driver::SessionOptions opts;
     opts.out = out.file();
     opts.err = err.file();
     opts.backend = backend;
-    jit::Session session(opts);
+    driver::Session session(opts);
     if (!defs.empty()) {
       o.defs_ok = session.eval_text("difftest.ndp", defs, /*print_answers=*/false);
       o.defs_diag = err.text();
@@ -144,18 +144,18 @@ std::string describe(const RunOutcome& o) {
   if (o.internal) return "internal error: " + first_line(o.internal_what);
   std::string prefix = o.defs_ok ? "" : "definitions failed (" + first_line(o.defs_diag) + "); ";
   switch (o.expr.status) {
-    case jit::ExprOutcome::Status::Ok: return prefix + "ok: " + o.expr.value + " : " + o.expr.type;
-    case jit::ExprOutcome::Status::RuntimeError: return prefix + "runtime error: " + first_line(o.expr.message);
-    case jit::ExprOutcome::Status::CompileError: return prefix + "compile error: " + first_line(o.expr.message);
+    case driver::ExprOutcome::Status::Ok: return prefix + "ok: " + o.expr.value + " : " + o.expr.type;
+    case driver::ExprOutcome::Status::RuntimeError: return prefix + "runtime error: " + first_line(o.expr.message);
+    case driver::ExprOutcome::Status::CompileError: return prefix + "compile error: " + first_line(o.expr.message);
   }
   return prefix;
 }
 
 std::string expected_text(const RunOutcome& o) {
   switch (o.expr.status) {
-    case jit::ExprOutcome::Status::Ok: return o.expr.value + " : " + o.expr.type;
-    case jit::ExprOutcome::Status::RuntimeError: return "error: " + first_line(o.expr.message);
-    case jit::ExprOutcome::Status::CompileError: return "compile error";
+    case driver::ExprOutcome::Status::Ok: return o.expr.value + " : " + o.expr.type;
+    case driver::ExprOutcome::Status::RuntimeError: return "error: " + first_line(o.expr.message);
+    case driver::ExprOutcome::Status::CompileError: return "compile error";
   }
   return "error";
 }
@@ -187,14 +187,14 @@ Verdict compare(const RunOutcome& ref, const RunOutcome& test) {
   if (ref.expr.status != test.expr.status)
     return fail(fmt::format("status differs ({} vs {})", status_name(ref.expr.status), status_name(test.expr.status)));
   switch (ref.expr.status) {
-    case jit::ExprOutcome::Status::Ok: {
+    case driver::ExprOutcome::Status::Ok: {
       if (ref.expr.type != test.expr.type) return fail("types differ");
       double tol = ref.expr.type.find("f32") != std::string::npos ? 1e-5 : 1e-9;
       if (!values_close(ref.expr.value, test.expr.value, tol)) return fail("values differ");
       break;
     }
-    case jit::ExprOutcome::Status::RuntimeError:
-    case jit::ExprOutcome::Status::CompileError:
+    case driver::ExprOutcome::Status::RuntimeError:
+    case driver::ExprOutcome::Status::CompileError:
       if (ref.expr.message != test.expr.message)
         v.warnings.push_back(fmt::format("{} messages differ: \"{}\" vs \"{}\"", status_name(ref.expr.status),
                                          first_line(ref.expr.message), first_line(test.expr.message)));

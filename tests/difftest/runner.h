@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/jit/session.h"
+#include "driver/session.h"
 
 namespace ndp::difftest {
 
@@ -12,14 +12,14 @@ namespace ndp::difftest {
 struct RunOutcome {
   bool defs_ok = true;
   std::string defs_diag;   // what the definitions wrote to the error stream
-  jit::ExprOutcome expr;
+  driver::ExprOutcome expr;
   bool internal = false;   // an exception escaped the session: always a bug in ndp
   std::string internal_what;
   double millis = 0;
 };
 
 /// Runs `defs` (top-level forms, answers not printed) and then `expr` in a fresh session.
-RunOutcome run_program(const std::string& defs, const std::string& expr, jit::Backend backend);
+RunOutcome run_program(const std::string& defs, const std::string& expr, driver::Backend backend);
 
 /// A one-line summary: `ok: VALUE : TYPE`, `runtime error: MESSAGE`, `compile error: ...`.
 std::string describe(const RunOutcome& o);

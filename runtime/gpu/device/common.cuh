@@ -10,7 +10,7 @@
 
 namespace ndp_gpu {
 
-/// The device form of rt::gpu::DSegs (same layout: it is passed by value as a kernel argument).
+/// The device form of runtime::gpu::DSegs (same layout: it is passed by value as a kernel argument).
 struct Segs {
   long long count;
   long long total;

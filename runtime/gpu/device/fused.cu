@@ -21,7 +21,7 @@ using namespace ndp_gpu;
 /// first + j·stride for j < count (count at most the items that fit: 8 of 8 bytes, 16 of 4
 /// bytes or one byte), from the input arrays ins[0..], as an array of the element type in the
 /// 64 bytes. One signature for every element type, so that the generated PTX
-/// (codegen/common/kernel_ptx.cpp, compile_element_ptx) and this file declare one .func alike.
+/// (codegen/kernel_ptx.cpp, compile_element_ptx) and this file declare one .func alike.
 struct Items {
   unsigned long long w[8];
 };

@@ -11,16 +11,16 @@
 #include <set>
 #include <unistd.h>
 
-#include "codegen/common/kernel_compiler.h"
+#include "codegen/kernel_jit.h"
+#include "codegen/kernel_ptx.h"
+#include "exec/cpu/kernels.h"
 #include "runtime/gpu/consumer_program.h"
-#include "codegen/cpu/kernel_exec.h"
-#include "codegen/cpu/kernel_jit.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "tests/unit/cpu/cpu_helpers.h"
 
 using namespace ndp;
 using namespace ndp::test::cpu;
-using codegen::cpu::Vec;
+using exec::host::Vec;
 
 namespace {
 
@@ -444,7 +444,7 @@ BodyCase kernel_of(ExecFixture& fx, const Chain& c, size_t n, uint64_t seed) {
   BodyCase bc;
   for (size_t j = 0; j < c.input_types.size(); ++j) {
     ins.push_back(b.vec(c.input_types[j]));
-    bc.ins.push_back(codegen::cpu::from_values(T, c.input_types[j], random_values(c.input_types[j], n, seed + j)));
+    bc.ins.push_back(exec::host::from_values(T, c.input_types[j], random_values(c.input_types[j], n, seed + j)));
   }
   std::vector<VarId> outs = c.build(b, body, ins);
   body.result = outs[0];
@@ -481,7 +481,7 @@ TEST_CASE("kernels: compiled code equals the interpretive loop, bit for bit") {
             VarId sel = prim(b, body, PrimId::Select, T.int_(), {o, w, i3});
             return std::vector<VarId>{sel, o, q};
           }};
-  codegen::cpu::HostKernelCompiler compiler;
+  codegen::HostKernelCompiler compiler;
   for (size_t n : {size_t{0}, size_t{3}, size_t{1000}, size_t{100003}}) {
     BodyCase bc = kernel_of(fx, c, n, n);
     const flat::KernelBody& k = *bc.body;
@@ -494,10 +494,10 @@ TEST_CASE("kernels: compiled code equals the interpretive loop, bit for bit") {
       oa.push_back(ra[o].data());
       ob.push_back(rb[o].data());
     }
-    codegen::cpu::interpret_kernel(k, 0, static_cast<int64_t>(n), in.data(), oa.data());
-    codegen::HostKernelFn fn = compiler.compile(k);
+    exec::cpu::interpret_kernel(k, 0, static_cast<int64_t>(n), in.data(), oa.data());
+    flat::HostKernelFn fn = compiler.compile(k);
     REQUIRE(static_cast<bool>(fn));
-    codegen::cpu::run_chunks(fn, static_cast<int64_t>(n), in.data(), ob.data());
+    exec::cpu::run_chunks(fn, static_cast<int64_t>(n), in.data(), ob.data());
     CHECK(ra == rb);
   }
   CHECK(compiler.compiled() == 1);  // one body, compiled once (cached by its key)
@@ -519,9 +519,9 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   BodyCase bc = kernel_of(fx, c, 4, 1);
   // Inputs 1 and 3 read through positions (Note [Fused gathers]), input 3's i32 (Note [Narrow
   // gather positions]): two more parameters, and it must assemble too.
-  const codegen::GatheredInput gathered[] = {{1, false}, {3, true}};
-  for (std::span<const codegen::GatheredInput> g :
-       {std::span<const codegen::GatheredInput>(), std::span<const codegen::GatheredInput>(gathered)}) {
+  const flat::GatheredInput gathered[] = {{1, false}, {3, true}};
+  for (std::span<const flat::GatheredInput> g :
+       {std::span<const flat::GatheredInput>(), std::span<const flat::GatheredInput>(gathered)}) {
     CAPTURE(g.size());
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK((ptx_has_widening(codegen::compile_ptx(*bc.body, g))) == !g.empty());
@@ -552,7 +552,7 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
 }
 
 // The cuda backend runs every elementwise primitive that kernel_prim_ok or
-// kernel_prim_checked_ok accepts as a one-node kernel (codegen/cuda/lifted_prims.cpp); each such
+// kernel_prim_checked_ok accepts as a one-node kernel (exec/cuda/lifted_prims.cpp); each such
 // kernel must assemble for sm_90.
 TEST_CASE("kernels: every one-node kernel the cuda backend can generate assembles with ptxas") {
   lang::TypeContext T;
@@ -596,17 +596,17 @@ TEST_CASE("kernels: every one-node kernel the cuda backend can generate assemble
 // call passes the element function's result through the stack.
 TEST_CASE("kernels: element functions compile into their consumer programs with no call through the stack") {
   lang::TypeContext T;
-  using rt::gpu::ConsumerUse;
+  using runtime::gpu::ConsumerUse;
   struct Case {
     const lang::Type* t;
     const char* image;
-    rt::gpu::ConsumerKernels use;
-  } cases[] = {{T.int_(), "i64", rt::gpu::consumer_kernels(ConsumerUse::ReduceOne, NDP_OP_PLUS, NDP_I64)},
-               {T.float_(), "f64", rt::gpu::consumer_kernels(ConsumerUse::ReduceSegments, NDP_OP_PLUS, NDP_F64)},
-               {T.i32(), "i32", rt::gpu::consumer_kernels(ConsumerUse::ScanSegments, NDP_OP_MAX, NDP_I32)},
-               {T.f32(), "f32", rt::gpu::consumer_kernels(ConsumerUse::ScanOne, NDP_OP_MIN, NDP_F32)},
-               {T.bool_(), "bool", rt::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, NDP_F64)},
-               {T.char_(), "char", rt::gpu::consumer_kernels(ConsumerUse::ReduceSegments, NDP_OP_MAX, NDP_CHAR)}};
+    runtime::gpu::ConsumerKernels use;
+  } cases[] = {{T.int_(), "i64", runtime::gpu::consumer_kernels(ConsumerUse::ReduceOne, NDP_OP_PLUS, NDP_I64)},
+               {T.float_(), "f64", runtime::gpu::consumer_kernels(ConsumerUse::ReduceSegments, NDP_OP_PLUS, NDP_F64)},
+               {T.i32(), "i32", runtime::gpu::consumer_kernels(ConsumerUse::ScanSegments, NDP_OP_MAX, NDP_I32)},
+               {T.f32(), "f32", runtime::gpu::consumer_kernels(ConsumerUse::ScanOne, NDP_OP_MIN, NDP_F32)},
+               {T.bool_(), "bool", runtime::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, NDP_F64)},
+               {T.char_(), "char", runtime::gpu::consumer_kernels(ConsumerUse::ReduceSegments, NDP_OP_MAX, NDP_CHAR)}};
   char dir[] = "/tmp/ndp_element_XXXXXX";
   REQUIRE(mkdtemp(dir) != nullptr);
   std::string ptxas = find_ptxas();
@@ -619,11 +619,11 @@ TEST_CASE("kernels: element functions compile into their consumer programs with 
                              ? flat::one_node_kernel(PrimId::Select, {T.bool_(), c.t, c.t}, c.t)
                              : flat::one_node_kernel(PrimId::Add, {c.t, c.t}, c.t);
     // Also with input 0 read through int64 and i32 positions (Note [Fused gathers] in
-    // codegen/cuda/kernels.h, Note [Narrow gather positions] in codegen/cuda/dvec.h).
-    const codegen::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}};
-    for (std::span<const codegen::GatheredInput> g : {std::span<const codegen::GatheredInput>(),
-                                                      std::span<const codegen::GatheredInput>(wide),
-                                                      std::span<const codegen::GatheredInput>(narrow)}) {
+    // exec/cuda/kernels.h, Note [Narrow gather positions] in exec/cuda/device_vec.h).
+    const flat::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}};
+    for (std::span<const flat::GatheredInput> g : {std::span<const flat::GatheredInput>(),
+                                                      std::span<const flat::GatheredInput>(wide),
+                                                      std::span<const flat::GatheredInput>(narrow)}) {
       CAPTURE(g.size());
       const bool narrowed = !g.empty() && g[0].narrow;
       CAPTURE(narrowed);
@@ -634,12 +634,12 @@ TEST_CASE("kernels: element functions compile into their consumer programs with 
       // With a gather, the streamed inputs and positions load evict-first (Note [Streamed
       // inputs beside gathers]); without, nothing does.
       CHECK((ptx.find("ld.global.cs.nc.") != std::string::npos) == !g.empty());
-      std::string_view consumers = rt::gpu::consumer_ptx(c.use.image);
+      std::string_view consumers = runtime::gpu::consumer_ptx(c.use.image);
       if (consumers.empty()) {
         MESSAGE("a build without the consumer kernels: no program to put the element function in");
         continue;
       }
-      rt::cuda::Result<std::string> program = rt::gpu::consumer_program(consumers, ptx, c.use.entries);
+      runtime::cuda::Result<std::string> program = runtime::gpu::consumer_program(consumers, ptx, c.use.entries);
       REQUIRE_MESSAGE(program.ok(), program.status().message());
       // The function, internal to the program, in place of the declaration; only the use's entries.
       CHECK(program->find(".extern .func") == std::string::npos);
@@ -683,7 +683,7 @@ TEST_CASE("kernels: consumer_program refuses PTX without the declaration, the de
       ".entry also_kept(\n)\n{\n\tret;\n}\n";
   const std::string element = ".version 7.8\n.target sm_90\n.address_size 64\n\n.visible .func  (.param .b64 func_retval0) ndp_elements(\n)\n{\n\tret;\n}\n";
   const std::string keep[] = {"keep_me", "also_kept"};
-  rt::cuda::Result<std::string> ok = rt::gpu::consumer_program(consumers, element, keep);
+  runtime::cuda::Result<std::string> ok = runtime::gpu::consumer_program(consumers, element, keep);
   REQUIRE(ok.ok());
   CHECK(ok.value() ==
         ".version 9.0\n.target sm_90\n.address_size 64\n\n"
@@ -691,12 +691,12 @@ TEST_CASE("kernels: consumer_program refuses PTX without the declaration, the de
         ".visible .entry keep_me(\n)\n{\n\tret;\n}\n"
         ".entry also_kept(\n)\n{\n\tret;\n}\n");
   const std::string missing[] = {"keep_me", "nowhere"};
-  rt::cuda::Result<std::string> no_entry = rt::gpu::consumer_program(consumers, element, missing);
+  runtime::cuda::Result<std::string> no_entry = runtime::gpu::consumer_program(consumers, element, missing);
   REQUIRE_FALSE(no_entry.ok());
   CHECK(no_entry.status().message().find("no entry nowhere") != std::string::npos);
-  CHECK_FALSE(rt::gpu::consumer_program(".version 9.0\n.visible .entry keep_me(\n)\n{\n}\n", element, keep).ok());
-  CHECK_FALSE(rt::gpu::consumer_program(consumers, ".visible .func ndp_elements()\n{\n}\n", keep).ok());
-  CHECK_FALSE(rt::gpu::consumer_program(consumers, ".address_size 64\n.func other()\n{\n}\n", keep).ok());
+  CHECK_FALSE(runtime::gpu::consumer_program(".version 9.0\n.visible .entry keep_me(\n)\n{\n}\n", element, keep).ok());
+  CHECK_FALSE(runtime::gpu::consumer_program(consumers, ".visible .func ndp_elements()\n{\n}\n", keep).ok());
+  CHECK_FALSE(runtime::gpu::consumer_program(consumers, ".address_size 64\n.func other()\n{\n}\n", keep).ok());
 }
 
 // Integer /, rem and the shifts, which the cuda backend runs as one-node kernels after a check
@@ -707,7 +707,7 @@ TEST_CASE("kernels: checked integer division, rem and shifts equal the interpret
   const lang::Type* I = T.int_();
   const int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
   std::vector<int64_t> xs = {0, 1, -1, 7, -7, 13, -13, kMin, kMax, kMin + 1, 1000000007, -99};
-  codegen::cpu::HostKernelCompiler compiler;
+  codegen::HostKernelCompiler compiler;
   for (lang::core::PrimId p : {lang::core::PrimId::Div, lang::core::PrimId::Rem, lang::core::PrimId::Lshift,
                                lang::core::PrimId::Rshift}) {
     bool shift = p == lang::core::PrimId::Lshift || p == lang::core::PrimId::Rshift;
@@ -719,7 +719,7 @@ TEST_CASE("kernels: checked integer division, rem and shifts equal the interpret
           b.push_back(y);
         }
     REQUIRE(flat::kernel_prim_checked_ok(p, {I, I}, I));
-    codegen::HostKernelFn fn = compiler.compile(flat::one_node_kernel(p, {I, I}, I));
+    flat::HostKernelFn fn = compiler.compile(flat::one_node_kernel(p, {I, I}, I));
     REQUIRE(static_cast<bool>(fn));
     std::vector<int64_t> out(a.size());
     const void* ins[2] = {a.data(), b.data()};
@@ -740,7 +740,7 @@ TEST_CASE("kernels: checked integer division, rem and shifts equal the interpret
   // i32 division, min_int32 / -1 included.
   const lang::Type* I32 = T.i32();
   REQUIRE(flat::kernel_prim_checked_ok(lang::core::PrimId::Div, {I32, I32}, I32));
-  codegen::HostKernelFn div32 = compiler.compile(flat::one_node_kernel(lang::core::PrimId::Div, {I32, I32}, I32));
+  flat::HostKernelFn div32 = compiler.compile(flat::one_node_kernel(lang::core::PrimId::Div, {I32, I32}, I32));
   REQUIRE(static_cast<bool>(div32));
   const int32_t m32 = std::numeric_limits<int32_t>::min();
   std::vector<int32_t> a32, b32;

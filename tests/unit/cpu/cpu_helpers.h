@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "codegen/cpu/convert.h"
-#include "codegen/cpu/flat_exec.h"
-#include "codegen/cpu/lifted_prims.h"
+#include "exec/host/convert.h"
+#include "exec/cpu/executor.h"
+#include "exec/host/lifted_prims.h"
 #include "flatten/flat_ir.h"
 #include "lang/eval/rand.h"
 #include "lang/eval/streams.h"
 
 namespace ndp::test::cpu {
 
-using codegen::cpu::Vec;
+using exec::host::Vec;
 using flat::Block;
 using flat::Op;
 using flat::Stmt;
@@ -39,11 +39,11 @@ inline Value ints(std::vector<int64_t> xs) {
 }
 inline Value seq(std::vector<Value> xs) { return Value::seq(std::move(xs)); }
 
-/// v in the representation of Note [Uniform buffers] (codegen/cpu/vec.h) wherever it allows:
+/// v in the representation of Note [Uniform buffers] (exec/host/vec.h) wherever it allows:
 /// scalars whose instances are all equal over a uniform buffer, sequences whose lengths are all
 /// equal regular, at every level. The values are v's.
 inline Vec uniform_form(const Vec& v) {
-  using codegen::cpu::with_scalar;
+  using exec::host::with_scalar;
   const Type* t = v.type();
   int64_t n = v.size();
   switch (t->kind) {
@@ -51,7 +51,7 @@ inline Vec uniform_form(const Vec& v) {
       Vec elems = uniform_form(v.elems());
       bool equal = true;
       for (int64_t i = 1; i < n && equal; ++i) equal = v.length(i) == v.length(0);
-      if (equal && n > 0) return Vec::seq(t, n, codegen::cpu::uniform_buffer(v.length(0), n), elems);
+      if (equal && n > 0) return Vec::seq(t, n, exec::host::uniform_buffer(v.length(0), n), elems);
       return Vec::seq(t, n, v.shared_buffer(), v.offsets_buffer(), elems);
     }
     case lang::TypeKind::Pair: return Vec::pair(t, uniform_form(v.first()), uniform_form(v.second()));
@@ -63,7 +63,7 @@ inline Vec uniform_form(const Vec& v) {
         const T* d = v.template data<T>();
         for (int64_t i = 1; i < n; ++i)
           if (std::memcmp(&d[i], &d[0], sizeof(T)) != 0) return v;
-        return n > 0 ? codegen::cpu::broadcast_first(v, n) : v;
+        return n > 0 ? exec::host::broadcast_first(v, n) : v;
       });
   }
 }
@@ -151,7 +151,7 @@ struct ExecFixture {
   ~ExecFixture() { std::fclose(out); }
 
   lang::eval::RunResult run(flat::Program& p) {
-    codegen::cpu::CpuExecutor ex(prog, out);
+    exec::cpu::CpuExecutor ex(prog, out);
     return ex.run(p);
   }
   /// Runs a program of one function.
@@ -206,11 +206,11 @@ struct PrimHarness {
   lang::eval::StreamTable streams{out};
   lang::eval::RandState rand;
   lang::eval::PrimEnv env{&prog.types, out, &streams, &rand};
-  codegen::cpu::PrimContext ctx{&prog.types, &env};
+  exec::host::PrimContext ctx{&prog.types, &env};
   lang::Span span{1, 5, 9};
   ~PrimHarness() { std::fclose(out); }
 
-  Vec make(const Type* t, const std::vector<Value>& vs) { return codegen::cpu::from_values(T, t, vs); }
+  Vec make(const Type* t, const std::vector<Value>& vs) { return exec::host::from_values(T, t, vs); }
 
   struct Outcome {
     bool native = false;  // a native version ran
@@ -225,16 +225,16 @@ struct PrimHarness {
   /// Runs the primitive; an error must carry the call's span.
   Outcome apply(Path path, PrimId id, const std::vector<const Type*>& targs, const Type* result,
                 const std::vector<Vec>& args) {
-    codegen::cpu::LiftedCall c{id, span, &targs, result};
+    exec::host::LiftedCall c{id, span, &targs, result};
     Outcome o;
     try {
       switch (path) {
         case Path::native:
-          o.value = codegen::cpu::apply_native_prim(ctx, c, args);
+          o.value = exec::host::apply_native_prim(ctx, c, args);
           o.native = o.value.has_value();
           break;
-        case Path::fallback: o.value = codegen::cpu::apply_fallback_prim(ctx, c, args); break;
-        case Path::lifted: o.value = codegen::cpu::apply_lifted_prim(ctx, c, args); break;
+        case Path::fallback: o.value = exec::host::apply_fallback_prim(ctx, c, args); break;
+        case Path::lifted: o.value = exec::host::apply_lifted_prim(ctx, c, args); break;
       }
     } catch (lang::eval::EvalError& e) {
       o.native = path == Path::native;
@@ -256,7 +256,7 @@ struct PrimHarness {
     if (n.error.empty() && f.error.empty()) {
       REQUIRE(n.value->size() == f.value->size());
       CHECK(n.value->type() == result);
-      auto nv = codegen::cpu::to_values(*n.value), fv = codegen::cpu::to_values(*f.value);
+      auto nv = exec::host::to_values(*n.value), fv = exec::host::to_values(*f.value);
       size_t bad = 0;
       for (size_t i = 0; i < nv.size(); ++i)
         if (!close_values(nv[i], fv[i], tol)) ++bad;

@@ -344,7 +344,7 @@ TEST_CASE("exec: errors in library statements surface at the user's call") {
   flat::Program p;
   p.functions.push_back(std::move(m.fn));
   p.functions.push_back(std::move(f.fn));
-  codegen::cpu::CpuExecutor ex(prog, out);
+  exec::cpu::CpuExecutor ex(prog, out);
   auto res = ex.run(p);
   CHECK(res.error.span.file == 1);
   ex.set_library_files(1);
@@ -411,7 +411,7 @@ TEST_CASE("exec: literals in many instances are uniform; count, pack, seqlit, em
   }
 }
 
-#include "codegen/cpu/kernel_exec.h"
+#include "exec/cpu/kernels.h"
 
 TEST_CASE("exec: a kernel of uniform inputs gives uniform outputs") {
   lang::core::Program prog;
@@ -434,10 +434,10 @@ TEST_CASE("exec: a kernel of uniform inputs gives uniform outputs") {
   const Type* outs[2] = {T.bool_(), T.int_()};
   for (int64_t n : {int64_t{2}, int64_t{100000}}) {
     CAPTURE(n);
-    Vec x = codegen::cpu::broadcast_first(codegen::cpu::from_values(T, T.int_(), std::vector<Value>{I(3)}), n);
-    Vec y = codegen::cpu::broadcast_first(codegen::cpu::from_values(T, T.int_(), std::vector<Value>{I(5)}), n);
+    Vec x = exec::host::broadcast_first(exec::host::from_values(T, T.int_(), std::vector<Value>{I(3)}), n);
+    Vec y = exec::host::broadcast_first(exec::host::from_values(T, T.int_(), std::vector<Value>{I(5)}), n);
     Vec ins[2] = {x, y};
-    auto r = codegen::cpu::run_kernel(k, ins, outs);
+    auto r = exec::cpu::run_kernel(k, ins, outs);
     REQUIRE(r.size() == 2);
     CHECK(r[0].is_uniform());
     CHECK(r[0].uniform_value<bool>() == true);
@@ -446,8 +446,8 @@ TEST_CASE("exec: a kernel of uniform inputs gives uniform outputs") {
     // One input per instance: per instance as usual.
     std::vector<Value> ys;
     for (int64_t i = 0; i < n; ++i) ys.push_back(I(i));
-    Vec mixed[2] = {x, codegen::cpu::from_values(T, T.int_(), ys)};
-    auto m = codegen::cpu::run_kernel(k, mixed, outs);
+    Vec mixed[2] = {x, exec::host::from_values(T, T.int_(), ys)};
+    auto m = exec::cpu::run_kernel(k, mixed, outs);
     CHECK(!m[1].is_uniform());
     CHECK(m[1].data<int64_t>()[n - 1] == n + 2);
     CHECK(m[0].data<bool>()[0] == false);

@@ -562,10 +562,10 @@ TEST_CASE("lifted primitives without a native version go through the fallback") 
   const Type* si = T.seq(T.int_());
   Vec v = h.make(si, {ints({1, 2}), ints({})});
   std::vector<const Type*> targs = {si};
-  codegen::cpu::LiftedCall c{PrimId::ToString, h.span, &targs, T.string()};
+  exec::host::LiftedCall c{PrimId::ToString, h.span, &targs, T.string()};
   std::vector<Vec> args = {v};
-  CHECK(!codegen::cpu::apply_native_prim(h.ctx, c, args).has_value());
-  auto r = codegen::cpu::to_values(codegen::cpu::apply_lifted_prim(h.ctx, c, args));
+  CHECK(!exec::host::apply_native_prim(h.ctx, c, args).has_value());
+  auto r = exec::host::to_values(exec::host::apply_lifted_prim(h.ctx, c, args));
   REQUIRE(r.size() == 2);
   CHECK(r[0].to_string() == "[1, 2]");
   CHECK(r[1].to_string() == "[]");
@@ -605,7 +605,7 @@ TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = 
   auto& T = h.T;
   const Type* si = T.seq(T.int_());
   const Type* ssi = T.seq(si);
-  using codegen::cpu::uniform_buffer;
+  using exec::host::uniform_buffer;
   for (const RegularShape& s : kRegularShapes) {
     INFO(s.name);
     int64_t n = s.n, len = s.len;
@@ -755,7 +755,7 @@ TEST_CASE("lifted elementwise primitives of uniform arguments: uniform results, 
         REQUIRE(r.has_value());
         CHECK(r->is_uniform());
         CHECK(r->size() == n);
-        auto rv = codegen::cpu::to_values(*r), fv = codegen::cpu::to_values(*f);
+        auto rv = exec::host::to_values(*r), fv = exec::host::to_values(*f);
         REQUIRE(rv.size() == fv.size());
         CHECK(lang::values_equal(rv[0], fv[0]));
         CHECK(lang::values_equal(rv[static_cast<size_t>(n - 1)], fv[static_cast<size_t>(n - 1)]));

@@ -1,16 +1,16 @@
-// The cpu executor's statement plans: filter groups (codegen/cpu/filter_groups.h) and append
-// chains (codegen/cpu/append_chains.h): which statements they take, and that running them
+// The cpu executor's statement plans: filter groups (exec/cpu/filter_groups.h) and append
+// chains (exec/cpu/append_chains.h): which statements they take, and that running them
 // gives the statements' own results and errors.
 #include <doctest/doctest.h>
 
-#include "codegen/cpu/append_chains.h"
-#include "codegen/cpu/filter_groups.h"
+#include "exec/cpu/append_chains.h"
+#include "exec/cpu/filter_groups.h"
 #include "tests/unit/cpu/cpu_helpers.h"
 
 using namespace ndp;
 using namespace ndp::test::cpu;
-using codegen::cpu::AppendPlan;
-using codegen::cpu::FilterPlan;
+using exec::cpu::AppendPlan;
+using exec::cpu::FilterPlan;
 
 namespace {
 

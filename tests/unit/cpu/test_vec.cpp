@@ -1,12 +1,13 @@
 // Vec: conversions to and from Values for every kind of type, and the structural operations.
 #include <doctest/doctest.h>
 
-#include "codegen/cpu/vec.h"
+#include "exec/host/vec.h"
 #include "tests/unit/cpu/cpu_helpers.h"
 
 using namespace ndp;
 using namespace ndp::test::cpu;
-using namespace ndp::codegen::cpu;
+using namespace ndp::exec::host;
+using namespace ndp::exec::cpu;
 
 namespace {
 
@@ -186,10 +187,9 @@ TEST_CASE("Vec: function values are interned ids and round-trip; empty ones too"
   CHECK(to_values(empty).size() == 2);
 }
 
-#include "codegen/cpu/buffer_pool.h"
+#include "exec/host/buffer_pool.h"
 
 TEST_CASE("buffer pool: large blocks are reused by size class, small ones are not pooled") {
-  using namespace ndp::codegen::cpu;
   void* a = pooled_alloc(3 << 20);  // class 4 MiB
   CHECK(reinterpret_cast<uintptr_t>(a) % 64 == 0);
   static_cast<char*>(a)[(3 << 20) - 1] = 1;  // the whole requested size is usable
@@ -225,12 +225,12 @@ TEST_CASE("buffer pool: large blocks are reused by size class, small ones are no
   CHECK(static_cast<void*>(again.data()) == first);
 }
 
-// ---- uniform buffers and regular sequences (Note [Uniform buffers] in codegen/cpu/vec.h) ----
+// ---- uniform buffers and regular sequences (Note [Uniform buffers] in exec/host/vec.h) ----
 
 #include <atomic>
 #include <omp.h>
 
-#include "codegen/cpu/parallel_loops.h"
+#include "exec/host/parallel_loops.h"
 
 namespace {
 
@@ -378,7 +378,7 @@ TEST_CASE("Vec: structural operations keep uniform and regular vectors so, with 
   Vec packed = pack(u, fl.get());
   CHECK(packed.is_uniform());
   CHECK(packed.size() == 16667);
-  CHECK(replicate_each(take(u, std::vector<int64_t>{0, 1}), rt::SegView::regular(2, 3)).is_uniform());
+  CHECK(replicate_each(take(u, std::vector<int64_t>{0, 1}), runtime::SegView::regular(2, 3)).is_uniform());
   // merge of equal uniform sides stays uniform; of different ones is per instance.
   Vec merged = merge_flags(FlagSplit(fl.get(), 50000), take(u, std::vector<int64_t>(16667, 0)),
                            take(w, std::vector<int64_t>(33333, 0)));

@@ -3,11 +3,11 @@
 
 #include <cstdio>
 
-#include "codegen/jit/session.h"
+#include "driver/session.h"
 
-using ndp::jit::ExprOutcome;
-using ndp::jit::Session;
-using ndp::jit::SessionOptions;
+using ndp::driver::ExprOutcome;
+using ndp::driver::Session;
+using ndp::driver::SessionOptions;
 
 namespace {
 

@@ -4,17 +4,17 @@
 
 #include <cstdio>
 
-#include "codegen/jit/session.h"
+#include "driver/session.h"
 #include "lang/eval/interp.h"
 
-using ndp::jit::Backend;
-using ndp::jit::ExprOutcome;
-using ndp::jit::Session;
-using ndp::jit::SessionOptions;
+using ndp::driver::Backend;
+using ndp::driver::ExprOutcome;
+using ndp::driver::Session;
+using ndp::driver::SessionOptions;
 
 TEST_CASE("an interrupt request stops the evaluation and is cleared; the session goes on") {
   for (Backend b : {Backend::Interp, Backend::Cpu}) {
-    CAPTURE(ndp::jit::backend_name(b));
+    CAPTURE(ndp::driver::backend_name(b));
     std::FILE* sink = std::fopen("/dev/null", "w");
     SessionOptions opts;
     opts.out = sink;

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <string>
 
-#include "codegen/jit/session.h"
+#include "driver/session.h"
 
-using ndp::jit::Session;
-using Stage = ndp::jit::Session::Stage;
+using ndp::driver::Session;
+using Stage = ndp::driver::Session::Stage;
 
 TEST_CASE("dumps of one expression: Core, Flat IR with a fused kernel, host LLVM IR, sm_90 PTX") {
   Session s;

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "runtime/gpu/primitives.h"
-#include "runtime/host/cuda_driver.h"
+#include "runtime/cuda/cuda_driver.h"
 #include "shapes.h"
 
-namespace ndp::rt::testing {
+namespace ndp::runtime::testing {
 
 struct GpuRig {
   std::unique_ptr<cuda::Device> device;
@@ -25,7 +25,7 @@ struct GpuRig {
 };
 
 inline gpu::Primitives* gpu_primitives() {
-  // Never destroyed (as codegen/cuda/gpu.cpp's Gpu): at exit the driver's static is destroyed
+  // Never destroyed (as exec/cuda/gpu.cpp's Gpu): at exit the driver's static is destroyed
   // first, and freeing device memory after it would call into an unloaded library.
   static GpuRig& rig = *new GpuRig;
   static bool tried = false;
@@ -140,4 +140,4 @@ struct DShape {
   }
 };
 
-}  // namespace ndp::rt::testing
+}  // namespace ndp::runtime::testing

@@ -17,7 +17,7 @@
 #include "runtime/cpu/primitives.h"
 #include "runtime/cpu/tuning.h"
 
-namespace ndp::rt::testing {
+namespace ndp::runtime::testing {
 
 /// A descriptor with its lengths spelled out, for the reference implementations.
 struct Shape {
@@ -183,4 +183,4 @@ int64_t first_diff(std::span<const T> got, const Want& want) {
   return -1;
 }
 
-}  // namespace ndp::rt::testing
+}  // namespace ndp::runtime::testing

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "runtime/host/cuda_driver.h"
-#include "runtime/host/device.h"
-#include "runtime/host/memory.h"
-#include "runtime/host/module.h"
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/memory.h"
+#include "runtime/cuda/module.h"
 
-using namespace ndp::rt::cuda;
+using namespace ndp::runtime::cuda;
 
 namespace {
 

@@ -9,8 +9,8 @@
 
 #include "gpu_fixture.h"
 
-using namespace ndp::rt;
-using namespace ndp::rt::testing;
+using namespace ndp::runtime;
+using namespace ndp::runtime::testing;
 
 namespace {
 

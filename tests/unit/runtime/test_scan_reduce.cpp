@@ -6,8 +6,8 @@
 
 #include "shapes.h"
 
-using namespace ndp::rt;
-using namespace ndp::rt::testing;
+using namespace ndp::runtime;
+using namespace ndp::runtime::testing;
 
 namespace {
 

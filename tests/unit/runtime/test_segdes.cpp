@@ -3,8 +3,8 @@
 
 #include "shapes.h"
 
-using namespace ndp::rt;
-using namespace ndp::rt::testing;
+using namespace ndp::runtime;
+using namespace ndp::runtime::testing;
 
 TEST_CASE("make_segments computes offsets and keeps lengths") {
   for (const Shape& s : small_shapes()) {

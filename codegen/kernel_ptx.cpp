@@ -1,0 +1,307 @@
+// compile_ptx: a kernel body as an NVPTX kernel for sm_90, kPtxInstancesPerThread instances a
+// thread; compile_element_ptx: one output of a body as the element function of the consumer kernels.
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "codegen/kernel_ptx.h"
+#include "codegen/kernel_ir.h"
+
+namespace ndp::codegen {
+
+using flat::kElementWords;
+using flat::kPtxInstancesPerThread;
+using flat::element_items;
+
+namespace {
+
+constexpr const char* kTriple = "nvptx64-nvidia-cuda";
+
+void init_nvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+std::unique_ptr<llvm::TargetMachine> nvptx_machine() {
+  init_nvptx();
+  std::string err;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, err);
+  if (!target) throw std::runtime_error("NVPTX target: " + err);
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(kTriple, "sm_90", "+ptx78", llvm::TargetOptions(), std::nullopt));
+  if (!tm) throw std::runtime_error("cannot create the NVPTX target machine");
+  return tm;
+}
+
+/// Verifies m and prints it as PTX.
+std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
+  std::string verr;
+  llvm::raw_string_ostream vs(verr);
+  if (llvm::verifyModule(m, &vs)) throw std::runtime_error("invalid kernel IR: " + verr);
+  llvm::SmallString<4096> ptx;
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+    throw std::runtime_error("the NVPTX target cannot emit assembly");
+  pm.run(m);
+  return std::string(ptx.str());
+}
+
+/// The position in `gathered` of input j, or -1 when input j is read at the instance itself.
+int gathered_slot(std::span<const GatheredInput> gathered, uint32_t j) {
+  for (size_t g = 0; g < gathered.size(); ++g)
+    if (gathered[g].input == j) return static_cast<int>(g);
+  return -1;
+}
+
+/// The type a gathered input's positions are stored as (i32 where narrow).
+llvm::Type* position_type(llvm::IRBuilder<>& b, const GatheredInput& g) {
+  return g.narrow ? b.getInt32Ty() : b.getInt64Ty();
+}
+
+// Note [Streamed inputs beside gathers]
+// An element function that gathers (x[c] in SpMV) reads its other inputs, and the positions,
+// once each, in order: a stream far larger than L2 that would evict the gathered array, which is
+// read at random and again and again. Nsight Compute on the SpMV of 2^20 rows of 16 nonzeros
+// (H100): L2 at 85% of its throughput, 68% of L2 hits, DRAM moving 455 MB where the stream and
+// one pass over x are 290 MB. So such a function loads its streams with ld.global.cs.nc
+// (cache-streaming: evict-first in L1 and L2) and its gathers as before. A function without
+// gathers has nothing to keep in L2 and loads as before.
+
+/// ld.global.cs.nc of a t at the global address `at` (inline PTX: LLVM has no intrinsic for
+/// the cache operator). One-byte values load into a 16-bit register, as PTX requires.
+llvm::Value* streaming_load(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* at) {
+  const char* ptx_type = nullptr;
+  const char* reg = nullptr;
+  llvm::Type* reg_type = t;
+  if (t->isDoubleTy()) ptx_type = "f64", reg = "d";
+  else if (t->isFloatTy()) ptx_type = "f32", reg = "f";
+  else if (t->isIntegerTy(64)) ptx_type = "u64", reg = "l";
+  else if (t->isIntegerTy(32)) ptx_type = "u32", reg = "r";
+  else if (t->isIntegerTy(8)) ptx_type = "u8", reg = "h", reg_type = b.getInt16Ty();
+  else throw std::runtime_error("no streaming load for this element type");
+  auto* fty = llvm::FunctionType::get(reg_type, {b.getInt64Ty()}, false);
+  // Not volatile and no memory clobber: the inputs are not written while the kernel runs, so
+  // the load is a pure function of its address, as the invariant loads are.
+  llvm::InlineAsm* load = llvm::InlineAsm::get(fty, std::string("ld.global.cs.nc.") + ptx_type + " $0, [$1];",
+                                               std::string("=") + reg + ",l", /*hasSideEffects=*/false);
+  llvm::Value* v = b.CreateCall(fty, load, {b.CreatePtrToInt(at, b.getInt64Ty())});
+  return reg_type == t ? v : b.CreateTrunc(v, t);
+}
+
+}  // namespace
+
+std::string compile_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
+  std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
+  llvm::LLVMContext ctx;
+  llvm::Module m("ndp_kernel", ctx);
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(tm->createDataLayout());
+  llvm::IRBuilder<> b(ctx);
+  std::vector<llvm::Type*> params{b.getInt64Ty()};
+  size_t ni = k.inputs.size() + gathered.size(), no = k.outputs.size();
+  for (size_t j = 0; j < ni + no; ++j) params.push_back(b.getPtrTy());
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
+  // Marks the function as a kernel entry (LLVM 19 reads nvvm.annotations).
+  llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, "kernel"),
+                          llvm::ValueAsMetadata::get(b.getInt32(1))};
+  m.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+
+  // Distinct buffers: inputs are never written and never alias an output, so loads may use the
+  // read-only path.
+  for (size_t j = 0; j < ni + no; ++j) {
+    fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::NoAlias);
+    if (j < ni) fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::ReadOnly);
+  }
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  b.SetInsertPoint(entry);
+  auto sreg = [&](llvm::Intrinsic::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty()); };
+  llvm::Value* ntid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  // Thread t of block c computes instances c·ntid·U + t + u·ntid for u < U: every step of u is
+  // a fully coalesced row, and U independent loads are in flight per thread.
+  llvm::Value* base = b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                                              b.CreateMul(ntid, b.getInt64(kPtxInstancesPerThread))),
+                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), "base");
+  for (int u = 0; u < kPtxInstancesPerThread; ++u) {
+    llvm::Value* i = b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
+    auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
+    auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+    b.CreateCondBr(b.CreateICmpSLT(i, fn->getArg(0)), body, next);
+    b.SetInsertPoint(body);
+    std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
+      llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+      llvm::Value* at = i;
+      if (int g = gathered_slot(gathered, j); g >= 0) {
+        llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
+        at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(static_cast<unsigned>(1 + k.inputs.size() + g)), i)),
+                          b.getInt64Ty());
+      }
+      return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
+    });
+    for (size_t o = 0; o < no; ++o) {
+      llvm::Type* t = outs[o]->getType();
+      b.CreateStore(outs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
+    }
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+  }
+  b.CreateRetVoid();
+
+  return emit_ptx(m, *tm);
+}
+
+std::string compile_element_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
+  if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
+  std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
+  llvm::LLVMContext ctx;
+  llvm::Module m("ndp_elements", ctx);
+  m.setTargetTriple(kTriple);
+  m.setDataLayout(tm->createDataLayout());
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* i64 = b.getInt64Ty();
+  std::vector<llvm::Type*> fields{llvm::ArrayType::get(i64, kElementWords)};
+  auto* items_ty = llvm::StructType::get(ctx, fields);
+  auto* fty = llvm::FunctionType::get(items_ty, {i64, i64, b.getInt32Ty(), b.getPtrTy()}, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_elements", m);
+  fn->addParamAttr(3, llvm::Attribute::ReadOnly);
+  llvm::Value *first = fn->getArg(0), *stride = fn->getArg(1), *count = fn->getArg(2), *ins = fn->getArg(3);
+  const int bytes = static_cast<int>(storage_type(ctx, k.nodes.at(k.outputs[0]).type)->getPrimitiveSizeInBits() / 8);
+  const int items = element_items(bytes);
+  llvm::MDNode* invariant = llvm::MDNode::get(ctx, {});
+  const size_t ni = k.inputs.size(), ng = gathered.size();
+
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  b.SetInsertPoint(entry);
+  auto invariant_load = [&](llvm::Type* t, llvm::Value* at) -> llvm::Value* {
+    auto* x = b.CreateLoad(t, at);
+    x->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    return x;
+  };
+  // The input arrays and position arrays, read once (from the caller's parameter space,
+  // through a generic pointer); then each gathered input's bound, as an integer.
+  std::vector<llvm::Value*> base, bound;
+  for (size_t j = 0; j < ni + ng; ++j)
+    base.push_back(b.CreateAddrSpaceCast(invariant_load(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), ins, j)),
+                                         b.getPtrTy(1)));
+  for (size_t g = 0; g < ng; ++g) bound.push_back(invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + ng + g)));
+  // The computation state along one path through the items: the kElementWords result words,
+  // then per gathered input an i64 that is 1 once a position was out of its bound.
+  using State = std::vector<llvm::Value*>;
+  // Item `item` as an i64 of its bits, computed at first + item·stride.
+  auto value_bits = [&](int item, State& state) {
+    llvm::Value* i = b.CreateAdd(first, b.CreateMul(stride, b.getInt64(static_cast<uint64_t>(item))));
+    std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
+      // Inputs are never written while a kernel runs: the read-only global path.
+      // Streams are read at i; with gathers they go around L2 (Note [Streamed inputs beside
+      // gathers]).
+      llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+      auto stream = [&](llvm::Type* st, llvm::Value* p) -> llvm::Value* {
+        return ng > 0 ? streaming_load(b, st, p) : invariant_load(st, p);
+      };
+      int g = gathered_slot(gathered, j);
+      if (g < 0) return stream(t, b.CreateGEP(t, base.at(j), i));
+      // A position outside [0, bound) reads element 0 instead (bound > 0) and is reported.
+      llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
+      llvm::Value* at = b.CreateSExt(stream(pt, b.CreateGEP(pt, base.at(ni + g), i)), i64);
+      llvm::Value* in_range = b.CreateICmpULT(at, bound[g]);
+      llvm::Value*& bad = state[kElementWords + g];
+      bad = b.CreateOr(bad, b.CreateZExt(b.CreateNot(in_range), i64));
+      at = b.CreateSelect(in_range, at, b.getInt64(0));
+      return invariant_load(t, b.CreateGEP(t, base.at(j), at));
+    });
+    llvm::Value* v = outs.at(0);
+    llvm::Type* vt = v->getType();
+    if (vt->isFloatingPointTy()) v = b.CreateBitCast(v, b.getIntNTy(vt->getPrimitiveSizeInBits()));
+    return b.CreateZExt(v, i64);
+  };
+  // Items go to the 64 result bytes as an array of the element type: item j in word
+  // j·bytes/8 at bit (j·bytes·8) mod 64. Groups of 8 items are computed without a branch per
+  // item when all 8 are wanted, so their loads are in flight together; a partial group checks
+  // each item against count.
+  State words(kElementWords + ng, b.getInt64(0));
+  auto put = [&](State& w, int item, llvm::Value* bits) {
+    int word = item * bytes / 8, shift = (item * bytes * 8) % 64;
+    w[word] = b.CreateOr(w[word], shift ? b.CreateShl(bits, b.getInt64(static_cast<uint64_t>(shift))) : bits);
+  };
+  for (int group = 0; group < items; group += 8) {
+    auto* full = llvm::BasicBlock::Create(ctx, "full", fn);
+    auto* partial = llvm::BasicBlock::Create(ctx, "partial", fn);
+    auto* join = llvm::BasicBlock::Create(ctx, "join", fn);
+    b.CreateCondBr(b.CreateICmpSGE(count, b.getInt32(static_cast<uint32_t>(group + 8))), full, partial);
+    b.SetInsertPoint(full);
+    State wf = words;
+    for (int j = group; j < group + 8; ++j) put(wf, j, value_bits(j, wf));
+    llvm::BasicBlock* full_end = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(partial);
+    State wp = words;
+    for (int j = group; j < group + 8; ++j) {
+      auto* yes = llvm::BasicBlock::Create(ctx, "item", fn);
+      auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+      llvm::BasicBlock* from = b.GetInsertBlock();
+      b.CreateCondBr(b.CreateICmpSGT(count, b.getInt32(static_cast<uint32_t>(j))), yes, next);
+      b.SetInsertPoint(yes);
+      State wy = wp;
+      put(wy, j, value_bits(j, wy));
+      llvm::BasicBlock* yes_end = b.GetInsertBlock();
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+      for (size_t w = 0; w < wp.size(); ++w) {
+        if (wy[w] == wp[w]) continue;
+        llvm::PHINode* phi = b.CreatePHI(i64, 2);
+        phi->addIncoming(wy[w], yes_end);
+        phi->addIncoming(wp[w], from);
+        wp[w] = phi;
+      }
+    }
+    llvm::BasicBlock* partial_end = b.GetInsertBlock();
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+    for (size_t w = 0; w < words.size(); ++w) {
+      if (wf[w] == words[w] && wp[w] == words[w]) continue;
+      llvm::PHINode* phi = b.CreatePHI(i64, 2);
+      phi->addIncoming(wf[w], full_end);
+      phi->addIncoming(wp[w], partial_end);
+      words[w] = phi;
+    }
+  }
+  // A gathered input that met a bad position sets its word of the failure flags (ins[ni +
+  // 2·ng], one 8-byte word per gathered input): the host reads them after the kernel.
+  if (ng > 0) {
+    llvm::Value* flags = b.CreateAddrSpaceCast(
+        invariant_load(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), ins, ni + 2 * ng)), b.getPtrTy(1));
+    for (size_t g = 0; g < ng; ++g) {
+      auto* report = llvm::BasicBlock::Create(ctx, "report", fn);
+      auto* done = llvm::BasicBlock::Create(ctx, "reported", fn);
+      b.CreateCondBr(b.CreateICmpNE(words[kElementWords + g], b.getInt64(0)), report, done);
+      b.SetInsertPoint(report);
+      b.CreateStore(b.getInt64(1), b.CreateConstGEP1_64(i64, flags, g));
+      b.CreateBr(done);
+      b.SetInsertPoint(done);
+    }
+  }
+  llvm::Value* result = llvm::UndefValue::get(items_ty);
+  for (unsigned w = 0; w < kElementWords; ++w) result = b.CreateInsertValue(result, words[w], {0u, w});
+  b.CreateRet(result);
+  return emit_ptx(m, *tm);
+}
+
+}  // namespace ndp::codegen

@@ -1,0 +1,40 @@
+// PTX for sm_90 from Flat IR kernel bodies, through LLVM's NVPTX backend: the whole-vector
+// kernels the cuda backend launches and the element functions its consumer programs call.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "flatten/flat_ir.h"
+#include "flatten/kernel_abi.h"
+
+namespace ndp::codegen {
+
+using flat::GatheredInput;
+
+/// PTX text (target nvptx64-nvidia-cuda, sm_90) of an entry `ndp_kernel(i64 n, ptr in_0, ...,
+/// ptr out_0, ...)` where thread %tid.x of block %ctaid.x computes the instances
+/// %ctaid.x·%ntid.x·kPtxInstancesPerThread + %tid.x + u·%ntid.x for u < kPtxInstancesPerThread
+/// (those below n): launch ceil(n / kPtxInstancesPerThread) threads.
+/// Throws std::runtime_error when LLVM fails.
+///
+/// `gathered` lists inputs read through positions (Note [Fused gathers] in
+/// exec/cuda/kernels.h): instance i reads element idx_g[i] of input gathered[g].input instead
+/// of element i, where idx_g (int64, or i32 where narrow; in range) is passed after the body's
+/// inputs, in order (before the outputs).
+std::string compile_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered = {});
+
+/// PTX text (sm_90) of the device function `ndp_elements(i64 first, i64 stride, i32 count, ptr
+/// ins) -> {[8 x i64]}` that the consumer kernels call: output 0 of `k` (its only output) for
+/// the instances first + j·stride, j < count (at most element_items), reading input q at
+/// ins[q][i]; the values as an array of their storage type in the 64 result bytes (bool: 0/1).
+/// One call computes a thread's whole share of a tile, so its loads are in flight together.
+/// `gathered` as compile_ptx's, with positions that may be out of range: for gathered input
+/// g (ng of them), the position array is ins[#inputs + g] and its bound (an integer, above 0)
+/// ins[#inputs + ng + g]; a position outside [0, bound) reads element 0 instead and sets the
+/// 8-byte word g of the flags array ins[#inputs + 2·ng] to 1, which the caller reads after the
+/// kernel (Note [Checked gathers] in codegen/cuda/dvec.h).
+std::string compile_element_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered = {});
+
+
+}  // namespace ndp::codegen

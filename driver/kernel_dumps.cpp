@@ -1,0 +1,97 @@
+// The fused kernels of a flat program as text: `--dump=llvm|ptx`, and the PTX that CI assembles.
+#include "driver/kernel_dumps.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <string>
+
+#include "codegen/kernel_jit.h"
+#include "codegen/kernel_ptx.h"
+#include "exec/cuda/consumer_kernels.h"
+#include "flatten/kernel_abi.h"
+#include "flatten/passes/ir_walk.h"
+#include "runtime/gpu/consumer_program.h"
+
+namespace ndp::driver {
+
+namespace {
+
+/// Calls f(kernel statement, its function) for every fused kernel of a flat program (Kernel
+/// statements and the consumer kernels).
+void for_each_kernel(const flat::Program& program, const std::function<void(const flat::Stmt&, const flat::Function&)>& f) {
+  for (const flat::Function& fn : program.functions) {
+    std::function<void(const flat::Block&)> walk = [&](const flat::Block& b) {
+      for (const flat::Stmt& s : b.stmts) {
+        if (flat::has_kernel(s.op) && s.kernel) f(s, fn);
+        flat::for_each_sub_block(s, walk);
+      }
+    };
+    walk(fn.body);
+  }
+}
+
+}  // namespace
+
+std::string dump_kernels(DumpStage stage, const flat::Program& program) {
+  std::string out;
+  int count = 0;
+  for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
+    // A consumer kernel's values: the cpu backend evaluates them a window at a time with the
+    // kernel loop; the GPU's passes call them as the element function (Note [Consumer kernels]).
+    bool consumer = s.op != flat::Op::Kernel;
+    std::string what = !consumer ? "" : fmt::format(" (the values of {}{})", flat::op_name(s.op),
+                                                    s.op == flat::Op::PackKernel ? "" : std::string(" ") + lang::core::prim_info(s.prim).name);
+    out += fmt::format("; kernel {} of function {}{}\n", count++, fn.name, what);
+    try {
+      out += stage == DumpStage::Llvm ? codegen::host_kernel_ir(*s.kernel)
+             : consumer           ? codegen::compile_element_ptx(*s.kernel)
+                                  : codegen::compile_ptx(*s.kernel);
+    } catch (const std::exception& e) {
+      out += fmt::format("; code generation failed: {}\n", e.what());
+    }
+  });
+  if (count == 0) out = "; no fused kernels in this form (fusion needs a chain of two or more elementwise operations)";
+  return out;
+}
+
+void save_ptx_for_check(const flat::Program& program) {
+  static const char* dir = std::getenv("NDP_PTX_CHECK_DIR");
+  if (dir == nullptr || *dir == '\0') return;
+  static std::set<std::string> seen;  // a session runs its forms one at a time
+  auto save = [&](const std::string& key, const std::string& suffix, const std::function<std::string()>& make) {
+    if (!seen.insert(key).second) return;
+    std::string ptx;
+    try {
+      ptx = make();
+    } catch (const std::exception& e) {
+      ptx = std::string("code generation failed: ") + e.what() + "\n";
+    }
+    if (ptx.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    std::ofstream(std::filesystem::path(dir) / (flat::stable_hash_hex(key) + suffix)) << ptx;
+  };
+  for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
+    if (s.op == flat::Op::Kernel) {
+      save(s.kernel->key(), ".ptx", [&] { return codegen::compile_ptx(*s.kernel); });
+      return;
+    }
+    // The programs over one segment and over several (one and the same for a pack).
+    for (bool one_segment : {true, false}) {
+      const runtime::gpu::ConsumerKernels use = exec::cuda::consumer_kernels_of(s, fn.vars.at(s.dst).type, one_segment);
+      save(s.kernel->key() + " " + use.key(), ".consumer.ptx", [&]() -> std::string {
+        std::string_view consumers = runtime::gpu::consumer_ptx(use.image);
+        if (consumers.empty()) return "";  // a build without the consumer kernels
+        runtime::cuda::Result<std::string> whole =
+            runtime::gpu::consumer_program(consumers, codegen::compile_element_ptx(*s.kernel), use.entries);
+        return whole.ok() ? whole.value() : "consumer program failed: " + whole.status().message() + "\n";
+      });
+    }
+  });
+}
+
+}  // namespace ndp::driver

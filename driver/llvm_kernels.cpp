@@ -1,0 +1,33 @@
+#include "driver/llvm_kernels.h"
+
+#include "codegen/kernel_jit.h"
+#include "codegen/kernel_ptx.h"
+
+namespace ndp::driver {
+
+namespace {
+
+class LlvmKernels final : public exec::KernelCompiler {
+ public:
+  flat::HostKernelFn host(const flat::KernelBody& k) override { return host_.compile(k); }
+  std::string ptx(const flat::KernelBody& k, std::span<const flat::GatheredInput> gathered) override {
+    return codegen::compile_ptx(k, gathered);
+  }
+  std::string element_ptx(const flat::KernelBody& k, std::span<const flat::GatheredInput> gathered) override {
+    return codegen::compile_element_ptx(k, gathered);
+  }
+
+ private:
+  codegen::HostKernelCompiler host_;
+};
+
+}  // namespace
+
+exec::KernelCompiler& install_llvm_kernels() {
+  static LlvmKernels compiler;
+  static const bool installed = (exec::install_kernel_compiler(&compiler), true);
+  (void)installed;
+  return compiler;
+}
+
+}  // namespace ndp::driver

@@ -1,0 +1,402 @@
+// The session: stdlib start-up, evaluation of top-level forms on the chosen backend, answers.
+#include "driver/session.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <set>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "driver/kernel_dumps.h"
+#include "driver/llvm_kernels.h"
+#include "driver/session_impl.h"
+#include "flatten/pipeline.h"
+
+namespace ndp::driver {
+
+namespace {
+
+struct EmbeddedSource {
+  const char* name;
+  const char* text;
+};
+
+const EmbeddedSource kStdlib[] = {
+#include "stdlib_sources.inc"
+};
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::Interp: return "interp";
+    case Backend::Cpu: return "cpu";
+    case Backend::Cuda: return "cuda";
+  }
+  return "interp";
+}
+
+std::optional<DumpStage> parse_stage(std::string_view name) {
+  if (name == "core") return DumpStage::Core;
+  if (name == "flat") return DumpStage::Flat;
+  if (name == "llvm") return DumpStage::Llvm;
+  if (name == "ptx") return DumpStage::Ptx;
+  return std::nullopt;
+}
+
+std::optional<Backend> parse_backend(std::string_view name) {
+  if (name == "interp") return Backend::Interp;
+  if (name == "cpu") return Backend::Cpu;
+  if (name == "cuda") return Backend::Cuda;
+  return std::nullopt;
+}
+
+std::string backend_unavailable_reason(Backend b) {
+  switch (b) {
+    case Backend::Interp: return "";
+    case Backend::Cpu:
+      return "";
+    case Backend::Cuda: return exec::cuda::CudaExecutor::unavailable_reason();
+  }
+  return "unknown backend";
+}
+
+Session::Impl::Impl(SessionOptions o) : opts(o), interp(prog, lang::eval::InterpOptions{o.out}) {
+  install_llvm_kernels();
+  load_stdlib();
+}
+
+void Session::Impl::load_stdlib() {
+  checker.set_library_mode(true);
+  for (const EmbeddedSource& src : kStdlib) {
+    uint32_t file = sm.add(src.name, src.text);
+    auto forms = frontend::parse_program(ast, sm, file, diags);
+    bool ok = !diags.has_errors();
+    flush_diags();
+    for (const auto* form : forms) ok = ok && run_form(*form, /*print_answers=*/false);
+    // The stdlib ships with ndp: a failure here is a bug in ndp, reported above.
+    if (!ok) throw lang::InternalError(std::string("the standard library failed to load (") + src.name + ")");
+  }
+  checker.set_library_mode(false);
+  interp.set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+}
+
+void Session::Impl::flush_diags() {
+  if (!diags.all().empty()) {
+    std::fputs(format_diagnostics(sm, diags.all()).c_str(), opts.err);
+    std::fflush(opts.err);
+  }
+  diags.clear();
+}
+
+void Session::Impl::print_lines(const lang::Lines& lines) {
+  // fwrite, not fputs: a char or string answer may contain a NUL byte, printed raw (§5.3).
+  std::string text = lang::render_lines(lines);
+  std::fwrite(text.data(), 1, text.size(), opts.out);
+  std::fflush(opts.out);
+}
+
+void Session::Impl::report_runtime_error(const lang::eval::RuntimeError& e) {
+  std::string text = "RUNTIME ERROR: " + e.message + "\n";
+  if (e.span.valid()) text += format_diagnostic(sm, lang::Diagnostic{lang::Severity::Note, e.span, "raised here", {}});
+  std::fflush(opts.out);
+  std::fputs(text.c_str(), opts.err);
+  std::fflush(opts.err);
+}
+
+/// Runs a top-level body on the session's backend. For an assignment the top frame's slots
+/// are filled from the value (the flat backends have no frame of their own).
+lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, bool assignment) {
+  if (opts.backend == Backend::Interp) return interp.run(top);
+  lang::eval::RunResult r;
+  try {
+    flat::Program program = flat::flatten(prog, top.body);
+    save_ptx_for_check(program);
+    if (opts.backend == Backend::Cuda) {
+      if (!cuda) {
+        cuda = std::make_unique<exec::cuda::CudaExecutor>(prog, opts.out);
+        cuda->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+      }
+      int64_t before = cuda->host_fallbacks();
+      r = cuda->run(program);
+      // Where a program leaves the device (Note [GPU lifted primitives]).
+      if (const char* d = std::getenv("NDP_DEBUG"); d != nullptr && std::atoi(d) >= 1)
+        std::fprintf(opts.err, "ndp: cuda: %lld primitive applications ran on the host; kernels: %s\n",
+                     static_cast<long long>(cuda->host_fallbacks() - before), cuda->kernel_stats().c_str());
+    } else {
+      if (!cpu) {
+        cpu = std::make_unique<exec::cpu::CpuExecutor>(prog, opts.out);
+        cpu->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+      }
+      r = cpu->run(program);
+    }
+  } catch (const flat::Unsupported& u) {
+    r.ok = false;
+    r.error = lang::eval::RuntimeError{std::string("not supported by the ") + backend_name(opts.backend) + " backend yet: " + u.message, u.span};
+    return r;
+  }
+  if (r.ok && assignment) {  // the body is `let PATTERN = value in PATTERN-as-a-value`
+    r.frame.resize(top.num_slots);
+    bind_slots(top.body->pattern, r.value, r.frame);
+  }
+  return r;
+}
+
+void Session::Impl::bind_slots(const lang::core::Pattern* p, const lang::Value& v, std::vector<lang::Value>& frame) {
+  switch (p->kind) {
+    case lang::core::PatternKind::Var: frame.at(p->slot) = v; return;
+    case lang::core::PatternKind::Tuple:
+      bind_slots(p->left, v.first(), frame);
+      bind_slots(p->right, v.second(), frame);
+      return;
+    case lang::core::PatternKind::Con: bind_slots(p->left, v.data().fields, frame); return;
+  }
+}
+
+/// Runs an expression or assignment form and stores what it defines; a failed run restores the
+/// bindings the form replaced, so `it` and the variables keep their previous values.
+lang::eval::RunResult Session::Impl::run_and_bind(const frontend::CheckedForm& cf) {
+  lang::eval::RunResult r = run_top(cf.top, cf.kind == lang::ast::TopKind::Assign);
+  if (!r.ok) {
+    checker.restore(cf);
+    return r;
+  }
+  if (cf.kind == lang::ast::TopKind::Assign) {
+    for (auto [slot, global] : cf.assign_slots) {
+      auto& g = *prog.globals.at(global);
+      g.value = r.frame.at(slot);
+      g.has_value = true;
+    }
+  } else if (cf.kind == lang::ast::TopKind::Expr) {
+    auto& g = *prog.globals.at(cf.global);
+    g.value = r.value;
+    g.has_value = true;
+  }
+  return r;
+}
+
+/// Runs one checked form, reporting a runtime error; returns the value on success.
+std::optional<lang::Value> Session::Impl::run_checked(const frontend::CheckedForm& cf) {
+  lang::eval::RunResult r = run_and_bind(cf);
+  if (!r.ok) {
+    report_runtime_error(r.error);
+    return std::nullopt;
+  }
+  return r.value;
+}
+
+bool Session::Impl::run_form(const lang::ast::TopLevel& form, bool print_answers, bool echo_definitions) {
+  if (form.kind == lang::ast::TopKind::Command && form.name != "load") return run_command(form);
+  std::optional<frontend::CheckedForm> cf = checker.check(form);
+  if (!cf) {
+    flush_diags();
+    return false;
+  }
+  flush_diags();  // warnings
+  for (const std::string& note : cf->notes) {
+    std::fputs((note + "\n").c_str(), opts.out);
+    std::fflush(opts.out);
+  }
+  switch (cf->kind) {
+    case lang::ast::TopKind::Function:
+    case lang::ast::TopKind::Datatype:
+      if (print_answers && echo_definitions)
+        print_lines(lang::answer_lines(cf->echo_name, "fn", cf->type, cf->type_vars));
+      return true;
+    case lang::ast::TopKind::Expr:
+    case lang::ast::TopKind::Assign: {
+      std::optional<lang::Value> v = run_checked(*cf);
+      if (!v) return false;
+      if (print_answers) print_lines(lang::answer_lines(cf->echo_name, value_text(*v, cf->type), cf->type, cf->type_vars));
+      return true;
+    }
+    case lang::ast::TopKind::Command: {  // load EXP
+      std::string path = last_loaded;
+      if (form.command_exp) {
+        lang::eval::RunResult r = interp.run(cf->top);
+        if (!r.ok) {
+          report_runtime_error(r.error);
+          return false;
+        }
+        path = r.value.to_string();
+      } else if (path.empty()) {
+        error_at(form.span, "no file has been loaded yet, so `load` has nothing to reload");
+        return false;
+      }
+      return load_file(path, form.span);
+    }
+  }
+  return false;
+}
+
+void Session::Impl::error_at(lang::Span span, std::string message) {
+  diags.error(span, std::move(message));
+  flush_diags();
+}
+
+bool Session::Impl::load_file(const std::string& path, lang::Span where) {
+  std::optional<std::string> text;
+  std::string found;
+  for (const std::string& candidate : {path, path + ".ndp", path + ".nesl"}) {
+    if (std::filesystem::is_regular_file(candidate) && (text = read_file(candidate))) {
+      found = candidate;
+      break;
+    }
+  }
+  if (!text) {
+    error_at(where, fmt::format("File {} does not exist.", path));
+    return false;
+  }
+  if (load_depth > 32) {
+    error_at(where, fmt::format("load of {} nested too deeply (a file loads itself?)", path));
+    return false;
+  }
+  last_loaded = path;
+  ++load_depth;
+  bool ok = eval_text(found, std::move(*text), /*print_answers=*/false);
+  --load_depth;
+  return ok;
+}
+
+bool Session::Impl::eval_text(std::string name, std::string text, bool print_answers, bool echo_definitions) {
+  uint32_t file = sm.add(std::move(name), std::move(text));
+  auto forms = frontend::parse_program(ast, sm, file, diags);
+  bool ok = !diags.has_errors();
+  flush_diags();
+  for (const auto* form : forms) {
+    ok &= run_form(*form, print_answers, echo_definitions);
+    if (exit_requested) break;
+  }
+  return ok;
+}
+
+/// The Core IR of a function form, or the Core/Flat IR of an expression or assignment.
+std::string Session::Impl::dump_form(Stage stage, const frontend::CheckedForm& cf) {
+  if (cf.kind == lang::ast::TopKind::Function) {
+    if (stage != Stage::Core) return "";  // flat code exists per instantiation: dump a call
+    return lang::core::dump_function(prog, prog.globals.at(cf.global)->fn);
+  }
+  if (!cf.top.body) return "";
+  if (stage == Stage::Core) return cf.echo_name + " = " + lang::core::dump_expr(prog, cf.top.body);
+  try {
+    flat::Program program = flat::flatten(prog, cf.top.body);
+    if (stage == Stage::Flat) return flat::print_program(program);
+    return dump_kernels(stage, program);
+  } catch (const flat::Unsupported& u) {
+    diags.error(u.span, "not supported by the flat backends yet: " + u.message);
+    std::string t = format_diagnostics(sm, diags.all());
+    diags.clear();
+    return t;
+  }
+}
+
+/// Parses `text` as one expression form for tests and REPL commands.
+const lang::ast::TopLevel* Session::Impl::parse_expr_form(std::string_view text, std::string_view name) {
+  uint32_t file = sm.add(std::string(name), std::string(text) + "\n$");
+  auto forms = frontend::parse_program(ast, sm, file, diags);
+  if (diags.has_errors()) return nullptr;
+  if (forms.size() != 1 || forms[0]->kind != lang::ast::TopKind::Expr) {
+    diags.error(forms.empty() ? lang::Span{} : forms[0]->span, "expected one expression");
+    return nullptr;
+  }
+  return forms[0];
+}
+
+ExprOutcome Session::Impl::diag_outcome() {
+  ExprOutcome o;
+  o.status = ExprOutcome::Status::CompileError;
+  o.message = format_diagnostics(sm, diags.all());
+  diags.clear();
+  return o;
+}
+
+
+Session::Session(SessionOptions opts) : impl_(std::make_unique<Impl>(opts)) {}
+Session::~Session() = default;
+
+bool Session::eval_text(std::string name, std::string text, bool print_answers, bool echo_definitions) {
+  return impl_->eval_text(std::move(name), std::move(text), print_answers, echo_definitions);
+}
+
+bool Session::dump_file(Stage stage, std::string name, std::string text) {
+  Impl& s = *impl_;
+  return s.check_forms(std::move(name), std::move(text), [&](const frontend::CheckedForm& cf) {
+    std::string dump = s.dump_form(stage, cf);
+    if (!dump.empty()) std::fputs((dump + "\n").c_str(), s.opts.out);
+    // Run it too, so that later forms see the values of the globals it defines.
+    if (cf.kind == lang::ast::TopKind::Expr || cf.kind == lang::ast::TopKind::Assign) return s.run_checked(cf).has_value();
+    return true;
+  });
+}
+
+bool Session::load_file(const std::string& path) { return impl_->load_file(path, lang::Span{}); }
+
+bool Session::check_text(std::string name, std::string text) {
+  return impl_->check_forms(std::move(name), std::move(text), [](const frontend::CheckedForm&) { return true; });
+}
+
+ExprOutcome Session::eval_expr(std::string_view text, std::string_view name) {
+  Impl& s = *impl_;
+  const lang::ast::TopLevel* form = s.parse_expr_form(text, name);
+  if (!form) return s.diag_outcome();
+  std::optional<frontend::CheckedForm> cf = s.checker.check(*form);
+  if (!cf) return s.diag_outcome();
+  ExprOutcome o;
+  o.type = lang::type_to_string(cf->type, cf->type_vars);
+  lang::eval::RunResult r = s.run_and_bind(*cf);
+  if (!r.ok) {
+    o.status = ExprOutcome::Status::RuntimeError;
+    o.message = r.error.message;
+    return o;
+  }
+  o.value = s.value_text(r.value, cf->type);
+  return o;
+}
+
+ExprOutcome Session::type_of(std::string_view text) {
+  Impl& s = *impl_;
+  const lang::ast::TopLevel* form = s.parse_expr_form(text, "<type>");
+  if (!form) return s.diag_outcome();
+  std::optional<frontend::CheckedForm> cf = s.checker.check(*form);
+  if (!cf) return s.diag_outcome();
+  ExprOutcome o;
+  o.type = lang::type_to_string(cf->type, cf->type_vars);
+  return o;
+}
+
+std::string Session::dump(Stage stage, std::string_view text) {
+  Impl& s = *impl_;
+  const lang::ast::TopLevel* form = s.parse_expr_form(text, "<dump>");
+  if (!form) return diag_text(s);
+  std::optional<frontend::CheckedForm> cf = s.checker.check(*form);
+  if (!cf) return diag_text(s);
+  return s.dump_form(stage, *cf);
+}
+
+std::string Session::diag_text(Impl& s) {
+  std::string t = format_diagnostics(s.sm, s.diags.all());
+  s.diags.clear();
+  return t;
+}
+
+std::FILE* Session::out() const { return impl_->opts.out; }
+std::FILE* Session::err() const { return impl_->opts.err; }
+bool Session::exit_requested() const { return impl_->exit_requested; }
+void Session::set_backend(Backend b) { impl_->opts.backend = b; }
+Backend Session::backend() const { return impl_->opts.backend; }
+int Session::print_length() const { return impl_->print.print_length; }
+bool Session::input_complete(std::string_view text) { return frontend::input_is_complete(text); }
+
+}  // namespace ndp::driver

@@ -1,0 +1,229 @@
+// The part of executing Flat IR that does not depend on where vectors live: frames of
+// variables, blocks, calls, the recursion loop, the control statements and the statements that
+// only restructure vectors. The cpu backend (exec/cpu/executor.cpp, vectors in host memory)
+// and the cuda backend (exec/cuda/executor.cpp, in device memory) derive from FlatWalk
+// (CRTP) and add the statements that touch data.
+//
+// A backend provides:
+//   void exec_data(const flat::Stmt&, Frame&)         every statement exec_structural leaves
+//   V empty_vector(const lang::Type*)                 a vector of that type with no instances
+//   lang::TypeContext& types()
+// and its vector type V models FlatVector (exec/common/vector.h), as host::Vec and cuda::DVec do.
+//
+// Note [Executor errors] in exec/cpu/executor.cpp says how errors travel; exec() is where.
+#pragma once
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "exec/common/vector.h"
+#include "flatten/flat_ir.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/deep_stack.h"
+#include "lang/eval/interp.h"
+#include "lang/eval/prim_call.h"
+#include "lang/eval/rand.h"
+
+namespace ndp::exec {
+
+/// The interpreter's limit on nested calls (and on recursion-loop levels).
+inline constexpr uint64_t kMaxCallDepth = 1'000'000;
+
+/// The name of a global as NESL's messages spell it (upper case).
+inline std::string upper_name(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+template <class Derived, FlatVector V>
+class FlatWalk {
+ public:
+  /// A variable's value: a host integer or a vector.
+  struct Slot {
+    bool set = false;
+    int64_t host = 0;
+    V vec;
+  };
+  struct Frame {
+    const flat::Function* fn;
+    std::vector<Slot> slots;
+  };
+
+  uint32_t last_library_file = 0;
+  const flat::Program* program = nullptr;
+  uint64_t depth = 0;
+
+  bool in_library(lang::Span s) const { return last_library_file != 0 && s.valid() && s.file <= last_library_file; }
+
+  // ---- variables ----
+  const Slot& slot(const Frame& f, flat::VarId v) const {
+    NDP_ASSERT(v < f.slots.size() && f.slots[v].set, "Flat IR use of an undefined variable");
+    return f.slots[v];
+  }
+  int64_t host(const Frame& f, flat::VarId v) const { return slot(f, v).host; }
+  const V& vec(const Frame& f, flat::VarId v) const { return slot(f, v).vec; }
+  const lang::Type* type_of(const Frame& f, flat::VarId v) const {
+    const lang::Type* t = f.fn->vars.at(v).type;
+    NDP_ASSERT(t != nullptr, "Flat IR vector statement defines a host variable");
+    return t;
+  }
+  void set_host(Frame& f, flat::VarId v, int64_t x) {
+    Slot& s = f.slots.at(v);
+    s.set = true;
+    s.host = x;
+  }
+  void set_vec(Frame& f, flat::VarId v, V x) {
+    Slot& s = f.slots.at(v);
+    s.set = true;
+    s.vec = std::move(x);
+  }
+
+  // ---- execution ----
+  Slot run_block(const flat::Block& b, Frame& f) {
+    for (const flat::Stmt& s : b.stmts) exec(s, f);
+    return slot(f, b.result);
+  }
+
+  void exec(const flat::Stmt& s, Frame& f) {
+    if (lang::eval::interrupt_requested().load(std::memory_order_relaxed)) {
+      lang::eval::interrupt_requested().store(false);
+      throw lang::eval::EvalError{"Interrupted.", s.span};
+    }
+    try {
+      if (!exec_structural(s, f)) self().exec_data(s, f);
+    } catch (lang::eval::EvalError& err) {
+      if (!err.span.valid()) err.span = s.span;
+      // A library error surfaces at the user's call (Interpreter::Impl::call_function).
+      if (s.op == flat::Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
+      throw;
+    } catch (std::length_error&) {
+      throw lang::eval::EvalError{"Out of memory.", s.span};
+    }
+  }
+
+  V call(flat::FuncId id, const V& arg, const V* path, lang::Span span) {
+    NDP_ASSERT(id < program->functions.size(), "Flat IR call of a bad function id");
+    if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full())
+      throw lang::eval::EvalError{"Recursion too deep.", span};
+    struct DepthGuard {
+      uint64_t& d;
+      explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
+      ~DepthGuard() { --d; }
+    } guard(depth);
+    const flat::Function& fn = program->functions[id];
+    Frame frame{&fn, std::vector<Slot>(fn.vars.size())};
+    set_vec(frame, fn.param, arg);
+    if (fn.has_path) {
+      NDP_ASSERT(path != nullptr, "call of a function with a path parameter without paths");
+      set_vec(frame, fn.path, *path);
+    }
+    Slot r = run_block(fn.body, frame);
+    NDP_ASSERT(!fn.vars.at(fn.body.result).is_host(), "a function returns a host variable");
+    return r.vec;
+  }
+
+  // Note [Recursion as loops] in flatten/flat_ir.h: the descent runs P1 and T1 level by level,
+  // pushing each level's `saved` values; the ascent pops them and runs T2 and P2. Levels live
+  // on a heap stack, so depth costs no C++ stack; the interpreter's depth limit still applies.
+  Slot recurse(const flat::Stmt& s, Frame& f) {
+    NDP_ASSERT(s.loop != nullptr, "while without its loop");
+    const flat::RecursionLoop& loop = *s.loop;
+    std::vector<std::vector<Slot>> stack;
+    V arg = vec(f, s.uses.at(0));
+    V next_path;  // the next level's rand path hashes, for functions that carry them
+    Slot result;
+    for (uint64_t level = 0;; ++level) {
+      if (level >= kMaxCallDepth) throw lang::eval::EvalError{"Recursion too deep.", s.span};
+      set_vec(f, loop.param, arg);
+      if (level > 0 && f.fn->has_path) set_vec(f, loop.path, next_path);
+      if (run_block(loop.prefix, f).host <= 0) {
+        set_vec(f, loop.branch, self().empty_vector(type_of(f, loop.branch)));
+        result = run_block(loop.finish, f);
+        break;
+      }
+      Slot next = run_block(loop.step, f);
+      if (f.fn->has_path) next_path = vec(f, loop.next_path);
+      std::vector<Slot> saved;
+      saved.reserve(loop.saved.size());
+      for (flat::VarId v : loop.saved) saved.push_back(f.slots.at(v));
+      stack.push_back(std::move(saved));
+      arg = next.vec;
+    }
+    while (!stack.empty()) {
+      std::vector<Slot>& saved = stack.back();
+      for (size_t i = 0; i < saved.size(); ++i) f.slots[loop.saved[i]] = std::move(saved[i]);
+      stack.pop_back();
+      f.slots.at(loop.call_result) = std::move(result);
+      f.slots.at(loop.branch) = run_block(loop.combine, f);
+      result = run_block(loop.finish, f);
+    }
+    return result;
+  }
+
+  /// Runs the entry function of `p` on the deep stack `stack`: `entry()` calls it and returns
+  /// the answer as a Value. Runtime errors (and running out of memory) become the RunResult's
+  /// error; internal errors stay exceptions. `out` is flushed either way.
+  template <class Entry>
+  lang::eval::RunResult run_program(const flat::Program& p, lang::eval::DeepStack& stack, lang::eval::RandState& rand,
+                                    std::FILE* out, Entry&& entry) {
+    lang::eval::RunResult result;
+    stack.run([&] {
+      rand.begin_form();
+      depth = 0;
+      program = &p;
+      try {
+        result.value = entry();
+        result.ok = true;
+      } catch (lang::eval::EvalError& err) {
+        result.error = lang::eval::RuntimeError{std::move(err.message), err.span};
+      } catch (std::bad_alloc&) {
+        result.error = lang::eval::RuntimeError{"Out of memory.", lang::Span{}};
+      } catch (std::length_error&) {
+        result.error = lang::eval::RuntimeError{"Out of memory.", lang::Span{}};
+      }
+      std::fflush(out);
+      program = nullptr;
+    });
+    return result;
+  }
+
+  /// The statements that move no data; false for the others.
+  bool exec_structural(const flat::Stmt& s, Frame& f) {
+    auto use = [&](size_t i) -> const V& {
+      NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
+      return vec(f, s.uses[i]);
+    };
+    switch (s.op) {
+      case flat::Op::Length: set_host(f, s.dst, use(0).size()); return true;
+      case flat::Op::Const: set_host(f, s.dst, s.lit.as_int()); return true;
+      case flat::Op::Tuple: set_vec(f, s.dst, V::pair(type_of(f, s.dst), use(0), use(1))); return true;
+      case flat::Op::First: set_vec(f, s.dst, use(0).first()); return true;
+      case flat::Op::Second: set_vec(f, s.dst, use(0).second()); return true;
+      case flat::Op::Lengths: set_vec(f, s.dst, V::scalar(type_of(f, s.dst), use(0).size(), use(0).buffer())); return true;
+      case flat::Op::Elements: set_vec(f, s.dst, use(0).elems()); return true;
+      case flat::Op::Retype: set_vec(f, s.dst, retype(self().types(), use(0), type_of(f, s.dst))); return true;
+      case flat::Op::Nothing: set_vec(f, s.dst, self().empty_vector(type_of(f, s.dst))); return true;
+      case flat::Op::Call:
+        set_vec(f, s.dst, call(s.func, use(0), s.uses.size() > 1 ? &use(1) : nullptr, s.span));
+        return true;
+      case flat::Op::IfNonEmpty: {
+        NDP_ASSERT(s.then_block != nullptr && s.else_block != nullptr, "if_nonempty without both blocks");
+        Slot r = run_block(host(f, s.uses.at(0)) > 0 ? *s.then_block : *s.else_block, f);
+        f.slots.at(s.dst) = std::move(r);
+        return true;
+      }
+      case flat::Op::Recurse: f.slots.at(s.dst) = recurse(s, f); return true;
+      default: return false;
+    }
+  }
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+};
+
+}  // namespace ndp::exec

@@ -1,0 +1,39 @@
+// What the executors need from a code generator, and the one the process uses.
+//
+// Note [Kernel compilers]
+// exec/ runs Flat IR and never links LLVM: an AOT-compiled program links exec/ and runtime/
+// alone. The fused kernels it runs come through this interface. The driver installs the LLVM
+// code generator (driver/llvm_kernels.h over codegen/) before any executor runs; an AOT
+// program would install its precompiled kernels. Without a compiler the cpu backend runs
+// every kernel through its interpretive loop (exec/cpu/kernels.h, the same results), and the
+// cuda backend reports that it cannot compile kernels.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "flatten/flat_ir.h"
+#include "flatten/kernel_abi.h"
+
+namespace ndp::exec {
+
+/// Compiles kernel bodies for the host and for the GPU. Implementations are thread-safe.
+class KernelCompiler {
+ public:
+  virtual ~KernelCompiler() = default;
+  /// Host code (HostKernelFn convention), valid for the compiler's lifetime.
+  /// Throws std::runtime_error when compilation fails.
+  virtual flat::HostKernelFn host(const flat::KernelBody& k) = 0;
+  /// PTX of the whole-vector kernel (codegen/kernel_ptx.h compile_ptx's contract).
+  virtual std::string ptx(const flat::KernelBody& k, std::span<const flat::GatheredInput> gathered) = 0;
+  /// PTX of the consumer kernels' element function (compile_element_ptx's contract).
+  virtual std::string element_ptx(const flat::KernelBody& k, std::span<const flat::GatheredInput> gathered) = 0;
+};
+
+/// Makes `c` the process's compiler (not owned; it must outlive every executor). Call before
+/// executors run; later calls replace it for kernels not yet compiled.
+void install_kernel_compiler(KernelCompiler* c);
+/// The installed compiler, or null.
+KernelCompiler* kernel_compiler();
+
+}  // namespace ndp::exec

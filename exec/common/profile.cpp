@@ -1,0 +1,126 @@
+// The NDP_PROFILE table (stmt_profile.h).
+#include "exec/common/profile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "flatten/flat_ir.h"
+#include "lang/core.h"
+
+namespace ndp::exec {
+
+namespace {
+
+struct Entry {
+  std::string where;  // "function: dst = op"
+  int64_t calls = 0;
+  int64_t instances = 0;
+  double seconds = 0;
+};
+
+struct Table {
+  std::mutex mu;
+  // The statements of the program running now, by address (cheap to find), and those of the
+  // programs before it, by description: a later program may reuse a freed statement's address.
+  std::map<const flat::Stmt*, Entry> current;
+  std::map<std::string, Entry> earlier;
+
+  ~Table() { print(); }
+
+  void archive() {
+    for (auto& [s, e] : current) {
+      Entry& a = earlier[e.where];
+      a.where = e.where;
+      a.calls += e.calls;
+      a.instances += e.instances;
+      a.seconds += e.seconds;
+    }
+    current.clear();
+  }
+
+  void print() {
+    std::lock_guard<std::mutex> lock(mu);
+    archive();
+    std::vector<const Entry*> rows;
+    double total = 0;
+    for (const auto& [s, e] : earlier) {
+      rows.push_back(&e);
+      total += e.seconds;
+    }
+    std::sort(rows.begin(), rows.end(), [](const Entry* a, const Entry* b) { return a->seconds > b->seconds; });
+    std::fprintf(stderr, "NDP_PROFILE: %.4f s in data statements%s\n%10s %6s %8s %10s %12s  %s\n", total,
+                 stmt_profile_host_only() ? " (host time: kernels not waited for)" : "", "seconds", "%", "calls",
+                 "us/call", "instances", "statement");
+    // The 60 most expensive statements, down to a hundred-thousandth of the total (a small
+    // timed part of a program whose set-up dominates still shows).
+    for (size_t r = 0; r < rows.size() && r < 60; ++r) {
+      const Entry* e = rows[r];
+      if (e->seconds < total * 1e-5) break;
+      std::fprintf(stderr, "%10.4f %6.1f %8lld %10.1f %12lld  %s\n", e->seconds, 100 * e->seconds / total,
+                   static_cast<long long>(e->calls), 1e6 * e->seconds / static_cast<double>(e->calls),
+                   static_cast<long long>(e->instances), e->where.c_str());
+    }
+  }
+};
+
+Table& table() {
+  static Table t;  // printed when the process exits
+  return t;
+}
+
+std::string describe(const flat::Function& fn, const flat::Stmt& s) {
+  auto var = [&](flat::VarId v) {
+    const std::string& h = v < fn.vars.size() ? fn.vars[v].hint : std::string();
+    return fmt::format("{}_{}", h.empty() ? "v" : h, v);
+  };
+  std::string what = flat::op_name(s.op);
+  if (s.op == flat::Op::Prim || s.op == flat::Op::ReduceKernel || s.op == flat::Op::ScanKernel)
+    what += std::string(" ") + lang::core::prim_info(s.prim).name;
+  std::string args;
+  for (flat::VarId u : s.uses) args += (args.empty() ? "" : ", ") + var(u);
+  return fmt::format("{}: {} = {}({})", fn.name, var(s.dst), what, args);
+}
+
+}  // namespace
+
+void stmt_profile_new_program() {
+  if (!stmt_profile_enabled()) return;
+  Table& t = table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.archive();
+}
+
+bool stmt_profile_enabled() {
+  static const bool on = [] {
+    const char* s = std::getenv("NDP_PROFILE");
+    return s != nullptr && *s != '\0' && std::string(s) != "0";
+  }();
+  return on;
+}
+
+bool stmt_profile_host_only() {
+  static const bool host = [] {
+    const char* s = std::getenv("NDP_PROFILE");
+    return s != nullptr && std::string(s) == "host";
+  }();
+  return host;
+}
+
+void stmt_profile_add(const flat::Function& fn, const flat::Stmt& s, int64_t instances, double seconds) {
+  Table& t = table();
+  std::lock_guard<std::mutex> lock(t.mu);
+  Entry& e = t.current[&s];
+  if (e.calls == 0) e.where = describe(fn, s);
+  ++e.calls;
+  e.instances += instances;
+  e.seconds += seconds;
+}
+
+}  // namespace ndp::exec

@@ -1,0 +1,378 @@
+// The cpu backend's executor: a direct walk over Flat IR blocks (Note [Flat IR semantics]) whose
+// variables hold Vecs (vector variables) or int64 (host scalars).
+//
+// Note [Executor errors]
+// Runtime errors travel as lang::eval::EvalError, as in the interpreter. An error raised
+// without a span (a function value met by a conversion, say) takes the span of the statement
+// that raised it; with set_library_files, an error whose span lies in the standard library is
+// moved to the innermost Call statement in user code, as the interpreter does for calls of
+// library functions. run() turns them into RunResult::error; internal errors (malformed Flat
+// IR) stay lang::InternalError.
+#include "exec/cpu/executor.h"
+
+
+#include <cctype>
+#include <chrono>
+#include <new>
+#include <stdexcept>
+
+#include "exec/common/flat_walk.h"
+#include "exec/cpu/append_chains.h"
+#include "exec/cpu/consumer_kernels.h"
+#include "exec/host/convert.h"
+#include "exec/cpu/filter_groups.h"
+#include "exec/cpu/kernels.h"
+#include "exec/host/lifted_prims.h"
+#include "exec/host/parallel_loops.h"
+#include "exec/common/profile.h"
+#include "exec/host/vec.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/deep_stack.h"
+#include "lang/eval/prim_call.h"
+#include "lang/eval/rand.h"
+#include "lang/eval/streams.h"
+#include "runtime/cpu/primitives.h"
+
+namespace ndp::exec::cpu {
+
+using namespace host;  // the cpu backend runs on the host vectors and primitives
+
+
+using flat::Block;
+using flat::Op;
+using flat::Stmt;
+using flat::VarId;
+using lang::Span;
+using lang::Type;
+using lang::Value;
+using lang::eval::EvalError;
+
+namespace {
+
+constexpr size_t kStackReserve = size_t{2} << 30;
+
+}  // namespace
+
+struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
+  lang::core::Program& prog;
+  std::FILE* out;
+  lang::eval::StreamTable streams;
+  lang::eval::RandState rand;
+  lang::eval::PrimEnv env;
+  PrimContext ctx;
+  lang::eval::DeepStack stack{kStackReserve};
+  FilterPlan filters;  // of the program being run (Note [Filter groups])
+  AppendPlan appends;  // likewise (Note [Append chains])
+
+  Impl(lang::core::Program& p, std::FILE* o) : prog(p), out(o), streams(o) {
+    env.types = &prog.types;
+    env.out = out;
+    env.streams = &streams;
+    env.rand = &rand;
+    ctx.types = &prog.types;
+    ctx.env = &env;
+  }
+
+  // FlatWalk's backend interface
+  lang::TypeContext& types() { return prog.types; }
+  Vec empty_vector(const Type* t) { return from_values(prog.types, t, {}); }
+  void exec_data(const Stmt& s, Frame& f);
+  void exec_data_untimed(const Stmt& s, Frame& f);
+  void run_group(const FilterGroup& g, Frame& f);
+
+  Vec rand_with_paths(const Stmt& s, Frame& f);
+  Vec merge(const Vec& flags, const Vec& a, const Vec& b);
+  Vec seq_lit(const Type* t, const Stmt& s, const Frame& f);
+};
+
+// rand with each instance's path hash (Note [rand] in lang/eval/rand.h): the interpreter's
+// primitive per instance, drawing as if it ran at that instance's position. Instances of one
+// context have distinct paths, so the order among them does not change any draw.
+Vec CpuExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
+  const int64_t* paths = vec(f, s.uses[1]).data<int64_t>();
+  LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+  Vec bound[1] = {vec(f, s.uses[0])};
+  struct ClearPath {  // also when a draw fails
+    lang::eval::RandState& r;
+    ~ClearPath() { r.clear_path(); }
+  } clear{rand};
+  return apply_fallback_prim(ctx, c, bound, [&](int64_t i) { rand.set_path(static_cast<uint64_t>(paths[i])); });
+}
+
+namespace {
+
+/// Flat IR IndexShared on sequences of scalars: the bounds check and the gather in one pass,
+/// with no position vector. A vector of one shared sequence (a sequence used inside a
+/// top-level apply-to-each, the usual case) does not read `ids` at all: they are all 0.
+Vec index_shared_scalars(const Vec& seqs, const int64_t* ids, const int64_t* idx, int64_t n, lang::Span span) {
+  const Vec& e = seqs.elems();
+  const int64_t* off = seqs.offsets();
+  const int64_t* len = seqs.lengths();
+  int64_t bad = n;  // the lowest failing instance
+  Vec out = with_scalar(e.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> buf(n);
+    T* o = buf.data();
+    const T* in = e.data<T>();
+    int64_t lowest = n;
+    if (seqs.size() == 1) {
+      const T* base = in + off[0];
+      uint64_t l = static_cast<uint64_t>(len[0]);
+#pragma omp parallel for schedule(static) reduction(min : lowest) if (n >= kParallelGrain)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t i = idx[j];
+        if (static_cast<uint64_t>(i) >= l) {  // negative or past the end
+          lowest = std::min(lowest, j);
+          i = 0;
+        }
+        o[j] = l > 0 ? base[i] : T{};
+      }
+    } else {
+#pragma omp parallel for schedule(static) reduction(min : lowest) if (n >= kParallelGrain)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t k = ids[j], i = idx[j];
+        if (i < 0 || i >= len[k]) {
+          lowest = std::min(lowest, j);
+          continue;
+        }
+        o[j] = in[off[k] + i];
+      }
+    }
+    bad = lowest;
+    return Vec::scalar(e.type(), n, buf.share());
+  });
+  if (bad < n) throw EvalError{"Sequence reference (a[i]) out of bounds.", span};
+  return out;
+}
+
+}  // namespace
+
+/// flags[i] ? a[#T before i] : b[#F before i].
+Vec CpuExecutor::Impl::merge(const Vec& flags, const Vec& a, const Vec& b) {
+  int64_t n = flags.size();
+  // One side empty: every flag agrees, and the other side is the result as it stands (often,
+  // at the top levels of a recursion, where the vectors are largest).
+  if (a.size() == 0 && b.size() == n) return b;
+  if (b.size() == 0 && a.size() == n) return a;
+  return merge_flags(FlagSplit(flags.data<bool>(), n), a, b);
+}
+
+/// Per instance i the sequence [uses[0][i], ..., uses[k-1][i]].
+Vec CpuExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
+  size_t k = s.uses.size();
+  NDP_ASSERT(k >= 1, "seqlit without elements");
+  std::vector<Vec> parts;
+  parts.reserve(k);
+  for (VarId u : s.uses) parts.push_back(vec(f, u));
+  int64_t n = parts[0].size();
+  for (const Vec& p : parts) NDP_ASSERT(p.size() == n, "seqlit parts of different lengths");
+  // Every instance holds k elements: regular, lengths and offsets never written.
+  return Vec::seq(t, n, uniform_buffer(static_cast<int64_t>(k), n), interleave(parts));
+}
+
+void CpuExecutor::Impl::run_group(const FilterGroup& g, Frame& f) {
+  std::vector<Vec> r = run_filter_group(
+      g, [&](VarId v) -> const Vec& { return vec(f, v); }, [&](VarId v) { return type_of(f, v); });
+  for (size_t m = 0; m < r.size(); ++m) set_vec(f, g.members[m].stmt->dst, std::move(r[m]));
+}
+
+void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
+  if (s.op == Op::Prim && (s.prim == lang::core::PrimId::Append || s.prim == lang::core::PrimId::Elt)) {
+    if (const AppendPlan::Role* role = appends.role(s)) {
+      if (role->skipped) return;  // its chain's root computes it
+      StmtTimer timer(*f.fn, s, 0);  // (its operands are skipped statements: not set)
+      set_vec(f, s.dst, run_append_chain(
+                            *role->chain, [&](VarId v) -> const Vec& { return vec(f, v); }, type_of(f, s.dst)));
+      return;
+    }
+  }
+  if (s.op == Op::PackKernel || s.op == Op::ReduceKernel || s.op == Op::Pack) {
+    if (const FilterPlan::Role* role = filters.role(s)) {
+      if (!role->leads) return;  // its group's first statement has set its value
+      StmtTimer timer(*f.fn, s, vec(f, s.uses[0]).size());
+      run_group(*role->group, f);
+      return;
+    }
+  }
+  // Time's block is made of statements timed on their own.
+  if (!stmt_profile_enabled() || s.op == Op::Time) return exec_data_untimed(s, f);
+  StmtTimer timer(*f.fn, s, s.uses.empty() || f.fn->vars.at(s.uses[0]).is_host() ? 0 : vec(f, s.uses[0]).size());
+  exec_data_untimed(s, f);
+}
+
+void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
+  auto use = [&](size_t i) -> const Vec& {
+    NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
+    return vec(f, s.uses[i]);
+  };
+  switch (s.op) {
+    case Op::Lit: {
+      const Type* t = type_of(f, s.dst);
+      set_vec(f, s.dst, from_value(prog.types, t, s.lit, host(f, s.uses.at(0))));
+      return;
+    }
+    case Op::Global: {
+      NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
+      const lang::core::Global& g = *prog.globals[s.global];
+      if (g.kind != lang::core::Global::Kind::Variable) fail_function_value();
+      if (!g.has_value) throw EvalError{upper_name(g.name) + " is undefined.", s.span};
+      set_vec(f, s.dst, from_value(prog.types, type_of(f, s.dst), g.value, host(f, s.uses.at(0))));
+      return;
+    }
+    case Op::Empty: {
+      const Type* t = type_of(f, s.dst);
+      NDP_ASSERT(t->kind == lang::TypeKind::Seq, "empty of a non-sequence type");
+      int64_t n = host(f, s.uses.at(0));
+      set_vec(f, s.dst, Vec::seq(t, n, uniform_buffer(int64_t{0}, n), from_values(prog.types, t->a, {})));
+      return;
+    }
+    case Op::Count: set_host(f, s.dst, count_true(use(0))); return;
+    case Op::Nest: {
+      const Vec& len = use(0);
+      set_vec(f, s.dst, Vec::seq(type_of(f, s.dst), len.size(), len.shared_buffer(), use(1)));
+      return;
+    }
+    case Op::Replicate: {
+      LengthSegs segs = segments_of(use(1));
+      set_vec(f, s.dst, replicate_each(use(0), segs.view));
+      return;
+    }
+    case Op::PathStep: {
+      const Vec& parent = use(0);
+      const Vec& lens = use(1);
+      auto off = offsets_for(lens.shared_buffer(), lens.size());
+      int64_t m = off[lens.size()];
+      Buf<int64_t> out(m);
+      const int64_t* p = parent.data<int64_t>();
+      parallel_for(lens.size(), [&](int64_t seg) {
+        for (int64_t k = 0; k < lens.data<int64_t>()[seg]; ++k)
+          out[off[seg] + k] = static_cast<int64_t>(
+              lang::eval::RandState::step(static_cast<uint64_t>(p[seg]), static_cast<uint64_t>(k)));
+      });
+      set_vec(f, s.dst, Vec::scalar(type_of(f, s.dst), m, out.share()));
+      return;
+    }
+    case Op::Iota: {
+      int64_t n = host(f, s.uses.at(0));
+      Buf<int64_t> out(n);
+      parallel_for(n, [&](int64_t i) { out[i] = i; });
+      set_vec(f, s.dst, Vec::scalar(type_of(f, s.dst), n, out.share()));
+      return;
+    }
+    case Op::Gather: {
+      const Vec& ids = use(1);
+      set_vec(f, s.dst, take(use(0), std::span<const int64_t>(ids.data<int64_t>(), static_cast<size_t>(ids.size()))));
+      return;
+    }
+    case Op::IndexShared: {
+      // a[i] where instance j reads sequence ids[j] of the shared vector: one gather of elements.
+      const Vec& seqs = use(0);
+      const int64_t* ids = use(1).data<int64_t>();
+      const int64_t* idx = use(2).data<int64_t>();
+      int64_t n = use(1).size();
+      const int64_t* off = seqs.offsets();
+      const int64_t* len = seqs.lengths();
+      if (is_flat_scalar(seqs.elems().type())) {
+        set_vec(f, s.dst, index_shared_scalars(seqs, ids, idx, n, s.span));
+        return;
+      }
+      if (first_failing(n, [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[ids[j]]; }) >= 0)
+        throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+      std::vector<int64_t> pos(static_cast<size_t>(n));
+      parallel_for(n, [&](int64_t j) { pos[static_cast<size_t>(j)] = off[ids[j]] + idx[j]; });
+      set_vec(f, s.dst, take(seqs.elems(), pos));
+      return;
+    }
+    case Op::Pack: {
+      set_vec(f, s.dst, pack(use(0), use(1)));
+      return;
+    }
+    case Op::Merge: set_vec(f, s.dst, merge(use(0), use(1), use(2))); return;
+    case Op::Concat: set_vec(f, s.dst, append(use(0), use(1))); return;
+    case Op::Slice: {
+      const Vec& v = use(0);
+      int64_t begin = host(f, s.uses.at(1)), count = host(f, s.uses.at(2));
+      NDP_ASSERT(begin >= 0 && count >= 0 && begin + count <= v.size(), "slice out of range");
+      if (begin == 0 && count == v.size()) {
+        set_vec(f, s.dst, v);
+        return;
+      }
+      std::vector<int64_t> idx(static_cast<size_t>(count));
+      parallel_for(count, [&](int64_t i) { idx[static_cast<size_t>(i)] = begin + i; });
+      set_vec(f, s.dst, take(v, idx));
+      return;
+    }
+    case Op::SeqLit: set_vec(f, s.dst, seq_lit(type_of(f, s.dst), s, f)); return;
+    case Op::CheckLengths: {
+      const Vec &a = use(0), &b = use(1);
+      if (!same_lengths(a, b)) throw EvalError{"Length mismatch in an apply-to-each.", s.span};
+      return;
+    }
+    case Op::Prim: {
+      if (s.prim == lang::core::PrimId::Rand && s.uses.size() == 2) {
+        set_vec(f, s.dst, rand_with_paths(s, f));
+        return;
+      }
+      std::vector<Vec> args;
+      args.reserve(s.uses.size());
+      for (VarId u : s.uses) args.push_back(vec(f, u));
+      LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+      set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
+      return;
+    }
+    case Op::Kernel: {
+      NDP_ASSERT(s.kernel != nullptr, "kernel without its body");
+      std::vector<Vec> ins;
+      std::vector<const Type*> out_types;
+      for (VarId u : s.uses) ins.push_back(vec(f, u));
+      for (VarId o : s.outs) out_types.push_back(type_of(f, o));
+      std::vector<Vec> r = run_kernel(*s.kernel, ins, out_types);
+      for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
+      return;
+    }
+    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: {
+      NDP_ASSERT(s.kernel != nullptr, "consumer kernel without its body");
+      std::vector<Vec> ins;
+      for (VarId u : flat::kernel_inputs(s)) ins.push_back(vec(f, u));
+      if (s.op == Op::ReduceKernel) set_vec(f, s.dst, reduce_kernel(s, use(0), ins, type_of(f, s.dst)));
+      else if (s.op == Op::ScanKernel) set_vec(f, s.dst, scan_kernel(s, use(0), ins, type_of(f, s.dst)));
+      else set_vec(f, s.dst, pack_kernel(s, use(0), ins));
+      return;
+    }
+    case Op::Time: {
+      NDP_ASSERT(s.then_block != nullptr, "time without a block");
+      auto t0 = std::chrono::steady_clock::now();
+      Slot r = run_block(*s.then_block, f);
+      std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+      const Type* t = type_of(f, s.dst);
+      int64_t n = r.vec.size();
+      Buf<double> secs(n);
+      parallel_for(n, [&](int64_t i) { secs[i] = dt.count(); });
+      set_vec(f, s.dst, Vec::pair(t, r.vec, Vec::scalar(t->b, n, secs.share())));
+      return;
+    }
+    default: break;  // the structural statements: FlatWalk::exec_structural
+  }
+  throw lang::InternalError("internal error: cpu executor: a Flat IR op it does not handle");
+}
+
+CpuExecutor::CpuExecutor(lang::core::Program& prog, std::FILE* out) : impl_(std::make_unique<Impl>(prog, out)) {}
+
+CpuExecutor::~CpuExecutor() = default;
+
+void CpuExecutor::set_library_files(uint32_t last_file) { impl_->last_library_file = last_file; }
+
+lang::eval::RunResult CpuExecutor::run(const flat::Program& p) {
+  Impl& m = *impl_;
+  m.filters = FilterPlan(p);
+  m.appends = AppendPlan(p);
+  stmt_profile_new_program();
+  return m.run_program(p, m.stack, m.rand, m.out, [&] {
+    Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);
+    Vec r = m.call(p.entry, arg, nullptr, Span{});
+    NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
+    return to_value(r, 0);
+  });
+}
+
+}  // namespace ndp::exec::cpu

@@ -1,0 +1,298 @@
+// The interpretive kernel loop and the dispatch between it and compiled kernels.
+#include "exec/cpu/kernels.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "exec/common/kernel_compiler.h"
+#include "exec/host/parallel_loops.h"
+#include "lang/diagnostics.h"
+
+namespace ndp::exec::cpu {
+
+using namespace host;  // the cpu backend runs on the host vectors and primitives
+
+using flat::HostKernelFn;
+using flat::KernelBody;
+using flat::KernelNode;
+using lang::TypeKind;
+using lang::core::PrimId;
+
+namespace {
+
+constexpr int64_t kChunk = 1024;
+/// Below this many instances the interpretive loop is cheaper than compiling (once per
+/// distinct kernel and process); NDP_JIT_MIN overrides it (0: always compile).
+constexpr int64_t kDefaultJitMin = int64_t{1} << 14;
+
+int64_t jit_min() {
+  static const int64_t v = [] {
+    const char* s = std::getenv("NDP_JIT_MIN");
+    return s && *s ? std::atoll(s) : kDefaultJitMin;
+  }();
+  return v;
+}
+
+template <class T>
+inline constexpr bool is_int_v = std::is_same_v<T, int64_t> || std::is_same_v<T, int32_t>;
+
+/// One node over m elements: r[i] = prim(a0[i], ...), T the storage type of the operands
+/// (of the second operand for select), R of the result.
+template <class T, class R>
+void eval_typed(PrimId p, const void* const* a, void* rv, int64_t m) {
+  R* r = static_cast<R*>(rv);
+  const T* x = static_cast<const T*>(a[0]);
+  const T* y = static_cast<const T*>(a[1]);
+  auto map = [&](auto f) {
+    for (int64_t i = 0; i < m; ++i) r[i] = static_cast<R>(f(i));
+  };
+  if constexpr (std::is_same_v<R, bool>) {
+    switch (p) {
+      case PrimId::Eq: return map([&](int64_t i) { return x[i] == y[i]; });
+      case PrimId::Ne: return map([&](int64_t i) { return x[i] != y[i]; });
+      case PrimId::Lt: return map([&](int64_t i) { return x[i] < y[i]; });
+      case PrimId::Gt: return map([&](int64_t i) { return x[i] > y[i]; });
+      case PrimId::Le: return map([&](int64_t i) { return x[i] <= y[i]; });
+      case PrimId::Ge: return map([&](int64_t i) { return x[i] >= y[i]; });
+      default: break;
+    }
+  }
+  if constexpr (std::is_same_v<T, bool> && std::is_same_v<R, bool>) {
+    switch (p) {
+      case PrimId::Not: return map([&](int64_t i) { return !x[i]; });
+      case PrimId::Or: return map([&](int64_t i) { return x[i] || y[i]; });
+      case PrimId::And: return map([&](int64_t i) { return x[i] && y[i]; });
+      case PrimId::Xor: return map([&](int64_t i) { return x[i] != y[i]; });
+      case PrimId::Nor: return map([&](int64_t i) { return !(x[i] || y[i]); });
+      case PrimId::Nand: return map([&](int64_t i) { return !(x[i] && y[i]); });
+      default: break;
+    }
+  }
+  if constexpr (std::is_same_v<T, bool> && std::is_same_v<R, int64_t>) {
+    if (p == PrimId::Btoi) return map([&](int64_t i) { return int64_t{x[i] ? 1 : 0}; });
+  }
+  if constexpr (std::is_same_v<T, uint8_t> && std::is_same_v<R, int64_t>) {
+    if (p == PrimId::CharCode) return map([&](int64_t i) { return static_cast<int64_t>(x[i]); });
+  }
+  if constexpr (is_int_v<T> && std::is_same_v<T, R>) {
+    using U = std::make_unsigned_t<T>;
+    switch (p) {
+      case PrimId::Not: return map([&](int64_t i) { return T(~x[i]); });
+      case PrimId::Or: return map([&](int64_t i) { return T(x[i] | y[i]); });
+      case PrimId::And: return map([&](int64_t i) { return T(x[i] & y[i]); });
+      case PrimId::Xor: return map([&](int64_t i) { return T(x[i] ^ y[i]); });
+      case PrimId::Nor: return map([&](int64_t i) { return T(~(x[i] | y[i])); });
+      case PrimId::Nand: return map([&](int64_t i) { return T(~(x[i] & y[i])); });
+      case PrimId::Add: return map([&](int64_t i) { return T(U(x[i]) + U(y[i])); });
+      case PrimId::Sub: return map([&](int64_t i) { return T(U(x[i]) - U(y[i])); });
+      case PrimId::Mul: return map([&](int64_t i) { return T(U(x[i]) * U(y[i])); });
+      case PrimId::Negate: return map([&](int64_t i) { return T(U{0} - U(x[i])); });
+      default: break;
+    }
+  }
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<T, R>) {
+    switch (p) {
+      case PrimId::Add: return map([&](int64_t i) { return x[i] + y[i]; });
+      case PrimId::Sub: return map([&](int64_t i) { return x[i] - y[i]; });
+      case PrimId::Mul: return map([&](int64_t i) { return x[i] * y[i]; });
+      case PrimId::Div: return map([&](int64_t i) { return x[i] / y[i]; });
+      case PrimId::Negate: return map([&](int64_t i) { return -x[i]; });
+      default: break;
+    }
+  }
+  if constexpr (!std::is_same_v<T, bool> && !std::is_same_v<T, uint8_t> && !std::is_same_v<R, bool> &&
+                !std::is_same_v<R, uint8_t>) {
+    switch (p) {
+      case PrimId::ToFloat: case PrimId::ToF64: case PrimId::ToF32: case PrimId::ToI64:
+        return map([&](int64_t i) { return static_cast<R>(x[i]); });
+      case PrimId::ToI32:
+        if constexpr (is_int_v<T>) return map([&](int64_t i) { return static_cast<int32_t>(static_cast<uint32_t>(x[i])); });
+        break;
+      default: break;
+    }
+  }
+  throw lang::InternalError("internal error: kernel node with a primitive the kernel loop does not know");
+}
+
+void eval_node(const KernelBody& k, const KernelNode& n, const void* const* a, void* r, int64_t m) {
+  if (n.prim == PrimId::Select) {
+    const bool* f = static_cast<const bool*>(a[0]);
+    with_scalar(n.type->kind, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = static_cast<const T*>(a[1]);
+      const T* y = static_cast<const T*>(a[2]);
+      T* o = static_cast<T*>(r);
+      for (int64_t i = 0; i < m; ++i) o[i] = f[i] ? x[i] : y[i];
+    });
+    return;
+  }
+  with_scalar(k.nodes[n.args[0]].type->kind, [&](auto ta) {
+    with_scalar(n.type->kind, [&](auto tr) {
+      eval_typed<typename decltype(ta)::type, typename decltype(tr)::type>(n.prim, a, r, m);
+    });
+  });
+}
+
+template <class T>
+T const_value(const lang::Value& v) {
+  if constexpr (std::is_same_v<T, double>) return v.as_float();
+  else if constexpr (std::is_same_v<T, float>) return v.as_f32();
+  else if constexpr (std::is_same_v<T, bool>) return v.as_bool();
+  else if constexpr (std::is_same_v<T, uint8_t>) return v.as_char();
+  else if constexpr (std::is_same_v<T, int32_t>) return v.as_i32();
+  else return v.as_int();
+}
+
+
+/// The installed compiler's kernel (Note [Kernel compilers]), or nullptr where there is none,
+/// NDP_NO_JIT is set or compilation failed (said at NDP_DEBUG >= 1; the interpretive loop then
+/// runs). A failing kernel is not retried.
+HostKernelFn host_kernel(const KernelBody& k) {
+  static const bool disabled = [] {
+    const char* s = std::getenv("NDP_NO_JIT");
+    return s && *s && std::string(s) != "0";
+  }();
+  exec::KernelCompiler* compiler = kernel_compiler();
+  if (disabled || compiler == nullptr) return nullptr;
+  static std::mutex failed_mu;
+  static std::unordered_map<std::string, bool> failed;
+  try {
+    {
+      std::lock_guard<std::mutex> lock(failed_mu);
+      if (failed.count(k.key())) return nullptr;
+    }
+    return compiler->host(k);
+  } catch (std::exception& e) {
+    const char* d = std::getenv("NDP_DEBUG");
+    if (d && std::atoi(d) >= 1)
+      std::fprintf(stderr, "ndp: kernel compilation failed, interpreting it instead: %s\n", e.what());
+    std::lock_guard<std::mutex> lock(failed_mu);
+    failed[k.key()] = true;
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
+  size_t nn = k.nodes.size();
+  if (end <= begin) return;
+  // 8 bytes per element (the widest storage) per node; left uninitialised, as every row is
+  // written before it is read.
+  size_t rows = static_cast<size_t>(std::min(kChunk, end - begin));
+  std::unique_ptr<uint64_t[]> scratch(new uint64_t[nn * rows]);
+  std::vector<const void*> at(nn);
+  const void* args[3] = {nullptr, nullptr, nullptr};
+  for (int64_t c = begin; c < end; c += kChunk) {
+    int64_t m = std::min(kChunk, end - c);
+    for (size_t j = 0; j < nn; ++j) {
+      const KernelNode& n = k.nodes[j];
+      if (n.kind == KernelNode::Kind::Input) {
+        at[j] = static_cast<const char*>(ins[n.input]) + static_cast<size_t>(c) * storage_width(n.type->kind);
+        continue;
+      }
+      void* r = scratch.get() + j * rows;
+      at[j] = r;
+      if (n.kind == KernelNode::Kind::Const) {
+        with_scalar(n.type->kind, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          T x = const_value<T>(n.value);
+          T* o = static_cast<T*>(r);
+          for (int64_t i = 0; i < m; ++i) o[i] = x;
+        });
+        continue;
+      }
+      for (size_t a = 0; a < n.args.size() && a < 3; ++a) args[a] = at[n.args[a]];
+      if (n.args.size() < 2) args[1] = args[0];
+      eval_node(k, n, args, r, m);
+    }
+    for (size_t o = 0; o < k.outputs.size(); ++o) {
+      const KernelNode& n = k.nodes[k.outputs[o]];
+      size_t w = storage_width(n.type->kind);
+      std::memcpy(static_cast<char*>(outs[o]) + static_cast<size_t>(c) * w, at[k.outputs[o]], static_cast<size_t>(m) * w);
+    }
+  }
+}
+
+void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs) {
+  if (n < kParallelGrain) {
+    if (n > 0) fn(0, n, ins, outs);
+    return;
+  }
+  int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) fn(c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), ins, outs);
+}
+
+std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& k, std::span<const Vec> ins) {
+  NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && ins.size() <= flat::kMaxConsumerInputs &&
+                 k.outputs.size() == 1,
+             "consumer kernel operands do not match its body");
+  struct Inputs {
+    std::array<const char*, flat::kMaxConsumerInputs> base{};
+    std::array<size_t, flat::kMaxConsumerInputs> width{};
+  } in;
+  for (size_t j = 0; j < ins.size(); ++j) {
+    NDP_ASSERT(ins[j].size() == ins[0].size(), "kernel operands of different lengths");
+    in.base[j] = static_cast<const char*>(ins[j].raw_data());
+    in.width[j] = storage_width(k.inputs[j]->kind);
+  }
+  HostKernelFn fn = ins[0].size() >= jit_min() ? host_kernel(k) : nullptr;
+  return [&k, in, fn, ninputs = ins.size()](int64_t begin, int64_t end, void* out) {
+    // The inputs moved to `begin`, so the kernel's instances [0, end - begin) are the window.
+    std::array<const void*, flat::kMaxConsumerInputs> at{};
+    for (size_t j = 0; j < ninputs; ++j) at[j] = in.base[j] + static_cast<size_t>(begin) * in.width[j];
+    void* outs[1] = {out};
+    if (fn) fn(0, end - begin, at.data(), outs);
+    else interpret_kernel(k, 0, end - begin, at.data(), outs);
+  };
+}
+
+std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::span<const lang::Type* const> out_types) {
+  NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && out_types.size() == k.outputs.size(),
+             "kernel operands do not match its body");
+  int64_t n = ins[0].size();
+  for (const Vec& v : ins) NDP_ASSERT(v.size() == n, "kernel operands of different lengths");
+  // Uniform inputs give uniform outputs (Note [Uniform buffers]): one instance computes them.
+  if (n > 1 && all_uniform(ins)) {
+    std::vector<Vec> r = run_kernel(k, first_instances(ins), out_types);
+    for (Vec& v : r) v = broadcast_first(v, n);
+    return r;
+  }
+  std::vector<const void*> in_ptrs;
+  for (const Vec& v : ins) in_ptrs.push_back(v.raw_data());
+  std::vector<std::shared_ptr<const void>> bufs;
+  std::vector<void*> out_ptrs;
+  for (const lang::Type* t : out_types) {
+    with_scalar(t->kind, [&](auto tag) {
+      Buf<typename decltype(tag)::type> b(n);
+      out_ptrs.push_back(b.data());
+      bufs.push_back(b.share());
+    });
+  }
+  HostKernelFn fn = n >= jit_min() ? host_kernel(k) : nullptr;
+  if (fn) {
+    run_chunks(fn, n, in_ptrs.data(), out_ptrs.data());
+  } else if (n < kParallelGrain) {
+    interpret_kernel(k, 0, n, in_ptrs.data(), out_ptrs.data());
+  } else {
+    int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < chunks; ++c)
+      interpret_kernel(k, c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), in_ptrs.data(), out_ptrs.data());
+  }
+  std::vector<Vec> out;
+  for (size_t o = 0; o < out_types.size(); ++o) out.push_back(Vec::scalar(out_types[o], n, bufs[o]));
+  return out;
+}
+
+}  // namespace ndp::exec::cpu

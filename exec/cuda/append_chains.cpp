@@ -1,0 +1,79 @@
+// Running append chains on the GPU (Note [Append chains on the GPU] in append_chains.h).
+#include "exec/cuda/append_chains.h"
+
+#include <map>
+#include <vector>
+
+#include "exec/cuda/device_vec_ops.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/prim_call.h"
+
+namespace ndp::exec::cuda {
+
+using flat::VarId;
+using runtime::gpu::Primitives;
+
+namespace {
+
+/// One part of every instance: `length[k]` elements of `data` from `start[k]` (the buffers keep
+/// what the pointers point into alive).
+struct Part {
+  DBuf data, start, length;
+};
+
+/// The parts, appended per instance: a sequence of n instances of type `result`.
+DVec append_parts(Gpu& g, std::span<const Part> parts, int64_t n, const lang::Type* result) {
+  Primitives::AppendParts p;
+  p.count = static_cast<int32_t>(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    p.data[i] = parts[i].data ? parts[i].data->pointer() : 0;
+    p.start[i] = parts[i].start->pointer();
+    p.length[i] = parts[i].length->pointer();
+  }
+  DBuf len = g.alloc(n * 8);
+  g.check(g.prims().append_parts_lengths(p, n, len->pointer()));
+  auto [off, total] = segments_of_valid_lengths(g, n, len);
+  DBuf out = g.alloc(total * elem_bytes(result->a));
+  g.check(g.prims().append_parts(elem_type(result->a), p, runtime::gpu::DSegs::irregular(n, total, off->pointer()),
+                                 out->pointer()));
+  return DVec::seq(result, n, std::move(len), std::move(off), DVec::scalar(result->a, total, std::move(out)));
+}
+
+/// A whole sequence of flat elements as a part.
+Part whole(const DVec& v) { return Part{v.elems().buffer(), v.offsets_buffer(), v.buffer()}; }
+
+}  // namespace
+
+DVec run_append_chain(Gpu& g, const cpu::AppendChain& chain, const std::function<const DVec&(VarId)>& operand,
+                      const lang::Type* result) {
+  // The elts' sequences first, in statement order, so the first failure is the one the
+  // statements would raise.
+  std::map<const flat::Stmt*, Part> chosen;
+  for (const flat::Stmt* e : chain.elts) {
+    const DVec& v = operand(e->uses[0]);
+    const DVec& inner = v.elems();
+    const int64_t n = v.size();
+    DBuf start = g.alloc(n * 8), length = g.alloc(n * 8);
+    if (g.check(g.prims().elt_segments(v.offsets(), operand(e->uses[1]).data(), inner.offsets(), n, start->pointer(),
+                                       length->pointer())) >= 0)
+      throw lang::eval::EvalError{"Sequence reference (a[i]) out of bounds.", e->span};
+    chosen[e] = Part{inner.elems().buffer(), std::move(start), std::move(length)};
+  }
+  std::vector<Part> parts;
+  int64_t n = -1;
+  for (const cpu::AppendChain::Source& s : chain.sources) {
+    const DVec& v = operand(s.seqs);
+    NDP_ASSERT(n < 0 || v.size() == n, "append chain over vectors of different lengths");
+    n = v.size();
+    parts.push_back(s.elt ? chosen.at(s.elt) : whole(v));
+  }
+  // More parts than a kernel takes: the first ones become one part.
+  while (parts.size() > static_cast<size_t>(Primitives::kMaxAppendParts)) {
+    DVec head = append_parts(g, std::span<const Part>(parts.data(), Primitives::kMaxAppendParts), n, result);
+    parts.erase(parts.begin(), parts.begin() + Primitives::kMaxAppendParts);
+    parts.insert(parts.begin(), whole(head));
+  }
+  return append_parts(g, parts, n, result);
+}
+
+}  // namespace ndp::exec::cuda

@@ -1,0 +1,27 @@
+// Append chains (Note [Append chains] in exec/cpu/append_chains.h) on the cuda backend.
+//
+// Note [Append chains on the GPU]
+// Statement by statement, quicksort's `sorted[0] ++ equal ++ sorted[1]` copies the level's data
+// four times: each elt is a nested take, each `++` an append. The chain's root instead
+//   1. finds each elt's chosen sequence per instance as a start and a length in the inner
+//      elements (ndp_elt_segments: n-sized, with the index check; no element moves);
+//   2. sums the parts' lengths per instance and scans them (one read-back: the total);
+//   3. copies every element once (ndp_append_parts: a thread per output element, as append).
+// A chain of more than Primitives::kMaxAppendParts parts appends its first parts into one part
+// first.
+#pragma once
+
+#include <functional>
+
+#include "exec/cpu/append_chains.h"
+#include "exec/cuda/device_vec.h"
+#include "exec/cuda/gpu.h"
+
+namespace ndp::exec::cuda {
+
+/// The root's value: `operand(v)` is the value of variable v; `result` the root's type.
+/// Throws the first failing elt's error.
+DVec run_append_chain(Gpu& g, const cpu::AppendChain& chain, const std::function<const DVec&(flat::VarId)>& operand,
+                      const lang::Type* result);
+
+}  // namespace ndp::exec::cuda

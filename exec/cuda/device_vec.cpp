@@ -1,0 +1,462 @@
+// DVec construction, the structural operations and host transfers.
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "exec/cuda/device_vec_ops.h"
+#include "lang/diagnostics.h"
+
+namespace ndp::exec::cuda {
+
+using lang::Type;
+using lang::TypeKind;
+
+namespace {
+
+// Note [Segment descriptor cache]
+// The lengths of a sequence come back again and again as a statement's segments: `nest(lens,
+// x)` after `lens = lengths(s)`, a replicate over `lengths(s)`, every consumer kernel over the
+// same segments. Their offsets and element count are known from the sequence, and computing
+// them again costs a scan, and for a replicate's size a read-back (a synchronisation). Buffers
+// are immutable while alive, so every sequence made records its lengths buffer's offsets and
+// total here, both by weak reference: a freed buffer never matches (even when a new one takes
+// its address) and the cache keeps no memory alive.
+struct SegmentCache {
+  struct Entry {
+    std::weak_ptr<const runtime::cuda::DeviceBuffer> lengths, offsets;
+    int64_t n = 0, total = 0;
+  };
+  std::unordered_map<const void*, Entry> entries;
+  size_t sweep_at = 4096;  // entries of freed buffers are dropped when the map reaches this size
+
+  void add(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total) {
+    if (!lengths || !offsets || n == 0) return;
+    entries[lengths.get()] = Entry{lengths, offsets, n, total};
+    if (entries.size() >= sweep_at) {
+      std::erase_if(entries, [](const auto& e) { return e.second.offsets.expired(); });
+      // Twice the live entries: a program holding many sequences alive does not sweep on
+      // every new one (amortised O(1) per add).
+      sweep_at = std::max<size_t>(4096, 2 * entries.size());
+    }
+  }
+  std::optional<KnownSegments> find(const DBuf& lengths, int64_t n) {
+    auto it = entries.find(lengths.get());
+    if (it == entries.end() || it->second.n != n || it->second.lengths.lock() != lengths) return std::nullopt;
+    DBuf off = it->second.offsets.lock();
+    if (!off) return std::nullopt;
+    return KnownSegments{std::move(off), it->second.total};
+  }
+};
+
+SegmentCache& segment_cache() {
+  thread_local SegmentCache cache;  // the executor's thread; no locking
+  return cache;
+}
+
+// The true flags of the last few flag buffers counted: a flattened `if` counts its flags (the
+// host needs the branch sizes) and then packs with the same flags, which would count them again
+// (a pass and a read-back). By weak reference, as above.
+struct FlagCounts {
+  static constexpr size_t kEntries = 8;
+  struct Entry {
+    std::weak_ptr<const runtime::cuda::DeviceBuffer> flags;
+    const void* raw = nullptr;
+    int64_t n = -1, count = 0;
+  };
+  Entry entries[kEntries];
+  size_t next = 0;
+};
+
+FlagCounts& flag_counts() {
+  thread_local FlagCounts counts;
+  return counts;
+}
+
+}  // namespace
+
+std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n) {
+  return lengths ? segment_cache().find(lengths, n) : std::nullopt;
+}
+
+DVec DVec::scalar(const Type* t, int64_t n, DBuf buf) {
+  NDP_ASSERT(host::is_flat_scalar(t), "DVec::scalar of a structured type");
+  DVec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.buf_ = std::move(buf);
+  return v;
+}
+
+DVec DVec::seq(const Type* t, int64_t n, DBuf lengths, DBuf offsets, DVec elems) {
+  NDP_ASSERT(t->kind == TypeKind::Seq, "DVec::seq of a non-sequence type");
+  DVec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.buf_ = std::move(lengths);
+  v.off_ = std::move(offsets);
+  v.a_ = std::make_shared<const DVec>(std::move(elems));
+  segment_cache().add(v.buf_, v.off_, n, v.a_->size());
+  return v;
+}
+
+DVec DVec::pair(const Type* t, DVec a, DVec b) {
+  NDP_ASSERT(t->kind == TypeKind::Pair && a.size() == b.size(), "DVec::pair of mismatched parts");
+  DVec v;
+  v.type_ = t;
+  v.n_ = a.size();
+  v.a_ = std::make_shared<const DVec>(std::move(a));
+  v.b_ = std::make_shared<const DVec>(std::move(b));
+  return v;
+}
+
+DVec DVec::data(const Type* t, DVec fields) {
+  NDP_ASSERT(t->kind == TypeKind::Data, "DVec::data of a non-datatype");
+  DVec v;
+  v.type_ = t;
+  v.n_ = fields.size();
+  v.a_ = std::make_shared<const DVec>(std::move(fields));
+  return v;
+}
+
+DVec DVec::deferred(const Type* t, int64_t n, std::function<DBuf()> make) {
+  NDP_ASSERT(host::is_flat_scalar(t), "a deferred vector of a structured type");
+  DVec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.deferred_ = std::make_shared<Deferred>();
+  v.deferred_->make = std::move(make);
+  return v;
+}
+
+DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()> fail) {
+  NDP_ASSERT(host::is_flat_scalar(source.type()) && index.type()->kind == TypeKind::Int,
+             "a gather of structured values");
+  const int64_t n = index.size();
+  DVec v = deferred(source.type(), n, [&g, source, index, n] { return take(g, source, index.data(), n).buffer(); });
+  v.deferred_->source = std::make_shared<const DVec>(std::move(source));
+  v.deferred_->index = std::make_shared<const DVec>(std::move(index));
+  v.deferred_->gpu = &g;
+  if (n > 0) v.deferred_->fail = std::move(fail);
+  return v;
+}
+
+DVec DVec::deferred_widening(const Type* int_type, DVec narrow, std::function<DBuf()> make) {
+  NDP_ASSERT(int_type->kind == TypeKind::Int && narrow.type()->kind == TypeKind::I32, "a widening not from i32 to int");
+  DVec v = deferred(int_type, narrow.size(), std::move(make));
+  v.deferred_->narrow = std::make_shared<const DVec>(std::move(narrow));
+  return v;
+}
+
+const DBuf& DVec::Deferred::get() {
+  if (!made) {
+    check();
+    made = make();
+    make = nullptr;
+    source.reset();
+    index.reset();
+  }
+  return made;
+}
+
+void DVec::Deferred::check() {
+  if (!fail) return;
+  bounds_check()();
+  fail = nullptr;
+}
+
+std::function<void()> DVec::Deferred::bounds_check() const {
+  return [g = gpu, index = index, bound = source->size(), fail = fail] {
+    if (g->check(g->prims().first_out_of_range(index->data(), index->size(), bound)) >= 0) fail();
+  };
+}
+
+DVec::Deferred::~Deferred() {
+  if (fail) gpu->defer_check(bounds_check());
+}
+
+void DVec::check_gather() const {
+  if (deferred_) deferred_->check();
+}
+
+void DVec::gather_checked() const {
+  if (deferred_) deferred_->fail = nullptr;
+}
+
+void DVec::gather_failed() const {
+  NDP_ASSERT(gather_unchecked(), "a checked gather failed");
+  std::function<void()> fail = std::move(deferred_->fail);
+  deferred_->fail = nullptr;
+  fail();
+  throw lang::InternalError("internal error: cuda backend: a gather's error did not throw");
+}
+
+DVec DVec::open_type(const Type* t, int64_t n) {
+  if (n != 0) host::fail_function_value();
+  DVec v;
+  v.type_ = t;
+  return v;
+}
+
+DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
+  if (std::optional<KnownSegments> known = known_segments(lengths, n)) return std::move(known->offsets);
+  // The lengths are known to be valid, so the offsets are a plain scan: no check and no
+  // read-back (offsets_from_lengths would synchronise).
+  DBuf off = g.alloc((n + 1) * 8);
+  g.check(g.prims().fill(off->pointer(), 1, 8, 0));
+  if (n > 0) {
+    ndp_status st = g.check(g.prims().seg_scan(NDP_OP_PLUS, /*inclusive=*/true, NDP_I64, lengths->pointer(),
+                                               runtime::gpu::DSegs::flat(n), off->pointer() + 8));
+    NDP_ASSERT(st.code == NDP_OK, "a scan of int lengths");
+  }
+  return off;
+}
+
+KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
+  if (std::optional<KnownSegments> known = known_segments(lengths, n)) return std::move(*known);
+  KnownSegments s{offsets_from_valid_lengths(g, n, lengths), 0};
+  if (n > 0) g.check(g.pool().download(&s.total, s.offsets->pointer() + static_cast<CUdeviceptr>(n) * 8, 8));
+  segment_cache().add(lengths, s.offsets, n, s.total);
+  return s;
+}
+
+DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems) {
+  DBuf off = offsets_from_valid_lengths(g, n, lengths);
+  return DVec::seq(t, n, std::move(lengths), std::move(off), std::move(elems));
+}
+
+DVec empty_of(Gpu& g, lang::TypeContext& types, const Type* t) {
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      DBuf zero = g.alloc(8);
+      g.check(g.prims().fill(zero->pointer(), 1, 8, 0));
+      return DVec::seq(t, 0, g.alloc(0), std::move(zero), empty_of(g, types, t->a));
+    }
+    case TypeKind::Pair: return DVec::pair(t, empty_of(g, types, t->a), empty_of(g, types, t->b));
+    case TypeKind::Data: return DVec::data(t, empty_of(g, types, types.subst(t->data->fields, t->args)));
+    case TypeKind::Var: return DVec::open_type(t, 0);
+    default: return DVec::scalar(t, 0, g.alloc(0));
+  }
+}
+
+DBuf segment_ids(Gpu& g, const DVec& seq) {
+  DBuf ids = g.alloc(seq.total() * 8);
+  g.check(g.prims().segment_ids(seq.segs(), ids->pointer()));
+  return ids;
+}
+
+DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
+  const Type* t = v.type();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      DBuf len = g.alloc(m * 8);
+      g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
+      DBuf off = g.alloc((m + 1) * 8);
+      int64_t total = 0;
+      g.check(g.prims().offsets_from_lengths(len->pointer(), m, off->pointer(), &total));
+      const runtime::gpu::DSegs out_segs = runtime::gpu::DSegs::irregular(m, total, off->pointer());
+      const DVec& from = v.elems();
+      if (host::is_flat_scalar(from.type())) {  // the elements in one pass, without positions
+        const int bytes = elem_bytes(from.type());
+        DBuf out = g.alloc(total * bytes);
+        g.check(g.prims().nested_take(bytes, from.data(), v.offsets(), idx, out_segs, out->pointer()));
+        return DVec::seq(t, m, std::move(len), std::move(off), DVec::scalar(from.type(), total, std::move(out)));
+      }
+      DBuf eidx = g.alloc(total * 8);
+      g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
+      DVec elems = take(g, from, eidx->pointer(), total);
+      return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
+    }
+    case TypeKind::Pair: return DVec::pair(t, take(g, v.first(), idx, m), take(g, v.second(), idx, m));
+    case TypeKind::Data: return DVec::data(t, take(g, v.fields(), idx, m));
+    case TypeKind::Var: return DVec::open_type(t, m);
+    default: {
+      int bytes = elem_bytes(t);
+      DBuf out = g.alloc(m * bytes);
+      g.check(g.prims().gather(bytes, v.data(), idx, m, out->pointer()));
+      return DVec::scalar(t, m, std::move(out));
+    }
+  }
+}
+
+namespace {
+
+/// The buffers of all parts back to back (`bytes` per instance).
+DBuf concat_buffers(Gpu& g, std::span<const DVec> parts, int bytes, CUdeviceptr (DVec::*buffer)() const) {
+  int64_t n = 0;
+  for (const DVec& p : parts) n += p.size();
+  DBuf out = g.alloc(n * bytes);
+  int64_t o = 0;
+  for (const DVec& p : parts) {
+    g.check(g.pool().copy(out->pointer() + static_cast<CUdeviceptr>(o * bytes), (p.*buffer)(),
+                          static_cast<size_t>(p.size() * bytes)));
+    o += p.size();
+  }
+  return out;
+}
+
+}  // namespace
+
+DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_t m) {
+  NDP_ASSERT(a.size() + b.size() == m, "take_appended of a non-permutation");
+  const Type* t = a.type();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      if (!host::is_flat_scalar(a.elems().type())) break;
+      DVec parts[2] = {a, b};
+      DBuf both = concat_buffers(g, parts, 8, &DVec::lengths);  // one length per sequence: small
+      DBuf len = g.alloc(m * 8);
+      g.check(g.prims().gather(8, both->pointer(), idx, m, len->pointer()));
+      DBuf off = offsets_from_valid_lengths(g, m, len);  // a permutation: the total is known
+      const int64_t total = a.total() + b.total();
+      const int bytes = elem_bytes(a.elems().type());
+      DBuf out = g.alloc(total * bytes);
+      g.check(g.prims().nested_take2(bytes, a.elems().data(), a.offsets(), a.size(), b.elems().data(), b.offsets(), idx,
+                                     runtime::gpu::DSegs::irregular(m, total, off->pointer()), out->pointer()));
+      return DVec::seq(t, m, std::move(len), std::move(off), DVec::scalar(a.elems().type(), total, std::move(out)));
+    }
+    case TypeKind::Pair:
+      return DVec::pair(t, take_appended(g, a.first(), b.first(), idx, m),
+                        take_appended(g, a.second(), b.second(), idx, m));
+    case TypeKind::Data: return DVec::data(t, take_appended(g, a.fields(), b.fields(), idx, m));
+    default: break;
+  }
+  return take(g, append(g, a, b), idx, m);
+}
+
+DVec concat(Gpu& g, std::span<const DVec> parts) {
+  NDP_ASSERT(!parts.empty(), "concat of no parts");
+  if (parts.size() == 1) return parts[0];
+  const Type* t = parts[0].type();
+  int64_t n = 0;
+  for (const DVec& p : parts) n += p.size();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      DBuf len = concat_buffers(g, parts, 8, &DVec::lengths);
+      DVec e = concat(g, host::map_parts(parts, [](const DVec& p) { return p.elems(); }));
+      return seq_from_lengths(g, t, n, std::move(len), std::move(e));
+    }
+    case TypeKind::Pair:
+      return DVec::pair(t, concat(g, host::map_parts(parts, [](const DVec& p) { return p.first(); })),
+                        concat(g, host::map_parts(parts, [](const DVec& p) { return p.second(); })));
+    case TypeKind::Data:
+      return DVec::data(t, concat(g, host::map_parts(parts, [](const DVec& p) { return p.fields(); })));
+    case TypeKind::Var: return DVec::open_type(t, n);
+    default: return DVec::scalar(t, n, concat_buffers(g, parts, elem_bytes(t), &DVec::data));
+  }
+}
+
+namespace {
+
+const FlagCounts::Entry* find_count(const DVec& flags) {
+  const DBuf& buf = flags.buffer();
+  for (const FlagCounts::Entry& e : flag_counts().entries)
+    if (e.raw == buf.get() && e.n == flags.size() && e.flags.lock() == buf) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+void remember_count_true(const DVec& flags, int64_t count) {
+  const DBuf& buf = flags.buffer();
+  if (!buf) return;
+  FlagCounts& c = flag_counts();
+  c.entries[c.next] = FlagCounts::Entry{buf, buf.get(), flags.size(), count};
+  c.next = (c.next + 1) % FlagCounts::kEntries;
+}
+
+bool known_count_true(const DVec& flags) { return find_count(flags) != nullptr; }
+
+int64_t count_true(Gpu& g, const DVec& flags) {
+  if (const FlagCounts::Entry* e = find_count(flags)) return e->count;
+  int64_t count = g.check(g.prims().count_true(flags.data(), flags.size()));
+  remember_count_true(flags, count);
+  return count;
+}
+
+DVec pack(Gpu& g, const DVec& v, const DVec& flag_vec) {
+  NDP_ASSERT(flag_vec.size() == v.size(), "pack with flags of another length");
+  int64_t kept = count_true(g, flag_vec);
+  if (kept == v.size()) return v;  // buffers are never written (Note [DVec]): no copy needed
+  CUdeviceptr flags = flag_vec.data();
+  if (!host::is_flat_scalar(v.type())) {
+    DBuf pos = g.alloc(kept * 8);
+    g.check(g.prims().true_positions(flags, v.size(), pos->pointer()));
+    return take(g, v, pos->pointer(), kept);
+  }
+  DBuf out = g.alloc(kept * elem_bytes(v.type()));
+  g.check(g.prims().pack(elem_type(v.type()), v.data(), flags, v.size(), out->pointer()));
+  return DVec::scalar(v.type(), kept, std::move(out));
+}
+
+DVec retype(lang::TypeContext& types, const DVec& v, const Type* t) {
+  const Type* from = v.type();
+  if (from == t) return v;
+  if (from->kind == TypeKind::Data) return retype(types, v.fields(), t);
+  if (t->kind == TypeKind::Data) return DVec::data(t, retype(types, v, types.subst(t->data->fields, t->args)));
+  NDP_ASSERT(from->kind == t->kind, "retype between unrelated types");
+  switch (t->kind) {
+    case TypeKind::Seq:
+      return DVec::seq(t, v.size(), v.buffer(), v.offsets_buffer(), retype(types, v.elems(), t->a));
+    case TypeKind::Pair: return DVec::pair(t, retype(types, v.first(), t->a), retype(types, v.second(), t->b));
+    case TypeKind::Fn:
+    case TypeKind::Var: return DVec::open_type(t, v.size());
+    default: return DVec::scalar(t, v.size(), v.buffer());
+  }
+}
+
+DVec replicate_one(Gpu& g, const DVec& one, int64_t n) {
+  NDP_ASSERT(one.size() == 1, "replicate_one of a DVec without exactly one instance");
+  if (n == 1) return one;
+  DBuf zeros = g.alloc(n * 8);
+  g.check(g.prims().fill(zeros->pointer(), n, 8, 0));
+  return take(g, one, zeros->pointer(), n);
+}
+
+// ---- transfers ----
+
+DVec upload(Gpu& g, const host::Vec& v) {
+  const Type* t = v.type();
+  int64_t n = v.size();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
+      g.check(g.pool().upload(len->pointer(), v.lengths(), static_cast<size_t>(n) * 8));
+      g.check(g.pool().upload(off->pointer(), v.offsets(), static_cast<size_t>(n + 1) * 8));
+      return DVec::seq(t, n, std::move(len), std::move(off), upload(g, v.elems()));
+    }
+    case TypeKind::Pair: return DVec::pair(t, upload(g, v.first()), upload(g, v.second()));
+    case TypeKind::Data: return DVec::data(t, upload(g, v.fields()));
+    case TypeKind::Var: return DVec::open_type(t, n);
+    default: {
+      int bytes = elem_bytes(t);
+      DBuf buf = g.alloc(n * bytes);
+      g.check(g.pool().upload(buf->pointer(), v.buffer().get(), static_cast<size_t>(n * bytes)));
+      return DVec::scalar(t, n, std::move(buf));
+    }
+  }
+}
+
+host::Vec download(Gpu& g, const DVec& v) {
+  const Type* t = v.type();
+  int64_t n = v.size();
+  switch (t->kind) {
+    case TypeKind::Seq: {
+      host::Buf<int64_t> len(n);
+      std::shared_ptr<int64_t[]> off(new int64_t[static_cast<size_t>(n + 1)]);
+      g.check(g.pool().download(len.data(), v.lengths(), static_cast<size_t>(n) * 8));
+      g.check(g.pool().download(off.get(), v.offsets(), static_cast<size_t>(n + 1) * 8));
+      return host::Vec::seq(t, n, len.share(), std::move(off), download(g, v.elems()));
+    }
+    case TypeKind::Pair: return host::Vec::pair(t, download(g, v.first()), download(g, v.second()));
+    case TypeKind::Data: return host::Vec::data(t, download(g, v.fields()));
+    case TypeKind::Var: return host::Vec::open_type(t, n);
+    default: {
+      int bytes = elem_bytes(t);
+      host::Buf<uint8_t> buf(n * bytes);
+      g.check(g.pool().download(buf.data(), v.data(), static_cast<size_t>(n * bytes)));
+      return host::Vec::scalar(t, n, buf.share());
+    }
+  }
+}
+
+}  // namespace ndp::exec::cuda

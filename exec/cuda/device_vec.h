@@ -1,0 +1,155 @@
+// DVec: the run-time value of a Flat IR vector variable on the cuda backend: the cpu backend's
+// Vec (Note [Vec representation] in exec/host/vec.h) with its buffers in device memory.
+//
+// Note [DVec]
+// * The shape is Vec's: scalars are one buffer of the storage type; a sequence has lengths,
+//   offsets (n + 1 entries) and the elements back to back; pairs and datatypes are
+//   structure of arrays. Function values are interned ids (int64), as on the cpu backend.
+// * A sequence's element count (`total`) is known on the host (elems().size()), so every
+//   allocation that depends on it needs no read-back.
+// * Buffers are shared and never written after construction, so structural operations that
+//   keep data (First, Elements, Retype) cost no device work.
+//
+// Note [Deferred vectors]
+// A flat scalar DVec may be deferred: its size is known but its buffer is computed when first
+// read (buffer(), data()), once for all its copies. Three statements make them:
+// * Iota: a lifted function's instance ids (an SpMV called once: one id, never read).
+// * Replicate: the instance ids and values that a lifted function spreads over its segments
+//   are often read by nothing that needs them stored (an index_shared into a one-sequence
+//   vector ignores its instance ids), and then never computed.
+// * IndexShared: the gathered elements are `source[index[i]]`. A fused kernel or consumer
+//   kernel that reads such an input reads source through index itself (Note [Fused gathers],
+//   kernels.h), so the gathered vector is never stored: an SpMV's x[c] is read inside its row
+//   sums.
+// Anything else reads the buffer and gets the values computed.
+//
+// Note [Narrow gather positions]
+// An SpMV over i32 columns, {sum({v * x[i64(c)] : (c, v) in row}) : row in rows}, gathers x
+// through i64(c): computed, the widened positions would cost a pass that reads 4 bytes and
+// writes 8 a nonzero, and the gather would read 8 more where 4 hold the same values. So the
+// conversion of a flat i32 vector to int is deferred (deferred_widening, CudaExecutor's Prim),
+// and keeps its source: a kernel that gathers through it reads the i32 positions and widens
+// them itself (GatheredInput::narrow, compile_element_ptx), and an SpMV moves the 12 bytes a
+// nonzero that CSR with 32-bit indices does. Anything else that reads the widened vector,
+// a bounds check included, gets it computed.
+//
+// Note [Checked gathers]
+// A deferred gather of one sequence (IndexShared) may leave its bounds check to whoever reads
+// it, which saves a pass over the indices and a read-back (an SpMV's columns: 8 bytes a nonzero):
+// * a consumer kernel reads it guarded: a bad position reads element 0 and sets a flag word
+//   (compile_element_ptx), which the host reads after the kernel and then reports the gather's
+//   error (check_consumer_gathers, consumer_kernels.cpp);
+// * anything else (a fused kernel, a materialisation) checks it first (check_gather: the
+//   first_out_of_range pass and its read-back, as IndexShared did).
+// A gather that nobody reads is checked when its last copy goes: the check is queued on the
+// Gpu (Gpu::defer_check) and runs after the statement (CudaExecutor), so the error still comes
+// from the evaluation that made the gather.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "lang/types.h"
+#include "runtime/gpu/primitives.h"
+
+namespace ndp::exec::cuda {
+
+class Gpu;
+using runtime::cuda::CUdeviceptr;
+using DBuf = std::shared_ptr<const runtime::cuda::DeviceBuffer>;
+
+/// The runtime's element type of a flat scalar type (streams and function ids: int64).
+ndp_elem_type elem_type(const lang::Type* t);
+inline int elem_bytes(const lang::Type* t) { return runtime::gpu::elem_bytes(elem_type(t)); }
+
+class DVec {
+ public:
+  using Buffer = DBuf;
+
+  DVec() = default;
+
+  const lang::Type* type() const { return type_; }
+  int64_t size() const { return n_; }
+  lang::TypeKind kind() const { return type_->kind; }
+
+  // ---- scalars ----
+  CUdeviceptr data() const {
+    const DBuf& b = buffer();
+    return b ? b->pointer() : 0;
+  }
+  /// The buffer, computed now if the vector is deferred.
+  const DBuf& buffer() const {
+    if (!buf_ && deferred_) buf_ = deferred_->get();
+    return buf_;
+  }
+  /// A deferred vector's values are not computed yet (Note [Deferred vectors]).
+  bool pending() const { return !buf_ && deferred_ && !deferred_->made; }
+  /// Deferred gathers: element i is gather_source()[gather_index()[i]] (both flat scalar
+  /// vectors, the indices int64); null otherwise.
+  const DVec* gather_source() const { return deferred_ ? deferred_->source.get() : nullptr; }
+  const DVec* gather_index() const { return deferred_ ? deferred_->index.get() : nullptr; }
+  /// A deferred widening i64(v) of an i32 vector v (Note [Narrow gather positions]): v, kept
+  /// after the widened values are made; null otherwise.
+  const DVec* narrow_source() const { return deferred_ ? deferred_->narrow.get() : nullptr; }
+  /// A deferred gather whose indices are not yet known to be in range (Note [Checked gathers]).
+  bool gather_unchecked() const { return deferred_ && deferred_->fail; }
+  /// Checks an unchecked gather's indices now (one pass and a read-back); throws its error.
+  void check_gather() const;
+  /// A guarded reader found every index in range / found one out of range (throws the error).
+  void gather_checked() const;
+  [[noreturn]] void gather_failed() const;
+
+  // ---- sequences ----
+  CUdeviceptr lengths() const { return data(); }
+  CUdeviceptr offsets() const { return off_ ? off_->pointer() : 0; }
+  const DBuf& offsets_buffer() const { return off_; }
+  int64_t total() const { return a_->size(); }
+  runtime::gpu::DSegs segs() const { return runtime::gpu::DSegs::irregular(n_, total(), offsets()); }
+  const DVec& elems() const { return *a_; }
+
+  // ---- pairs and datatypes ----
+  const DVec& first() const { return *a_; }
+  const DVec& second() const { return *b_; }
+  const DVec& fields() const { return *a_; }
+
+  // ---- construction ----
+  static DVec scalar(const lang::Type* t, int64_t n, DBuf buf);
+  /// A sequence from its lengths and offsets buffers (offsets[n] == elems.size()).
+  static DVec seq(const lang::Type* t, int64_t n, DBuf lengths, DBuf offsets, DVec elems);
+  static DVec pair(const lang::Type* t, DVec a, DVec b);
+  static DVec data(const lang::Type* t, DVec fields);
+  static DVec open_type(const lang::Type* t, int64_t n);
+  /// A flat scalar vector of n elements whose buffer `make` computes when first read.
+  static DVec deferred(const lang::Type* t, int64_t n, std::function<DBuf()> make);
+  /// result[i] = source[index[i]] (flat scalars; index int64), deferred. With `fail` (which
+  /// throws), the indices are unchecked and `fail` reports one out of [0, source.size()); else
+  /// every one is in range.
+  static DVec deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()> fail = nullptr);
+  /// The int vector i64(narrow) of an i32 vector, deferred; `make` computes its buffer.
+  static DVec deferred_widening(const lang::Type* int_type, DVec narrow, std::function<DBuf()> make);
+
+ private:
+  struct Deferred {
+    std::function<DBuf()> make;  // cleared once made, releasing what it holds
+    DBuf made;
+    std::shared_ptr<const DVec> source, index;  // deferred gathers
+    std::shared_ptr<const DVec> narrow;         // deferred widenings (kept once made)
+    Gpu* gpu = nullptr;
+    std::function<void()> fail;  // an unchecked gather's error (cleared once checked)
+    const DBuf& get();
+    /// An unchecked gather's bounds check, now (throws its error); then it is checked.
+    void check();
+    /// The bounds check as a closure that holds what it reads.
+    std::function<void()> bounds_check() const;
+    ~Deferred();
+  };
+  const lang::Type* type_ = nullptr;
+  int64_t n_ = 0;
+  mutable DBuf buf_;
+  std::shared_ptr<Deferred> deferred_;
+  DBuf off_;
+  std::shared_ptr<const DVec> a_, b_;
+};
+
+}  // namespace ndp::exec::cuda

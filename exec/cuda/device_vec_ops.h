@@ -1,0 +1,64 @@
+// Structural operations on DVecs for every element type (the device counterparts of
+// exec/host/vec.h's take, concat, pack, retype), and moving DVecs to and from the host.
+#pragma once
+
+#include <optional>
+#include <span>
+
+#include "exec/common/vector.h"
+#include "exec/host/vec.h"
+#include "exec/cuda/gpu.h"
+
+namespace ndp::exec::cuda {
+
+/// A sequence DVec over `lengths` (n int64 on the device, known to be non-negative): computes
+/// the offsets. The elements must number the lengths' sum.
+DVec seq_from_lengths(Gpu& g, const lang::Type* t, int64_t n, DBuf lengths, DVec elems);
+/// The offsets and element count of a sequence whose lengths buffer is `lengths` (n of them),
+/// when that sequence is known (Note [Segment descriptor cache] in dvec.cpp).
+struct KnownSegments {
+  DBuf offsets;
+  int64_t total = 0;
+};
+std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n);
+/// The n + 1 offsets of n lengths known to be valid (no check, no read-back).
+DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
+/// The offsets and their total for n lengths known to be valid: known_segments' when known,
+/// else a scan and a read-back of the total, remembered for known_segments.
+KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
+/// A DVec of type t with no instances.
+DVec empty_of(Gpu& g, lang::TypeContext& types, const lang::Type* t);
+/// result[i] = v[idx[i]] for i < m (idx: m int64 on the device, each in [0, v.size())).
+DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m);
+/// take(append(a, b), idx, m) where idx is a permutation of the instances of a ++ b (merge,
+/// sequence literals): sequences of flat elements are read from a and b in place, and their
+/// total needs no read-back.
+DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_t m);
+/// The instances of all parts, one part after another.
+DVec concat(Gpu& g, std::span<const DVec> parts);
+inline DVec append(Gpu& g, const DVec& a, const DVec& b) {
+  DVec parts[2] = {a, b};
+  return concat(g, parts);
+}
+/// The number of true flags (bool), remembered for the last few flag buffers counted.
+int64_t count_true(Gpu& g, const DVec& flags);
+/// Records the number of true flags, known another way, for count_true.
+void remember_count_true(const DVec& flags, int64_t count);
+/// count_true would answer without a pass.
+bool known_count_true(const DVec& flags);
+/// The instances whose flag (bool, v.size() of them) is true.
+DVec pack(Gpu& g, const DVec& v, const DVec& flags);
+/// As host::retype: the same buffers at type t.
+DVec retype(lang::TypeContext& types, const DVec& v, const lang::Type* t);
+/// n copies of the single instance of `one`.
+DVec replicate_one(Gpu& g, const DVec& one, int64_t n);
+/// For every element of a sequence DVec, its instance (segs.total int64).
+DBuf segment_ids(Gpu& g, const DVec& seq);
+
+/// Copies a host Vec to the device and back.
+DVec upload(Gpu& g, const host::Vec& v);
+host::Vec download(Gpu& g, const DVec& v);
+
+static_assert(FlatVector<DVec>);
+
+}  // namespace ndp::exec::cuda

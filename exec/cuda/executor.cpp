@@ -1,0 +1,403 @@
+// The cuda backend's executor: FlatWalk (exec/common/flat_walk.h, shared with the cpu
+// backend) with DVecs in device memory. The host holds only the
+// control scalars (host variables: lengths, counts, loop conditions), which it reads back as
+// they are needed; everything else stays on the device until the result comes back.
+#include "exec/cuda/executor.h"
+
+#include <cctype>
+#include <chrono>
+#include <new>
+#include <stdexcept>
+
+#include "exec/common/flat_walk.h"
+#include "exec/host/convert.h"
+#include "exec/common/profile.h"
+#include "exec/cuda/append_chains.h"
+#include "exec/cuda/consumer_kernels.h"
+#include "exec/cuda/device_vec_ops.h"
+#include "exec/cuda/filter_groups.h"
+#include "exec/cuda/kernels.h"
+#include "exec/cuda/lifted_prims.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/deep_stack.h"
+#include "lang/eval/prim_call.h"
+#include "lang/eval/rand.h"
+#include "lang/eval/streams.h"
+
+namespace ndp::exec::cuda {
+
+using flat::Block;
+using flat::Op;
+using flat::Stmt;
+using flat::VarId;
+using lang::Span;
+using lang::Type;
+using lang::Value;
+using lang::eval::EvalError;
+
+namespace {
+
+constexpr size_t kStackReserve = size_t{2} << 30;
+
+}  // namespace
+
+std::string CudaExecutor::unavailable_reason() {
+  std::string why;
+  return Gpu::get(&why) != nullptr ? std::string() : why;
+}
+
+struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
+  lang::core::Program& prog;
+  std::FILE* out;
+  Gpu& g;
+  GpuKernels kernels;
+  lang::eval::StreamTable streams;
+  lang::eval::RandState rand;
+  lang::eval::PrimEnv env;
+  GpuPrimContext ctx;
+  int64_t fallbacks = 0;
+  lang::eval::DeepStack stack{kStackReserve};
+  // Of the program being run: Note [Filter groups on the GPU], Note [Append chains on the GPU].
+  cpu::FilterPlan filters;
+  cpu::AppendPlan appends;
+
+  Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu) : prog(p), out(o), g(gpu), kernels(gpu), streams(o) {
+    env.types = &prog.types;
+    env.out = out;
+    env.streams = &streams;
+    env.rand = &rand;
+    ctx.gpu = &g;
+    ctx.kernels = &kernels;
+    ctx.host.types = &prog.types;
+    ctx.host.env = &env;
+    ctx.host_fallbacks = &fallbacks;
+  }
+
+  // FlatWalk's backend interface
+  lang::TypeContext& types() { return prog.types; }
+  DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
+  void exec_data(const Stmt& s, Frame& f);
+  /// `chain`: the statement's role in an append chain (chain_role), or null.
+  void exec_data_untimed(const Stmt& s, Frame& f, const cpu::AppendPlan::Role* chain);
+
+  /// n copies of a host value, on the device.
+  DVec constant(const Type* t, const Value& v, int64_t n) {
+    return replicate_one(g, upload(g, host::from_value(prog.types, t, v, 1)), n);
+  }
+  DVec rand_with_paths(const Stmt& s, Frame& f);
+  DVec merge(const DVec& flags, const DVec& a, const DVec& b);
+  DVec seq_lit(const Type* t, const Stmt& s, const Frame& f);
+  void run_group(const cpu::FilterGroup& group, Frame& f);
+  /// The statement's role in an append chain, or null.
+  const cpu::AppendPlan::Role* chain_role(const Stmt& s) const {
+    const bool appends_or_elt = s.op == Op::Prim && (s.prim == lang::core::PrimId::Append || s.prim == lang::core::PrimId::Elt);
+    return appends_or_elt ? appends.role(s) : nullptr;
+  }
+};
+
+// rand with per-instance path hashes: on the host, as the cpu backend draws (flat_exec.cpp).
+DVec CudaExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
+  host::Vec paths = download(g, vec(f, s.uses[1]));
+  const int64_t* p = paths.data<int64_t>();
+  host::LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+  DVec bound[1] = {vec(f, s.uses[0])};
+  struct ClearPath {
+    lang::eval::RandState& r;
+    ~ClearPath() { r.clear_path(); }
+  } clear{rand};
+  return host_prim(ctx, c, bound, [&](int64_t i) { rand.set_path(static_cast<uint64_t>(p[i])); });
+}
+
+/// flags[i] ? a[#T before i] : b[#F before i].
+DVec CudaExecutor::Impl::merge(const DVec& flags, const DVec& a, const DVec& b) {
+  int64_t n = flags.size();
+  NDP_ASSERT(a.size() + b.size() == n, "merge of vectors that do not match their flags");
+  if (a.size() == 0) return b;  // every flag false: b as it stands
+  if (b.size() == 0) return a;
+  DBuf idx = g.alloc(n * 8);
+  g.check(g.prims().merge_positions(flags.data(), n, a.size(), idx->pointer()));
+  return take_appended(g, a, b, idx->pointer(), n);
+}
+
+/// Per instance i the sequence [uses[0][i], ..., uses[k-1][i]].
+DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
+  int64_t k = static_cast<int64_t>(s.uses.size());
+  NDP_ASSERT(k >= 1, "seqlit without elements");
+  std::vector<DVec> parts;
+  for (VarId u : s.uses) parts.push_back(vec(f, u));
+  int64_t n = parts[0].size();
+  DBuf idx = g.alloc(n * k * 8), len = g.alloc(n * 8);
+  g.check(g.prims().seq_lit_positions(n, k, idx->pointer()));
+  g.check(g.prims().fill(len->pointer(), n, 8, static_cast<uint64_t>(k)));
+  DVec elems = k == 2 ? take_appended(g, parts[0], parts[1], idx->pointer(), n * k)
+                      : take(g, concat(g, parts), idx->pointer(), n * k);
+  return seq_from_lengths(g, t, n, std::move(len), std::move(elems));
+}
+
+void CudaExecutor::Impl::run_group(const cpu::FilterGroup& group, Frame& f) {
+  std::vector<DVec> r = run_filter_group(
+      g, kernels, group, [&](VarId v) -> const DVec& { return vec(f, v); }, [&](VarId v) { return type_of(f, v); });
+  for (size_t m = 0; m < r.size(); ++m) set_vec(f, group.members[m].stmt->dst, std::move(r[m]));
+}
+
+// NDP_PROFILE=1 (exec/common/profile.h): each statement waits for its kernels, so that
+// the table shows device time where it is spent (and the program runs slower). NDP_PROFILE=host:
+// it does not, and the table shows the host's time.
+void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
+  const cpu::AppendPlan::Role* chain = chain_role(s);
+  if (chain && chain->skipped) return;  // its chain's root computes it
+  if (!stmt_profile_enabled() || s.op == Op::Time) {
+    exec_data_untimed(s, f, chain);
+  } else {
+    // (A chain's root counts no instances: its operands are skipped statements, not set.)
+    const bool counted = !chain && !s.uses.empty() && !f.fn->vars.at(s.uses[0]).is_host();
+    StmtTimer timer(*f.fn, s, counted ? vec(f, s.uses[0]).size() : 0);
+    exec_data_untimed(s, f, chain);
+    if (!stmt_profile_host_only()) g.synchronize();
+  }
+  // Gathers that went unread during the statement (Note [Checked gathers] in dvec.h).
+  g.run_deferred_checks();
+}
+
+void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f, const cpu::AppendPlan::Role* chain) {
+  auto use = [&](size_t i) -> const DVec& {
+    NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
+    return vec(f, s.uses[i]);
+  };
+  if (chain) {
+    set_vec(f, s.dst, run_append_chain(
+                          g, *chain->chain, [&](VarId v) -> const DVec& { return vec(f, v); }, type_of(f, s.dst)));
+    return;
+  }
+  if (s.op == Op::PackKernel || s.op == Op::ReduceKernel || s.op == Op::Pack) {
+    if (const cpu::FilterPlan::Role* role = filters.role(s)) {
+      if (role->leads) run_group(*role->group, f);  // else its group's first statement set it
+      return;
+    }
+  }
+  switch (s.op) {
+    case Op::Lit: set_vec(f, s.dst, constant(type_of(f, s.dst), s.lit, host(f, s.uses.at(0)))); return;
+    case Op::Global: {
+      NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
+      const lang::core::Global& gl = *prog.globals[s.global];
+      if (gl.kind != lang::core::Global::Kind::Variable) host::fail_function_value();
+      if (!gl.has_value) throw EvalError{upper_name(gl.name) + " is undefined.", s.span};
+      set_vec(f, s.dst, constant(type_of(f, s.dst), gl.value, host(f, s.uses.at(0))));
+      return;
+    }
+    case Op::Empty: {
+      const Type* t = type_of(f, s.dst);
+      int64_t n = host(f, s.uses.at(0));
+      DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
+      g.check(g.prims().fill(len->pointer(), n, 8, 0));
+      g.check(g.prims().fill(off->pointer(), n + 1, 8, 0));
+      set_vec(f, s.dst, DVec::seq(t, n, std::move(len), std::move(off), empty_of(g, prog.types, t->a)));
+      return;
+    }
+    case Op::Count: set_host(f, s.dst, count_true(g, use(0))); return;
+    case Op::Nest: {
+      const DVec& len = use(0);
+      set_vec(f, s.dst, seq_from_lengths(g, type_of(f, s.dst), len.size(), len.buffer(), use(1)));
+      return;
+    }
+    case Op::Replicate: {
+      const DVec& v = use(0);
+      const DVec& counts = use(1);
+      int64_t n = counts.size();
+      // The lengths of a known sequence need no scan, and their total no read-back.
+      auto [off, total] = segments_of_valid_lengths(g, n, counts.buffer());
+      runtime::gpu::DSegs segs = runtime::gpu::DSegs::irregular(n, total, off->pointer());
+      if (host::is_flat_scalar(v.type())) {
+        // Deferred (Note [Deferred vectors] in dvec.h): often nothing reads it stored.
+        Gpu& gpu = g;
+        set_vec(f, s.dst, DVec::deferred(v.type(), total, [&gpu, v, off, segs] {
+                  DBuf buf = gpu.alloc(segs.total * elem_bytes(v.type()));
+                  gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
+                  return buf;
+                }));
+        return;
+      }
+      DBuf ids = g.alloc(total * 8);
+      g.check(g.prims().segment_ids(segs, ids->pointer()));
+      set_vec(f, s.dst, take(g, v, ids->pointer(), total));
+      return;
+    }
+    case Op::PathStep: {
+      // rand path hashes (Note [rand]): computed on the host, where the hash is defined.
+      host::Vec parent = download(g, use(0)), lens = download(g, use(1));
+      const int64_t* p = parent.data<int64_t>();
+      const int64_t* len = lens.data<int64_t>();
+      std::vector<int64_t> steps;
+      for (int64_t seg = 0; seg < lens.size(); ++seg)
+        for (int64_t k = 0; k < len[seg]; ++k)
+          steps.push_back(static_cast<int64_t>(
+              lang::eval::RandState::step(static_cast<uint64_t>(p[seg]), static_cast<uint64_t>(k))));
+      DBuf buf = g.alloc(static_cast<int64_t>(steps.size()) * 8);
+      g.check(g.pool().upload(buf->pointer(), steps.data(), steps.size() * 8));
+      set_vec(f, s.dst, DVec::scalar(type_of(f, s.dst), static_cast<int64_t>(steps.size()), std::move(buf)));
+      return;
+    }
+    case Op::Iota: {
+      // Deferred (Note [Deferred vectors] in dvec.h): a lifted function's instance ids are
+      // often read by nothing that needs them stored.
+      const int64_t n = host(f, s.uses.at(0));
+      Gpu& gpu = g;
+      set_vec(f, s.dst, DVec::deferred(type_of(f, s.dst), n, [&gpu, n] {
+                DBuf buf = gpu.alloc(n * 8);
+                gpu.check(gpu.prims().iota(buf->pointer(), n));
+                return buf;
+              }));
+      return;
+    }
+    case Op::Gather: set_vec(f, s.dst, take(g, use(0), use(1).data(), use(1).size())); return;
+    case Op::IndexShared: {
+      // Instance j reads element idx[j] of sequence ids[j] of seqs.
+      const DVec& seqs = use(0);
+      const DVec& idx = use(2);
+      const int64_t n = idx.size();
+      const DVec& elems = seqs.elems();
+      const lang::Span span = s.span;
+      auto fail = [span] { throw EvalError{"Sequence reference (a[i]) out of bounds.", span}; };
+      if (n > 0 && elems.size() == 0) fail();
+      // A flat gather is deferred: a kernel that reads it gathers itself (Note [Fused gathers]).
+      const bool deferred = host::is_flat_scalar(elems.type());
+      if (seqs.size() == 1) {
+        // One sequence (a lifted function called once): every id is 0, unread, and the indices
+        // are the positions. A deferred gather leaves their check to its reader (Note [Checked
+        // gathers] in dvec.h).
+        if (deferred) {
+          set_vec(f, s.dst, DVec::deferred_gather(g, elems, idx, fail));
+        } else {
+          if (g.check(g.prims().first_out_of_range(idx.data(), n, elems.size())) >= 0) fail();
+          set_vec(f, s.dst, take(g, elems, idx.data(), n));
+        }
+        return;
+      }
+      DBuf pos = g.alloc(n * 8);
+      if (g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer())) >= 0)
+        fail();
+      DVec positions = DVec::scalar(prog.types.int_(), n, std::move(pos));
+      if (deferred)
+        set_vec(f, s.dst, DVec::deferred_gather(g, elems, std::move(positions)));
+      else
+        set_vec(f, s.dst, take(g, elems, positions.data(), n));
+      return;
+    }
+    case Op::Pack: {
+      set_vec(f, s.dst, pack(g, use(0), use(1)));
+      return;
+    }
+    case Op::Merge: set_vec(f, s.dst, merge(use(0), use(1), use(2))); return;
+    case Op::Concat: set_vec(f, s.dst, append(g, use(0), use(1))); return;
+    case Op::Slice: {
+      const DVec& v = use(0);
+      int64_t begin = host(f, s.uses.at(1)), count = host(f, s.uses.at(2));
+      NDP_ASSERT(begin >= 0 && count >= 0 && begin + count <= v.size(), "slice out of range");
+      if (begin == 0 && count == v.size()) {
+        set_vec(f, s.dst, v);
+        return;
+      }
+      DBuf idx = g.alloc(count * 8);
+      g.check(g.prims().iota(idx->pointer(), count, begin));
+      set_vec(f, s.dst, take(g, v, idx->pointer(), count));
+      return;
+    }
+    case Op::SeqLit: set_vec(f, s.dst, seq_lit(type_of(f, s.dst), s, f)); return;
+    case Op::CheckLengths: {
+      const DVec &a = use(0), &b = use(1);
+      NDP_ASSERT(a.size() == b.size(), "check_lengths of vectors with different instance counts");
+      if (g.check(g.prims().first_difference(a.lengths(), b.lengths(), a.size())) >= 0)
+        throw EvalError{"Length mismatch in an apply-to-each.", s.span};
+      return;
+    }
+    case Op::Prim: {
+      if (s.prim == lang::core::PrimId::Rand && s.uses.size() == 2) {
+        set_vec(f, s.dst, rand_with_paths(s, f));
+        return;
+      }
+      std::vector<DVec> args;
+      for (VarId u : s.uses) args.push_back(vec(f, u));
+      host::LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+      if (s.prim == lang::core::PrimId::ToI64 && args.at(0).kind() == lang::TypeKind::I32) {
+        // Deferred, keeping the i32 values (Note [Narrow gather positions] in dvec.h).
+        const GpuPrimContext* pc = &ctx;
+        set_vec(f, s.dst, DVec::deferred_widening(c.result, args[0], [pc, c, narrow = args[0]] {
+                  return apply_lifted_prim(*pc, c, std::span<const DVec>(&narrow, 1)).buffer();
+                }));
+        return;
+      }
+      set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
+      return;
+    }
+    case Op::Kernel: {
+      NDP_ASSERT(s.kernel != nullptr, "kernel without its body");
+      std::vector<DVec> ins;
+      std::vector<const Type*> out_types;
+      for (VarId u : s.uses) ins.push_back(vec(f, u));
+      for (VarId o : s.outs) out_types.push_back(type_of(f, o));
+      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types);
+      for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
+      return;
+    }
+    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: {
+      NDP_ASSERT(s.kernel != nullptr, "consumer kernel without its body");
+      std::vector<DVec> ins;
+      for (VarId u : flat::kernel_inputs(s)) ins.push_back(vec(f, u));
+      if (s.op == Op::ReduceKernel) set_vec(f, s.dst, reduce_kernel(g, kernels, s, use(0), ins, type_of(f, s.dst)));
+      else if (s.op == Op::ScanKernel) set_vec(f, s.dst, scan_kernel(g, kernels, s, use(0), ins, type_of(f, s.dst)));
+      else set_vec(f, s.dst, pack_kernel(g, kernels, s, use(0), ins, prog.types));
+      return;
+    }
+    case Op::Time: {
+      NDP_ASSERT(s.then_block != nullptr, "time without a block");
+      g.synchronize();
+      auto t0 = std::chrono::steady_clock::now();
+      Slot r = run_block(*s.then_block, f);
+      g.synchronize();  // the kernels the block queued are part of its time
+      std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+      const Type* t = type_of(f, s.dst);
+      set_vec(f, s.dst, DVec::pair(t, r.vec, constant(t->b, Value::float_(dt.count()), r.vec.size())));
+      return;
+    }
+    default: break;  // the structural statements: FlatWalk::exec_structural
+  }
+  throw lang::InternalError("internal error: cuda executor: a Flat IR op it does not handle");
+}
+
+CudaExecutor::CudaExecutor(lang::core::Program& prog, std::FILE* out) {
+  Gpu* g = Gpu::get();
+  NDP_ASSERT(g != nullptr, "a cuda executor without a GPU");
+  impl_ = std::make_unique<Impl>(prog, out, *g);
+}
+
+CudaExecutor::~CudaExecutor() = default;
+
+void CudaExecutor::set_library_files(uint32_t last_file) { impl_->last_library_file = last_file; }
+
+int64_t CudaExecutor::host_fallbacks() const { return impl_->fallbacks; }
+
+std::string CudaExecutor::kernel_stats() const {
+  const GpuKernels::Stats& s = impl_->kernels.stats();
+  return std::to_string(s.compiled) + " compiled, " + std::to_string(s.disk_hits) + " from the disk cache, " +
+         std::to_string(s.memory_hits) + " launches of loaded kernels";
+}
+
+lang::eval::RunResult CudaExecutor::run(const flat::Program& p) {
+  Impl& m = *impl_;
+  stmt_profile_new_program();
+  m.filters = cpu::FilterPlan(p);
+  m.appends = cpu::AppendPlan(p);
+  return m.run_program(p, m.stack, m.rand, m.out, [&] {
+    m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
+    m.g.begin_evaluation();
+    DVec arg = m.constant(m.prog.types.int_(), Value::int_(0), 1);
+    DVec r = m.call(p.entry, arg, nullptr, Span{});
+    NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
+    m.g.run_deferred_checks();  // gathers that went with the entry function's frame
+    Value answer = host::to_value(download(m.g, r), 0);
+    m.g.synchronize();
+    return answer;
+  });
+}
+
+}  // namespace ndp::exec::cuda

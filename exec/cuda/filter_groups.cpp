@@ -1,0 +1,50 @@
+// Running filter groups on the GPU (Note [Filter groups on the GPU] in filter_groups.h).
+#include "exec/cuda/filter_groups.h"
+
+#include "exec/cuda/device_vec_ops.h"
+#include "lang/diagnostics.h"
+
+namespace ndp::exec::cuda {
+
+using cpu::FilterGroup;
+using flat::VarId;
+
+std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGroup& group,
+                                   const std::function<const DVec&(VarId)>& operand,
+                                   const std::function<const lang::Type*(VarId)>& result_type) {
+  std::vector<DVec> ins;
+  for (VarId v : group.inputs) ins.push_back(operand(v));
+  // 1. Every distinct predicate, once, as a byte per element.
+  std::vector<DVec> flags;
+  if (group.predicates) flags = kernels.run(*group.predicates, ins, group.predicate_types());
+  auto packs_predicate = [&](int32_t predicate) {
+    for (const FilterGroup::Member& m : group.members)
+      if (m.kind == FilterGroup::Kind::Pack && m.predicate == predicate) return true;
+    return false;
+  };
+  // 2. The counts, before the packs: a pack of the same predicate keeps their sum.
+  std::vector<DVec> out(group.members.size());
+  for (size_t a = 0; a < group.members.size(); ++a) {
+    const FilterGroup::Member& m = group.members[a];
+    if (m.kind != FilterGroup::Kind::Count) continue;
+    const DVec& f = FilterGroup::flags_of(m, flags, ins);
+    const DVec& lengths = operand(m.stmt->uses[0]);
+    const int64_t n = lengths.size();
+    DBuf off = offsets_from_valid_lengths(g, n, lengths.buffer());
+    DBuf counts = g.alloc(n * 8);
+    g.check(g.prims().pack_lengths(f.data(), runtime::gpu::DSegs::irregular(n, f.size(), off->pointer()),
+                                   counts->pointer(), nullptr));
+    if (packs_predicate(m.predicate) && !known_count_true(f))
+      remember_count_true(f, segments_of_valid_lengths(g, n, counts).total);
+    out[a] = DVec::scalar(result_type(m.stmt->dst), n, std::move(counts));
+  }
+  // 3. The packs.
+  for (size_t a = 0; a < group.members.size(); ++a) {
+    const FilterGroup::Member& m = group.members[a];
+    if (m.kind != FilterGroup::Kind::Pack) continue;
+    out[a] = pack(g, operand(m.stmt->uses[0]), FilterGroup::flags_of(m, flags, ins));
+  }
+  return out;
+}
+
+}  // namespace ndp::exec::cuda

@@ -1,0 +1,34 @@
+// Filter groups (Note [Filter groups] in exec/cpu/filter_groups.h) on the cuda backend.
+//
+// Note [Filter groups on the GPU]
+// Each member of a group on its own is a consumer kernel that computes its predicate from the
+// inputs: quicksort's three filters on (e, pivot) read 16 bytes an element nine times a level
+// (three segmented counts, three packs of two passes each). A group instead runs
+//   1. one fused kernel that writes every distinct predicate as a byte per element;
+//   2. each count: a segmented count of its predicate's bytes (pack_lengths);
+//   3. each pack: the one-pass selection by its bytes (select_pass, decoupled look-back).
+// A pack needs its number of kept elements to allocate its output. Where a count of the same
+// predicate is in the group, that number is the sum of the counts, which the filter's `nest`
+// needs as offsets anyway: the group scans the counts once and reads the total back
+// (segments_of_valid_lengths, which remembers both: Note [Segment descriptor cache] in
+// dvec.cpp), and gives the total to count_true's cache, so neither the nest nor the pack
+// counts again.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "exec/cpu/filter_groups.h"
+#include "exec/cuda/device_vec.h"
+#include "exec/cuda/gpu.h"
+#include "exec/cuda/kernels.h"
+
+namespace ndp::exec::cuda {
+
+/// Runs a group: `operand(v)` is the value of variable v, `result_type(v)` its type. Returns the
+/// value of each member's dst, in the order of `group.members`.
+std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const cpu::FilterGroup& group,
+                                   const std::function<const DVec&(flat::VarId)>& operand,
+                                   const std::function<const lang::Type*(flat::VarId)>& result_type);
+
+}  // namespace ndp::exec::cuda

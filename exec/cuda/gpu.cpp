@@ -1,0 +1,110 @@
+#include "exec/cuda/gpu.h"
+
+#include <mutex>
+
+#include "lang/diagnostics.h"
+#include "lang/eval/prim_call.h"
+#include "runtime/cuda/cuda_driver.h"
+
+namespace ndp::exec::cuda {
+
+using lang::TypeKind;
+
+ndp_elem_type elem_type(const lang::Type* t) {
+  switch (t->kind) {
+    case TypeKind::Float: return NDP_F64;
+    case TypeKind::Bool: return NDP_BOOL;
+    case TypeKind::Char: return NDP_CHAR;
+    case TypeKind::I32: return NDP_I32;
+    case TypeKind::F32: return NDP_F32;
+    default: return NDP_I64;  // Int, Stream, Fn (ids)
+  }
+}
+
+Gpu* Gpu::get(std::string* why) {
+  static std::once_flag once;
+  // Never destroyed: the driver library's own static goes first at exit, and releasing device
+  // memory after it would call into an unloaded library. The process's end frees everything.
+  static Gpu* gpu = nullptr;
+  static std::string reason;
+  std::call_once(once, [] {
+    runtime::cuda::Status s;
+    const runtime::cuda::Driver* driver = runtime::cuda::Driver::system(&s);
+    if (driver == nullptr) {
+      reason = s.message();
+      return;
+    }
+    auto g = std::make_unique<Gpu>();
+    auto d = runtime::cuda::Device::open(*driver);
+    if (!d.ok()) {
+      reason = d.status().message();
+      return;
+    }
+    g->device_ = std::move(d.value());
+    auto p = runtime::cuda::MemoryPool::create(*g->device_);
+    if (!p.ok()) {
+      reason = p.status().message();
+      return;
+    }
+    g->pool_ = std::move(p.value());
+    auto prims = runtime::gpu::Primitives::load(*g->device_, *g->pool_);
+    if (!prims.ok()) {
+      reason = prims.status().message();
+      return;
+    }
+    g->prims_ = std::move(prims.value());
+    gpu = g.release();
+  });
+  if (why != nullptr) *why = reason;
+  return gpu;
+}
+
+void Gpu::check(const runtime::cuda::Status& s) {
+  if (s.ok()) return;
+  if (s.code() == runtime::cuda::CUDA_ERROR_OUT_OF_MEMORY) throw lang::eval::EvalError{"Out of memory.", lang::Span{}};
+  throw lang::eval::EvalError{s.message(), lang::Span{}};
+}
+
+DBuf Gpu::alloc(int64_t bytes) {
+  NDP_ASSERT(bytes >= 0, "negative allocation");
+  auto b = pool_->allocate(static_cast<size_t>(bytes > 0 ? bytes : 1));
+  if (!b.ok()) check(b.status());
+  return std::make_shared<const runtime::cuda::DeviceBuffer>(std::move(b.value()));
+}
+
+void Gpu::run_deferred_checks() {
+  while (!deferred_checks_.empty()) {
+    std::vector<std::function<void()>> checks = std::move(deferred_checks_);
+    deferred_checks_.clear();
+    for (const std::function<void()>& c : checks) c();
+  }
+}
+
+void Gpu::begin_evaluation() {
+  deferred_checks_.clear();
+  if (gather_flags_given_) check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
+  gather_flags_given_ = false;
+}
+
+CUdeviceptr Gpu::gather_flags() {
+  if (!gather_flags_) {
+    gather_flags_ = alloc(kGatherFlags * 8);
+    check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
+  }
+  gather_flags_given_ = true;
+  return gather_flags_->pointer();
+}
+
+std::array<uint64_t, Gpu::kGatherFlags> Gpu::take_gather_flags() {
+  std::array<uint64_t, kGatherFlags> flags{};
+  check(pool_->copy_to_host(flags.data(), *gather_flags_, sizeof flags));
+  gather_flags_given_ = false;
+  for (uint64_t f : flags)
+    if (f != 0) {
+      check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
+      break;
+    }
+  return flags;
+}
+
+}  // namespace ndp::exec::cuda

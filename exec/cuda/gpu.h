@@ -1,0 +1,66 @@
+// The device the cuda backend runs on: driver, device, memory pool and primitive kernels,
+// opened once per process, and the helpers every part of the backend uses to allocate and to
+// turn a failed driver call into a runtime error.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/cuda/device_vec.h"
+#include "runtime/gpu/primitives.h"
+#include "runtime/cuda/device.h"
+#include "runtime/cuda/memory.h"
+
+namespace ndp::exec::cuda {
+
+class Gpu {
+ public:
+  /// The process's GPU, opened on first use; null with `why` set when there is none (no
+  /// driver, no device, a build without the GPU primitives).
+  static Gpu* get(std::string* why = nullptr);
+
+  runtime::cuda::Device& device() { return *device_; }
+  runtime::cuda::MemoryPool& pool() { return *pool_; }
+  runtime::gpu::Primitives& prims() { return *prims_; }
+
+  /// A device buffer of `bytes` (at least one byte, so every buffer has an address). Device
+  /// out-of-memory is the runtime error "Out of memory."; other failures are check()'s.
+  DBuf alloc(int64_t bytes);
+  /// Throws the failure of a driver call as a runtime error ("cuda: CALL failed: ...").
+  void check(const runtime::cuda::Status& s);
+  template <class T>
+  T check(runtime::cuda::Result<T> r) {
+    if (!r.ok()) check(r.status());
+    return std::move(r.value());
+  }
+  /// Waits for every queued kernel; reports a fault as a runtime error.
+  void synchronize() { check(device_->synchronize()); }
+
+  /// Bounds checks of gathers that nobody read (Note [Checked gathers] in dvec.h): queued when
+  /// the gather goes, run (and emptied) by run_deferred_checks, which throws the first failure.
+  void defer_check(std::function<void()> check) { deferred_checks_.push_back(std::move(check)); }
+  void run_deferred_checks();
+  /// At the start of an evaluation: drops the checks, and clears the flags if a kernel was
+  /// given them since they were last read (an evaluation that failed in between).
+  void begin_evaluation();
+  /// The failure flags of guarded gathers (kGatherFlags 8-byte words, zero between kernels),
+  /// for a kernel's arguments.
+  static constexpr int kGatherFlags = 8;
+  CUdeviceptr gather_flags();
+  /// Reads the flags after a kernel (waits for it), and zeroes them again if any is set.
+  std::array<uint64_t, kGatherFlags> take_gather_flags();
+
+ private:
+  std::vector<std::function<void()>> deferred_checks_;
+  DBuf gather_flags_;
+  bool gather_flags_given_ = false;  // to a kernel since take_gather_flags
+  std::unique_ptr<runtime::cuda::Device> device_;
+  std::unique_ptr<runtime::cuda::MemoryPool> pool_;
+  std::unique_ptr<runtime::gpu::Primitives> prims_;
+};
+
+}  // namespace ndp::exec::cuda

@@ -1,0 +1,215 @@
+// Fused kernels on the GPU with the in-memory and disk caches (Note [Kernel cache]).
+#include "exec/cuda/kernels.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "exec/common/kernel_compiler.h"
+#include "flatten/kernel_abi.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/interp.h"
+
+namespace ndp::exec::cuda {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kTarget = "sm_90";
+
+/// The installed kernel compiler (Note [Kernel compilers] in exec/common/kernel_compiler.h).
+exec::KernelCompiler& compiler() {
+  exec::KernelCompiler* c = kernel_compiler();
+  if (c == nullptr) throw lang::InternalError("internal error: cuda backend: no kernel compiler is installed");
+  return *c;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Writes atomically: a reader sees the old file, no file, or the whole new one.
+void write_file(const fs::path& p, const std::string& bytes) {
+  std::error_code ec;
+  fs::create_directories(p.parent_path(), ec);
+  fs::path tmp = p;
+  tmp += ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;  // an unwritable cache is only slower
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, p, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+/// The consumer program of `use` with `element` (PTX defining ndp_elements) put in, compiled by
+/// the driver's JIT as one program (Note [Consumer programs] in runtime/gpu/consumer_program.h).
+runtime::cuda::Result<runtime::cuda::Module> compile_consumer_program(runtime::cuda::Device& device, const runtime::gpu::ConsumerKernels& use,
+                                                            const std::string& element) {
+  std::string_view consumers = runtime::gpu::consumer_ptx(use.image);
+  if (consumers.empty())
+    return runtime::cuda::Status::failure("consumer_program", "this ndp was built without the consumer kernels");
+  runtime::cuda::Result<std::string> program = runtime::gpu::consumer_program(consumers, element, use.entries);
+  if (!program.ok()) return program.status();
+  return runtime::cuda::Module::load_ptx(device, program.value());
+}
+
+}  // namespace
+
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard) {
+  const bool guarded = guard != nullptr;
+  KernelArgs a;
+  std::vector<CUdeviceptr> positions, bounds;
+  // Pointers with one more gathered input: its positions (and guarded, its bound and the flags).
+  auto fits = [&] {
+    const size_t gathers = positions.size() + 1;
+    return ins.size() + (guarded ? 2 * gathers + 1 : gathers) <= max_ptrs;
+  };
+  for (size_t j = 0; j < ins.size(); ++j) {
+    const DVec& v = ins[j];
+    if (v.pending() && v.gather_source() != nullptr && fits()) {
+      if (!guarded) v.check_gather();
+      // i32 positions widened by i64() are read as they are (Note [Narrow gather positions]).
+      const DVec* narrow = v.gather_index()->narrow_source();
+      a.gathered.push_back({static_cast<uint32_t>(j), narrow != nullptr});
+      a.ptrs.push_back(v.gather_source()->data());
+      positions.push_back(narrow != nullptr ? narrow->data() : v.gather_index()->data());
+      bounds.push_back(static_cast<CUdeviceptr>(v.gather_source()->size()));
+      a.unchecked.push_back(v.gather_unchecked() ? &v : nullptr);
+    } else {
+      a.ptrs.push_back(v.data());
+    }
+  }
+  a.ptrs.insert(a.ptrs.end(), positions.begin(), positions.end());
+  if (guarded && !positions.empty()) {
+    a.ptrs.insert(a.ptrs.end(), bounds.begin(), bounds.end());
+    a.ptrs.push_back(guard->gather_flags());
+  }
+  return a;
+}
+
+std::string kernel_cache_dir() {
+  if (const char* d = std::getenv("NDP_CACHE_DIR")) return std::string(d) == "off" ? "" : d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') return std::string(x) + "/ndp/kernels";
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') return std::string(h) + "/.cache/ndp/kernels";
+  return "";
+}
+
+std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string& key,
+                                                         const std::function<std::string()>& make_cubin) {
+  std::string dir = kernel_cache_dir();
+  fs::path file;
+  if (!dir.empty()) file = fs::path(dir) / (flat::stable_hash_hex(key) + ".cubin");
+  if (!file.empty()) {
+    std::string cubin = read_file(file);
+    // The key is stored after the image's end so a hash collision cannot load a wrong kernel.
+    size_t n = cubin.size() >= key.size() ? cubin.size() - key.size() : 0;
+    if (!cubin.empty() && cubin.compare(n, std::string::npos, key) == 0) {
+      cubin.resize(n);
+      auto m = runtime::cuda::Module::load_image(gpu_.device(), cubin.data());
+      if (m.ok()) {
+        ++stats_.disk_hits;
+        return std::make_shared<runtime::cuda::Module>(std::move(m.value()));
+      }
+    }
+  }
+  std::string cubin = make_cubin();
+  auto module = std::make_shared<runtime::cuda::Module>(gpu_.check(runtime::cuda::Module::load_image(gpu_.device(), cubin.data())));
+  if (!file.empty()) write_file(file, cubin + key);
+  ++stats_.compiled;
+  return module;
+}
+
+const runtime::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
+  std::string key = std::string(kTarget) + gathered_key(gathered) + "|" + k.key();
+  if (auto it = loaded_.find(key); it != loaded_.end()) {
+    ++stats_.memory_hits;
+    return it->second.second;
+  }
+  std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
+    std::string ptx;
+    try {
+      ptx = compiler().ptx(k, gathered);
+    } catch (const std::exception& e) {
+      throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
+    }
+    return gpu_.check(runtime::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
+  });
+  runtime::cuda::Kernel kernel = gpu_.check(module->kernel("ndp_kernel"));
+  auto [it, fresh] = loaded_.emplace(key, std::make_pair(std::move(module), kernel));
+  return it->second.second;
+}
+
+const runtime::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
+                                                    std::span<const GatheredInput> gathered) {
+  // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in dvec.h).
+  const std::string key = std::string(kTarget) + "|consumer " + use.key() + gathered_key(gathered) +
+                          (gathered.empty() ? "" : "|guarded") + "|" + k.key();
+  if (auto it = consumers_.find(key); it != consumers_.end()) {
+    if (it->second) ++stats_.memory_hits;
+    return it->second.get();
+  }
+  std::string element;
+  try {
+    element = compiler().element_ptx(k, gathered);
+  } catch (const std::exception& e) {
+    throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on an element function: ") + e.what());
+  }
+  std::shared_ptr<runtime::cuda::Module> module;
+  runtime::cuda::Result<runtime::cuda::Module> m = compile_consumer_program(gpu_.device(), use, element);
+  if (m.ok()) {
+    module = std::make_shared<runtime::cuda::Module>(std::move(m.value()));
+    ++stats_.compiled;
+  } else {
+    // The consumer then runs unfused (the caller's fallback): slower, the same result. Said once
+    // a process, so that the slowdown has a reason; NDP_DEBUG=1 says it for each program.
+    static const bool debug = [] {
+      const char* d = std::getenv("NDP_DEBUG");
+      return d != nullptr && std::atoi(d) >= 1;
+    }();
+    if (debug || !consumer_failure_told_)
+      std::fprintf(stderr, "ndp: cuda: a fused reduction, scan or pack runs unfused (slower, the same results): %s\n",
+                   m.status().message().c_str());
+    consumer_failure_told_ = true;
+  }
+  consumers_.emplace(key, module);
+  return module.get();
+}
+
+std::vector<DVec> GpuKernels::run(const flat::KernelBody& k, std::span<const DVec> ins,
+                                  std::span<const lang::Type* const> out_types) {
+  NDP_ASSERT(!ins.empty(), "a kernel without inputs");
+  int64_t n = ins[0].size();
+  std::vector<DVec> outs;
+  outs.reserve(out_types.size());
+  for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
+  if (n == 0) return outs;
+  KernelArgs args = kernel_args(ins, SIZE_MAX);
+  const runtime::cuda::Kernel& kernel = kernel_for(k, args.gathered);
+  // ndp_kernel(i64 n, ptr in_0, ..., [ptr positions_0, ...], ptr out_0, ...):
+  // kPtxInstancesPerThread instances a thread.
+  std::vector<CUdeviceptr> ptrs = std::move(args.ptrs);
+  for (const DVec& v : outs) ptrs.push_back(v.data());
+  std::vector<void*> params;
+  params.push_back(&n);
+  for (CUdeviceptr& p : ptrs) params.push_back(&p);
+  gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element((n + flat::kPtxInstancesPerThread - 1) / flat::kPtxInstancesPerThread),
+                                  params.data()));
+  return outs;
+}
+
+}  // namespace ndp::exec::cuda

@@ -1,0 +1,88 @@
+// Fused elementwise kernels on the GPU: PTX from the installed kernel compiler
+// (exec/common/kernel_compiler.h), loaded by the CUDA driver, cached.
+//
+// Note [Kernel cache]
+// Kernels are keyed by their body's structural key (KernelBody::key) and the target (sm_90).
+// In memory: the loaded kernel, for the process's lifetime. On disk: the cubin the driver's
+// JIT made from the PTX, in the cache folder (NDP_CACHE_DIR, else $XDG_CACHE_HOME/ndp/kernels,
+// else ~/.cache/ndp/kernels), one file per key hash, written atomically (temporary file, then
+// rename), so a second run of a program and repeated REPL expressions skip both LLVM and the
+// PTX JIT. NDP_CACHE_DIR=off disables the disk cache. A file that fails to load is ignored and
+// rewritten. Consumer programs (Note [Consumer programs] in runtime/gpu/consumer_program.h) are
+// kept in memory only: the driver compiles them as whole programs with cuModuleLoadDataEx,
+// which hands back no cubin, and keeps them across runs in its own JIT cache.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/common/kernel_compiler.h"
+#include "exec/cuda/device_vec.h"
+#include "exec/cuda/gpu.h"
+#include "flatten/flat_ir.h"
+#include "runtime/gpu/consumer_program.h"
+#include "runtime/cuda/module.h"
+
+namespace ndp::exec::cuda {
+
+using flat::GatheredInput;
+
+// Note [Fused gathers]
+// An input of a fused kernel or consumer kernel may be a deferred gather (Note [Deferred
+// vectors] in dvec.h), source[index[i]], not yet computed. The kernel then reads source through
+// index itself: the input's pointer is the source's, the positions follow the body's inputs,
+// and the kernel is compiled with that input listed as gathered (compile_ptx,
+// compile_element_ptx), a separate entry in the caches. The gathered values are never stored,
+// which saves writing and reading them again (8 + 8 bytes an element for a float).
+struct KernelArgs {
+  std::vector<GatheredInput> gathered;  // inputs read through positions
+  /// The body's inputs, then the positions of each gathered one; guarded (an element
+  /// function's): then each one's bound and the failure flags (compile_element_ptx).
+  std::vector<CUdeviceptr> ptrs;
+  std::vector<const DVec*> unchecked;  // guarded: per gathered input, the gather if unchecked
+};
+/// The arguments for `ins`, gathering inside the kernel while at most `max_ptrs` pointers
+/// result. Guarded (`guard` not null: an element function's): gathers keep their bounds checks
+/// for the kernel, with guard's flags (Note [Checked gathers] in dvec.h); otherwise an
+/// unchecked gather is checked first.
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = nullptr);
+
+class GpuKernels {
+ public:
+  explicit GpuKernels(Gpu& g) : gpu_(g) {}
+  /// Runs the kernel over the inputs (all of one instance count) and returns its outputs.
+  std::vector<DVec> run(const flat::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types);
+
+  struct Stats {
+    int64_t compiled = 0;      ///< kernels generated with LLVM and JIT-compiled by the driver
+    int64_t disk_hits = 0;     ///< kernels loaded from the disk cache
+    int64_t memory_hits = 0;   ///< launches of a kernel already loaded
+  };
+  const Stats& stats() const { return stats_; }
+
+  /// The consumer kernels `use` names (runtime/gpu/device/fused.cu) with output 0 of `k` as
+  /// their element function (Note [Consumer kernels]), compiled as one program (Note [Consumer
+  /// programs] in runtime/gpu/consumer_program.h) once per process, and across runs by the
+  /// driver's JIT cache; null when that fails (a build without them): the caller runs the
+  /// consumer unfused.
+  const runtime::cuda::Module* consumer_module(const flat::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
+                                          std::span<const GatheredInput> gathered = {});
+
+ private:
+  const runtime::cuda::Kernel& kernel_for(const flat::KernelBody& k, std::span<const GatheredInput> gathered);
+  /// The module of `key` from the disk cache, else from make_cubin() (then written there).
+  std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
+  Gpu& gpu_;
+  std::map<std::string, std::pair<std::shared_ptr<runtime::cuda::Module>, runtime::cuda::Kernel>> loaded_;
+  std::map<std::string, std::shared_ptr<runtime::cuda::Module>> consumers_;  // null: could not compile
+  bool consumer_failure_told_ = false;  // a consumer program failed and the user was told
+  Stats stats_;
+};
+
+/// The disk cache folder (Note [Kernel cache]); empty when disabled or not determinable.
+std::string kernel_cache_dir();
+
+}  // namespace ndp::exec::cuda

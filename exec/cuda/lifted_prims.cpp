@@ -1,0 +1,351 @@
+// The cuda backend's lifted primitives (Note [GPU lifted primitives]).
+#include "exec/cuda/lifted_prims.h"
+
+#include "exec/host/convert.h"
+#include "exec/cuda/device_vec_ops.h"
+#include "flatten/passes/fuse_elementwise.h"
+#include "lang/diagnostics.h"
+#include "lang/eval/prim_call.h"
+
+namespace ndp::exec::cuda {
+
+using host::LiftedCall;
+using lang::Type;
+using lang::TypeKind;
+using lang::core::PrimId;
+using runtime::gpu::DSegs;
+
+DVec host_prim(const GpuPrimContext& ctx, const LiftedCall& c, std::span<const DVec> args,
+               const std::function<void(int64_t)>& before_instance) {
+  Gpu& g = *ctx.gpu;
+  std::vector<host::Vec> host;
+  host.reserve(args.size());
+  for (const DVec& a : args) host.push_back(download(g, a));
+  if (ctx.host_fallbacks != nullptr) ++*ctx.host_fallbacks;
+  host::Vec r = before_instance ? host::apply_fallback_prim(ctx.host, c, host, before_instance)
+                               : host::apply_lifted_prim(ctx.host, c, host);
+  return upload(g, r);
+}
+
+namespace {
+
+/// A device check failed: the host primitive raises the interpreter's message.
+[[noreturn]] void fail_on_host(const GpuPrimContext& ctx, const LiftedCall& c, std::span<const DVec> args) {
+  host_prim(ctx, c, args);
+  throw lang::InternalError("internal error: cuda backend: a device check failed where the host primitive did not");
+}
+
+bool plain_scalar(const DVec& v) { return host::is_flat_scalar(v.type()) && v.kind() != TypeKind::Stream && v.kind() != TypeKind::Fn; }
+
+/// The runtime operator of a scan, reduction or combine (the cpu backend's: runtime::Op and ndp_op
+/// share their values).
+std::optional<ndp_op> op_of(PrimId id) {
+  std::optional<runtime::Op> o = host::scan_op(id);
+  if (!o) return std::nullopt;
+  return static_cast<ndp_op>(*o);
+}
+
+/// A sequence DVec with like's lengths and other elements.
+DVec same_shape(const Type* t, const DVec& like, DVec elems) {
+  return DVec::seq(t, like.size(), like.buffer(), like.offsets_buffer(), std::move(elems));
+}
+
+/// Offsets of a lengths vector; nullopt when a length is negative.
+std::optional<std::pair<DBuf, int64_t>> checked_offsets(Gpu& g, CUdeviceptr lengths, int64_t n) {
+  DBuf off = g.alloc((n + 1) * 8);
+  int64_t total = 0;
+  ndp_status st = g.check(g.prims().offsets_from_lengths(lengths, n, off->pointer(), &total));
+  if (st.code != NDP_OK) return std::nullopt;
+  return std::make_pair(std::move(off), total);
+}
+
+struct Natives {
+  const GpuPrimContext& ctx;
+  const LiftedCall& c;
+  std::span<const DVec> a;
+  Gpu& g;
+
+  [[noreturn]] void fail() { fail_on_host(ctx, c, a); }
+  const Type* int_t() { return ctx.host.types->int_(); }
+
+  DVec run_one(const flat::KernelBody& k, std::span<const DVec> ins, const Type* result) {
+    const Type* out[1] = {result};
+    return std::move(ctx.kernels->run(k, ins, out)[0]);
+  }
+
+  std::vector<const Type*> arg_types() {
+    std::vector<const Type*> types;
+    for (const DVec& v : a) types.push_back(v.type());
+    return types;
+  }
+
+  /// An elementwise primitive as a one-node kernel, where the code generator handles it.
+  std::optional<DVec> elementwise() {
+    std::vector<const Type*> types = arg_types();
+    if (!flat::kernel_prim_ok(c.id, types, c.result)) return std::nullopt;
+    return run_one(flat::one_node_kernel(c.id, types, c.result), a, c.result);
+  }
+
+  /// An elementwise primitive that can fail (integer /, rem, shifts): a check kernel over the
+  /// second operand first; any failing instance sends the statement to the host, which raises
+  /// the interpreter's message for the first one. Then the operation as a one-node kernel.
+  std::optional<DVec> checked_elementwise() {
+    std::vector<const Type*> types = arg_types();
+    if (!flat::kernel_prim_checked_ok(c.id, types, c.result)) return std::nullopt;
+    const Type* t = types[1];
+    const Type* b = ctx.host.types->bool_();
+    flat::KernelBody chk;
+    chk.inputs = {t};
+    auto add = [&](flat::KernelNode nd) {
+      chk.nodes.push_back(std::move(nd));
+      return static_cast<uint32_t>(chk.nodes.size() - 1);
+    };
+    auto konst = [&](int64_t v) {
+      flat::KernelNode nd;
+      nd.kind = flat::KernelNode::Kind::Const;
+      nd.type = t;
+      nd.value = t->kind == TypeKind::I32 ? lang::Value::i32(static_cast<int32_t>(v)) : lang::Value::int_(v);
+      return add(nd);
+    };
+    auto prim = [&](PrimId p, uint32_t x, uint32_t y) {
+      flat::KernelNode nd;
+      nd.kind = flat::KernelNode::Kind::Prim;
+      nd.prim = p;
+      nd.type = b;
+      nd.args = {x, y};
+      return add(nd);
+    };
+    flat::KernelNode in;
+    in.type = t;
+    uint32_t x = add(in);
+    bool shift = c.id == PrimId::Lshift || c.id == PrimId::Rshift;
+    chk.outputs = {shift ? prim(PrimId::Or, prim(PrimId::Lt, x, konst(0)), prim(PrimId::Ge, x, konst(64)))
+                         : prim(PrimId::Eq, x, konst(0))};
+    DVec second[1] = {a[1]};
+    DVec bad = run_one(chk, second, b);
+    if (g.check(g.prims().count_true(bad.data(), bad.size())) > 0) fail();
+    return run_one(flat::one_node_kernel(c.id, types, c.result), a, c.result);
+  }
+
+  DVec length() { return DVec::scalar(int_t(), a[0].size(), a[0].buffer()); }
+
+  std::optional<DVec> scan() {
+    const DVec& e = a[0].elems();
+    if (!plain_scalar(e)) return std::nullopt;
+    DBuf out = g.alloc(e.size() * elem_bytes(e.type()));
+    ndp_status st = g.check(g.prims().seg_scan(*op_of(c.id), false, elem_type(e.type()), e.data(), a[0].segs(), out->pointer()));
+    if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+    return same_shape(c.result, a[0], DVec::scalar(e.type(), e.size(), std::move(out)));
+  }
+
+  std::optional<DVec> reduce() {
+    const DVec& e = a[0].elems();
+    if (!plain_scalar(e)) return std::nullopt;
+    int64_t n = a[0].size();
+    DBuf out = g.alloc(n * elem_bytes(e.type()));
+    ndp_status st = g.check(g.prims().seg_reduce(*op_of(c.id), elem_type(e.type()), e.data(), a[0].segs(), out->pointer()));
+    if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+    return DVec::scalar(c.result, n, std::move(out));
+  }
+
+  DVec dist() {
+    const DVec &x = a[0], &k = a[1];
+    int64_t n = k.size();
+    auto off = checked_offsets(g, k.data(), n);
+    if (!off) fail();
+    auto [offsets, total] = std::move(*off);
+    DSegs s = DSegs::irregular(n, total, offsets->pointer());
+    DVec elems;
+    if (host::is_flat_scalar(x.type())) {
+      DBuf out = g.alloc(total * elem_bytes(x.type()));
+      g.check(g.prims().dist(elem_type(x.type()), x.data(), s, out->pointer()));
+      elems = DVec::scalar(x.type(), total, std::move(out));
+    } else {
+      DBuf ids = g.alloc(total * 8);
+      g.check(g.prims().segment_ids(s, ids->pointer()));
+      elems = take(g, x, ids->pointer(), total);
+    }
+    return DVec::seq(c.result, n, k.buffer(), std::move(offsets), std::move(elems));
+  }
+
+  DVec index() {
+    const DVec& k = a[0];
+    int64_t n = k.size();
+    auto off = checked_offsets(g, k.data(), n);
+    if (!off) fail();
+    auto [offsets, total] = std::move(*off);
+    DBuf zero = g.alloc(n * 8), one = g.alloc(n * 8), out = g.alloc(total * 8);
+    g.check(g.prims().fill(zero->pointer(), n, 8, 0));
+    g.check(g.prims().fill(one->pointer(), n, 8, 1));
+    g.check(g.prims().index(NDP_I64, zero->pointer(), one->pointer(), DSegs::irregular(n, total, offsets->pointer()),
+                            out->pointer()));
+    return DVec::seq(c.result, n, k.buffer(), std::move(offsets), DVec::scalar(int_t(), total, std::move(out)));
+  }
+
+  DVec iseq() {  // [s:e:d] with a[0] = s, a[1] = d, a[2] = e (lang/prims.def's argument order)
+    int64_t n = a[0].size();
+    DBuf len = g.alloc(n * 8);
+    if (g.check(g.prims().iseq_lengths(a[0].data(), a[1].data(), a[2].data(), n, len->pointer())) >= 0) fail();
+    auto [offsets, total] = segments_of_valid_lengths(g, n, len);  // iseq_lengths checked them
+    DBuf out = g.alloc(total * 8);
+    g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
+    return DVec::seq(c.result, n, std::move(len), std::move(offsets), DVec::scalar(int_t(), total, std::move(out)));
+  }
+
+  /// Element positions seq_offsets[ids[j]] + idx[j], checked against each sequence's length.
+  DBuf positions(const DVec& seqs, CUdeviceptr ids, CUdeviceptr idx, int64_t m) {
+    DBuf pos = g.alloc(m * 8);
+    int64_t bad = g.check(g.prims().index_shared_positions(seqs.offsets(), ids, idx, m, pos->pointer()));
+    if (bad >= 0) fail();
+    return pos;
+  }
+
+  DVec elt() {
+    const DVec &v = a[0], &i = a[1];
+    int64_t n = v.size();
+    DBuf ids = g.alloc(n * 8);
+    g.check(g.prims().iota(ids->pointer(), n));
+    DBuf pos = positions(v, ids->pointer(), i.data(), n);
+    return take(g, v.elems(), pos->pointer(), n);
+  }
+
+  DVec gather() {  // v -> iv
+    const DVec &v = a[0], &iv = a[1];
+    int64_t m = iv.total();
+    DBuf ids = segment_ids(g, iv);
+    DBuf pos = positions(v, ids->pointer(), iv.elems().data(), m);
+    return same_shape(c.result, iv, take(g, v.elems(), pos->pointer(), m));
+  }
+
+  DVec permute() {
+    const DVec &v = a[0], &iv = a[1];
+    if (g.check(g.prims().first_difference(v.lengths(), iv.lengths(), v.size())) >= 0) fail();
+    const DVec& e = v.elems();
+    int64_t m = e.size();
+    if (host::is_flat_scalar(e.type())) {
+      DBuf out = g.alloc(m * elem_bytes(e.type()));
+      ndp_status st = g.check(g.prims().permute(elem_type(e.type()), e.data(), iv.elems().data(), v.segs(), out->pointer()));
+      if (st.code != NDP_OK) fail();
+      return same_shape(c.result, v, DVec::scalar(e.type(), m, std::move(out)));
+    }
+    DBuf self = g.alloc(m * 8), src = g.alloc(m * 8);
+    g.check(g.prims().iota(self->pointer(), m));
+    ndp_status st = g.check(g.prims().permute(NDP_I64, self->pointer(), iv.elems().data(), v.segs(), src->pointer()));
+    if (st.code != NDP_OK) fail();
+    return same_shape(c.result, v, take(g, e, src->pointer(), m));
+  }
+
+  DVec pack_prim() {
+    const DVec& v = a[0];
+    const DVec& pe = v.elems();
+    int64_t n = v.size();
+    DBuf len = g.alloc(n * 8);
+    g.check(g.prims().pack_lengths(pe.second().data(), v.segs(), len->pointer(), nullptr));
+    DVec kept = pack(g, pe.first(), pe.second());  // counts the kept elements itself
+    return seq_from_lengths(g, c.result, n, std::move(len), std::move(kept));
+  }
+
+  std::optional<DVec> append_prim() {
+    const DVec &x = a[0], &y = a[1];
+    const DVec &ea = x.elems(), &eb = y.elems();
+    if (!host::is_flat_scalar(ea.type())) return std::nullopt;
+    int64_t n = x.size();
+    flat::KernelBody add = flat::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
+    DVec lens[2] = {length(), DVec::scalar(int_t(), n, y.buffer())};
+    DVec len = run_one(add, lens, int_t());
+    auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer());
+    DBuf out = g.alloc(total * elem_bytes(ea.type()));
+    g.check(g.prims().append(elem_type(ea.type()), ea.data(), x.segs(), eb.data(), y.segs(),
+                             DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
+    return DVec::seq(c.result, n, len.buffer(), std::move(offsets), DVec::scalar(ea.type(), total, std::move(out)));
+  }
+
+  DVec flatten() {
+    const DVec& v = a[0];
+    const DVec& inner = v.elems();
+    int64_t n = v.size();
+    DBuf len = g.alloc(n * 8);
+    ndp_status st = g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, inner.lengths(), v.segs(), len->pointer()));
+    NDP_ASSERT(st.code == NDP_OK, "flatten's lengths");
+    DBuf off = g.alloc((n + 1) * 8);
+    g.check(g.prims().gather(8, inner.offsets(), v.offsets(), n + 1, off->pointer()));
+    return DVec::seq(c.result, n, std::move(len), std::move(off), inner.elems());
+  }
+
+  std::optional<DVec> rank() {
+    const DVec& e = a[0].elems();
+    if (!plain_scalar(e) || e.kind() == TypeKind::Bool) return std::nullopt;
+    DBuf out = g.alloc(e.size() * 8);
+    ndp_order order = c.id == PrimId::RankDown ? NDP_DESCENDING : NDP_ASCENDING;
+    ndp_status st = g.check(g.prims().rank(elem_type(e.type()), e.data(), a[0].segs(), order, out->pointer()));
+    if (st.code != NDP_OK) return std::nullopt;
+    return same_shape(c.result, a[0], DVec::scalar(int_t(), e.size(), std::move(out)));
+  }
+
+  std::optional<DVec> combine() {
+    const DVec &dest = a[0], &iv = a[1], &vals = a[2];
+    const DVec& de = dest.elems();
+    if (!plain_scalar(de)) return std::nullopt;
+    if (g.check(g.prims().first_difference(iv.lengths(), vals.lengths(), iv.size())) >= 0) fail();
+    int64_t m = iv.total();
+    DBuf ids = segment_ids(g, iv);
+    DBuf global = positions(dest, ids->pointer(), iv.elems().data(), m);
+    DBuf out = g.alloc(de.size() * elem_bytes(de.type()));
+    ndp_status st = g.check(g.prims().combine(*op_of(c.id), elem_type(de.type()), de.data(), de.size(), global->pointer(),
+                                              vals.elems().data(), m, out->pointer()));
+    if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+    if (st.code != NDP_OK) fail();
+    return same_shape(c.result, dest, DVec::scalar(de.type(), de.size(), std::move(out)));
+  }
+
+  /// identity / prim_default: one value from the static type, replicated.
+  DVec neutral(const Type* of) {
+    int64_t n = a[0].size();
+    if (n == 0) return empty_of(g, *ctx.host.types, c.result);
+    lang::eval::PrimCall call{c.id, c.span, c.type_args, nullptr, ctx.host.env};
+    DVec one = upload(g, host::from_value(*ctx.host.types, c.result, lang::eval::identity_of_type(call, of), 1));
+    return replicate_one(g, one, n);
+  }
+
+  std::optional<DVec> native() {
+    if (std::optional<DVec> k = elementwise()) return k;
+    if (std::optional<DVec> k = checked_elementwise()) return k;
+    switch (c.id) {
+      case PrimId::Length: return length();
+      case PrimId::Dist: return dist();
+      case PrimId::Index: return index();
+      case PrimId::Iseq: return iseq();
+      case PrimId::Elt: return elt();
+      case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
+      case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:
+        return scan();
+      case PrimId::Sum: case PrimId::Product: case PrimId::MaxVal: case PrimId::MinVal:
+      case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
+        return reduce();
+      case PrimId::Gather: return gather();
+      case PrimId::Permute: return permute();
+      case PrimId::Pack: return pack_prim();
+      case PrimId::Append: return append_prim();
+      case PrimId::Flatten: return flatten();
+      case PrimId::Rank: case PrimId::RankDown: return rank();
+      case PrimId::PlusCombine: case PrimId::MultCombine: case PrimId::MaxCombine: case PrimId::MinCombine:
+      case PrimId::AndCombine: case PrimId::OrCombine: case PrimId::XorCombine:
+        return combine();
+      case PrimId::Identity: return neutral(a[0].type());
+      case PrimId::PrimDefault: return neutral(a[0].type()->a);
+      default: return std::nullopt;
+    }
+  }
+};
+
+}  // namespace
+
+DVec apply_lifted_prim(const GpuPrimContext& ctx, const LiftedCall& c, std::span<const DVec> args) {
+  NDP_ASSERT(static_cast<int>(args.size()) == lang::core::prim_info(c.id).arity, "lifted primitive with a wrong arity");
+  for (const DVec& a : args) NDP_ASSERT(a.size() == args[0].size(), "lifted primitive arguments of different lengths");
+  Natives nat{ctx, c, args, *ctx.gpu};
+  if (std::optional<DVec> v = nat.native()) return std::move(*v);
+  return host_prim(ctx, c, args);
+}
+
+}  // namespace ndp::exec::cuda

@@ -1,0 +1,40 @@
+// The lifted primitives of the cuda backend (Note [Lifted primitives] in exec/host/
+// lifted_prims.h for the contract).
+//
+// Note [GPU lifted primitives]
+// * Native: the sequence primitives that the flattened programs spend their time in (scans,
+//   reductions, dist, index, element access, ->, permute, pack, ++, flatten, rank, *_combine)
+//   run on the GPU primitives (runtime/gpu) with the data left on the device; elementwise
+//   primitives that the kernel generator handles run as one-node kernels (kernels.h).
+// * Errors: the device checks every input (bounds, lengths, permutations). When a check
+//   fails the arguments go to the host and the cpu backend's primitive runs on them, which
+//   raises exactly the interpreter's message (the first failing instance decides), so every
+//   backend reports the same error without the device code knowing any message text.
+// * Everything else (string and I/O primitives, rand, conversions that can fail, integer
+//   division) moves its arguments to the host, runs the cpu backend's lifted primitive and
+//   moves the result back: correct for every primitive, and counted (`host_fallbacks`) so
+//   that NDP_DEBUG=1 can say where a program leaves the device.
+#pragma once
+
+#include <span>
+
+#include "exec/host/lifted_prims.h"
+#include "exec/cuda/gpu.h"
+#include "exec/cuda/kernels.h"
+
+namespace ndp::exec::cuda {
+
+struct GpuPrimContext {
+  Gpu* gpu = nullptr;
+  GpuKernels* kernels = nullptr;
+  host::PrimContext host;  // types, streams, rand, output: shared with the host fallback
+  int64_t* host_fallbacks = nullptr;
+};
+
+DVec apply_lifted_prim(const GpuPrimContext& ctx, const host::LiftedCall& c, std::span<const DVec> args);
+/// The cpu backend's primitive on host copies of the arguments (`before_instance` as
+/// host::apply_fallback_prim's; when given, the interpreter's per-instance primitive runs).
+DVec host_prim(const GpuPrimContext& ctx, const host::LiftedCall& c, std::span<const DVec> args,
+               const std::function<void(int64_t)>& before_instance = {});
+
+}  // namespace ndp::exec::cuda

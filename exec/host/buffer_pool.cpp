@@ -1,0 +1,73 @@
+// Note [Buffer pool] in buffer_pool.h.
+#include "exec/host/buffer_pool.h"
+
+#include <bit>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace ndp::exec::host {
+
+namespace {
+
+constexpr std::align_val_t kAlign{64};
+
+struct Pool {
+  std::mutex mu;
+  std::vector<void*> free_lists[64];  // by log2 of the class size
+  size_t cached = 0;
+};
+
+Pool& pool() {
+  static Pool* p = new Pool;  // never destroyed: buffers may be freed during exit
+  return *p;
+}
+
+/// The class of a pooled size: the next power of two.
+size_t class_bytes(size_t bytes) { return std::bit_ceil(bytes); }
+
+}  // namespace
+
+void* pooled_alloc(size_t bytes) {
+  if (bytes < kPooledMinBytes) return ::operator new(bytes > 0 ? bytes : 1, kAlign);
+  size_t cls = class_bytes(bytes);
+  Pool& p = pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    std::vector<void*>& list = p.free_lists[std::countr_zero(cls)];
+    if (!list.empty()) {
+      void* block = list.back();
+      list.pop_back();
+      p.cached -= cls;
+      return block;
+    }
+  }
+  return ::operator new(cls, kAlign);
+}
+
+void pooled_free(void* block, size_t bytes) noexcept {
+  if (block == nullptr) return;
+  if (bytes < kPooledMinBytes) {
+    ::operator delete(block, kAlign);
+    return;
+  }
+  size_t cls = class_bytes(bytes);
+  Pool& p = pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    if (p.cached + cls <= kPooledMaxCachedBytes) {
+      p.free_lists[std::countr_zero(cls)].push_back(block);
+      p.cached += cls;
+      return;
+    }
+  }
+  ::operator delete(block, kAlign);
+}
+
+size_t pooled_cached_bytes() {
+  Pool& p = pool();
+  std::lock_guard<std::mutex> lock(p.mu);
+  return p.cached;
+}
+
+}  // namespace ndp::exec::host

@@ -1,0 +1,27 @@
+// Reuse of large vector buffers on the cpu backend.
+//
+// Note [Buffer pool]
+// Flat programs allocate and free vectors of many megabytes at every statement. glibc serves
+// such blocks with fresh mmaps and unmaps them at free, so each new vector page-faults and the
+// kernel zeroes every page (measured: a third of the primes benchmark). Buffers of at least
+// kPooledMinBytes are therefore rounded up to a power of two and, when freed, kept in a
+// per-size free list (up to kPooledMaxCachedBytes in all) for the next allocation of that
+// class. Rounding costs address space only: pages beyond what a vector uses are never touched.
+// Smaller buffers use operator new as before. Thread-safe.
+#pragma once
+
+#include <cstddef>
+
+namespace ndp::exec::host {
+
+inline constexpr size_t kPooledMinBytes = size_t{1} << 20;
+inline constexpr size_t kPooledMaxCachedBytes = size_t{1} << 30;
+
+/// `bytes` (at least 1) of uninitialised memory aligned to 64 bytes.
+void* pooled_alloc(size_t bytes);
+/// Gives back a block from pooled_alloc of the same `bytes`.
+void pooled_free(void* p, size_t bytes) noexcept;
+/// The bytes the free lists hold now (tests and diagnostics).
+size_t pooled_cached_bytes();
+
+}  // namespace ndp::exec::host

@@ -1,0 +1,61 @@
+// The contract between the code generators (codegen/) and the executors that run what they
+// generate (exec/): the calling convention of compiled elementwise kernels (Note [Fused
+// kernels] in flatten/flat_ir.h), the shapes of the GPU kernels' launches, and the stable keys
+// that name kernels in caches. Both sides include this header and nothing of each other.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ndp::flat {
+
+/// Computes instances [begin, end) of a kernel: ins[j] and outs[k] point at element 0 of input
+/// j and output k, stored as Note [Vec representation] says (bool: one byte 0/1, char: uint8,
+/// int: int64, i32: int32, float: double, f32: float).
+using HostKernelFn = void (*)(int64_t begin, int64_t end, const void* const* ins, void* const* outs);
+
+/// A hash of a kernel key that is the same in every build and process (FNV-1a; std::hash is
+/// not), naming the kernel's files in caches and checks.
+inline uint64_t stable_hash(std::string_view key) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+/// stable_hash as 16 hex digits.
+inline std::string stable_hash_hex(std::string_view key) {
+  static const char* digits = "0123456789abcdef";
+  uint64_t h = stable_hash(key);
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) s[static_cast<size_t>(i)] = digits[h & 15];
+  return s;
+}
+
+/// Instances each thread of a PTX kernel computes.
+inline constexpr int kPtxInstancesPerThread = 4;
+
+/// An input read through positions (Note [Fused gathers] in exec/cuda/kernels.h): the
+/// body's input number `input`, with positions that are int64, or i32 where `narrow` (i32
+/// indices widened by i64(), read as they are stored: 4 bytes a position instead of 8, Note
+/// [Narrow gather positions] in exec/cuda/device_vec.h).
+struct GatheredInput {
+  uint32_t input = 0;
+  bool narrow = false;
+};
+
+/// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
+inline std::string gathered_key(std::span<const GatheredInput> gathered) {
+  std::string key;
+  for (const GatheredInput& g : gathered) key += "|gather " + std::to_string(g.input) + (g.narrow ? " i32" : "");
+  return key;
+}
+
+/// The consumer kernels' batch of elements (runtime/gpu/device/fused.cu): 64 bytes, holding
+/// element_items(bytes) values of `bytes` bytes each as an array (the items a thread of a
+/// scan or reduction pass holds: 8 of 8 bytes, 16 of 4 bytes, 16 of one byte).
+inline constexpr unsigned kElementWords = 8;
+inline constexpr int element_items(int bytes) { return bytes >= 4 ? 64 / bytes : 16; }
+
+}  // namespace ndp::flat

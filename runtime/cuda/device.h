@@ -1,0 +1,82 @@
+// One CUDA device with its primary context and stream, its properties, and launch shapes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cuda_driver.h"
+#include "errors.h"
+#include "mini_cuda.h"
+
+namespace ndp::runtime::cuda {
+
+/// What launch configuration and memory decisions need to know about the device.
+struct DeviceProperties {
+  std::string name;
+  int ordinal = 0;
+  int compute_major = 0, compute_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_block = 0;
+  int max_block_dim_x = 0;
+  int max_grid_dim_x = 0;
+  int max_threads_per_sm = 0;
+  int max_shared_memory_per_block = 0;
+  int warp_size = 0;
+  bool memory_pools = false;  ///< cuMemAllocAsync is available
+  std::size_t total_memory = 0;
+  int driver_version = 0;  ///< e.g. 13000 for CUDA 13.0
+};
+
+/// A one-dimensional launch shape.
+struct LaunchConfig {
+  unsigned grid_x = 1;
+  unsigned block_x = 1;
+  unsigned shared_bytes = 0;
+};
+
+/// The device ndp runs on. It holds the device's primary context (the one context the runtime
+/// uses, shared with any other library in the process) and one non-blocking stream on which all
+/// allocation, copies and launches are ordered, so data stays on the device between kernels
+/// without extra synchronisation. Not movable: buffers and modules point at it.
+class Device {
+ public:
+  /// cuInit, device `ordinal`, its primary context made current on this thread, a stream.
+  /// Without a device this fails with call "cuInit" or "cuDeviceGet" (CUDA_ERROR_NO_DEVICE).
+  static Result<std::unique_ptr<Device>> open(const Driver& driver, int ordinal = 0);
+
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const Driver& driver() const { return *driver_; }
+  const DeviceProperties& properties() const { return props_; }
+  CUstream stream() const { return stream_; }
+  CUdevice handle() const { return device_; }
+
+  /// Makes the context current on the calling thread (needed once per thread before use).
+  Status make_current() const;
+
+  /// Waits for the stream; also reports the first failure deferred by a destructor.
+  Status synchronize();
+
+  /// One thread per element: blocks of a warp multiple, as many as `n` needs.
+  LaunchConfig one_thread_per_element(int64_t n) const;
+  /// Enough resident blocks to fill every SM, fewer when `n` is small; kernels loop by stride.
+  LaunchConfig grid_stride(int64_t n) const;
+
+  /// Records a failure from a place that cannot return one (a destructor); the first is kept.
+  void defer(Status failure);
+
+ private:
+  Device() = default;
+  const Driver* driver_ = nullptr;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUstream stream_ = nullptr;
+  DeviceProperties props_;
+  Status deferred_;
+};
+
+}  // namespace ndp::runtime::cuda

@@ -1,0 +1,163 @@
+// The stream-ordered device memory pool and the copies between host and device.
+#include "memory.h"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace ndp::runtime::cuda {
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : pool_(std::exchange(other.pool_, nullptr)),
+      pointer_(std::exchange(other.pointer_, 0)),
+      bytes_(std::exchange(other.bytes_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (pool_ != nullptr) pool_->device().defer(release());
+    pool_ = std::exchange(other.pool_, nullptr);
+    pointer_ = std::exchange(other.pointer_, 0);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (pool_ != nullptr) pool_->device().defer(release());
+}
+
+Status DeviceBuffer::release() {
+  Status s;
+  if (pool_ != nullptr && pointer_ != 0) s = pool_->free(pointer_);
+  pool_ = nullptr;
+  pointer_ = 0;
+  bytes_ = 0;
+  return s;
+}
+
+Result<std::unique_ptr<MemoryPool>> MemoryPool::create(Device& device) {
+  std::unique_ptr<MemoryPool> pool(new MemoryPool());
+  pool->device_ = &device;
+  if (device.properties().memory_pools) {
+    const Driver& d = device.driver();
+    NDP_CU_TRY(NDP_CU(d, cuDeviceGetDefaultMemPool, &pool->pool_, device.handle()));
+    uint64_t keep_everything = std::numeric_limits<uint64_t>::max();
+    NDP_CU_TRY(NDP_CU(d, cuMemPoolSetAttribute, pool->pool_, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                      &keep_everything));
+  }
+  return pool;
+}
+
+Result<DeviceBuffer> MemoryPool::allocate(std::size_t bytes) {
+  DeviceBuffer b;
+  if (bytes == 0) return b;  // the driver rejects empty allocations; an empty array needs none
+  const char* call = stream_ordered() ? "cuMemAllocAsync" : "cuMemAlloc";
+  // More than the device has can never succeed, and the driver can take tens of seconds to say
+  // so for hundreds of gigabytes (a range of 6·10^10 ints in a random program did): refuse at once.
+  if (bytes > device_->properties().total_memory)
+    return Status::driver_failure(call, CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory",
+                                  "while allocating " + std::to_string(bytes) + " bytes, more than the device's " +
+                                      std::to_string(device_->properties().total_memory));
+  const Driver& d = device_->driver();
+  Status s = stream_ordered() ? NDP_CU(d, cuMemAllocAsync, &b.pointer_, bytes, device_->stream())
+                              : NDP_CU(d, cuMemAlloc, &b.pointer_, bytes);
+  if (!s.ok()) {
+    return Status::driver_failure(s.call(), s.code(), s.name(), s.text(),
+                                  "while allocating " + std::to_string(bytes) + " bytes");
+  }
+  b.pool_ = this;
+  b.bytes_ = bytes;
+  return b;
+}
+
+Status MemoryPool::free(CUdeviceptr pointer) {
+  const Driver& d = device_->driver();
+  return stream_ordered() ? NDP_CU(d, cuMemFreeAsync, pointer, device_->stream())
+                          : NDP_CU(d, cuMemFree, pointer);
+}
+
+namespace {
+
+Status too_large(const char* call, std::size_t bytes, std::size_t capacity) {
+  return Status::failure(call, "copy of " + std::to_string(bytes) + " bytes into a buffer of " +
+                                   std::to_string(capacity));
+}
+
+}  // namespace
+
+Status MemoryPool::copy_to_device(DeviceBuffer& to, const void* from, std::size_t bytes) {
+  if (bytes > to.bytes()) return too_large("cuMemcpyHtoDAsync", bytes, to.bytes());
+  if (bytes == 0) return Status();
+  return NDP_CU(device_->driver(), cuMemcpyHtoDAsync, to.pointer(), from, bytes,
+                device_->stream());
+}
+
+// Note [Small read-backs through pinned memory]
+// The host reads small results back often (counts, totals, failure flags: a dozen a level of a
+// flattened quicksort, one an SpMV), each waiting for the GPU. A copy into pageable memory goes
+// through the driver's own staging; one into page-locked memory is a plain DMA. So copies of up
+// to kStagingBytes land in a page-locked buffer of the pool's and are copied on from there;
+// larger ones (whole results) go straight to the caller's memory. If the page-locked buffer
+// cannot be had, every copy goes straight.
+constexpr std::size_t kStagingBytes = 4096;
+
+MemoryPool::~MemoryPool() {
+  if (staging_ != nullptr) (void)NDP_CU(device_->driver(), cuMemFreeHost, staging_);
+}
+
+Status MemoryPool::read_back(void* to, CUdeviceptr from, std::size_t bytes) {
+  const Driver& d = device_->driver();
+  if (bytes <= kStagingBytes) {
+    std::lock_guard<std::mutex> lock(staging_mutex_);
+    if (staging_ == nullptr && !staging_failed_)
+      staging_failed_ = !NDP_CU(d, cuMemAllocHost, &staging_, kStagingBytes).ok();
+    if (staging_ != nullptr) {
+      NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, staging_, from, bytes, device_->stream()));
+      NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+      std::memcpy(to, staging_, bytes);
+      return Status();
+    }
+  }
+  NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, to, from, bytes, device_->stream()));
+  return NDP_CU(d, cuStreamSynchronize, device_->stream());
+}
+
+Status MemoryPool::copy_to_host(void* to, const DeviceBuffer& from, std::size_t bytes) {
+  if (bytes > from.bytes()) return too_large("cuMemcpyDtoHAsync", bytes, from.bytes());
+  if (bytes == 0) return Status();
+  return read_back(to, from.pointer(), bytes);
+}
+
+Status MemoryPool::fill_words(DeviceBuffer& buffer, uint32_t word, std::size_t count) {
+  if (count * 4 > buffer.bytes()) return too_large("cuMemsetD32Async", count * 4, buffer.bytes());
+  if (count == 0) return Status();
+  return NDP_CU(device_->driver(), cuMemsetD32Async, buffer.pointer(), word, count,
+                device_->stream());
+}
+
+Status MemoryPool::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
+  if (bytes == 0) return Status();
+  return NDP_CU(device_->driver(), cuMemcpyHtoDAsync, to, from, bytes, device_->stream());
+}
+
+Status MemoryPool::download(void* to, CUdeviceptr from, std::size_t bytes) {
+  if (bytes == 0) return Status();
+  return read_back(to, from, bytes);
+}
+
+Status MemoryPool::copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes) {
+  if (bytes == 0) return Status();
+  return NDP_CU(device_->driver(), cuMemcpyDtoDAsync, to, from, bytes, device_->stream());
+}
+
+Result<uint64_t> MemoryPool::reserved_bytes() const {
+  uint64_t bytes = 0;
+  if (!stream_ordered()) return bytes;
+  NDP_CU_TRY(NDP_CU(device_->driver(), cuMemPoolGetAttribute, pool_,
+                    CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &bytes));
+  return bytes;
+}
+
+}  // namespace ndp::runtime::cuda

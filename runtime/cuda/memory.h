@@ -1,0 +1,93 @@
+// Device memory: a stream-ordered pool of buffers and host<->device copies on the device stream.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+
+#include "device.h"
+#include "errors.h"
+#include "mini_cuda.h"
+
+namespace ndp::runtime::cuda {
+
+class MemoryPool;
+
+/// Bytes on the device, owned. Freed (stream-ordered, so after the kernels already queued that
+/// use it) when destroyed or released; stays on the device between kernels until then.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  ~DeviceBuffer();
+
+  CUdeviceptr pointer() const { return pointer_; }
+  std::size_t bytes() const { return bytes_; }
+  /// Frees now, reporting the driver's result; the destructor defers it to Device::synchronize.
+  Status release();
+
+ private:
+  friend class MemoryPool;
+  MemoryPool* pool_ = nullptr;
+  CUdeviceptr pointer_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+/// Allocation on the device's stream. With memory pools (every GPU ndp targets) it uses the
+/// device's default pool with its release threshold raised, so freed blocks are kept for the
+/// next allocation instead of being returned to the driver at every synchronisation; without
+/// them it falls back to cuMemAlloc/cuMemFree. Must outlive its buffers.
+class MemoryPool {
+ public:
+  static Result<std::unique_ptr<MemoryPool>> create(Device& device);
+  ~MemoryPool();
+  MemoryPool(const MemoryPool&) = delete;
+  MemoryPool& operator=(const MemoryPool&) = delete;
+
+  Device& device() const { return *device_; }
+  bool stream_ordered() const { return pool_ != nullptr; }
+
+  Result<DeviceBuffer> allocate(std::size_t bytes);
+
+  /// Copies host bytes to the start of `to`; `from` may be reused as soon as this returns.
+  Status copy_to_device(DeviceBuffer& to, const void* from, std::size_t bytes);
+  /// Copies the start of `from` to host memory and waits, so `to` is ready on return.
+  Status copy_to_host(void* to, const DeviceBuffer& from, std::size_t bytes);
+  /// Sets `count` 32-bit words of `buffer` to `word` (poisoning outputs before a test run).
+  Status fill_words(DeviceBuffer& buffer, uint32_t word, std::size_t count);
+
+  template <class T>
+  Status copy_to_device(DeviceBuffer& to, std::span<const T> from) {
+    return copy_to_device(to, from.data(), from.size_bytes());
+  }
+  template <class T>
+  Status copy_to_host(std::span<T> to, const DeviceBuffer& from) {
+    return copy_to_host(to.data(), from, to.size_bytes());
+  }
+
+  /// The same on raw device addresses (inside buffers of this pool), for copies at an offset.
+  Status upload(CUdeviceptr to, const void* from, std::size_t bytes);
+  Status download(void* to, CUdeviceptr from, std::size_t bytes);  ///< waits, as copy_to_host
+  /// Device-to-device copy, queued on the stream.
+  Status copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes);
+
+  /// Bytes the pool holds from the driver (in use or cached); 0 without memory pools.
+  Result<uint64_t> reserved_bytes() const;
+
+ private:
+  friend class DeviceBuffer;
+  MemoryPool() = default;
+  Status free(CUdeviceptr pointer);
+  /// The copy of copy_to_host and download (Note [Small read-backs through pinned memory]).
+  Status read_back(void* to, CUdeviceptr from, std::size_t bytes);
+  Device* device_ = nullptr;
+  CUmemoryPool pool_ = nullptr;
+  std::mutex staging_mutex_;
+  void* staging_ = nullptr;  // page-locked, kStagingBytes; allocated at the first small read-back
+  bool staging_failed_ = false;
+};
+
+}  // namespace ndp::runtime::cuda

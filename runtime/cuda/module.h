@@ -1,0 +1,57 @@
+// PTX modules: loading (JIT by the driver), finding kernels, launching them on the device stream.
+#pragma once
+
+#include <string>
+
+#include "device.h"
+#include "errors.h"
+#include "mini_cuda.h"
+
+namespace ndp::runtime::cuda {
+
+/// A kernel entry point of a loaded module, with its name for error messages.
+struct Kernel {
+  CUfunction function = nullptr;
+  std::string name;
+};
+
+/// A module JIT-compiled from PTX for the device. Unloaded when destroyed (after the stream has
+/// drained, since queued launches still use its code).
+class Module {
+ public:
+  /// cuModuleLoadDataEx; a rejected PTX fails with the JIT's error log as the Status's detail.
+  static Result<Module> load_ptx(Device& device, const std::string& ptx);
+  /// cuModuleLoadDataEx of a fatbinary or cubin image (8-byte aligned), as nvcc writes them.
+  static Result<Module> load_image(Device& device, const void* image);
+
+  Module(Module&& other) noexcept;
+  Module& operator=(Module&& other) noexcept;
+  ~Module();
+
+  /// Compiles PTX to a cubin for the device with the driver's JIT linker (cuLink*), so the
+  /// result can be cached and loaded later with load_image without compiling again.
+  static Result<std::string> compile_to_cubin(Device& device, const std::string& ptx);
+
+  /// cuModuleGetFunction for the `.entry` named `name`.
+  Result<Kernel> kernel(const std::string& name) const;
+
+ private:
+  Module() = default;
+  void unload();
+  Device* device_ = nullptr;
+  CUmodule module_ = nullptr;
+};
+
+/// Queues `kernel` on the device stream; `parameters` points at each kernel argument's value.
+/// Returns as soon as it is queued: Device::synchronize reports faults during execution.
+Status launch(Device& device, const Kernel& kernel, LaunchConfig config, void** parameters);
+
+/// launch() with the arguments passed by value (device pointers as CUdeviceptr, sizes as the
+/// exact integer type the PTX parameter declares).
+template <class... Args>
+Status launch_with(Device& device, const Kernel& kernel, LaunchConfig config, Args... args) {
+  void* parameters[] = {static_cast<void*>(&args)..., nullptr};
+  return launch(device, kernel, config, parameters);
+}
+
+}  // namespace ndp::runtime::cuda
