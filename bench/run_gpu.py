@@ -215,7 +215,7 @@ def main():
            "sorts them as u32 over all 32 bits. Sorts are checked for order and for being a permutation of the input.",
            "- ndp's scratch space comes from its stream-ordered pool inside each call, except the look-back records "
            "of scans and selections, which are kept from call to call (Note [Look-back epochs] in "
-           "`runtime/gpu/device/scan_pass.cuh`); CUB's temporary storage is allocated once outside the timing. Thrust is called as a program would call it: its temporary storage "
+           "`runtime/gpu/device/tile/look_back_records.cuh`); CUB's temporary storage is allocated once outside the timing. Thrust is called as a program would call it: its temporary storage "
            "is allocated inside each call, reduce returns its sum to the host, the segmented rows go by an int32 "
            "key per element (reduce_by_key also writes each segment's key), pack is copy_if with the flags as "
            "stencil, and each sort sorts a fresh copy of the keys, made before the timing."]

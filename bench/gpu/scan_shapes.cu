@@ -1,7 +1,8 @@
-// A tuning tool for the single-pass scans (Note [Flat scan shape] in
-// runtime/gpu/device/scan_pass.cuh): runs ndp's scan_pass with several tile shapes (threads ×
-// items, resident blocks asked of __launch_bounds__) against cub::DeviceScan::InclusiveSum in the
-// same process, on the same input, and checks every output against CUB's. One line a shape.
+// A tuning tool for the single-pass scans (Note [Scan tile shape] in
+// runtime/gpu/device/tile/pass_shape.cuh): runs ndp's scan_pass with several tile shapes
+// (threads × items, resident blocks asked of __launch_bounds__) against
+// cub::DeviceScan::InclusiveSum in the same process, on the same input, and checks every output
+// against CUB's. One line a shape.
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I runtime/gpu/device -o scan_shapes bench/gpu/scan_shapes.cu
 //   scan_shapes [--log2 28] [--reps 10]
 // (meson: bench/scan_shapes; tools/gpu-test.sh shapes runs it.)
@@ -16,11 +17,13 @@
 #include <vector>
 
 #include "../baselines/gpu/bench_util.cuh"
-#include "scan_pass.cuh"
+#include "tile/reduce_fixup.cuh"
+#include "tile/reduce_segments.cuh"
+#include "tile/scan.cuh"
 
 namespace {
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 using namespace bench_util;
 
 /// Small integers as floats (every sum exact), random 64-bit ints (wrapping sums).

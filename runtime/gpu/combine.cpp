@@ -65,8 +65,8 @@ Result<ndp_status> Primitives::combine(ndp_op op, ndp_elem_type t, CUdeviceptr d
       return st;
     return data_ok();
   }
-  constexpr int64_t kTile = 256 * 8;  // kTile in device/combine.cu
-  constexpr size_t kPairBytes = 16;   // sizeof(Pair<T>) is at most 16
+  constexpr int64_t kTile = 256 * 8;  // kCombineTile in device/tile/combine.cuh
+  constexpr size_t kPairBytes = 16;   // sizeof(BinPair<T>) is at most 16
   const int64_t tiles = (n + kTile - 1) / kTile;
   Result<cuda::DeviceBuffer> pairs = pool().allocate(2 * kPairBytes * static_cast<size_t>(tiles));
   if (!pairs.ok()) return pairs.status();

@@ -5,12 +5,13 @@ namespace ndp::runtime::gpu {
 
 namespace {
 
-/// Elements per tile of device/select.cuh's select_pass (kSelectTile).
+/// Elements per tile of device/tile/select.cuh's select_pass (kSelectTile).
 constexpr int64_t kSelectTile = 4096;
 
-/// Compaction in one pass (device/select.cuh, select_pass): kernel `name` + "_c32" or "_c64" (by
-/// the look-back's count type) with (v..., flags, n, scratch, out); with `kept`, *kept receives
-/// the number of true flags, which the kernel leaves in the scratch (a read-back: synchronises).
+/// Compaction in one pass (device/tile/select.cuh, select_pass): kernel `name` + "_c32" or
+/// "_c64" (by the look-back's count type) with (v..., flags, n, scratch, out); with `kept`, *kept
+/// receives the number of true flags, which the kernel leaves in the scratch (a read-back:
+/// synchronises).
 template <class... V>
 Status compact(Primitives& p, const std::string& name, CUdeviceptr flags, int64_t n, CUdeviceptr out, int64_t* kept,
                V... v) {
@@ -38,8 +39,8 @@ Status Primitives::pack_lengths(CUdeviceptr flags, DSegs s, CUdeviceptr out_leng
   if (s.count > 0 && s.total <= 0) {
     if (Status st = fill(out_lengths, s.count, 8, 0); !st.ok()) return st;
   } else if (s.count > 0) {
-    // A segmented + reduction of the flags read as 0/1 (device/scan_pass.cuh), over tiles of
-    // its int64 counts.
+    // A segmented + reduction of the flags read as 0/1 (device/tile/reduce_segments.cuh), over
+    // tiles of its int64 counts.
     if (Status st = detail::reduce_segments(*this, "ndp_packlen_tiles", "plus_i64", flags, s,
                                             detail::pass_shape(8), out_lengths);
         !st.ok())

@@ -67,8 +67,8 @@ class Primitives {
   Result<cuda::Kernel> kernel(const std::string& name);
   /// The look-back scratch of a single-pass scan or selection over ntiles tiles (2 + 2·ntiles
   /// words or more): one buffer kept from call to call, valid as the previous pass left it
-  /// (Note [Look-back epochs] in device/scan_pass.cuh). Passes that use it run one at a time,
-  /// on the device's stream.
+  /// (Note [Look-back epochs] in device/tile/look_back_records.cuh). Passes that use it run one
+  /// at a time, on the device's stream.
   Result<CUdeviceptr> lookback_scratch(int64_t ntiles);
   /// Four words kept from call to call for checks that synchronise: word 0 is kNoFailure (all
   /// ones) whenever no check is running, so a check needs no fill before its kernel; one that

@@ -12,12 +12,12 @@ namespace detail {
 
 namespace {
 
-/// The tile of device/radix.cuh (kSortTile) and its threads.
+/// The tile of device/tile/onesweep.cuh (kSortTile) and its threads.
 constexpr int64_t kSortTile = 256 * 16;
 constexpr unsigned kSortThreads = 256;
 
 /// The digit counts of every byte of the keys (one upsweep): hist on the host, digit starts on
-/// the device; whether some value's key collapses (radix.cuh's key_collapses).
+/// the device; whether some value's key collapses (device/thread/sort_keys.cuh's key_collapses).
 struct DigitCounts {
   std::vector<uint64_t> hist;  // hist[byte · 256 + digit]
   cuda::DeviceBuffer starts;   // int64 digit_start[byte · 256 + digit]
@@ -80,7 +80,7 @@ struct LookBackSpace {
   cuda::LaunchConfig launch() const { return cuda::LaunchConfig{static_cast<unsigned>(tiles), kSortThreads, 0}; }
 };
 
-/// Look-back words of 32 bits hold counts below 2^30 (device/radix.cuh, SortLookBack).
+/// Look-back words of 32 bits hold counts below 2^30 (device/tile/onesweep.cuh, SortLookBack).
 bool narrow_words(int64_t n) { return n < (int64_t{1} << 30); }
 
 }  // namespace

@@ -1,6 +1,5 @@
 // Segmented reductions and count_true (device/scan.cu): a flat reduction for one segment, else
-// one pass over tiles and a fix-up (Note [Single-pass scans and reductions] in
-// device/scan_pass.cuh).
+// one pass over tiles and a fix-up (Note [Single-pass scans and reductions] in device/scan.cu).
 #include "runtime/gpu/seg_scan_impl.h"
 
 namespace ndp::runtime::gpu {
@@ -39,8 +38,9 @@ Status reduce_segments(Primitives& p, const cuda::Kernel& tiles, const std::stri
       !st.ok())
     return st;
   if (ntiles <= 1) return Status();  // tile 0 completes every segment it writes
-  // The fix-up (Note [Segmented reduction fix-up] in device/scan_pass.cuh): the near walk, then
-  // the scan for what it left (with more than one chunk of aggregates, first each chunk's fold).
+  // The fix-up (Note [Segmented reduction fix-up] in device/tile/reduce_fixup.cuh): the near
+  // walk, then the scan for what it left (with more than one chunk of aggregates, first each
+  // chunk's fold).
   Result<cuda::Kernel> near = p.kernel("ndp_reduce_seg_fixup_near_" + op_type);
   if (!near.ok()) return near.status();
   if (Status st = cuda::launch_with(p.device(), near.value(), carry_launch((ntiles + kCarryBlock - 1) / kCarryBlock),

@@ -1,5 +1,5 @@
 // Segmented scans (device/scan.cu): one pass with decoupled look-back, Note [Single-pass scans
-// and reductions] in device/scan_pass.cuh.
+// and reductions] in device/scan.cu.
 #include <cstring>
 
 #include "runtime/cpu/ops.h"
@@ -34,7 +34,8 @@ ndp_status op_identity(ndp_op op, ndp_elem_type t, uint64_t* identity_bits) {
 // Note [Tile bounds by segment]
 // The tile passes read each tile's first boundary from a table made once per call. By tile,
 // ndp_seg_tile_bounds searches the offsets (Note [Guided tile-bounds search] in
-// device/scan.cu: one round of loads where offsets grow evenly, at most log4(count) rounds);
+// device/thread/boundaries.cuh: one round of loads where offsets grow evenly, at most
+// log4(count) rounds);
 // a binary search took about 10 us for the 2^20 rows of SpMV. By segment,
 // ndp_seg_tile_bounds_by_segment reads every offset once and writes the entries of the tiles
 // starting in each segment: a stream of 8·count bytes, so it is taken where that is short (count

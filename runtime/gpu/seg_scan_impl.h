@@ -1,6 +1,6 @@
 // Private to runtime/gpu: the host half of the scans and reductions (Note [Single-pass scans
-// and reductions] in device/scan_pass.cuh), shared by seg_scan.cpp, seg_reduce.cpp, pack.cpp
-// and segdes.cpp.
+// and reductions] in device/scan.cu), shared by seg_scan.cpp, seg_reduce.cpp, pack.cpp and
+// segdes.cpp.
 #pragma once
 
 #include <algorithm>
@@ -12,8 +12,8 @@
 
 namespace ndp::runtime::gpu::detail {
 
-/// The tile and block sizes of device/scan.cuh (kTile, kScanBlock), used by the descriptor and
-/// selection kernels.
+/// The tile and block sizes of device/tile/fixed_tile.cuh (kTile, kScanBlock), used by the
+/// descriptor and selection kernels.
 constexpr int64_t kTile = 2048;
 constexpr unsigned kScanBlock = 256;
 
@@ -25,7 +25,7 @@ inline cuda::LaunchConfig tile_launch(int64_t ntiles) {
   return cuda::LaunchConfig{static_cast<unsigned>(grid), kScanBlock, 0};
 }
 
-/// Launches a kernel built on for_each_element_segment (device/tile_segments.cuh) over the
+/// Launches a kernel built on for_each_element_segment (device/tile/segments.cuh) over the
 /// elements of s: one block of kScanBlock threads per tile of kTile elements.
 template <class... Args>
 Status launch_per_element_segment(Primitives& p, const std::string& name, DSegs s, Args... args) {
@@ -35,9 +35,9 @@ Status launch_per_element_segment(Primitives& p, const std::string& name, DSegs 
   return cuda::launch_with(p.device(), k.value(), tile_launch(tile_count(s.total)), args...);
 }
 
-/// The geometry of device/scan_pass.cuh: kPassBlock threads, kCarryBlock for the fix-up's blocks
-/// (one per kCarryChunk tiles), and kPassTile elements per tile for an element of `bytes` bytes
-/// (64 bytes per thread, at most 16 elements).
+/// The geometry of device/tile/pass_shape.cuh: kPassBlock threads, kCarryBlock for the fix-up's
+/// blocks (one per kCarryChunk tiles), and kPassTile elements per tile for an element of `bytes`
+/// bytes (64 bytes per thread, at most 16 elements).
 constexpr unsigned kPassBlock = 256;
 constexpr unsigned kCarryBlock = 256;
 constexpr int64_t kCarryChunk = int64_t{kCarryBlock} * 8;  // kCarryItems a thread
@@ -52,7 +52,7 @@ struct TileShape {
   int64_t tile;
   int per_sm = 0;
 };
-/// device/scan_pass.cuh's PassShape<T> (the default) and ScanShape<T> (the scans of arrays,
+/// device/tile/pass_shape.cuh's PassShape<T> (the default) and ScanShape<T> (the scans of arrays,
 /// Note [Scan tile shape]) for elements of `bytes` bytes.
 inline TileShape pass_shape(int bytes) { return TileShape{kPassBlock, pass_tile(bytes)}; }
 inline TileShape scan_shape(int bytes) {

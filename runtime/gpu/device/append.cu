@@ -2,9 +2,9 @@
 // Each is a gather: one thread per output element, given
 // its segment (Note [Segments of a tile]), reads its source, so writes are coalesced and every
 // segment shape runs at full width. Elements move as raw words (per element size).
-#include "tile_segments.cuh"
+#include "tile/segments.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 namespace {
 

@@ -1,14 +1,22 @@
-// Device-side vocabulary shared by every primitive kernel: the descriptor as kernels see it,
-// the element types, grid-stride loops and the error record of checked kernels.
+// Device-side vocabulary shared by every layer of the device code: the descriptor as kernels
+// see it, the element types, grid-stride loops and the error record of checked kernels.
 //
-// Layering (docs/style.md practice 11): kernels (the `extern "C" __global__` entry points, one
-// family per .cu file) call block- and warp-level helpers, which call thread-level ones; none
-// calls upward. Host dispatch lives in runtime/gpu/*.cpp and launches kernels by name.
+// The device code is layered as CUB layers it (docs/style.md practice 11), one layer a folder
+// and one concept a file; each layer uses only the layers below it:
+//   *.cu     device-wide passes: the `extern "C" __global__` kernels, one primitive's family a
+//            file (host dispatch in runtime/gpu/*.cpp launches them by name)
+//   tile/    what one block does on its tiles within a device-wide pass (CUB's agent/): loads
+//            and stores, head flags, the decoupled look-back, the tile passes, their shapes
+//   block/   block collectives (the whole block calls them)
+//   warp/    warp collectives (shuffles)
+//   thread/  per-thread code: operators, raw words, searches over boundaries, sources, keys
+// All of it is in namespace ndp::runtime::gpu::device: as in CUB (all of cub/ is namespace cub),
+// names carry the layer where it is not plain (warp_fold, block_upper_bound_off).
 #pragma once
 
 #include <cstdint>
 
-namespace ndp_gpu {
+namespace ndp::runtime::gpu::device {
 
 /// The device form of runtime::gpu::DSegs (same layout: it is passed by value as a kernel argument).
 struct Segs {
@@ -55,4 +63,4 @@ __device__ inline void report_failure(unsigned long long* first_failure, long lo
 /// Element sizes moved as raw words by type-blind kernels (gather, scatter, fill).
 #define NDP_FOR_SIZES(X) X(unsigned long long, 8) X(unsigned int, 4) X(unsigned char, 1)
 
-}  // namespace ndp_gpu
+}  // namespace ndp::runtime::gpu::device

@@ -3,7 +3,7 @@
 // recorded in slot 0 (common.cuh); ndp_extract_record writes the status record.
 #include "common.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 #define NDP_EXTRACT(W, bytes)                                                                                \
   extern "C" __global__ void ndp_extract_##bytes(const W* v, const long long* idx, Segs s, W* out,           \

@@ -13,9 +13,12 @@
 // and, in the bool image, the selection of pack.cu with computed flags:
 //   ndp_fused_pack_counts  per-tile counts of true flags
 //   ndp_fused_pack_<bytes> compaction of the values whose flag is true
-#include "select.cuh"
+#include "tile/compact.cuh"
+#include "tile/reduce_flat.cuh"
+#include "tile/reduce_segments.cuh"
+#include "tile/scan.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 /// The generated element function, a thread's batch at a time: the fused map's values at
 /// first + j·stride for j < count (count at most the items that fit: 8 of 8 bytes, 16 of 4
@@ -46,32 +49,6 @@ struct ElementIn {
     memcpy(out, &it, sizeof out);
   }
 };
-
-/// partials[block] = the fold of the block's share of the n elements (one segment), in
-/// sequence order: every warp owns a contiguous stretch of runs of 32·K elements, lane l
-/// computing elements l, l + 32, ... of each run in one batch; the run's elements are folded
-/// item by item across the lanes (warp_fold keeps the order, as max and min of signed zeros
-/// need). scan.cu's ndp_reduce_flat_finish (with no elements of its own) folds the partials.
-template <class F, class Src>
-__device__ void reduce_flat_batches(const Src& src, long long n, typename F::value_type* partials) {
-  using T = typename F::value_type;
-  constexpr int K = kPassItems<T>;
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const long long runs = (n + 32 * K - 1) / (32 * K);
-  const long long nwarps = static_cast<long long>(gridDim.x) * kPassWarps;
-  const long long w = static_cast<long long>(blockIdx.x) * kPassWarps + warp;
-  const long long begin = runs * w / nwarps, end = runs * (w + 1) / nwarps;
-  T acc = F::identity();  // lane 0: the fold of the warp's runs so far
-  for (long long run = begin; run < end; ++run) {
-    const long long first = run * 32 * K + lane;
-    const int count = items_below(first, 32, n, K);
-    T v[K];
-    src.items(first, 32, count, v);
-#pragma unroll
-    for (int j = 0; j < K; ++j) acc = F::apply(acc, warp_fold(j < count ? v[j] : F::identity(), Apply<F>()));
-  }
-  write_block_partial<F>(acc, partials);
-}
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // Generators: fill, iota, DIST, INDEX.
-#include "tile_segments.cuh"
+#include "tile/segments.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 #define NDP_FILL(W, bytes)                                                                \
   extern "C" __global__ void ndp_fill_##bytes(W* out, long long n, unsigned long long v) { \

@@ -1,9 +1,11 @@
-// Selection: PACK's lengths (a segmented + reduction of the flags read as 0/1, scan_pass.cuh) and
-// order-preserving compaction (true_positions, pack) in one pass (select.cuh's select_pass),
-// kernels ndp_select_<element bytes or "positions">_<c32|c64> by the look-back's count type.
-#include "select.cuh"
+// Selection: PACK's lengths (a segmented + reduction of the flags read as 0/1,
+// tile/reduce_segments.cuh) and order-preserving compaction (true_positions, pack) in one pass
+// (tile/select.cuh's select_pass), kernels ndp_select_<element bytes or "positions">_<c32|c64>
+// by the look-back's count type.
+#include "tile/reduce_segments.cuh"
+#include "tile/select.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 namespace {
 

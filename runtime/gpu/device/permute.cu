@@ -8,7 +8,7 @@
 // host reads one record back.
 #include "common.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 #define NDP_GATHER_SCATTER(W, bytes)                                                                        \
   extern "C" __global__ void ndp_gather_##bytes(const W* v, const long long* idx, long long n, W* out) {  \

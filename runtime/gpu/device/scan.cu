@@ -1,5 +1,6 @@
-// Scans and reductions (Note [Single-pass scans and reductions] in scan_pass.cuh), and
-// count_true. Kernels per supported (operator, type), named <kernel>_<op>_<type>:
+// Scans and reductions (Note [Single-pass scans and reductions]), and count_true: the
+// device-wide passes, over tile/reduce_flat.cuh, reduce_segments.cuh, reduce_fixup.cuh and
+// scan.cuh. Kernels per supported (operator, type), named <kernel>_<op>_<type>:
 //   ndp_reduce_flat         one segment: a partial per block (kPassBlock threads)
 //   ndp_reduce_flat_finish  one block of kPassBlock: folds the partials and the unaligned ends
 //   ndp_reduce_seg          several segments, one pass over tiles: the segments ending in each
@@ -13,9 +14,48 @@
 //                           ScanShape: Note [Scan tile shape])
 //   ndp_scan_seg            several segments, the same
 // and ndp_seg_tile_bounds: the first boundary of every tile of an offsets descriptor.
-#include "scan_pass.cuh"
+//
+// Note [Single-pass scans and reductions]
+// Every element is read once, and a scan writes it once; the tile bookkeeping must stay small
+// next to that, at every segment shape.
+// * Flat reduction (a descriptor of one segment): every warp folds a contiguous stretch of the
+//   array with 16-byte loads, its lanes' results combined by an order-keeping shuffle tree
+//   (warp_fold); every block writes one partial, and a second kernel of one block folds the
+//   partials in order, together with the unaligned head and tail of the array (under 16 bytes
+//   each). No float atomics: the result is the same on every run.
+// * Scans: tiles (of ScanShape, Note [Scan tile shape]) are loaded with 16-byte words through
+//   shared memory, warp by warp, and folded as values (one segment) or as (value, head flag)
+//   pairs (Note [Tiled segmented scan]). A block takes its tiles in order from a ticket
+//   counter and learns the value its tile starts from by decoupled look-back (Merrill &
+//   Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016): it publishes
+//   its aggregate, folds the records of the preceding tiles, the nearest first, a warp of them
+//   at a time, until one holds an inclusive prefix, and publishes its own. Tickets rather than
+//   block indices order the tiles, so a block only ever waits for tiles held by running
+//   blocks, which publish their aggregates without waiting: no deadlock, whatever the
+//   scheduling. Where the look-back stops depends on timing, so float + and * may round
+//   differently from run to run (the reassociation every parallel scan has); integers and
+//   max/min are exact.
+// * Segmented reductions: one pass over the tiles (no waiting) writes every
+//   segment that ends in the tile, scanned from the identity, and the tile's aggregate pair;
+//   a segment that began in an earlier tile thus gets only its part in this tile. Then one
+//   block scans the tiles' aggregates (the value each tile starts from, as in a scan) and
+//   completes those segments, at most one per tile. A tile in which no segment ends is one
+//   segment's part: its aggregate is a plain ordered fold, with no exchange through shared
+//   memory and no block scan. The same on every run.
+// * Head flags: a tile marks the boundaries off(j) falling in it, j in [a - 1, b), as bytes in
+//   shared memory, where a is the first boundary after its first element (upper_bound_off).
+//   With an offsets array, a comes from a table computed once per call (one binary search per
+//   tile, ndp_seg_tile_bounds), not searched again in every tile of every pass; regular
+//   descriptors compute it by division.
+#include <cub/block/block_reduce.cuh>
 
-using namespace ndp_gpu;
+#include "tile/fixed_tile.cuh"
+#include "tile/reduce_fixup.cuh"
+#include "tile/reduce_flat.cuh"
+#include "tile/reduce_segments.cuh"
+#include "tile/scan.cuh"
+
+using namespace ndp::runtime::gpu::device;
 
 #define NDP_SCAN_FAMILY(O, oname, T, tname)                                                                      \
   extern "C" __global__ void __launch_bounds__(kPassBlock)                                                        \
@@ -79,53 +119,11 @@ NDP_ON_LOGICALS(Op::and_, and)
 NDP_ON_LOGICALS(Op::or_, or)
 NDP_ON_LOGICALS(Op::xor_, xor)
 
-// Note [Guided tile-bounds search]
-// upper_bound_off of an offsets descriptor, for the tile-bounds table. Every round loads five
-// offsets together and narrows [lo, hi], which holds the answer, by each of them:
-// * two guesses, g and g + 1, where g is interpolated between the bracket's known offsets. Where
-//   the offsets grow about evenly (segments of one length, or lengths drawn from one
-//   distribution), off(g) <= x < off(g + 1) and the search ends after one round of loads;
-// * the three pivots of a four-way search, so that uneven offsets (power-law rows) still take
-//   at most log4(count) rounds.
-// Nsight Compute, 2^28 elements (H100): a binary search took 19.6-25.2 us for segments of 32
-// (2^23 offsets), and the four-way search alone 18.0-22.0 us, 12 rounds of dependent loads,
-// most of them DRAM sectors of their own. With the guesses, the whole segmented reduction at
-// 32 went from 0.490 to 0.474-0.479 ms, and the segmented scan at 4 from 1.200 to 1.163-1.172
-// (the primitives benchmark, bench/results/gpu.md). The answer is exact whatever the guesses:
-// they only choose which offsets to read.
-constexpr int kGuidedFinish = 4;  // brackets narrower than this end in a binary search
-
-__device__ inline long long upper_bound_off_guided(const Segs& s, long long x) {
-  const long long* off = s.offsets;
-  if (x >= s.total) return s.count + 1;  // off(count) = total <= x: past every boundary
-  // Now off(0) = 0 <= x < total = off(count): the answer is in [1, count], and the bracket's
-  // ends are known: off(lo - 1) = below <= x < above = off(hi).
-  long long lo = 1, hi = s.count, below = 0, above = s.total;
-  while (hi - lo >= kGuidedFinish) {
-    const double fraction = static_cast<double>(x - below) / static_cast<double>(above - below);
-    long long g = (lo - 1) + static_cast<long long>(fraction * static_cast<double>(hi - lo + 1));
-    g = g < lo ? lo : (g > hi - 1 ? hi - 1 : g);
-    const long long q = (hi - lo) / 4;
-    const long long probe[5] = {g, g + 1, lo + q, lo + 2 * q, lo + 3 * q};
-    long long value[5];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) value[i] = off[probe[i]];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) {
-      if (value[i] <= x) {
-        if (probe[i] + 1 > lo) lo = probe[i] + 1, below = value[i];
-      } else if (probe[i] < hi) {
-        hi = probe[i], above = value[i];
-      }
-    }
-  }
-  return upper_bound_in(off, lo, hi, x);
-}
-
 // bounds[t] = the first boundary j with off(j) > min(t·tile, total), for t in [0, ntiles]: the
-// boundaries of tile t are [bounds[t] - 1, bounds[t + 1]) (mark_heads). One search per tile,
-// once per call, instead of two per tile in every pass. An offsets descriptor only (a regular
-// one needs no table: tile_bounds in runtime/gpu/seg_scan.cpp).
+// boundaries of tile t are [bounds[t] - 1, bounds[t + 1]) (mark_heads). One search per tile
+// (Note [Guided tile-bounds search] in thread/boundaries.cuh), once per call, instead of two per
+// tile in every pass. An offsets descriptor only (a regular one needs no table: tile_bounds in
+// runtime/gpu/seg_scan.cpp).
 extern "C" __global__ void ndp_seg_tile_bounds(Segs s, long long tile, long long* bounds) {
   const long long ntiles = (s.total + tile - 1) / tile;
   NDP_GRID_STRIDE(t, ntiles + 1) {

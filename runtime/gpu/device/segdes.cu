@@ -1,8 +1,8 @@
 // Descriptors: LENGTHS, per-element segment ids, and the check and read-back of
 // offsets_from_lengths (whose scan is the i64 + scan of scan.cu).
-#include "tile_segments.cuh"
+#include "tile/segments.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 extern "C" __global__ void ndp_lengths_of(Segs s, long long* out) {
   NDP_GRID_STRIDE(k, s.count) out[k] = s.length(k);

@@ -1,9 +1,35 @@
 // RANK and SORT (Note [Sort order] in runtime/cpu/primitives.h), and the stable LSD radix sort
-// of keys, or of (key, int64 payload) pairs, that they and combine share (Note [GPU radix sort]
-// in radix.cuh).
-#include "radix.cuh"
+// of keys, or of (key, int64 payload) pairs, that they and combine share (Note [GPU radix
+// sort]): the device-wide passes over tile/radix_upsweep.cuh and tile/onesweep.cuh.
+//
+// Note [GPU radix sort]
+// A sort by b-byte keys is one upsweep and then one pass per 8-bit digit that varies:
+//  * Upsweep: one read of the input counts the digits of every byte position at once
+//    (hist[byte][digit]); a small kernel turns each row into where each digit's run starts
+//    (digit_start). The host reads the counts back and skips the bytes with one digit only.
+//  * One-sweep pass (Adinets & Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort
+//    for GPUs", 2022): a block takes a tile of kSortTile elements by ticket, ranks its keys by
+//    the digit (cub's BlockRadixRankMatchEarlyCounts: stable in the warp-striped arrangement the
+//    keys are loaded in), and publishes its digit counts as soon as it has them. Then thread d
+//    looks back over the earlier tiles' counts of digit d, as a scan's decoupled look-back does
+//    (tile/look_back.cuh), until a tile holding an inclusive count, and publishes its own. An
+//    element of digit d at position r of the ranked tile goes to
+//        digit_start[d] + (elements of digit d in earlier tiles) + (r - the run of d's start).
+//    The keys (and payloads) are exchanged through shared memory in ranked order first, so that
+//    a warp writes runs of consecutive addresses.
+//  Each pass reads and writes every key once (and payload); the look-back words are the only
+//  other traffic. A status and a count share one look-back word, so one load reads both; a
+//  32-bit word (2 status bits, 30 count bits) serves every n < 2^30, a 64-bit word the rest.
+//  Tickets order the tiles, so a block only waits for tiles that running blocks hold and that
+//  publish their counts without waiting: no deadlock.
+// Equal keys keep their order in every pass (ranking is stable, tiles are taken in order), so
+// the sort is stable. Keys-only sorts convert values to keys on the first pass's load and back
+// on the last pass's store, so no pass of their own does either.
+#include "common.cuh"
+#include "tile/onesweep.cuh"
+#include "tile/radix_upsweep.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 // Keys and positions for a sort of pairs, per element type (char and 4-byte types use 32-bit
 // keys, 8-byte types 64): keys[p] = the order-preserving key of v[p] ^ flip (flip reverses the

@@ -1,8 +1,8 @@
 // Position vectors for the executor's structural operations (take of nested sequences, shared
 // indexing, merge, sequence literals) and simple checks over lengths.
-#include "tile_segments.cuh"
+#include "tile/segments.cuh"
 
-using namespace ndp_gpu;
+using namespace ndp::runtime::gpu::device;
 
 // Element p of new segment k is element p - begin(k) of old segment idx[k].
 extern "C" __global__ void __launch_bounds__(kScanBlock)

@@ -46,7 +46,7 @@ Vec<T> special_values(int64_t n, uint64_t seed) {
 }
 
 /// Finite values of both signs with some repeats, none -0.0: flat sorts of these go by keys
-/// alone, without positions (device/radix.cuh).
+/// alone, without positions (device/thread/sort_keys.cuh).
 template <class T>
 Vec<T> finite_values(int64_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);

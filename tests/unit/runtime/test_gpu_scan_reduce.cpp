@@ -305,11 +305,11 @@ TEST_CASE("gpu count_true counts the true flags") {
   }
 }
 
-// The tile-bounds table (Note [Guided tile-bounds search] in device/scan.cu), by search and by
-// segment, against a host search at every tile: offsets that grow evenly (the guesses end the
-// search), unevenly (power-law lengths), in jumps between long flat stretches (empty segments
-// around a few huge ones, where a guess lands far off), and over more than 2^21 segments (the
-// search whatever the tile).
+// The tile-bounds table (Note [Guided tile-bounds search] in device/thread/boundaries.cuh), by
+// search and by segment, against a host search at every tile: offsets that grow evenly (the
+// guesses end the search), unevenly (power-law lengths), in jumps between long flat stretches
+// (empty segments around a few huge ones, where a guess lands far off), and over more than 2^21
+// segments (the search whatever the tile).
 TEST_CASE("gpu tile-bounds table matches a host search over even and uneven offsets") {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;

@@ -1,5 +1,5 @@
-// for_each_element_segment: runs a body for every element with the segment holding it, a tile
-// of elements per block.
+// Tile level (what one block does): for_each_element_segment runs a body for every element with
+// the segment holding it, a tile of elements per block.
 //
 // Note [Segments of a tile]
 // Kernels that need every element's segment (dist, index, append, reverse, rotate, the
@@ -21,48 +21,17 @@
 // slower: dist 75 us.)
 #pragma once
 
-#include "scan.cuh"
+#include <cub/block/block_scan.cuh>
 
-namespace ndp_gpu {
+#include "fixed_tile.cuh"
+
+namespace ndp::runtime::gpu::device {
 
 struct MaxOp {
   __device__ long long operator()(long long a, long long b) const { return b > a ? b : a; }
 };
 
 using SegmentIdScan = cub::BlockScan<long long, kScanBlock>;
-
-/// upper_bound_off(s, x) (s irregular) found by the whole block: every thread of a kScanBlock
-/// block calls it with the same x.
-__device__ inline long long block_upper_bound_off(const Segs& s, long long x) {
-  // The answer is in [lo, hi]: off(j) <= x for j < lo, and off(j) > x for j >= hi (off(count
-  // + 1) counts as above everything).
-  long long lo = 0, hi = s.count + 1;
-  while (lo < hi) {
-    const long long span = hi - lo;
-    const int probes = span < kScanBlock ? static_cast<int>(span) : kScanBlock;
-    // Probe t at lo + (t + 1)·span / (probes + 1): increasing, within [lo, hi), and lo + t
-    // when every candidate is probed.
-    auto probe = [&](int t) { return lo + (static_cast<long long>(t) + 1) * span / (probes + 1); };
-    const int t = static_cast<int>(threadIdx.x);
-    const bool below = t < probes && s.offsets[probe(t)] <= x;
-    const int c = __syncthreads_count(below);  // the probes at or below x are probes 0 .. c-1
-    const long long new_lo = c > 0 ? probe(c - 1) + 1 : lo;
-    hi = c < probes ? probe(c) : hi;
-    lo = new_lo;
-  }
-  return lo;
-}
-
-/// TileSpan(s, tile) with the block's searches (every thread of the block calls it).
-__device__ inline TileSpan block_tile_span(const Segs& s, long long tile) {
-  TileSpan ts;
-  ts.t0 = tile * kTile;
-  const long long rest = s.total - ts.t0;
-  ts.n = rest < kTile ? rest : kTile;
-  ts.a = block_upper_bound_off(s, ts.t0);
-  ts.b = block_upper_bound_off(s, ts.t0 + ts.n);
-  return ts;
-}
 
 /// marks[padded(i)] = the segment holding element ts.t0 + i, for i < ts.n (every thread of a
 /// kScanBlock block calls it; it ends with a barrier).
@@ -112,4 +81,4 @@ __device__ void for_each_element_segment(const Segs& s, Body body) {
   }
 }
 
-}  // namespace ndp_gpu
+}  // namespace ndp::runtime::gpu::device
