@@ -9,6 +9,7 @@
 
 #include "flatten/free_slots.h"
 #include "lang/diagnostics.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::flat {
 
@@ -295,7 +296,7 @@ class Vectoriser {
       // Declared, never defined: calling it is the interpreter's runtime error, raised by
       // every instance that reaches the call.
       VarId msg = emit_value(Op::Lit, "msg", types_.string(), {c.n});
-      block_->stmts.back().lit = lang::Value::string("No body for function " + upper(p.fn->name) + ".");
+      block_->stmts.back().lit = lang::Value::string(lang::message(lang::RuntimeErrorId::NoBody, upper(p.fn->name)));
       block_->stmts.back().type = types_.string();
       result = prim(core::PrimId::RuntimeErrorPrim, fn_->result_type, {msg}, {fn_->result_type}, p.fn->span);
     } else {

@@ -31,21 +31,80 @@
 namespace ndp::lang::core {
 
 enum class PrimId : uint16_t {
-#define NDP_PRIM(id, name, type, arity) id,
+#define NDP_PRIM(id, name, type, arity, family, op, identity, effect) id,
 #include "lang/prims.def"
 #undef NDP_PRIM
   Count_
+};
+
+// Note [Primitive table]
+// lang/prims.def classifies every primitive once; no other file lists primitives by kind.
+// * The family says which group of code implements it: the interpreter's apply_prim picks its
+//   scalar, sequence or I/O group by it, the cpu backend's lifted primitives run Elementwise
+//   ones on scalar buffers, and every layer sends Scan, Reduce and Combine to one generic
+//   routine that takes the operator.
+// * The operator (scans, reductions, *_combine) is what the routine folds with. Each runtime
+//   layer maps it to its own enum in one function (exec/host's scan_op to runtime::Op, which
+//   shares ndp_op's values), since lang does not include runtime.
+// * The identity (scans and reductions) is the value the fold starts from, so an empty
+//   reduction's result and a scan's first element; *_combine folds onto its destination and
+//   has none. It follows from the operator; the column states it so that the interpreter
+//   reads it rather than deriving it again.
+// * The effect tells passes what they may not do: Ordered primitives may not be reordered,
+//   merged or removed, and a Raises primitive (runtime_error) exists for its error, so it is
+//   never shared as a value.
+
+/// Which group of code implements a primitive (Note [Primitive table]).
+enum class PrimFamily : uint8_t {
+  Elementwise,  // a stateless function of scalars, instance by instance (arithmetic, comparisons,
+                // conversions, select)
+  Random,       // rand, rand_seed: scalars that read and advance the random state
+  Sequence,     // every other primitive on sequences and whole values (generators, element
+                // access, reordering, packing, nesting, ordering, strings)
+  Scan,         // exclusive scan with an operator (plus_scan ...)
+  Reduce,       // reduction with an operator (sum ...)
+  Combine,      // irregular reduction by index with an operator (plus_combine ...)
+  Io,           // printing, errors, streams, files, processes
+};
+
+/// The associative operator of a scan, reduction or combine (library.md §5).
+enum class PrimOperator : uint8_t { None, Plus, Mult, Max, Min, And, Or, Xor };
+
+/// The identity of a fold's operator, for each element type: Zero (0, 0.0, F), One (1, 1.0),
+/// AllOnes (-1, T), Lowest (the least int, -inf, code 0), Highest (the greatest int, inf,
+/// code 255).
+enum class PrimIdentity : uint8_t { None, Zero, One, AllOnes, Lowest, Highest };
+
+/// What a primitive does besides computing its value (Note [Primitive table]).
+enum class PrimEffect : uint8_t {
+  Pure,     // nothing (it may still fail, the same way each time)
+  Raises,   // always raises its argument as a runtime error (runtime_error)
+  Ordered,  // its order of evaluation is observable: random numbers (the per-site draw
+            // counts, rand_seed) and every kind of I/O
 };
 
 struct PrimInfo {
   const char* name;  // NESL name (operators spelled as in source: "+", "==", "->")
   const char* type;  // NESL signature, e.g. "[a] -> [a] :: (a in number)"
   int arity;         // number of tuple components the argument is spread into
+  PrimFamily family;
+  PrimOperator op;
+  PrimIdentity identity;
+  PrimEffect effect;
 };
 const PrimInfo& prim_info(PrimId id);
-/// True for primitives whose order of evaluation is observable: random numbers (the per-site
-/// draw counts, rand_seed) and every kind of I/O. Passes may not reorder or merge them.
-bool prim_has_effect(PrimId id);
+
+inline PrimFamily prim_family(PrimId id) { return prim_info(id).family; }
+inline PrimOperator prim_operator(PrimId id) { return prim_info(id).op; }
+inline PrimIdentity prim_identity(PrimId id) { return prim_info(id).identity; }
+inline PrimEffect prim_effect(PrimId id) { return prim_info(id).effect; }
+inline bool is_elementwise(PrimId id) { return prim_family(id) == PrimFamily::Elementwise; }
+inline bool is_scan(PrimId id) { return prim_family(id) == PrimFamily::Scan; }
+inline bool is_reduction(PrimId id) { return prim_family(id) == PrimFamily::Reduce; }
+inline bool is_combine(PrimId id) { return prim_family(id) == PrimFamily::Combine; }
+/// True for primitives whose order of evaluation is observable (PrimEffect::Ordered). Passes
+/// may not reorder or merge them.
+inline bool prim_has_effect(PrimId id) { return prim_effect(id) == PrimEffect::Ordered; }
 
 enum class PatternKind : uint8_t { Var, Tuple, Con };
 

@@ -28,6 +28,7 @@
 #include "lang/eval/interp.h"
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::exec {
 
@@ -92,7 +93,7 @@ class FlatWalk {
   void exec(const flat::Stmt& s, Frame& f) {
     if (lang::eval::interrupt_requested().load(std::memory_order_relaxed)) {
       lang::eval::interrupt_requested().store(false);
-      throw lang::eval::EvalError{"Interrupted.", s.span};
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::Interrupted), s.span};
     }
     try {
       if (!exec_structural(s, f)) self().exec_data(s, f);
@@ -102,14 +103,14 @@ class FlatWalk {
       if (s.op == flat::Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
       throw;
     } catch (std::length_error&) {
-      throw lang::eval::EvalError{"Out of memory.", s.span};
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), s.span};
     }
   }
 
   V call(flat::FuncId id, const V& arg, const V* path, lang::Span span) {
     NDP_ASSERT(id < program->functions.size(), "Flat IR call of a bad function id");
     if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full())
-      throw lang::eval::EvalError{"Recursion too deep.", span};
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), span};
     struct DepthGuard {
       uint64_t& d;
       explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
@@ -138,7 +139,8 @@ class FlatWalk {
     V next_path;  // the next level's rand path hashes, for functions that carry them
     Slot result;
     for (uint64_t level = 0;; ++level) {
-      if (level >= kMaxCallDepth) throw lang::eval::EvalError{"Recursion too deep.", s.span};
+      if (level >= kMaxCallDepth)
+        throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), s.span};
       set_vec(f, loop.param, arg);
       if (level > 0 && f.fn->has_path) set_vec(f, loop.path, next_path);
       if (run_block(loop.prefix, f).host <= 0) {
@@ -182,9 +184,9 @@ class FlatWalk {
       } catch (lang::eval::EvalError& err) {
         result.error = lang::eval::RuntimeError{std::move(err.message), err.span};
       } catch (std::bad_alloc&) {
-        result.error = lang::eval::RuntimeError{"Out of memory.", lang::Span{}};
+        result.error = lang::eval::RuntimeError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
       } catch (std::length_error&) {
-        result.error = lang::eval::RuntimeError{"Out of memory.", lang::Span{}};
+        result.error = lang::eval::RuntimeError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
       }
       std::fflush(out);
       program = nullptr;

@@ -22,8 +22,6 @@ using lang::core::PrimId;
 
 namespace {
 
-constexpr const char* kSeqRef = "Sequence reference (a[i]) out of bounds.";
-
 bool is_prim(const Stmt& s, PrimId p) { return s.op == Op::Prim && s.prim == p; }
 
 /// Statements that cannot raise an error, so a chain may be computed after them.
@@ -106,7 +104,7 @@ Vec run_append_chain(const AppendChain& c, const std::function<const Vec&(VarId)
     const int64_t* idx = operand(e->uses[1]).data<int64_t>();
     const int64_t* len = v.lengths();
     if (first_failing(v.size(), [&](int64_t k) { return idx[k] < 0 || idx[k] >= len[k]; }) >= 0)
-      throw lang::eval::EvalError{kSeqRef, e->span};
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), e->span};
   }
   // Each source as (segment lengths, offsets) over a flat element buffer, with a map from
   // instance to segment: the instance itself, or for an elt the chosen inner sequence.

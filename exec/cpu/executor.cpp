@@ -141,7 +141,7 @@ Vec index_shared_scalars(const Vec& seqs, const int64_t* ids, const int64_t* idx
     bad = lowest;
     return Vec::scalar(e.type(), n, buf.share());
   });
-  if (bad < n) throw EvalError{"Sequence reference (a[i]) out of bounds.", span};
+  if (bad < n) throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), span};
   return out;
 }
 
@@ -215,7 +215,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
       const lang::core::Global& g = *prog.globals[s.global];
       if (g.kind != lang::core::Global::Kind::Variable) fail_function_value();
-      if (!g.has_value) throw EvalError{upper_name(g.name) + " is undefined.", s.span};
+      if (!g.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(g.name)), s.span};
       set_vec(f, s.dst, from_value(prog.types, type_of(f, s.dst), g.value, host(f, s.uses.at(0))));
       return;
     }
@@ -277,7 +277,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         return;
       }
       if (first_failing(n, [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[ids[j]]; }) >= 0)
-        throw EvalError{"Sequence reference (a[i]) out of bounds.", s.span};
+        throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), s.span};
       std::vector<int64_t> pos(static_cast<size_t>(n));
       parallel_for(n, [&](int64_t j) { pos[static_cast<size_t>(j)] = off[ids[j]] + idx[j]; });
       set_vec(f, s.dst, take(seqs.elems(), pos));
@@ -305,7 +305,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::SeqLit: set_vec(f, s.dst, seq_lit(type_of(f, s.dst), s, f)); return;
     case Op::CheckLengths: {
       const Vec &a = use(0), &b = use(1);
-      if (!same_lengths(a, b)) throw EvalError{"Length mismatch in an apply-to-each.", s.span};
+      if (!same_lengths(a, b)) throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch), s.span};
       return;
     }
     case Op::Prim: {

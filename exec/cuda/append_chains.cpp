@@ -56,7 +56,7 @@ DVec run_append_chain(Gpu& g, const cpu::AppendChain& chain, const std::function
     DBuf start = g.alloc(n * 8), length = g.alloc(n * 8);
     if (g.check(g.prims().elt_segments(v.offsets(), operand(e->uses[1]).data(), inner.offsets(), n, start->pointer(),
                                        length->pointer())) >= 0)
-      throw lang::eval::EvalError{"Sequence reference (a[i]) out of bounds.", e->span};
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), e->span};
     chosen[e] = Part{inner.elems().buffer(), std::move(start), std::move(length)};
   }
   std::vector<Part> parts;

@@ -5,6 +5,7 @@
 
 #include "exec/host/lifted_prims.h"
 #include "exec/cuda/device_vec_ops.h"
+#include "exec/cuda/lifted_prims.h"
 #include "lang/diagnostics.h"
 
 namespace ndp::exec::cuda {
@@ -44,8 +45,6 @@ void check_consumer_gathers(Gpu& g, const ConsumerArgs& args) {
     if (v) v->gather_checked();
 }
 
-ndp_op op_of(const flat::Stmt& s) { return static_cast<ndp_op>(*host::scan_op(s.prim)); }
-
 // Note [Consumers of small inputs]
 // A consumer program costs the driver's JIT 0.1 to 0.3 s the first time on a machine (Note
 // [Consumer programs] in runtime/gpu/consumer_program.h); fused, a consumer saves writing and
@@ -78,11 +77,11 @@ runtime::gpu::ConsumerKernels consumer_kernels_of(const flat::Stmt& s, const lan
   using runtime::gpu::ConsumerUse;
   switch (s.op) {
     case flat::Op::ReduceKernel:
-      return runtime::gpu::consumer_kernels(one_segment ? ConsumerUse::ReduceOne : ConsumerUse::ReduceSegments, op_of(s),
-                                       elem_type(result));
+      return runtime::gpu::consumer_kernels(one_segment ? ConsumerUse::ReduceOne : ConsumerUse::ReduceSegments,
+                                            op_of(s.prim), elem_type(result));
     case flat::Op::ScanKernel:
-      return runtime::gpu::consumer_kernels(one_segment ? ConsumerUse::ScanOne : ConsumerUse::ScanSegments, op_of(s),
-                                       elem_type(result->a));
+      return runtime::gpu::consumer_kernels(one_segment ? ConsumerUse::ScanOne : ConsumerUse::ScanSegments,
+                                            op_of(s.prim), elem_type(result->a));
     default:
       NDP_ASSERT(s.op == flat::Op::PackKernel, "consumer kernels of a statement that is no consumer");
       return runtime::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, elem_type(result));
@@ -99,10 +98,10 @@ DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec&
   ConsumerArgs args;
   if (const runtime::cuda::Module* m =
           consumer_program(g, kernels, s, ins, ins[0].size(), consumer_kernels_of(s, result, segs.count <= 1), args)) {
-    st = g.check(g.prims().seg_reduce_fused(*m, op_of(s), t, args.in, segs, out->pointer()));
+    st = g.check(g.prims().seg_reduce_fused(*m, op_of(s.prim), t, args.in, segs, out->pointer()));
     check_consumer_gathers(g, args);
   } else
-    st = g.check(g.prims().seg_reduce(op_of(s), t, values(kernels, s, ins, result).data(), segs, out->pointer()));
+    st = g.check(g.prims().seg_reduce(op_of(s.prim), t, values(kernels, s, ins, result).data(), segs, out->pointer()));
   NDP_ASSERT(st.code == NDP_OK, "a reduction the flattener admitted");
   return DVec::scalar(result, lengths.size(), std::move(out));
 }
@@ -118,10 +117,10 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
   ConsumerArgs args;
   if (const runtime::cuda::Module* m =
           consumer_program(g, kernels, s, ins, total, consumer_kernels_of(s, result, lengths.size() <= 1), args)) {
-    st = g.check(g.prims().seg_scan_fused(*m, op_of(s), false, t, args.in, seq.segs(), out->pointer()));
+    st = g.check(g.prims().seg_scan_fused(*m, op_of(s.prim), false, t, args.in, seq.segs(), out->pointer()));
     check_consumer_gathers(g, args);
   } else
-    st = g.check(g.prims().seg_scan(op_of(s), false, t, values(kernels, s, ins, e).data(), seq.segs(), out->pointer()));
+    st = g.check(g.prims().seg_scan(op_of(s.prim), false, t, values(kernels, s, ins, e).data(), seq.segs(), out->pointer()));
   NDP_ASSERT(st.code == NDP_OK, "a scan the flattener admitted");
   return seq;
 }

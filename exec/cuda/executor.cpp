@@ -181,7 +181,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f, const cpu::A
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
       const lang::core::Global& gl = *prog.globals[s.global];
       if (gl.kind != lang::core::Global::Kind::Variable) host::fail_function_value();
-      if (!gl.has_value) throw EvalError{upper_name(gl.name) + " is undefined.", s.span};
+      if (!gl.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(gl.name)), s.span};
       set_vec(f, s.dst, constant(type_of(f, s.dst), gl.value, host(f, s.uses.at(0))));
       return;
     }
@@ -257,7 +257,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f, const cpu::A
       const int64_t n = idx.size();
       const DVec& elems = seqs.elems();
       const lang::Span span = s.span;
-      auto fail = [span] { throw EvalError{"Sequence reference (a[i]) out of bounds.", span}; };
+      auto fail = [span] { throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), span}; };
       if (n > 0 && elems.size() == 0) fail();
       // A flat gather is deferred: a kernel that reads it gathers itself (Note [Fused gathers]).
       const bool deferred = host::is_flat_scalar(elems.type());
@@ -307,7 +307,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f, const cpu::A
       const DVec &a = use(0), &b = use(1);
       NDP_ASSERT(a.size() == b.size(), "check_lengths of vectors with different instance counts");
       if (g.check(g.prims().first_difference(a.lengths(), b.lengths(), a.size())) >= 0)
-        throw EvalError{"Length mismatch in an apply-to-each.", s.span};
+        throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch), s.span};
       return;
     }
     case Op::Prim: {

@@ -61,7 +61,8 @@ Gpu* Gpu::get(std::string* why) {
 
 void Gpu::check(const runtime::cuda::Status& s) {
   if (s.ok()) return;
-  if (s.code() == runtime::cuda::CUDA_ERROR_OUT_OF_MEMORY) throw lang::eval::EvalError{"Out of memory.", lang::Span{}};
+  if (s.code() == runtime::cuda::CUDA_ERROR_OUT_OF_MEMORY)
+    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
   throw lang::eval::EvalError{s.message(), lang::Span{}};
 }
 

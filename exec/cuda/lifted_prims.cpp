@@ -15,6 +15,12 @@ using lang::TypeKind;
 using lang::core::PrimId;
 using runtime::gpu::DSegs;
 
+ndp_op op_of(PrimId id) {
+  std::optional<runtime::Op> o = host::scan_op(id);
+  NDP_ASSERT(o.has_value(), "op_of: not a scan, reduction or combine");
+  return static_cast<ndp_op>(*o);
+}
+
 DVec host_prim(const GpuPrimContext& ctx, const LiftedCall& c, std::span<const DVec> args,
                const std::function<void(int64_t)>& before_instance) {
   Gpu& g = *ctx.gpu;
@@ -36,14 +42,6 @@ namespace {
 }
 
 bool plain_scalar(const DVec& v) { return host::is_flat_scalar(v.type()) && v.kind() != TypeKind::Stream && v.kind() != TypeKind::Fn; }
-
-/// The runtime operator of a scan, reduction or combine (the cpu backend's: runtime::Op and ndp_op
-/// share their values).
-std::optional<ndp_op> op_of(PrimId id) {
-  std::optional<runtime::Op> o = host::scan_op(id);
-  if (!o) return std::nullopt;
-  return static_cast<ndp_op>(*o);
-}
 
 /// A sequence DVec with like's lengths and other elements.
 DVec same_shape(const Type* t, const DVec& like, DVec elems) {
@@ -133,7 +131,7 @@ struct Natives {
     const DVec& e = a[0].elems();
     if (!plain_scalar(e)) return std::nullopt;
     DBuf out = g.alloc(e.size() * elem_bytes(e.type()));
-    ndp_status st = g.check(g.prims().seg_scan(*op_of(c.id), false, elem_type(e.type()), e.data(), a[0].segs(), out->pointer()));
+    ndp_status st = g.check(g.prims().seg_scan(op_of(c.id), false, elem_type(e.type()), e.data(), a[0].segs(), out->pointer()));
     if (st.code == NDP_UNSUPPORTED) return std::nullopt;
     return same_shape(c.result, a[0], DVec::scalar(e.type(), e.size(), std::move(out)));
   }
@@ -143,7 +141,7 @@ struct Natives {
     if (!plain_scalar(e)) return std::nullopt;
     int64_t n = a[0].size();
     DBuf out = g.alloc(n * elem_bytes(e.type()));
-    ndp_status st = g.check(g.prims().seg_reduce(*op_of(c.id), elem_type(e.type()), e.data(), a[0].segs(), out->pointer()));
+    ndp_status st = g.check(g.prims().seg_reduce(op_of(c.id), elem_type(e.type()), e.data(), a[0].segs(), out->pointer()));
     if (st.code == NDP_UNSUPPORTED) return std::nullopt;
     return DVec::scalar(c.result, n, std::move(out));
   }
@@ -291,7 +289,7 @@ struct Natives {
     DBuf ids = segment_ids(g, iv);
     DBuf global = positions(dest, ids->pointer(), iv.elems().data(), m);
     DBuf out = g.alloc(de.size() * elem_bytes(de.type()));
-    ndp_status st = g.check(g.prims().combine(*op_of(c.id), elem_type(de.type()), de.data(), de.size(), global->pointer(),
+    ndp_status st = g.check(g.prims().combine(op_of(c.id), elem_type(de.type()), de.data(), de.size(), global->pointer(),
                                               vals.elems().data(), m, out->pointer()));
     if (st.code == NDP_UNSUPPORTED) return std::nullopt;
     if (st.code != NDP_OK) fail();
@@ -310,27 +308,24 @@ struct Natives {
   std::optional<DVec> native() {
     if (std::optional<DVec> k = elementwise()) return k;
     if (std::optional<DVec> k = checked_elementwise()) return k;
+    switch (lang::core::prim_family(c.id)) {
+      case lang::core::PrimFamily::Scan: return scan();
+      case lang::core::PrimFamily::Reduce: return reduce();
+      case lang::core::PrimFamily::Combine: return combine();
+      default: break;
+    }
     switch (c.id) {
       case PrimId::Length: return length();
       case PrimId::Dist: return dist();
       case PrimId::Index: return index();
       case PrimId::Iseq: return iseq();
       case PrimId::Elt: return elt();
-      case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
-      case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:
-        return scan();
-      case PrimId::Sum: case PrimId::Product: case PrimId::MaxVal: case PrimId::MinVal:
-      case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
-        return reduce();
       case PrimId::Gather: return gather();
       case PrimId::Permute: return permute();
       case PrimId::Pack: return pack_prim();
       case PrimId::Append: return append_prim();
       case PrimId::Flatten: return flatten();
       case PrimId::Rank: case PrimId::RankDown: return rank();
-      case PrimId::PlusCombine: case PrimId::MultCombine: case PrimId::MaxCombine: case PrimId::MinCombine:
-      case PrimId::AndCombine: case PrimId::OrCombine: case PrimId::XorCombine:
-        return combine();
       case PrimId::Identity: return neutral(a[0].type());
       case PrimId::PrimDefault: return neutral(a[0].type()->a);
       default: return std::nullopt;

@@ -32,6 +32,9 @@ struct GpuPrimContext {
 };
 
 DVec apply_lifted_prim(const GpuPrimContext& ctx, const host::LiftedCall& c, std::span<const DVec> args);
+/// The C runtime operator of a scan, reduction or combine primitive: host::scan_op's, since
+/// runtime::Op shares ndp_op's values.
+ndp_op op_of(lang::core::PrimId id);
 /// The cpu backend's primitive on host copies of the arguments (`before_instance` as
 /// host::apply_fallback_prim's; when given, the interpreter's per-instance primitive runs).
 DVec host_prim(const GpuPrimContext& ctx, const host::LiftedCall& c, std::span<const DVec> args,

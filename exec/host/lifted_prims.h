@@ -51,9 +51,6 @@ struct LiftedCall {
 
 /// Native where there is a native version for these element types, else the fallback.
 Vec apply_lifted_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
-/// The primitives on scalars that act instance by instance with no state (arithmetic,
-/// comparisons, conversions, select): native_scalar_prim's group.
-bool elementwise_scalar(lang::core::PrimId id);
 /// The native version only; nullopt where there is none for these element types.
 std::optional<Vec> apply_native_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
 /// The interpreter's primitive, once per instance in instance order.
@@ -62,13 +59,15 @@ std::optional<Vec> apply_native_prim(const PrimContext& ctx, const LiftedCall& c
 Vec apply_fallback_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args,
                         const std::function<void(int64_t)>& before_instance = {});
 
-/// The runtime operator of a scan, reduction or combine primitive (sum: plus, ...).
+/// The runtime operator of a scan, reduction or combine primitive (sum: plus, ...): the one
+/// place where lang's PrimOperator becomes runtime::Op (which shares ndp_op's values).
 std::optional<runtime::Op> scan_op(lang::core::PrimId id);
 
 /// Throws an internal error when a runtime call the executor set up correctly fails.
 void check_rt(const runtime::Status& st, const char* what);
 
-// The groups apply_native_prim dispatches to.
+// The groups apply_native_prim dispatches to: native_scalar_prim takes the Elementwise family
+// (lang/core.h), native_seq_prim the rest.
 std::optional<Vec> native_scalar_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
 std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> args);
 

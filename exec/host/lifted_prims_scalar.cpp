@@ -7,9 +7,11 @@
 #include "lang/eval/scalar_ops.h"
 #include "exec/host/lifted_prims.h"
 #include "exec/host/parallel_loops.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::exec::host {
 
+using lang::RuntimeErrorId;
 using lang::Type;
 using lang::TypeKind;
 using lang::core::PrimId;
@@ -30,10 +32,10 @@ Vec map_n(const Type* t, int64_t n, F&& f) {
   return Vec::scalar(t, n, out.share());
 }
 
-/// Fails with `msg` if bad(i) holds for some instance.
+/// Fails with `error` if bad(i) holds for some instance.
 template <class Bad>
-void check(const LiftedCall& c, int64_t n, Bad&& bad, const char* msg) {
-  if (first_failing(n, bad) >= 0) c.fail(msg);
+void check(const LiftedCall& c, int64_t n, Bad&& bad, RuntimeErrorId error) {
+  if (first_failing(n, bad) >= 0) c.fail(message(error));
 }
 
 bool plain_scalar(const Vec& v) { return is_flat_scalar(v.type()) && v.kind() != TypeKind::Stream; }
@@ -99,7 +101,7 @@ std::optional<Vec> arith(const LiftedCall& c, const Vec& a, const Vec& b) {
         case PrimId::Sub: return map_n<T>(c.result, n, [&](int64_t i) { return T(U(x[i]) - U(y[i])); });
         case PrimId::Mul: return map_n<T>(c.result, n, [&](int64_t i) { return T(U(x[i]) * U(y[i])); });
         case PrimId::Div:
-          check(c, n, [&](int64_t i) { return y[i] == 0; }, "Divide by zero.");
+          check(c, n, [&](int64_t i) { return y[i] == 0; }, RuntimeErrorId::DivideByZero);
           // min_int / -1 wraps to min_int (library.md §14 row 16).
           return map_n<T>(c.result, n, [&](int64_t i) { return y[i] == -1 ? T(U{0} - U(x[i])) : T(x[i] / y[i]); });
         default: return std::nullopt;
@@ -138,7 +140,7 @@ std::optional<Vec> power_prim(const LiftedCall& c, const Vec& a, const Vec& pv) 
   return with_scalar(a.kind(), [&](auto tag) -> std::optional<Vec> {
     using T = typename decltype(tag)::type;
     if constexpr (is_number_v<T>) {
-      check(c, n, [&](int64_t i) { return p[static_cast<size_t>(i)] < 0; }, "The power must be nonnegative for ^ .");
+      check(c, n, [&](int64_t i) { return p[static_cast<size_t>(i)] < 0; }, RuntimeErrorId::NegativePower);
       const T* x = a.data<T>();
       if constexpr (is_int_v<T>) {
         using U = std::make_unsigned_t<T>;
@@ -164,7 +166,7 @@ std::optional<Vec> shift(const LiftedCall& c, const Vec& a, const Vec& b) {
   std::vector<int64_t> k = int_operand(b);
   int64_t width = a.kind() == TypeKind::I32 ? 32 : 64;
   check(c, n, [&](int64_t i) { return k[static_cast<size_t>(i)] < 0 || k[static_cast<size_t>(i)] >= width; },
-        left ? "Shift count out of range in function LSHIFT." : "Shift count out of range in function RSHIFT.");
+        left ? RuntimeErrorId::LshiftRange : RuntimeErrorId::RshiftRange);
   auto run = [&](auto tag) {
     using T = typename decltype(tag)::type;
     using U = std::make_unsigned_t<T>;
@@ -179,10 +181,10 @@ bool out_of_int64(double x) { return !(x >= -9223372036854775808.0 && x < 922337
 
 /// float -> int by a rounding function, failing like the interpreter's to_int64.
 template <class Round>
-Vec float_to_int(const LiftedCall& c, const Vec& a, Round round, const char* msg) {
+Vec float_to_int(const LiftedCall& c, const Vec& a, Round round, RuntimeErrorId out_of_range) {
   const double* x = a.data<double>();
   int64_t n = a.size();
-  check(c, n, [&](int64_t i) { return out_of_int64(round(x[i])); }, msg);
+  check(c, n, [&](int64_t i) { return out_of_int64(round(x[i])); }, out_of_range);
   return map_n<int64_t>(c.result, n, [&](int64_t i) { return static_cast<int64_t>(round(x[i])); });
 }
 
@@ -193,10 +195,10 @@ std::optional<Vec> math(const LiftedCall& c, const Vec& a) {
   auto f = [&](double (*fn)(double)) { return map_n<double>(c.result, n, [&](int64_t i) { return fn(x[i]); }); };
   switch (c.id) {
     case PrimId::Sqrt:
-      check(c, n, [&](int64_t i) { return x[i] < 0; }, "Sqrt of negative number.");
+      check(c, n, [&](int64_t i) { return x[i] < 0; }, RuntimeErrorId::SqrtNegative);
       return f([](double v) { return std::sqrt(v); });
     case PrimId::Ln:
-      check(c, n, [&](int64_t i) { return x[i] < 0; }, "Ln of negative number.");
+      check(c, n, [&](int64_t i) { return x[i] < 0; }, RuntimeErrorId::LnNegative);
       return f([](double v) { return std::log(v); });
     case PrimId::Exp: return f([](double v) { return std::exp(v); });
     case PrimId::Sin: return f([](double v) { return std::sin(v); });
@@ -209,15 +211,15 @@ std::optional<Vec> math(const LiftedCall& c, const Vec& a) {
     case PrimId::Cosh: return f([](double v) { return std::cosh(v); });
     case PrimId::Tanh: return f([](double v) { return std::tanh(v); });
     case PrimId::Ceil:
-      return float_to_int(c, a, [](double v) { return std::ceil(v); }, "Float value out of integer range in function CEIL.");
+      return float_to_int(c, a, [](double v) { return std::ceil(v); }, RuntimeErrorId::CeilRange);
     case PrimId::Floor:
-      return float_to_int(c, a, [](double v) { return std::floor(v); }, "Float value out of integer range in function FLOOR.");
+      return float_to_int(c, a, [](double v) { return std::floor(v); }, RuntimeErrorId::FloorRange);
     case PrimId::Trunc:
-      return float_to_int(c, a, [](double v) { return std::trunc(v); }, "Float value out of integer range in function TRUNC.");
+      return float_to_int(c, a, [](double v) { return std::trunc(v); }, RuntimeErrorId::TruncRange);
     // ndp's round is floor(x + 0.5) (library.md §14 row 5).
     case PrimId::Round:
       return float_to_int(c, a, [](double v) { return std::floor(v + 0.5); },
-                          "Float value out of integer range in function ROUND.");
+                          RuntimeErrorId::RoundRange);
     default: return std::nullopt;
   }
 }
@@ -236,7 +238,7 @@ std::optional<Vec> convert(const LiftedCall& c, const Vec& a) {
             return map_n<int64_t>(c.result, n, [&](int64_t i) { return static_cast<int64_t>(x[i]); });
           } else {
             auto t = [&](int64_t i) { return std::trunc(static_cast<double>(x[i])); };
-            check(c, n, [&](int64_t i) { return out_of_int64(t(i)); }, "Float value out of integer range in function I64.");
+            check(c, n, [&](int64_t i) { return out_of_int64(t(i)); }, RuntimeErrorId::I64Range);
             return map_n<int64_t>(c.result, n, [&](int64_t i) { return static_cast<int64_t>(t(i)); });
           }
         case PrimId::ToI32:
@@ -245,7 +247,7 @@ std::optional<Vec> convert(const LiftedCall& c, const Vec& a) {
           } else {
             auto t = [&](int64_t i) { return std::trunc(static_cast<double>(x[i])); };
             check(c, n, [&](int64_t i) { return !(t(i) >= -2147483648.0 && t(i) <= 2147483647.0); },
-                  "Float value out of integer range in function I32.");
+                  RuntimeErrorId::I32Range);
             return map_n<int32_t>(c.result, n, [&](int64_t i) { return static_cast<int32_t>(t(i)); });
           }
         default: return std::nullopt;
@@ -313,7 +315,7 @@ std::optional<Vec> native_scalar_prim(const PrimContext&, const LiftedCall& c, s
       if (a[0].kind() != TypeKind::Int || a[1].kind() != TypeKind::Int) return std::nullopt;
       const int64_t* x = a[0].data<int64_t>();
       const int64_t* y = a[1].data<int64_t>();
-      check(c, n, [&](int64_t i) { return y[i] == 0; }, "Divide by zero in function REM.");
+      check(c, n, [&](int64_t i) { return y[i] == 0; }, RuntimeErrorId::RemByZero);
       return map_n<int64_t>(c.result, n, [&](int64_t i) { return y[i] == -1 ? int64_t{0} : x[i] % y[i]; });
     }
     case PrimId::Lshift: case PrimId::Rshift: return shift(c, a[0], a[1]);
@@ -326,7 +328,7 @@ std::optional<Vec> native_scalar_prim(const PrimContext&, const LiftedCall& c, s
       if (a[0].kind() != TypeKind::Float || a[1].kind() != TypeKind::Float) return std::nullopt;
       const double* x = a[0].data<double>();
       const double* y = a[1].data<double>();
-      check(c, n, [&](int64_t i) { return x[i] < 0; }, "Ln of negative number.");
+      check(c, n, [&](int64_t i) { return x[i] < 0; }, RuntimeErrorId::LnNegative);
       return map_n<double>(c.result, n, [&](int64_t i) { return std::pow(x[i], y[i]); });
     }
     case PrimId::Btoi: {
@@ -337,7 +339,7 @@ std::optional<Vec> native_scalar_prim(const PrimContext&, const LiftedCall& c, s
     case PrimId::CodeChar: {
       if (a[0].kind() != TypeKind::Int) return std::nullopt;
       const int64_t* x = a[0].data<int64_t>();
-      check(c, n, [&](int64_t i) { return x[i] < 0 || x[i] > 255; }, "Character code out of range in function CODE_CHAR.");
+      check(c, n, [&](int64_t i) { return x[i] < 0 || x[i] > 255; }, RuntimeErrorId::CharCodeRange);
       return map_n<uint8_t>(c.result, n, [&](int64_t i) { return static_cast<uint8_t>(x[i]); });
     }
     case PrimId::CharCode: {

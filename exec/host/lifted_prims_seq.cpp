@@ -12,17 +12,17 @@
 #include "exec/host/lifted_prims.h"
 #include "exec/host/parallel_loops.h"
 #include "lang/diagnostics.h"
+#include "lang/runtime_errors.h"
 #include "runtime/cpu/primitives.h"
 
 namespace ndp::exec::host {
 
+using lang::RuntimeErrorId;
 using lang::Type;
 using lang::TypeKind;
 using lang::core::PrimId;
 
 namespace {
-
-constexpr const char* kSeqRef = "Sequence reference (a[i]) out of bounds.";
 
 bool plain_scalar(const Vec& v) { return is_flat_scalar(v.type()) && v.kind() != TypeKind::Stream; }
 
@@ -63,7 +63,7 @@ bool any_negative(const Vec& k) {
 }
 
 Vec dist(const LiftedCall& c, const Vec& x, const Vec& k) {
-  if (any_negative(k)) c.fail("Negative length in function DIST.");
+  if (any_negative(k)) c.fail(message(RuntimeErrorId::DistNegativeLength));
   LengthSegs segs = segments_of(k);
   Vec elems = replicate_each(x, segs.view);
   return Vec::seq(c.result, k.size(), k.shared_buffer(), std::move(segs.offsets), std::move(elems));
@@ -83,7 +83,7 @@ Vec index_seq(const PrimContext& ctx, const LiftedCall& c, const Vec& lengths, s
 }
 
 Vec index(const PrimContext& ctx, const LiftedCall& c, const Vec& k) {
-  if (any_negative(k)) c.fail("Negative length in function INDEX.");
+  if (any_negative(k)) c.fail(message(RuntimeErrorId::IndexNegativeLength));
   std::vector<int64_t> zero(static_cast<size_t>(k.size()), 0), one(static_cast<size_t>(k.size()), 1);
   return index_seq(ctx, c, k, zero, one);
 }
@@ -92,7 +92,7 @@ Vec iseq(const PrimContext& ctx, const LiftedCall& c, const Vec& sv, const Vec& 
   const int64_t *s = ints(sv), *d = ints(dv), *e = ints(ev);
   int64_t n = sv.size();
   if (first_failing(n, [&](int64_t i) { return d[i] < 1 || e[i] < s[i]; }) >= 0)
-    c.fail("In [s:e:l], e must be >= to s, and l must be positive.");
+    c.fail(message(RuntimeErrorId::IseqBadRange));
   Buf<int64_t> len(n);
   parallel_for(n, [&](int64_t i) {
     uint64_t width = static_cast<uint64_t>(e[i]) - static_cast<uint64_t>(s[i]);
@@ -163,7 +163,7 @@ Vec elt_regular(const LiftedCall& c, const Vec& v, const Vec& iv) {
 }
 
 Vec elt(const LiftedCall& c, const Vec& v, const Vec& iv) {
-  if (any_out_of_bounds(v, iv)) c.fail(kSeqRef);
+  if (any_out_of_bounds(v, iv)) c.fail(message(RuntimeErrorId::SeqRefBounds));
   const Vec& inner = v.elems();
   if (inner.type()->kind == TypeKind::Seq && inner.is_regular()) return elt_regular(c, v, iv);
   const int64_t* i = ints(iv);
@@ -200,7 +200,8 @@ Vec rep(const LiftedCall& c, const Vec& v, const Vec& x, const Vec& iv) {
   const int64_t* len = v.lengths();
   const int64_t* off = v.offsets();
   int64_t n = v.size();
-  if (first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }) >= 0) c.fail(kSeqRef);
+  if (first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }) >= 0)
+    c.fail(message(RuntimeErrorId::SeqRefBounds));
   const Vec& e = v.elems();
   int64_t total = e.size();
   if (is_flat_scalar(e.type())) {
@@ -261,7 +262,7 @@ Vec gather(const LiftedCall& c, const Vec& v, const Vec& iv) {
   std::vector<int64_t> seg = segment_ids(iv.segs());
   int64_t m = ie.size();
   if (first_failing(m, [&](int64_t p) { return i[p] < 0 || i[p] >= vlen[seg[static_cast<size_t>(p)]]; }) >= 0)
-    c.fail("Index out of bounds for function ->.");
+    c.fail(message(RuntimeErrorId::GatherBounds));
   std::vector<int64_t> flat(static_cast<size_t>(m));
   parallel_for(m, [&](int64_t p) { flat[static_cast<size_t>(p)] = voff[seg[static_cast<size_t>(p)]] + i[p]; });
   return same_shape(c.result, iv, take(v.elems(), flat));
@@ -305,7 +306,7 @@ Vec write(const LiftedCall& c, const Vec& d, const Vec& pairs) {
       Buf<T> o(dtot);
       runtime::Status st = runtime::dpermute<T>(pe.second().values<T>(), pe.first().values<int64_t>(), pairs.segs(),
                                       de.values<T>(), d.segs(), std::span<T>(o.data(), static_cast<size_t>(dtot)));
-      if (st.code == NDP_INDEX_OUT_OF_BOUNDS) c.fail("Index out of bounds for function <-.");
+      if (st.code == NDP_INDEX_OUT_OF_BOUNDS) c.fail(message(RuntimeErrorId::WriteBounds));
       check_rt(st, "dpermute");
       return Vec::scalar(de.type(), dtot, o.share());
     });
@@ -313,7 +314,7 @@ Vec write(const LiftedCall& c, const Vec& d, const Vec& pairs) {
   }
   std::vector<int64_t> seg = segment_ids(pairs.segs());
   if (first_failing(pe.size(), [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; }) >= 0)
-    c.fail("Index out of bounds for function <-.");
+    c.fail(message(RuntimeErrorId::WriteBounds));
   return scatter_into(c, d, pe.second(), i, pairs.segs());
 }
 
@@ -327,13 +328,14 @@ Vec put(const LiftedCall& c, const Vec& v, const Vec& iv, const Vec& d) {
                               [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; });
   int64_t bad_instance = bad < 0 ? -1 : seg[static_cast<size_t>(bad)];
   // Within one instance the length check comes first, as in the interpreter.
-  if (mismatch >= 0 && (bad_instance < 0 || mismatch <= bad_instance)) c.fail("Length mismatch in function PUT.");
-  if (bad_instance >= 0) c.fail("Index out of bounds for function <-.");
+  if (mismatch >= 0 && (bad_instance < 0 || mismatch <= bad_instance))
+    c.fail(message(RuntimeErrorId::PutLengthMismatch));
+  if (bad_instance >= 0) c.fail(message(RuntimeErrorId::WriteBounds));
   return scatter_into(c, d, v.elems(), i, iv.segs());
 }
 
 Vec permute(const LiftedCall& c, const Vec& v, const Vec& iv) {
-  const char* msg = "Bad arguments to function PERMUTE.";
+  const char* msg = message(RuntimeErrorId::PermuteBadArguments);
   if (first_failing(v.size(), [&](int64_t k) { return v.length(k) != iv.length(k); }) >= 0) c.fail(msg);
   const Vec& e = v.elems();
   std::span<const int64_t> is = iv.elems().values<int64_t>();
@@ -423,8 +425,9 @@ Vec partition(const LiftedCall& c, const Vec& v, const Vec& counts) {
     // Every instance cuts the same length L into k pieces of c (a split into equal halves):
     // one check, and the pieces are regular (their lengths buffer is the uniform counts').
     int64_t k = counts.regular_length(), piece = ce.uniform_value<int64_t>();
-    if (k > 0 && piece < 0) c.fail("Negative length in function PARTITION.");
-    if (static_cast<__int128>(k) * piece != v.regular_length()) c.fail("Length mismatch in function PARTITION.");
+    if (k > 0 && piece < 0) c.fail(message(RuntimeErrorId::PartitionNegativeLength));
+    if (static_cast<__int128>(k) * piece != v.regular_length())
+      c.fail(message(RuntimeErrorId::PartitionLengthMismatch));
     return same_shape(c.result, counts, Vec::seq(c.result->a, ce.size(), ce.shared_buffer(), v.elems()));
   }
   const int64_t* cn = ints(counts.elems());
@@ -445,8 +448,8 @@ Vec partition(const LiftedCall& c, const Vec& v, const Vec& counts) {
   });
   int64_t bad = first_failing(n, [&](int64_t k) { return why[static_cast<size_t>(k)] != 0; });
   if (bad >= 0)
-    c.fail(why[static_cast<size_t>(bad)] == 1 ? "Negative length in function PARTITION."
-                                              : "Length mismatch in function PARTITION.");
+    c.fail(message(why[static_cast<size_t>(bad)] == 1 ? RuntimeErrorId::PartitionNegativeLength
+                                                      : RuntimeErrorId::PartitionLengthMismatch));
   Vec inner = Vec::seq(c.result->a, ce.size(), ce.shared_buffer(), v.elems());
   return same_shape(c.result, counts, std::move(inner));
 }
@@ -498,10 +501,10 @@ std::optional<Vec> combine(const LiftedCall& c, const Vec& dest, const Vec& iv, 
   int64_t bad = first_failing(iv.elems().size(),
                               [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; });
   int64_t bad_instance = bad < 0 ? -1 : seg[static_cast<size_t>(bad)];
-  if (mismatch >= 0 && (bad_instance < 0 || mismatch <= bad_instance)) c.fail("Length mismatch in function " + name + ".");
+  if (mismatch >= 0 && (bad_instance < 0 || mismatch <= bad_instance))
+    c.fail(message(RuntimeErrorId::CombineLengthMismatch, name));
   if (bad_instance >= 0)
-    c.fail("Index out of bounds for function " + name + ": index " + std::to_string(i[bad]) + " at position " +
-           std::to_string(bad - ioff[bad_instance]) + ", length " + std::to_string(dlen[bad_instance]) + ".");
+    c.fail(message(RuntimeErrorId::CombineBounds, name, i[bad], bad - ioff[bad_instance], dlen[bad_instance]));
   int64_t m = iv.elems().size();
   const int64_t* doff = dest.offsets();
   std::vector<int64_t> global(static_cast<size_t>(m));
@@ -536,19 +539,26 @@ void check_rt(const runtime::Status& st, const char* what) {
 }
 
 std::optional<runtime::Op> scan_op(PrimId id) {
-  switch (id) {
-    case PrimId::PlusScan: case PrimId::Sum: case PrimId::PlusCombine: return runtime::Op::plus;
-    case PrimId::MultScan: case PrimId::Product: case PrimId::MultCombine: return runtime::Op::mult;
-    case PrimId::MaxScan: case PrimId::MaxVal: case PrimId::MaxCombine: return runtime::Op::max;
-    case PrimId::MinScan: case PrimId::MinVal: case PrimId::MinCombine: return runtime::Op::min;
-    case PrimId::OrScan: case PrimId::AnyRed: case PrimId::OrCombine: return runtime::Op::or_;
-    case PrimId::AndScan: case PrimId::AllRed: case PrimId::AndCombine: return runtime::Op::and_;
-    case PrimId::XorScan: case PrimId::Parity: case PrimId::XorCombine: return runtime::Op::xor_;
-    default: return std::nullopt;
+  switch (lang::core::prim_operator(id)) {
+    case lang::core::PrimOperator::Plus: return runtime::Op::plus;
+    case lang::core::PrimOperator::Mult: return runtime::Op::mult;
+    case lang::core::PrimOperator::Max: return runtime::Op::max;
+    case lang::core::PrimOperator::Min: return runtime::Op::min;
+    case lang::core::PrimOperator::And: return runtime::Op::and_;
+    case lang::core::PrimOperator::Or: return runtime::Op::or_;
+    case lang::core::PrimOperator::Xor: return runtime::Op::xor_;
+    case lang::core::PrimOperator::None: break;
   }
+  return std::nullopt;
 }
 
 std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, std::span<const Vec> a) {
+  switch (lang::core::prim_family(c.id)) {
+    case lang::core::PrimFamily::Scan: return scan(c, a[0]);
+    case lang::core::PrimFamily::Reduce: return reduce(c, a[0]);
+    case lang::core::PrimFamily::Combine: return combine(c, a[0], a[1], a[2]);
+    default: break;
+  }
   switch (c.id) {
     case PrimId::Length: return lengths_vec(ctx, a[0]);
     case PrimId::Dist: return dist(c, a[0], a[1]);
@@ -556,12 +566,6 @@ std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, 
     case PrimId::Iseq: return iseq(ctx, c, a[0], a[1], a[2]);
     case PrimId::Elt: return elt(c, a[0], a[1]);
     case PrimId::Rep: return rep(c, a[0], a[1], a[2]);
-    case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
-    case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:
-      return scan(c, a[0]);
-    case PrimId::Sum: case PrimId::Product: case PrimId::MaxVal: case PrimId::MinVal:
-    case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
-      return reduce(c, a[0]);
     case PrimId::Gather: return gather(c, a[0], a[1]);
     case PrimId::Write: return write(c, a[0], a[1]);
     case PrimId::Put: return put(c, a[0], a[1], a[2]);
@@ -571,9 +575,6 @@ std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, 
     case PrimId::Partition: return partition(c, a[0], a[1]);
     case PrimId::Flatten: return flatten(c, a[0]);
     case PrimId::Rank: case PrimId::RankDown: return rank(ctx, c, a[0]);
-    case PrimId::PlusCombine: case PrimId::MultCombine: case PrimId::MaxCombine: case PrimId::MinCombine:
-    case PrimId::AndCombine: case PrimId::OrCombine: case PrimId::XorCombine:
-      return combine(c, a[0], a[1], a[2]);
     case PrimId::Identity: return neutral(ctx, c, a[0].type(), a[0].size());
     case PrimId::PrimDefault: return neutral(ctx, c, a[0].type()->a, a[0].size());
     default: return std::nullopt;

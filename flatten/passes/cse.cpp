@@ -15,7 +15,7 @@ namespace {
 
 bool is_pure(const Stmt& s) {
   switch (s.op) {
-    case Op::Prim: return !lang::core::prim_has_effect(s.prim) && s.prim != lang::core::PrimId::RuntimeErrorPrim;
+    case Op::Prim: return lang::core::prim_effect(s.prim) == lang::core::PrimEffect::Pure;
     case Op::Lit:
     case Op::Global:
     case Op::Empty:

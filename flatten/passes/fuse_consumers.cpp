@@ -13,39 +13,21 @@ namespace ndp::flat {
 using lang::Type;
 using lang::TypeKind;
 using lang::core::PrimId;
-
-bool is_reduction(PrimId p) {
-  switch (p) {
-    case PrimId::Sum: case PrimId::Product: case PrimId::MaxVal: case PrimId::MinVal:
-    case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
-      return true;
-    default: return false;
-  }
-}
-
-bool is_scan(PrimId p) {
-  switch (p) {
-    case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
-    case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:
-      return true;
-    default: return false;
-  }
-}
+using lang::core::PrimOperator;
 
 bool consumer_prim_ok(PrimId p, const Type* elem) {
+  if (!lang::core::is_reduction(p) && !lang::core::is_scan(p)) return false;
   if (elem == nullptr || elem->kind > TypeKind::F32) return false;
   TypeKind k = elem->kind;
   bool number = k == TypeKind::Int || k == TypeKind::I32 || k == TypeKind::Float || k == TypeKind::F32;
   bool logical = k == TypeKind::Int || k == TypeKind::I32 || k == TypeKind::Bool;
-  switch (p) {
-    case PrimId::Sum: case PrimId::Product: case PrimId::PlusScan: case PrimId::MultScan: return number;
-    case PrimId::MaxVal: case PrimId::MinVal: case PrimId::MaxScan: case PrimId::MinScan:
-      return number || k == TypeKind::Char;
-    case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity: case PrimId::OrScan: case PrimId::AndScan:
-    case PrimId::XorScan:
-      return logical;
-    default: return false;
+  switch (lang::core::prim_operator(p)) {
+    case PrimOperator::Plus: case PrimOperator::Mult: return number;
+    case PrimOperator::Max: case PrimOperator::Min: return number || k == TypeKind::Char;
+    case PrimOperator::And: case PrimOperator::Or: case PrimOperator::Xor: return logical;
+    case PrimOperator::None: break;
   }
+  return false;
 }
 
 namespace {
@@ -181,13 +163,13 @@ struct Fuser {
       std::optional<size_t> nest, producer;
       VarId value = 0, first_operand = 0;  // the value fused away; uses[0] of the fused statement
       Op fused;
-      if (s.op == Op::Prim && s.uses.size() == 1 && (is_reduction(s.prim) || is_scan(s.prim))) {
+      if (s.op == Op::Prim && s.uses.size() == 1 && (lang::core::is_reduction(s.prim) || lang::core::is_scan(s.prim))) {
         nest = defined_here(s.uses[0]);
         if (!nest || b.stmts[*nest].op != Op::Nest || count[s.uses[0]] != 1) continue;
         first_operand = b.stmts[*nest].uses.at(0);  // the lengths
         value = b.stmts[*nest].uses.at(1);
         if (!consumer_prim_ok(s.prim, fn.vars[value].type)) continue;
-        fused = is_reduction(s.prim) ? Op::ReduceKernel : Op::ScanKernel;
+        fused = lang::core::is_reduction(s.prim) ? Op::ReduceKernel : Op::ScanKernel;
       } else if (s.op == Op::Pack) {
         const Type* t = fn.vars[s.uses.at(0)].type;
         if (t->kind > TypeKind::F32) continue;  // flat scalar values only

@@ -23,7 +23,5 @@ Program fuse_consumers(Program p);
 /// (plus_scan ... xor_scan) whose operator the runtimes define on element type `elem` (a flat
 /// scalar): + and * on numbers, max and min on numbers and char, and/or/xor on ints and bool.
 bool consumer_prim_ok(lang::core::PrimId p, const lang::Type* elem);
-bool is_reduction(lang::core::PrimId p);
-bool is_scan(lang::core::PrimId p);
 
 }  // namespace ndp::flat

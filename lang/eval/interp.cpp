@@ -27,6 +27,7 @@
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
 #include "lang/eval/streams.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::lang::eval {
 
@@ -135,7 +136,7 @@ Value Interpreter::Impl::eval(const core::Expr* e, Frame& f) {
     std::vector<const Type*> storage;
     return make_fn_value(e->id, *close_types(e->type_args, f, &storage));
   }
-  if (!g.has_value) fail(e->span, upper(g.name) + " is undefined.");
+  if (!g.has_value) fail(e->span, message(RuntimeErrorId::Undefined, upper(g.name)));
   return g.value;
 }
 
@@ -243,16 +244,16 @@ std::atomic<bool>& interrupt_requested() {
 static void poll_interrupt(Span span) {
   if (interrupt_requested().load(std::memory_order_relaxed)) {
     interrupt_requested().store(false);
-    throw EvalError{"Interrupted.", span};
+    throw EvalError{message(RuntimeErrorId::Interrupted), span};
   }
 }
 
 [[gnu::noinline]] Value Interpreter::Impl::call_function(const core::Function& fn,
                                                          const std::vector<const Type*>* targs, const Value& arg,
                                                          Span span) {
-  if (!fn.body) fail(span, "No body for function " + upper(fn.name) + ".");
+  if (!fn.body) fail(span, message(RuntimeErrorId::NoBody, upper(fn.name)));
   poll_interrupt(span);
-  if (depth >= opts.max_call_depth || DeepStack::nearly_full()) fail(span, "Recursion too deep.");
+  if (depth >= opts.max_call_depth || DeepStack::nearly_full()) fail(span, message(RuntimeErrorId::RecursionTooDeep));
   struct DepthGuard {
     uint64_t& d;
     explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
@@ -278,7 +279,7 @@ static void poll_interrupt(Span span) {
   for (size_t i = 0; i < g; ++i) gens.push_back(eval(e->args[i], f));
   size_t n = gens[0].length();
   for (size_t i = 1; i < g; ++i)
-    if (gens[i].length() != n) fail(e->span, "Length mismatch in an apply-to-each.");
+    if (gens[i].length() != n) fail(e->span, message(RuntimeErrorId::ApplyToEachLengthMismatch));
   const core::Expr* body = e->args[g];
   const core::Expr* filter = e->has_filter ? e->args[g + 1] : nullptr;
   std::vector<Value> out;
@@ -319,9 +320,9 @@ RunResult Interpreter::Impl::guarded(const std::function<Value(std::vector<Value
     } catch (EvalError& err) {
       result.error = RuntimeError{std::move(err.message), err.span};
     } catch (std::bad_alloc&) {
-      result.error = RuntimeError{"Out of memory.", Span{}};
+      result.error = RuntimeError{message(RuntimeErrorId::OutOfMemory), Span{}};
     } catch (std::length_error&) {
-      result.error = RuntimeError{"Out of memory.", Span{}};
+      result.error = RuntimeError{message(RuntimeErrorId::OutOfMemory), Span{}};
     }
     std::fflush(opts.out);
   });

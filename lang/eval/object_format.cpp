@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "lang/runtime_errors.h"
+
 namespace ndp::lang::eval {
 
 namespace {
@@ -155,7 +157,7 @@ class Reader {
   bool vector_tokens(char open, char close, std::vector<std::string>* toks) {
     int ch = skip_space();
     if (ch == EOF) {
-      error_ = "End of File.";
+      error_ = message(RuntimeErrorId::EndOfFile);
       return false;
     }
     if (ch != open) return bad(open == '[' ? "no [ where a descriptor was expected" : "no ( where data was expected");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lang/core.h"
+#include "lang/runtime_errors.h"
 #include "lang/source.h"
 #include "lang/value.h"
 
@@ -16,7 +17,8 @@ class RandState;
 class StreamTable;
 
 /// Thrown inside the evaluator for a user-visible runtime error; `Interpreter::run` catches it
-/// and returns it as `RunResult::error`. Never escapes the interpreter.
+/// and returns it as `RunResult::error`. Never escapes the interpreter. Fixed messages come from
+/// lang/runtime_errors.def (`message(RuntimeErrorId::...)`).
 struct EvalError {
   std::string message;
   Span span;
@@ -47,7 +49,8 @@ struct PrimCall {
 /// Applies a primitive to its `arity` evaluated arguments (lang/prims.def's arity).
 Value apply_prim(const PrimCall& call, const Value* args);
 
-// The groups apply_prim dispatches to; each handles exactly the ids listed in prims.cpp.
+// The groups apply_prim dispatches to by the primitive's family (lang/core.h): scalar (Elementwise,
+// Random), sequence (Sequence, Scan, Reduce, Combine) and I/O.
 Value apply_scalar_prim(const PrimCall& call, const Value* args);
 Value apply_seq_prim(const PrimCall& call, const Value* args);
 Value apply_io_prim(const PrimCall& call, const Value* args);

@@ -1,6 +1,7 @@
 // Dispatch of the native primitives to their groups, and helpers the groups share.
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::lang::eval {
 
@@ -14,53 +15,20 @@ const Type* PrimCall::type_arg(size_t i) const {
 }
 
 Value apply_prim(const PrimCall& call, const Value* args) {
-  switch (call.id) {
-    case PrimId::Not: case PrimId::Or: case PrimId::And: case PrimId::Xor: case PrimId::Nor:
-    case PrimId::Nand:
-    case PrimId::Eq: case PrimId::Ne: case PrimId::Lt: case PrimId::Gt: case PrimId::Le:
-    case PrimId::Ge:
-    case PrimId::Add: case PrimId::Sub: case PrimId::Mul: case PrimId::Div: case PrimId::Negate:
-    case PrimId::Power: case PrimId::Rem: case PrimId::Lshift: case PrimId::Rshift:
-    case PrimId::Sqrt: case PrimId::Ln: case PrimId::Exp: case PrimId::Sin: case PrimId::Cos:
-    case PrimId::Tan: case PrimId::Asin: case PrimId::Acos: case PrimId::Atan: case PrimId::Sinh:
-    case PrimId::Cosh: case PrimId::Tanh: case PrimId::Expt:
-    case PrimId::Btoi: case PrimId::CodeChar: case PrimId::CharCode: case PrimId::ToFloat:
-    case PrimId::Ceil: case PrimId::Floor: case PrimId::Trunc: case PrimId::Round:
-    case PrimId::ToI32: case PrimId::ToF32: case PrimId::ToI64: case PrimId::ToF64:
-    case PrimId::Rand: case PrimId::RandSeed:
-    case PrimId::Select:
+  if (call.id >= PrimId::Count_) throw InternalError("internal error: apply_prim: unknown primitive");
+  switch (core::prim_family(call.id)) {
+    case core::PrimFamily::Elementwise:
+    case core::PrimFamily::Random:
       return apply_scalar_prim(call, args);
-
-    case PrimId::Length: case PrimId::Dist: case PrimId::Index: case PrimId::Iseq:
-    case PrimId::Elt: case PrimId::Rep:
-    case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
-    case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:
-    case PrimId::Sum: case PrimId::Product: case PrimId::MaxVal: case PrimId::MinVal:
-    case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
-    case PrimId::Gather: case PrimId::Write: case PrimId::Put: case PrimId::Permute:
-    case PrimId::Join:
-    case PrimId::Pack: case PrimId::Identity: case PrimId::PrimDefault: case PrimId::Eql: case PrimId::Hash:
-    case PrimId::Append: case PrimId::Partition: case PrimId::Flatten:
-    case PrimId::Rank: case PrimId::RankDown:
-    case PrimId::ToString: case PrimId::Pad: case PrimId::ExpString:
-    case PrimId::PlusCombine: case PrimId::MultCombine: case PrimId::MaxCombine:
-    case PrimId::MinCombine: case PrimId::AndCombine: case PrimId::OrCombine:
-    case PrimId::XorCombine:
+    case core::PrimFamily::Sequence:
+    case core::PrimFamily::Scan:
+    case core::PrimFamily::Reduce:
+    case core::PrimFamily::Combine:
       return apply_seq_prim(call, args);
-
-    case PrimId::PrintChar: case PrimId::PrintString: case PrimId::Error:
-    case PrimId::RuntimeErrorPrim:
-    case PrimId::StreamConst: case PrimId::OpenInFile: case PrimId::OpenOutFile:
-    case PrimId::OpenAppendFile: case PrimId::CloseFile: case PrimId::WriteChar:
-    case PrimId::WriteString: case PrimId::WriteObject: case PrimId::ReadChar:
-    case PrimId::ReadString: case PrimId::ReadObject: case PrimId::ShellCommand:
-    case PrimId::GetEnv: case PrimId::Spawn:
+    case core::PrimFamily::Io:
       return apply_io_prim(call, args);
-
-    case PrimId::Count_:
-      break;
   }
-  throw InternalError("internal error: apply_prim: unknown primitive");
+  throw InternalError("internal error: apply_prim: unknown primitive family");
 }
 
 Value identity_of_type(const PrimCall& call, const Type* t) {
@@ -79,7 +47,7 @@ Value identity_of_type(const PrimCall& call, const Type* t) {
     case TypeKind::Fn:
     case TypeKind::Var: break;
   }
-  call.fail("No identity value for a function type.");
+  call.fail(message(RuntimeErrorId::NoIdentityForFunction));
 }
 
 Value identity_of(const Value& v) {

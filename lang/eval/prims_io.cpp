@@ -23,6 +23,7 @@
 #include "lang/eval/object_format.h"
 #include "lang/eval/prim_call.h"
 #include "lang/eval/streams.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::lang::eval {
 
@@ -263,7 +264,9 @@ Value apply_io_prim(const PrimCall& c, const Value* a) {
       std::FILE* f = streams.get(a[0].as_stream());
       if (!f) return Value::tuple({Value::char_(' '), Value::bool_(false), Value::string(kInvalid)});
       int ch = std::getc(f);
-      if (ch == EOF) return Value::tuple({Value::char_(' '), Value::bool_(false), Value::string("End of File.")});
+      if (ch == EOF)
+        return Value::tuple(
+            {Value::char_(' '), Value::bool_(false), Value::string(message(RuntimeErrorId::EndOfFile))});
       return Value::tuple({Value::char_(static_cast<uint8_t>(ch)), Value::bool_(true), Value::string("")});
     }
     case PrimId::ReadString: return read_string(c, a);

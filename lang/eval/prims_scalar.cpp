@@ -3,7 +3,7 @@
 //
 // Note [Scalar error messages]
 // CMU's messages are used where CMU checks (Appendix B). ndp-only checks (library.md §14 rows
-// 13 and 17) use these messages:
+// 13 and 17) use these messages (the texts live in lang/runtime_errors.def):
 //   lshift/rshift count outside [0, width)  `Shift count out of range in function LSHIFT.`
 //                                           (`... RSHIFT.`); width is 64 for int, 32 for i32
 //   code_char outside 0..255                `Character code out of range in function CODE_CHAR.`
@@ -18,6 +18,7 @@
 
 #include "lang/eval/scalar_ops.h"
 #include "lang/diagnostics.h"
+#include "lang/runtime_errors.h"
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
 
@@ -39,7 +40,7 @@ S int_arith(const PrimCall& c, PrimId op, S a, S b) {
     case PrimId::Sub: return static_cast<S>(static_cast<U>(a) - static_cast<U>(b));
     case PrimId::Mul: return static_cast<S>(static_cast<U>(a) * static_cast<U>(b));
     case PrimId::Div:
-      if (b == 0) c.fail("Divide by zero.");
+      if (b == 0) c.fail(message(RuntimeErrorId::DivideByZero));
       // min_int / -1 overflows in C; ndp wraps it to min_int (library.md §14 row 16).
       if (b == -1) return static_cast<S>(U{0} - static_cast<U>(a));
       return static_cast<S>(a / b);
@@ -72,7 +73,7 @@ Value arith(const PrimCall& c, const Value& a, const Value& b) {
 
 Value power_prim(const PrimCall& c, const Value& a, const Value& pv) {
   int64_t p = pv.kind() == ValueKind::I32 ? pv.as_i32() : pv.as_int();
-  if (p < 0) c.fail("The power must be nonnegative for ^ .");
+  if (p < 0) c.fail(message(RuntimeErrorId::NegativePower));
   switch (a.kind()) {
     case ValueKind::Int:
       return Value::int_(static_cast<int64_t>(power<uint64_t>(static_cast<uint64_t>(a.as_int()), p, 1,
@@ -153,7 +154,7 @@ Value shift(const PrimCall& c, const Value& a, const Value& b) {
   int64_t count = b.kind() == ValueKind::I32 ? b.as_i32() : b.as_int();
   int width = a.kind() == ValueKind::I32 ? 32 : 64;
   if (count < 0 || count >= width)
-    c.fail(left ? "Shift count out of range in function LSHIFT." : "Shift count out of range in function RSHIFT.");
+    c.fail(message(left ? RuntimeErrorId::LshiftRange : RuntimeErrorId::RshiftRange));
   if (a.kind() == ValueKind::I32) {
     int32_t x = a.as_i32();
     return Value::i32(left ? static_cast<int32_t>(static_cast<uint32_t>(x) << count) : x >> count);
@@ -163,15 +164,14 @@ Value shift(const PrimCall& c, const Value& a, const Value& b) {
 }
 
 /// A float already rounded to an integral value, as int64; NaN and values outside int64 fail.
-int64_t to_int64(const PrimCall& c, double x, const char* fn) {
-  if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0))
-    c.fail(std::string("Float value out of integer range in function ") + fn + ".");
+int64_t to_int64(const PrimCall& c, double x, RuntimeErrorId out_of_range) {
+  if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) c.fail(message(out_of_range));
   return static_cast<int64_t>(x);
 }
 
 int32_t to_int32(const PrimCall& c, double x) {
   double t = std::trunc(x);
-  if (!(t >= -2147483648.0 && t <= 2147483647.0)) c.fail("Float value out of integer range in function I32.");
+  if (!(t >= -2147483648.0 && t <= 2147483647.0)) c.fail(message(RuntimeErrorId::I32Range));
   return static_cast<int32_t>(t);
 }
 
@@ -197,7 +197,7 @@ Value convert(const PrimCall& c, const Value& v) {
       switch (v.kind()) {
         case ValueKind::Int: return v;
         case ValueKind::I32: return Value::int_(v.as_i32());
-        default: return Value::int_(to_int64(c, std::trunc(as_double(c, v)), "I64"));
+        default: return Value::int_(to_int64(c, std::trunc(as_double(c, v)), RuntimeErrorId::I64Range));
       }
     case PrimId::ToF32:
       switch (v.kind()) {
@@ -216,7 +216,7 @@ Value convert(const PrimCall& c, const Value& v) {
 Value rand_prim(const PrimCall& c, const Value& n) {
   uint64_t r = 0;
   auto draw = [&] { r = c.env->rand->draw(c.span); };
-  const char* msg = "Rand only works with positive numbers.";
+  const char* msg = message(RuntimeErrorId::RandNotPositive);
   switch (n.kind()) {
     case ValueKind::Int: {
       if (n.as_int() <= 0) c.fail(msg);
@@ -253,10 +253,10 @@ Value rand_prim(const PrimCall& c, const Value& n) {
 Value math(const PrimCall& c, double x) {
   switch (c.id) {
     case PrimId::Sqrt:
-      if (x < 0) c.fail("Sqrt of negative number.");
+      if (x < 0) c.fail(message(RuntimeErrorId::SqrtNegative));
       return Value::float_(std::sqrt(x));
     case PrimId::Ln:
-      if (x < 0) c.fail("Ln of negative number.");
+      if (x < 0) c.fail(message(RuntimeErrorId::LnNegative));
       return Value::float_(std::log(x));
     case PrimId::Exp: return Value::float_(std::exp(x));
     case PrimId::Sin: return Value::float_(std::sin(x));
@@ -268,11 +268,11 @@ Value math(const PrimCall& c, double x) {
     case PrimId::Sinh: return Value::float_(std::sinh(x));
     case PrimId::Cosh: return Value::float_(std::cosh(x));
     case PrimId::Tanh: return Value::float_(std::tanh(x));
-    case PrimId::Ceil: return Value::int_(to_int64(c, std::ceil(x), "CEIL"));
-    case PrimId::Floor: return Value::int_(to_int64(c, std::floor(x), "FLOOR"));
-    case PrimId::Trunc: return Value::int_(to_int64(c, std::trunc(x), "TRUNC"));
+    case PrimId::Ceil: return Value::int_(to_int64(c, std::ceil(x), RuntimeErrorId::CeilRange));
+    case PrimId::Floor: return Value::int_(to_int64(c, std::floor(x), RuntimeErrorId::FloorRange));
+    case PrimId::Trunc: return Value::int_(to_int64(c, std::trunc(x), RuntimeErrorId::TruncRange));
     // ndp's round is floor(x + 0.5) (library.md §14 row 5).
-    case PrimId::Round: return Value::int_(to_int64(c, std::floor(x + 0.5), "ROUND"));
+    case PrimId::Round: return Value::int_(to_int64(c, std::floor(x + 0.5), RuntimeErrorId::RoundRange));
     default: break;
   }
   throw InternalError("internal error: math: not a float primitive");
@@ -307,7 +307,7 @@ Value apply_scalar_prim(const PrimCall& c, const Value* a) {
     case PrimId::Power: return power_prim(c, a[0], a[1]);
     case PrimId::Rem: {
       int64_t x = a[0].as_int(), y = a[1].as_int();
-      if (y == 0) c.fail("Divide by zero in function REM.");
+      if (y == 0) c.fail(message(RuntimeErrorId::RemByZero));
       return Value::int_(y == -1 ? 0 : x % y);  // rem(min_int, -1) overflows in C
     }
     case PrimId::Lshift: case PrimId::Rshift: return shift(c, a[0], a[1]);
@@ -318,13 +318,13 @@ Value apply_scalar_prim(const PrimCall& c, const Value* a) {
       return math(c, a[0].as_float());
     case PrimId::Expt: {
       double v = a[0].as_float(), p = a[1].as_float();
-      if (v < 0) c.fail("Ln of negative number.");
+      if (v < 0) c.fail(message(RuntimeErrorId::LnNegative));
       return Value::float_(std::pow(v, p));
     }
     case PrimId::Btoi: return Value::int_(a[0].as_bool() ? 1 : 0);
     case PrimId::CodeChar: {
       int64_t code = a[0].as_int();
-      if (code < 0 || code > 255) c.fail("Character code out of range in function CODE_CHAR.");
+      if (code < 0 || code > 255) c.fail(message(RuntimeErrorId::CharCodeRange));
       return Value::char_(static_cast<uint8_t>(code));
     }
     case PrimId::CharCode: return Value::int_(a[0].as_char());

@@ -2,7 +2,8 @@
 // scans and reductions, gather/scatter, packing, nesting, ranking, strings, *_combine.
 //
 // Note [Sequence error messages]
-// CMU's messages (Appendix B) where CMU checks. ndp-only checks use:
+// CMU's messages (Appendix B) where CMU checks. ndp-only checks use (the texts live in
+// lang/runtime_errors.def, which every backend raises them from):
 //   dist / index with a negative length     `Negative length in function DIST.` (`... INDEX.`)
 //   rep with a bad index                    `Sequence reference (a[i]) out of bounds.`
 //   put with #v /= #i                       `Length mismatch in function PUT.`
@@ -26,6 +27,7 @@
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::lang::eval {
 
@@ -33,7 +35,8 @@ using core::PrimId;
 
 namespace {
 
-enum class Op : uint8_t { Plus, Mult, Max, Min, Or, And, Xor };
+using Op = core::PrimOperator;
+using Identity = core::PrimIdentity;
 
 [[noreturn]] void bad_element(const PrimCall& c, ValueKind k) {
   throw InternalError(std::string("internal error: primitive ") + core::prim_info(c.id).name +
@@ -54,13 +57,11 @@ ValueKind kind_of_type(const PrimCall& c, const Type* t) {
                       " needs a scalar element type, got " + type_to_string(t, {}));
 }
 
-/// The identity of an operator family for one element type (library.md §5, with ndp's fixes:
+/// A fold's identity (lang/prims.def) for one element type (library.md §5, with ndp's fixes:
 /// float max/min use ∓inf, char max/min use codes 0/255).
-Value identity(const PrimCall& c, Op op, ValueKind k) {
-  switch (op) {
-    case Op::Plus:
-    case Op::Or:
-    case Op::Xor:
+Value identity(const PrimCall& c, Identity id, ValueKind k) {
+  switch (id) {
+    case Identity::Zero:
       switch (k) {
         case ValueKind::Int: return Value::int_(0);
         case ValueKind::I32: return Value::i32(0);
@@ -70,7 +71,7 @@ Value identity(const PrimCall& c, Op op, ValueKind k) {
         default: break;
       }
       break;
-    case Op::Mult:
+    case Identity::One:
       switch (k) {
         case ValueKind::Int: return Value::int_(1);
         case ValueKind::I32: return Value::i32(1);
@@ -79,7 +80,7 @@ Value identity(const PrimCall& c, Op op, ValueKind k) {
         default: break;
       }
       break;
-    case Op::And:
+    case Identity::AllOnes:
       switch (k) {
         case ValueKind::Int: return Value::int_(-1);
         case ValueKind::I32: return Value::i32(-1);
@@ -87,7 +88,7 @@ Value identity(const PrimCall& c, Op op, ValueKind k) {
         default: break;
       }
       break;
-    case Op::Max:
+    case Identity::Lowest:
       switch (k) {
         case ValueKind::Int: return Value::int_(std::numeric_limits<int64_t>::min());
         case ValueKind::I32: return Value::i32(std::numeric_limits<int32_t>::min());
@@ -97,7 +98,7 @@ Value identity(const PrimCall& c, Op op, ValueKind k) {
         default: break;
       }
       break;
-    case Op::Min:
+    case Identity::Highest:
       switch (k) {
         case ValueKind::Int: return Value::int_(std::numeric_limits<int64_t>::max());
         case ValueKind::I32: return Value::i32(std::numeric_limits<int32_t>::max());
@@ -107,6 +108,7 @@ Value identity(const PrimCall& c, Op op, ValueKind k) {
         default: break;
       }
       break;
+    case Identity::None: break;
   }
   bad_element(c, k);
 }
@@ -163,31 +165,18 @@ Value combine(const PrimCall& c, Op op, const Value& acc, const Value& x) {
       }
       break;
     }
+    case Op::None: break;
   }
   bad_element(c, k);
-}
-
-Op op_of(PrimId id) {
-  switch (id) {
-    case PrimId::PlusScan: case PrimId::Sum: case PrimId::PlusCombine: return Op::Plus;
-    case PrimId::MultScan: case PrimId::Product: case PrimId::MultCombine: return Op::Mult;
-    case PrimId::MaxScan: case PrimId::MaxVal: case PrimId::MaxCombine: return Op::Max;
-    case PrimId::MinScan: case PrimId::MinVal: case PrimId::MinCombine: return Op::Min;
-    case PrimId::OrScan: case PrimId::AnyRed: case PrimId::OrCombine: return Op::Or;
-    case PrimId::AndScan: case PrimId::AllRed: case PrimId::AndCombine: return Op::And;
-    case PrimId::XorScan: case PrimId::Parity: case PrimId::XorCombine: return Op::Xor;
-    default: break;
-  }
-  throw InternalError("internal error: op_of: not a scan, reduction or combine");
 }
 
 Value scan(const PrimCall& c, const Value& v) {
   const auto& xs = v.elems();
   if (xs.empty()) return v;
-  Op op = op_of(c.id);
+  Op op = core::prim_operator(c.id);
   std::vector<Value> out;
   out.reserve(xs.size());
-  Value acc = identity(c, op, xs[0].kind());
+  Value acc = identity(c, core::prim_identity(c.id), xs[0].kind());
   for (const Value& x : xs) {
     out.push_back(acc);
     acc = combine(c, op, acc, x);
@@ -197,18 +186,18 @@ Value scan(const PrimCall& c, const Value& v) {
 
 Value reduce(const PrimCall& c, const Value& v) {
   const auto& xs = v.elems();
-  Op op = op_of(c.id);
+  Op op = core::prim_operator(c.id);
   // An empty sequence carries no element kind: the primitive's type argument gives it.
   ValueKind k = xs.empty() ? kind_of_type(c, c.type_arg(0)) : xs[0].kind();
-  Value acc = identity(c, op, k);
+  Value acc = identity(c, core::prim_identity(c.id), k);
   for (const Value& x : xs) acc = combine(c, op, acc, x);
   return acc;
 }
 
 /// Checks an index against a length and returns it as size_t.
-size_t checked_index(const PrimCall& c, const Value& i, size_t n, const char* msg) {
+size_t checked_index(const PrimCall& c, const Value& i, size_t n, RuntimeErrorId error) {
   int64_t x = i.as_int();
-  if (x < 0 || static_cast<uint64_t>(x) >= n) c.fail(msg);
+  if (x < 0 || static_cast<uint64_t>(x) >= n) c.fail(message(error));
   return static_cast<size_t>(x);
 }
 
@@ -218,14 +207,13 @@ Value combine_prim(const PrimCall& c, const Value* a) {
   const auto& vals = a[2].elems();
   std::string name = core::prim_info(c.id).name;
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::toupper(ch); });
-  if (idx.size() != vals.size()) c.fail("Length mismatch in function " + name + ".");
-  Op op = op_of(c.id);
+  if (idx.size() != vals.size()) c.fail(message(RuntimeErrorId::CombineLengthMismatch, name));
+  Op op = core::prim_operator(c.id);
   std::vector<Value> out = dest;
   for (size_t i = 0; i < idx.size(); ++i) {
     int64_t k = idx[i].as_int();
     if (k < 0 || static_cast<uint64_t>(k) >= out.size())
-      c.fail("Index out of bounds for function " + name + ": index " + std::to_string(k) + " at position " +
-             std::to_string(i) + ", length " + std::to_string(out.size()) + ".");
+      c.fail(message(RuntimeErrorId::CombineBounds, name, k, i, out.size()));
     out[static_cast<size_t>(k)] = combine(c, op, out[static_cast<size_t>(k)], vals[i]);
   }
   return Value::seq(std::move(out));
@@ -309,15 +297,15 @@ Value join(const PrimCall& c, const Value* a) {
   const auto& p1 = a[1].elems();
   const auto& v2 = a[2].elems();
   const auto& p2 = a[3].elems();
-  const char* msg = "Bad arguments to function JOIN.";
-  if (v1.size() != p1.size() || v2.size() != p2.size()) c.fail(msg);
+  RuntimeErrorId msg = RuntimeErrorId::JoinBadArguments;
+  if (v1.size() != p1.size() || v2.size() != p2.size()) c.fail(message(msg));
   size_t n = v1.size() + v2.size();
   std::vector<Value> out(n);
   std::vector<bool> seen(n, false);
   auto place = [&](const std::vector<Value>& vs, const std::vector<Value>& ps) {
     for (size_t j = 0; j < vs.size(); ++j) {
       size_t k = checked_index(c, ps[j], n, msg);
-      if (seen[k]) c.fail(msg);
+      if (seen[k]) c.fail(message(msg));
       seen[k] = true;
       out[k] = vs[j];
     }
@@ -332,32 +320,38 @@ Value partition(const PrimCall& c, const Value& v, const Value& counts) {
   std::vector<Value> out;
   out.reserve(counts.length());
   for (const Value& cv : counts.elems())
-    if (cv.as_int() < 0) c.fail("Negative length in function PARTITION.");
+    if (cv.as_int() < 0) c.fail(message(RuntimeErrorId::PartitionNegativeLength));
   size_t pos = 0;
   for (const Value& cv : counts.elems()) {
     int64_t n = cv.as_int();
-    if (static_cast<uint64_t>(n) > xs.size() - pos) c.fail("Length mismatch in function PARTITION.");
+    if (static_cast<uint64_t>(n) > xs.size() - pos) c.fail(message(RuntimeErrorId::PartitionLengthMismatch));
     out.push_back(Value::seq(std::vector<Value>(xs.begin() + static_cast<ptrdiff_t>(pos),
                                                 xs.begin() + static_cast<ptrdiff_t>(pos + static_cast<size_t>(n)))));
     pos += static_cast<size_t>(n);
   }
-  if (pos != xs.size()) c.fail("Length mismatch in function PARTITION.");
+  if (pos != xs.size()) c.fail(message(RuntimeErrorId::PartitionLengthMismatch));
   return Value::seq(std::move(out));
 }
 
 }  // namespace
 
 Value apply_seq_prim(const PrimCall& c, const Value* a) {
+  switch (core::prim_family(c.id)) {
+    case core::PrimFamily::Scan: return scan(c, a[0]);
+    case core::PrimFamily::Reduce: return reduce(c, a[0]);
+    case core::PrimFamily::Combine: return combine_prim(c, a);
+    default: break;
+  }
   switch (c.id) {
     case PrimId::Length: return Value::int_(static_cast<int64_t>(a[0].length()));
     case PrimId::Dist: {
       int64_t n = a[1].as_int();
-      if (n < 0) c.fail("Negative length in function DIST.");
+      if (n < 0) c.fail(message(RuntimeErrorId::DistNegativeLength));
       return Value::seq(std::vector<Value>(static_cast<size_t>(n), a[0]));
     }
     case PrimId::Index: {
       int64_t n = a[0].as_int();
-      if (n < 0) c.fail("Negative length in function INDEX.");
+      if (n < 0) c.fail(message(RuntimeErrorId::IndexNegativeLength));
       std::vector<Value> out;
       out.reserve(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) out.push_back(Value::int_(i));
@@ -365,7 +359,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     }
     case PrimId::Iseq: {
       int64_t s = a[0].as_int(), d = a[1].as_int(), e = a[2].as_int();
-      if (d < 1 || e < s) c.fail("In [s:e:l], e must be >= to s, and l must be positive.");
+      if (d < 1 || e < s) c.fail(message(RuntimeErrorId::IseqBadRange));
       uint64_t width = static_cast<uint64_t>(e) - static_cast<uint64_t>(s);
       uint64_t n = width / static_cast<uint64_t>(d) + (width % static_cast<uint64_t>(d) != 0);
       std::vector<Value> out;
@@ -375,52 +369,46 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
       return Value::seq(std::move(out));
     }
     case PrimId::Elt:
-      return a[0].elems()[checked_index(c, a[1], a[0].length(), "Sequence reference (a[i]) out of bounds.")];
+      return a[0].elems()[checked_index(c, a[1], a[0].length(), RuntimeErrorId::SeqRefBounds)];
     case PrimId::Rep: {
-      size_t i = checked_index(c, a[2], a[0].length(), "Sequence reference (a[i]) out of bounds.");
+      size_t i = checked_index(c, a[2], a[0].length(), RuntimeErrorId::SeqRefBounds);
       std::vector<Value> out = a[0].elems();
       out[i] = a[1];
       return Value::seq(std::move(out));
     }
-    case PrimId::PlusScan: case PrimId::MultScan: case PrimId::MaxScan: case PrimId::MinScan:
-    case PrimId::OrScan: case PrimId::AndScan: case PrimId::XorScan:
-      return scan(c, a[0]);
-    case PrimId::Sum: case PrimId::Product: case PrimId::MaxVal: case PrimId::MinVal:
-    case PrimId::AnyRed: case PrimId::AllRed: case PrimId::Parity:
-      return reduce(c, a[0]);
     case PrimId::Gather: {
       const auto& vs = a[0].elems();
       std::vector<Value> out;
       out.reserve(a[1].length());
       for (const Value& i : a[1].elems())
-        out.push_back(vs[checked_index(c, i, vs.size(), "Index out of bounds for function ->.")]);
+        out.push_back(vs[checked_index(c, i, vs.size(), RuntimeErrorId::GatherBounds)]);
       return Value::seq(std::move(out));
     }
     case PrimId::Write: {
       std::vector<Value> out = a[0].elems();
       for (const Value& p : a[1].elems())
-        out[checked_index(c, p.first(), out.size(), "Index out of bounds for function <-.")] = p.second();
+        out[checked_index(c, p.first(), out.size(), RuntimeErrorId::WriteBounds)] = p.second();
       return Value::seq(std::move(out));
     }
     case PrimId::Put: {
       const auto& vs = a[0].elems();
       const auto& is = a[1].elems();
-      if (vs.size() != is.size()) c.fail("Length mismatch in function PUT.");
+      if (vs.size() != is.size()) c.fail(message(RuntimeErrorId::PutLengthMismatch));
       std::vector<Value> out = a[2].elems();
       for (size_t j = 0; j < vs.size(); ++j)
-        out[checked_index(c, is[j], out.size(), "Index out of bounds for function <-.")] = vs[j];
+        out[checked_index(c, is[j], out.size(), RuntimeErrorId::WriteBounds)] = vs[j];
       return Value::seq(std::move(out));
     }
     case PrimId::Permute: {
       const auto& vs = a[0].elems();
       const auto& is = a[1].elems();
-      const char* msg = "Bad arguments to function PERMUTE.";
-      if (vs.size() != is.size()) c.fail(msg);
+      RuntimeErrorId msg = RuntimeErrorId::PermuteBadArguments;
+      if (vs.size() != is.size()) c.fail(message(msg));
       std::vector<Value> out(vs.size());
       std::vector<bool> seen(vs.size(), false);
       for (size_t j = 0; j < vs.size(); ++j) {
         size_t k = checked_index(c, is[j], vs.size(), msg);
-        if (seen[k]) c.fail(msg);
+        if (seen[k]) c.fail(message(msg));
         seen[k] = true;
         out[k] = vs[j];
       }
@@ -438,7 +426,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     case PrimId::Eql: return Value::bool_(values_equal(a[0], a[1]));
     case PrimId::Hash: {
       int64_t l = a[1].as_int();
-      if (l < 1) c.fail("The second argument for the function HASH must be positive.");
+      if (l < 1) c.fail(message(RuntimeErrorId::HashNotPositive));
       // CMU: a non-negative int hashes to itself, reduced rem l.
       if (a[0].kind() == ValueKind::Int && a[0].as_int() >= 0) return Value::int_(a[0].as_int() % l);
       return Value::int_(static_cast<int64_t>(hash_value(a[0]) % static_cast<uint64_t>(l)));
@@ -466,14 +454,10 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     }
     case PrimId::ExpString: {
       int64_t d = a[1].as_int();
-      if (d > 8) c.fail("In function exp_string, digits_after_point is too large.");
-      if (d < 0) c.fail("In function exp_string, digits_after_point is negative.");
+      if (d > 8) c.fail(message(RuntimeErrorId::ExpStringTooLarge));
+      if (d < 0) c.fail(message(RuntimeErrorId::ExpStringNegative));
       return Value::string(exp_string(a[0].as_float(), static_cast<int>(d)));
     }
-    case PrimId::PlusCombine: case PrimId::MultCombine: case PrimId::MaxCombine:
-    case PrimId::MinCombine: case PrimId::AndCombine: case PrimId::OrCombine:
-    case PrimId::XorCombine:
-      return combine_prim(c, a);
     default: break;
   }
   throw InternalError(std::string("internal error: not a sequence primitive: ") + core::prim_info(c.id).name);

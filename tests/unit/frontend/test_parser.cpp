@@ -484,7 +484,7 @@ TEST_CASE("type signatures (parse_signature)") {
 
 TEST_CASE("every signature of lang/prims.def parses") {
   const char* sigs[] = {
-#define NDP_PRIM(id, name, signature, arity) signature,
+#define NDP_PRIM(id, name, signature, ...) signature,
 #include "lang/prims.def"
 #undef NDP_PRIM
   };
