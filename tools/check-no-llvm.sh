@@ -13,10 +13,16 @@ binary=$1
 # Defined and undefined symbols alike: an undefined one is a dependency on a shared library.
 symbols=$(nm -C "$binary") || { echo "nm could not read $binary" >&2; exit 2; }
 [ -n "$symbols" ] || { echo "no symbols in $binary (stripped?): nothing to check" >&2; exit 2; }
-found=$(grep -E 'llvm::|ndp::frontend::|ndp::codegen::|ndp::driver::' <<< "$symbols" || true)
-if [ -n "$found" ]; then
-  echo "$binary links what exec/ and runtime/ must not: $(wc -l <<< "$found") symbols, the first:"
-  head -20 <<< "$found"
+status=0
+for namespace in 'llvm::' 'ndp::frontend::' 'ndp::codegen::' 'ndp::driver::'; do
+  found=$(grep -F -- "$namespace" <<< "$symbols" || true)
+  [ -n "$found" ] || continue
+  status=1
+  echo "$binary holds $(wc -l <<< "$found") $namespace symbols, such as:"
+  head -3 <<< "$found" | sed 's/^/  /'
+done
+if [ $status -ne 0 ]; then
+  echo "exec/ and runtime/ must link without LLVM, the front end, codegen/ and driver/"
   exit 1
 fi
 echo "$binary: no llvm::, ndp::frontend::, ndp::codegen:: or ndp::driver:: symbols"
