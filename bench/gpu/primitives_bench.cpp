@@ -48,7 +48,7 @@ struct Rig {
 };
 
 // Never destroyed: at exit the driver's static goes first, and freeing device memory after it
-// would call into an unloaded library (as tests/unit/runtime/gpu_fixture.h).
+// would call into an unloaded library (as tests/unit/runtime/gpu/gpu_fixture.h).
 Rig& rig = *new Rig;
 int reps = 10;
 int failures = 0;

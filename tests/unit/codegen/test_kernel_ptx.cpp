@@ -1,0 +1,216 @@
+// The PTX of kernel bodies for sm_90 (checked by ptxas where it is installed): fused kernels,
+// every one-node kernel the cuda backend runs, and element functions inside consumer programs.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <span>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "codegen/kernel_ptx.h"
+#include "runtime/gpu/consumer_program.h"
+#include "tests/unit/codegen/kernel_bodies.h"
+
+using namespace ndp;
+using namespace ndp::test::flat_ir;
+
+namespace {
+
+/// ptxas as tools/check-ptx.sh finds it: NDP_PTXAS, else on PATH, else the CUDA toolkit's;
+/// empty when none is executable.
+std::string find_ptxas() {
+  std::vector<std::string> candidates;
+  if (const char* e = std::getenv("NDP_PTXAS")) candidates.push_back(e);
+  if (const char* path = std::getenv("PATH")) {
+    std::string p = path;
+    for (size_t b = 0, e; b <= p.size(); b = e + 1) {
+      e = p.find(':', b);
+      if (e == std::string::npos) e = p.size();
+      if (e > b) candidates.push_back(p.substr(b, e - b) + "/ptxas");
+    }
+  }
+  candidates.push_back("/usr/local/cuda/bin/ptxas");
+  for (const std::string& c : candidates)
+    if (access(c.c_str(), X_OK) == 0) return c;
+  return "";
+}
+
+/// The PTX sign-extends a 32-bit integer to 64 bits (as narrow gather positions are: a cvt, or
+/// a widening multiply where the value only scales an address).
+bool ptx_has_widening(const std::string& ptx) {
+  return ptx.find("cvt.s64.s32") != std::string::npos || ptx.find("mul.wide.s32") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
+  lang::TypeContext T;
+  Chain c{{T.int_(), T.float_(), T.bool_(), T.f32()}, [&](FnBuilder& b, Block& body, const std::vector<VarId>& in) {
+            VarId fi = prim(b, body, PrimId::ToFloat, T.float_(), {in[0]});
+            VarId s = prim(b, body, PrimId::Mul, T.float_(), {fi, in[1]});
+            VarId lt = prim(b, body, PrimId::Le, T.bool_(), {s, in[1]});
+            VarId a = prim(b, body, PrimId::Xor, T.bool_(), {lt, in[2]});
+            VarId i = prim(b, body, PrimId::Btoi, T.int_(), {a});
+            VarId f3 = prim(b, body, PrimId::ToF32, T.f32(), {s});
+            VarId g = prim(b, body, PrimId::Sub, T.f32(), {f3, in[3]});
+            return std::vector<VarId>{prim(b, body, PrimId::Add, T.int_(), {i, in[0]}), a, g};
+          }};
+  BodyCase bc = kernel_of(T, c, 4, 1);
+  // Inputs 1 and 3 read through positions (Note [Fused gathers]), input 3's i32 (Note [Narrow
+  // gather positions]): two more parameters, and it must assemble too.
+  const flat::GatheredInput gathered[] = {{1, false}, {3, true}};
+  for (std::span<const flat::GatheredInput> g :
+       {std::span<const flat::GatheredInput>(), std::span<const flat::GatheredInput>(gathered)}) {
+    CAPTURE(g.size());
+    // Only the narrow positions are widened (the body converts nothing from i32).
+    CHECK((ptx_has_widening(codegen::compile_ptx(*bc.body, g))) == !g.empty());
+    std::string ptx = codegen::compile_ptx(*bc.body, g);
+    CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + g.size() + 2)) != std::string::npos);
+    CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + g.size() + 3)) == std::string::npos);
+    CHECK(ptx.find(".target sm_90") != std::string::npos);
+    CHECK(ptx.find(".entry ndp_kernel") != std::string::npos);
+    CHECK(ptx.find("%tid.x") != std::string::npos);
+    CHECK(ptx.find("%ctaid.x") != std::string::npos);
+    std::string ptxas = find_ptxas();
+    if (ptxas.empty()) {
+      MESSAGE("ptxas not found (NDP_PTXAS, PATH, /usr/local/cuda/bin): PTX not assembled");
+      return;
+    }
+    char path[] = "/tmp/ndp_kernel_XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    std::string file = std::string(path) + ".ptx";
+    std::rename(path, file.c_str());
+    std::ofstream(file) << ptx;
+    std::string cmd = ptxas + " -arch=sm_90 -o /dev/null " + file + " 2>&1";
+    int rc = std::system(cmd.c_str());
+    std::remove(file.c_str());
+    CHECK_MESSAGE(rc == 0, "ptxas rejected:\n" << ptx);
+  }
+}
+
+// The cuda backend runs every elementwise primitive that kernel_prim_ok or
+// kernel_prim_checked_ok accepts as a one-node kernel (exec/cuda/lifted_prims.cpp); each such
+// kernel must assemble for sm_90.
+TEST_CASE("kernels: every one-node kernel the cuda backend can generate assembles with ptxas") {
+  lang::TypeContext T;
+  std::vector<const lang::Type*> plain = {T.int_(), T.float_(), T.bool_(), T.char_(), T.i32(), T.f32()};
+  char dir[] = "/tmp/ndp_onenode_XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  int count = 0;
+  for (int p = 0; p < static_cast<int>(lang::core::PrimId::Count_); ++p) {
+    auto id = static_cast<lang::core::PrimId>(p);
+    int arity = lang::core::prim_info(id).arity;
+    if (arity < 1 || arity > 3) continue;
+    std::vector<size_t> pick(static_cast<size_t>(arity), 0);
+    for (;;) {
+      std::vector<const lang::Type*> args;
+      for (size_t i : pick) args.push_back(plain[i]);
+      for (const lang::Type* r : plain) {
+        if (!flat::kernel_prim_ok(id, args, r) && !flat::kernel_prim_checked_ok(id, args, r)) continue;
+        flat::KernelBody k = flat::one_node_kernel(id, args, r);
+        std::ofstream(std::string(dir) + "/k" + std::to_string(count++) + ".ptx") << codegen::compile_ptx(k);
+      }
+      size_t d = 0;
+      while (d < pick.size() && ++pick[d] == plain.size()) pick[d++] = 0;
+      if (d == pick.size()) break;
+    }
+  }
+  CHECK(count > 50);  // LLVM generated every kernel (compile_ptx throws otherwise)
+  std::string ptxas = find_ptxas();
+  if (ptxas.empty()) {
+    MESSAGE("ptxas not found (NDP_PTXAS, PATH, /usr/local/cuda/bin): PTX generated but not assembled");
+  } else {
+    std::string cmd = std::string("for f in ") + dir + "/*.ptx; do " + ptxas + " -arch=sm_90 -o /dev/null $f || exit 1; done";
+    CHECK(std::system(cmd.c_str()) == 0);
+  }
+  std::system((std::string("rm -rf ") + dir).c_str());
+}
+
+// The consumer kernels' element function (compile_element_ptx) for every element type a
+// reduction, scan or pack consumes, put into the consumer kernels of its type as the cuda backend
+// does (Note [Consumer programs] in runtime/gpu/consumer_program.h): the program keeps just the
+// entries its use runs, and ptxas compiles it as the driver's JIT does, as one program, where no
+// call passes the element function's result through the stack.
+TEST_CASE("kernels: element functions compile into their consumer programs with no call through the stack") {
+  lang::TypeContext T;
+  using runtime::gpu::ConsumerUse;
+  struct Case {
+    const lang::Type* t;
+    const char* image;
+    runtime::gpu::ConsumerKernels use;
+  } cases[] = {{T.int_(), "i64", runtime::gpu::consumer_kernels(ConsumerUse::ReduceOne, NDP_OP_PLUS, NDP_I64)},
+               {T.float_(), "f64", runtime::gpu::consumer_kernels(ConsumerUse::ReduceSegments, NDP_OP_PLUS, NDP_F64)},
+               {T.i32(), "i32", runtime::gpu::consumer_kernels(ConsumerUse::ScanSegments, NDP_OP_MAX, NDP_I32)},
+               {T.f32(), "f32", runtime::gpu::consumer_kernels(ConsumerUse::ScanOne, NDP_OP_MIN, NDP_F32)},
+               {T.bool_(), "bool", runtime::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, NDP_F64)},
+               {T.char_(), "char", runtime::gpu::consumer_kernels(ConsumerUse::ReduceSegments, NDP_OP_MAX, NDP_CHAR)}};
+  char dir[] = "/tmp/ndp_element_XXXXXX";
+  REQUIRE(mkdtemp(dir) != nullptr);
+  std::string ptxas = find_ptxas();
+  for (const Case& c : cases) {
+    const std::string image = c.image;
+    CAPTURE(image);
+    // max(x, x): an output of the type read from an input of the type (char and bool too).
+    flat::KernelBody k = c.t->kind == lang::TypeKind::Bool ? flat::one_node_kernel(PrimId::Not, {c.t}, c.t)
+                         : c.t->kind == lang::TypeKind::Char
+                             ? flat::one_node_kernel(PrimId::Select, {T.bool_(), c.t, c.t}, c.t)
+                             : flat::one_node_kernel(PrimId::Add, {c.t, c.t}, c.t);
+    // Also with input 0 read through int64 and i32 positions (Note [Fused gathers] in
+    // exec/cuda/kernels.h, Note [Narrow gather positions] in exec/cuda/device_vec.h).
+    const flat::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}};
+    for (std::span<const flat::GatheredInput> g : {std::span<const flat::GatheredInput>(),
+                                                      std::span<const flat::GatheredInput>(wide),
+                                                      std::span<const flat::GatheredInput>(narrow)}) {
+      CAPTURE(g.size());
+      const bool narrowed = !g.empty() && g[0].narrow;
+      CAPTURE(narrowed);
+      std::string ptx = codegen::compile_element_ptx(k, g);
+      // Narrow positions load 4 bytes and widen them; int64 ones load 8 as they are.
+      CHECK(ptx_has_widening(ptx) == narrowed);
+      CHECK(ptx.find(".visible .func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
+      // With a gather, the streamed inputs and positions load evict-first (Note [Streamed
+      // inputs beside gathers]); without, nothing does.
+      CHECK((ptx.find("ld.global.cs.nc.") != std::string::npos) == !g.empty());
+      std::string_view consumers = runtime::gpu::consumer_ptx(c.use.image);
+      if (consumers.empty()) {
+        MESSAGE("a build without the consumer kernels: no program to put the element function in");
+        continue;
+      }
+      runtime::cuda::Result<std::string> program = runtime::gpu::consumer_program(consumers, ptx, c.use.entries);
+      REQUIRE_MESSAGE(program.ok(), program.status().message());
+      // The function, internal to the program, in place of the declaration; only the use's entries.
+      CHECK(program->find(".extern .func") == std::string::npos);
+      CHECK(program->find("\n.func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
+      size_t entries = 0;
+      for (size_t at = program->find(".entry "); at != std::string::npos; at = program->find(".entry ", at + 1)) ++entries;
+      CHECK(entries == c.use.entries.size());
+      for (const std::string& e : c.use.entries) CHECK(program->find(".entry " + e + "(") != std::string::npos);
+      if (ptxas.empty()) continue;
+      std::string file = std::string(dir) + "/" + c.image + ".ptx", log = std::string(dir) + "/" + c.image + ".log";
+      std::ofstream(file) << program.value();
+      CHECK(std::system((ptxas + " -arch=sm_90 -v -o /dev/null " + file + " > " + log + " 2>&1").c_str()) == 0);
+      std::ifstream in(log);
+      // ptxas reports each function's frame: the element function has none, and no kernel's
+      // holds the 64-byte result (a kernel may keep a few bytes of its own).
+      std::string line, function;
+      int frames = 0;
+      while (std::getline(in, line)) {
+        if (line.find("Function properties for") != std::string::npos) function = line;
+        if (line.find("bytes stack frame") == std::string::npos) continue;
+        ++frames;
+        const int bytes = std::atoi(line.c_str() + line.find_first_not_of(' '));
+        CAPTURE(function);
+        CAPTURE(line);
+        CHECK(bytes < 64);
+        if (function.find("ndp_elements") != std::string::npos) CHECK(bytes == 0);
+      }
+      CHECK(frames >= static_cast<int>(c.use.entries.size()));
+    }
+  }
+  std::system((std::string("rm -rf ") + dir).c_str());
+}

@@ -1,0 +1,436 @@
+// Vec: conversions to and from Values for every kind of type, and the structural operations.
+#include <doctest/doctest.h>
+
+#include "exec/host/vec.h"
+#include "tests/unit/exec/host/host_helpers.h"
+
+using namespace ndp;
+using namespace ndp::test::exec_test;
+using namespace ndp::exec::host;
+
+namespace {
+
+void roundtrip(lang::TypeContext& T, const Type* t, const std::vector<Value>& vs) {
+  Vec v = from_values(T, t, vs);
+  CHECK(v.size() == static_cast<int64_t>(vs.size()));
+  CHECK(v.type() == t);
+  auto back = to_values(v);
+  REQUIRE(back.size() == vs.size());
+  for (size_t i = 0; i < vs.size(); ++i) CHECK(lang::values_equal(back[i], vs[i]));
+}
+
+}  // namespace
+
+TEST_CASE("Vec: scalars of every type round-trip") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  roundtrip(T, T.int_(), {I(1), I(-5), I(INT64_MIN)});
+  roundtrip(T, T.float_(), {F(1.5), F(-0.0)});
+  roundtrip(T, T.bool_(), {B(true), B(false)});
+  roundtrip(T, T.char_(), {Value::char_('a'), Value::char_(255)});
+  roundtrip(T, T.i32(), {Value::i32(-7)});
+  roundtrip(T, T.f32(), {Value::f32(2.5f)});
+  roundtrip(T, T.stream(), {Value::stream(2)});
+  roundtrip(T, T.int_(), {});
+}
+
+TEST_CASE("Vec: nested sequences, tuples and datatypes round-trip") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Type* nested = T.seq(T.seq(T.int_()));
+  roundtrip(T, nested, {seq({ints({1, 2}), ints({}), ints({3})}), seq({}), seq({ints({})})});
+  const Type* pairs = T.seq(T.pair(T.int_(), T.seq(T.char_())));
+  roundtrip(T, pairs, {seq({Value::pair(I(1), Value::string("ab")), Value::pair(I(2), Value::string(""))}), seq({})});
+  lang::DataDef* def = T.new_datadef("box");
+  def->params = {lang::TypeClass::Any};
+  def->fields = T.pair(T.var(0, lang::TypeClass::Any), T.int_());
+  const Type* box = T.data(def, {T.float_()});
+  roundtrip(T, T.seq(box), {seq({Value::data(def, Value::pair(F(1.5), I(3)))}), seq({})});
+  Vec v = from_values(T, box, std::vector<Value>{Value::data(def, Value::pair(F(0.5), I(9)))});
+  CHECK(v.fields().type() == T.pair(T.float_(), T.int_()));
+}
+
+TEST_CASE("Vec: structure is shared, not copied") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  Vec v = from_values(T, T.seq(T.int_()), std::vector<Value>{ints({1, 2, 3}), ints({4})});
+  CHECK(v.total() == 4);
+  CHECK(v.offsets()[1] == 3);
+  Vec e = v.elems();
+  CHECK(e.data<int64_t>() == v.elems().data<int64_t>());
+}
+
+TEST_CASE("Vec: take, concat and pack move whole nested instances") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Type* t = T.pair(T.seq(T.seq(T.int_())), T.bool_());
+  std::vector<Value> vs = {Value::pair(seq({ints({1}), ints({2, 3})}), B(true)), Value::pair(seq({}), B(false)),
+                           Value::pair(seq({ints({}), ints({4, 5, 6})}), B(true))};
+  Vec v = from_values(T, t, vs);
+  std::vector<int64_t> idx = {2, 2, 0, 1};
+  auto taken = to_values(take(v, idx));
+  REQUIRE(taken.size() == 4);
+  CHECK(lang::values_equal(taken[0], vs[2]));
+  CHECK(lang::values_equal(taken[1], vs[2]));
+  CHECK(lang::values_equal(taken[2], vs[0]));
+  CHECK(lang::values_equal(taken[3], vs[1]));
+
+  auto joined = to_values(append(v, take(v, std::vector<int64_t>{1})));
+  REQUIRE(joined.size() == 4);
+  CHECK(lang::values_equal(joined[3], vs[1]));
+
+  bool flags[3] = {false, true, true};
+  auto packed = to_values(pack(v, flags));
+  REQUIRE(packed.size() == 2);
+  CHECK(lang::values_equal(packed[0], vs[1]));
+  CHECK(lang::values_equal(packed[1], vs[2]));
+
+  std::unique_ptr<bool[]> fl(new bool[100000]);
+  int64_t expect = 0;
+  for (int i = 0; i < 100000; ++i) expect += (fl[i] = (i * 7919) % 3 == 0);
+  auto pos = true_positions(fl.get(), 100000);
+  CHECK(static_cast<int64_t>(pos.size()) == expect);
+  CHECK(pos[1] == 3);
+}
+
+TEST_CASE("Vec: interleave and merge_flags build instances from several Vecs, at every element type") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  // Sequences of scalars (copied segment by segment), of sequences and of pairs (through the
+  // element index), and plain scalars.
+  std::vector<const Type*> types = {T.seq(T.int_()), T.seq(T.seq(T.int_())), T.pair(T.seq(T.char_()), T.float_()),
+                                    T.int_()};
+  std::vector<std::vector<Value>> a = {
+      {ints({1, 2}), ints({}), ints({3})},
+      {seq({ints({1}), ints({})}), seq({}), seq({ints({2, 3})})},
+      {Value::pair(Value::string("ab"), F(1.0)), Value::pair(Value::string(""), F(2.0)),
+       Value::pair(Value::string("c"), F(3.0))},
+      {I(1), I(2), I(3)}};
+  std::vector<std::vector<Value>> b = {
+      {ints({9}), ints({8, 7, 6, 5, 4, 3}), ints({})},
+      {seq({}), seq({ints({4})}), seq({ints({}), ints({5})})},
+      {Value::pair(Value::string("xyz"), F(-1.0)), Value::pair(Value::string("w"), F(-2.0)),
+       Value::pair(Value::string(""), F(-3.0))},
+      {I(7), I(8), I(9)}};
+  for (size_t c = 0; c < types.size(); ++c) {
+    CAPTURE(c);
+    Vec va = from_values(T, types[c], a[c]), vb = from_values(T, types[c], b[c]);
+    Vec parts[2] = {va, vb};
+    auto inter = to_values(interleave(parts));
+    REQUIRE(inter.size() == 6);
+    for (size_t i = 0; i < 3; ++i) {
+      CHECK(lang::values_equal(inter[2 * i], a[c][i]));
+      CHECK(lang::values_equal(inter[2 * i + 1], b[c][i]));
+    }
+    // flags T F F T T F: a0 b0 b1 a1 a2 b2
+    bool flags[6] = {true, false, false, true, true, false};
+    auto merged = to_values(merge_flags(FlagSplit(flags, 6), va, vb));
+    REQUIRE(merged.size() == 6);
+    std::vector<Value> want = {a[c][0], b[c][0], b[c][1], a[c][1], a[c][2], b[c][2]};
+    for (size_t i = 0; i < 6; ++i) CHECK(lang::values_equal(merged[i], want[i]));
+  }
+  // Many instances (parallel blocks, each starting at the right place in a and b).
+  int64_t n = 200000;
+  std::unique_ptr<bool[]> fl(new bool[n]);
+  std::vector<Value> xs, ys, want;
+  for (int64_t i = 0; i < n; ++i) {
+    fl[i] = (i * 7919) % 5 < 2;
+    (fl[i] ? xs : ys).push_back(ints({i, -i}));
+    want.push_back(ints({i, -i}));
+  }
+  Vec vx = from_values(T, T.seq(T.int_()), xs), vy = from_values(T, T.seq(T.int_()), ys);
+  Vec m = merge_flags(FlagSplit(fl.get(), n), vx, vy);
+  CHECK(m.total() == 2 * n);
+  CHECK(m.elems().data<int64_t>()[2 * 12345] == 12345);
+  CHECK(lang::values_equal(to_value(m, n - 1), want[n - 1]));
+}
+
+TEST_CASE("Vec: replicate_one fills every kind of value, and pack returns an all-true input itself") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  Value x = Value::pair(ints({1, 2}), B(true));
+  Vec one = from_values(T, T.pair(T.seq(T.int_()), T.bool_()), std::vector<Value>{x});
+  auto many = to_values(replicate_one(one, 5));
+  REQUIRE(many.size() == 5);
+  for (const Value& v : many) CHECK(lang::values_equal(v, x));
+  CHECK(replicate_one(one, 0).size() == 0);
+  Vec s = from_values(T, T.seq(T.int_()), std::vector<Value>{ints({1}), ints({2, 3})});
+  bool all[2] = {true, true};
+  CHECK(pack(s, all).elems().data<int64_t>() == s.elems().data<int64_t>());
+  CHECK(count_true(all, 2) == 2);
+}
+
+TEST_CASE("Vec: function values are interned ids and round-trip; empty ones too") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Type* fn = T.fn(T.int_(), T.int_());
+  auto sq = std::make_shared<lang::FnObj>();
+  sq->target = lang::FnObj::Target::Global;
+  sq->id = 7;
+  auto neg = std::make_shared<lang::FnObj>();
+  neg->target = lang::FnObj::Target::Prim;
+  neg->id = 3;
+  std::vector<Value> fs = {Value::fn(sq), Value::fn(neg), Value::fn(sq)};
+  Vec v = from_values(T, fn, fs);
+  REQUIRE(v.size() == 3);
+  CHECK(v.data<int64_t>()[0] == v.data<int64_t>()[2]);  // equal values share an id
+  CHECK(v.data<int64_t>()[0] != v.data<int64_t>()[1]);
+  std::vector<Value> back = to_values(v);
+  REQUIRE(back.size() == 3);
+  CHECK(back[0].fn().target == lang::FnObj::Target::Global);
+  CHECK(back[0].fn().id == 7);
+  CHECK(back[1].fn().target == lang::FnObj::Target::Prim);
+  CHECK(lang::values_equal(back[2], fs[2]));
+  Vec empty = from_values(T, T.seq(fn), std::vector<Value>{seq({}), seq({})});
+  CHECK(empty.size() == 2);
+  CHECK(to_values(empty).size() == 2);
+}
+
+// ---- uniform buffers and regular sequences (Note [Uniform buffers] in exec/host/vec.h) ----
+
+#include <atomic>
+#include <omp.h>
+
+
+namespace {
+
+Vec mk(lang::TypeContext& T, const Type* t, std::vector<Value> vs) { return from_values(T, t, vs); }
+
+/// n instances of the int sequence [0, 1, ..., len - 1] (plus base·i), over plain buffers.
+Vec int_rows(lang::TypeContext& T, int64_t n, int64_t len, int64_t base = 1000) {
+  std::vector<Value> vs;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<int64_t> row;
+    for (int64_t j = 0; j < len; ++j) row.push_back(base * i + j);
+    vs.push_back(ints(row));
+  }
+  return from_values(T, T.seq(T.int_()), vs);
+}
+
+void same_values(const Vec& a, const Vec& b) {
+  auto va = to_values(a), vb = to_values(b);
+  REQUIRE(va.size() == vb.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < va.size(); ++i) bad += !lang::values_equal(va[i], vb[i]);
+  CHECK_MESSAGE(bad == 0, bad << " of " << va.size() << " instances differ");
+}
+
+}  // namespace
+
+TEST_CASE("uniform buffers: the value without memory, filled on first use, recognised through aliases") {
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{5}, int64_t{100000}}) {
+    CAPTURE(n);
+    auto buf = uniform_buffer(int64_t{-7}, n);
+    const UniformBuffer* u = as_uniform(buf);
+    REQUIRE(u != nullptr);
+    CHECK(u->size() == n);
+    CHECK(u->value<int64_t>() == -7);
+    const int64_t* d = static_cast<const int64_t*>(u->data());
+    CHECK(d == u->data());  // made once
+    for (int64_t i = 0; i < n; ++i)
+      if (d[i] != -7) FAIL("uniform data differs at " << i);
+    const int64_t* off = u->offsets();
+    CHECK(off[0] == 0);
+    CHECK(off[n] == -7 * n);
+    // An alias of the filled memory (what Vec::buffer() hands out) is still the uniform buffer.
+    std::shared_ptr<const void> alias(buf, u->data());
+    CHECK(as_uniform(alias) == u);
+  }
+  CHECK(as_uniform(std::shared_ptr<const void>()) == nullptr);
+  Buf<int64_t> plain(3);
+  CHECK(as_uniform(plain.share()) == nullptr);
+  // Narrow storage types keep their value.
+  CHECK(as_uniform(uniform_buffer(true, 3))->value<bool>() == true);
+  CHECK(static_cast<const uint8_t*>(as_uniform(uniform_buffer(uint8_t{200}, 3))->data())[2] == 200);
+  CHECK(static_cast<const float*>(as_uniform(uniform_buffer(2.5f, 70000))->data())[69999] == 2.5f);
+  CHECK(as_uniform(uniform_buffer(-0.5, 2))->value<double>() == -0.5);
+}
+
+TEST_CASE("uniform buffers: filled once when many threads ask at the same time") {
+  auto buf = uniform_buffer(int64_t{3}, 1 << 20);
+  const UniformBuffer* u = as_uniform(buf);
+  std::atomic<int> distinct{0};
+  const void* first = nullptr;
+#pragma omp parallel num_threads(4)
+  {
+    const void* p = u->data();
+    const int64_t* o = u->offsets();
+#pragma omp critical
+    {
+      if (!first) first = p;
+      if (p != first || o[1 << 20] != 3 << 20) ++distinct;
+    }
+  }
+  CHECK(distinct == 0);
+  CHECK(static_cast<const int64_t*>(first)[12345] == 3);
+}
+
+TEST_CASE("Vec: uniform scalars and regular sequences read like any other") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  Vec u = Vec::scalar(T.int_(), 4, uniform_buffer(int64_t{9}, 4));
+  CHECK(u.is_uniform());
+  CHECK(u.uniform_value<int64_t>() == 9);
+  CHECK(u.data<int64_t>()[3] == 9);
+  // buffer() is memory (code outside the backend reads it); shared_buffer() stays unfilled.
+  CHECK(static_cast<const int64_t*>(u.buffer().get())[2] == 9);
+  CHECK(as_uniform(u.shared_buffer()) != nullptr);
+  CHECK(Vec::scalar(T.int_(), 4, u.buffer()).is_uniform());
+  same_values(u, mk(T, T.int_(), {I(9), I(9), I(9), I(9)}));
+  // One instance is uniform whatever its buffer; none or several plain ones are not.
+  CHECK(mk(T, T.float_(), {F(1.5)}).is_uniform());
+  CHECK(mk(T, T.float_(), {F(1.5)}).uniform_value<double>() == 1.5);
+  CHECK(!mk(T, T.int_(), {I(1), I(1)}).is_uniform());
+  CHECK(!mk(T, T.seq(T.int_()), {ints({1})}).is_uniform());  // sequences are regular, not uniform
+
+  Vec elems = mk(T, T.int_(), {I(1), I(2), I(3), I(4), I(5), I(6)});
+  Vec r = Vec::seq(T.seq(T.int_()), 3, uniform_buffer(int64_t{2}, 3), elems);
+  CHECK(r.is_regular());
+  CHECK(r.regular_length() == 2);
+  CHECK(r.total() == 6);
+  CHECK(r.length(2) == 2);
+  CHECK(r.offsets()[3] == 6);
+  CHECK(r.offsets_buffer() == nullptr);
+  CHECK(r.segs().is_regular());
+  CHECK(r.segs().regular_length() == 2);
+  same_values(r, mk(T, T.seq(T.int_()), {ints({1, 2}), ints({3, 4}), ints({5, 6})}));
+  // Lengths of a regular Vec are a uniform int Vec, as FlatWalk's Lengths makes them.
+  Vec lens = Vec::scalar(T.int_(), 3, r.buffer());
+  CHECK(lens.is_uniform());
+  CHECK(lens.uniform_value<int64_t>() == 2);
+  CHECK(Vec::seq(T.seq(T.int_()), 3, lens.shared_buffer(), elems).is_regular());
+  CHECK(retype(T, r, r.type()).is_regular());
+  // One sequence is always regular; no sequences with a uniform buffer too.
+  Vec one = mk(T, T.seq(T.int_()), {ints({4, 5, 6})});
+  CHECK(one.is_regular());
+  CHECK(one.regular_length() == 3);
+  Vec none = Vec::seq(T.seq(T.int_()), 0, uniform_buffer(int64_t{5}, 0), mk(T, T.int_(), {}));
+  CHECK(none.total() == 0);
+  CHECK(to_values(none).empty());
+  // Empty sequences, regular.
+  Vec empties = Vec::seq(T.seq(T.int_()), 4, uniform_buffer(int64_t{0}, 4), mk(T, T.int_(), {}));
+  same_values(empties, mk(T, T.seq(T.int_()), {ints({}), ints({}), ints({}), ints({})}));
+}
+
+TEST_CASE("Vec: structural operations keep uniform and regular vectors so, with the same values") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Type* si = T.seq(T.int_());
+  Vec u = broadcast_first(mk(T, T.int_(), {I(4)}), 50000);
+  Vec w = broadcast_first(mk(T, T.int_(), {I(5)}), 50000);
+  CHECK(u.is_uniform());
+  std::vector<int64_t> idx = {0, 49999, 7};
+  Vec taken = take(u, idx);
+  CHECK(taken.is_uniform());
+  same_values(taken, mk(T, T.int_(), {I(4), I(4), I(4)}));
+  Vec parts[2] = {u, u};
+  CHECK(concat(parts).is_uniform());
+  CHECK(concat(parts).size() == 100000);
+  CHECK(interleave(parts).is_uniform());
+  Vec mixed[2] = {u, w};
+  Vec inter = interleave(mixed);
+  CHECK(!inter.is_uniform());
+  CHECK(inter.data<int64_t>()[1] == 5);
+  CHECK(inter.data<int64_t>()[99998] == 4);
+  CHECK(!concat(mixed).is_uniform());
+  std::unique_ptr<bool[]> fl(new bool[50000]);
+  for (int i = 0; i < 50000; ++i) fl[i] = i % 3 == 0;
+  Vec packed = pack(u, fl.get());
+  CHECK(packed.is_uniform());
+  CHECK(packed.size() == 16667);
+  CHECK(replicate_each(take(u, std::vector<int64_t>{0, 1}), runtime::SegView::regular(2, 3)).is_uniform());
+  // merge of equal uniform sides stays uniform; of different ones is per instance.
+  Vec merged = merge_flags(FlagSplit(fl.get(), 50000), take(u, std::vector<int64_t>(16667, 0)),
+                           take(w, std::vector<int64_t>(33333, 0)));
+  CHECK(merged.data<int64_t>()[0] == 4);
+  CHECK(merged.data<int64_t>()[1] == 5);
+  CHECK(merge_flags(FlagSplit(fl.get(), 50000), take(u, std::vector<int64_t>(16667, 0)),
+                    take(u, std::vector<int64_t>(33333, 0)))
+            .is_uniform());
+
+  // Uniform flags: count at once; pack keeps all or nothing.
+  Vec yes = broadcast_first(mk(T, T.bool_(), {B(true)}), 3);
+  Vec no = broadcast_first(mk(T, T.bool_(), {B(false)}), 3);
+  CHECK(count_true(yes) == 3);
+  CHECK(count_true(no) == 0);
+  Vec rows = uniform_form(int_rows(T, 3, 2));
+  CHECK(rows.is_regular());
+  CHECK(pack(rows, yes).elems().data<int64_t>() == rows.elems().data<int64_t>());
+  CHECK(pack(rows, no).size() == 0);
+  CHECK(pack(rows, no).total() == 0);
+
+  // Regular sequences through take, concat, interleave: regular results, the same values as
+  // the plain representation gives.
+  for (int64_t c : {int64_t{0}, int64_t{1}, int64_t{3}}) {
+    CAPTURE(c);
+    Vec plain = int_rows(T, 20000, c), plain2 = int_rows(T, 20000, c, -7);
+    Vec reg = uniform_form(plain), reg2 = uniform_form(plain2);
+    REQUIRE(reg.is_regular());
+    std::vector<int64_t> ix = {19999, 0, 5, 5};
+    CHECK(take(reg, ix).is_regular());
+    same_values(take(reg, ix), take(plain, ix));
+    Vec rp[2] = {reg, reg2}, pp[2] = {plain, plain2};
+    CHECK(concat(rp).is_regular());
+    same_values(concat(rp), concat(pp));
+    CHECK(interleave(rp).is_regular());
+    same_values(interleave(rp), interleave(pp));
+    // Three parts, and sequences of pairs (the element index path).
+    Vec rp3[3] = {reg, reg2, reg}, pp3[3] = {plain, plain2, plain};
+    same_values(interleave(rp3), interleave(pp3));
+    const Type* tp = T.pair(si, T.bool_());
+    Vec flags = from_values(T, T.bool_(), std::vector<Value>(20000, B(true)));
+    Vec pr[2] = {Vec::pair(tp, reg, flags), Vec::pair(tp, reg2, flags)};
+    Vec pl[2] = {Vec::pair(tp, plain, flags), Vec::pair(tp, plain2, flags)};
+    same_values(interleave(pr), interleave(pl));
+    const Type* snested = T.seq(si);
+    Vec nr = Vec::seq(snested, 4000, uniform_buffer(int64_t{5}, 4000), reg);
+    Vec nr2 = Vec::seq(snested, 4000, uniform_buffer(int64_t{5}, 4000), reg2);
+    Vec np = Vec::seq(snested, 4000, uniform_buffer(int64_t{5}, 4000), plain);
+    Vec np2 = Vec::seq(snested, 4000, uniform_buffer(int64_t{5}, 4000), plain2);
+    Vec nrs[2] = {nr, nr2}, nps[2] = {np, np2};
+    same_values(interleave(nrs), interleave(nps));
+  }
+  // One huge sequence per part (the top of a recursion: the copy is split inside the run).
+  Vec big = uniform_form(int_rows(T, 1, 100000)), big2 = uniform_form(int_rows(T, 1, 100000, 0));
+  Vec bp[2] = {big, big2};
+  Vec bi = interleave(bp);
+  CHECK(bi.is_regular());
+  CHECK(bi.regular_length() == 100000);
+  CHECK(bi.elems().data<int64_t>()[99999] == 99999);
+  CHECK(bi.elems().data<int64_t>()[100000 + 77] == 77);
+  // Different lengths: not regular, still right.
+  Vec r1 = uniform_form(int_rows(T, 5, 1)), r2 = uniform_form(int_rows(T, 5, 2));
+  Vec rr[2] = {r1, r2}, rq[2] = {int_rows(T, 5, 1), int_rows(T, 5, 2)};
+  CHECK(!interleave(rr).is_regular());
+  same_values(interleave(rr), interleave(rq));
+  CHECK(!concat(rr).is_regular());
+  same_values(concat(rr), concat(rq));
+
+  // replicate_one of a sequence is regular.
+  Vec lit = replicate_one(mk(T, si, {ints({1, 2, 3})}), 1000);
+  CHECK(lit.is_regular());
+  CHECK(lit.elems().data<int64_t>()[2998] == 2);
+  CHECK(replicate_one(mk(T, T.int_(), {I(3)}), 1000).is_uniform());
+}
+
+TEST_CASE("Vec: same_lengths and segments_of on regular and irregular vectors") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  Vec a = int_rows(T, 4, 2), b = uniform_form(int_rows(T, 4, 2)), c = uniform_form(int_rows(T, 4, 3));
+  CHECK(same_lengths(a, b));
+  CHECK(same_lengths(b, b));
+  CHECK(!same_lengths(b, c));
+  CHECK(!same_lengths(a, c));
+  Vec d = mk(T, T.seq(T.int_()), {ints({1, 2}), ints({3, 4}), ints({5}), ints({6, 7})});
+  CHECK(!same_lengths(a, d));
+  Vec e0 = Vec::seq(T.seq(T.int_()), 0, uniform_buffer(int64_t{1}, 0), mk(T, T.int_(), {}));
+  Vec e1 = Vec::seq(T.seq(T.int_()), 0, uniform_buffer(int64_t{2}, 0), mk(T, T.int_(), {}));
+  CHECK(same_lengths(e0, e1));
+  LengthSegs s = segments_of(broadcast_first(mk(T, T.int_(), {I(3)}), 10));
+  CHECK(s.view.is_regular());
+  CHECK(s.view.total() == 30);
+  LengthSegs t = segments_of(mk(T, T.int_(), {I(3), I(0), I(2)}));
+  CHECK(!t.view.is_regular());
+  CHECK(t.view.total() == 5);
+  CHECK(t.view.begin(2) == 3);
+}

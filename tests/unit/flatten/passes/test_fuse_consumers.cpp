@@ -1,0 +1,56 @@
+// fuse_consumers: a map fused into the reduction or scan it feeds, a filter's flags into their
+// pack (the whole pipeline runs: the pass works on what fuse_elementwise made).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "flatten/pipeline.h"
+#include "tests/unit/flatten/flattened.h"
+
+using namespace ndp;
+using namespace ndp::test::flat_ir;
+
+namespace {
+
+/// The whole pipeline (flat::flatten) on the last form of src, printed.
+std::string flattened(const std::string& src) {
+  Flattened f(src, true);
+  CHECK(flat::verify(f.flat).empty());
+  return f.text;
+}
+
+}  // namespace
+
+TEST_CASE("fuse_consumers: a map feeding a reduction or a scan becomes one reduce/scan kernel") {
+  std::string sum = flattened("function h(s) = sum({x * x + 1 : x in s}) $ h([1, 2]) $");
+  CHECK(occurrences(sum, "reduce_kernel sum(") == 1);
+  CHECK(occurrences(sum, "= kernel(") == 0);    // the map is gone ...
+  CHECK(occurrences(sum, "= nest(") == 0);      // ... and so is the sequence it built
+  CHECK(occurrences(sum, "= *(%0, %0)") == 1);  // x read once, though x * x reads it twice
+  std::string scan = flattened("function h(s) = plus_scan({2 * x : x in s}) $ h([5, 6]) $");
+  CHECK(occurrences(scan, "scan_kernel plus_scan(") == 1);  // a single primitive fuses too
+  CHECK(occurrences(scan, "= const 2") == 1);               // the literal became a constant
+  CHECK(occurrences(scan, "lit 2") == 0);
+  // Nested: the inner sum per sequence is one segmented reduce kernel.
+  std::string nested = flattened("function h(s) = {sum({x * x : x in e}) : e in s} $ h([[1], [2, 3]]) $");
+  CHECK(occurrences(nested, "reduce_kernel sum(") == 1);
+}
+
+TEST_CASE("fuse_consumers: a filter's flags fuse into its pack, the unused count goes first") {
+  std::string f = flattened("function h(s) = {x in s | x > 0} $ h([1, -2]) $");
+  CHECK(occurrences(f, "pack_kernel(") == 1);
+  CHECK(occurrences(f, "= pack(") == 0);
+  CHECK(occurrences(f, "= count(") == 0);  // drop_dead: nothing read it
+  // The lengths of the kept sequences: the flags as ints summed per segment, one reduce kernel.
+  CHECK(occurrences(f, "reduce_kernel sum(") == 1);
+  CHECK(occurrences(f, "= kernel(") == 0);
+}
+
+TEST_CASE("fuse_consumers leaves maps whose values are also read elsewhere") {
+  // The squares are both summed and returned: fusing would compute them twice for nothing.
+  std::string f = flattened("function h(s) = let q = {x * x + 1 : x in s} in (sum(q), q) $ h([1, 2]) $");
+  CHECK(occurrences(f, "reduce_kernel") == 0);
+  CHECK(occurrences(f, "prim sum(") == 1);
+  // A reduction of a sequence no map computed stays the primitive.
+  CHECK(occurrences(flattened("function g(s) = sum(s) $ g([1, 2]) $"), "reduce_kernel") == 0);
+}

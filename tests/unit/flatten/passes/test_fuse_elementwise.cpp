@@ -1,0 +1,129 @@
+// fuse_elementwise: which chains of elementwise primitives become one Kernel statement, which
+// values it outputs, and which literals become its constants. (That the fused programs give the
+// unfused results is checked where kernels run: exec/cpu/test_kernels.cpp.)
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "flatten/flat_ir.h"
+#include "flatten/passes/fuse_elementwise.h"
+#include "lang/value.h"
+#include "tests/unit/flatten/passes/elementwise_chains.h"
+
+using namespace ndp;
+using namespace ndp::test::flat_ir;
+
+TEST_CASE("fuse: a chain of five elementwise ops becomes one kernel") {
+  lang::TypeContext T;
+  Chain c = five_op_chain(T);
+  flat::Program p = flat::fuse_elementwise(program_of(make_function(T, c, 5, 1)));
+  CHECK(flat::verify(p).empty());
+  const Block& body = p.functions[0].body;
+  auto kernels = stmts_of(body, Op::Kernel);
+  REQUIRE(kernels.size() == 1);
+  CHECK(stmts_of(body, Op::Prim).empty());
+  CHECK(prim_nodes(*kernels[0]->kernel) == 5);
+  CHECK(kernels[0]->uses.size() == 4);
+  CHECK(kernels[0]->outs.size() == 1);  // the intermediate values are read only inside
+  CHECK(p.functions[0].vars[kernels[0]->dst].type == T.bool_());
+  std::string printed = flat::print_program(p);
+  CHECK(printed.find("kernel(") != std::string::npos);
+  CHECK(printed.find("= <(%") != std::string::npos);
+}
+
+TEST_CASE("fuse: primitives that can fail or have effects are not fused") {
+  lang::TypeContext T;
+  // + * | int / | - +  : the division (can fail) splits the chain into two kernels.
+  FnBuilder b("main", T.int_(), T.int_());
+  Block& body = b.fn.body;
+  VarId x = b.instances(body, T.seq(T.int_()), ints({1, 2, 3}));
+  VarId y = b.instances(body, T.seq(T.int_()), ints({4, 5, 6}));
+  VarId s = prim(b, body, PrimId::Add, T.int_(), {x, y});
+  VarId m = prim(b, body, PrimId::Mul, T.int_(), {s, y});
+  VarId q = prim(b, body, PrimId::Div, T.int_(), {m, x});
+  VarId r = prim(b, body, PrimId::Rem, T.int_(), {q, y});
+  VarId d = prim(b, body, PrimId::Sub, T.int_(), {r, x});
+  VarId e = prim(b, body, PrimId::Add, T.int_(), {d, y});
+  VarId fl = prim(b, body, PrimId::ToFloat, T.float_(), {e});
+  VarId sq = prim(b, body, PrimId::Sqrt, T.float_(), {fl});  // fails on negatives
+  VarId z = prim(b, body, PrimId::Mul, T.float_(), {sq, sq});
+  VarId rd = prim(b, body, PrimId::Rand, T.int_(), {e});  // an effect
+  VarId w = prim(b, body, PrimId::Add, T.int_(), {rd, e});
+  VarId t = b.vec(T.pair(T.float_(), T.int_()));
+  b.emit(body, Op::Tuple, t, {z, w});
+  VarId n3 = b.host();
+  b.emit(body, Op::Length, n3, {t});
+  body.result = b.fn.param;
+  flat::Program p = flat::fuse_elementwise(program_of(std::move(b.fn)));
+  CHECK(flat::verify(p).empty());
+  const Block& out = p.functions[0].body;
+  auto kernels = stmts_of(out, Op::Kernel);
+  CHECK(kernels.size() == 2);  // {+, *} and {-, +, float}
+  std::set<PrimId> left;
+  for (const Stmt* s2 : stmts_of(out, Op::Prim)) left.insert(s2->prim);
+  CHECK(left.count(PrimId::Div) == 1);
+  CHECK(left.count(PrimId::Rem) == 1);
+  CHECK(left.count(PrimId::Sqrt) == 1);
+  CHECK(left.count(PrimId::Rand) == 1);
+  CHECK(left.count(PrimId::Mul) == 1);  // sqrt's square: a group of one stays a primitive
+  CHECK(left.count(PrimId::Add) == 1);  // rand's sum: likewise
+  for (const Stmt* k : kernels)
+    for (const auto& node : k->kernel->nodes)
+      if (node.kind == flat::KernelNode::Kind::Prim) CHECK(node.prim != PrimId::Div);
+  // Float division cannot fail: it is fused.
+  CHECK(flat::kernel_prim_ok(PrimId::Div, {T.float_(), T.float_()}, T.float_()));
+  CHECK(!flat::kernel_prim_ok(PrimId::Div, {T.int_(), T.int_()}, T.int_()));
+  CHECK(!flat::kernel_prim_ok(PrimId::ToI64, {T.float_()}, T.int_()));
+  CHECK(!flat::kernel_prim_ok(PrimId::CodeChar, {T.int_()}, T.char_()));
+}
+
+TEST_CASE("fuse: values read after the group are outputs; reads in between stop the group") {
+  lang::TypeContext T;
+  auto [fn, s, sel] = read_after_group(T);
+  flat::Program p = flat::fuse_elementwise(program_of(std::move(fn)));
+  CHECK(flat::verify(p).empty());
+  auto kernels = stmts_of(p.functions[0].body, Op::Kernel);
+  REQUIRE(kernels.size() == 1);
+  std::set<VarId> outs(kernels[0]->outs.begin(), kernels[0]->outs.end());
+  CHECK(outs == std::set<VarId>{s, sel});
+  CHECK(prim_nodes(*kernels[0]->kernel) == 4);
+  // s is read after the kernel (by a division), sel by a nested block, m only inside.
+  // A read between two ops of a chain ends the group there (the first op's value is needed
+  // before the kernel would run), so nothing is delayed past its reader.
+  FnBuilder b2("main", T.int_(), T.int_());
+  Block& body2 = b2.fn.body;
+  VarId x2 = b2.instances(body2, T.seq(T.int_()), ints({1, 2, 3}));
+  VarId a2 = prim(b2, body2, PrimId::Add, T.int_(), {x2, x2});
+  VarId n2 = b2.host();
+  b2.emit(body2, Op::Length, n2, {a2});
+  VarId m2 = prim(b2, body2, PrimId::Mul, T.int_(), {a2, x2});
+  (void)m2;
+  body2.result = b2.fn.param;
+  flat::Program p2 = flat::fuse_elementwise(program_of(std::move(b2.fn)));
+  CHECK(flat::verify(p2).empty());
+  CHECK(stmts_of(p2.functions[0].body, Op::Kernel).empty());
+}
+
+TEST_CASE("fuse: scalar literals read only by a kernel become constants") {
+  lang::TypeContext T;
+  Chain c = literal_chain(T);
+  flat::Program p = flat::fuse_elementwise(program_of(make_function(T, c, 9, 4)));
+  CHECK(flat::verify(p).empty());
+  auto kernels = stmts_of(p.functions[0].body, Op::Kernel);
+  REQUIRE(kernels.size() == 2);
+  size_t consts = 0;
+  for (const Stmt* k : kernels)
+    for (const auto& node : k->kernel->nodes) consts += node.kind == flat::KernelNode::Kind::Const;
+  CHECK(consts == 3);
+  // 2.5 is still read (it is an output of the test), NaN and max_int are gone; 6 and 7 stay.
+  std::set<std::string> scalar_lits;
+  for (const Stmt* l : stmts_of(p.functions[0].body, Op::Lit))
+    if (l->type->kind != lang::TypeKind::Seq) scalar_lits.insert(lang::format_value(l->lit, l->type));
+  CHECK(scalar_lits.count("2.5") == 1);
+  CHECK(scalar_lits.count("6") == 1);
+  CHECK(scalar_lits.count("7") == 1);
+  CHECK(scalar_lits.count("9223372036854775807") == 0);
+  CHECK(scalar_lits.size() == 4);  // and the lengths of the result's wrapping (9)
+  CHECK(flat::print_program(p).find("const 2.5") != std::string::npos);
+}

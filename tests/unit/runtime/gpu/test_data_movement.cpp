@@ -1,0 +1,368 @@
+// GPU EXTRACT, REPLACE, append (of two sequences and of a chain's parts), reverse and rotate
+// against the CPU runtime or the host, at every shape.
+#include <limits>
+#include <random>
+
+#include "tests/unit/runtime/gpu/gpu_fixture.h"
+
+using namespace ndp::runtime;
+using namespace ndp::runtime::testing;
+
+namespace {
+
+std::vector<Shape> all_shapes() {
+  std::vector<Shape> v = small_shapes();
+  for (Shape& s : large_shapes()) v.push_back(std::move(s));
+  return v;
+}
+
+/// One index per segment, in range where the segment is non-empty (0 for empty ones, which is
+/// out of range there).
+Vec<int64_t> per_segment_indices(const Shape& s, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Vec<int64_t> idx(s.count());
+  for (int64_t k = 0; k < s.count(); ++k) idx[k] = s.lengths[k] > 0 ? static_cast<int64_t>(rng() % s.lengths[k]) : 0;
+  return idx;
+}
+
+template <class T>
+void check_extract_replace(gpu::Primitives& p, const Shape& s, const Vec<int64_t>& idx, uint64_t seed) {
+  CAPTURE(s.name);
+  constexpr ndp_elem_type et = elem_type_of<T>();
+  Vec<T> v = random_values<T>(s.total(), seed);
+  Vec<T> x = random_values<T>(s.count(), seed + 1);
+  DShape ds(p, s);
+  DArray<T> dv(p, v.cspan()), dx(p, x.cspan());
+  DArray<int64_t> di(p, idx.cspan());
+  {
+    Vec<T> want(s.count());
+    Status cpu = extract<T>(v, idx, s.view(), want);
+    DArray<T> out(p, s.count());
+    auto got = p.extract(et, dv.ptr(), di.ptr(), ds.segs, out.ptr());
+    REQUIRE_MESSAGE(got.ok(), got.status().message());
+    check_same_status(got.value(), cpu);
+    if (ok(cpu)) CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+  }
+  {
+    Vec<T> want(s.total());
+    Status cpu = replace<T>(v, idx, x, s.view(), want);
+    DArray<T> out(p, s.total());
+    auto got = p.replace(et, dv.ptr(), di.ptr(), dx.ptr(), ds.segs, out.ptr());
+    REQUIRE_MESSAGE(got.ok(), got.status().message());
+    check_same_status(got.value(), cpu);
+    if (ok(cpu)) CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+    // In place: a failing call leaves v as it was.
+    DArray<T> io(p, v.cspan());
+    auto again = p.replace(et, io.ptr(), di.ptr(), dx.ptr(), ds.segs, io.ptr());
+    REQUIRE_MESSAGE(again.ok(), again.status().message());
+    check_same_status(again.value(), cpu);
+    if (ok(cpu)) CHECK(first_diff<T>(io.host(p).cspan(), want) == -1);
+    else CHECK(first_diff<T>(io.host(p).cspan(), v) == -1);
+  }
+}
+
+template <class T>
+void check_reverse_rotate(gpu::Primitives& p, const Shape& s, uint64_t seed) {
+  CAPTURE(s.name);
+  constexpr ndp_elem_type et = elem_type_of<T>();
+  Vec<T> v = random_values<T>(s.total(), seed, -100, 100);
+  DShape ds(p, s);
+  DArray<T> dv(p, v.cspan());
+  {
+    Vec<T> want(s.total());
+    REQUIRE(ok(reverse<T>(v, s.view(), want)));
+    DArray<T> out(p, s.total());
+    REQUIRE(p.reverse(et, dv.ptr(), ds.segs, out.ptr()).ok());
+    CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+  }
+  // Shifts of every size and sign, whole multiples of the length included.
+  std::mt19937_64 rng(seed);
+  Vec<int64_t> shift(s.count());
+  for (int64_t k = 0; k < s.count(); ++k) {
+    int64_t len = s.lengths[k];
+    switch (rng() % 5) {
+      case 0: shift[k] = static_cast<int64_t>(rng() % (len + 1)); break;
+      case 1: shift[k] = -static_cast<int64_t>(rng() % (3 * len + 1)); break;
+      case 2: shift[k] = 7 * len; break;
+      case 3: shift[k] = static_cast<int64_t>(rng() >> 2); break;
+      default: shift[k] = -static_cast<int64_t>(rng() >> 2); break;
+    }
+  }
+  Vec<T> want(s.total());
+  REQUIRE(ok(rotate<T>(v, shift, s.view(), want)));
+  DArray<int64_t> dshift(p, shift.cspan());
+  DArray<T> out(p, s.total());
+  REQUIRE(p.rotate(et, dv.ptr(), dshift.ptr(), ds.segs, out.ptr()).ok());
+  CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+}
+
+template <class T>
+void check_append(gpu::Primitives& p, const Shape& sa, const Shape& sb, uint64_t seed) {
+  CAPTURE(sa.name);
+  CAPTURE(sb.name);
+  REQUIRE(sa.count() == sb.count());
+  std::vector<int64_t> lengths(sa.count());
+  REQUIRE(ok(append_lengths(sa.view(), sb.view(), lengths)));
+  // The result shape: regular when both inputs are, as the CPU runtime would leave it.
+  Shape so = sa.view().is_regular() && sb.view().is_regular()
+                 ? regular("result", sa.count(), sa.view().regular_length() + sb.view().regular_length())
+                 : irregular("result", lengths);
+  Vec<T> a = random_values<T>(sa.total(), seed), b = random_values<T>(sb.total(), seed + 1);
+  Vec<T> want(so.total());
+  REQUIRE(ok(append<T>(a, sa.view(), b, sb.view(), so.view(), want)));
+  DShape dsa(p, sa), dsb(p, sb), dso(p, so);
+  DArray<T> da(p, a.cspan()), db(p, b.cspan()), out(p, so.total());
+  REQUIRE(p.append(elem_type_of<T>(), da.ptr(), dsa.segs, db.ptr(), dsb.segs, dso.segs, out.ptr()).ok());
+  CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+}
+
+/// A shape with s's count and other lengths (k*7 mod 5, some zero).
+Shape other_lengths(const Shape& s) {
+  std::vector<int64_t> lengths(s.count());
+  for (int64_t k = 0; k < s.count(); ++k) lengths[k] = (k * 7) % 5;
+  return irregular("other lengths", lengths);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("gpu extract and replace match the cpu runtime", T, int64_t, double, int32_t, float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 60;
+  for (const Shape& s : small_shapes()) {
+    Vec<int64_t> idx = per_segment_indices(s, seed);
+    check_extract_replace<T>(*p, s, idx, seed++);
+  }
+}
+
+TEST_CASE("gpu extract and replace at large shapes and on bad indices") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (const Shape& s : large_shapes()) check_extract_replace<int64_t>(*p, s, per_segment_indices(s, 1), 2);
+  for (const Shape& s : all_shapes()) {
+    if (s.count() == 0) continue;
+    // Empty segments already fail at index 0; spoil two more places in any case.
+    Vec<int64_t> idx = per_segment_indices(s, 3);
+    int64_t k1 = s.count() / 2, k2 = s.count() - 1;
+    idx[k2] = -1;
+    idx[k1] = s.lengths[k1];
+    check_extract_replace<float>(*p, s, idx, 4);
+    check_extract_replace<uint8_t>(*p, s, idx, 5);
+  }
+}
+
+TEST_CASE_TEMPLATE("gpu reverse and rotate match the cpu runtime", T, int64_t, double, int32_t, float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 70;
+  for (const Shape& s : small_shapes()) check_reverse_rotate<T>(*p, s, seed++);
+}
+
+TEST_CASE("gpu reverse and rotate at large shapes") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (const Shape& s : large_shapes()) {
+    check_reverse_rotate<int64_t>(*p, s, 1);
+    check_reverse_rotate<float>(*p, s, 2);
+    check_reverse_rotate<uint8_t>(*p, s, 3);
+  }
+}
+
+TEST_CASE_TEMPLATE("gpu append matches the cpu runtime", T, int64_t, double, int32_t, float, bool, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 80;
+  for (const Shape& s : small_shapes()) {
+    check_append<T>(*p, s, s, seed++);
+    check_append<T>(*p, s, other_lengths(s), seed++);
+    check_append<T>(*p, other_lengths(s), s, seed++);
+  }
+}
+
+TEST_CASE("gpu append at large shapes") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (const Shape& s : large_shapes()) {
+    check_append<int64_t>(*p, s, other_lengths(s), 1);
+    check_append<bool>(*p, other_lengths(s), s, 2);
+    check_append<int32_t>(*p, s, s, 3);
+  }
+}
+
+TEST_CASE("gpu first_out_of_range finds the lowest index outside [0, bound)") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  auto first_bad = [&](const std::vector<int64_t>& idx, int64_t bound) {
+    DArray<int64_t> d(*p, std::span<const int64_t>(idx));
+    auto r = p->first_out_of_range(d.ptr(), static_cast<int64_t>(idx.size()), bound);
+    REQUIRE_MESSAGE(r.ok(), r.status().message());
+    return r.value();
+  };
+  CHECK(first_bad({}, 0) == -1);
+  CHECK(first_bad({0}, 0) == 0);
+  CHECK(first_bad({0}, 1) == -1);
+  CHECK(first_bad({2, 0, 1}, 3) == -1);
+  CHECK(first_bad({2, 0, 3}, 3) == 2);
+  CHECK(first_bad({2, -1, 3}, 3) == 1);
+  // Millions of indices with failures late and early: the lowest position wins whichever
+  // thread reports first.
+  const int64_t n = 5'000'011;
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) idx[static_cast<size_t>(i)] = (i * 7919) % 1000;
+  CHECK(first_bad(idx, 1000) == -1);
+  idx[static_cast<size_t>(n - 1)] = 1000;
+  CHECK(first_bad(idx, 1000) == n - 1);
+  idx[4'000'000] = std::numeric_limits<int64_t>::min();
+  idx[123'457] = -5;
+  CHECK(first_bad(idx, 1000) == 123'457);
+}
+
+// A take of nested sequences (the executor's take of a sequence DVec): new segment k is old
+// segment idx[k]. nested_take moves flat elements in one pass; nested_take_positions gives
+// their positions; both against the host at every shape, with segments taken in a random
+// order, repeated and left out.
+template <class T>
+void check_nested_take(gpu::Primitives& p, const Shape& src, uint64_t seed) {
+  CAPTURE(src.name);
+  if (src.count() == 0) return;
+  std::mt19937_64 rng(seed);
+  const int64_t m = src.count();
+  std::vector<int64_t> idx(static_cast<size_t>(m)), out_lengths;
+  for (int64_t& i : idx) i = static_cast<int64_t>(rng() % static_cast<uint64_t>(m));
+  for (int64_t i : idx) out_lengths.push_back(src.lengths[static_cast<size_t>(i)]);
+  Shape out = irregular("taken", out_lengths);
+  Vec<T> v = random_values<T>(src.total(), seed + 1);
+  Vec<T> want(out.total());
+  Vec<int64_t> want_pos(out.total());
+  for (int64_t k = 0, q = 0; k < m; ++k)
+    for (int64_t j = 0; j < out_lengths[static_cast<size_t>(k)]; ++j, ++q) {
+      want_pos[q] = src.offsets[static_cast<size_t>(idx[static_cast<size_t>(k)])] + j;
+      want[q] = v[want_pos[q]];
+    }
+  DArray<T> dv(p, v.cspan());
+  DArray<int64_t> soff(p, std::span<const int64_t>(src.offsets)), di(p, std::span<const int64_t>(idx));
+  DShape dout(p, out);
+  DArray<T> got(p, out.total());
+  DArray<int64_t> pos(p, out.total());
+  REQUIRE(p.nested_take(static_cast<int>(sizeof(T)), dv.ptr(), soff.ptr(), di.ptr(), dout.segs, got.ptr()).ok());
+  REQUIRE(p.nested_take_positions(soff.ptr(), di.ptr(), dout.segs, pos.ptr()).ok());
+  Vec<T> g = got.host(p);
+  Vec<int64_t> gp = pos.host(p);
+  CHECK(std::equal(g.cspan().begin(), g.cspan().end(), want.cspan().begin()));
+  CHECK(std::equal(gp.cspan().begin(), gp.cspan().end(), want_pos.cspan().begin()));
+  // nested_take2: the same sequences as two vectors, a the first half and b the rest.
+  const int64_t na = m / 2, b0 = src.offsets[static_cast<size_t>(na)];
+  std::vector<int64_t> b_offsets;
+  for (int64_t i = na; i <= m; ++i) b_offsets.push_back(src.offsets[static_cast<size_t>(i)] - b0);
+  DArray<int64_t> boff(p, std::span<const int64_t>(b_offsets));
+  DArray<T> got2(p, out.total());
+  REQUIRE(p.nested_take2(static_cast<int>(sizeof(T)), dv.ptr(), soff.ptr(), na,
+                         dv.ptr() + static_cast<cuda::CUdeviceptr>(b0) * sizeof(T), boff.ptr(), di.ptr(), dout.segs,
+                         got2.ptr())
+              .ok());
+  Vec<T> g2 = got2.host(p);
+  CHECK(std::equal(g2.cspan().begin(), g2.cspan().end(), want.cspan().begin()));
+}
+
+// An append chain's parts (the executor's Note [Append chains on the GPU]): instance k holds
+// some of the inner sequences of `inner` (1 to 3, in order); the result of instance k is its
+// sequence i[k], then segment k of `mid`, then its sequence j[k]. elt_segments finds the chosen
+// sequences and checks their indices; append_parts_lengths and append_parts build the result.
+template <class T>
+void check_append_parts(gpu::Primitives& p, const Shape& inner, uint64_t seed) {
+  CAPTURE(inner.name);
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> outer_off{0};  // instance k holds inner sequences [outer_off[k], outer_off[k+1])
+  while (outer_off.back() < inner.count())
+    outer_off.push_back(std::min<int64_t>(inner.count(), outer_off.back() + 1 + static_cast<int64_t>(rng() % 3)));
+  const int64_t n = static_cast<int64_t>(outer_off.size()) - 1;
+  std::vector<int64_t> i(n), j(n), mid_lengths(n);
+  for (int64_t k = 0; k < n; ++k) {
+    const uint64_t held = static_cast<uint64_t>(outer_off[k + 1] - outer_off[k]);
+    i[k] = static_cast<int64_t>(rng() % held);
+    j[k] = static_cast<int64_t>(rng() % held);
+    mid_lengths[k] = static_cast<int64_t>(rng() % 3);
+  }
+  Shape mid = irregular("mid", mid_lengths);
+  Vec<T> v = random_values<T>(inner.total(), seed + 1), w = random_values<T>(mid.total(), seed + 2);
+  // The host's answer.
+  std::vector<int64_t> want_lengths(n);
+  std::vector<T> want;
+  for (int64_t k = 0; k < n; ++k) {
+    auto copy = [&](const Vec<T>& from, int64_t b, int64_t e) {
+      for (int64_t q = b; q < e; ++q) want.push_back(from[q]);
+      want_lengths[k] += e - b;
+    };
+    const int64_t a = outer_off[k] + i[k], c = outer_off[k] + j[k];
+    copy(v, inner.offsets[a], inner.offsets[a + 1]);
+    copy(w, mid.offsets[k], mid.offsets[k + 1]);
+    copy(v, inner.offsets[c], inner.offsets[c + 1]);
+  }
+  DArray<int64_t> douter(p, std::span<const int64_t>(outer_off)), dinner(p, std::span<const int64_t>(inner.offsets));
+  DArray<int64_t> di(p, std::span<const int64_t>(i)), dj(p, std::span<const int64_t>(j));
+  DArray<int64_t> si(p, n), li(p, n), sj(p, n), lj(p, n);
+  auto first_bad_i = p.elt_segments(douter.ptr(), di.ptr(), dinner.ptr(), n, si.ptr(), li.ptr());
+  auto first_bad_j = p.elt_segments(douter.ptr(), dj.ptr(), dinner.ptr(), n, sj.ptr(), lj.ptr());
+  REQUIRE(first_bad_i.ok());
+  REQUIRE(first_bad_j.ok());
+  CHECK(first_bad_i.value() == -1);
+  CHECK(first_bad_j.value() == -1);
+  DArray<T> dv(p, v.cspan()), dw(p, w.cspan());
+  DArray<int64_t> dmid_len(p, std::span<const int64_t>(mid.lengths)), dmid_off(p, std::span<const int64_t>(mid.offsets));
+  gpu::Primitives::AppendParts parts;
+  parts.count = 3;
+  const cuda::CUdeviceptr data[3] = {dv.ptr(), dw.ptr(), dv.ptr()}, start[3] = {si.ptr(), dmid_off.ptr(), sj.ptr()},
+                          length[3] = {li.ptr(), dmid_len.ptr(), lj.ptr()};
+  for (int q = 0; q < 3; ++q) {
+    parts.data[q] = data[q];
+    parts.start[q] = start[q];
+    parts.length[q] = length[q];
+  }
+  DArray<int64_t> lengths(p, n);
+  REQUIRE(p.append_parts_lengths(parts, n, lengths.ptr()).ok());
+  Vec<int64_t> got_lengths = lengths.host(p);
+  CHECK(std::equal(got_lengths.cspan().begin(), got_lengths.cspan().end(), want_lengths.begin()));
+  Shape out = irregular("result", want_lengths);
+  DShape dout(p, out);
+  DArray<T> got(p, out.total());
+  REQUIRE(p.append_parts(elem_type_of<T>(), parts, dout.segs, got.ptr()).ok());
+  Vec<T> g = got.host(p);
+  CHECK(std::equal(g.cspan().begin(), g.cspan().end(), want.begin()));
+}
+
+TEST_CASE_TEMPLATE("gpu elt_segments and append_parts build an append chain", T, int64_t, float, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 90;
+  for (const Shape& s : all_shapes()) check_append_parts<T>(*p, s, seed++);
+  // Index checks: out of range high and negative; the lowest failing instance is reported.
+  std::vector<int64_t> outer{0, 2, 3, 5}, inner{0, 1, 1, 4, 6, 9}, idx{1, 1, -1};
+  DArray<int64_t> douter(*p, std::span<const int64_t>(outer)), dinner(*p, std::span<const int64_t>(inner));
+  DArray<int64_t> di(*p, std::span<const int64_t>(idx)), start(*p, 3), length(*p, 3);
+  auto bad = p->elt_segments(douter.ptr(), di.ptr(), dinner.ptr(), 3, start.ptr(), length.ptr());
+  REQUIRE(bad.ok());
+  CHECK(bad.value() == 1);
+  idx = {1, 0, 1};
+  DArray<int64_t> dgood(*p, std::span<const int64_t>(idx));
+  bad = p->elt_segments(douter.ptr(), dgood.ptr(), dinner.ptr(), 3, start.ptr(), length.ptr());
+  REQUIRE(bad.ok());
+  CHECK(bad.value() == -1);
+  Vec<int64_t> s = start.host(*p), l = length.host(*p);
+  CHECK((std::vector<int64_t>(s.cspan().begin(), s.cspan().end()) == std::vector<int64_t>{1, 1, 6}));
+  CHECK((std::vector<int64_t>(l.cspan().begin(), l.cspan().end()) == std::vector<int64_t>{0, 3, 3}));
+  // A chain's kernels take 1 to kMaxAppendParts parts.
+  gpu::Primitives::AppendParts none;
+  CHECK(!p->append_parts_lengths(none, 3, length.ptr()).ok());
+  none.count = gpu::Primitives::kMaxAppendParts + 1;
+  const cuda::Status too_many = p->append_parts_lengths(none, 3, length.ptr());
+  CHECK(!too_many.ok());
+  CHECK(too_many.message().find(std::to_string(none.count) + " parts") != std::string::npos);
+  CHECK(!p->append_parts(elem_type_of<T>(), none, gpu::DSegs::flat(0), 0).ok());
+}
+
+TEST_CASE_TEMPLATE("gpu nested_take and nested_take2 match the host", T, int64_t, float, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 7;
+  for (const Shape& s : all_shapes()) check_nested_take<T>(*p, s, seed++);
+}
