@@ -66,9 +66,9 @@ struct Printer {
   /// A filter group: its outputs and shared inputs, its predicates kernel (outputs marked
   /// `-> flags k`), then one line per member:
   ///   n_7 : int, y_8 : int = filter_group(e_3, p_4)
-  ///       %2 : bool = lt(%0, %1) -> flags 0
-  ///     n_7 = count(lens_2) by flags 0
-  ///     y_8 = pack(e_3) by flags 0
+  ///       %2 : bool = <(%0, %1) -> flags 0
+  ///       member n_7: count flags 0 in segments lens_2
+  ///       member y_8: pack e_3 by flags 0
   void filter_group(const Stmt& s, int indent) {
     std::string pad(indent, ' ');
     const FilterGroup& g = *s.filters;
@@ -84,9 +84,11 @@ struct Printer {
       std::string flags = member.predicate >= 0            ? fmt::format("flags {}", member.predicate)
                           : flags_input < ins.size() ? var(ins[flags_input])
                                                      : "?";
-      out += fmt::format("{}    {} = {}({}) by {}\n", pad, var(s.outs[m]),
-                         member.kind == FilterGroup::Kind::Count ? "count" : "pack",
-                         other < s.uses.size() ? var(s.uses[other]) : "?", flags);
+      std::string operand = other < s.uses.size() ? var(s.uses[other]) : "?";
+      if (member.kind == FilterGroup::Kind::Count)
+        out += fmt::format("{}    member {}: count {} in segments {}\n", pad, var(s.outs[m]), flags, operand);
+      else
+        out += fmt::format("{}    member {}: pack {} by {}\n", pad, var(s.outs[m]), operand, flags);
     }
   }
 
