@@ -21,12 +21,12 @@ namespace ndp::driver {
 namespace {
 
 /// Calls f(kernel statement, its function) for every fused kernel of a flat program (Kernel
-/// statements and the consumer kernels).
+/// statements, the consumer kernels, and the predicates of filter groups).
 void for_each_kernel(const flat::Program& program, const std::function<void(const flat::Stmt&, const flat::Function&)>& f) {
   for (const flat::Function& fn : program.functions) {
     std::function<void(const flat::Block&)> walk = [&](const flat::Block& b) {
       for (const flat::Stmt& s : b.stmts) {
-        if (flat::has_kernel(s.op) && s.kernel) f(s, fn);
+        if (s.kernel) f(s, fn);
         flat::for_each_sub_block(s, walk);
       }
     };
@@ -42,9 +42,15 @@ std::string dump_kernels(DumpStage stage, const flat::Program& program) {
   for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
     // A consumer kernel's values: the cpu backend evaluates them a window at a time with the
     // kernel loop; the GPU's passes call them as the element function (Note [Consumer kernels]).
-    bool consumer = s.op != flat::Op::Kernel;
-    std::string what = !consumer ? "" : fmt::format(" (the values of {}{})", flat::op_name(s.op),
-                                                    s.op == flat::Op::PackKernel ? "" : std::string(" ") + lang::core::prim_info(s.prim).name);
+    // A filter group's predicates run as a Kernel statement's outputs do (Note [Filter groups]).
+    bool consumer = flat::is_consumer_kernel(s.op);
+    std::string what;
+    if (s.op == flat::Op::FilterGroup) {
+      what = " (the predicates of a filter group)";
+    } else if (consumer) {
+      std::string prim = s.op == flat::Op::PackKernel ? "" : std::string(" ") + lang::core::prim_info(s.prim).name;
+      what = fmt::format(" (the values of {}{})", flat::op_name(s.op), prim);
+    }
     out += fmt::format("; kernel {} of function {}{}\n", count++, fn.name, what);
     try {
       out += stage == DumpStage::Llvm ? codegen::host_kernel_ir(*s.kernel)
@@ -76,7 +82,7 @@ void save_ptx_for_check(const flat::Program& program) {
     std::ofstream(std::filesystem::path(dir) / (flat::stable_hash_hex(key) + suffix)) << ptx;
   };
   for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
-    if (s.op == flat::Op::Kernel) {
+    if (!flat::is_consumer_kernel(s.op)) {  // a Kernel statement or a filter group's predicates
       save(s.kernel->key(), ".ptx", [&] { return codegen::compile_ptx(*s.kernel); });
       return;
     }

@@ -21,6 +21,7 @@
 // * Names are unique per function (`VarId`); `names[id]` keeps a source hint for printing.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -46,6 +47,8 @@ using FuncId = uint32_t;
 struct Block;
 struct RecursionLoop;
 struct KernelBody;
+struct FilterGroup;
+struct AppendChain;
 
 struct Stmt {
   Op op;
@@ -62,8 +65,10 @@ struct Stmt {
   std::unique_ptr<Block> then_block;  // IfNonEmpty, Time
   std::unique_ptr<Block> else_block;  // IfNonEmpty
   std::unique_ptr<RecursionLoop> loop;  // Recurse
-  std::shared_ptr<const KernelBody> kernel;  // Kernel: the fused scalar expression
-  std::vector<VarId> outs;            // Kernel: the variables of its outputs (dst = outs[0])
+  std::shared_ptr<const KernelBody> kernel;  // Kernel: the fused scalar expression; FilterGroup: its predicates
+  std::vector<VarId> outs;            // Kernel, FilterGroup: the variables of its outputs (dst = outs[0])
+  std::shared_ptr<const FilterGroup> filters;  // FilterGroup: its members
+  std::shared_ptr<const AppendChain> chain;    // AppendChain: its sources
 };
 
 struct Block {
@@ -124,6 +129,12 @@ struct KernelBody {
   std::vector<uint32_t> outputs;          // node of each output
   /// A structural description (types by kind, prims, edges): equal keys, equal kernels.
   std::string key() const;
+  /// The element type of each output.
+  std::vector<const lang::Type*> output_types() const {
+    std::vector<const lang::Type*> types;
+    for (uint32_t o : outputs) types.push_back(nodes[o].type);
+    return types;
+  }
 };
 
 // Note [Consumer kernels]
@@ -137,15 +148,99 @@ struct KernelBody {
 // its precompiled consumer kernels as one fixed-size parameter.
 inline constexpr size_t kMaxConsumerInputs = 8;
 
-/// True for the statements that evaluate a kernel body (Kernel and the consumer kernels).
+// Note [Filter groups]
+// A filter `{e in a | p(e)}` in a lifted context becomes two consumers of the predicate: the
+// segment lengths of the result, `reduce_kernel sum(lens; ins) btoi(p)`, and the kept values,
+// `pack_kernel(values; ins) p` (or `pack(values, flags)` when the flags are a variable). Each
+// computes p on demand (Note [Consumer kernels]), and quicksort's three filters on one
+// (e, pivot) pair compute three predicates six times, two of those passes for each pack. So
+// flatten/passes/group_filters joins the consumers of one block whose predicates read the same
+// input variables into one FilterGroup statement, at the place of the first of them:
+//   1. its `kernel` computes every distinct predicate of the group into a byte per element
+//      (one pass over the inputs; a predicate that is an input variable is used as it is);
+//   2. each Count member is a segmented count of its predicate's flags, each Pack member packs
+//      by them.
+// The other members move up to the first. They cannot fail (Note [Consumer kernels]), so
+// running them early changes no error; a statement joins the group only if its other operand
+// (the lengths or the packed values) is defined before the group's first statement. Groups
+// need two statements or more; a lone consumer stays as it is.
+//
+// The statement: uses[0, inputs) are the shared inputs (the kernel's, `kernel_inputs`), and
+// member m defines outs[m] from its other operand uses[inputs + m]. The backends run it in
+// exec/cpu/filter_groups.cpp and exec/cuda/filter_groups.cpp.
+struct FilterGroup {
+  enum class Kind : uint8_t { Count, Pack };
+  struct Member {
+    Kind kind;
+    /// The flags it filters by: output `predicate` of the statement's kernel, or, when
+    /// negative, the shared input -1 - predicate (a flags variable used as it is).
+    int32_t predicate;
+  };
+  uint32_t inputs = 0;          // the number of shared inputs, uses[0, inputs)
+  std::vector<Member> members;  // in statement order
+
+  /// The flags member m filters by, from the kernel's outputs `flags` and the shared inputs'
+  /// values `ins`. V is either backend's vector.
+  template <class V>
+  static const V& flags_of(const Member& m, const std::vector<V>& flags, const std::vector<V>& ins) {
+    return m.predicate >= 0 ? flags[static_cast<size_t>(m.predicate)] : ins[static_cast<size_t>(-1 - m.predicate)];
+  }
+};
+
+// Note [Append chains]
+// Quicksort's result `sorted[0] ++ equal ++ sorted[1]` becomes, per recursion level,
+//   p56 = elt(m, 0); p57 = p56 ++ equal; p59 = elt(m, 1); p60 = p57 ++ p59
+// and each statement copies its elements: the level's data moves four times. When the
+// intermediate values (here p56, p57, p59) are used nowhere else, flatten/passes/chain_appends
+// replaces the statements by one AppendChain at the place of the last `++` (the root), which
+// builds its result straight from the sources (whole sequences, or `elt(v, i)`: sequence i of
+// each instance's nested sequence), one copy per element. Only elt can fail; the chain checks
+// the elts' indices in the order of their statements and raises the first failure with its
+// statement's span, and chains are formed only where the statements between the first one
+// taken in and the root cannot fail, so the error reported is the one the statements in order
+// would report. Chains are of sequences of flat scalars (Note [Flat IR semantics] "Values").
+//
+// The statement: each source names its operands by position in uses. The backends run it in
+// exec/cpu/append_chains.cpp and exec/cuda/append_chains.cpp.
+struct AppendChain {
+  /// One part of each instance's result: sequence i of `uses[seqs]`, or, for an elt source
+  /// (index >= 0), sequence `uses[index][i]` of the nested sequence `uses[seqs][i]`.
+  struct Source {
+    uint32_t seqs = 0;
+    int32_t index = -1;  // elt: the operand holding each instance's chosen sequence
+    lang::Span span;     // elt: the elt statement's span, where its error is reported
+    bool is_elt() const { return index >= 0; }
+  };
+  std::vector<Source> sources;   // in result order
+  std::vector<uint32_t> checks;  // the elt sources (indices into `sources`) in statement order
+};
+
+/// True for the statements that always evaluate a kernel body (Kernel and the consumer
+/// kernels). A FilterGroup has one unless all its members filter by input variables.
 inline bool has_kernel(Op op) {
   return op == Op::Kernel || op == Op::ReduceKernel || op == Op::ScanKernel || op == Op::PackKernel;
 }
 
+/// True for the consumer kernels (Note [Consumer kernels]).
+inline bool is_consumer_kernel(Op op) {
+  return op == Op::ReduceKernel || op == Op::ScanKernel || op == Op::PackKernel;
+}
+
+/// True for the statements that define the variables `outs` (several results) rather than dst.
+inline bool defines_outs(Op op) { return op == Op::Kernel || op == Op::FilterGroup; }
+
 /// The operands of `s` that feed its kernel's inputs (all of them for Kernel, uses[1..] for the
-/// consumer kernels).
+/// consumer kernels, the shared inputs of a FilterGroup).
 inline std::vector<VarId> kernel_inputs(const Stmt& s) {
+  if (s.op == Op::FilterGroup)
+    return std::vector<VarId>(s.uses.begin(), s.uses.begin() + std::min<size_t>(s.filters->inputs, s.uses.size()));
   return std::vector<VarId>(s.uses.begin() + (s.op == Op::Kernel ? 0 : 1), s.uses.end());
+}
+
+/// True for the types stored as one flat buffer (Note [Flat IR semantics] "Values"): the
+/// scalars, streams and function values.
+inline bool is_flat_scalar(const lang::Type* t) {
+  return t->kind <= lang::TypeKind::Stream || t->kind == lang::TypeKind::Fn;
 }
 
 struct Var {

@@ -38,23 +38,90 @@ struct Printer {
     out += fmt::format("{}return {}\n", pad, var(b.result));
   }
 
+  /// The variables of `outs` with their types: `a_1 : int, b_2 : bool`.
+  std::string outs_lhs(const Stmt& s) const {
+    std::string lhs;
+    for (size_t i = 0; i < s.outs.size(); ++i) lhs += (i ? ", " : "") + fmt::format("{} : {}", var(s.outs[i]), type_of(s.outs[i]));
+    return lhs;
+  }
+
   /// `a_1 : int, b_2 : bool = kernel(x_0, y_1)` and one line per node: `%k = prim(%i, ...)`,
   /// inputs as `%k = in j`, outputs marked `-> var`.
   void kernel(const Stmt& s, int indent) {
     std::string pad(indent, ' ');
-    const KernelBody& k = *s.kernel;
-    std::string lhs, args;
+    std::string args;
     std::vector<VarId> ins = kernel_inputs(s);
     for (size_t i = 0; i < ins.size(); ++i) args += (i ? ", " : "") + var(ins[i]);
     if (s.op == Op::Kernel) {
-      for (size_t i = 0; i < s.outs.size(); ++i) lhs += (i ? ", " : "") + fmt::format("{} : {}", var(s.outs[i]), type_of(s.outs[i]));
-      out += fmt::format("{}{} = kernel({})\n", pad, lhs, args);
+      out += fmt::format("{}{} = kernel({})\n", pad, outs_lhs(s), args);
     } else {
       // `r : int = reduce_kernel sum(lens; x)`: the consumer, its first operand, the inputs.
       std::string prim = s.op == Op::PackKernel ? "" : fmt::format(" {}", lang::core::prim_info(s.prim).name);
       out += fmt::format("{}{} : {} = {}{}({}; {})\n", pad, var(s.dst), type_of(s.dst), op_name(s.op), prim,
                          var(s.uses.at(0)), args);
     }
+    nodes(s, indent);
+  }
+
+  /// A filter group: its outputs and shared inputs, its predicates kernel (outputs marked
+  /// `-> flags k`), then one line per member:
+  ///   n_7 : int, y_8 : int = filter_group(e_3, p_4)
+  ///       %2 : bool = <(%0, %1) -> flags 0
+  ///       member n_7: count flags 0 in segments lens_2
+  ///       member y_8: pack e_3 by flags 0
+  void filter_group(const Stmt& s, int indent) {
+    std::string pad(indent, ' ');
+    const FilterGroup& g = *s.filters;
+    std::vector<VarId> ins = kernel_inputs(s);
+    std::string args;
+    for (size_t i = 0; i < ins.size(); ++i) args += (i ? ", " : "") + var(ins[i]);
+    out += fmt::format("{}{} = filter_group({})\n", pad, outs_lhs(s), args);
+    if (s.kernel) nodes(s, indent);
+    for (size_t m = 0; m < g.members.size() && m < s.outs.size(); ++m) {
+      const FilterGroup::Member& member = g.members[m];
+      size_t other = g.inputs + m;
+      size_t flags_input = static_cast<size_t>(-1 - static_cast<int64_t>(member.predicate));
+      std::string flags = member.predicate >= 0            ? fmt::format("flags {}", member.predicate)
+                          : flags_input < ins.size() ? var(ins[flags_input])
+                                                     : "?";
+      std::string operand = other < s.uses.size() ? var(s.uses[other]) : "?";
+      if (member.kind == FilterGroup::Kind::Count)
+        out += fmt::format("{}    member {}: count {} in segments {}\n", pad, var(s.outs[m]), flags, operand);
+      else
+        out += fmt::format("{}    member {}: pack {} by {}\n", pad, var(s.outs[m]), operand, flags);
+    }
+  }
+
+  /// `r_9 : [int] = append_chain(elt(m_3, i_5), mid_4, elt(m_3, j_8))`, and the order the elts'
+  /// indices are checked in when it is not the order of the sources.
+  void append_chain(const Stmt& s, int indent) {
+    std::string pad(indent, ' ');
+    const AppendChain& c = *s.chain;
+    auto operand = [&](int64_t i) { return i >= 0 && static_cast<size_t>(i) < s.uses.size() ? var(s.uses[i]) : "?"; };
+    std::string parts;
+    std::vector<uint32_t> elts;
+    for (size_t i = 0; i < c.sources.size(); ++i) {
+      const AppendChain::Source& src = c.sources[i];
+      parts += i ? ", " : "";
+      if (!src.is_elt()) {
+        parts += operand(src.seqs);
+        continue;
+      }
+      parts += fmt::format("elt({}, {})", operand(src.seqs), operand(src.index));
+      elts.push_back(static_cast<uint32_t>(i));
+    }
+    out += fmt::format("{}{} : {} = append_chain({})\n", pad, var(s.dst), type_of(s.dst), parts);
+    if (c.checks == elts) return;
+    std::string order;
+    for (uint32_t k : c.checks) order += fmt::format("{}{}", order.empty() ? "" : ", ", k);
+    out += fmt::format("{}    (elts checked in the order of sources {})\n", pad, order);
+  }
+
+  /// The nodes of a statement's kernel, one line each.
+  void nodes(const Stmt& s, int indent) {
+    std::string pad(indent, ' ');
+    const KernelBody& k = *s.kernel;
+    std::vector<VarId> ins = kernel_inputs(s);
     for (size_t j = 0; j < k.nodes.size(); ++j) {
       const KernelNode& n = k.nodes[j];
       std::string rhs;
@@ -68,9 +135,15 @@ struct Printer {
         rhs += ")";
       }
       std::string outs;
-      for (size_t o = 0; o < k.outputs.size() && o < s.outs.size(); ++o)
-        if (k.outputs[o] == j) outs += fmt::format(" -> {}", var(s.outs[o]));
-      if (s.op != Op::Kernel && !k.outputs.empty() && k.outputs[0] == j) outs += s.op == Op::PackKernel ? " -> flags" : " ->";
+      if (s.op == Op::Kernel) {
+        for (size_t o = 0; o < k.outputs.size() && o < s.outs.size(); ++o)
+          if (k.outputs[o] == j) outs += fmt::format(" -> {}", var(s.outs[o]));
+      } else if (s.op == Op::FilterGroup) {
+        for (size_t o = 0; o < k.outputs.size(); ++o)
+          if (k.outputs[o] == j) outs += fmt::format(" -> flags {}", o);
+      } else if (!k.outputs.empty() && k.outputs[0] == j) {
+        outs += s.op == Op::PackKernel ? " -> flags" : " ->";
+      }
       out += fmt::format("{}    %{} : {} = {}{}\n", pad, j, lang::type_to_string(n.type, {}), rhs, outs);
     }
   }
@@ -80,6 +153,8 @@ struct Printer {
     std::string args;
     for (size_t i = 0; i < s.uses.size(); ++i) args += (i ? ", " : "") + var(s.uses[i]);
     if (has_kernel(s.op) && s.kernel) return kernel(s, indent);
+    if (s.op == Op::FilterGroup && s.filters) return filter_group(s, indent);
+    if (s.op == Op::AppendChain && s.chain) return append_chain(s, indent);
     std::string lhs = s.op == Op::CheckLengths ? "" : fmt::format("{} : {} = ", var(s.dst), type_of(s.dst));
     std::string what = op_name(s.op);
     switch (s.op) {

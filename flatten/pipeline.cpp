@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "flatten/passes/chain_appends.h"
 #include "flatten/passes/cse.h"
 #include "flatten/passes/drop_dead.h"
 #include "flatten/passes/fuse_consumers.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/fuse_siblings.h"
+#include "flatten/passes/group_filters.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
 #include "lang/diagnostics.h"
@@ -65,6 +67,13 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
       log_pass("drop_dead", p);
     }
   }
+  // After every pass whose statements they read: chains first, since grouping moves filters
+  // that a chain may not be formed across. Both run with NDP_NO_FUSE too (they group whatever
+  // filters and appends there are), as the executors did before they were passes.
+  p = chain_appends(std::move(p));
+  log_pass("chain_appends", p);
+  p = group_filters(std::move(p));
+  log_pass("group_filters", p);
   return p;
 }
 

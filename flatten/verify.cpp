@@ -2,6 +2,8 @@
 // host/vector kinds, operand counts, call targets, and the element types each op implies).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "flatten/flat_ir.h"
 #include "flatten/passes/fuse_consumers.h"
 #include "flatten/passes/fuse_elementwise.h"
@@ -135,7 +137,13 @@ struct Verifier {
     auto is = [&](const Type* t, TypeKind k, const char* what) {
       if (t && t->kind != k) problem(&s, fmt::format("{} has type {}", what, lang::type_to_string(t, {})));
     };
-    expect(s, (s.kernel != nullptr) == has_kernel(s.op), has_kernel(s.op) ? "lacks its body" : "has a kernel body");
+    if (s.op != Op::FilterGroup)  // its kernel is optional (Note [Filter groups])
+      expect(s, (s.kernel != nullptr) == has_kernel(s.op), has_kernel(s.op) ? "lacks its body" : "has a kernel body");
+    expect(s, (s.filters != nullptr) == (s.op == Op::FilterGroup),
+           s.op == Op::FilterGroup ? "lacks its members" : "has filter-group members");
+    expect(s, (s.chain != nullptr) == (s.op == Op::AppendChain),
+           s.op == Op::AppendChain ? "lacks its sources" : "has append-chain sources");
+    expect(s, s.outs.empty() || defines_outs(s.op), "has outputs it does not define");
     expect(s, (s.loop != nullptr) == (s.op == Op::Recurse), s.op == Op::Recurse ? "lacks its loop" : "has a loop");
     bool wants_then = s.op == Op::Time || s.op == Op::IfNonEmpty;
     bool wants_else = s.op == Op::IfNonEmpty;
@@ -301,6 +309,8 @@ struct Verifier {
         break;
       }
       case Op::Kernel: kernel(s); break;
+      case Op::FilterGroup: filter_group(s); break;
+      case Op::AppendChain: dst_kind(false); append_chain(s, dst); break;
       case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel:
         dst_kind(false);
         consumer_kernel(s, dst);
@@ -358,7 +368,7 @@ struct Verifier {
         break;
       }
     }
-    if (s.op == Op::Kernel) {
+    if (defines_outs(s.op)) {
       for (VarId v : s.outs) define(&s, v, scope);
     } else if (has_dst) {
       define(&s, s.dst, scope);
@@ -392,15 +402,97 @@ struct Verifier {
       problem(&s, "the result is not of the reduced or scanned type");
   }
 
+  /// Note [Filter groups]: the shared inputs, then one lengths or values operand per member,
+  /// two members or more, an output of each member's type, and flags that are bool.
+  void filter_group(const Stmt& s) {
+    const FilterGroup* g = s.filters.get();
+    if (!g) return;
+    const size_t members = g->members.size();
+    expect(s, members >= 2, "a filter group of fewer than two members");
+    if (s.uses.size() != g->inputs + members) {
+      problem(&s, fmt::format("has {} operands for {} inputs and {} members", s.uses.size(), g->inputs, members));
+      return;
+    }
+    expect(s, s.outs.size() == members && s.dst == s.outs[0], "its outputs are not one per member");
+    if (s.kernel) {
+      kernel(s);
+      for (const Type* t : s.kernel->output_types())
+        if (t && t->kind != TypeKind::Bool) problem(&s, "a predicate is not bool");
+    } else {
+      for (size_t i = 0; i < g->inputs; ++i) use(s, i, false);
+    }
+    for (size_t m = 0; m < members && m < s.outs.size(); ++m) {
+      const FilterGroup::Member& member = g->members[m];
+      const Type* other = use(s, g->inputs + m, false);
+      const Type* out = nullptr;
+      if (exists(&s, s.outs[m])) {
+        out = fn.vars[s.outs[m]].type;
+        if (!out) problem(&s, fmt::format("member {} defines a host variable", m));
+      }
+      if (member.predicate >= 0) {
+        if (!s.kernel || static_cast<size_t>(member.predicate) >= s.kernel->outputs.size())
+          problem(&s, fmt::format("member {} filters by a predicate the kernel lacks", m));
+      } else {
+        size_t input = static_cast<size_t>(-1 - static_cast<int64_t>(member.predicate));
+        if (input >= g->inputs) problem(&s, fmt::format("member {} filters by an input the group lacks", m));
+        else if (const Type* f = fn.vars.at(s.uses[input]).type; f && f->kind != TypeKind::Bool)
+          problem(&s, fmt::format("member {} filters by an input that is not bool", m));
+      }
+      if (!other || !out) continue;
+      if (member.kind == FilterGroup::Kind::Count) {
+        if (other->kind != TypeKind::Int || out->kind != TypeKind::Int)
+          problem(&s, fmt::format("count member {} does not take and give ints", m));
+      } else if (other != out) {
+        problem(&s, fmt::format("pack member {} gives another type than its values'", m));
+      }
+    }
+  }
+
+  /// Note [Append chains]: sources that name the operands in order, a result of sequences of
+  /// flat scalars, whole sources of the result's type, elt sources of nested sequences of it.
+  void append_chain(const Stmt& s, const Type* dst) {
+    const AppendChain* c = s.chain.get();
+    if (!c) return;
+    expect(s, c->sources.size() >= 2, "a chain of fewer than two sources");
+    if (dst && (dst->kind != TypeKind::Seq || !is_flat_scalar(dst->a)))
+      problem(&s, fmt::format("the result has type {}, not a sequence of flat scalars", lang::type_to_string(dst, {})));
+    size_t next = 0;  // the operand the next source must name
+    std::vector<uint32_t> elts;
+    for (size_t i = 0; i < c->sources.size(); ++i) {
+      const AppendChain::Source& src = c->sources[i];
+      if (src.seqs != next || (src.is_elt() && static_cast<size_t>(src.index) != next + 1)) {
+        problem(&s, fmt::format("source {} does not name the operands that follow the last source's", i));
+        return;
+      }
+      next += src.is_elt() ? 2 : 1;
+      const Type* seqs = use(s, src.seqs, false);
+      if (!src.is_elt()) {
+        if (seqs && dst && seqs != dst) problem(&s, fmt::format("source {} is not of the result's type", i));
+        continue;
+      }
+      elts.push_back(static_cast<uint32_t>(i));
+      const Type* index = use(s, static_cast<size_t>(src.index), false);
+      if (index && index->kind != TypeKind::Int) problem(&s, fmt::format("elt source {}'s indices are not ints", i));
+      if (seqs && dst && (seqs->kind != TypeKind::Seq || seqs->a != dst))
+        problem(&s, fmt::format("elt source {} is not of nested sequences of the result's type", i));
+    }
+    expect(s, next == s.uses.size(), fmt::format("has {} operands for sources that name {}", s.uses.size(), next));
+    std::vector<uint32_t> checks = c->checks;
+    std::sort(checks.begin(), checks.end());
+    expect(s, checks == elts, "the elts' checks are not its elt sources, each once");
+  }
+
   /// Note [Fused kernels]: operands match the inputs, nodes only read earlier nodes with
   /// primitives a kernel may hold, and each output variable has its node's type.
   void kernel(const Stmt& s) {
     const KernelBody* k = s.kernel.get();
     if (!k) return;
-    const size_t first = s.op == Op::Kernel ? 0 : 1;  // kernel_inputs
-    const size_t ninputs = s.uses.size() > first ? s.uses.size() - first : 0;
+    // kernel_inputs: all operands of a Kernel, uses[1..] of a consumer, a group's first ones.
+    const size_t first = s.op == Op::Kernel || s.op == Op::FilterGroup ? 0 : 1;
+    const size_t end = s.op == Op::FilterGroup ? std::min<size_t>(s.filters->inputs, s.uses.size()) : s.uses.size();
+    const size_t ninputs = end > first ? end - first : 0;
     expect(s, ninputs == k->inputs.size(), fmt::format("has {} operands for {} kernel inputs", ninputs, k->inputs.size()));
-    for (size_t i = first; i < s.uses.size(); ++i) {
+    for (size_t i = first; i < end; ++i) {
       const Type* t = use(s, i, false);
       if (i - first < k->inputs.size() && t && t != k->inputs[i - first])
         problem(&s, fmt::format("operand {} is not of its input's type", i));
@@ -426,7 +518,7 @@ struct Verifier {
         problem(&s, fmt::format("kernel node {}: primitive {} cannot be fused at these types", j,
                                 n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?"));
     }
-    if (s.op != Op::Kernel) return;  // consumer_kernel checks the one output
+    if (s.op != Op::Kernel) return;  // consumer_kernel and filter_group check the outputs
     expect(s, !s.outs.empty() && s.outs.size() == k->outputs.size() && s.outs[0] == s.dst,
            "kernel outputs do not match its result variables");
     for (size_t o = 0; o < s.outs.size() && o < k->outputs.size(); ++o) {

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 B=${NDP_GPU_BUILD:-build-gpu}
 S=${NDP_GPU_STAGE:-.device}
 targets=("$@")
-((${#targets[@]})) || targets=(cli/ndp tests/unit_runtime_gpu tests/unit_runtime_cuda bench/gpu_fusion_bandwidth
+((${#targets[@]})) || targets=(cli/ndp tests/unit_runtime_gpu tests/unit_runtime_cuda tests/unit_exec_llvm_free bench/gpu_fusion_bandwidth
                                  bench/gpu_primitives_bench bench/cub_bench bench/thrust_bench)
 if [ ! -f $B/build.ninja ]; then
   meson setup $B --native-file tools/native-llvm19.ini -Dllvm_static=true -Dbuildtype=release \

@@ -17,6 +17,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > 
 if want tests; then
   run $B/tests/unit_runtime_gpu > "$out/unit_runtime_gpu.log" 2>&1; summary+=("unit_runtime_gpu: $(grep -E 'test cases:' "$out/unit_runtime_gpu.log")")
   run $B/tests/unit_runtime_cuda > "$out/unit_runtime_cuda.log" 2>&1; summary+=("unit_runtime_cuda: $(grep -E 'test cases:' "$out/unit_runtime_cuda.log")")
+  # The executors linked without LLVM or the front end, on the GPU too (Note [Kernel compilers]).
+  run $B/tests/unit_exec_llvm_free > "$out/unit_exec_llvm_free.log" 2>&1; summary+=("unit_exec_llvm_free: $(grep -E 'test cases:' "$out/unit_exec_llvm_free.log")")
   export NDP_CACHE_DIR=$(mktemp -d)
   run $B/cli/ndp test tests examples --backend=cuda > "$out/programs_cuda.log" 2>&1; summary+=("ndp test --backend=cuda: $(tail -1 "$out/programs_cuda.log")")
   # Device out-of-memory is a runtime error and the session goes on (160 GB of ints).

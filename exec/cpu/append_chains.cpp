@@ -1,11 +1,9 @@
-// Finding append chains (Note [Append chains] in append_chains.h) and running them.
+// Running append chains on the cpu backend (Note [Append chains] in flatten/flat_ir.h).
 #include "exec/cpu/append_chains.h"
 
-#include <algorithm>
-#include <map>
+#include <vector>
 
 #include "exec/host/parallel_loops.h"
-#include "flatten/passes/ir_walk.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
 
@@ -13,98 +11,22 @@ namespace ndp::exec::cpu {
 
 using namespace host;  // the cpu backend runs on the host vectors and primitives
 
-
-using flat::Block;
-using flat::Op;
+using flat::AppendChain;
 using flat::Stmt;
 using flat::VarId;
-using lang::core::PrimId;
 
-namespace {
-
-bool is_prim(const Stmt& s, PrimId p) { return s.op == Op::Prim && s.prim == p; }
-
-/// Statements that cannot raise an error, so a chain may be computed after them.
-bool cannot_fail(const Stmt& s) {
-  switch (s.op) {
-    case Op::Lit: case Op::Const: case Op::Length: case Op::Tuple: case Op::First: case Op::Second:
-    case Op::Lengths: case Op::Elements: case Op::Nest: case Op::Retype: case Op::Iota: case Op::Kernel:
-    case Op::Nothing:
-      return true;
-    default: return false;
-  }
-}
-
-}  // namespace
-
-AppendPlan::AppendPlan(const flat::Program& p) {
-  for (const flat::Function& fn : p.functions) {
-    plan_block(fn, fn.body, flat::use_counts(fn));
-  }
-}
-
-void AppendPlan::plan_block(const flat::Function& fn, const Block& b, const std::vector<uint32_t>& uses) {
-  std::map<VarId, size_t> defined_at;
-  for (size_t i = 0; i < b.stmts.size(); ++i) {
-    const Stmt& s = b.stmts[i];
-    flat::for_each_sub_block(s, [&](const Block& inner) { plan_block(fn, inner, uses); });
-    if (s.op != Op::CheckLengths) defined_at[s.dst] = i;
-  }
-  // The last `++` of a chain first, so that it takes in the `++`s before it.
-  for (size_t r = b.stmts.size(); r-- > 0;) {
-    const Stmt& root = b.stmts[r];
-    const lang::Type* t = fn.vars.at(root.dst).type;
-    if (!is_prim(root, PrimId::Append) || roles_.count(&root) || t == nullptr || t->kind != lang::TypeKind::Seq ||
-        !is_flat_scalar(t->a))
-      continue;
-    auto chain = std::make_unique<AppendChain>();
-    std::vector<size_t> skipped;
-    // Expands operand v of the chain: a single-use `++` or elt of this block before the root
-    // is taken apart, anything else is a whole-sequence source.
-    std::function<void(VarId)> expand = [&](VarId v) {
-      auto d = defined_at.find(v);
-      if (d != defined_at.end() && d->second < r && uses[v] == 1 && !roles_.count(&b.stmts[d->second])) {
-        const Stmt& def = b.stmts[d->second];
-        if (is_prim(def, PrimId::Append)) {
-          skipped.push_back(d->second);
-          expand(def.uses[0]);
-          expand(def.uses[1]);
-          return;
-        }
-        if (is_prim(def, PrimId::Elt)) {
-          skipped.push_back(d->second);
-          chain->sources.push_back(AppendChain::Source{def.uses[0], &def});
-          return;
-        }
-      }
-      chain->sources.push_back(AppendChain::Source{v, nullptr});
-    };
-    expand(root.uses[0]);
-    expand(root.uses[1]);
-    if (skipped.empty()) continue;
-    size_t first = *std::min_element(skipped.begin(), skipped.end());
-    bool safe = true;
-    for (size_t i = first; i < r && safe; ++i)
-      safe = cannot_fail(b.stmts[i]) || std::find(skipped.begin(), skipped.end(), i) != skipped.end();
-    if (!safe) continue;
-    std::sort(skipped.begin(), skipped.end());
-    for (size_t i : skipped) {
-      if (is_prim(b.stmts[i], PrimId::Elt)) chain->elts.push_back(&b.stmts[i]);
-      roles_[&b.stmts[i]] = Role{nullptr, true};
-    }
-    roles_[&root] = Role{chain.get(), false};
-    chains_.push_back(std::move(chain));
-  }
-}
-
-Vec run_append_chain(const AppendChain& c, const std::function<const Vec&(VarId)>& operand, const lang::Type* result) {
+Vec run_append_chain(const Stmt& s, const std::function<const Vec&(VarId)>& operand, const lang::Type* result) {
+  NDP_ASSERT(s.chain != nullptr, "append chain without its sources");
+  const AppendChain& c = *s.chain;
+  auto use = [&](int64_t i) -> const Vec& { return operand(s.uses.at(static_cast<size_t>(i))); };
   // The elts' checks first, in statement order: the error the statements would raise.
-  for (const Stmt* e : c.elts) {
-    const Vec& v = operand(e->uses[0]);
-    const int64_t* idx = operand(e->uses[1]).data<int64_t>();
+  for (uint32_t k : c.checks) {
+    const AppendChain::Source& e = c.sources.at(k);
+    const Vec& v = use(e.seqs);
+    const int64_t* idx = use(e.index).data<int64_t>();
     const int64_t* len = v.lengths();
-    if (first_failing(v.size(), [&](int64_t k) { return idx[k] < 0 || idx[k] >= len[k]; }) >= 0)
-      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), e->span};
+    if (first_failing(v.size(), [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[j]; }) >= 0)
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), e.span};
   }
   // Each source as (segment lengths, offsets) over a flat element buffer, with a map from
   // instance to segment: the instance itself, or for an elt the chosen inner sequence.
@@ -118,14 +40,14 @@ Vec run_append_chain(const AppendChain& c, const std::function<const Vec&(VarId)
   };
   std::vector<Part> parts;
   int64_t n = -1;
-  for (const AppendChain::Source& s : c.sources) {
-    const Vec& v = operand(s.seqs);
+  for (const AppendChain::Source& src : c.sources) {
+    const Vec& v = use(src.seqs);
     NDP_ASSERT(n < 0 || v.size() == n, "append chain over vectors of different lengths");
     n = v.size();
-    if (s.elt) {
+    if (src.is_elt()) {
       const Vec& inner = v.elems();
       parts.push_back(Part{inner.lengths(), inner.offsets(), inner.elems().raw_data(), v.offsets(),
-                           operand(s.elt->uses[1]).data<int64_t>()});
+                           use(src.index).data<int64_t>()});
     } else {
       parts.push_back(Part{v.lengths(), v.offsets(), v.elems().raw_data()});
     }
@@ -134,8 +56,8 @@ Vec run_append_chain(const AppendChain& c, const std::function<const Vec&(VarId)
   // with no lengths to sum or scan.
   bool regular = true;
   int64_t regular_sum = 0;
-  for (const AppendChain::Source& s : c.sources) {
-    const Vec& v = s.elt ? operand(s.seqs).elems() : operand(s.seqs);
+  for (const AppendChain::Source& src : c.sources) {
+    const Vec& v = src.is_elt() ? use(src.seqs).elems() : use(src.seqs);
     regular = regular && v.is_regular();
     if (regular) regular_sum += v.regular_length();
   }

@@ -61,8 +61,6 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   lang::eval::PrimEnv env;
   PrimContext ctx;
   lang::eval::DeepStack stack{kStackReserve};
-  FilterPlan filters;  // of the program being run (Note [Filter groups])
-  AppendPlan appends;  // likewise (Note [Append chains])
 
   Impl(lang::core::Program& p, std::FILE* o) : prog(p), out(o), streams(o) {
     env.types = &prog.types;
@@ -78,7 +76,6 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   Vec empty_vector(const Type* t) { return from_values(prog.types, t, {}); }
   void exec_data(const Stmt& s, Frame& f);
   void exec_data_untimed(const Stmt& s, Frame& f);
-  void run_group(const FilterGroup& g, Frame& f);
 
   Vec rand_with_paths(const Stmt& s, Frame& f);
   Vec merge(const Vec& flags, const Vec& a, const Vec& b);
@@ -170,30 +167,7 @@ Vec CpuExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   return Vec::seq(t, n, uniform_buffer(static_cast<int64_t>(k), n), interleave(parts));
 }
 
-void CpuExecutor::Impl::run_group(const FilterGroup& g, Frame& f) {
-  std::vector<Vec> r = run_filter_group(
-      g, [&](VarId v) -> const Vec& { return vec(f, v); }, [&](VarId v) { return type_of(f, v); });
-  for (size_t m = 0; m < r.size(); ++m) set_vec(f, g.members[m].stmt->dst, std::move(r[m]));
-}
-
 void CpuExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
-  if (s.op == Op::Prim && (s.prim == lang::core::PrimId::Append || s.prim == lang::core::PrimId::Elt)) {
-    if (const AppendPlan::Role* role = appends.role(s)) {
-      if (role->skipped) return;  // its chain's root computes it
-      StmtTimer timer(*f.fn, s, 0);  // (its operands are skipped statements: not set)
-      set_vec(f, s.dst, run_append_chain(
-                            *role->chain, [&](VarId v) -> const Vec& { return vec(f, v); }, type_of(f, s.dst)));
-      return;
-    }
-  }
-  if (s.op == Op::PackKernel || s.op == Op::ReduceKernel || s.op == Op::Pack) {
-    if (const FilterPlan::Role* role = filters.role(s)) {
-      if (!role->leads) return;  // its group's first statement has set its value
-      StmtTimer timer(*f.fn, s, vec(f, s.uses[0]).size());
-      run_group(*role->group, f);
-      return;
-    }
-  }
   // Time's block is made of statements timed on their own.
   if (!stmt_profile_enabled() || s.op == Op::Time) return exec_data_untimed(s, f);
   StmtTimer timer(*f.fn, s, s.uses.empty() || f.fn->vars.at(s.uses[0]).is_host() ? 0 : vec(f, s.uses[0]).size());
@@ -339,6 +313,15 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       else set_vec(f, s.dst, pack_kernel(s, use(0), ins));
       return;
     }
+    case Op::FilterGroup: {
+      std::vector<Vec> r = run_filter_group(
+          s, [&](VarId v) -> const Vec& { return vec(f, v); }, [&](VarId v) { return type_of(f, v); });
+      for (size_t m = 0; m < r.size(); ++m) set_vec(f, s.outs.at(m), std::move(r[m]));
+      return;
+    }
+    case Op::AppendChain:
+      set_vec(f, s.dst, run_append_chain(s, [&](VarId v) -> const Vec& { return vec(f, v); }, type_of(f, s.dst)));
+      return;
     case Op::Time: {
       NDP_ASSERT(s.then_block != nullptr, "time without a block");
       auto t0 = std::chrono::steady_clock::now();
@@ -364,8 +347,6 @@ void CpuExecutor::set_library_files(uint32_t last_file) { impl_->last_library_fi
 
 lang::eval::RunResult CpuExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
-  m.filters = FilterPlan(p);
-  m.appends = AppendPlan(p);
   stmt_profile_new_program();
   return m.run_program(p, m.stack, m.rand, m.out, [&] {
     Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);

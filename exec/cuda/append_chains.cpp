@@ -44,28 +44,33 @@ Part whole(const DVec& v) { return Part{v.elems().buffer(), v.offsets_buffer(), 
 
 }  // namespace
 
-DVec run_append_chain(Gpu& g, const cpu::AppendChain& chain, const std::function<const DVec&(VarId)>& operand,
+DVec run_append_chain(Gpu& g, const flat::Stmt& s, const std::function<const DVec&(VarId)>& operand,
                       const lang::Type* result) {
+  NDP_ASSERT(s.chain != nullptr, "append chain without its sources");
+  const flat::AppendChain& chain = *s.chain;
+  auto use = [&](int64_t i) -> const DVec& { return operand(s.uses.at(static_cast<size_t>(i))); };
   // The elts' sequences first, in statement order, so the first failure is the one the
   // statements would raise.
-  std::map<const flat::Stmt*, Part> chosen;
-  for (const flat::Stmt* e : chain.elts) {
-    const DVec& v = operand(e->uses[0]);
+  std::map<uint32_t, Part> chosen;  // by source
+  for (uint32_t k : chain.checks) {
+    const flat::AppendChain::Source& e = chain.sources.at(k);
+    const DVec& v = use(e.seqs);
     const DVec& inner = v.elems();
     const int64_t n = v.size();
     DBuf start = g.alloc(n * 8), length = g.alloc(n * 8);
-    if (g.check(g.prims().elt_segments(v.offsets(), operand(e->uses[1]).data(), inner.offsets(), n, start->pointer(),
+    if (g.check(g.prims().elt_segments(v.offsets(), use(e.index).data(), inner.offsets(), n, start->pointer(),
                                        length->pointer())) >= 0)
-      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), e->span};
-    chosen[e] = Part{inner.elems().buffer(), std::move(start), std::move(length)};
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), e.span};
+    chosen[k] = Part{inner.elems().buffer(), std::move(start), std::move(length)};
   }
   std::vector<Part> parts;
   int64_t n = -1;
-  for (const cpu::AppendChain::Source& s : chain.sources) {
-    const DVec& v = operand(s.seqs);
+  for (uint32_t k = 0; k < chain.sources.size(); ++k) {
+    const flat::AppendChain::Source& src = chain.sources[k];
+    const DVec& v = use(src.seqs);
     NDP_ASSERT(n < 0 || v.size() == n, "append chain over vectors of different lengths");
     n = v.size();
-    parts.push_back(s.elt ? chosen.at(s.elt) : whole(v));
+    parts.push_back(src.is_elt() ? chosen.at(k) : whole(v));
   }
   // More parts than a kernel takes: the first ones become one part.
   while (parts.size() > static_cast<size_t>(Primitives::kMaxAppendParts)) {

@@ -1,4 +1,4 @@
-// Append chains (Note [Append chains] in exec/cpu/append_chains.h) on the cuda backend.
+// Running an AppendChain statement (Note [Append chains] in flatten/flat_ir.h) on the cuda backend.
 //
 // Note [Append chains on the GPU]
 // Statement by statement, quicksort's `sorted[0] ++ equal ++ sorted[1]` copies the level's data
@@ -13,15 +13,15 @@
 
 #include <functional>
 
-#include "exec/cpu/append_chains.h"
 #include "exec/cuda/device_vec.h"
 #include "exec/cuda/gpu.h"
+#include "flatten/flat_ir.h"
 
 namespace ndp::exec::cuda {
 
-/// The root's value: `operand(v)` is the value of variable v; `result` the root's type.
-/// Throws the first failing elt's error.
-DVec run_append_chain(Gpu& g, const cpu::AppendChain& chain, const std::function<const DVec&(flat::VarId)>& operand,
+/// The value of the chain `s`: `operand(v)` is the value of variable v; `result` the type of
+/// s.dst. Throws the first failing elt's error.
+DVec run_append_chain(Gpu& g, const flat::Stmt& s, const std::function<const DVec&(flat::VarId)>& operand,
                       const lang::Type* result);
 
 }  // namespace ndp::exec::cuda

@@ -57,9 +57,6 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   GpuPrimContext ctx;
   int64_t fallbacks = 0;
   lang::eval::DeepStack stack{kStackReserve};
-  // Of the program being run: Note [Filter groups on the GPU], Note [Append chains on the GPU].
-  cpu::FilterPlan filters;
-  cpu::AppendPlan appends;
 
   Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu) : prog(p), out(o), g(gpu), kernels(gpu), streams(o) {
     env.types = &prog.types;
@@ -77,8 +74,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   lang::TypeContext& types() { return prog.types; }
   DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
   void exec_data(const Stmt& s, Frame& f);
-  /// `chain`: the statement's role in an append chain (chain_role), or null.
-  void exec_data_untimed(const Stmt& s, Frame& f, const cpu::AppendPlan::Role* chain);
+  void exec_data_untimed(const Stmt& s, Frame& f);
 
   /// n copies of a host value, on the device.
   DVec constant(const Type* t, const Value& v, int64_t n) {
@@ -87,12 +83,6 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   DVec rand_with_paths(const Stmt& s, Frame& f);
   DVec merge(const DVec& flags, const DVec& a, const DVec& b);
   DVec seq_lit(const Type* t, const Stmt& s, const Frame& f);
-  void run_group(const cpu::FilterGroup& group, Frame& f);
-  /// The statement's role in an append chain, or null.
-  const cpu::AppendPlan::Role* chain_role(const Stmt& s) const {
-    const bool appends_or_elt = s.op == Op::Prim && (s.prim == lang::core::PrimId::Append || s.prim == lang::core::PrimId::Elt);
-    return appends_or_elt ? appends.role(s) : nullptr;
-  }
 };
 
 // rand with per-instance path hashes: on the host, as the cpu backend draws (flat_exec.cpp).
@@ -134,47 +124,27 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   return seq_from_lengths(g, t, n, std::move(len), std::move(elems));
 }
 
-void CudaExecutor::Impl::run_group(const cpu::FilterGroup& group, Frame& f) {
-  std::vector<DVec> r = run_filter_group(
-      g, kernels, group, [&](VarId v) -> const DVec& { return vec(f, v); }, [&](VarId v) { return type_of(f, v); });
-  for (size_t m = 0; m < r.size(); ++m) set_vec(f, group.members[m].stmt->dst, std::move(r[m]));
-}
-
 // NDP_PROFILE=1 (exec/common/profile.h): each statement waits for its kernels, so that
 // the table shows device time where it is spent (and the program runs slower). NDP_PROFILE=host:
 // it does not, and the table shows the host's time.
 void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
-  const cpu::AppendPlan::Role* chain = chain_role(s);
-  if (chain && chain->skipped) return;  // its chain's root computes it
   if (!stmt_profile_enabled() || s.op == Op::Time) {
-    exec_data_untimed(s, f, chain);
+    exec_data_untimed(s, f);
   } else {
-    // (A chain's root counts no instances: its operands are skipped statements, not set.)
-    const bool counted = !chain && !s.uses.empty() && !f.fn->vars.at(s.uses[0]).is_host();
+    const bool counted = !s.uses.empty() && !f.fn->vars.at(s.uses[0]).is_host();
     StmtTimer timer(*f.fn, s, counted ? vec(f, s.uses[0]).size() : 0);
-    exec_data_untimed(s, f, chain);
+    exec_data_untimed(s, f);
     if (!stmt_profile_host_only()) g.synchronize();
   }
   // Gathers that went unread during the statement (Note [Checked gathers] in dvec.h).
   g.run_deferred_checks();
 }
 
-void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f, const cpu::AppendPlan::Role* chain) {
+void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
   auto use = [&](size_t i) -> const DVec& {
     NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
     return vec(f, s.uses[i]);
   };
-  if (chain) {
-    set_vec(f, s.dst, run_append_chain(
-                          g, *chain->chain, [&](VarId v) -> const DVec& { return vec(f, v); }, type_of(f, s.dst)));
-    return;
-  }
-  if (s.op == Op::PackKernel || s.op == Op::ReduceKernel || s.op == Op::Pack) {
-    if (const cpu::FilterPlan::Role* role = filters.role(s)) {
-      if (role->leads) run_group(*role->group, f);  // else its group's first statement set it
-      return;
-    }
-  }
   switch (s.op) {
     case Op::Lit: set_vec(f, s.dst, constant(type_of(f, s.dst), s.lit, host(f, s.uses.at(0)))); return;
     case Op::Global: {
@@ -348,6 +318,15 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f, const cpu::A
       else set_vec(f, s.dst, pack_kernel(g, kernels, s, use(0), ins, prog.types));
       return;
     }
+    case Op::FilterGroup: {
+      std::vector<DVec> r = run_filter_group(
+          g, kernels, s, [&](VarId v) -> const DVec& { return vec(f, v); }, [&](VarId v) { return type_of(f, v); });
+      for (size_t m = 0; m < r.size(); ++m) set_vec(f, s.outs.at(m), std::move(r[m]));
+      return;
+    }
+    case Op::AppendChain:
+      set_vec(f, s.dst, run_append_chain(g, s, [&](VarId v) -> const DVec& { return vec(f, v); }, type_of(f, s.dst)));
+      return;
     case Op::Time: {
       NDP_ASSERT(s.then_block != nullptr, "time without a block");
       g.synchronize();
@@ -385,8 +364,6 @@ std::string CudaExecutor::kernel_stats() const {
 lang::eval::RunResult CudaExecutor::run(const flat::Program& p) {
   Impl& m = *impl_;
   stmt_profile_new_program();
-  m.filters = cpu::FilterPlan(p);
-  m.appends = cpu::AppendPlan(p);
   return m.run_program(p, m.stack, m.rand, m.out, [&] {
     m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
     m.g.begin_evaluation();

@@ -6,17 +6,21 @@
 
 namespace ndp::exec::cuda {
 
-using cpu::FilterGroup;
+using flat::FilterGroup;
 using flat::VarId;
 
-std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGroup& group,
+std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flat::Stmt& s,
                                    const std::function<const DVec&(VarId)>& operand,
                                    const std::function<const lang::Type*(VarId)>& result_type) {
+  NDP_ASSERT(s.filters != nullptr, "filter group without its members");
+  const FilterGroup& group = *s.filters;
   std::vector<DVec> ins;
-  for (VarId v : group.inputs) ins.push_back(operand(v));
+  for (VarId v : flat::kernel_inputs(s)) ins.push_back(operand(v));
+  // Member a's lengths (a count) or values (a pack).
+  auto other = [&](size_t a) -> const DVec& { return operand(s.uses.at(group.inputs + a)); };
   // 1. Every distinct predicate, once, as a byte per element.
   std::vector<DVec> flags;
-  if (group.predicates) flags = kernels.run(*group.predicates, ins, group.predicate_types());
+  if (s.kernel) flags = kernels.run(*s.kernel, ins, s.kernel->output_types());
   auto packs_predicate = [&](int32_t predicate) {
     for (const FilterGroup::Member& m : group.members)
       if (m.kind == FilterGroup::Kind::Pack && m.predicate == predicate) return true;
@@ -28,7 +32,7 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGrou
     const FilterGroup::Member& m = group.members[a];
     if (m.kind != FilterGroup::Kind::Count) continue;
     const DVec& f = FilterGroup::flags_of(m, flags, ins);
-    const DVec& lengths = operand(m.stmt->uses[0]);
+    const DVec& lengths = other(a);
     const int64_t n = lengths.size();
     DBuf off = offsets_from_valid_lengths(g, n, lengths.buffer());
     DBuf counts = g.alloc(n * 8);
@@ -36,13 +40,13 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const FilterGrou
                                    counts->pointer(), nullptr));
     if (packs_predicate(m.predicate) && !known_count_true(f))
       remember_count_true(f, segments_of_valid_lengths(g, n, counts).total);
-    out[a] = DVec::scalar(result_type(m.stmt->dst), n, std::move(counts));
+    out[a] = DVec::scalar(result_type(s.outs.at(a)), n, std::move(counts));
   }
   // 3. The packs.
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
     if (m.kind != FilterGroup::Kind::Pack) continue;
-    out[a] = pack(g, operand(m.stmt->uses[0]), FilterGroup::flags_of(m, flags, ins));
+    out[a] = pack(g, other(a), FilterGroup::flags_of(m, flags, ins));
   }
   return out;
 }

@@ -1,4 +1,4 @@
-// Filter groups (Note [Filter groups] in exec/cpu/filter_groups.h) on the cuda backend.
+// Running a FilterGroup statement (Note [Filter groups] in flatten/flat_ir.h) on the cuda backend.
 //
 // Note [Filter groups on the GPU]
 // Each member of a group on its own is a consumer kernel that computes its predicate from the
@@ -18,16 +18,16 @@
 #include <functional>
 #include <vector>
 
-#include "exec/cpu/filter_groups.h"
 #include "exec/cuda/device_vec.h"
 #include "exec/cuda/gpu.h"
 #include "exec/cuda/kernels.h"
+#include "flatten/flat_ir.h"
 
 namespace ndp::exec::cuda {
 
-/// Runs a group: `operand(v)` is the value of variable v, `result_type(v)` its type. Returns the
-/// value of each member's dst, in the order of `group.members`.
-std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const cpu::FilterGroup& group,
+/// Runs the group `s`: `operand(v)` is the value of variable v, `result_type(v)` its type.
+/// Returns the value of each of s.outs, in order.
+std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flat::Stmt& s,
                                    const std::function<const DVec&(flat::VarId)>& operand,
                                    const std::function<const lang::Type*(flat::VarId)>& result_type);
 

@@ -29,6 +29,7 @@
 
 #include "exec/common/vector.h"
 #include "exec/host/buffer_pool.h"
+#include "flatten/flat_ir.h"
 #include "lang/types.h"
 #include "lang/value.h"
 #include "runtime/cpu/segdes.h"
@@ -41,10 +42,9 @@ inline constexpr const char* kNoFunctionValues = "functions as values are not su
 /// Raises the runtime error of kNoFunctionValues (its span is filled in by the executor).
 [[noreturn]] void fail_function_value();
 
-/// True for the types stored as one flat buffer: the scalars, streams and function values.
-inline bool is_flat_scalar(const lang::Type* t) {
-  return t->kind <= lang::TypeKind::Stream || t->kind == lang::TypeKind::Fn;
-}
+/// True for the types stored as one flat buffer: the scalars, streams and function values (the
+/// Flat IR's rule, which its passes also decide by).
+using flat::is_flat_scalar;
 
 /// The id of a function value in the process-wide table (equal values share an id).
 int64_t function_id(const lang::FnObj& f);

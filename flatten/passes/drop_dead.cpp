@@ -1,6 +1,8 @@
 // Removal of unread statements that cannot fail (see drop_dead.h).
 #include "flatten/passes/drop_dead.h"
 
+#include <algorithm>
+
 #include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/ir_walk.h"
 
@@ -16,14 +18,14 @@ bool pure_and_total(const Function& f, const Stmt& s) {
     case Op::Const: case Op::Tuple: case Op::First: case Op::Second: case Op::Lengths: case Op::Elements:
     case Op::Retype: case Op::Nest: case Op::Replicate: case Op::PathStep: case Op::Iota: case Op::Gather:
     case Op::Pack: case Op::Merge: case Op::Concat: case Op::Slice: case Op::SeqLit: case Op::Kernel:
-    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel:
+    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: case Op::FilterGroup:
       return true;
     case Op::Prim: {
       std::vector<const lang::Type*> args;
       for (VarId u : s.uses) args.push_back(f.vars[u].type);
       return kernel_prim_ok(s.prim, args, f.vars[s.dst].type);
     }
-    default: return false;  // IndexShared, CheckLengths, Call, Time, IfNonEmpty, Recurse
+    default: return false;  // IndexShared, CheckLengths, AppendChain, Call, Time, IfNonEmpty, Recurse
   }
 }
 
@@ -58,6 +60,10 @@ bool sweep(const Function& f, Block& b, const std::vector<uint32_t>& count) {
       size_t before = s.outs.size();
       dead = !keep_read_outputs(s, count);
       changed = changed || dead || s.outs.size() != before;
+    } else if (s.op == Op::FilterGroup) {
+      // All or nothing: a member's values come from the group's shared pass.
+      dead = std::all_of(s.outs.begin(), s.outs.end(), [&](VarId o) { return count[o] == 0; });
+      changed = changed || dead;
     } else if (s.op != Op::CheckLengths && pure_and_total(f, s)) {
       dead = count[s.dst] == 0;
       changed = changed || dead;

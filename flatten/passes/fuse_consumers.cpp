@@ -151,7 +151,7 @@ struct Fuser {
       std::map<VarId, size_t> def;  // this block's definitions, up to i
       for (size_t j = 0; j < i; ++j) {
         const Stmt& d = b.stmts[j];
-        if (d.op == Op::Kernel) for (VarId o : d.outs) def[o] = j;
+        if (defines_outs(d.op)) for (VarId o : d.outs) def[o] = j;
         else if (d.op != Op::CheckLengths) def[d.dst] = j;
       }
       auto defined_here = [&](VarId v) -> std::optional<size_t> {

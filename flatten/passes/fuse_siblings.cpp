@@ -47,7 +47,7 @@ void fuse_block(Block& b) {
   std::map<VarId, size_t> defined_at;
   for (size_t i = 0; i < b.stmts.size(); ++i) {
     const Stmt& s = b.stmts[i];
-    if (s.op == Op::Kernel) {
+    if (defines_outs(s.op)) {
       for (VarId o : s.outs) defined_at[o] = i;
     } else if (s.op != Op::CheckLengths) {
       defined_at[s.dst] = i;

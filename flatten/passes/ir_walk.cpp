@@ -30,7 +30,7 @@ void collect_uses(const Block& b, std::set<VarId>& out) {
 
 void collect_defs(const Block& b, std::set<VarId>& out) {
   for (const Stmt& s : b.stmts) {
-    if (s.op == Op::Kernel) out.insert(s.outs.begin(), s.outs.end());
+    if (defines_outs(s.op)) out.insert(s.outs.begin(), s.outs.end());
     else if (s.op != Op::CheckLengths) out.insert(s.dst);
     for_each_sub_block(s, [&](const Block& sub) { collect_defs(sub, out); });
   }
