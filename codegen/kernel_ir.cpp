@@ -8,8 +8,8 @@
 
 namespace ndp::codegen {
 
-using flat::KernelBody;
-using flat::KernelNode;
+using flatten::KernelBody;
+using flatten::KernelNode;
 using lang::TypeKind;
 using lang::core::PrimId;
 

@@ -16,7 +16,7 @@ llvm::Type* storage_type(llvm::LLVMContext& c, const lang::Type* t);
 
 /// Emits the nodes of `k` for one instance; `load(j)` returns input j's loaded value as
 /// stored in memory. Returns the value of each output, ready to store (bool as i8 0/1).
-std::vector<llvm::Value*> emit_instance(llvm::IRBuilder<>& b, const flat::KernelBody& k,
+std::vector<llvm::Value*> emit_instance(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
                                         const std::function<llvm::Value*(uint32_t)>& load);
 
 }  // namespace ndp::codegen

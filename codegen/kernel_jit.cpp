@@ -24,7 +24,7 @@
 
 namespace ndp::codegen {
 
-using flat::HostKernelFn;
+using flatten::HostKernelFn;
 
 namespace {
 
@@ -43,7 +43,7 @@ void init_native() {
 }
 
 /// void name(i64 begin, i64 end, ptr ins, ptr outs).
-void emit_loop(llvm::Module& m, const flat::KernelBody& k, const std::string& name) {
+void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string& name) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   llvm::Type* i64 = b.getInt64Ty();
@@ -102,7 +102,7 @@ struct HostKernelCompiler::Impl {
 HostKernelCompiler::HostKernelCompiler() : impl_(std::make_unique<Impl>()) {}
 HostKernelCompiler::~HostKernelCompiler() = default;
 
-HostKernelFn HostKernelCompiler::compile(const flat::KernelBody& k) {
+HostKernelFn HostKernelCompiler::compile(const flatten::KernelBody& k) {
   std::string key = k.key();
   std::lock_guard<std::mutex> lock(mu_);
   auto it = cache_.find(key);
@@ -133,7 +133,7 @@ HostKernelFn HostKernelCompiler::compile(const flat::KernelBody& k) {
   return fn;
 }
 
-std::string host_kernel_ir(const flat::KernelBody& k) {
+std::string host_kernel_ir(const flatten::KernelBody& k) {
   init_native();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) throw std::runtime_error("detecting the host: " + llvm::toString(jtmb.takeError()));

@@ -20,7 +20,7 @@ class HostKernelCompiler {
   ~HostKernelCompiler();
   /// The compiled kernel (HostKernelFn convention), valid for the compiler's lifetime; throws
   /// std::runtime_error when LLVM fails.
-  flat::HostKernelFn compile(const flat::KernelBody& k);
+  flatten::HostKernelFn compile(const flatten::KernelBody& k);
   /// Kernels compiled so far (cache misses).
   size_t compiled() const { return compiled_; }
 
@@ -28,12 +28,12 @@ class HostKernelCompiler {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::mutex mu_;
-  std::unordered_map<std::string, flat::HostKernelFn> cache_;
+  std::unordered_map<std::string, flatten::HostKernelFn> cache_;
   size_t compiled_ = 0;
 };
 
 /// The optimised LLVM IR of a kernel's host loop, as the JIT compiles it (`--dump=llvm`).
 /// Throws std::runtime_error when LLVM fails.
-std::string host_kernel_ir(const flat::KernelBody& k);
+std::string host_kernel_ir(const flatten::KernelBody& k);
 
 }  // namespace ndp::codegen

@@ -21,9 +21,9 @@
 
 namespace ndp::codegen {
 
-using flat::kElementWords;
-using flat::kPtxInstancesPerThread;
-using flat::element_items;
+using flatten::kElementWords;
+using flatten::kPtxInstancesPerThread;
+using flatten::element_items;
 
 namespace {
 
@@ -108,7 +108,7 @@ llvm::Value* streaming_load(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* at
 
 }  // namespace
 
-std::string compile_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
+std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_kernel", ctx);
@@ -168,7 +168,7 @@ std::string compile_ptx(const flat::KernelBody& k, std::span<const GatheredInput
   return emit_ptx(m, *tm);
 }
 
-std::string compile_element_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
+std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;

@@ -10,7 +10,7 @@
 
 namespace ndp::codegen {
 
-using flat::GatheredInput;
+using flatten::GatheredInput;
 
 /// PTX text (target nvptx64-nvidia-cuda, sm_90) of an entry `ndp_kernel(i64 n, ptr in_0, ...,
 /// ptr out_0, ...)` where thread %tid.x of block %ctaid.x computes the instances
@@ -22,7 +22,7 @@ using flat::GatheredInput;
 /// exec/cuda/kernels.h): instance i reads element idx_g[i] of input gathered[g].input instead
 /// of element i, where idx_g (int64, or i32 where narrow; in range) is passed after the body's
 /// inputs, in order (before the outputs).
-std::string compile_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered = {});
+std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {});
 
 /// PTX text (sm_90) of the device function `ndp_elements(i64 first, i64 stride, i32 count, ptr
 /// ins) -> {[8 x i64]}` that the consumer kernels call: output 0 of `k` (its only output) for
@@ -34,7 +34,7 @@ std::string compile_ptx(const flat::KernelBody& k, std::span<const GatheredInput
 /// ins[#inputs + ng + g]; a position outside [0, bound) reads element 0 instead and sets the
 /// 8-byte word g of the flags array ins[#inputs + 2·ng] to 1, which the caller reads after the
 /// kernel (Note [Checked gathers] in codegen/cuda/dvec.h).
-std::string compile_element_ptx(const flat::KernelBody& k, std::span<const GatheredInput> gathered = {});
+std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {});
 
 
 }  // namespace ndp::codegen

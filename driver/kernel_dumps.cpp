@@ -22,12 +22,12 @@ namespace {
 
 /// Calls f(kernel statement, its function) for every fused kernel of a flat program (Kernel
 /// statements, the consumer kernels, and the predicates of filter groups).
-void for_each_kernel(const flat::Program& program, const std::function<void(const flat::Stmt&, const flat::Function&)>& f) {
-  for (const flat::Function& fn : program.functions) {
-    std::function<void(const flat::Block&)> walk = [&](const flat::Block& b) {
-      for (const flat::Stmt& s : b.stmts) {
+void for_each_kernel(const flatten::Program& program, const std::function<void(const flatten::Stmt&, const flatten::Function&)>& f) {
+  for (const flatten::Function& fn : program.functions) {
+    std::function<void(const flatten::Block&)> walk = [&](const flatten::Block& b) {
+      for (const flatten::Stmt& s : b.stmts) {
         if (s.kernel) f(s, fn);
-        flat::for_each_sub_block(s, walk);
+        flatten::for_each_sub_block(s, walk);
       }
     };
     walk(fn.body);
@@ -36,20 +36,20 @@ void for_each_kernel(const flat::Program& program, const std::function<void(cons
 
 }  // namespace
 
-std::string dump_kernels(DumpStage stage, const flat::Program& program) {
+std::string dump_kernels(DumpStage stage, const flatten::Program& program) {
   std::string out;
   int count = 0;
-  for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
+  for_each_kernel(program, [&](const flatten::Stmt& s, const flatten::Function& fn) {
     // A consumer kernel's values: the cpu backend evaluates them a window at a time with the
     // kernel loop; the GPU's passes call them as the element function (Note [Consumer kernels]).
     // A filter group's predicates run as a Kernel statement's outputs do (Note [Filter groups]).
-    bool consumer = flat::is_consumer_kernel(s.op);
+    bool consumer = flatten::is_consumer_kernel(s.op);
     std::string what;
-    if (s.op == flat::Op::FilterGroup) {
+    if (s.op == flatten::Op::FilterGroup) {
       what = " (the predicates of a filter group)";
     } else if (consumer) {
-      std::string prim = s.op == flat::Op::PackKernel ? "" : std::string(" ") + lang::core::prim_info(s.prim).name;
-      what = fmt::format(" (the values of {}{})", flat::op_name(s.op), prim);
+      std::string prim = s.op == flatten::Op::PackKernel ? "" : std::string(" ") + lang::core::prim_info(s.prim).name;
+      what = fmt::format(" (the values of {}{})", flatten::op_name(s.op), prim);
     }
     out += fmt::format("; kernel {} of function {}{}\n", count++, fn.name, what);
     try {
@@ -64,7 +64,7 @@ std::string dump_kernels(DumpStage stage, const flat::Program& program) {
   return out;
 }
 
-void save_ptx_for_check(const flat::Program& program) {
+void save_ptx_for_check(const flatten::Program& program) {
   static const char* dir = std::getenv("NDP_PTX_CHECK_DIR");
   if (dir == nullptr || *dir == '\0') return;
   static std::set<std::string> seen;  // a session runs its forms one at a time
@@ -79,10 +79,10 @@ void save_ptx_for_check(const flat::Program& program) {
     if (ptx.empty()) return;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    std::ofstream(std::filesystem::path(dir) / (flat::stable_hash_hex(key) + suffix)) << ptx;
+    std::ofstream(std::filesystem::path(dir) / (flatten::stable_hash_hex(key) + suffix)) << ptx;
   };
-  for_each_kernel(program, [&](const flat::Stmt& s, const flat::Function& fn) {
-    if (!flat::is_consumer_kernel(s.op)) {  // a Kernel statement or a filter group's predicates
+  for_each_kernel(program, [&](const flatten::Stmt& s, const flatten::Function& fn) {
+    if (!flatten::is_consumer_kernel(s.op)) {  // a Kernel statement or a filter group's predicates
       save(s.kernel->key(), ".ptx", [&] { return codegen::compile_ptx(*s.kernel); });
       return;
     }

@@ -11,7 +11,7 @@ namespace ndp::driver {
 
 /// The host LLVM IR (DumpStage::Llvm) or the sm_90 PTX (DumpStage::Ptx) of every fused kernel
 /// of `program`, each under a comment line naming it.
-std::string dump_kernels(DumpStage stage, const flat::Program& program);
+std::string dump_kernels(DumpStage stage, const flatten::Program& program);
 
 /// With NDP_PTX_CHECK_DIR set (tools/test.sh), writes the sm_90 PTX of every distinct fused
 /// kernel of `program` into that folder, one file per kernel key, so that CI, which has no GPU,
@@ -19,6 +19,6 @@ std::string dump_kernels(DumpStage stage, const flat::Program& program);
 /// in as the cuda backend compiles it: in its consumer program (<hash>.consumer.ptx), which must
 /// compile without a stack frame. A kernel LLVM cannot compile leaves its error message in the
 /// file, which ptxas then rejects. Without the variable it does nothing.
-void save_ptx_for_check(const flat::Program& program);
+void save_ptx_for_check(const flatten::Program& program);
 
 }  // namespace ndp::driver

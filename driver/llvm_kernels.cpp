@@ -9,11 +9,11 @@ namespace {
 
 class LlvmKernels final : public exec::KernelCompiler {
  public:
-  flat::HostKernelFn host(const flat::KernelBody& k) override { return host_.compile(k); }
-  std::string ptx(const flat::KernelBody& k, std::span<const flat::GatheredInput> gathered) override {
+  flatten::HostKernelFn host(const flatten::KernelBody& k) override { return host_.compile(k); }
+  std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) override {
     return codegen::compile_ptx(k, gathered);
   }
-  std::string element_ptx(const flat::KernelBody& k, std::span<const flat::GatheredInput> gathered) override {
+  std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) override {
     return codegen::compile_element_ptx(k, gathered);
   }
 

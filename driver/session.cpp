@@ -122,7 +122,7 @@ lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, boo
   if (opts.backend == Backend::Interp) return interp.run(top);
   lang::eval::RunResult r;
   try {
-    flat::Program program = flat::flatten(prog, top.body);
+    flatten::Program program = flatten::flatten(prog, top.body);
     save_ptx_for_check(program);
     if (opts.backend == Backend::Cuda) {
       if (!cuda) {
@@ -142,7 +142,7 @@ lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, boo
       }
       r = cpu->run(program);
     }
-  } catch (const flat::Unsupported& u) {
+  } catch (const flatten::Unsupported& u) {
     r.ok = false;
     r.error = lang::eval::RuntimeError{std::string("not supported by the ") + backend_name(opts.backend) + " backend yet: " + u.message, u.span};
     return r;
@@ -291,10 +291,10 @@ std::string Session::Impl::dump_form(Stage stage, const frontend::CheckedForm& c
   if (!cf.top.body) return "";
   if (stage == Stage::Core) return cf.echo_name + " = " + lang::core::dump_expr(prog, cf.top.body);
   try {
-    flat::Program program = flat::flatten(prog, cf.top.body);
-    if (stage == Stage::Flat) return flat::print_program(program);
+    flatten::Program program = flatten::flatten(prog, cf.top.body);
+    if (stage == Stage::Flat) return flatten::print_program(program);
     return dump_kernels(stage, program);
-  } catch (const flat::Unsupported& u) {
+  } catch (const flatten::Unsupported& u) {
     diags.error(u.span, "not supported by the flat backends yet: " + u.message);
     std::string t = format_diagnostics(sm, diags.all());
     diags.clear();

@@ -32,7 +32,7 @@
 #include "lang/types.h"
 #include "lang/value.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 enum class Op : uint8_t {
 #define NDP_FLAT_OP(name, text, doc) name,
@@ -277,4 +277,4 @@ std::string print_program(const Program& p);
 /// kinds; calls name existing functions). Returns the problems found (empty: valid).
 std::vector<std::string> verify(const Program& p);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -3,7 +3,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 const char* op_name(Op op) {
   switch (op) {
@@ -210,4 +210,4 @@ std::string print_program(const Program& p) {
   return pr.out;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -1,7 +1,7 @@
 // Free-slot analysis of Core IR (used to move exactly the live variables into a new context).
 #include "flatten/free_slots.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 using lang::core::Expr;
 using lang::core::Kind;
@@ -56,4 +56,4 @@ std::set<uint32_t> free_slots(const Expr* e) {
   return out;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

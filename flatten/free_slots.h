@@ -6,7 +6,7 @@
 
 #include "lang/core.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// The slots that `e` reads and that are bound outside it (ordered, so what is emitted from
 /// them is deterministic).
@@ -15,4 +15,4 @@ std::set<uint32_t> free_slots(const lang::core::Expr* e);
 /// The slots bound by a pattern.
 void pattern_slots(const lang::core::Pattern* p, std::set<uint32_t>& out);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

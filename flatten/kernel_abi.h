@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Computes instances [begin, end) of a kernel: ins[j] and outs[k] point at element 0 of input
 /// j and output k, stored as Note [Vec representation] says (bool: one byte 0/1, char: uint8,
@@ -58,4 +58,4 @@ inline std::string gathered_key(std::span<const GatheredInput> gathered) {
 inline constexpr unsigned kElementWords = 8;
 inline constexpr int element_items(int bytes) { return bytes >= 4 ? 64 / bytes : 16; }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -16,7 +16,7 @@
 #include "flatten/passes/recursion_to_loops.h"
 #include "lang/diagnostics.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 namespace {
 
@@ -77,4 +77,4 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   return p;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

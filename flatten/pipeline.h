@@ -5,7 +5,7 @@
 #include "flatten/vectorise.h"
 #include "lang/core.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Runs every flattening pass in order (see pipeline.cpp for the list). The IR is verified
 /// after each pass (an invalid result is an InternalError naming the pass); `NDP_DEBUG=2` in the
@@ -13,4 +13,4 @@ namespace ndp::flat {
 /// flat backends cannot run yet.
 Program flatten(lang::core::Program& core, const lang::core::Expr* body);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -11,7 +11,7 @@
 #include "lang/diagnostics.h"
 #include "lang/runtime_errors.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 namespace {
 
@@ -589,4 +589,4 @@ class Vectoriser {
 
 Program vectorise(core::Program& core, const core::Expr* body) { return Vectoriser(core).run(body); }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -1,6 +1,6 @@
 // Vectorisation (Blelloch flattening): Core IR -> Flat IR of lifted functions.
 //
-// Assumes: a type-checked Core program (lang/core.h). Guarantees: a flat::Program whose entry
+// Assumes: a type-checked Core program (lang/core.h). Guarantees: a flatten::Program whose entry
 // function computes the given top-level body in a context of one instance; every Core function
 // reached is instantiated once per closed type instantiation (monomorphisation on demand) and
 // exists only in lifted form. Apply-to-each becomes operations on the concatenated elements of
@@ -15,7 +15,7 @@
 #include "flatten/flat_ir.h"
 #include "lang/core.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// A construct the flat backends cannot run yet (e.g. a function passed as a value); reported
 /// to the user as an error at `span`.
@@ -27,4 +27,4 @@ struct Unsupported {
 /// Flattens the body of a top-level form. Throws Unsupported.
 Program vectorise(lang::core::Program& core, const lang::core::Expr* body);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

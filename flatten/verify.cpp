@@ -1,4 +1,4 @@
-// flat::verify: the invariants of Note [Flat IR semantics] checked on a whole program (scoping,
+// flatten::verify: the invariants of Note [Flat IR semantics] checked on a whole program (scoping,
 // host/vector kinds, operand counts, call targets, and the element types each op implies).
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "flatten/passes/fuse_consumers.h"
 #include "flatten/passes/fuse_elementwise.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 namespace {
 
@@ -560,4 +560,4 @@ std::vector<std::string> verify(const Program& p) {
   return problems;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -26,7 +26,7 @@ for t in "${targets[@]}"; do
       libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;;
       # The toolkit's libraries (cuSPARSE for bench/baselines) are too big to travel; the GPU
       # machine has the toolkit (run with its lib64 on LD_LIBRARY_PATH).
-      libcusparse.so*) ;;
+      libcusparse.so*|libnvJitLink.so*) ;;
       *) cp -L "$lib" $B/lib/ ;;
     esac
   done

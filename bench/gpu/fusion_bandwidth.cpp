@@ -47,32 +47,32 @@ int main(int argc, char** argv) {
   lang::TypeContext T;
   const lang::Type* f = T.f32();
   // y = ((x * 1.5 + 2) * x - 0.5) * (x + 3): six ops, one input, one output.
-  flat::KernelBody k;
+  flatten::KernelBody k;
   k.inputs = {f};
-  auto node = [&](flat::KernelNode::Kind kind) {
-    flat::KernelNode nd;
+  auto node = [&](flatten::KernelNode::Kind kind) {
+    flatten::KernelNode nd;
     nd.kind = kind;
     nd.type = f;
     k.nodes.push_back(nd);
     return static_cast<uint32_t>(k.nodes.size() - 1);
   };
   auto cst = [&](float v) {
-    uint32_t i = node(flat::KernelNode::Kind::Const);
+    uint32_t i = node(flatten::KernelNode::Kind::Const);
     k.nodes[i].value = lang::Value::f32(v);
     return i;
   };
   auto op = [&](PrimId p, uint32_t a, uint32_t b) {
-    uint32_t i = node(flat::KernelNode::Kind::Prim);
+    uint32_t i = node(flatten::KernelNode::Kind::Prim);
     k.nodes[i].prim = p;
     k.nodes[i].args = {a, b};
     return i;
   };
-  uint32_t x = node(flat::KernelNode::Kind::Input);
+  uint32_t x = node(flatten::KernelNode::Kind::Input);
   uint32_t y = op(PrimId::Mul, op(PrimId::Sub, op(PrimId::Mul, op(PrimId::Add, op(PrimId::Mul, x, cst(1.5f)), cst(2.0f)), x), cst(0.5f)),
                   op(PrimId::Add, x, cst(3.0f)));
   k.outputs = {y};
   int ops = 0;
-  for (const auto& nd : k.nodes) ops += nd.kind == flat::KernelNode::Kind::Prim;
+  for (const auto& nd : k.nodes) ops += nd.kind == flatten::KernelNode::Kind::Prim;
 
   // Input: non-zero, varied values (never time on zeros).
   std::vector<float> host(static_cast<size_t>(n));
@@ -118,17 +118,17 @@ int main(int argc, char** argv) {
   const runtime::cuda::Module* reduce_m =
       kernels.consumer_module(k, runtime::gpu::consumer_kernels(ConsumerUse::ReduceOne, NDP_OP_PLUS, NDP_F32));
   const runtime::cuda::Module* scan_m = kernels.consumer_module(k, runtime::gpu::consumer_kernels(ConsumerUse::ScanOne, NDP_OP_PLUS, NDP_F32));
-  flat::KernelBody pred;  // x * 1.5 > 1.0: about a third of the values in [0.25, 1.25)
+  flatten::KernelBody pred;  // x * 1.5 > 1.0: about a third of the values in [0.25, 1.25)
   pred.inputs = {f};
   {
-    flat::KernelNode in, c15, mul, c1, gt;
-    in.kind = flat::KernelNode::Kind::Input;
+    flatten::KernelNode in, c15, mul, c1, gt;
+    in.kind = flatten::KernelNode::Kind::Input;
     in.type = f;
-    c15.kind = c1.kind = flat::KernelNode::Kind::Const;
+    c15.kind = c1.kind = flatten::KernelNode::Kind::Const;
     c15.type = c1.type = f;
     c15.value = lang::Value::f32(1.5f);
     c1.value = lang::Value::f32(1.0f);
-    mul.kind = gt.kind = flat::KernelNode::Kind::Prim;
+    mul.kind = gt.kind = flatten::KernelNode::Kind::Prim;
     mul.prim = PrimId::Mul;
     mul.type = f;
     mul.args = {0, 1};

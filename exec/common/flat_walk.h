@@ -5,7 +5,7 @@
 // (CRTP) and add the statements that touch data.
 //
 // A backend provides:
-//   void exec_data(const flat::Stmt&, Frame&)         every statement exec_structural leaves
+//   void exec_data(const flatten::Stmt&, Frame&)         every statement exec_structural leaves
 //   V empty_vector(const lang::Type*)                 a vector of that type with no instances
 //   lang::TypeContext& types()
 // and its vector type V models FlatVector (exec/common/vector.h), as host::Vec and cuda::DVec do.
@@ -51,46 +51,46 @@ class FlatWalk {
     V vec;
   };
   struct Frame {
-    const flat::Function* fn;
+    const flatten::Function* fn;
     std::vector<Slot> slots;
   };
 
   uint32_t last_library_file = 0;
-  const flat::Program* program = nullptr;
+  const flatten::Program* program = nullptr;
   uint64_t depth = 0;
 
   bool in_library(lang::Span s) const { return last_library_file != 0 && s.valid() && s.file <= last_library_file; }
 
   // ---- variables ----
-  const Slot& slot(const Frame& f, flat::VarId v) const {
+  const Slot& slot(const Frame& f, flatten::VarId v) const {
     NDP_ASSERT(v < f.slots.size() && f.slots[v].set, "Flat IR use of an undefined variable");
     return f.slots[v];
   }
-  int64_t host(const Frame& f, flat::VarId v) const { return slot(f, v).host; }
-  const V& vec(const Frame& f, flat::VarId v) const { return slot(f, v).vec; }
-  const lang::Type* type_of(const Frame& f, flat::VarId v) const {
+  int64_t host(const Frame& f, flatten::VarId v) const { return slot(f, v).host; }
+  const V& vec(const Frame& f, flatten::VarId v) const { return slot(f, v).vec; }
+  const lang::Type* type_of(const Frame& f, flatten::VarId v) const {
     const lang::Type* t = f.fn->vars.at(v).type;
     NDP_ASSERT(t != nullptr, "Flat IR vector statement defines a host variable");
     return t;
   }
-  void set_host(Frame& f, flat::VarId v, int64_t x) {
+  void set_host(Frame& f, flatten::VarId v, int64_t x) {
     Slot& s = f.slots.at(v);
     s.set = true;
     s.host = x;
   }
-  void set_vec(Frame& f, flat::VarId v, V x) {
+  void set_vec(Frame& f, flatten::VarId v, V x) {
     Slot& s = f.slots.at(v);
     s.set = true;
     s.vec = std::move(x);
   }
 
   // ---- execution ----
-  Slot run_block(const flat::Block& b, Frame& f) {
-    for (const flat::Stmt& s : b.stmts) exec(s, f);
+  Slot run_block(const flatten::Block& b, Frame& f) {
+    for (const flatten::Stmt& s : b.stmts) exec(s, f);
     return slot(f, b.result);
   }
 
-  void exec(const flat::Stmt& s, Frame& f) {
+  void exec(const flatten::Stmt& s, Frame& f) {
     if (lang::eval::interrupt_requested().load(std::memory_order_relaxed)) {
       lang::eval::interrupt_requested().store(false);
       throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::Interrupted), s.span};
@@ -100,14 +100,14 @@ class FlatWalk {
     } catch (lang::eval::EvalError& err) {
       if (!err.span.valid()) err.span = s.span;
       // A library error surfaces at the user's call (Interpreter::Impl::call_function).
-      if (s.op == flat::Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
+      if (s.op == flatten::Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
       throw;
     } catch (std::length_error&) {
       throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), s.span};
     }
   }
 
-  V call(flat::FuncId id, const V& arg, const V* path, lang::Span span) {
+  V call(flatten::FuncId id, const V& arg, const V* path, lang::Span span) {
     NDP_ASSERT(id < program->functions.size(), "Flat IR call of a bad function id");
     if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full())
       throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), span};
@@ -116,7 +116,7 @@ class FlatWalk {
       explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
       ~DepthGuard() { --d; }
     } guard(depth);
-    const flat::Function& fn = program->functions[id];
+    const flatten::Function& fn = program->functions[id];
     Frame frame{&fn, std::vector<Slot>(fn.vars.size())};
     set_vec(frame, fn.param, arg);
     if (fn.has_path) {
@@ -131,9 +131,9 @@ class FlatWalk {
   // Note [Recursion as loops] in flatten/flat_ir.h: the descent runs P1 and T1 level by level,
   // pushing each level's `saved` values; the ascent pops them and runs T2 and P2. Levels live
   // on a heap stack, so depth costs no C++ stack; the interpreter's depth limit still applies.
-  Slot recurse(const flat::Stmt& s, Frame& f) {
+  Slot recurse(const flatten::Stmt& s, Frame& f) {
     NDP_ASSERT(s.loop != nullptr, "while without its loop");
-    const flat::RecursionLoop& loop = *s.loop;
+    const flatten::RecursionLoop& loop = *s.loop;
     std::vector<std::vector<Slot>> stack;
     V arg = vec(f, s.uses.at(0));
     V next_path;  // the next level's rand path hashes, for functions that carry them
@@ -152,7 +152,7 @@ class FlatWalk {
       if (f.fn->has_path) next_path = vec(f, loop.next_path);
       std::vector<Slot> saved;
       saved.reserve(loop.saved.size());
-      for (flat::VarId v : loop.saved) saved.push_back(f.slots.at(v));
+      for (flatten::VarId v : loop.saved) saved.push_back(f.slots.at(v));
       stack.push_back(std::move(saved));
       arg = next.vec;
     }
@@ -171,7 +171,7 @@ class FlatWalk {
   /// the answer as a Value. Runtime errors (and running out of memory) become the RunResult's
   /// error; internal errors stay exceptions. `out` is flushed either way.
   template <class Entry>
-  lang::eval::RunResult run_program(const flat::Program& p, lang::eval::DeepStack& stack, lang::eval::RandState& rand,
+  lang::eval::RunResult run_program(const flatten::Program& p, lang::eval::DeepStack& stack, lang::eval::RandState& rand,
                                     std::FILE* out, Entry&& entry) {
     lang::eval::RunResult result;
     stack.run([&] {
@@ -195,31 +195,31 @@ class FlatWalk {
   }
 
   /// The statements that move no data; false for the others.
-  bool exec_structural(const flat::Stmt& s, Frame& f) {
+  bool exec_structural(const flatten::Stmt& s, Frame& f) {
     auto use = [&](size_t i) -> const V& {
       NDP_ASSERT(i < s.uses.size(), "Flat IR statement lacks an operand");
       return vec(f, s.uses[i]);
     };
     switch (s.op) {
-      case flat::Op::Length: set_host(f, s.dst, use(0).size()); return true;
-      case flat::Op::Const: set_host(f, s.dst, s.lit.as_int()); return true;
-      case flat::Op::Tuple: set_vec(f, s.dst, V::pair(type_of(f, s.dst), use(0), use(1))); return true;
-      case flat::Op::First: set_vec(f, s.dst, use(0).first()); return true;
-      case flat::Op::Second: set_vec(f, s.dst, use(0).second()); return true;
-      case flat::Op::Lengths: set_vec(f, s.dst, V::scalar(type_of(f, s.dst), use(0).size(), use(0).buffer())); return true;
-      case flat::Op::Elements: set_vec(f, s.dst, use(0).elems()); return true;
-      case flat::Op::Retype: set_vec(f, s.dst, retype(self().types(), use(0), type_of(f, s.dst))); return true;
-      case flat::Op::Nothing: set_vec(f, s.dst, self().empty_vector(type_of(f, s.dst))); return true;
-      case flat::Op::Call:
+      case flatten::Op::Length: set_host(f, s.dst, use(0).size()); return true;
+      case flatten::Op::Const: set_host(f, s.dst, s.lit.as_int()); return true;
+      case flatten::Op::Tuple: set_vec(f, s.dst, V::pair(type_of(f, s.dst), use(0), use(1))); return true;
+      case flatten::Op::First: set_vec(f, s.dst, use(0).first()); return true;
+      case flatten::Op::Second: set_vec(f, s.dst, use(0).second()); return true;
+      case flatten::Op::Lengths: set_vec(f, s.dst, V::scalar(type_of(f, s.dst), use(0).size(), use(0).buffer())); return true;
+      case flatten::Op::Elements: set_vec(f, s.dst, use(0).elems()); return true;
+      case flatten::Op::Retype: set_vec(f, s.dst, retype(self().types(), use(0), type_of(f, s.dst))); return true;
+      case flatten::Op::Nothing: set_vec(f, s.dst, self().empty_vector(type_of(f, s.dst))); return true;
+      case flatten::Op::Call:
         set_vec(f, s.dst, call(s.func, use(0), s.uses.size() > 1 ? &use(1) : nullptr, s.span));
         return true;
-      case flat::Op::IfNonEmpty: {
+      case flatten::Op::IfNonEmpty: {
         NDP_ASSERT(s.then_block != nullptr && s.else_block != nullptr, "if_nonempty without both blocks");
         Slot r = run_block(host(f, s.uses.at(0)) > 0 ? *s.then_block : *s.else_block, f);
         f.slots.at(s.dst) = std::move(r);
         return true;
       }
-      case flat::Op::Recurse: f.slots.at(s.dst) = recurse(s, f); return true;
+      case flatten::Op::Recurse: f.slots.at(s.dst) = recurse(s, f); return true;
       default: return false;
     }
   }

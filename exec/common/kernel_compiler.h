@@ -23,11 +23,11 @@ class KernelCompiler {
   virtual ~KernelCompiler() = default;
   /// Host code (HostKernelFn convention), valid for the compiler's lifetime.
   /// Throws std::runtime_error when compilation fails.
-  virtual flat::HostKernelFn host(const flat::KernelBody& k) = 0;
+  virtual flatten::HostKernelFn host(const flatten::KernelBody& k) = 0;
   /// PTX of the whole-vector kernel (codegen/kernel_ptx.h compile_ptx's contract).
-  virtual std::string ptx(const flat::KernelBody& k, std::span<const flat::GatheredInput> gathered) = 0;
+  virtual std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
   /// PTX of the consumer kernels' element function (compile_element_ptx's contract).
-  virtual std::string element_ptx(const flat::KernelBody& k, std::span<const flat::GatheredInput> gathered) = 0;
+  virtual std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
 };
 
 /// Makes `c` the process's compiler (not owned; it must outlive every executor). Call before

@@ -29,7 +29,7 @@ struct Table {
   std::mutex mu;
   // The statements of the program running now, by address (cheap to find), and those of the
   // programs before it, by description: a later program may reuse a freed statement's address.
-  std::map<const flat::Stmt*, Entry> current;
+  std::map<const flatten::Stmt*, Entry> current;
   std::map<std::string, Entry> earlier;
 
   ~Table() { print(); }
@@ -75,16 +75,16 @@ Table& table() {
   return t;
 }
 
-std::string describe(const flat::Function& fn, const flat::Stmt& s) {
-  auto var = [&](flat::VarId v) {
+std::string describe(const flatten::Function& fn, const flatten::Stmt& s) {
+  auto var = [&](flatten::VarId v) {
     const std::string& h = v < fn.vars.size() ? fn.vars[v].hint : std::string();
     return fmt::format("{}_{}", h.empty() ? "v" : h, v);
   };
-  std::string what = flat::op_name(s.op);
-  if (s.op == flat::Op::Prim || s.op == flat::Op::ReduceKernel || s.op == flat::Op::ScanKernel)
+  std::string what = flatten::op_name(s.op);
+  if (s.op == flatten::Op::Prim || s.op == flatten::Op::ReduceKernel || s.op == flatten::Op::ScanKernel)
     what += std::string(" ") + lang::core::prim_info(s.prim).name;
   std::string args;
-  for (flat::VarId u : s.uses) args += (args.empty() ? "" : ", ") + var(u);
+  for (flatten::VarId u : s.uses) args += (args.empty() ? "" : ", ") + var(u);
   return fmt::format("{}: {} = {}({})", fn.name, var(s.dst), what, args);
 }
 
@@ -113,7 +113,7 @@ bool stmt_profile_host_only() {
   return host;
 }
 
-void stmt_profile_add(const flat::Function& fn, const flat::Stmt& s, int64_t instances, double seconds) {
+void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances, double seconds) {
   Table& t = table();
   std::lock_guard<std::mutex> lock(t.mu);
   Entry& e = t.current[&s];

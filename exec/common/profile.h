@@ -8,10 +8,10 @@
 #include <chrono>
 #include <cstdint>
 
-namespace ndp::flat {
+namespace ndp::flatten {
 struct Function;
 struct Stmt;
-}  // namespace ndp::flat
+}  // namespace ndp::flatten
 
 namespace ndp::exec {
 
@@ -25,7 +25,7 @@ bool stmt_profile_host_only();
 
 /// Adds one execution of `s` (in function `fn`, `instances` instances of its first operand,
 /// `seconds` inclusive) to the process-wide table.
-void stmt_profile_add(const flat::Function& fn, const flat::Stmt& s, int64_t instances, double seconds);
+void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances, double seconds);
 
 /// Called before a program runs: the statements of the programs before it may be freed and
 /// their addresses reused.
@@ -34,7 +34,7 @@ void stmt_profile_new_program();
 /// Times one statement while profiling is on; does nothing otherwise.
 class StmtTimer {
  public:
-  StmtTimer(const flat::Function& fn, const flat::Stmt& s, int64_t instances)
+  StmtTimer(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances)
       : on_(stmt_profile_enabled()), fn_(fn), s_(s), n_(instances) {
     if (on_) t0_ = std::chrono::steady_clock::now();
   }
@@ -46,8 +46,8 @@ class StmtTimer {
 
  private:
   bool on_;
-  const flat::Function& fn_;
-  const flat::Stmt& s_;
+  const flatten::Function& fn_;
+  const flatten::Stmt& s_;
   int64_t n_;
   std::chrono::steady_clock::time_point t0_;
 };

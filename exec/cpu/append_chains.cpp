@@ -11,9 +11,9 @@ namespace ndp::exec::cpu {
 
 using namespace host;  // the cpu backend runs on the host vectors and primitives
 
-using flat::AppendChain;
-using flat::Stmt;
-using flat::VarId;
+using flatten::AppendChain;
+using flatten::Stmt;
+using flatten::VarId;
 
 Vec run_append_chain(const Stmt& s, const std::function<const Vec&(VarId)>& operand, const lang::Type* result) {
   NDP_ASSERT(s.chain != nullptr, "append chain without its sources");

@@ -12,7 +12,7 @@ using namespace host;  // the cpu backend runs on the host vectors and primitive
 
 /// The value of the chain `s`: `operand(v)` is the value of variable v; `result` the type of
 /// s.dst. Throws the first failing elt's error.
-Vec run_append_chain(const flat::Stmt& s, const std::function<const Vec&(flat::VarId)>& operand,
+Vec run_append_chain(const flatten::Stmt& s, const std::function<const Vec&(flatten::VarId)>& operand,
                      const lang::Type* result);
 
 }  // namespace ndp::exec::cpu

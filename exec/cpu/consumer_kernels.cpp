@@ -17,7 +17,7 @@ namespace {
 
 /// The kernel's values as the runtime's typed generator.
 template <class T>
-runtime::Generate<T> generator(const flat::KernelBody& k, std::span<const Vec> ins) {
+runtime::Generate<T> generator(const flatten::KernelBody& k, std::span<const Vec> ins) {
   return [g = kernel_generator(k, ins)](int64_t begin, int64_t end, T* out) { g(begin, end, out); };
 }
 
@@ -30,7 +30,7 @@ LengthSegs segments(const Vec& lengths, int64_t total) {
 
 }  // namespace
 
-Vec reduce_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result) {
+Vec reduce_kernel(const flatten::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result) {
   LengthSegs segs = segments(lengths, ins[0].size());
   return with_scalar(result->kind, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -42,7 +42,7 @@ Vec reduce_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> 
   });
 }
 
-Vec scan_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result) {
+Vec scan_kernel(const flatten::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result) {
   const int64_t total = ins[0].size();
   LengthSegs segs = segments(lengths, total);
   Vec elems = with_scalar(result->a->kind, [&](auto tag) {
@@ -56,7 +56,7 @@ Vec scan_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> in
   return Vec::seq(result, lengths.size(), lengths.shared_buffer(), segs.offsets, std::move(elems));
 }
 
-Vec pack_kernel(const flat::Stmt& s, const Vec& values, std::span<const Vec> ins) {
+Vec pack_kernel(const flatten::Stmt& s, const Vec& values, std::span<const Vec> ins) {
   return with_scalar(values.kind(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     std::optional<Buf<T>> out;

@@ -14,10 +14,10 @@ using namespace host;  // the cpu backend runs on the host vectors and primitive
 
 /// ReduceKernel and ScanKernel: `lengths` cut the kernel's values over `ins` into segments;
 /// `result` is the statement's result type (the element type; [element type] for a scan).
-Vec reduce_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result);
-Vec scan_kernel(const flat::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result);
+Vec reduce_kernel(const flatten::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result);
+Vec scan_kernel(const flatten::Stmt& s, const Vec& lengths, std::span<const Vec> ins, const lang::Type* result);
 
 /// PackKernel: the instances of `values` whose computed flag is true.
-Vec pack_kernel(const flat::Stmt& s, const Vec& values, std::span<const Vec> ins);
+Vec pack_kernel(const flatten::Stmt& s, const Vec& values, std::span<const Vec> ins);
 
 }  // namespace ndp::exec::cpu

@@ -38,10 +38,10 @@ namespace ndp::exec::cpu {
 using namespace host;  // the cpu backend runs on the host vectors and primitives
 
 
-using flat::Block;
-using flat::Op;
-using flat::Stmt;
-using flat::VarId;
+using flatten::Block;
+using flatten::Op;
+using flatten::Stmt;
+using flatten::VarId;
 using lang::Span;
 using lang::Type;
 using lang::Value;
@@ -307,7 +307,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: {
       NDP_ASSERT(s.kernel != nullptr, "consumer kernel without its body");
       std::vector<Vec> ins;
-      for (VarId u : flat::kernel_inputs(s)) ins.push_back(vec(f, u));
+      for (VarId u : flatten::kernel_inputs(s)) ins.push_back(vec(f, u));
       if (s.op == Op::ReduceKernel) set_vec(f, s.dst, reduce_kernel(s, use(0), ins, type_of(f, s.dst)));
       else if (s.op == Op::ScanKernel) set_vec(f, s.dst, scan_kernel(s, use(0), ins, type_of(f, s.dst)));
       else set_vec(f, s.dst, pack_kernel(s, use(0), ins));
@@ -345,7 +345,7 @@ CpuExecutor::~CpuExecutor() = default;
 
 void CpuExecutor::set_library_files(uint32_t last_file) { impl_->last_library_file = last_file; }
 
-lang::eval::RunResult CpuExecutor::run(const flat::Program& p) {
+lang::eval::RunResult CpuExecutor::run(const flatten::Program& p) {
   Impl& m = *impl_;
   stmt_profile_new_program();
   return m.run_program(p, m.stack, m.rand, m.out, [&] {

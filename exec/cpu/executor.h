@@ -23,7 +23,7 @@ class CpuExecutor {
   /// Runs `p.functions[p.entry]` on one instance of the int 0; returns its one result.
   /// Runtime errors are returned (never thrown), with the span of the failing statement. Runs
   /// on a thread with a large stack, so deep recursion of lifted calls does not overflow.
-  lang::eval::RunResult run(const flat::Program& p);
+  lang::eval::RunResult run(const flatten::Program& p);
 
   /// As Interpreter::set_library_files: an error raised in a statement of the standard
   /// library (file ids up to `last_file`) is reported at the innermost Call statement of user

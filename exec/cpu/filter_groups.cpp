@@ -12,16 +12,16 @@ namespace ndp::exec::cpu {
 
 using namespace host;  // the cpu backend runs on the host vectors and primitives
 
-using flat::FilterGroup;
-using flat::Stmt;
-using flat::VarId;
+using flatten::FilterGroup;
+using flatten::Stmt;
+using flatten::VarId;
 
 std::vector<Vec> run_filter_group(const Stmt& s, const std::function<const Vec&(VarId)>& operand,
                                   const std::function<const lang::Type*(VarId)>& result_type) {
   NDP_ASSERT(s.filters != nullptr, "filter group without its members");
   const FilterGroup& g = *s.filters;
   std::vector<Vec> ins;
-  for (VarId v : flat::kernel_inputs(s)) ins.push_back(operand(v));
+  for (VarId v : flatten::kernel_inputs(s)) ins.push_back(operand(v));
   // 1. Every distinct predicate, once, as a byte per element.
   std::vector<Vec> flags;
   if (s.kernel) flags = run_kernel(*s.kernel, ins, s.kernel->output_types());

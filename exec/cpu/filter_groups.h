@@ -13,7 +13,7 @@ using namespace host;  // the cpu backend runs on the host vectors and primitive
 
 /// Runs the group `s`: `operand(v)` is the value of variable v, `result_type(v)` its element
 /// type. Returns the value of each of s.outs, in order.
-std::vector<Vec> run_filter_group(const flat::Stmt& s, const std::function<const Vec&(flat::VarId)>& operand,
-                                  const std::function<const lang::Type*(flat::VarId)>& result_type);
+std::vector<Vec> run_filter_group(const flatten::Stmt& s, const std::function<const Vec&(flatten::VarId)>& operand,
+                                  const std::function<const lang::Type*(flatten::VarId)>& result_type);
 
 }  // namespace ndp::exec::cpu

@@ -21,9 +21,9 @@ namespace ndp::exec::cpu {
 
 using namespace host;  // the cpu backend runs on the host vectors and primitives
 
-using flat::HostKernelFn;
-using flat::KernelBody;
-using flat::KernelNode;
+using flatten::HostKernelFn;
+using flatten::KernelBody;
+using flatten::KernelNode;
 using lang::TypeKind;
 using lang::core::PrimId;
 
@@ -234,12 +234,12 @@ void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const*
 }
 
 std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& k, std::span<const Vec> ins) {
-  NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && ins.size() <= flat::kMaxConsumerInputs &&
+  NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && ins.size() <= flatten::kMaxConsumerInputs &&
                  k.outputs.size() == 1,
              "consumer kernel operands do not match its body");
   struct Inputs {
-    std::array<const char*, flat::kMaxConsumerInputs> base{};
-    std::array<size_t, flat::kMaxConsumerInputs> width{};
+    std::array<const char*, flatten::kMaxConsumerInputs> base{};
+    std::array<size_t, flatten::kMaxConsumerInputs> width{};
   } in;
   for (size_t j = 0; j < ins.size(); ++j) {
     NDP_ASSERT(ins[j].size() == ins[0].size(), "kernel operands of different lengths");
@@ -249,7 +249,7 @@ std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& 
   HostKernelFn fn = ins[0].size() >= jit_min() ? host_kernel(k) : nullptr;
   return [&k, in, fn, ninputs = ins.size()](int64_t begin, int64_t end, void* out) {
     // The inputs moved to `begin`, so the kernel's instances [0, end - begin) are the window.
-    std::array<const void*, flat::kMaxConsumerInputs> at{};
+    std::array<const void*, flatten::kMaxConsumerInputs> at{};
     for (size_t j = 0; j < ninputs; ++j) at[j] = in.base[j] + static_cast<size_t>(begin) * in.width[j];
     void* outs[1] = {out};
     if (fn) fn(0, end - begin, at.data(), outs);

@@ -17,20 +17,20 @@ using namespace host;  // the cpu backend runs on the host vectors and primitive
 /// The kernel's outputs (of types `out_types`) over the n instances of `ins` (flat scalar Vecs
 /// of the input types, all of one length). Uses compiled code (codegen/kernel_jit.h) when
 /// n is large enough to repay compiling and compilation succeeds; else `interpret_kernel`.
-std::vector<Vec> run_kernel(const flat::KernelBody& k, std::span<const Vec> ins,
+std::vector<Vec> run_kernel(const flatten::KernelBody& k, std::span<const Vec> ins,
                             std::span<const lang::Type* const> out_types);
 
 /// The interpretive version of a kernel with the HostKernelFn convention: evaluates the nodes
 /// chunk by chunk (small temporaries that stay in cache, one pass over the data).
-void interpret_kernel(const flat::KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs);
+void interpret_kernel(const flatten::KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs);
 
 /// Output 0 of `k` over instances [begin, end) of `ins`, written to out[0, end - begin): the
 /// values a consumer kernel computes on demand (runtime::Generate). Compiled code when the n
 /// instances repay compiling, else interpret_kernel. Holds pointers into `ins`' buffers.
-std::function<void(int64_t begin, int64_t end, void* out)> kernel_generator(const flat::KernelBody& k,
+std::function<void(int64_t begin, int64_t end, void* out)> kernel_generator(const flatten::KernelBody& k,
                                                                          std::span<const Vec> ins);
 
 /// Calls fn over [0, n) in chunks, in parallel where n is large.
-void run_chunks(flat::HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs);
+void run_chunks(flatten::HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs);
 
 }  // namespace ndp::exec::cpu

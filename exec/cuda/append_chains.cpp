@@ -10,7 +10,7 @@
 
 namespace ndp::exec::cuda {
 
-using flat::VarId;
+using flatten::VarId;
 using runtime::gpu::Primitives;
 
 namespace {
@@ -44,16 +44,16 @@ Part whole(const DVec& v) { return Part{v.elems().buffer(), v.offsets_buffer(), 
 
 }  // namespace
 
-DVec run_append_chain(Gpu& g, const flat::Stmt& s, const std::function<const DVec&(VarId)>& operand,
+DVec run_append_chain(Gpu& g, const flatten::Stmt& s, const std::function<const DVec&(VarId)>& operand,
                       const lang::Type* result) {
   NDP_ASSERT(s.chain != nullptr, "append chain without its sources");
-  const flat::AppendChain& chain = *s.chain;
+  const flatten::AppendChain& chain = *s.chain;
   auto use = [&](int64_t i) -> const DVec& { return operand(s.uses.at(static_cast<size_t>(i))); };
   // The elts' sequences first, in statement order, so the first failure is the one the
   // statements would raise.
   std::map<uint32_t, Part> chosen;  // by source
   for (uint32_t k : chain.checks) {
-    const flat::AppendChain::Source& e = chain.sources.at(k);
+    const flatten::AppendChain::Source& e = chain.sources.at(k);
     const DVec& v = use(e.seqs);
     const DVec& inner = v.elems();
     const int64_t n = v.size();
@@ -66,7 +66,7 @@ DVec run_append_chain(Gpu& g, const flat::Stmt& s, const std::function<const DVe
   std::vector<Part> parts;
   int64_t n = -1;
   for (uint32_t k = 0; k < chain.sources.size(); ++k) {
-    const flat::AppendChain::Source& src = chain.sources[k];
+    const flatten::AppendChain::Source& src = chain.sources[k];
     const DVec& v = use(src.seqs);
     NDP_ASSERT(n < 0 || v.size() == n, "append chain over vectors of different lengths");
     n = v.size();

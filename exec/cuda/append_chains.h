@@ -21,7 +21,7 @@ namespace ndp::exec::cuda {
 
 /// The value of the chain `s`: `operand(v)` is the value of variable v; `result` the type of
 /// s.dst. Throws the first failing elt's error.
-DVec run_append_chain(Gpu& g, const flat::Stmt& s, const std::function<const DVec&(flat::VarId)>& operand,
+DVec run_append_chain(Gpu& g, const flatten::Stmt& s, const std::function<const DVec&(flatten::VarId)>& operand,
                       const lang::Type* result);
 
 }  // namespace ndp::exec::cuda

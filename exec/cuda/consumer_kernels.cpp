@@ -22,11 +22,11 @@ struct ConsumerArgs {
   Primitives::FusedInputs in;
 };
 ConsumerArgs consumer_args(Gpu& g, std::span<const DVec> ins) {
-  NDP_ASSERT(!ins.empty() && ins.size() <= flat::kMaxConsumerInputs, "consumer kernel with a bad input count");
-  static_assert(flat::kMaxConsumerInputs <= std::size(Primitives::FusedInputs{}.p));
+  NDP_ASSERT(!ins.empty() && ins.size() <= flatten::kMaxConsumerInputs, "consumer kernel with a bad input count");
+  static_assert(flatten::kMaxConsumerInputs <= std::size(Primitives::FusedInputs{}.p));
   // Guarded, g gathers take 2g + 1 of the pointers, so they never outnumber the flag words.
-  static_assert(flat::kMaxConsumerInputs / 2 <= Gpu::kGatherFlags);
-  KernelArgs a = kernel_args(ins, flat::kMaxConsumerInputs, &g);
+  static_assert(flatten::kMaxConsumerInputs / 2 <= Gpu::kGatherFlags);
+  KernelArgs a = kernel_args(ins, flatten::kMaxConsumerInputs, &g);
   ConsumerArgs c;
   c.gathered = std::move(a.gathered);
   c.unchecked = std::move(a.unchecked);
@@ -58,7 +58,7 @@ constexpr int64_t kMinFusedElements = int64_t{1} << 16;
 /// The consumer program for `elements` inputs of the statement, with its arguments in `args`;
 /// null where the input is small (Note [Consumers of small inputs]) or the program cannot be
 /// compiled: the caller runs the consumer unfused.
-const runtime::cuda::Module* consumer_program(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, std::span<const DVec> ins,
+const runtime::cuda::Module* consumer_program(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s, std::span<const DVec> ins,
                                          int64_t elements, const runtime::gpu::ConsumerKernels& use, ConsumerArgs& args) {
   if (elements < kMinFusedElements) return nullptr;
   args = consumer_args(g, ins);
@@ -66,29 +66,29 @@ const runtime::cuda::Module* consumer_program(Gpu& g, GpuKernels& kernels, const
 }
 
 /// The kernel's values, stored: the unfused path where the consumer kernels are not linked.
-DVec values(GpuKernels& kernels, const flat::Stmt& s, std::span<const DVec> ins, const lang::Type* t) {
+DVec values(GpuKernels& kernels, const flatten::Stmt& s, std::span<const DVec> ins, const lang::Type* t) {
   const lang::Type* types[] = {t};
   return kernels.run(*s.kernel, ins, types).at(0);
 }
 
 }  // namespace
 
-runtime::gpu::ConsumerKernels consumer_kernels_of(const flat::Stmt& s, const lang::Type* result, bool one_segment) {
+runtime::gpu::ConsumerKernels consumer_kernels_of(const flatten::Stmt& s, const lang::Type* result, bool one_segment) {
   using runtime::gpu::ConsumerUse;
   switch (s.op) {
-    case flat::Op::ReduceKernel:
+    case flatten::Op::ReduceKernel:
       return runtime::gpu::consumer_kernels(one_segment ? ConsumerUse::ReduceOne : ConsumerUse::ReduceSegments,
                                             op_of(s.prim), elem_type(result));
-    case flat::Op::ScanKernel:
+    case flatten::Op::ScanKernel:
       return runtime::gpu::consumer_kernels(one_segment ? ConsumerUse::ScanOne : ConsumerUse::ScanSegments,
                                             op_of(s.prim), elem_type(result->a));
     default:
-      NDP_ASSERT(s.op == flat::Op::PackKernel, "consumer kernels of a statement that is no consumer");
+      NDP_ASSERT(s.op == flatten::Op::PackKernel, "consumer kernels of a statement that is no consumer");
       return runtime::gpu::consumer_kernels(ConsumerUse::Pack, NDP_OP_OR, elem_type(result));
   }
 }
 
-DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
+DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
                    const lang::Type* result) {
   DBuf off = offsets_from_valid_lengths(g, lengths.size(), lengths.buffer());
   const runtime::gpu::DSegs segs = runtime::gpu::DSegs::irregular(lengths.size(), ins[0].size(), off->pointer());
@@ -106,7 +106,7 @@ DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec&
   return DVec::scalar(result, lengths.size(), std::move(out));
 }
 
-DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
+DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
                  const lang::Type* result) {
   const int64_t total = ins[0].size();
   const lang::Type* e = result->a;
@@ -125,7 +125,7 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& l
   return seq;
 }
 
-DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flat::Stmt& s, const DVec& v, std::span<const DVec> ins,
+DVec pack_kernel(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s, const DVec& v, std::span<const DVec> ins,
                  lang::TypeContext& types) {
   ConsumerArgs args;
   const runtime::cuda::Module* m = consumer_program(g, kernels, s, ins, v.size(), consumer_kernels_of(s, v.type(), true), args);

@@ -26,10 +26,10 @@
 
 namespace ndp::exec::cuda {
 
-using flat::Block;
-using flat::Op;
-using flat::Stmt;
-using flat::VarId;
+using flatten::Block;
+using flatten::Op;
+using flatten::Stmt;
+using flatten::VarId;
 using lang::Span;
 using lang::Type;
 using lang::Value;
@@ -312,7 +312,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: {
       NDP_ASSERT(s.kernel != nullptr, "consumer kernel without its body");
       std::vector<DVec> ins;
-      for (VarId u : flat::kernel_inputs(s)) ins.push_back(vec(f, u));
+      for (VarId u : flatten::kernel_inputs(s)) ins.push_back(vec(f, u));
       if (s.op == Op::ReduceKernel) set_vec(f, s.dst, reduce_kernel(g, kernels, s, use(0), ins, type_of(f, s.dst)));
       else if (s.op == Op::ScanKernel) set_vec(f, s.dst, scan_kernel(g, kernels, s, use(0), ins, type_of(f, s.dst)));
       else set_vec(f, s.dst, pack_kernel(g, kernels, s, use(0), ins, prog.types));
@@ -361,7 +361,7 @@ std::string CudaExecutor::kernel_stats() const {
          std::to_string(s.memory_hits) + " launches of loaded kernels";
 }
 
-lang::eval::RunResult CudaExecutor::run(const flat::Program& p) {
+lang::eval::RunResult CudaExecutor::run(const flatten::Program& p) {
   Impl& m = *impl_;
   stmt_profile_new_program();
   return m.run_program(p, m.stack, m.rand, m.out, [&] {

@@ -25,7 +25,7 @@ class CudaExecutor {
 
   /// Runs `p.functions[p.entry]` on one instance of the int 0, as CpuExecutor::run: the data
   /// stays on the device from the first statement to the result, which alone comes back.
-  lang::eval::RunResult run(const flat::Program& p);
+  lang::eval::RunResult run(const flatten::Program& p);
   void set_library_files(uint32_t last_file);
 
   /// Primitive applications that ran on the host since the executor was made (see Note [GPU

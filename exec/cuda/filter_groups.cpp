@@ -6,16 +6,16 @@
 
 namespace ndp::exec::cuda {
 
-using flat::FilterGroup;
-using flat::VarId;
+using flatten::FilterGroup;
+using flatten::VarId;
 
-std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flat::Stmt& s,
+std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s,
                                    const std::function<const DVec&(VarId)>& operand,
                                    const std::function<const lang::Type*(VarId)>& result_type) {
   NDP_ASSERT(s.filters != nullptr, "filter group without its members");
   const FilterGroup& group = *s.filters;
   std::vector<DVec> ins;
-  for (VarId v : flat::kernel_inputs(s)) ins.push_back(operand(v));
+  for (VarId v : flatten::kernel_inputs(s)) ins.push_back(operand(v));
   // Member a's lengths (a count) or values (a pack).
   auto other = [&](size_t a) -> const DVec& { return operand(s.uses.at(group.inputs + a)); };
   // 1. Every distinct predicate, once, as a byte per element.

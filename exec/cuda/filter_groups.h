@@ -27,8 +27,8 @@ namespace ndp::exec::cuda {
 
 /// Runs the group `s`: `operand(v)` is the value of variable v, `result_type(v)` its type.
 /// Returns the value of each of s.outs, in order.
-std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flat::Stmt& s,
-                                   const std::function<const DVec&(flat::VarId)>& operand,
-                                   const std::function<const lang::Type*(flat::VarId)>& result_type);
+std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s,
+                                   const std::function<const DVec&(flatten::VarId)>& operand,
+                                   const std::function<const lang::Type*(flatten::VarId)>& result_type);
 
 }  // namespace ndp::exec::cuda

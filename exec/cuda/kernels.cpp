@@ -113,7 +113,7 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
                                                          const std::function<std::string()>& make_cubin) {
   std::string dir = kernel_cache_dir();
   fs::path file;
-  if (!dir.empty()) file = fs::path(dir) / (flat::stable_hash_hex(key) + ".cubin");
+  if (!dir.empty()) file = fs::path(dir) / (flatten::stable_hash_hex(key) + ".cubin");
   if (!file.empty()) {
     std::string cubin = read_file(file);
     // The key is stored after the image's end so a hash collision cannot load a wrong kernel.
@@ -134,7 +134,7 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
   return module;
 }
 
-const runtime::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, std::span<const GatheredInput> gathered) {
+const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
   std::string key = std::string(kTarget) + gathered_key(gathered) + "|" + k.key();
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
@@ -154,7 +154,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flat::KernelBody& k, s
   return it->second.second;
 }
 
-const runtime::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
+const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                                                     std::span<const GatheredInput> gathered) {
   // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in dvec.h).
   const std::string key = std::string(kTarget) + "|consumer " + use.key() + gathered_key(gathered) +
@@ -190,7 +190,7 @@ const runtime::cuda::Module* GpuKernels::consumer_module(const flat::KernelBody&
   return module.get();
 }
 
-std::vector<DVec> GpuKernels::run(const flat::KernelBody& k, std::span<const DVec> ins,
+std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
                                   std::span<const lang::Type* const> out_types) {
   NDP_ASSERT(!ins.empty(), "a kernel without inputs");
   int64_t n = ins[0].size();
@@ -207,7 +207,7 @@ std::vector<DVec> GpuKernels::run(const flat::KernelBody& k, std::span<const DVe
   std::vector<void*> params;
   params.push_back(&n);
   for (CUdeviceptr& p : ptrs) params.push_back(&p);
-  gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element((n + flat::kPtxInstancesPerThread - 1) / flat::kPtxInstancesPerThread),
+  gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element((n + flatten::kPtxInstancesPerThread - 1) / flatten::kPtxInstancesPerThread),
                                   params.data()));
   return outs;
 }

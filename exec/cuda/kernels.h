@@ -28,7 +28,7 @@
 
 namespace ndp::exec::cuda {
 
-using flat::GatheredInput;
+using flatten::GatheredInput;
 
 // Note [Fused gathers]
 // An input of a fused kernel or consumer kernel may be a deferred gather (Note [Deferred
@@ -54,7 +54,7 @@ class GpuKernels {
  public:
   explicit GpuKernels(Gpu& g) : gpu_(g) {}
   /// Runs the kernel over the inputs (all of one instance count) and returns its outputs.
-  std::vector<DVec> run(const flat::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types);
+  std::vector<DVec> run(const flatten::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types);
 
   struct Stats {
     int64_t compiled = 0;      ///< kernels generated with LLVM and JIT-compiled by the driver
@@ -68,11 +68,11 @@ class GpuKernels {
   /// programs] in runtime/gpu/consumer_program.h) once per process, and across runs by the
   /// driver's JIT cache; null when that fails (a build without them): the caller runs the
   /// consumer unfused.
-  const runtime::cuda::Module* consumer_module(const flat::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
+  const runtime::cuda::Module* consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                                           std::span<const GatheredInput> gathered = {});
 
  private:
-  const runtime::cuda::Kernel& kernel_for(const flat::KernelBody& k, std::span<const GatheredInput> gathered);
+  const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered);
   /// The module of `key` from the disk cache, else from make_cubin() (then written there).
   std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;

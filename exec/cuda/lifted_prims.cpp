@@ -66,7 +66,7 @@ struct Natives {
   [[noreturn]] void fail() { fail_on_host(ctx, c, a); }
   const Type* int_t() { return ctx.host.types->int_(); }
 
-  DVec run_one(const flat::KernelBody& k, std::span<const DVec> ins, const Type* result) {
+  DVec run_one(const flatten::KernelBody& k, std::span<const DVec> ins, const Type* result) {
     const Type* out[1] = {result};
     return std::move(ctx.kernels->run(k, ins, out)[0]);
   }
@@ -80,8 +80,8 @@ struct Natives {
   /// An elementwise primitive as a one-node kernel, where the code generator handles it.
   std::optional<DVec> elementwise() {
     std::vector<const Type*> types = arg_types();
-    if (!flat::kernel_prim_ok(c.id, types, c.result)) return std::nullopt;
-    return run_one(flat::one_node_kernel(c.id, types, c.result), a, c.result);
+    if (!flatten::kernel_prim_ok(c.id, types, c.result)) return std::nullopt;
+    return run_one(flatten::one_node_kernel(c.id, types, c.result), a, c.result);
   }
 
   /// An elementwise primitive that can fail (integer /, rem, shifts): a check kernel over the
@@ -89,31 +89,31 @@ struct Natives {
   /// the interpreter's message for the first one. Then the operation as a one-node kernel.
   std::optional<DVec> checked_elementwise() {
     std::vector<const Type*> types = arg_types();
-    if (!flat::kernel_prim_checked_ok(c.id, types, c.result)) return std::nullopt;
+    if (!flatten::kernel_prim_checked_ok(c.id, types, c.result)) return std::nullopt;
     const Type* t = types[1];
     const Type* b = ctx.host.types->bool_();
-    flat::KernelBody chk;
+    flatten::KernelBody chk;
     chk.inputs = {t};
-    auto add = [&](flat::KernelNode nd) {
+    auto add = [&](flatten::KernelNode nd) {
       chk.nodes.push_back(std::move(nd));
       return static_cast<uint32_t>(chk.nodes.size() - 1);
     };
     auto konst = [&](int64_t v) {
-      flat::KernelNode nd;
-      nd.kind = flat::KernelNode::Kind::Const;
+      flatten::KernelNode nd;
+      nd.kind = flatten::KernelNode::Kind::Const;
       nd.type = t;
       nd.value = t->kind == TypeKind::I32 ? lang::Value::i32(static_cast<int32_t>(v)) : lang::Value::int_(v);
       return add(nd);
     };
     auto prim = [&](PrimId p, uint32_t x, uint32_t y) {
-      flat::KernelNode nd;
-      nd.kind = flat::KernelNode::Kind::Prim;
+      flatten::KernelNode nd;
+      nd.kind = flatten::KernelNode::Kind::Prim;
       nd.prim = p;
       nd.type = b;
       nd.args = {x, y};
       return add(nd);
     };
-    flat::KernelNode in;
+    flatten::KernelNode in;
     in.type = t;
     uint32_t x = add(in);
     bool shift = c.id == PrimId::Lshift || c.id == PrimId::Rshift;
@@ -122,7 +122,7 @@ struct Natives {
     DVec second[1] = {a[1]};
     DVec bad = run_one(chk, second, b);
     if (g.check(g.prims().count_true(bad.data(), bad.size())) > 0) fail();
-    return run_one(flat::one_node_kernel(c.id, types, c.result), a, c.result);
+    return run_one(flatten::one_node_kernel(c.id, types, c.result), a, c.result);
   }
 
   DVec length() { return DVec::scalar(int_t(), a[0].size(), a[0].buffer()); }
@@ -248,7 +248,7 @@ struct Natives {
     const DVec &ea = x.elems(), &eb = y.elems();
     if (!host::is_flat_scalar(ea.type())) return std::nullopt;
     int64_t n = x.size();
-    flat::KernelBody add = flat::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
+    flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     DVec lens[2] = {length(), DVec::scalar(int_t(), n, y.buffer())};
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer());

@@ -44,7 +44,7 @@ inline constexpr const char* kNoFunctionValues = "functions as values are not su
 
 /// True for the types stored as one flat buffer: the scalars, streams and function values (the
 /// Flat IR's rule, which its passes also decide by).
-using flat::is_flat_scalar;
+using flatten::is_flat_scalar;
 
 /// The id of a function value in the process-wide table (equal values share an id).
 int64_t function_id(const lang::FnObj& f);

@@ -4,7 +4,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR. Guarantees: within each block, a `++` of sequences of flat scalars
 /// (the root) whose operands are `++`s or elts of the same block, read nowhere else (and so
@@ -16,4 +16,4 @@ namespace ndp::flat {
 /// the statements that group moves are among those a chain may not be formed across.
 Program chain_appends(Program p);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -9,7 +9,7 @@
 
 #include "flatten/passes/ir_walk.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 namespace {
 
@@ -108,4 +108,4 @@ Program cse(Program p) {
   return p;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -3,7 +3,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR. Guarantees: a pure statement (no effect, no call, no control, no
 /// check) that repeats an earlier one with the same operands and attributes, in the same block
@@ -12,4 +12,4 @@ namespace ndp::flat {
 /// each replicate `p` and split `a` again (whole passes over the data per level of recursion).
 Program cse(Program p);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

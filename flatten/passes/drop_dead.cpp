@@ -6,7 +6,7 @@
 #include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/ir_walk.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 namespace {
 
@@ -83,4 +83,4 @@ Program drop_dead(Program p) {
   return p;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -3,7 +3,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR. Guarantees: statements that only compute a value (no effects, no
 /// error: lengths, counts, literals, structure, nests, packs, kernels, primitives a kernel may
@@ -13,4 +13,4 @@ namespace ndp::flat {
 /// behind, and a count that reads a filter's flags keeps them from fusing into their pack.
 Program drop_dead(Program p);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

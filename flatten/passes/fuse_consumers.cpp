@@ -8,7 +8,7 @@
 #include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/ir_walk.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 using lang::Type;
 using lang::TypeKind;
@@ -221,4 +221,4 @@ Program fuse_consumers(Program p) {
   return p;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

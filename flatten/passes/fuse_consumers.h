@@ -4,7 +4,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR after fuse_elementwise and fuse_siblings. Guarantees: within each
 /// block,
@@ -24,4 +24,4 @@ Program fuse_consumers(Program p);
 /// scalar): + and * on numbers, max and min on numbers and char, and/or/xor on ints and bool.
 bool consumer_prim_ok(lang::core::PrimId p, const lang::Type* elem);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

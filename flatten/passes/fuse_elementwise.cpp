@@ -10,7 +10,7 @@
 
 #include "flatten/passes/ir_walk.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 using lang::Type;
 using lang::TypeKind;
@@ -302,4 +302,4 @@ Program fuse_elementwise(Program p) {
   return p;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -5,7 +5,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR. Guarantees: within each block, every connected group of at least
 /// two Prim statements whose primitive `kernel_prim_ok` accepts becomes one Kernel statement
@@ -36,4 +36,4 @@ KernelBody one_node_kernel(lang::core::PrimId p, const std::vector<const lang::T
 /// True when `v` is a scalar of the flat scalar type `t` (a kernel Const node).
 bool const_ok(const lang::Value& v, const lang::Type* t);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -6,7 +6,7 @@
 
 #include "flatten/passes/ir_walk.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 namespace {
 
@@ -95,4 +95,4 @@ Program fuse_siblings(Program p) {
   return p;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -3,7 +3,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR after fuse_elementwise. Guarantees: within each block, a Kernel
 /// statement that reads a variable an earlier Kernel statement of the same block also reads,
@@ -15,4 +15,4 @@ namespace ndp::flat {
 /// pivot, for example, then make one pass over the elements instead of three.
 Program fuse_siblings(Program p);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

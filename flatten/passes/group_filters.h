@@ -4,7 +4,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR after fuse_consumers. Guarantees: within each block, the filter
 /// consumers
@@ -17,4 +17,4 @@ namespace ndp::flat {
 /// those of the statements. Why: each predicate is computed once, not once per consumer.
 Program group_filters(Program p);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -1,7 +1,7 @@
 // Traversals of Flat IR statements and blocks.
 #include "flatten/passes/ir_walk.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 void for_each_sub_block(Stmt& s, const std::function<void(Block&)>& f) {
   if (s.then_block) f(*s.then_block);
@@ -62,4 +62,4 @@ std::vector<uint32_t> use_counts(const Function& f) {
   return count;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

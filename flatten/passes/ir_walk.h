@@ -7,7 +7,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Calls `f` on every block nested in `s` (branches, timed blocks, recursion-loop parts).
 void for_each_sub_block(Stmt& s, const std::function<void(Block&)>& f);
@@ -23,4 +23,4 @@ void collect_defs(const Block& b, std::set<VarId>& out);
 /// results and the parts of recursion loops (saved values, the next level's path).
 std::vector<uint32_t> use_counts(const Function& f);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -6,7 +6,7 @@
 
 #include "flatten/passes/ir_walk.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 namespace {
 
@@ -111,4 +111,4 @@ Program merge_calls(Program p) {
   return p;
 }
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

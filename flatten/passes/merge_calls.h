@@ -3,7 +3,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR. Guarantees: in every block, two calls `r1 = call f(a1)` ...
 /// `r2 = call f(a2)` where nothing between them (the second included) reads r1 become
@@ -13,4 +13,4 @@ namespace ndp::flat {
 /// Calls of functions that can run an effect (rand, rand_seed, I/O) keep their order.
 Program merge_calls(Program p);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

@@ -3,7 +3,7 @@
 
 #include "flatten/flat_ir.h"
 
-namespace ndp::flat {
+namespace ndp::flatten {
 
 /// Assumes: valid Flat IR, after merge_calls (so recursive calls of one level are one call).
 /// Guarantees: every function whose only self-call sits directly in the then-block of an
@@ -13,4 +13,4 @@ namespace ndp::flat {
 /// (they keep host recursion, which does the same vector work).
 Program recursion_to_loops(Program p);
 
-}  // namespace ndp::flat
+}  // namespace ndp::flatten

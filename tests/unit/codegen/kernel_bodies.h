@@ -17,7 +17,7 @@ using exec::host::Vec;
 
 /// A kernel body straight from a chain, with its input Vecs, for comparing the two loops.
 struct BodyCase {
-  std::shared_ptr<const flat::KernelBody> body;
+  std::shared_ptr<const flatten::KernelBody> body;
   std::vector<Vec> ins;
 };
 
@@ -38,7 +38,7 @@ inline BodyCase kernel_of(lang::TypeContext& T, const Chain& c, size_t n, uint64
   for (Stmt& s : body.stmts)
     if (s.op == Op::Prim || s.op == Op::Length) only.stmts.push_back(std::move(s));
   body.stmts = std::move(only.stmts);
-  flat::Program p = flat::fuse_elementwise(program_of(std::move(b.fn)));
+  flatten::Program p = flatten::fuse_elementwise(program_of(std::move(b.fn)));
   auto ks = stmts_of(p.functions[0].body, Op::Kernel);
   REQUIRE(ks.size() == 1);
   bc.body = ks[0]->kernel;

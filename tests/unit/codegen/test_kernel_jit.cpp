@@ -31,7 +31,7 @@ TEST_CASE("kernels: compiled code equals the interpretive loop, bit for bit") {
   codegen::HostKernelCompiler compiler;
   for (size_t n : {size_t{0}, size_t{3}, size_t{1000}, size_t{100003}}) {
     BodyCase bc = kernel_of(T, c, n, n);
-    const flat::KernelBody& k = *bc.body;
+    const flatten::KernelBody& k = *bc.body;
     REQUIRE(k.outputs.size() == 3);
     std::vector<const void*> in;
     for (const Vec& v : bc.ins) in.push_back(v.buffer().get());
@@ -42,7 +42,7 @@ TEST_CASE("kernels: compiled code equals the interpretive loop, bit for bit") {
       ob.push_back(rb[o].data());
     }
     exec::cpu::interpret_kernel(k, 0, static_cast<int64_t>(n), in.data(), oa.data());
-    flat::HostKernelFn fn = compiler.compile(k);
+    flatten::HostKernelFn fn = compiler.compile(k);
     REQUIRE(static_cast<bool>(fn));
     exec::cpu::run_chunks(fn, static_cast<int64_t>(n), in.data(), ob.data());
     CHECK(ra == rb);
@@ -69,8 +69,8 @@ TEST_CASE("kernels: checked integer division, rem and shifts equal the interpret
           a.push_back(x);
           b.push_back(y);
         }
-    REQUIRE(flat::kernel_prim_checked_ok(p, {I, I}, I));
-    flat::HostKernelFn fn = compiler.compile(flat::one_node_kernel(p, {I, I}, I));
+    REQUIRE(flatten::kernel_prim_checked_ok(p, {I, I}, I));
+    flatten::HostKernelFn fn = compiler.compile(flatten::one_node_kernel(p, {I, I}, I));
     REQUIRE(static_cast<bool>(fn));
     std::vector<int64_t> out(a.size());
     const void* ins[2] = {a.data(), b.data()};
@@ -90,8 +90,8 @@ TEST_CASE("kernels: checked integer division, rem and shifts equal the interpret
   }
   // i32 division, min_int32 / -1 included.
   const lang::Type* I32 = T.i32();
-  REQUIRE(flat::kernel_prim_checked_ok(lang::core::PrimId::Div, {I32, I32}, I32));
-  flat::HostKernelFn div32 = compiler.compile(flat::one_node_kernel(lang::core::PrimId::Div, {I32, I32}, I32));
+  REQUIRE(flatten::kernel_prim_checked_ok(lang::core::PrimId::Div, {I32, I32}, I32));
+  flatten::HostKernelFn div32 = compiler.compile(flatten::one_node_kernel(lang::core::PrimId::Div, {I32, I32}, I32));
   REQUIRE(static_cast<bool>(div32));
   const int32_t m32 = std::numeric_limits<int32_t>::min();
   std::vector<int32_t> a32, b32;

@@ -61,9 +61,9 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   BodyCase bc = kernel_of(T, c, 4, 1);
   // Inputs 1 and 3 read through positions (Note [Fused gathers]), input 3's i32 (Note [Narrow
   // gather positions]): two more parameters, and it must assemble too.
-  const flat::GatheredInput gathered[] = {{1, false}, {3, true}};
-  for (std::span<const flat::GatheredInput> g :
-       {std::span<const flat::GatheredInput>(), std::span<const flat::GatheredInput>(gathered)}) {
+  const flatten::GatheredInput gathered[] = {{1, false}, {3, true}};
+  for (std::span<const flatten::GatheredInput> g :
+       {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(gathered)}) {
     CAPTURE(g.size());
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK((ptx_has_widening(codegen::compile_ptx(*bc.body, g))) == !g.empty());
@@ -111,8 +111,8 @@ TEST_CASE("kernels: every one-node kernel the cuda backend can generate assemble
       std::vector<const lang::Type*> args;
       for (size_t i : pick) args.push_back(plain[i]);
       for (const lang::Type* r : plain) {
-        if (!flat::kernel_prim_ok(id, args, r) && !flat::kernel_prim_checked_ok(id, args, r)) continue;
-        flat::KernelBody k = flat::one_node_kernel(id, args, r);
+        if (!flatten::kernel_prim_ok(id, args, r) && !flatten::kernel_prim_checked_ok(id, args, r)) continue;
+        flatten::KernelBody k = flatten::one_node_kernel(id, args, r);
         std::ofstream(std::string(dir) + "/k" + std::to_string(count++) + ".ptx") << codegen::compile_ptx(k);
       }
       size_t d = 0;
@@ -156,16 +156,16 @@ TEST_CASE("kernels: element functions compile into their consumer programs with 
     const std::string image = c.image;
     CAPTURE(image);
     // max(x, x): an output of the type read from an input of the type (char and bool too).
-    flat::KernelBody k = c.t->kind == lang::TypeKind::Bool ? flat::one_node_kernel(PrimId::Not, {c.t}, c.t)
+    flatten::KernelBody k = c.t->kind == lang::TypeKind::Bool ? flatten::one_node_kernel(PrimId::Not, {c.t}, c.t)
                          : c.t->kind == lang::TypeKind::Char
-                             ? flat::one_node_kernel(PrimId::Select, {T.bool_(), c.t, c.t}, c.t)
-                             : flat::one_node_kernel(PrimId::Add, {c.t, c.t}, c.t);
+                             ? flatten::one_node_kernel(PrimId::Select, {T.bool_(), c.t, c.t}, c.t)
+                             : flatten::one_node_kernel(PrimId::Add, {c.t, c.t}, c.t);
     // Also with input 0 read through int64 and i32 positions (Note [Fused gathers] in
     // exec/cuda/kernels.h, Note [Narrow gather positions] in exec/cuda/device_vec.h).
-    const flat::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}};
-    for (std::span<const flat::GatheredInput> g : {std::span<const flat::GatheredInput>(),
-                                                      std::span<const flat::GatheredInput>(wide),
-                                                      std::span<const flat::GatheredInput>(narrow)}) {
+    const flatten::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}};
+    for (std::span<const flatten::GatheredInput> g : {std::span<const flatten::GatheredInput>(),
+                                                      std::span<const flatten::GatheredInput>(wide),
+                                                      std::span<const flatten::GatheredInput>(narrow)}) {
       CAPTURE(g.size());
       const bool narrowed = !g.empty() && g[0].narrow;
       CAPTURE(narrowed);

@@ -20,17 +20,17 @@ struct ExecFixture {
   std::FILE* out = std::tmpfile();
   ~ExecFixture() { std::fclose(out); }
 
-  lang::eval::RunResult run(flat::Program& p) {
+  lang::eval::RunResult run(flatten::Program& p) {
     exec::cpu::CpuExecutor ex(prog, out);
     return ex.run(p);
   }
   /// Runs a program of one function.
-  lang::eval::RunResult run(flat::Function f) {
-    flat::Program p;
+  lang::eval::RunResult run(flatten::Function f) {
+    flatten::Program p;
     p.functions.push_back(std::move(f));
     return run(p);
   }
-  Value ok(flat::Function f) {
+  Value ok(flatten::Function f) {
     auto r = run(std::move(f));
     if (!r.ok) FAIL("unexpected runtime error: " << r.error.message);
     return r.value;

@@ -23,7 +23,7 @@ namespace {
 /// main(x) = sum({3 * i + 1 : i in [0:5]}) = 35, as Flat IR: the literal 3 and the iota in five
 /// instances, the map as one Kernel statement with the constant 1, its five values nested into
 /// one sequence and summed.
-flat::Program sum_of_map(lang::TypeContext& T) {
+flatten::Program sum_of_map(lang::TypeContext& T) {
   FnBuilder b("main", T.int_(), T.int_());
   Block& body = b.fn.body;
   VarId n = b.konst(body, 5);
@@ -31,16 +31,16 @@ flat::Program sum_of_map(lang::TypeContext& T) {
   b.emit(body, Op::Iota, i, {n});
   VarId three = b.lit(body, T.int_(), I(3), n);
 
-  auto kernel = std::make_shared<flat::KernelBody>();
+  auto kernel = std::make_shared<flatten::KernelBody>();
   kernel->inputs = {T.int_(), T.int_()};
-  flat::KernelNode in0, in1, times, one, plus;
-  in0.kind = in1.kind = flat::KernelNode::Kind::Input;
+  flatten::KernelNode in0, in1, times, one, plus;
+  in0.kind = in1.kind = flatten::KernelNode::Kind::Input;
   in0.type = in1.type = one.type = times.type = plus.type = T.int_();
   in1.input = 1;
-  times.kind = plus.kind = flat::KernelNode::Kind::Prim;
+  times.kind = plus.kind = flatten::KernelNode::Kind::Prim;
   times.prim = PrimId::Mul;
   times.args = {0, 1};
-  one.kind = flat::KernelNode::Kind::Const;
+  one.kind = flatten::KernelNode::Kind::Const;
   one.value = I(1);
   plus.prim = PrimId::Add;
   plus.args = {2, 3};
@@ -53,7 +53,7 @@ flat::Program sum_of_map(lang::TypeContext& T) {
 
   VarId nested = b.wrap(body, T, mapped, 5);
   body.result = b.prim(body, PrimId::Sum, T.int_(), {nested}, {T.int_()});
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
   return p;
 }
@@ -67,8 +67,8 @@ struct Output {
 
 TEST_CASE("llvm-free: the cpu executor runs a hand-built program with a kernel, no compiler installed") {
   lang::core::Program prog;
-  flat::Program p = sum_of_map(prog.types);
-  REQUIRE(flat::verify(p).empty());
+  flatten::Program p = sum_of_map(prog.types);
+  REQUIRE(flatten::verify(p).empty());
   Output out;
   exec::cpu::CpuExecutor ex(prog, out.file);
   lang::eval::RunResult r = ex.run(p);
@@ -93,7 +93,7 @@ TEST_CASE("llvm-free: the cuda executor runs a kernel-free program where a GPU i
   b.emit(body, Op::Iota, i, {n});
   VarId nested = b.wrap(body, T, i, 5);
   body.result = b.prim(body, PrimId::Sum, T.int_(), {nested}, {T.int_()});
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
   Output out;
   exec::cuda::CudaExecutor ex(prog, out.file);

@@ -12,10 +12,10 @@
 
 namespace ndp::test::flat_ir {
 
-using flat::Block;
-using flat::Op;
-using flat::Stmt;
-using flat::VarId;
+using flatten::Block;
+using flatten::Op;
+using flatten::Stmt;
+using flatten::VarId;
 using lang::Type;
 using lang::Value;
 using lang::core::PrimId;
@@ -30,7 +30,7 @@ inline Value ints(std::vector<int64_t> xs) {
 }
 inline Value seq(std::vector<Value> xs) { return Value::seq(std::move(xs)); }
 
-/// Builds one flat::Function statement by statement.
+/// Builds one flatten::Function statement by statement.
 class FnBuilder {
  public:
   FnBuilder(std::string name, const Type* arg, const Type* result) {
@@ -40,10 +40,10 @@ class FnBuilder {
     fn.param = vec(arg, "x");
   }
 
-  flat::Function fn;
+  flatten::Function fn;
 
   VarId vec(const Type* t, std::string hint = "v") {
-    fn.vars.push_back(flat::Var{std::move(hint), t});
+    fn.vars.push_back(flatten::Var{std::move(hint), t});
     return static_cast<VarId>(fn.vars.size() - 1);
   }
   VarId host(std::string hint = "n") { return vec(nullptr, std::move(hint)); }

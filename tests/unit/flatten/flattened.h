@@ -27,10 +27,10 @@ struct Flattened {
   lang::ast::AstContext ast;
   lang::DiagnosticEngine diags;
   lang::core::Program prog;
-  flat::Program flat;
+  flatten::Program flat;
   std::string text;
 
-  /// `all_passes`: the whole pipeline (flat::flatten), else vectorisation alone.
+  /// `all_passes`: the whole pipeline (flatten::flatten), else vectorisation alone.
   explicit Flattened(const std::string& src, bool all_passes = false) {
     frontend::Checker checker(prog, diags);
     uint32_t file = sm.add("t.ndp", src);
@@ -41,8 +41,8 @@ struct Flattened {
       body = cf->top.body;
     }
     REQUIRE(body);
-    flat = all_passes ? flat::flatten(prog, body) : flat::vectorise(prog, body);
-    text = flat::print_program(flat);
+    flat = all_passes ? flatten::flatten(prog, body) : flatten::vectorise(prog, body);
+    text = flatten::print_program(flat);
   }
   size_t count(const std::string& needle) const { return occurrences(text, needle); }
 };

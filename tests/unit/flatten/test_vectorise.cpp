@@ -71,5 +71,5 @@ TEST_CASE("a call through a function chosen at run time is reported as unsupport
   uint32_t file = sm.add("t.ndp", "function sq(x) = x * x $ function ch(b, x) = (if b then sq else negate)(x) $ ch(t, 3) $");
   const lang::core::Expr* body = nullptr;
   for (const auto* form : frontend::parse_program(ast, sm, file, diags)) body = checker.check(*form)->top.body;
-  CHECK_THROWS_AS(flat::vectorise(prog, body), flat::Unsupported);
+  CHECK_THROWS_AS(flatten::vectorise(prog, body), flatten::Unsupported);
 }

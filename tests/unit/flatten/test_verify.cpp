@@ -1,4 +1,4 @@
-// flat::verify: a valid program has no problems; broken scoping, kinds and call targets do.
+// flatten::verify: a valid program has no problems; broken scoping, kinds and call targets do.
 #include <doctest/doctest.h>
 
 #include "flatten/flat_ir.h"
@@ -16,7 +16,7 @@ bool mentions(const std::vector<std::string>& problems, const std::string& what)
 }
 
 /// f(x : int) : [int] = nest([#x], x + x) with an if_nonempty around the addition.
-flat::Program valid_program(lang::TypeContext& T) {
+flatten::Program valid_program(lang::TypeContext& T) {
   FnBuilder b("f", T.int_(), T.int_());
   VarId n = b.host();
   b.emit(Op::Length, n, {b.fn.param});
@@ -28,7 +28,7 @@ flat::Program valid_program(lang::TypeContext& T) {
   s.then_block->result = sum;
   s.else_block->result = b.fn.param;
   b.fn.body.result = r;
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
   return p;
 }
@@ -37,8 +37,8 @@ flat::Program valid_program(lang::TypeContext& T) {
 
 TEST_CASE("verify: a valid program has no problems") {
   lang::core::Program prog;
-  flat::Program p = valid_program(prog.types);
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = valid_program(prog.types);
+  CHECK(flatten::verify(p).empty());
 }
 
 TEST_CASE("verify: use before definition and out of scope") {
@@ -59,9 +59,9 @@ TEST_CASE("verify: use before definition and out of scope") {
   s.else_block->result = b.fn.param;
   b.prim(b.fn.body, PrimId::Negate, T.int_(), {inner}, {T.int_()});  // inner is out of scope here
   b.fn.body.result = d;
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
-  auto problems = flat::verify(p);
+  auto problems = flatten::verify(p);
   CHECK(mentions(problems, "before its definition"));
   CHECK(mentions(problems, "out of its scope"));
   CHECK(mentions(problems, "has type int"));
@@ -81,9 +81,9 @@ TEST_CASE("verify: host/vector mix-ups") {
   VarId sl = b.vec(T.int_(), "sl");
   b.emit(Op::Slice, sl, {b.fn.param, b.fn.param, n});  // slice bounds must be host
   b.fn.body.result = n;                                  // a host result
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
-  auto problems = flat::verify(p);
+  auto problems = flatten::verify(p);
   CHECK(mentions(problems, "must be a vector variable"));
   CHECK(mentions(problems, "must be a host variable"));
   CHECK(mentions(problems, "the body returns a host variable"));
@@ -99,10 +99,10 @@ TEST_CASE("verify: bad call target, arity and duplicate definitions") {
   b.prim(b.fn.body, PrimId::Add, T.int_(), {b.fn.param}, {T.int_()});  // Add takes two
   b.emit(Op::Elements, r, {b.fn.param});                              // r again
   b.fn.body.result = r;
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
   p.entry = 3;
-  auto problems = flat::verify(p);
+  auto problems = flatten::verify(p);
   CHECK(mentions(problems, "calls function 7 of 1"));
   CHECK(mentions(problems, "has 1 operands, expects 2"));
   CHECK(mentions(problems, "defined twice"));

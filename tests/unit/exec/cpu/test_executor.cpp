@@ -172,7 +172,7 @@ namespace {
 
 /// sum_to(x) = if x > 0 then x + sum_to(x - 1) else 0, lifted as the vectoriser does it: each
 /// branch on the packed subset that takes it (`nothing` when it has none), then a merge.
-flat::Function sum_to(lang::TypeContext& T) {
+flatten::Function sum_to(lang::TypeContext& T) {
   FnBuilder b("sum_to", T.int_(), T.int_());
   Block& body = b.fn.body;
   VarId n = b.host();
@@ -217,13 +217,13 @@ flat::Function sum_to(lang::TypeContext& T) {
   return std::move(b.fn);
 }
 
-flat::Program sum_to_program(lang::TypeContext& T, Value xs, int64_t k) {
+flatten::Program sum_to_program(lang::TypeContext& T, Value xs, int64_t k) {
   FnBuilder b("main", T.int_(), T.seq(T.int_()));
   VarId v = b.instances(b.fn.body, T.seq(T.int_()), std::move(xs));
   VarId r = b.vec(T.int_());
   b.emit(Op::Call, r, {v}).func = 1;
   b.fn.body.result = b.wrap(b.fn.body, T, r, k);
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
   p.functions.push_back(sum_to(T));
   return p;
@@ -234,13 +234,13 @@ flat::Program sum_to_program(lang::TypeContext& T, Value xs, int64_t k) {
 TEST_CASE("exec: recursive lifted calls, if_nonempty and merge") {
   ExecFixture fx;
   auto& T = fx.T;
-  flat::Program p = sum_to_program(T, ints({3, 0, 5, 1}), 4);
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = sum_to_program(T, ints({3, 0, 5, 1}), 4);
+  CHECK(flatten::verify(p).empty());
   auto r = fx.run(p);
   REQUIRE(r.ok);
   CHECK(eq(r.value, ints({6, 0, 15, 1})));
 
-  flat::Program none = sum_to_program(T, ints({}), 0);
+  flatten::Program none = sum_to_program(T, ints({}), 0);
   r = fx.run(none);
   REQUIRE(r.ok);
   CHECK(eq(r.value, ints({})));
@@ -248,7 +248,7 @@ TEST_CASE("exec: recursive lifted calls, if_nonempty and merge") {
 
 TEST_CASE("exec: deep recursion runs on the big stack") {
   ExecFixture fx;
-  flat::Program p = sum_to_program(fx.T, ints({20000}), 1);
+  flatten::Program p = sum_to_program(fx.T, ints({20000}), 1);
   auto r = fx.run(p);
   REQUIRE(r.ok);
   CHECK(eq(r.value, ints({200010000})));
@@ -256,18 +256,18 @@ TEST_CASE("exec: deep recursion runs on the big stack") {
 
 TEST_CASE("exec: recursion as loops (while) gives the same results") {
   ExecFixture fx;
-  flat::Program p = flat::recursion_to_loops(sum_to_program(fx.T, ints({3, 0, 5, 1, 2}), 5));
+  flatten::Program p = flatten::recursion_to_loops(sum_to_program(fx.T, ints({3, 0, 5, 1, 2}), 5));
   REQUIRE(p.functions[1].body.stmts.size() == 1);
   REQUIRE(p.functions[1].body.stmts[0].op == Op::Recurse);
-  CHECK(flat::verify(p).empty());
+  CHECK(flatten::verify(p).empty());
   auto r = fx.run(p);
   REQUIRE(r.ok);
   CHECK(eq(r.value, ints({6, 0, 15, 1, 3})));
-  flat::Program deep = flat::recursion_to_loops(sum_to_program(fx.T, ints({100000, 7}), 2));
+  flatten::Program deep = flatten::recursion_to_loops(sum_to_program(fx.T, ints({100000, 7}), 2));
   r = fx.run(deep);
   REQUIRE(r.ok);
   CHECK(eq(r.value, ints({5000050000, 28})));
-  flat::Program none = flat::recursion_to_loops(sum_to_program(fx.T, ints({}), 0));
+  flatten::Program none = flatten::recursion_to_loops(sum_to_program(fx.T, ints({}), 0));
   r = fx.run(none);
   REQUIRE(r.ok);
   CHECK(eq(r.value, ints({})));
@@ -305,9 +305,9 @@ TEST_CASE("exec: nothing, retype, concat, slice") {
   b.emit(Op::Tuple, p2, {w2, w3});
   b.emit(Op::Tuple, r, {w1, p2});
   body.result = r;
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
-  CHECK(flat::verify(p).empty());
+  CHECK(flatten::verify(p).empty());
   auto res = fx.run(p);
   REQUIRE(res.ok);
   auto point = [&](int64_t x) { return Value::data(def, Value::pair(I(x), F(0.5))); };
@@ -341,7 +341,7 @@ TEST_CASE("exec: errors in library statements surface at the user's call") {
   VarId r = m.vec(T.int_());
   m.emit(Op::Call, r, {m.fn.param}, user).func = 1;
   m.fn.body.result = r;
-  flat::Program p;
+  flatten::Program p;
   p.functions.push_back(std::move(m.fn));
   p.functions.push_back(std::move(f.fn));
   exec::cpu::CpuExecutor ex(prog, out);

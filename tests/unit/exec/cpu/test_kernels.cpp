@@ -18,10 +18,10 @@ namespace {
 /// Returns the number of kernels fusion made.
 size_t check_chain(const Chain& c, size_t n, uint64_t seed) {
   ExecFixture fx;
-  flat::Program plain = program_of(make_function(fx.T, c, n, seed));
-  flat::Program fused = flat::fuse_elementwise(program_of(make_function(fx.T, c, n, seed)));
-  auto problems = flat::verify(fused);
-  CHECK_MESSAGE(problems.empty(), (problems.empty() ? "" : problems[0]) << "\n" << flat::print_program(fused));
+  flatten::Program plain = program_of(make_function(fx.T, c, n, seed));
+  flatten::Program fused = flatten::fuse_elementwise(program_of(make_function(fx.T, c, n, seed)));
+  auto problems = flatten::verify(fused);
+  CHECK_MESSAGE(problems.empty(), (problems.empty() ? "" : problems[0]) << "\n" << flatten::print_program(fused));
   auto a = fx.run(plain);
   auto b = fx.run(fused);
   REQUIRE(a.ok);
@@ -36,13 +36,13 @@ TEST_CASE("exec: a kernel of uniform inputs gives uniform outputs") {
   lang::core::Program prog;
   auto& T = prog.types;
   // out0 = in0 < in1, out1 = in0 + in1.
-  flat::KernelBody k;
+  flatten::KernelBody k;
   k.inputs = {T.int_(), T.int_()};
-  flat::KernelNode a, b, lt, add;
-  a.kind = b.kind = flat::KernelNode::Kind::Input;
+  flatten::KernelNode a, b, lt, add;
+  a.kind = b.kind = flatten::KernelNode::Kind::Input;
   a.type = b.type = T.int_();
   b.input = 1;
-  lt.kind = add.kind = flat::KernelNode::Kind::Prim;
+  lt.kind = add.kind = flatten::KernelNode::Kind::Prim;
   lt.prim = PrimId::Lt;
   lt.type = T.bool_();
   add.prim = PrimId::Add;
@@ -175,7 +175,7 @@ TEST_CASE("kernels: the fusion pass's examples give the unfused results") {
   for (size_t n : {0, 1, 5, 1000, 40000}) CHECK(check_chain(five, n, n + 3) == 1);
   Chain literals = literal_chain(T);
   for (size_t n : {size_t{0}, size_t{5}, size_t{50000}}) CHECK(check_chain(literals, n, n + 11) == 2);
-  flat::Program p = flat::fuse_elementwise(program_of(read_after_group(T).fn));
+  flatten::Program p = flatten::fuse_elementwise(program_of(read_after_group(T).fn));
   REQUIRE(stmts_of(p.functions[0].body, Op::Kernel).size() == 1);
   auto res = fx.run(p);
   REQUIRE(res.ok);

@@ -27,14 +27,14 @@ inline std::vector<const Stmt*> stmts_of(const Block& b, Op op) {
   return r;
 }
 
-inline size_t prim_nodes(const flat::KernelBody& k) {
+inline size_t prim_nodes(const flatten::KernelBody& k) {
   size_t c = 0;
-  for (const auto& n : k.nodes) c += n.kind == flat::KernelNode::Kind::Prim;
+  for (const auto& n : k.nodes) c += n.kind == flatten::KernelNode::Kind::Prim;
   return c;
 }
 
-inline flat::Program program_of(flat::Function f) {
-  flat::Program p;
+inline flatten::Program program_of(flatten::Function f) {
+  flatten::Program p;
   p.functions.push_back(std::move(f));
   return p;
 }
@@ -84,7 +84,7 @@ struct Chain {
   std::function<std::vector<VarId>(FnBuilder&, Block&, const std::vector<VarId>&)> build;
 };
 
-inline flat::Function make_function(lang::TypeContext& T, const Chain& c, size_t n, uint64_t seed) {
+inline flatten::Function make_function(lang::TypeContext& T, const Chain& c, size_t n, uint64_t seed) {
   // The result type is known only after building; build once into a scratch builder for it.
   FnBuilder b("main", T.int_(), T.int_());
   Block& body = b.fn.body;
@@ -155,7 +155,7 @@ inline Chain literal_chain(lang::TypeContext& T) {
 /// A chain whose values are read after it: s by a division, sel by a nested block, m only
 /// inside. On x = 1 2 3, y = 4 5 6 the function's result is -s = -5 -7 -9.
 struct ReadAfterGroup {
-  flat::Function fn;
+  flatten::Function fn;
   VarId s, sel;
 };
 

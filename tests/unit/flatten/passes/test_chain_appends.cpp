@@ -8,7 +8,7 @@
 
 using namespace ndp;
 using namespace ndp::test::exec_test;
-using flat::AppendChain;
+using flatten::AppendChain;
 
 namespace {
 
@@ -30,8 +30,8 @@ const Stmt* chain_of(const Block& b) {
   return nullptr;
 }
 
-flat::Program program_of(flat::Function f) {
-  flat::Program p;
+flatten::Program program_of(flatten::Function f) {
+  flatten::Program p;
   p.functions.push_back(std::move(f));
   return p;
 }
@@ -39,7 +39,7 @@ flat::Program program_of(flat::Function f) {
 /// Two instances of a nested sequence m and of a sequence mid, and the statements
 ///   x = elt(m, first); xm = x ++ mid; [between]; y = elt(m, second); r = xm ++ y
 /// returned as one instance of [[int]]. `between` may add statements.
-flat::Function elts_and_appends(lang::TypeContext& T, int64_t first, int64_t second,
+flatten::Function elts_and_appends(lang::TypeContext& T, int64_t first, int64_t second,
                                 const std::function<void(FnBuilder&, Block&, VarId)>& between = {}) {
   const Type* si = T.seq(T.int_());
   FnBuilder b("main", T.int_(), T.seq(si));
@@ -68,8 +68,8 @@ flat::Function elts_and_appends(lang::TypeContext& T, int64_t first, int64_t sec
 TEST_CASE("chain_appends: a ++ chain over elts is one statement, with the statements' results and first error") {
   ExecFixture fx;
   auto& T = fx.T;
-  flat::Program p = flat::chain_appends(program_of(elts_and_appends(T, 0, 1)));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::chain_appends(program_of(elts_and_appends(T, 0, 1)));
+  CHECK(flatten::verify(p).empty());
   const Block& pb = p.functions[0].body;
   CHECK(count_op(pb, Op::Prim) == 0);  // both elts and both ++ are taken in
   const Stmt* c = chain_of(pb);
@@ -80,10 +80,10 @@ TEST_CASE("chain_appends: a ++ chain over elts is one statement, with the statem
   CHECK(c->chain->sources[2].is_elt());
   CHECK(c->chain->checks == std::vector<uint32_t>{0, 2});
   CHECK(c->uses.size() == 5);  // (m, i), mid, (m, j)
-  CHECK(flat::print_program(p).find("append_chain(elt(") != std::string::npos);
+  CHECK(flatten::print_program(p).find("append_chain(elt(") != std::string::npos);
 
   auto run = [&](int64_t first, int64_t second) {
-    flat::Program q = flat::chain_appends(program_of(elts_and_appends(T, first, second)));
+    flatten::Program q = flatten::chain_appends(program_of(elts_and_appends(T, first, second)));
     return fx.run(q);
   };
   auto ok = [&](int64_t first, int64_t second) {
@@ -117,9 +117,9 @@ TEST_CASE("chain_appends: no chain across a statement that can fail") {
     VarId z = b.lit(body, T.int_(), I(0), n);
     b.prim(body, PrimId::Div, T.int_(), {a, z}, {T.int_()}, lang::Span{2, 30, 31});
   };
-  flat::Program p = program_of(elts_and_appends(T, 5, 0, divide));
+  flatten::Program p = program_of(elts_and_appends(T, 5, 0, divide));
   std::vector<Op> before = ops(p.functions[0].body);
-  p = flat::chain_appends(std::move(p));
+  p = flatten::chain_appends(std::move(p));
   // The division lies between x and the root, so the root forms no chain; nothing lies
   // between x and xm, so xm = x ++ mid is a chain of its own.
   const Block& pb = p.functions[0].body;
@@ -148,8 +148,8 @@ TEST_CASE("chain_appends: a value read elsewhere stays a whole source, and a lon
   VarId xx = b.prim(body, PrimId::Append, si, {x, x});  // x is read twice
   VarId r = b.prim(body, PrimId::Append, si, {xx, x});
   body.result = r;
-  flat::Program p = flat::chain_appends(program_of(std::move(b.fn)));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::chain_appends(program_of(std::move(b.fn)));
+  CHECK(flatten::verify(p).empty());
   const Block& pb = p.functions[0].body;
   const Stmt* c = chain_of(pb);
   REQUIRE(c != nullptr);
@@ -161,9 +161,9 @@ TEST_CASE("chain_appends: a value read elsewhere stays a whole source, and a lon
   FnBuilder lone("lone", T.int_(), si);
   VarId a = lone.instances(lone.fn.body, T.seq(si), seq({ints({1})}));
   lone.fn.body.result = lone.prim(lone.fn.body, PrimId::Append, si, {a, a});
-  flat::Program q = program_of(std::move(lone.fn));
+  flatten::Program q = program_of(std::move(lone.fn));
   std::vector<Op> before = ops(q.functions[0].body);
-  q = flat::chain_appends(std::move(q));
+  q = flatten::chain_appends(std::move(q));
   CHECK(ops(q.functions[0].body) == before);
 }
 
@@ -177,8 +177,8 @@ TEST_CASE("chain_appends: sequences of sequences are not chained") {
   VarId a = b.instances(body, T.seq(ssi), seq({seq({ints({1})})}));
   VarId aa = b.prim(body, PrimId::Append, ssi, {a, a});
   body.result = b.prim(body, PrimId::Append, ssi, {aa, a});
-  flat::Program p = program_of(std::move(b.fn));
+  flatten::Program p = program_of(std::move(b.fn));
   std::vector<Op> before = ops(p.functions[0].body);
-  p = flat::chain_appends(std::move(p));
+  p = flatten::chain_appends(std::move(p));
   CHECK(ops(p.functions[0].body) == before);
 }

@@ -33,8 +33,8 @@ TEST_CASE("drop_dead: unread pure statements go, and then what only they read; a
   prim(b, body, PrimId::Div, T.int_(), {x, x});      // unread, but can fail: stays, with x
   b.emit(body, Op::Length, b.host(), {x});           // unread: goes
   body.result = b.fn.param;
-  flat::Program p = flat::drop_dead(program_of(std::move(b.fn)));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::drop_dead(program_of(std::move(b.fn)));
+  CHECK(flatten::verify(p).empty());
   const Block& out = p.functions[0].body;
   CHECK(prims_of(out) == std::set<PrimId>{PrimId::Div});
   CHECK(stmts_of(out, Op::Length).empty());
@@ -54,12 +54,12 @@ TEST_CASE("drop_dead: a kernel loses its unread outputs, and goes when none is r
   b.emit(body, Op::Length, b.host(), {s});
   prim(b, body, PrimId::Div, T.int_(), {m, y});
   body.result = b.fn.param;
-  flat::Program fused = flat::fuse_elementwise(program_of(std::move(b.fn)));
+  flatten::Program fused = flatten::fuse_elementwise(program_of(std::move(b.fn)));
   auto before = stmts_of(fused.functions[0].body, Op::Kernel);
   REQUIRE(before.size() == 1);
   REQUIRE(std::set<VarId>(before[0]->outs.begin(), before[0]->outs.end()) == std::set<VarId>{s, m});
-  flat::Program p = flat::drop_dead(std::move(fused));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::drop_dead(std::move(fused));
+  CHECK(flatten::verify(p).empty());
   auto after = stmts_of(p.functions[0].body, Op::Kernel);
   REQUIRE(after.size() == 1);
   CHECK(after[0]->outs == std::vector<VarId>{m});
@@ -75,9 +75,9 @@ TEST_CASE("drop_dead: a kernel loses its unread outputs, and goes when none is r
   VarId m2 = prim(b2, body2, PrimId::Mul, T.int_(), {s2, x2});
   b2.emit(body2, Op::Length, b2.host(), {m2});
   body2.result = b2.fn.param;
-  flat::Program fused2 = flat::fuse_elementwise(program_of(std::move(b2.fn)));
+  flatten::Program fused2 = flatten::fuse_elementwise(program_of(std::move(b2.fn)));
   REQUIRE(stmts_of(fused2.functions[0].body, Op::Kernel).size() == 1);
-  flat::Program p2 = flat::drop_dead(std::move(fused2));
-  CHECK(flat::verify(p2).empty());
+  flatten::Program p2 = flatten::drop_dead(std::move(fused2));
+  CHECK(flatten::verify(p2).empty());
   CHECK(p2.functions[0].body.stmts.empty());
 }

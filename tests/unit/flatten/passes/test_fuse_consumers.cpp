@@ -12,10 +12,10 @@ using namespace ndp::test::flat_ir;
 
 namespace {
 
-/// The whole pipeline (flat::flatten) on the last form of src, printed.
+/// The whole pipeline (flatten::flatten) on the last form of src, printed.
 std::string flattened(const std::string& src) {
   Flattened f(src, true);
-  CHECK(flat::verify(f.flat).empty());
+  CHECK(flatten::verify(f.flat).empty());
   return f.text;
 }
 

@@ -17,8 +17,8 @@ using namespace ndp::test::flat_ir;
 TEST_CASE("fuse: a chain of five elementwise ops becomes one kernel") {
   lang::TypeContext T;
   Chain c = five_op_chain(T);
-  flat::Program p = flat::fuse_elementwise(program_of(make_function(T, c, 5, 1)));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::fuse_elementwise(program_of(make_function(T, c, 5, 1)));
+  CHECK(flatten::verify(p).empty());
   const Block& body = p.functions[0].body;
   auto kernels = stmts_of(body, Op::Kernel);
   REQUIRE(kernels.size() == 1);
@@ -27,7 +27,7 @@ TEST_CASE("fuse: a chain of five elementwise ops becomes one kernel") {
   CHECK(kernels[0]->uses.size() == 4);
   CHECK(kernels[0]->outs.size() == 1);  // the intermediate values are read only inside
   CHECK(p.functions[0].vars[kernels[0]->dst].type == T.bool_());
-  std::string printed = flat::print_program(p);
+  std::string printed = flatten::print_program(p);
   CHECK(printed.find("kernel(") != std::string::npos);
   CHECK(printed.find("= <(%") != std::string::npos);
 }
@@ -55,8 +55,8 @@ TEST_CASE("fuse: primitives that can fail or have effects are not fused") {
   VarId n3 = b.host();
   b.emit(body, Op::Length, n3, {t});
   body.result = b.fn.param;
-  flat::Program p = flat::fuse_elementwise(program_of(std::move(b.fn)));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::fuse_elementwise(program_of(std::move(b.fn)));
+  CHECK(flatten::verify(p).empty());
   const Block& out = p.functions[0].body;
   auto kernels = stmts_of(out, Op::Kernel);
   CHECK(kernels.size() == 2);  // {+, *} and {-, +, float}
@@ -70,19 +70,19 @@ TEST_CASE("fuse: primitives that can fail or have effects are not fused") {
   CHECK(left.count(PrimId::Add) == 1);  // rand's sum: likewise
   for (const Stmt* k : kernels)
     for (const auto& node : k->kernel->nodes)
-      if (node.kind == flat::KernelNode::Kind::Prim) CHECK(node.prim != PrimId::Div);
+      if (node.kind == flatten::KernelNode::Kind::Prim) CHECK(node.prim != PrimId::Div);
   // Float division cannot fail: it is fused.
-  CHECK(flat::kernel_prim_ok(PrimId::Div, {T.float_(), T.float_()}, T.float_()));
-  CHECK(!flat::kernel_prim_ok(PrimId::Div, {T.int_(), T.int_()}, T.int_()));
-  CHECK(!flat::kernel_prim_ok(PrimId::ToI64, {T.float_()}, T.int_()));
-  CHECK(!flat::kernel_prim_ok(PrimId::CodeChar, {T.int_()}, T.char_()));
+  CHECK(flatten::kernel_prim_ok(PrimId::Div, {T.float_(), T.float_()}, T.float_()));
+  CHECK(!flatten::kernel_prim_ok(PrimId::Div, {T.int_(), T.int_()}, T.int_()));
+  CHECK(!flatten::kernel_prim_ok(PrimId::ToI64, {T.float_()}, T.int_()));
+  CHECK(!flatten::kernel_prim_ok(PrimId::CodeChar, {T.int_()}, T.char_()));
 }
 
 TEST_CASE("fuse: values read after the group are outputs; reads in between stop the group") {
   lang::TypeContext T;
   auto [fn, s, sel] = read_after_group(T);
-  flat::Program p = flat::fuse_elementwise(program_of(std::move(fn)));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::fuse_elementwise(program_of(std::move(fn)));
+  CHECK(flatten::verify(p).empty());
   auto kernels = stmts_of(p.functions[0].body, Op::Kernel);
   REQUIRE(kernels.size() == 1);
   std::set<VarId> outs(kernels[0]->outs.begin(), kernels[0]->outs.end());
@@ -100,21 +100,21 @@ TEST_CASE("fuse: values read after the group are outputs; reads in between stop 
   VarId m2 = prim(b2, body2, PrimId::Mul, T.int_(), {a2, x2});
   (void)m2;
   body2.result = b2.fn.param;
-  flat::Program p2 = flat::fuse_elementwise(program_of(std::move(b2.fn)));
-  CHECK(flat::verify(p2).empty());
+  flatten::Program p2 = flatten::fuse_elementwise(program_of(std::move(b2.fn)));
+  CHECK(flatten::verify(p2).empty());
   CHECK(stmts_of(p2.functions[0].body, Op::Kernel).empty());
 }
 
 TEST_CASE("fuse: scalar literals read only by a kernel become constants") {
   lang::TypeContext T;
   Chain c = literal_chain(T);
-  flat::Program p = flat::fuse_elementwise(program_of(make_function(T, c, 9, 4)));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::fuse_elementwise(program_of(make_function(T, c, 9, 4)));
+  CHECK(flatten::verify(p).empty());
   auto kernels = stmts_of(p.functions[0].body, Op::Kernel);
   REQUIRE(kernels.size() == 2);
   size_t consts = 0;
   for (const Stmt* k : kernels)
-    for (const auto& node : k->kernel->nodes) consts += node.kind == flat::KernelNode::Kind::Const;
+    for (const auto& node : k->kernel->nodes) consts += node.kind == flatten::KernelNode::Kind::Const;
   CHECK(consts == 3);
   // 2.5 is still read (it is an output of the test), NaN and max_int are gone; 6 and 7 stay.
   std::set<std::string> scalar_lits;
@@ -125,5 +125,5 @@ TEST_CASE("fuse: scalar literals read only by a kernel become constants") {
   CHECK(scalar_lits.count("7") == 1);
   CHECK(scalar_lits.count("9223372036854775807") == 0);
   CHECK(scalar_lits.size() == 4);  // and the lengths of the result's wrapping (9)
-  CHECK(flat::print_program(p).find("const 2.5") != std::string::npos);
+  CHECK(flatten::print_program(p).find("const 2.5") != std::string::npos);
 }

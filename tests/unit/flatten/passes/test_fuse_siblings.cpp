@@ -21,15 +21,15 @@ using namespace ndp::test::flat_ir;
 namespace {
 
 /// The number of outputs of every Kernel statement of a program, in walk order.
-std::vector<size_t> kernel_outputs(const flat::Program& p) {
+std::vector<size_t> kernel_outputs(const flatten::Program& p) {
   std::vector<size_t> out;
-  std::function<void(const flat::Block&)> walk = [&](const flat::Block& b) {
-    for (const flat::Stmt& s : b.stmts) {
-      if (s.op == flat::Op::Kernel) out.push_back(s.outs.size());
-      flat::for_each_sub_block(s, walk);
+  std::function<void(const flatten::Block&)> walk = [&](const flatten::Block& b) {
+    for (const flatten::Stmt& s : b.stmts) {
+      if (s.op == flatten::Op::Kernel) out.push_back(s.outs.size());
+      flatten::for_each_sub_block(s, walk);
     }
   };
-  for (const flat::Function& fn : p.functions) walk(fn.body);
+  for (const flatten::Function& fn : p.functions) walk(fn.body);
   return out;
 }
 
@@ -40,12 +40,12 @@ TEST_CASE("fuse_siblings: quicksort's three comparisons with the pivot become on
       "function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; "
       "e = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $"
       "qs([3, 1, 2]) $");
-  q.flat = flat::fuse_elementwise(flat::recursion_to_loops(flat::merge_calls(flat::cse(std::move(q.flat)))));
-  std::string before = flat::print_program(q.flat);
+  q.flat = flatten::fuse_elementwise(flatten::recursion_to_loops(flatten::merge_calls(flatten::cse(std::move(q.flat)))));
+  std::string before = flatten::print_program(q.flat);
   size_t kernels_before = occurrences(before, "= kernel(");
-  q.flat = flat::fuse_siblings(std::move(q.flat));
-  CHECK(flat::verify(q.flat).empty());
-  std::string after = flat::print_program(q.flat);
+  q.flat = flatten::fuse_siblings(std::move(q.flat));
+  CHECK(flatten::verify(q.flat).empty());
+  std::string after = flatten::print_program(q.flat);
   CHECK(occurrences(after, "= kernel(") == kernels_before - 2);
   // The merged kernel reads the elements and the replicated pivot once, and has all six
   // results (three flags, three counts as ints).
@@ -61,13 +61,13 @@ TEST_CASE("fuse_siblings leaves a kernel whose input is computed after the earli
   // After cse both kernels read the same elements, but the second also reads s, which needs
   // the first kernel's results: it cannot move before it.
   Flattened f("function h(x) = let s = sum({v : v in x | v * 3 > 1}) in {v * 2 + s : v in x} $ h([1, -2, 3]) $");
-  f.flat = flat::fuse_elementwise(flat::cse(std::move(f.flat)));
-  std::string before = flat::print_program(f.flat);
+  f.flat = flatten::fuse_elementwise(flatten::cse(std::move(f.flat)));
+  std::string before = flatten::print_program(f.flat);
   REQUIRE(occurrences(before, "= kernel(") == 2);
   size_t first = before.find("= kernel(");
   REQUIRE(before.find("= kernel(", first + 1) != std::string::npos);
-  f.flat = flat::fuse_siblings(std::move(f.flat));
-  CHECK(flat::verify(f.flat).empty());
-  std::string after = flat::print_program(f.flat);
+  f.flat = flatten::fuse_siblings(std::move(f.flat));
+  CHECK(flatten::verify(f.flat).empty());
+  std::string after = flatten::print_program(f.flat);
   CHECK(after == before);  // nothing merged, nothing moved
 }

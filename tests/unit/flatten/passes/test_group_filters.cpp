@@ -8,27 +8,27 @@
 
 using namespace ndp;
 using namespace ndp::test::exec_test;
-using flat::FilterGroup;
+using flatten::FilterGroup;
 
 namespace {
 
 /// A kernel body over two int inputs: `cmp(in0, in1)`, then btoi of it when `count`.
-std::shared_ptr<flat::KernelBody> compare(lang::TypeContext& T, PrimId cmp, bool count) {
-  auto k = std::make_shared<flat::KernelBody>();
+std::shared_ptr<flatten::KernelBody> compare(lang::TypeContext& T, PrimId cmp, bool count) {
+  auto k = std::make_shared<flatten::KernelBody>();
   k->inputs = {T.int_(), T.int_()};
-  flat::KernelNode a, b, c;
-  a.kind = b.kind = flat::KernelNode::Kind::Input;
+  flatten::KernelNode a, b, c;
+  a.kind = b.kind = flatten::KernelNode::Kind::Input;
   a.type = b.type = T.int_();
   b.input = 1;
-  c.kind = flat::KernelNode::Kind::Prim;
+  c.kind = flatten::KernelNode::Kind::Prim;
   c.prim = cmp;
   c.args = {0, 1};
   c.type = T.bool_();
   k->nodes = {a, b, c};
   k->outputs = {2};
   if (count) {
-    flat::KernelNode d;
-    d.kind = flat::KernelNode::Kind::Prim;
+    flatten::KernelNode d;
+    d.kind = flatten::KernelNode::Kind::Prim;
     d.prim = PrimId::Btoi;
     d.args = {2};
     d.type = T.int_();
@@ -87,8 +87,8 @@ size_t count_op(const Block& b, Op op) {
   return n;
 }
 
-flat::Program program_of(FnBuilder& b) {
-  flat::Program p;
+flatten::Program program_of(FnBuilder& b) {
+  flatten::Program p;
   p.functions.push_back(std::move(b.fn));
   return p;
 }
@@ -126,14 +126,14 @@ TEST_CASE("group_filters: the counts and packs of filters on the same inputs bec
   b.emit(Op::Tuple, r, {wa, wc});
   body.result = r;
 
-  flat::Program before = program_of(b);
+  flatten::Program before = program_of(b);
   Value want = Value::pair(seq({ints({1}), ints({}), ints({})}), seq({ints({5, 7}), ints({}), ints({})}));
   auto unfused = fx.run(before);
   REQUIRE(unfused.ok);
   CHECK(lang::values_equal(unfused.value, want));
 
-  flat::Program p = flat::group_filters(std::move(before));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::group_filters(std::move(before));
+  CHECK(flatten::verify(p).empty());
   const Block& pb = p.functions[0].body;
   REQUIRE(count_op(pb, Op::FilterGroup) == 1);
   CHECK(count_op(pb, Op::ReduceKernel) == 0);
@@ -145,14 +145,14 @@ TEST_CASE("group_filters: the counts and packs of filters on the same inputs bec
   REQUIRE(g->filters->members.size() == 4);
   CHECK(g->outs.size() == 4);
   CHECK(g->filters->inputs == 2);
-  CHECK(flat::kernel_inputs(*g) == std::vector<VarId>{s.e, s.p});
+  CHECK(flatten::kernel_inputs(*g) == std::vector<VarId>{s.e, s.p});
   CHECK(std::vector<VarId>(g->uses.begin() + 2, g->uses.end()) == std::vector<VarId>{s.lens, s.e, s.lens, s.e});
   REQUIRE(g->kernel != nullptr);
   CHECK(g->kernel->outputs.size() == 2);
   const auto& m = g->filters->members;
   CHECK((m[0].kind == FilterGroup::Kind::Count && m[1].kind == FilterGroup::Kind::Pack));
   CHECK((m[0].predicate == 0 && m[1].predicate == 0 && m[2].predicate == 1 && m[3].predicate == 1));
-  CHECK(flat::print_program(p).find("filter_group(") != std::string::npos);
+  CHECK(flatten::print_program(p).find("filter_group(") != std::string::npos);
 
   auto res = fx.run(p);
   REQUIRE(res.ok);
@@ -170,9 +170,9 @@ TEST_CASE("group_filters: a lone consumer stays as it is, and so do consumers of
   b.emit(Op::PackKernel, kept, {s.e, s.p, s.e}).kernel = compare(T, PrimId::Lt, false);
   b.fn.body.result = n;
   (void)kept;
-  flat::Program p = program_of(b);
+  flatten::Program p = program_of(b);
   std::vector<Op> before = ops(p.functions[0].body);
-  p = flat::group_filters(std::move(p));
+  p = flatten::group_filters(std::move(p));
   CHECK(ops(p.functions[0].body) == before);
 }
 
@@ -193,8 +193,8 @@ TEST_CASE("group_filters: a member whose values are defined after the first memb
   b.emit(Op::Tuple, r, {wn, inner});
   body.result = r;
 
-  flat::Program p = flat::group_filters(program_of(b));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::group_filters(program_of(b));
+  CHECK(flatten::verify(p).empty());
   const Block& pb = p.functions[0].body;
   CHECK(count_op(pb, Op::ReduceKernel) == 1);  // the count stays alone
   CHECK(count_op(pb, Op::PackKernel) == 0);
@@ -237,8 +237,8 @@ TEST_CASE("group_filters: packs by one flags variable form a group without a ker
   b.emit(Op::Tuple, r, {sa, sc});
   body.result = r;
 
-  flat::Program p = flat::group_filters(program_of(b));
-  CHECK(flat::verify(p).empty());
+  flatten::Program p = flatten::group_filters(program_of(b));
+  CHECK(flatten::verify(p).empty());
   const Block& pb = p.functions[0].body;
   CHECK(count_op(pb, Op::Pack) == 0);
   REQUIRE(count_op(pb, Op::FilterGroup) == 1);

@@ -15,8 +15,8 @@ namespace {
 
 /// merge_calls, then the pass under test; the program printed.
 std::string after_passes(Flattened& f) {
-  f.flat = flat::recursion_to_loops(flat::merge_calls(std::move(f.flat)));
-  return flat::print_program(f.flat);
+  f.flat = flatten::recursion_to_loops(flatten::merge_calls(std::move(f.flat)));
+  return flatten::print_program(f.flat);
 }
 
 }  // namespace
