@@ -33,7 +33,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
 /// g (ng of them), the position array is ins[#inputs + g] and its bound (an integer, above 0)
 /// ins[#inputs + ng + g]; a position outside [0, bound) reads element 0 instead and sets the
 /// 8-byte word g of the flags array ins[#inputs + 2·ng] to 1, which the caller reads after the
-/// kernel (Note [Checked gathers] in codegen/cuda/dvec.h).
+/// kernel (Note [Checked gathers] in exec/cuda/device_vec.h).
 std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {});
 
 

@@ -1,4 +1,4 @@
-// The NDP_PROFILE table (stmt_profile.h).
+// The NDP_PROFILE table (profile.h).
 #include "exec/common/profile.h"
 
 #include <fmt/format.h>

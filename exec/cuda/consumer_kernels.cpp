@@ -34,7 +34,7 @@ ConsumerArgs consumer_args(Gpu& g, std::span<const DVec> ins) {
   return c;
 }
 
-/// After a consumer kernel that read unchecked gathers (Note [Checked gathers] in dvec.h):
+/// After a consumer kernel that read unchecked gathers (Note [Checked gathers] in device_vec.h):
 /// reads their failure flags, throws the first failed gather's error, or marks them checked.
 void check_consumer_gathers(Gpu& g, const ConsumerArgs& args) {
   if (std::none_of(args.unchecked.begin(), args.unchecked.end(), [](const DVec* v) { return v != nullptr; })) return;

@@ -85,7 +85,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   DVec seq_lit(const Type* t, const Stmt& s, const Frame& f);
 };
 
-// rand with per-instance path hashes: on the host, as the cpu backend draws (flat_exec.cpp).
+// rand with per-instance path hashes: on the host, as the cpu backend draws (exec/cpu/executor.cpp).
 DVec CudaExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
   host::Vec paths = download(g, vec(f, s.uses[1]));
   const int64_t* p = paths.data<int64_t>();
@@ -136,7 +136,7 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
     exec_data_untimed(s, f);
     if (!stmt_profile_host_only()) g.synchronize();
   }
-  // Gathers that went unread during the statement (Note [Checked gathers] in dvec.h).
+  // Gathers that went unread during the statement (Note [Checked gathers] in device_vec.h).
   g.run_deferred_checks();
 }
 
@@ -178,7 +178,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       auto [off, total] = segments_of_valid_lengths(g, n, counts.buffer());
       runtime::gpu::DSegs segs = runtime::gpu::DSegs::irregular(n, total, off->pointer());
       if (host::is_flat_scalar(v.type())) {
-        // Deferred (Note [Deferred vectors] in dvec.h): often nothing reads it stored.
+        // Deferred (Note [Deferred vectors] in device_vec.h): often nothing reads it stored.
         Gpu& gpu = g;
         set_vec(f, s.dst, DVec::deferred(v.type(), total, [&gpu, v, off, segs] {
                   DBuf buf = gpu.alloc(segs.total * elem_bytes(v.type()));
@@ -208,7 +208,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Iota: {
-      // Deferred (Note [Deferred vectors] in dvec.h): a lifted function's instance ids are
+      // Deferred (Note [Deferred vectors] in device_vec.h): a lifted function's instance ids are
       // often read by nothing that needs them stored.
       const int64_t n = host(f, s.uses.at(0));
       Gpu& gpu = g;
@@ -234,7 +234,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       if (seqs.size() == 1) {
         // One sequence (a lifted function called once): every id is 0, unread, and the indices
         // are the positions. A deferred gather leaves their check to its reader (Note [Checked
-        // gathers] in dvec.h).
+        // gathers] in device_vec.h).
         if (deferred) {
           set_vec(f, s.dst, DVec::deferred_gather(g, elems, idx, fail));
         } else {
@@ -289,7 +289,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       for (VarId u : s.uses) args.push_back(vec(f, u));
       host::LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
       if (s.prim == lang::core::PrimId::ToI64 && args.at(0).kind() == lang::TypeKind::I32) {
-        // Deferred, keeping the i32 values (Note [Narrow gather positions] in dvec.h).
+        // Deferred, keeping the i32 values (Note [Narrow gather positions] in device_vec.h).
         const GpuPrimContext* pc = &ctx;
         set_vec(f, s.dst, DVec::deferred_widening(c.result, args[0], [pc, c, narrow = args[0]] {
                   return apply_lifted_prim(*pc, c, std::span<const DVec>(&narrow, 1)).buffer();

@@ -40,7 +40,7 @@ class Gpu {
   /// Waits for every queued kernel; reports a fault as a runtime error.
   void synchronize() { check(device_->synchronize()); }
 
-  /// Bounds checks of gathers that nobody read (Note [Checked gathers] in dvec.h): queued when
+  /// Bounds checks of gathers that nobody read (Note [Checked gathers] in device_vec.h): queued when
   /// the gather goes, run (and emptied) by run_deferred_checks, which throws the first failure.
   void defer_check(std::function<void()> check) { deferred_checks_.push_back(std::move(check)); }
   void run_deferred_checks();

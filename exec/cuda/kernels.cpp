@@ -156,7 +156,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
 
 const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                                                     std::span<const GatheredInput> gathered) {
-  // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in dvec.h).
+  // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in device_vec.h).
   const std::string key = std::string(kTarget) + "|consumer " + use.key() + gathered_key(gathered) +
                           (gathered.empty() ? "" : "|guarded") + "|" + k.key();
   if (auto it = consumers_.find(key); it != consumers_.end()) {

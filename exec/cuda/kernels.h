@@ -32,7 +32,7 @@ using flatten::GatheredInput;
 
 // Note [Fused gathers]
 // An input of a fused kernel or consumer kernel may be a deferred gather (Note [Deferred
-// vectors] in dvec.h), source[index[i]], not yet computed. The kernel then reads source through
+// vectors] in device_vec.h), source[index[i]], not yet computed. The kernel then reads source through
 // index itself: the input's pointer is the source's, the positions follow the body's inputs,
 // and the kernel is compiled with that input listed as gathered (compile_ptx,
 // compile_element_ptx), a separate entry in the caches. The gathered values are never stored,
@@ -46,7 +46,7 @@ struct KernelArgs {
 };
 /// The arguments for `ins`, gathering inside the kernel while at most `max_ptrs` pointers
 /// result. Guarded (`guard` not null: an element function's): gathers keep their bounds checks
-/// for the kernel, with guard's flags (Note [Checked gathers] in dvec.h); otherwise an
+/// for the kernel, with guard's flags (Note [Checked gathers] in device_vec.h); otherwise an
 /// unchecked gather is checked first.
 KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = nullptr);
 
