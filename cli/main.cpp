@@ -1,4 +1,5 @@
 // The ndp executable: argument parsing and dispatch to the subcommands.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +31,9 @@ int usage_error(const std::string& msg) {
   std::fprintf(stderr, "ndp: %s\n%s", msg.c_str(), kUsage);
   return 2;
 }
+
+/// Runs the subcommand `positional` names (the REPL without one); its exit status.
+int run_command(const ndp::cli::CommonOptions& opts, const std::vector<std::string>& positional, bool verbose);
 
 }  // namespace
 
@@ -82,6 +86,20 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  int status = run_command(opts, positional, verbose);
+  // Answers go to standard output through stdio's buffer: a full disk or a closed pipe shows
+  // only when it is flushed, and must not end in exit status 0 (`ndp run p.ndp > /dev/full`).
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "ndp: cannot write the output: %s\n", std::strerror(errno));
+    return status == 0 ? 1 : status;
+  }
+  return status;
+}
+
+namespace {
+
+int run_command(const ndp::cli::CommonOptions& opts, const std::vector<std::string>& positional, bool verbose) {
+  using namespace ndp;
   try {
     if (!positional.empty() && positional[0] == "run") {
       if (positional.size() != 2) return usage_error("`ndp run` takes one FILE");
@@ -103,3 +121,5 @@ int main(int argc, char** argv) {
     return 3;
   }
 }
+
+}  // namespace

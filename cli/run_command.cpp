@@ -1,6 +1,9 @@
 // `ndp run` and `ndp check`.
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -9,19 +12,23 @@
 
 namespace ndp::cli {
 
-static bool read_whole(const std::string& path, std::string* out) {
+/// The whole file at `path`, or the reason it cannot be read (a folder opens as a stream that
+/// reads nothing, so it is refused by name).
+static std::optional<std::string> read_whole(const std::string& path, std::string* out) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return "is a folder, not a file";
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in) return std::string(std::strerror(errno));
   std::ostringstream ss;
   ss << in.rdbuf();
   *out = ss.str();
-  return true;
+  return std::nullopt;
 }
 
 int run_file(const CommonOptions& opts, const std::string& path) {
   std::string text;
-  if (!read_whole(path, &text)) {
-    std::fprintf(stderr, "ndp: cannot read %s\n", path.c_str());
+  if (std::optional<std::string> why = read_whole(path, &text)) {
+    std::fprintf(stderr, "ndp: cannot read %s: %s\n", path.c_str(), why->c_str());
     return 2;
   }
   driver::SessionOptions so;
@@ -39,8 +46,8 @@ int check_files(const std::vector<std::string>& paths) {
   int status = 0;
   for (const std::string& path : paths) {
     std::string text;
-    if (!read_whole(path, &text)) {
-      std::fprintf(stderr, "ndp: cannot read %s\n", path.c_str());
+    if (std::optional<std::string> why = read_whole(path, &text)) {
+      std::fprintf(stderr, "ndp: cannot read %s: %s\n", path.c_str(), why->c_str());
       status = 2;
       continue;
     }
