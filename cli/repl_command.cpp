@@ -37,7 +37,11 @@ bool process_stream(driver::Session& session, std::istream& in) {
   std::string buffer;
   std::string line;
   bool quit = false;
+  // Lines are counted over the whole input, so a diagnostic names the line of stdin it is on.
+  uint32_t line_no = 0, buffer_line = 1;
   while (!quit && !session.exit_requested() && std::getline(in, line)) {
+    ++line_no;
+    if (buffer.empty()) buffer_line = line_no;
     if (only_space(buffer) && !trim(line).empty() && trim(line)[0] == ':') {
       ok &= driver::run_repl_command(session, trim(line), &quit);
       buffer.clear();
@@ -46,12 +50,13 @@ bool process_stream(driver::Session& session, std::istream& in) {
     buffer += line;
     buffer += '\n';
     if (driver::Session::input_complete(buffer)) {
-      ok &= session.eval_text("<stdin>", buffer);
+      ok &= session.eval_text("<stdin>", buffer, true, true, buffer_line);
       buffer.clear();
     }
   }
   // A last form without its terminator still gets evaluated, so the user sees the error.
-  if (!quit && !session.exit_requested() && !only_space(buffer)) ok &= session.eval_text("<stdin>", buffer);
+  if (!quit && !session.exit_requested() && !only_space(buffer))
+    ok &= session.eval_text("<stdin>", buffer, true, true, buffer_line);
   return ok;
 }
 
@@ -72,11 +77,14 @@ static int interactive_loop(driver::Session& session) {
   if (!hist.empty()) read_history(hist.c_str());
   std::string buffer;
   bool quit = false;
+  uint32_t line_no = 0, buffer_line = 1;  // as in process_stream
   while (!quit && !session.exit_requested()) {
     char* raw = readline(buffer.empty() ? "ndp> " : "   > ");
     if (!raw) break;  // end of input (Ctrl-D)
     std::string line(raw);
     std::free(raw);
+    ++line_no;
+    if (buffer.empty()) buffer_line = line_no;
     lang::eval::interrupt_requested().store(false);  // a Ctrl-C typed at the prompt is stale
     if (!trim(line).empty()) add_history(line.c_str());
     if (buffer.empty() && !trim(line).empty() && trim(line)[0] == ':') {
@@ -85,7 +93,7 @@ static int interactive_loop(driver::Session& session) {
     }
     buffer += line + "\n";
     if (driver::Session::input_complete(buffer)) {
-      session.eval_text("<stdin>", buffer);
+      session.eval_text("<stdin>", buffer, true, true, buffer_line);
       buffer.clear();
     }
   }

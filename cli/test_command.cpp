@@ -99,6 +99,7 @@ std::vector<Comment> comments_of(const std::string& src) {
 
 struct Case {
   int line;
+  int col;  // of the expression, 1-based
   std::string expr;
   std::string expected;
   bool exact = false;  // `==> exact VALUE`: no float tolerance
@@ -120,7 +121,8 @@ std::vector<Case> test_cases(const std::string& src, std::vector<std::string>* m
         malformed->push_back(fmt::format("line {}: no `==>` in test case: {}", line, trim(l)));
         continue;
       }
-      Case c{line, trim(l.substr(0, arrow)), trim(l.substr(arrow + 3))};
+      int col = static_cast<int>(l.find_first_not_of(" \t\r")) + 1;
+      Case c{line, col, trim(l.substr(0, arrow)), trim(l.substr(arrow + 3))};
       if (c.expected.rfind("exact ", 0) == 0) {
         c.exact = true;
         c.expected = trim(c.expected.substr(6));
@@ -221,8 +223,9 @@ struct Tally {
   }
 };
 
-std::string check_case(driver::Session& s, const Case& c, const std::string& where) {
-  driver::ExprOutcome o = s.eval_expr(c.expr, where);
+std::string check_case(driver::Session& s, const Case& c, const std::string& path) {
+  // Diagnostics name the case's own line and column in its file (path:line:col).
+  driver::ExprOutcome o = s.eval_expr(c.expr, path, static_cast<uint32_t>(c.line), static_cast<uint32_t>(c.col));
   using St = driver::ExprOutcome::Status;
   auto got = [&]() -> std::string {
     switch (o.status) {
@@ -273,7 +276,7 @@ void run_program_file(const fs::path& path, const std::string& src, driver::Back
   }
   for (const Case& c : cases) {
     std::string where = fmt::format("{}:{}", path.string(), c.line);
-    std::string failure = check_case(s, c, where);
+    std::string failure = check_case(s, c, path.string());
     std::string what = fmt::format("{} {}: {}", where, tag, c.expr);
     if (failure.empty())
       t.pass(what);

@@ -270,8 +270,9 @@ bool Session::Impl::load_file(const std::string& path, lang::Span where) {
   return ok;
 }
 
-bool Session::Impl::eval_text(std::string name, std::string text, bool print_answers, bool echo_definitions) {
-  uint32_t file = sm.add(std::move(name), std::move(text));
+bool Session::Impl::eval_text(std::string name, std::string text, bool print_answers, bool echo_definitions,
+                              uint32_t first_line) {
+  uint32_t file = sm.add(std::move(name), std::move(text), lang::LineCol{first_line, 1});
   auto forms = frontend::parse_program(ast, sm, file, diags);
   bool ok = !diags.has_errors();
   flush_diags();
@@ -303,8 +304,8 @@ std::string Session::Impl::dump_form(Stage stage, const frontend::CheckedForm& c
 }
 
 /// Parses `text` as one expression form for tests and REPL commands.
-const lang::ast::TopLevel* Session::Impl::parse_expr_form(std::string_view text, std::string_view name) {
-  uint32_t file = sm.add(std::string(name), std::string(text) + "\n$");
+const lang::ast::TopLevel* Session::Impl::parse_expr_form(std::string_view text, std::string_view name, lang::LineCol origin) {
+  uint32_t file = sm.add(std::string(name), std::string(text) + "\n$", origin);
   auto forms = frontend::parse_program(ast, sm, file, diags);
   if (diags.has_errors()) return nullptr;
   if (forms.size() != 1 || forms[0]->kind != lang::ast::TopKind::Expr) {
@@ -326,8 +327,8 @@ ExprOutcome Session::Impl::diag_outcome() {
 Session::Session(SessionOptions opts) : impl_(std::make_unique<Impl>(opts)) {}
 Session::~Session() = default;
 
-bool Session::eval_text(std::string name, std::string text, bool print_answers, bool echo_definitions) {
-  return impl_->eval_text(std::move(name), std::move(text), print_answers, echo_definitions);
+bool Session::eval_text(std::string name, std::string text, bool print_answers, bool echo_definitions, uint32_t first_line) {
+  return impl_->eval_text(std::move(name), std::move(text), print_answers, echo_definitions, first_line);
 }
 
 bool Session::dump_file(Stage stage, std::string name, std::string text) {
@@ -347,9 +348,9 @@ bool Session::check_text(std::string name, std::string text) {
   return impl_->check_forms(std::move(name), std::move(text), [](const frontend::CheckedForm&) { return true; });
 }
 
-ExprOutcome Session::eval_expr(std::string_view text, std::string_view name) {
+ExprOutcome Session::eval_expr(std::string_view text, std::string_view name, uint32_t line, uint32_t col) {
   Impl& s = *impl_;
-  const lang::ast::TopLevel* form = s.parse_expr_form(text, name);
+  const lang::ast::TopLevel* form = s.parse_expr_form(text, name, lang::LineCol{line, col});
   if (!form) return s.diag_outcome();
   std::optional<frontend::CheckedForm> cf = s.checker.check(*form);
   if (!cf) return s.diag_outcome();

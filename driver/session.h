@@ -3,6 +3,7 @@
 // `ndp run`, `ndp test` and the embedding API are thin layers over this.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -53,14 +54,18 @@ class Session {
   /// `print_answers`) and errors as the REPL does. A form's error does not stop later forms.
   /// Returns false if any form failed. `name` names the buffer in diagnostics. With
   /// `echo_definitions` false, function and datatype definitions are not echoed (`ndp run`).
-  bool eval_text(std::string name, std::string text, bool print_answers = true, bool echo_definitions = true);
+  /// `first_line` is the line of `name` where `text` starts (forms read one at a time from
+  /// standard input), so that diagnostics name the line in the whole input.
+  bool eval_text(std::string name, std::string text, bool print_answers = true, bool echo_definitions = true,
+                 uint32_t first_line = 1);
   /// `load "file"` semantics: finds FILE, FILE.ndp or FILE.nesl; forms run without answers.
   bool load_file(const std::string& path);
   /// Checks a file (parse + types) without running it.
   bool check_text(std::string name, std::string text);
 
   /// Evaluates one expression (no terminator needed) without binding `it`.
-  ExprOutcome eval_expr(std::string_view text, std::string_view name = "<expr>");
+  /// `line` and `col` place the text in `name` for diagnostics (a `%test` case in its file).
+  ExprOutcome eval_expr(std::string_view text, std::string_view name = "<expr>", uint32_t line = 1, uint32_t col = 1);
   /// The printed type of an expression, or the error.
   ExprOutcome type_of(std::string_view text);
   using Stage = DumpStage;

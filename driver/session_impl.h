@@ -68,7 +68,8 @@ struct Session::Impl {
 
   bool load_file(const std::string& path, lang::Span where);
 
-  bool eval_text(std::string name, std::string text, bool print_answers, bool echo_definitions = true);
+  bool eval_text(std::string name, std::string text, bool print_answers, bool echo_definitions = true,
+                 uint32_t first_line = 1);
 
   // ---- NESL top-level commands (driver/commands.cpp) ----
   /// help, set, show status, describe, apropos, exit.
@@ -98,7 +99,7 @@ struct Session::Impl {
   std::string dump_form(Stage stage, const frontend::CheckedForm& cf);
 
   /// Parses `text` as one expression form for tests and REPL commands.
-  const lang::ast::TopLevel* parse_expr_form(std::string_view text, std::string_view name);
+  const lang::ast::TopLevel* parse_expr_form(std::string_view text, std::string_view name, lang::LineCol origin = {1, 1});
 
   ExprOutcome diag_outcome();
 };

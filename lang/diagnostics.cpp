@@ -37,9 +37,9 @@ std::string format_diagnostic(const SourceManager& sm, const Diagnostic& d) {
   if (!d.span.valid()) {
     out = fmt::format("{}: {}\n", severity_name(d.severity), d.message);
   } else {
-    LineCol lc = sm.line_col(d.span);
-    out = fmt::format("{}:{}:{}: {}: {}\n", sm.name(d.span.file), lc.line, lc.col,
-                      severity_name(d.severity), d.message);
+    LineCol at = sm.position(d.span);
+    out = fmt::format("{}:{}:{}: {}: {}\n", sm.name(d.span.file), at.line, at.col, severity_name(d.severity), d.message);
+    LineCol lc = sm.line_col(d.span);  // the caret goes under the buffer's own line
     std::string_view line = sm.line_text(d.span.file, d.span.begin);
     out += fmt::format("  {}\n  ", line);
     // Keep tabs in the caret line so the caret lines up under a tab-indented source line.

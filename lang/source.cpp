@@ -11,9 +11,10 @@ Span Span::cover(Span a, Span b) {
   return Span{a.file, std::min(a.begin, b.begin), std::max(a.end, b.end)};
 }
 
-uint32_t SourceManager::add(std::string name, std::string text) {
+uint32_t SourceManager::add(std::string name, std::string text, LineCol origin) {
   auto buf = std::make_unique<Buffer>();
   buf->name = std::move(name);
+  buf->origin = origin;
   buf->text = std::move(text);
   buf->line_starts.push_back(0);
   for (uint32_t i = 0; i < buf->text.size(); ++i)
@@ -32,6 +33,14 @@ LineCol SourceManager::line_col(Span span) const {
   auto it = std::upper_bound(b.line_starts.begin(), b.line_starts.end(), span.begin);
   uint32_t line = static_cast<uint32_t>(it - b.line_starts.begin());
   return LineCol{line, span.begin - b.line_starts[line - 1] + 1};
+}
+
+LineCol SourceManager::position(Span span) const {
+  const LineCol origin = buffer(span.file).origin;
+  LineCol lc = line_col(span);
+  if (lc.line == 1) lc.col += origin.col - 1;  // only the first line starts inside a line
+  lc.line += origin.line - 1;
+  return lc;
 }
 
 std::string_view SourceManager::line_text(uint32_t file, uint32_t offset) const {

@@ -30,11 +30,16 @@ struct LineCol {
 class SourceManager {
  public:
   /// Adds a buffer and returns its id (never 0). `name` is what diagnostics print ("<stdin>").
-  uint32_t add(std::string name, std::string text);
+  /// `origin` is where the buffer's first byte stands in that file, for a buffer cut from a
+  /// larger text (a form read from standard input, a `%test` case of a file).
+  uint32_t add(std::string name, std::string text, LineCol origin = {1, 1});
 
   std::string_view name(uint32_t file) const;
   std::string_view text(uint32_t file) const;
+  /// The line and column of span.begin within its buffer (what a caret line is drawn from).
   LineCol line_col(Span span) const;
+  /// The same within the file the buffer was cut from (origin applied): what diagnostics print.
+  LineCol position(Span span) const;
   /// The full text of the line containing `offset`, without its newline.
   std::string_view line_text(uint32_t file, uint32_t offset) const;
   std::string_view slice(Span span) const;
@@ -44,6 +49,7 @@ class SourceManager {
     std::string name;
     std::string text;
     std::vector<uint32_t> line_starts;
+    LineCol origin;
   };
   std::vector<std::unique_ptr<Buffer>> buffers_;
   const Buffer& buffer(uint32_t file) const;

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Diagnostics name the line of the whole input, not of the form or test case they are in
+# (issue 23, defects 3 and 8): forms read from standard input one at a time, and `%test` cases.
+#   tests/cli/locations.sh NDP
+set -uo pipefail
+ndp=$1
+failures=0
+check() {  # check NAME WANTED_TEXT GOT_TEXT
+  if [[ $3 == *"$2"* ]]; then echo "ok   $1"; else echo "FAIL $1: wanted '$2' in: $3"; failures=$((failures + 1)); fi
+}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+# The fourth line of standard input, its fifth column; blank lines and a two-line form before it.
+got=$(printf 'a = 1 $\nb = 2 $\n\nc = (3,\n 4) $\nd = e $\n' | "$ndp" --backend=interp 2>&1 >/dev/null)
+check "stdin: line of the whole input" "<stdin>:6:5: error: e is undefined." "$got"
+got=$(printf 'a = 1 $ b = 2 $\n\n   x = y $\n' | "$ndp" --backend=interp 2>&1 >/dev/null)
+check "stdin: a form after another on its line" "<stdin>:3:8: error: y is undefined." "$got"
+
+# A %test case's compile error: FILE:LINE:COL of the expression in the file.
+printf '%% a comment %%\n%%test\n  1 + 2 ==> 3\n    1 + "a" ==> 3\n%%\n' > "$dir/t1.ndp"
+got=$("$ndp" test --backend=interp "$dir/t1.ndp" 2>&1)
+check "ndp test: file:line:col of a case" "t1.ndp:4:5: error: for function +" "$got"
+echo "$failures failed"
+exit $((failures > 0))
