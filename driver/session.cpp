@@ -95,7 +95,9 @@ void Session::Impl::load_stdlib() {
 
 void Session::Impl::flush_diags() {
   if (!diags.all().empty()) {
-    std::fputs(format_diagnostics(sm, diags.all()).c_str(), opts.err);
+    // fwrite, not fputs: a quoted source line may hold a NUL byte, and the caret line follows it.
+    std::string text = format_diagnostics(sm, diags.all());
+    std::fwrite(text.data(), 1, text.size(), opts.err);
     std::fflush(opts.err);
   }
   diags.clear();
@@ -112,7 +114,7 @@ void Session::Impl::report_runtime_error(const lang::eval::RuntimeError& e) {
   std::string text = "RUNTIME ERROR: " + e.message + "\n";
   if (e.span.valid()) text += format_diagnostic(sm, lang::Diagnostic{lang::Severity::Note, e.span, "raised here", {}});
   std::fflush(opts.out);
-  std::fputs(text.c_str(), opts.err);
+  std::fwrite(text.data(), 1, text.size(), opts.err);  // (NUL bytes as in flush_diags)
   std::fflush(opts.err);
 }
 

@@ -52,6 +52,8 @@ class Lexer {
       : text_(text), file_(file), diags_(diags) {}
 
   LexResult run() {
+    // A UTF-8 byte-order mark (what some editors write first) is no part of the program.
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
     while (true) {
       skip_space_and_comments();
       if (pos_ >= text_.size()) break;
