@@ -35,6 +35,9 @@ namespace ndp::exec {
 /// The interpreter's limit on nested calls (and on recursion-loop levels).
 inline constexpr uint64_t kMaxCallDepth = 1'000'000;
 
+/// The stack an executor runs its walk on (lang::eval::DeepStack): room for kMaxCallDepth calls.
+inline constexpr size_t kWalkStackBytes = size_t{2} << 30;
+
 /// The name of a global as NESL's messages spell it (upper case).
 inline std::string upper_name(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));

@@ -37,7 +37,6 @@ namespace ndp::exec::cpu {
 
 using namespace host;  // the cpu backend runs on the host vectors and primitives
 
-
 using flatten::Block;
 using flatten::Op;
 using flatten::Stmt;
@@ -47,12 +46,6 @@ using lang::Type;
 using lang::Value;
 using lang::eval::EvalError;
 
-namespace {
-
-constexpr size_t kStackReserve = size_t{2} << 30;
-
-}  // namespace
-
 struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   lang::core::Program& prog;
   std::FILE* out;
@@ -60,7 +53,7 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   lang::eval::RandState rand;
   lang::eval::PrimEnv env;
   PrimContext ctx;
-  lang::eval::DeepStack stack{kStackReserve};
+  lang::eval::DeepStack stack{kWalkStackBytes};
 
   Impl(lang::core::Program& p, std::FILE* o) : prog(p), out(o), streams(o) {
     env.types = &prog.types;

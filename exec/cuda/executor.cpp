@@ -35,12 +35,6 @@ using lang::Type;
 using lang::Value;
 using lang::eval::EvalError;
 
-namespace {
-
-constexpr size_t kStackReserve = size_t{2} << 30;
-
-}  // namespace
-
 std::string CudaExecutor::unavailable_reason() {
   std::string why;
   return Gpu::get(&why) != nullptr ? std::string() : why;
@@ -56,7 +50,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   lang::eval::PrimEnv env;
   GpuPrimContext ctx;
   int64_t fallbacks = 0;
-  lang::eval::DeepStack stack{kStackReserve};
+  lang::eval::DeepStack stack{kWalkStackBytes};
 
   Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu) : prog(p), out(o), g(gpu), kernels(gpu), streams(o) {
     env.types = &prog.types;
