@@ -37,10 +37,6 @@ const char* kInvalid = "ERROR: invalid stream.";
 
 std::string system_error() { return std::string("ERROR: ") + std::strerror(errno); }
 
-void flush_if_standard(int64_t handle, std::FILE* f) {
-  if (handle <= StreamTable::kStderr) std::fflush(f);
-}
-
 Value open_file(const PrimCall& c, const Value& name_v, const char* mode) {
   std::string name = name_v.to_string();
   std::FILE* f = std::fopen(name.c_str(), mode);
@@ -56,7 +52,7 @@ Value write_text(const PrimCall& c, const std::string& text, const Value& stream
   std::FILE* f = c.env->streams->get(h);
   if (!f) return status(false, kInvalid);
   if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) return status(false, system_error());
-  flush_if_standard(h, f);
+  if (c.env->streams->flushes_each_write(h)) std::fflush(f);
   return ok_status();
 }
 

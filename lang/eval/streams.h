@@ -22,11 +22,16 @@ class StreamTable {
   int64_t add(std::FILE* f);
   /// The open FILE of a handle, or nullptr (nullstr, closed, unknown).
   std::FILE* get(int64_t handle) const;
+  /// Writes to the standard streams, pipes, terminals and sockets are flushed at once: a reader
+  /// at the other end (a spawned command, a person) may be waiting for them. Regular files keep
+  /// their buffer.
+  bool flushes_each_write(int64_t handle) const;
   /// Closes a program-opened stream; the standard streams stay open. False if not open.
   bool close(int64_t handle);
 
  private:
   std::vector<std::FILE*> files_;
+  std::vector<bool> flush_each_write_;
 };
 
 }  // namespace ndp::lang::eval
