@@ -277,11 +277,21 @@ bool Session::Impl::eval_text(std::string name, std::string text, bool print_ans
   uint32_t file = sm.add(std::move(name), std::move(text), lang::LineCol{first_line, 1});
   auto forms = frontend::parse_program(ast, sm, file, diags);
   bool ok = !diags.has_errors();
-  flush_diags();
+  // The parser reads the whole text first; its errors are shown where they are in the text,
+  // between the answers of the forms before and after them, as if read form by form.
+  std::vector<lang::Diagnostic> parse_errors = diags.all();
+  diags.clear();
+  size_t shown = 0;
+  auto show_parse_errors_before = [&](uint32_t offset) {
+    for (; shown < parse_errors.size() && parse_errors[shown].span.begin < offset; ++shown) diags.add(parse_errors[shown]);
+    flush_diags();
+  };
   for (const auto* form : forms) {
+    show_parse_errors_before(form->span.begin);
     ok &= run_form(*form, print_answers, echo_definitions);
     if (exit_requested) break;
   }
+  if (!exit_requested) show_parse_errors_before(UINT32_MAX);
   return ok;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Diagnostics name the line of the whole input, not of the form or test case they are in
 # (issue 23, defects 3 and 8): forms read from standard input one at a time, and `%test` cases.
+# A file's parse errors come between the answers of the forms around them (defect 10).
 #   tests/cli/locations.sh NDP
 set -uo pipefail
 ndp=$1
@@ -21,5 +22,9 @@ check "stdin: a form after another on its line" "<stdin>:3:8: error: y is undefi
 printf '%% a comment %%\n%%test\n  1 + 2 ==> 3\n    1 + "a" ==> 3\n%%\n' > "$dir/t1.ndp"
 got=$("$ndp" test --backend=interp "$dir/t1.ndp" 2>&1)
 check "ndp test: file:line:col of a case" "t1.ndp:4:5: error: for function +" "$got"
+# `ndp run FILE`: an error in line 2 comes after the answer of line 1 and before that of line 3.
+printf 'a = 1 $\nb = ) $\nc = 3 $\nd = ( $\n' > "$dir/order.ndp"
+got=$("$ndp" run --backend=interp "$dir/order.ndp" 2>&1 | tr '\n' '|')
+check "ndp run: errors in order" "a = 1 : int|$dir/order.ndp:2:5: error: Unexpected )|  b = ) \$|      ^|c = 3 : int|$dir/order.ndp:4:7: error: Unexpected \$" "$got"
 echo "$failures failed"
 exit $((failures > 0))
