@@ -105,6 +105,8 @@ class FlatWalk {
       // A library error surfaces at the user's call (Interpreter::Impl::call_function).
       if (s.op == flatten::Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
       throw;
+    } catch (std::bad_alloc&) {  // the innermost statement names where memory ran out
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), s.span};
     } catch (std::length_error&) {
       throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), s.span};
     }

@@ -25,8 +25,8 @@ Vec run_append_chain(const Stmt& s, const std::function<const Vec&(VarId)>& oper
     const Vec& v = use(e.seqs);
     const int64_t* idx = use(e.index).data<int64_t>();
     const int64_t* len = v.lengths();
-    if (first_failing(v.size(), [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[j]; }) >= 0)
-      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), e.span};
+    if (int64_t j = first_failing(v.size(), [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[j]; }); j >= 0)
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds, idx[j], len[j]), e.span};
   }
   // Each source as (segment lengths, offsets) over a flat element buffer, with a map from
   // instance to segment: the instance itself, or for an elt the chosen inner sequence.

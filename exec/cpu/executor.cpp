@@ -131,7 +131,10 @@ Vec index_shared_scalars(const Vec& seqs, const int64_t* ids, const int64_t* idx
     bad = lowest;
     return Vec::scalar(e.type(), n, buf.share());
   });
-  if (bad < n) throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), span};
+  if (bad < n) {
+    int64_t k = seqs.size() == 1 ? 0 : ids[bad];
+    throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds, idx[bad], len[k]), span};
+  }
   return out;
 }
 
@@ -243,8 +246,8 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         set_vec(f, s.dst, index_shared_scalars(seqs, ids, idx, n, s.span));
         return;
       }
-      if (first_failing(n, [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[ids[j]]; }) >= 0)
-        throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), s.span};
+      if (int64_t j = first_failing(n, [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[ids[j]]; }); j >= 0)
+        throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds, idx[j], len[ids[j]]), s.span};
       std::vector<int64_t> pos(static_cast<size_t>(n));
       parallel_for(n, [&](int64_t j) { pos[static_cast<size_t>(j)] = off[ids[j]] + idx[j]; });
       set_vec(f, s.dst, take(seqs.elems(), pos));
@@ -272,7 +275,8 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::SeqLit: set_vec(f, s.dst, seq_lit(type_of(f, s.dst), s, f)); return;
     case Op::CheckLengths: {
       const Vec &a = use(0), &b = use(1);
-      if (!same_lengths(a, b)) throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch), s.span};
+      if (int64_t k = first_length_difference(a, b); k >= 0)
+        throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch, a.length(k), b.length(k)), s.span};
       return;
     }
     case Op::Prim: {

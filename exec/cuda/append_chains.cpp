@@ -58,9 +58,12 @@ DVec run_append_chain(Gpu& g, const flatten::Stmt& s, const std::function<const 
     const DVec& inner = v.elems();
     const int64_t n = v.size();
     DBuf start = g.alloc(n * 8), length = g.alloc(n * 8);
-    if (g.check(g.prims().elt_segments(v.offsets(), use(e.index).data(), inner.offsets(), n, start->pointer(),
-                                       length->pointer())) >= 0)
-      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), e.span};
+    if (int64_t j = g.check(g.prims().elt_segments(v.offsets(), use(e.index).data(), inner.offsets(), n,
+                                                   start->pointer(), length->pointer()));
+        j >= 0)
+      throw lang::eval::EvalError{
+          lang::message(lang::RuntimeErrorId::SeqRefBounds, g.read_int(use(e.index).data(), j), g.read_int(v.lengths(), j)),
+          e.span};
     chosen[k] = Part{inner.elems().buffer(), std::move(start), std::move(length)};
   }
   std::vector<Part> parts;

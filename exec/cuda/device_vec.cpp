@@ -128,7 +128,7 @@ DVec DVec::deferred(const Type* t, int64_t n, std::function<DBuf()> make) {
   return v;
 }
 
-DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()> fail) {
+DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail) {
   NDP_ASSERT(host::is_flat_scalar(source.type()) && index.type()->kind == TypeKind::Int,
              "a gather of structured values");
   const int64_t n = index.size();
@@ -166,7 +166,8 @@ void DVec::Deferred::check() {
 
 std::function<void()> DVec::Deferred::bounds_check() const {
   return [g = gpu, index = index, bound = source->size(), fail = fail] {
-    if (g->check(g->prims().first_out_of_range(index->data(), index->size(), bound)) >= 0) fail();
+    int64_t p = g->check(g->prims().first_out_of_range(index->data(), index->size(), bound));
+    if (p >= 0) fail(g->read_int(index->data(), p), bound);
   };
 }
 
@@ -184,9 +185,10 @@ void DVec::gather_checked() const {
 
 void DVec::gather_failed() const {
   NDP_ASSERT(gather_unchecked(), "a checked gather failed");
-  std::function<void()> fail = std::move(deferred_->fail);
+  // The flag says that some index failed; the check finds the first and names it.
+  std::function<void()> check = deferred_->bounds_check();
   deferred_->fail = nullptr;
-  fail();
+  check();
   throw lang::InternalError("internal error: cuda backend: a gather's error did not throw");
 }
 

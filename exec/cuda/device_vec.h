@@ -63,6 +63,10 @@ using DBuf = std::shared_ptr<const runtime::cuda::DeviceBuffer>;
 ndp_elem_type elem_type(const lang::Type* t);
 inline int elem_bytes(const lang::Type* t) { return runtime::gpu::elem_bytes(elem_type(t)); }
 
+/// Raises an unchecked gather's error (throws), given the first index out of range and the
+/// length it was checked against.
+using GatherFailure = std::function<void(int64_t index, int64_t length)>;
+
 class DVec {
  public:
   using Buffer = DBuf;
@@ -122,10 +126,10 @@ class DVec {
   static DVec open_type(const lang::Type* t, int64_t n);
   /// A flat scalar vector of n elements whose buffer `make` computes when first read.
   static DVec deferred(const lang::Type* t, int64_t n, std::function<DBuf()> make);
-  /// result[i] = source[index[i]] (flat scalars; index int64), deferred. With `fail` (which
-  /// throws), the indices are unchecked and `fail` reports one out of [0, source.size()); else
+  /// result[i] = source[index[i]] (flat scalars; index int64), deferred. With `fail`, the
+  /// indices are unchecked and `fail` reports the first one out of [0, source.size()); else
   /// every one is in range.
-  static DVec deferred_gather(Gpu& g, DVec source, DVec index, std::function<void()> fail = nullptr);
+  static DVec deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail = nullptr);
   /// The int vector i64(narrow) of an i32 vector, deferred; `make` computes its buffer.
   static DVec deferred_widening(const lang::Type* int_type, DVec narrow, std::function<DBuf()> make);
 
@@ -136,7 +140,7 @@ class DVec {
     std::shared_ptr<const DVec> source, index;  // deferred gathers
     std::shared_ptr<const DVec> narrow;         // deferred widenings (kept once made)
     Gpu* gpu = nullptr;
-    std::function<void()> fail;  // an unchecked gather's error (cleared once checked)
+    GatherFailure fail;  // an unchecked gather's error (cleared once checked)
     const DBuf& get();
     /// An unchecked gather's bounds check, now (throws its error); then it is checked.
     void check();

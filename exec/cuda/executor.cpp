@@ -221,8 +221,10 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       const int64_t n = idx.size();
       const DVec& elems = seqs.elems();
       const lang::Span span = s.span;
-      auto fail = [span] { throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds), span}; };
-      if (n > 0 && elems.size() == 0) fail();
+      GatherFailure fail = [span](int64_t index, int64_t length) {
+        throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds, index, length), span};
+      };
+      if (n > 0 && elems.size() == 0) fail(g.read_int(idx.data(), 0), 0);
       // A flat gather is deferred: a kernel that reads it gathers itself (Note [Fused gathers]).
       const bool deferred = host::is_flat_scalar(elems.type());
       if (seqs.size() == 1) {
@@ -232,14 +234,16 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         if (deferred) {
           set_vec(f, s.dst, DVec::deferred_gather(g, elems, idx, fail));
         } else {
-          if (g.check(g.prims().first_out_of_range(idx.data(), n, elems.size())) >= 0) fail();
+          if (int64_t j = g.check(g.prims().first_out_of_range(idx.data(), n, elems.size())); j >= 0)
+            fail(g.read_int(idx.data(), j), elems.size());
           set_vec(f, s.dst, take(g, elems, idx.data(), n));
         }
         return;
       }
       DBuf pos = g.alloc(n * 8);
-      if (g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer())) >= 0)
-        fail();
+      if (int64_t j = g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer()));
+          j >= 0)
+        fail(g.read_int(idx.data(), j), g.read_int(seqs.lengths(), g.read_int(use(1).data(), j)));
       DVec positions = DVec::scalar(prog.types.int_(), n, std::move(pos));
       if (deferred)
         set_vec(f, s.dst, DVec::deferred_gather(g, elems, std::move(positions)));
@@ -270,8 +274,10 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::CheckLengths: {
       const DVec &a = use(0), &b = use(1);
       NDP_ASSERT(a.size() == b.size(), "check_lengths of vectors with different instance counts");
-      if (g.check(g.prims().first_difference(a.lengths(), b.lengths(), a.size())) >= 0)
-        throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch), s.span};
+      if (int64_t k = g.check(g.prims().first_difference(a.lengths(), b.lengths(), a.size())); k >= 0)
+        throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch, g.read_int(a.lengths(), k),
+                                      g.read_int(b.lengths(), k)),
+                        s.span};
       return;
     }
     case Op::Prim: {

@@ -87,6 +87,12 @@ void Gpu::begin_evaluation() {
   gather_flags_given_ = false;
 }
 
+int64_t Gpu::read_int(CUdeviceptr base, int64_t i) {
+  int64_t v = 0;
+  check(pool_->download(&v, base + static_cast<CUdeviceptr>(i) * sizeof v, sizeof v));
+  return v;
+}
+
 CUdeviceptr Gpu::gather_flags() {
   if (!gather_flags_) {
     gather_flags_ = alloc(kGatherFlags * 8);

@@ -37,6 +37,8 @@ class Gpu {
     if (!r.ok()) check(r.status());
     return std::move(r.value());
   }
+  /// Element i of an int64 device array, read back (waits): for the details of an error.
+  int64_t read_int(CUdeviceptr base, int64_t i);
   /// Waits for every queued kernel; reports a fault as a runtime error.
   void synchronize() { check(device_->synchronize()); }
 

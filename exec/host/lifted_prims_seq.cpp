@@ -104,21 +104,22 @@ Vec iseq(const PrimContext& ctx, const LiftedCall& c, const Vec& sv, const Vec& 
 
 // ---- element access ----
 
-/// Whether some index iv[k] is outside [0, v.length(k)) (O(1) when v is regular and iv uniform).
-bool any_out_of_bounds(const Vec& v, const Vec& iv) {
+/// The first instance k whose index iv[k] is outside [0, v.length(k)), or -1 (O(1) when v is
+/// regular and iv uniform).
+int64_t first_out_of_bounds(const Vec& v, const Vec& iv) {
   int64_t n = v.size();
-  if (n == 0) return false;
+  if (n == 0) return -1;
   if (v.is_regular() && iv.is_uniform()) {
     int64_t i = iv.uniform_value<int64_t>();
-    return i < 0 || i >= v.regular_length();
+    return i < 0 || i >= v.regular_length() ? 0 : -1;
   }
   const int64_t* i = ints(iv);
   if (v.is_regular()) {
     int64_t len = v.regular_length();
-    return first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len; }) >= 0;
+    return first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len; });
   }
   const int64_t* len = v.lengths();
-  return first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }) >= 0;
+  return first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; });
 }
 
 /// elt where the nested sequences are regular of length c (v's inner lengths uniform): the
@@ -163,7 +164,8 @@ Vec elt_regular(const LiftedCall& c, const Vec& v, const Vec& iv) {
 }
 
 Vec elt(const LiftedCall& c, const Vec& v, const Vec& iv) {
-  if (any_out_of_bounds(v, iv)) c.fail(message(RuntimeErrorId::SeqRefBounds));
+  if (int64_t k = first_out_of_bounds(v, iv); k >= 0)
+    c.fail(message(RuntimeErrorId::SeqRefBounds, ints(iv)[k], v.length(k)));
   const Vec& inner = v.elems();
   if (inner.type()->kind == TypeKind::Seq && inner.is_regular()) return elt_regular(c, v, iv);
   const int64_t* i = ints(iv);
@@ -200,8 +202,8 @@ Vec rep(const LiftedCall& c, const Vec& v, const Vec& x, const Vec& iv) {
   const int64_t* len = v.lengths();
   const int64_t* off = v.offsets();
   int64_t n = v.size();
-  if (first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }) >= 0)
-    c.fail(message(RuntimeErrorId::SeqRefBounds));
+  if (int64_t k = first_failing(n, [&](int64_t k) { return i[k] < 0 || i[k] >= len[k]; }); k >= 0)
+    c.fail(message(RuntimeErrorId::SeqRefBounds, i[k], len[k]));
   const Vec& e = v.elems();
   int64_t total = e.size();
   if (is_flat_scalar(e.type())) {
@@ -261,8 +263,9 @@ Vec gather(const LiftedCall& c, const Vec& v, const Vec& iv) {
   const int64_t* voff = v.offsets();
   std::vector<int64_t> seg = segment_ids(iv.segs());
   int64_t m = ie.size();
-  if (first_failing(m, [&](int64_t p) { return i[p] < 0 || i[p] >= vlen[seg[static_cast<size_t>(p)]]; }) >= 0)
-    c.fail(message(RuntimeErrorId::GatherBounds));
+  auto length_at = [&](int64_t p) { return vlen[seg[static_cast<size_t>(p)]]; };
+  if (int64_t p = first_failing(m, [&](int64_t p) { return i[p] < 0 || i[p] >= length_at(p); }); p >= 0)
+    c.fail(message(RuntimeErrorId::GatherBounds, i[p], length_at(p)));
   std::vector<int64_t> flat(static_cast<size_t>(m));
   parallel_for(m, [&](int64_t p) { flat[static_cast<size_t>(p)] = voff[seg[static_cast<size_t>(p)]] + i[p]; });
   return same_shape(c.result, iv, take(v.elems(), flat));
@@ -306,15 +309,16 @@ Vec write(const LiftedCall& c, const Vec& d, const Vec& pairs) {
       Buf<T> o(dtot);
       runtime::Status st = runtime::dpermute<T>(pe.second().values<T>(), pe.first().values<int64_t>(), pairs.segs(),
                                       de.values<T>(), d.segs(), std::span<T>(o.data(), static_cast<size_t>(dtot)));
-      if (st.code == NDP_INDEX_OUT_OF_BOUNDS) c.fail(message(RuntimeErrorId::WriteBounds));
+      if (st.code == NDP_INDEX_OUT_OF_BOUNDS) c.fail(message(RuntimeErrorId::WriteBounds, st.index, st.length));
       check_rt(st, "dpermute");
       return Vec::scalar(de.type(), dtot, o.share());
     });
     return same_shape(c.result, d, std::move(out));
   }
   std::vector<int64_t> seg = segment_ids(pairs.segs());
-  if (first_failing(pe.size(), [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; }) >= 0)
-    c.fail(message(RuntimeErrorId::WriteBounds));
+  auto length_at = [&](int64_t p) { return dlen[seg[static_cast<size_t>(p)]]; };
+  if (int64_t p = first_failing(pe.size(), [&](int64_t p) { return i[p] < 0 || i[p] >= length_at(p); }); p >= 0)
+    c.fail(message(RuntimeErrorId::WriteBounds, i[p], length_at(p)));
   return scatter_into(c, d, pe.second(), i, pairs.segs());
 }
 
@@ -329,8 +333,8 @@ Vec put(const LiftedCall& c, const Vec& v, const Vec& iv, const Vec& d) {
   int64_t bad_instance = bad < 0 ? -1 : seg[static_cast<size_t>(bad)];
   // Within one instance the length check comes first, as in the interpreter.
   if (mismatch >= 0 && (bad_instance < 0 || mismatch <= bad_instance))
-    c.fail(message(RuntimeErrorId::PutLengthMismatch));
-  if (bad_instance >= 0) c.fail(message(RuntimeErrorId::WriteBounds));
+    c.fail(message(RuntimeErrorId::PutLengthMismatch, v.length(mismatch), iv.length(mismatch)));
+  if (bad_instance >= 0) c.fail(message(RuntimeErrorId::WriteBounds, i[bad], dlen[bad_instance]));
   return scatter_into(c, d, v.elems(), i, iv.segs());
 }
 

@@ -553,10 +553,10 @@ LengthSegs segments_of(const Vec& lengths) {
   return LengthSegs{std::move(off), view};
 }
 
-bool same_lengths(const Vec& a, const Vec& b) {
-  NDP_ASSERT(a.size() == b.size(), "same_lengths of vectors with different instance counts");
-  if (a.is_regular() && b.is_regular()) return a.size() == 0 || a.regular_length() == b.regular_length();
-  return first_failing(a.size(), [&](int64_t i) { return a.length(i) != b.length(i); }) < 0;
+int64_t first_length_difference(const Vec& a, const Vec& b) {
+  NDP_ASSERT(a.size() == b.size(), "first_length_difference of vectors with different instance counts");
+  if (a.is_regular() && b.is_regular()) return a.size() == 0 || a.regular_length() == b.regular_length() ? -1 : 0;
+  return first_failing(a.size(), [&](int64_t i) { return a.length(i) != b.length(i); });
 }
 
 }  // namespace ndp::exec::host

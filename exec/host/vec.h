@@ -327,9 +327,9 @@ struct LengthSegs {
   runtime::SegView view;
 };
 LengthSegs segments_of(const Vec& lengths);
-/// Whether instance i of a and of b have the same length for every i (sequence Vecs of one
-/// size); O(1) when both are regular.
-bool same_lengths(const Vec& a, const Vec& b);
+/// The first instance i where a and b (sequence Vecs of one size) differ in length, or -1;
+/// O(1) when both are regular.
+int64_t first_length_difference(const Vec& a, const Vec& b);
 /// Every part is uniform (scalars) or regular (sequences), all with one value or length: then
 /// concat, interleave and merge of them are uniform or regular again.
 bool same_uniform(std::span<const Vec> parts);

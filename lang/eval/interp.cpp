@@ -71,6 +71,7 @@ struct Interpreter::Impl {
 
   Value eval(const core::Expr* e, Frame& f);
   Value eval_prim(const core::Expr* e, Frame& f);
+  Value apply_located(const PrimCall& call, const Value* args);
   Value eval_call(const core::Expr* e, Frame& f);
   Value eval_map(const core::Expr* e, Frame& f);
   Value eval_seq_lit(const core::Expr* e, Frame& f);
@@ -118,7 +119,12 @@ Value Interpreter::Impl::eval(const core::Expr* e, Frame& f) {
     case core::Kind::Let:
       bind(e->pattern, eval(e->args[0], f), f);
       return eval(e->args[1], f);
-    case core::Kind::Map: return eval_map(e, f);
+    case core::Kind::Map:
+      try {
+        return eval_map(e, f);
+      } catch (std::bad_alloc&) {  // the results of an apply-to-each outgrew memory
+        fail(e->span, message(RuntimeErrorId::OutOfMemory));
+      }
     case core::Kind::SeqLit: return eval_seq_lit(e, f);
     case core::Kind::EmptySeq: return empty_seq;
     case core::Kind::Con: return Value::data(e->data, eval(e->args[0], f));
@@ -146,7 +152,18 @@ Value Interpreter::Impl::eval(const core::Expr* e, Frame& f) {
   NDP_ASSERT(n <= 4 && static_cast<int>(n) == core::prim_info(e->prim).arity, "Prim node with a wrong arity");
   for (size_t i = 0; i < n; ++i) args[i] = eval(e->args[i], f);
   PrimCall call{e->prim, e->span, &e->type_args, f.targs, &env};
-  return apply_prim(call, args);
+  return apply_located(call, args);
+}
+
+// Out of memory in a primitive is raised at its call: the place that asked for the memory.
+Value Interpreter::Impl::apply_located(const PrimCall& call, const Value* args) {
+  try {
+    return apply_prim(call, args);
+  } catch (std::bad_alloc&) {
+    fail(call.span, message(RuntimeErrorId::OutOfMemory));
+  } catch (std::length_error&) {
+    fail(call.span, message(RuntimeErrorId::OutOfMemory));
+  }
 }
 
 const std::vector<const Type*>* Interpreter::Impl::close_types(const std::vector<const Type*>& ts, const Frame& f,
@@ -233,7 +250,7 @@ Value Interpreter::Impl::call_prim(core::PrimId id, const std::vector<const Type
   }
   args[arity - 1] = rest;
   PrimCall call{id, span, targs, nullptr, &env};
-  return apply_prim(call, args);
+  return apply_located(call, args);
 }
 
 std::atomic<bool>& interrupt_requested() {
@@ -279,7 +296,7 @@ static void poll_interrupt(Span span) {
   for (size_t i = 0; i < g; ++i) gens.push_back(eval(e->args[i], f));
   size_t n = gens[0].length();
   for (size_t i = 1; i < g; ++i)
-    if (gens[i].length() != n) fail(e->span, message(RuntimeErrorId::ApplyToEachLengthMismatch));
+    if (gens[i].length() != n) fail(e->span, message(RuntimeErrorId::ApplyToEachLengthMismatch, n, gens[i].length()));
   const core::Expr* body = e->args[g];
   const core::Expr* filter = e->has_filter ? e->args[g + 1] : nullptr;
   std::vector<Value> out;

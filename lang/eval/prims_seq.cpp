@@ -5,9 +5,9 @@
 // CMU's messages (Appendix B) where CMU checks. ndp-only checks use (the texts live in
 // lang/runtime_errors.def, which every backend raises them from):
 //   dist / index with a negative length     `Negative length in function DIST.` (`... INDEX.`)
-//   rep with a bad index                    `Sequence reference (a[i]) out of bounds.`
-//   put with #v /= #i                       `Length mismatch in function PUT.`
-//   put with a bad index                    `Index out of bounds for function <-.` (as `<-`)
+//   rep with a bad index                    `Sequence reference (a[i]) out of bounds: index I, length N.`
+//   put with #v /= #i                       `Length mismatch in function PUT: lengths #v and #i.`
+//   put with a bad index                    `Index out of bounds for function <-: index I, length N.`
 //   permute: lengths, bounds, duplicates    `Bad arguments to function PERMUTE.`
 //   join: lengths, or positions that are    `Bad arguments to function JOIN.`
 //     not a permutation of [0, #v1+#v2)
@@ -195,7 +195,17 @@ Value reduce(const PrimCall& c, const Value& v) {
 }
 
 /// Checks an index against a length and returns it as size_t.
+/// `i` as an index into a sequence of length n; else the error `error`, which names the index
+/// and the length.
 size_t checked_index(const PrimCall& c, const Value& i, size_t n, RuntimeErrorId error) {
+  int64_t x = i.as_int();
+  if (x < 0 || static_cast<uint64_t>(x) >= n) c.fail(message(error, x, n));
+  return static_cast<size_t>(x);
+}
+
+/// `i` as a target position in a result of length n (permute, join); else `error`, CMU's text,
+/// which covers duplicate positions too and so names no index.
+size_t checked_position(const PrimCall& c, const Value& i, size_t n, RuntimeErrorId error) {
   int64_t x = i.as_int();
   if (x < 0 || static_cast<uint64_t>(x) >= n) c.fail(message(error));
   return static_cast<size_t>(x);
@@ -304,7 +314,7 @@ Value join(const PrimCall& c, const Value* a) {
   std::vector<bool> seen(n, false);
   auto place = [&](const std::vector<Value>& vs, const std::vector<Value>& ps) {
     for (size_t j = 0; j < vs.size(); ++j) {
-      size_t k = checked_index(c, ps[j], n, msg);
+      size_t k = checked_position(c, ps[j], n, msg);
       if (seen[k]) c.fail(message(msg));
       seen[k] = true;
       out[k] = vs[j];
@@ -393,7 +403,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     case PrimId::Put: {
       const auto& vs = a[0].elems();
       const auto& is = a[1].elems();
-      if (vs.size() != is.size()) c.fail(message(RuntimeErrorId::PutLengthMismatch));
+      if (vs.size() != is.size()) c.fail(message(RuntimeErrorId::PutLengthMismatch, vs.size(), is.size()));
       std::vector<Value> out = a[2].elems();
       for (size_t j = 0; j < vs.size(); ++j)
         out[checked_index(c, is[j], out.size(), RuntimeErrorId::WriteBounds)] = vs[j];
@@ -407,7 +417,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
       std::vector<Value> out(vs.size());
       std::vector<bool> seen(vs.size(), false);
       for (size_t j = 0; j < vs.size(); ++j) {
-        size_t k = checked_index(c, is[j], vs.size(), msg);
+        size_t k = checked_position(c, is[j], vs.size(), msg);
         if (seen[k]) c.fail(message(msg));
         seen[k] = true;
         out[k] = vs[j];

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Diagnostics name the line of the whole input, not of the form or test case they are in
 # (issue 23, defects 3 and 8): forms read from standard input one at a time, and `%test` cases.
-# A file's parse errors come between the answers of the forms around them (defect 10).
+# A file's parse errors come between the answers of the forms around them (defect 10). Out of
+# memory names the expression that asked for the memory (defect 9).
 #   tests/cli/locations.sh NDP
 set -uo pipefail
 ndp=$1
@@ -26,5 +27,10 @@ check "ndp test: file:line:col of a case" "t1.ndp:4:5: error: for function +" "$
 printf 'a = 1 $\nb = ) $\nc = 3 $\nd = ( $\n' > "$dir/order.ndp"
 got=$("$ndp" run --backend=interp "$dir/order.ndp" 2>&1 | tr '\n' '|')
 check "ndp run: errors in order" "a = 1 : int|$dir/order.ndp:2:5: error: Unexpected )|  b = ) \$|      ^|c = 3 : int|$dir/order.ndp:4:7: error: Unexpected \$" "$got"
+# Out of memory: at the range that asked for 6·10^10 elements, on the interpreter and on cpu.
+for backend in interp cpu; do
+  got=$(printf 'x = 1 $\n#[0 - 60000000000:1] $\n' | "$ndp" --backend=$backend 2>&1 >/dev/null)
+  check "out of memory located ($backend)" "<stdin>:2:2: note: raised here" "$got"
+done
 echo "$failures failed"
 exit $((failures > 0))

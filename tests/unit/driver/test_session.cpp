@@ -52,8 +52,8 @@ TEST_CASE("library.md examples through a session") {
   CHECK(value_of(s, "min_int / -1") == "-9223372036854775808");
   CHECK(value_of(s, "{10 / x : x in [0, 1, 2] | x > 0}") == "[10, 5]");
   CHECK(value_of(s, "plus_combine([0.0], [0, 0, 0], [1.0e16, 1.0, -1.0e16])") == "[0.0]");
-  CHECK(error_of(s, "[1,2,3][3]") == "Sequence reference (a[i]) out of bounds.");
-  CHECK(error_of(s, "{a+b : a in [1,2,3]; b in [10,20]}") == "Length mismatch in an apply-to-each.");
+  CHECK(error_of(s, "[1,2,3][3]") == "Sequence reference (a[i]) out of bounds: index 3, length 3.");
+  CHECK(error_of(s, "{a+b : a in [1,2,3]; b in [10,20]}") == "Length mismatch in an apply-to-each: lengths 3 and 2.");
   CHECK(error_of(s, "permute([1,2], [0,0])") == "Bad arguments to function PERMUTE.");
 }
 

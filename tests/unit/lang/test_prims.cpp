@@ -161,9 +161,11 @@ TEST_CASE("runtime error messages are distinct sentences") {
 }
 
 TEST_CASE("runtime error messages: CMU's texts, and arguments filled in") {
-  CHECK(std::string(message(RuntimeErrorId::SeqRefBounds)) == "Sequence reference (a[i]) out of bounds.");
+  CHECK(message(RuntimeErrorId::SeqRefBounds, int64_t{5}, size_t{3}) ==
+        "Sequence reference (a[i]) out of bounds: index 5, length 3.");
   CHECK(std::string(message(RuntimeErrorId::DivideByZero)) == "Divide by zero.");
-  CHECK(std::string(message(RuntimeErrorId::ApplyToEachLengthMismatch)) == "Length mismatch in an apply-to-each.");
+  CHECK(message(RuntimeErrorId::ApplyToEachLengthMismatch, 3, 2) == "Length mismatch in an apply-to-each: lengths 3 and 2.");
+  CHECK(message(RuntimeErrorId::GatherBounds, -1, 2) == "Index out of bounds for function ->: index -1, length 2.");
   CHECK(message(RuntimeErrorId::Undefined, "FOO") == "FOO is undefined.");
   CHECK(message(RuntimeErrorId::NoBody, "F") == "No body for function F.");
   CHECK(message(RuntimeErrorId::CombineLengthMismatch, "PLUS_COMBINE") == "Length mismatch in function PLUS_COMBINE.");

@@ -138,7 +138,7 @@ TEST_CASE("exec: check_lengths reports with the statement's span") {
   CHECK(eq(fx.ok(program(seq({ints({5}), ints({6, 7})}))), I(0)));
   auto r = fx.run(program(seq({ints({5}), ints({6})})));
   CHECK(!r.ok);
-  CHECK(r.error.message == "Length mismatch in an apply-to-each.");
+  CHECK(r.error.message == "Length mismatch in an apply-to-each: lengths 2 and 1.");
   CHECK(r.error.span.begin == kSpan.begin);
 }
 
@@ -406,7 +406,7 @@ TEST_CASE("exec: literals in many instances are uniform; count, pack, seqlit, em
     c.fn.body.result = c.fn.param;
     auto res = fx.run(std::move(c.fn));
     CHECK(!res.ok);
-    CHECK(res.error.message == "Length mismatch in an apply-to-each.");
+    CHECK(res.error.message == "Length mismatch in an apply-to-each: lengths 2 and 3.");
     CHECK(res.error.span.begin == kSpan.begin);
   }
 }

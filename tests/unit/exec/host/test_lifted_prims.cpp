@@ -304,9 +304,9 @@ TEST_CASE("lifted elt and rep: native = fallback") {
   }
   Vec v = h.make(si, {ints({1, 2}), ints({}), ints({3})});
   Vec i = h.make(T.int_(), {I(1), I(0), I(0)});
-  CHECK(h.same(PrimId::Elt, {T.int_()}, T.int_(), {v, i}) == "Sequence reference (a[i]) out of bounds.");
+  CHECK(h.same(PrimId::Elt, {T.int_()}, T.int_(), {v, i}) == "Sequence reference (a[i]) out of bounds: index 0, length 0.");
   CHECK(h.same(PrimId::Rep, {T.int_()}, si, {v, h.make(T.int_(), {I(0), I(0), I(0)}), h.make(T.int_(), {I(2), I(0), I(0)})}) ==
-        "Sequence reference (a[i]) out of bounds.");
+        "Sequence reference (a[i]) out of bounds: index 2, length 2.");
 }
 
 TEST_CASE("lifted scans and reductions: native = fallback") {
@@ -402,18 +402,18 @@ TEST_CASE("lifted ->, <-, put, permute: native = fallback") {
     h.same(PrimId::Write, {pc}, T.seq(pc), {vs, h.make(T.seq(T.pair(T.int_(), pc)), spairs)});
   }
   Vec v = h.make(si, {ints({1, 2}), ints({3})});
-  CHECK(h.same(PrimId::Gather, {T.int_()}, si, {v, h.make(si, {ints({1}), ints({1})})}) == "Index out of bounds for function ->.");
+  CHECK(h.same(PrimId::Gather, {T.int_()}, si, {v, h.make(si, {ints({1}), ints({1})})}) == "Index out of bounds for function ->: index 1, length 1.");
   CHECK(h.same(PrimId::Permute, {T.int_()}, si, {v, h.make(si, {ints({0, 0}), ints({0})})}) ==
         "Bad arguments to function PERMUTE.");
   CHECK(h.same(PrimId::Permute, {T.int_()}, si, {v, h.make(si, {ints({1, 0}), ints({})})}) ==
         "Bad arguments to function PERMUTE.");
   // put: the first failing instance decides between the two messages.
   CHECK(h.same(PrimId::Put, {T.int_()}, si, {v, h.make(si, {ints({5, 0}), ints({})}), v}) ==
-        "Index out of bounds for function <-.");
-  CHECK(h.same(PrimId::Put, {T.int_()}, si, {v, h.make(si, {ints({0}), ints({5})}), v}) == "Length mismatch in function PUT.");
+        "Index out of bounds for function <-: index 5, length 2.");
+  CHECK(h.same(PrimId::Put, {T.int_()}, si, {v, h.make(si, {ints({0}), ints({5})}), v}) == "Length mismatch in function PUT: lengths 2 and 1.");
   CHECK(h.same(PrimId::Write, {T.int_()}, si,
                {v, h.make(T.seq(T.pair(T.int_(), T.int_())), {seq({Value::pair(I(0), I(9))}), seq({Value::pair(I(1), I(9))})})}) ==
-        "Index out of bounds for function <-.");
+        "Index out of bounds for function <-: index 1, length 1.");
 }
 
 TEST_CASE("lifted pack, ++, partition, flatten: native = fallback") {
@@ -624,9 +624,9 @@ TEST_CASE("lifted primitives on regular sequences and uniform scalars: native = 
     CHECK(h.same(PrimId::Elt, {si}, si, {halves, h.make(T.int_(), mixed)}) == "");
     if (n > 0) {
       CHECK(h.same(PrimId::Elt, {si}, si, {halves, uniform_form(h.make(T.int_(), same_ints(n, 2)))}) ==
-            "Sequence reference (a[i]) out of bounds.");
+            "Sequence reference (a[i]) out of bounds: index 2, length 2.");
       CHECK(h.same(PrimId::Elt, {si}, si, {halves, uniform_form(h.make(T.int_(), same_ints(n, -1)))}) ==
-            "Sequence reference (a[i]) out of bounds.");
+            "Sequence reference (a[i]) out of bounds: index -1, length 2.");
     }
     // An irregular outer vector of regular inner sequences.
     std::vector<Value> ragged;

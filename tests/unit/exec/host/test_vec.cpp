@@ -413,19 +413,19 @@ TEST_CASE("Vec: structural operations keep uniform and regular vectors so, with 
   CHECK(replicate_one(mk(T, T.int_(), {I(3)}), 1000).is_uniform());
 }
 
-TEST_CASE("Vec: same_lengths and segments_of on regular and irregular vectors") {
+TEST_CASE("Vec: first_length_difference and segments_of on regular and irregular vectors") {
   lang::core::Program prog;
   auto& T = prog.types;
   Vec a = int_rows(T, 4, 2), b = uniform_form(int_rows(T, 4, 2)), c = uniform_form(int_rows(T, 4, 3));
-  CHECK(same_lengths(a, b));
-  CHECK(same_lengths(b, b));
-  CHECK(!same_lengths(b, c));
-  CHECK(!same_lengths(a, c));
+  CHECK(first_length_difference(a, b) == -1);
+  CHECK(first_length_difference(b, b) == -1);
+  CHECK(first_length_difference(b, c) == 0);
+  CHECK(first_length_difference(a, c) == 0);
   Vec d = mk(T, T.seq(T.int_()), {ints({1, 2}), ints({3, 4}), ints({5}), ints({6, 7})});
-  CHECK(!same_lengths(a, d));
+  CHECK(first_length_difference(a, d) == 2);
   Vec e0 = Vec::seq(T.seq(T.int_()), 0, uniform_buffer(int64_t{1}, 0), mk(T, T.int_(), {}));
   Vec e1 = Vec::seq(T.seq(T.int_()), 0, uniform_buffer(int64_t{2}, 0), mk(T, T.int_(), {}));
-  CHECK(same_lengths(e0, e1));
+  CHECK(first_length_difference(e0, e1) == -1);
   LengthSegs s = segments_of(broadcast_first(mk(T, T.int_(), {I(3)}), 10));
   CHECK(s.view.is_regular());
   CHECK(s.view.total() == 30);

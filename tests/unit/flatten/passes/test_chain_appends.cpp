@@ -96,7 +96,7 @@ TEST_CASE("chain_appends: a ++ chain over elts is one statement, with the statem
   // Both elts fail: the first statement's error, as in statement order.
   auto r = run(2, 5);
   REQUIRE(!r.ok);
-  CHECK(r.error.message == "Sequence reference (a[i]) out of bounds.");
+  CHECK(r.error.message == "Sequence reference (a[i]) out of bounds: index 2, length 2.");
   CHECK(r.error.span.begin == 10);
   r = run(0, 2);
   REQUIRE(!r.ok);

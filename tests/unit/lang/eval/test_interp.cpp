@@ -68,7 +68,7 @@ TEST_CASE("apply-to-each: equal lengths, filter first, empty input") {
             b.prim(PrimId::Add, {b.local(0), b.local(1)}));
   r = b.run(m, 2);
   REQUIRE_FALSE(r.ok);
-  CHECK(r.error.message == "Length mismatch in an apply-to-each.");
+  CHECK(r.error.message == "Length mismatch in an apply-to-each: lengths 3 and 2.");
 
   // {10 / x : x in [0, 1, 2] | x > 0} is [10, 5] in ndp
   m = b.map({b.pvar(0)}, {b.lit(ints({0, 1, 2}))}, b.prim(PrimId::Div, {b.i(10), b.local(0)}),

@@ -1,5 +1,6 @@
 // Every native primitive on the reference interpreter: library.md's examples and edge cases.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <limits>
@@ -289,16 +290,18 @@ TEST_CASE("length, dist, index, iseq") {
 
 TEST_CASE("elt and rep: bounds") {
   P t;
-  const char* msg = "Sequence reference (a[i]) out of bounds.";
+  auto msg = [](int index, int length) {
+    return fmt::format("Sequence reference (a[i]) out of bounds: index {}, length {}.", index, length);
+  };
   CHECK(values_equal(t.ok(PrimId::Elt, {seqs({S("ab"), S("cde")}), I(1)}), S("cde")));
-  CHECK(t.err(PrimId::Elt, {ints({1, 2}), I(2)}) == msg);
-  CHECK(t.err(PrimId::Elt, {ints({1, 2}), I(-1)}) == msg);
-  CHECK(t.err(PrimId::Elt, {ints({}), I(0)}) == msg);
+  CHECK(t.err(PrimId::Elt, {ints({1, 2}), I(2)}) == msg(2, 2));
+  CHECK(t.err(PrimId::Elt, {ints({1, 2}), I(-1)}) == msg(-1, 2));
+  CHECK(t.err(PrimId::Elt, {ints({}), I(0)}) == msg(0, 0));
   CHECK(values_equal(t.ok(PrimId::Rep, {ints({1, 2, 3, 4}), I(9), I(2)}), ints({1, 2, 9, 4})));
   CHECK(values_equal(t.ok(PrimId::Rep, {seqs({S("a"), S("bb"), S("c")}), S("zzz"), I(1)}),
                      seqs({S("a"), S("zzz"), S("c")})));
-  CHECK(t.err(PrimId::Rep, {ints({1, 2}), I(9), I(2)}) == msg);
-  CHECK(t.err(PrimId::Rep, {ints({1, 2}), I(9), I(-1)}) == msg);
+  CHECK(t.err(PrimId::Rep, {ints({1, 2}), I(9), I(2)}) == msg(2, 2));
+  CHECK(t.err(PrimId::Rep, {ints({1, 2}), I(9), I(-1)}) == msg(-1, 2));
 }
 
 TEST_CASE("scans are exclusive with the right identities") {
@@ -376,8 +379,8 @@ TEST_CASE("gather ->") {
   CHECK(values_equal(t.ok(PrimId::Gather, {seqs({S("a"), S("bb"), S("ccc")}), ints({2, 0})}),
                      seqs({S("ccc"), S("a")})));
   CHECK(t.ok(PrimId::Gather, {ints({}), ints({})}).length() == 0);
-  CHECK(t.err(PrimId::Gather, {ints({1, 2}), ints({0, 2})}) == "Index out of bounds for function ->.");
-  CHECK(t.err(PrimId::Gather, {ints({1, 2}), ints({-1})}) == "Index out of bounds for function ->.");
+  CHECK(t.err(PrimId::Gather, {ints({1, 2}), ints({0, 2})}) == "Index out of bounds for function ->: index 2, length 2.");
+  CHECK(t.err(PrimId::Gather, {ints({1, 2}), ints({-1})}) == "Index out of bounds for function ->: index -1, length 2.");
 }
 
 TEST_CASE("write <-: last wins; bounds") {
@@ -388,9 +391,9 @@ TEST_CASE("write <-: last wins; bounds") {
   Value nested = Value::seq({Value::pair(I(1), S("xx")), Value::pair(I(1), S("yyy"))});
   CHECK(values_equal(t.ok(PrimId::Write, {seqs({S("a"), S("b"), S("c"), S("d")}), nested}),
                      seqs({S("a"), S("yyy"), S("c"), S("d")})));
-  CHECK(t.err(PrimId::Write, {ints({0, 0}), pairs({{2, 1}})}) == "Index out of bounds for function <-.");
-  CHECK(t.err(PrimId::Write, {ints({0, 0}), pairs({{-1, 1}})}) == "Index out of bounds for function <-.");
-  CHECK(t.err(PrimId::Write, {ints({}), pairs({{0, 1}})}) == "Index out of bounds for function <-.");
+  CHECK(t.err(PrimId::Write, {ints({0, 0}), pairs({{2, 1}})}) == "Index out of bounds for function <-: index 2, length 2.");
+  CHECK(t.err(PrimId::Write, {ints({0, 0}), pairs({{-1, 1}})}) == "Index out of bounds for function <-: index -1, length 2.");
+  CHECK(t.err(PrimId::Write, {ints({}), pairs({{0, 1}})}) == "Index out of bounds for function <-: index 0, length 0.");
 }
 
 TEST_CASE("put: lengths, bounds, last wins") {
@@ -398,8 +401,8 @@ TEST_CASE("put: lengths, bounds, last wins") {
   CHECK(values_equal(t.ok(PrimId::Put, {ints({1, 2, 3}), ints({4, 0, 2}), ints({0, 0, 0, 0, 0, 0})}),
                      ints({2, 0, 3, 0, 1, 0})));
   CHECK(values_equal(t.ok(PrimId::Put, {ints({1, 2, 3}), ints({1, 1, 1}), ints({0, 0, 0})}), ints({0, 3, 0})));
-  CHECK(t.err(PrimId::Put, {ints({1, 2}), ints({0}), ints({0, 0})}) == "Length mismatch in function PUT.");
-  CHECK(t.err(PrimId::Put, {ints({1}), ints({5}), ints({0, 0})}) == "Index out of bounds for function <-.");
+  CHECK(t.err(PrimId::Put, {ints({1, 2}), ints({0}), ints({0, 0})}) == "Length mismatch in function PUT: lengths 2 and 1.");
+  CHECK(t.err(PrimId::Put, {ints({1}), ints({5}), ints({0, 0})}) == "Index out of bounds for function <-: index 5, length 2.");
 }
 
 TEST_CASE("permute: a real permutation or an error") {
