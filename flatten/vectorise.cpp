@@ -37,6 +37,34 @@ struct Ctx {
   VarId path = 0;                     // rand path hashes, when the program carries them
 };
 
+/// The value of an expression made of literals alone (a sequence literal of numbers, of
+/// tuples, of sequence literals), or nothing. Such a literal becomes one Lit statement: a
+/// Flat IR statement per element would make a data file of 10^6 numbers 10^6 statements.
+std::optional<lang::Value> constant_value(const core::Expr* e) {
+  switch (e->kind) {
+    case core::Kind::Lit: return e->lit;
+    case core::Kind::EmptySeq: return lang::Value::seq({});
+    case core::Kind::Tuple: {
+      std::optional<lang::Value> a = constant_value(e->args[0]);
+      if (!a) return std::nullopt;
+      std::optional<lang::Value> b = constant_value(e->args[1]);
+      if (!b) return std::nullopt;
+      return lang::Value::pair(std::move(*a), std::move(*b));
+    }
+    case core::Kind::SeqLit: {
+      std::vector<lang::Value> elems;
+      elems.reserve(e->args.size());
+      for (const core::Expr* a : e->args) {
+        std::optional<lang::Value> v = constant_value(a);
+        if (!v) return std::nullopt;
+        elems.push_back(std::move(*v));
+      }
+      return lang::Value::seq(std::move(elems));
+    }
+    default: return std::nullopt;
+  }
+}
+
 /// A function value known while flattening (a name, or a parameter of a specialised
 /// instance): calls through it become direct calls. Its type arguments are closed.
 using KnownFn = lang::FnObj;
@@ -394,6 +422,13 @@ class Vectoriser {
       }
       case core::Kind::Map: return map(e, c);
       case core::Kind::SeqLit: {
+        if (std::optional<lang::Value> constant = constant_value(e)) {
+          const Type* t = close(e->type, e->span);
+          VarId v = emit_value(Op::Lit, "lit", t, {c.n}, e->span);
+          block_->stmts.back().lit = std::move(*constant);
+          block_->stmts.back().type = t;
+          return v;
+        }
         std::vector<VarId> elems;
         for (const core::Expr* a : e->args) elems.push_back(expr(a, c));
         return emit_value(Op::SeqLit, "seq", close(e->type, e->span), std::move(elems), e->span);

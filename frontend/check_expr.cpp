@@ -21,7 +21,6 @@ static bool is_special_symbol(const std::string& s) { return s == "t" || s == "f
 core::Expr* FormChecker::mk(Kind k, IType* t, lang::Span s) {
   core::Expr* e = prog_.new_expr(k, nullptr, s);
   expr_types_.emplace_back(e, t);
-  expr_itype_.emplace(e, t);
   return e;
 }
 
@@ -267,10 +266,11 @@ FormChecker::Node FormChecker::prim_call(PrimId id, Node arg, const ast::Expr* w
   std::vector<Node> comps;
   Node rest = arg;
   while (comps.size() + 1 < arity && rest.e->kind == Kind::Tuple) {
-    const core::Expr* l = rest.e->args[0];
-    core::Expr* r = const_cast<core::Expr*>(rest.e->args[1]);
-    comps.push_back({const_cast<core::Expr*>(l), expr_itype_.at(l)});
-    rest = {r, expr_itype_.at(r)};
+    // A tuple's type is a pair (made so, or unified with one): its halves type the parts.
+    const IType* pair = u_.find(rest.t);
+    if (pair->kind != IKind::Pair) break;
+    comps.push_back({const_cast<core::Expr*>(rest.e->args[0]), pair->a});
+    rest = {const_cast<core::Expr*>(rest.e->args[1]), pair->b};
   }
   if (comps.size() + 1 == arity) {
     comps.push_back(rest);

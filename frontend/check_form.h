@@ -123,8 +123,7 @@ class FormChecker {
   std::vector<std::pair<lang::core::Expr*, IType*>> expr_types_;
   std::vector<std::pair<lang::core::Expr*, std::vector<IType*>>> expr_targs_;
   std::vector<std::pair<lang::core::Pattern*, IType*>> pattern_types_;
-  // Lookup only (never iterated): the inference type of a node made in this form.
-  std::unordered_map<const lang::core::Expr*, IType*> expr_itype_;
+  // Lookup only (never iterated): the inference type of a pattern made in this form.
   std::unordered_map<const lang::core::Pattern*, IType*> pattern_itype_;
 };
 

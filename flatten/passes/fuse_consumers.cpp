@@ -143,10 +143,20 @@ struct Fuser {
     return true;
   }
 
+  /// A statement that may absorb its producer: a reduction or scan of one nested operand, or
+  /// a pack (the conditions below decide).
+  static bool consumer_candidate(const Stmt& s) {
+    return (s.op == Op::Prim && s.uses.size() == 1 && (lang::core::is_reduction(s.prim) || lang::core::is_scan(s.prim))) ||
+           s.op == Op::Pack;
+  }
+
   void block(Block& b) {
     for (Stmt& s : b.stmts) for_each_sub_block(s, [&](Block& sub) { block(sub); });
     for (size_t i = 0; i < b.stmts.size(); ++i) {
-      // Recounted per statement: every fusion moves reads from one variable to others.
+      // Only a consumer pays for the counts and definitions below, so that a block of many
+      // other statements (a literal of 10^5 elements) is not quadratic.
+      if (!consumer_candidate(b.stmts[i])) continue;
+      // Recounted per consumer: every fusion moves reads from one variable to others.
       std::vector<uint32_t> count = use_counts(fn);
       std::map<VarId, size_t> def;  // this block's definitions, up to i
       for (size_t j = 0; j < i; ++j) {

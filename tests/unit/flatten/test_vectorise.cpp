@@ -73,3 +73,14 @@ TEST_CASE("a call through a function chosen at run time is reported as unsupport
   for (const auto* form : frontend::parse_program(ast, sm, file, diags)) body = checker.check(*form)->top.body;
   CHECK_THROWS_AS(flatten::vectorise(prog, body), flatten::Unsupported);
 }
+
+TEST_CASE("a sequence literal of constants is one lit statement, not one per element") {
+  Flattened f("[(1, 2.5), (3, 4.5), (5, 6.5)] $");
+  CHECK(f.count("seqlit") == 0);
+  CHECK(f.count("lit [(1, 2.5), (3, 4.5), (5, 6.5)]") == 1);
+  Flattened nested("[[1, 2], [] int, [3]] $");
+  CHECK(nested.count("seqlit") == 0);
+  CHECK(nested.count("lit [[1, 2], [], [3]]") == 1);
+  Flattened computed("let k = 10 in [1, k] $");  // an element computed: built per element
+  CHECK(computed.count("seqlit") == 1);
+}
