@@ -15,6 +15,8 @@
 #include "driver/llvm_kernels.h"
 #include "driver/session_impl.h"
 #include "flatten/pipeline.h"
+#include "include/ndp/interrupt.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::driver {
 
@@ -111,6 +113,8 @@ void Session::Impl::print_lines(const lang::Lines& lines) {
 }
 
 void Session::Impl::report_runtime_error(const lang::eval::RuntimeError& e) {
+  // An interrupted form also stops the file it is in (`load`): the user asked for the prompt.
+  if (e.message == lang::message(lang::RuntimeErrorId::Interrupted)) interrupted = true;
   std::string text = "RUNTIME ERROR: " + e.message + "\n";
   if (e.span.valid()) text += format_diagnostic(sm, lang::Diagnostic{lang::Severity::Note, e.span, "raised here", {}});
   std::fflush(opts.out);
@@ -147,6 +151,11 @@ lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, boo
   } catch (const flatten::Unsupported& u) {
     r.ok = false;
     r.error = lang::eval::RuntimeError{std::string("not supported by the ") + backend_name(opts.backend) + " backend yet: " + u.message, u.span};
+    return r;
+  } catch (const Interrupted&) {  // while flattening (Note [Cancellation] in include/ndp/interrupt.h)
+    interrupt_flag().store(false);
+    r.ok = false;
+    r.error = lang::eval::RuntimeError{lang::message(lang::RuntimeErrorId::Interrupted), top.body->span};
     return r;
   }
   if (r.ok && assignment) {  // the body is `let PATTERN = value in PATTERN-as-a-value`
@@ -286,12 +295,13 @@ bool Session::Impl::eval_text(std::string name, std::string text, bool print_ans
     for (; shown < parse_errors.size() && parse_errors[shown].span.begin < offset; ++shown) diags.add(parse_errors[shown]);
     flush_diags();
   };
+  if (load_depth == 0) interrupted = false;
   for (const auto* form : forms) {
     show_parse_errors_before(form->span.begin);
     ok &= run_form(*form, print_answers, echo_definitions);
-    if (exit_requested) break;
+    if (exit_requested || interrupted) break;
   }
-  if (!exit_requested) show_parse_errors_before(UINT32_MAX);
+  if (!exit_requested && !interrupted) show_parse_errors_before(UINT32_MAX);
   return ok;
 }
 

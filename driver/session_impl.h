@@ -32,6 +32,7 @@ struct Session::Impl {
   std::unique_ptr<exec::cuda::CudaExecutor> cuda;  // made on first use
   lang::PrintOptions print;
   bool exit_requested = false;
+  bool interrupted = false;  // a form of the text being evaluated was interrupted: stop the text
   bool verbose = false;
   bool arg_check = true;
   std::string last_loaded;

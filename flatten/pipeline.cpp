@@ -14,6 +14,7 @@
 #include "flatten/passes/group_filters.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
+#include "include/ndp/interrupt.h"
 #include "lang/diagnostics.h"
 
 namespace ndp::flatten {
@@ -30,8 +31,10 @@ bool env_disabled(const char* name) {
   return s != nullptr && *s != '\0' && std::string(s) != "0";
 }
 
-/// Verifies the IR a pass produced and logs it at NDP_DEBUG >= 2.
+/// Verifies the IR a pass produced and logs it at NDP_DEBUG >= 2. Between passes the
+/// compilation stops for Ctrl-C (Note [Cancellation] in include/ndp/interrupt.h).
 void log_pass(const char* pass, const Program& p) {
+  if (interrupt_pending()) throw Interrupted{};
   std::vector<std::string> problems = verify(p);
   if (!problems.empty()) {
     std::string msg = std::string("flat IR invalid after pass '") + pass + "':";

@@ -94,10 +94,7 @@ class FlatWalk {
   }
 
   void exec(const flatten::Stmt& s, Frame& f) {
-    if (lang::eval::interrupt_requested().load(std::memory_order_relaxed)) {
-      lang::eval::interrupt_requested().store(false);
-      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::Interrupted), s.span};
-    }
+    if (take_interrupt()) throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::Interrupted), s.span};
     try {
       if (!exec_structural(s, f)) self().exec_data(s, f);
     } catch (lang::eval::EvalError& err) {
@@ -105,6 +102,9 @@ class FlatWalk {
       // A library error surfaces at the user's call (Interpreter::Impl::call_function).
       if (s.op == flatten::Op::Call && s.span.valid() && !in_library(s.span) && in_library(err.span)) err.span = s.span;
       throw;
+    } catch (const Interrupted&) {  // a loop stopped early (Note [Cancellation] in ndp/interrupt.h)
+      interrupt_flag().store(false);
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::Interrupted), s.span};
     } catch (std::bad_alloc&) {  // the innermost statement names where memory ran out
       throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), s.span};
     } catch (std::length_error&) {

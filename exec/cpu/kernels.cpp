@@ -229,8 +229,7 @@ void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const*
     return;
   }
   int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
-#pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < chunks; ++c) fn(c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), ins, outs);
+  parallel_blocks_for(chunks, [&](int64_t c) { fn(c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), ins, outs); });
 }
 
 std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& k, std::span<const Vec> ins) {
@@ -286,9 +285,9 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
     interpret_kernel(k, 0, n, in_ptrs.data(), out_ptrs.data());
   } else {
     int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < chunks; ++c)
+    parallel_blocks_for(chunks, [&](int64_t c) {
       interpret_kernel(k, c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), in_ptrs.data(), out_ptrs.data());
+    });
   }
   std::vector<Vec> out;
   for (size_t o = 0; o < out_types.size(); ++o) out.push_back(Vec::scalar(out_types[o], n, bufs[o]));

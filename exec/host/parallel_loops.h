@@ -6,17 +6,57 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
+
+#include "ndp/interrupt.h"
 
 namespace ndp::exec::host {
 
 /// Below this many iterations a loop runs on one thread: starting a team costs more.
 inline constexpr int64_t kParallelGrain = int64_t{1} << 15;
 
+/// Blocks to split n elements into for a parallel loop: one per kParallelGrain elements, at
+/// most four per thread, and at least one per kInterruptBlock elements, where the loop polls
+/// for an interrupt (Note [Cancellation] in ndp/interrupt.h).
+inline int64_t parallel_blocks(int64_t n) {
+  int64_t by_threads = std::min<int64_t>(n / kParallelGrain, 4 * omp_get_max_threads());
+  return std::max<int64_t>({1, by_threads, n / kInterruptBlock});
+}
+
+/// fn(b) for every block b in [0, blocks), in parallel when there are several, polling for an
+/// interrupt before each; after a loop that stopped early it throws ndp::Interrupted (never
+/// inside the parallel region, which no exception may leave). fn must not throw.
+template <class Fn>
+void parallel_blocks_for(int64_t blocks, Fn&& fn) {
+  bool stopped = false;
+#pragma omp parallel for schedule(static, 1) if (blocks > 1)
+  for (int64_t b = 0; b < blocks; ++b) {
+    if (interrupt_pending()) {
+#pragma omp atomic write
+      stopped = true;
+      continue;
+    }
+    fn(b);
+  }
+  if (stopped) throw Interrupted{};
+}
+
+/// The start of block b when [0, n) is cut into `blocks` equal ranges.
+inline int64_t block_start(int64_t n, int64_t b, int64_t blocks) {
+  return static_cast<int64_t>(static_cast<__int128>(n) * b / blocks);
+}
+
 /// fn(i) for every i in [0, n); fn must not throw (exceptions cannot leave an OpenMP region).
 template <class Fn>
 void parallel_for(int64_t n, Fn&& fn) {
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) fn(i);
+  if (n < kParallelGrain) {
+    for (int64_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  int64_t blocks = parallel_blocks(n);
+  parallel_blocks_for(blocks, [&](int64_t b) {
+    for (int64_t i = block_start(n, b, blocks), e = block_start(n, b + 1, blocks); i < e; ++i) fn(i);
+  });
 }
 
 /// fn(begin, end) over ranges of q covering [0, m), where q is one run of a segmented copy
@@ -26,8 +66,7 @@ void parallel_for(int64_t n, Fn&& fn) {
 template <class Fn>
 void parallel_runs(int64_t m, const int64_t* off, Fn&& fn) {
   int64_t work = m + off[m];
-  int threads = omp_get_max_threads();
-  int64_t chunks = std::min<int64_t>(work / kParallelGrain, 4 * static_cast<int64_t>(threads));
+  int64_t chunks = parallel_blocks(work);
   if (chunks < 2 || m < 2) {
     fn(int64_t{0}, m);
     return;
@@ -42,17 +81,10 @@ void parallel_runs(int64_t m, const int64_t* off, Fn&& fn) {
     }
     return lo;
   };
-#pragma omp parallel for schedule(static, 1)
-  for (int64_t c = 0; c < chunks; ++c) {
+  parallel_blocks_for(chunks, [&](int64_t c) {
     int64_t b = bound(c), e = bound(c + 1);
     if (b < e) fn(b, e);
-  }
-}
-
-/// Blocks to split n elements into for a parallel loop: one per kParallelGrain elements, at
-/// most four per thread, at least one.
-inline int64_t parallel_blocks(int64_t n) {
-  return std::max<int64_t>(1, std::min<int64_t>(n / kParallelGrain, 4 * omp_get_max_threads()));
+  });
 }
 
 /// fn(q, from, to) over pieces of m runs of c elements each (run q's elements [from, to)),
@@ -64,13 +96,11 @@ void parallel_regular_runs(int64_t m, int64_t c, Fn&& fn) {
   int64_t total = m * c;
   if (total <= 0) return;
   int64_t chunks = parallel_blocks(total);
-#pragma omp parallel for schedule(static, 1) if (chunks > 1)
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    int64_t p = static_cast<int64_t>(static_cast<__int128>(total) * ch / chunks);
-    int64_t end = static_cast<int64_t>(static_cast<__int128>(total) * (ch + 1) / chunks);
+  parallel_blocks_for(chunks, [&](int64_t ch) {
+    int64_t p = block_start(total, ch, chunks), end = block_start(total, ch + 1, chunks);
     if (c == 1) {  // runs of one element (the leaves of a recursion): fn inlines to one move
       for (; p < end; ++p) fn(p, int64_t{0}, int64_t{1});
-      continue;
+      return;
     }
     int64_t q = p / c, x = p % c;
     while (p < end) {
@@ -80,18 +110,30 @@ void parallel_regular_runs(int64_t m, int64_t c, Fn&& fn) {
       ++q;
       x = 0;
     }
-  }
+  });
 }
 
 /// The lowest i in [0, n) with bad(i), or -1. The answer does not depend on the thread count,
 /// so the instance an error names is always the first failing one in order.
 template <class Bad>
 int64_t first_failing(int64_t n, Bad&& bad) {
-  int64_t first = n;
-#pragma omp parallel for schedule(static) reduction(min : first) if (n >= kParallelGrain)
-  for (int64_t i = 0; i < n; ++i)
-    if (i < first && bad(i)) first = i;
-  return first == n ? -1 : first;
+  if (n < kParallelGrain) {
+    for (int64_t i = 0; i < n; ++i)
+      if (bad(i)) return i;
+    return -1;
+  }
+  int64_t blocks = parallel_blocks(n);
+  std::vector<int64_t> first(static_cast<size_t>(blocks), -1);  // per block: its lowest failure
+  parallel_blocks_for(blocks, [&](int64_t b) {
+    for (int64_t i = block_start(n, b, blocks), e = block_start(n, b + 1, blocks); i < e; ++i)
+      if (bad(i)) {
+        first[static_cast<size_t>(b)] = i;
+        return;
+      }
+  });
+  for (int64_t f : first)
+    if (f >= 0) return f;
+  return -1;
 }
 
 }  // namespace ndp::exec::host

@@ -88,8 +88,7 @@ const void* UniformBuffer::data() const {
       T x = value<T>();
       T* o = static_cast<T*>(p);
       int64_t blocks = parallel_blocks(n_);
-#pragma omp parallel for schedule(static) if (blocks > 1)
-      for (int64_t b = 0; b < blocks; ++b) std::fill(o + n_ * b / blocks, o + n_ * (b + 1) / blocks, x);
+      parallel_blocks_for(blocks, [&](int64_t b) { std::fill(o + block_start(n_, b, blocks), o + block_start(n_, b + 1, blocks), x); });
     };
     switch (width_) {
       case 1: fill(Tag<uint8_t>{}); break;
@@ -319,12 +318,11 @@ std::vector<int64_t> true_positions(const bool* flags, int64_t n) {
   // Fixed blocks counted first (FlagSplit), then each block writes at its offset.
   const FlagSplit split(flags, n);
   std::vector<int64_t> out(static_cast<size_t>(split.a_count()));
-#pragma omp parallel for schedule(static, 1) if (split.blocks() > 1)
-  for (int64_t b = 0; b < split.blocks(); ++b) {
+  parallel_blocks_for(split.blocks(), [&](int64_t b) {
     int64_t o = split.a_start(b);
     for (int64_t i = split.begin(b), e = split.begin(b + 1); i < e; ++i)
       if (flags[i]) out[static_cast<size_t>(o++)] = i;
-  }
+  });
   return out;
 }
 

@@ -170,12 +170,11 @@ FlagSplit::FlagSplit(const bool* flags, int64_t n) : flags_(flags), n_(n) {
   // Fixed blocks, a count per block, so each block knows where its a's and b's start.
   blocks_ = parallel_blocks(n);
   a_start_.assign(static_cast<size_t>(blocks_) + 1, 0);
-#pragma omp parallel for schedule(static, 1) if (blocks_ > 1)
-  for (int64_t b = 0; b < blocks_; ++b) {
+  parallel_blocks_for(blocks_, [&](int64_t b) {
     int64_t c = 0;
     for (int64_t i = begin(b), e = begin(b + 1); i < e; ++i) c += flags[i];
     a_start_[static_cast<size_t>(b) + 1] = c;
-  }
+  });
   for (int64_t b = 0; b < blocks_; ++b) a_start_[static_cast<size_t>(b) + 1] += a_start_[static_cast<size_t>(b)];
 }
 
@@ -185,14 +184,13 @@ namespace {
 template <class Fn>
 void for_each_source(const FlagSplit& s, Fn&& fn) {
   const bool* f = s.flags();
-#pragma omp parallel for schedule(static, 1) if (s.blocks() > 1)
-  for (int64_t b = 0; b < s.blocks(); ++b) {
+  parallel_blocks_for(s.blocks(), [&](int64_t b) {
     int64_t ia = s.a_start(b), ib = s.begin(b) - ia;
     for (int64_t i = s.begin(b), e = s.begin(b + 1); i < e; ++i) {
       if (f[i]) fn(i, true, ia++);
       else fn(i, false, ib++);
     }
-  }
+  });
 }
 
 }  // namespace

@@ -64,6 +64,8 @@ typedef enum ndp_op {
  *   NDP_INVALID_ARGUMENT     a malformed descriptor or a null array where data is needed.
  *   NDP_OUT_OF_MEMORY        scratch space could not be allocated.
  *   NDP_INTERNAL_ERROR       a bug in the runtime.
+ *   NDP_INTERRUPTED          stopped early by an interrupt request (ndp/interrupt.h); the
+ *                            outputs are unfinished.
  * When several elements fail, the record names the one with the lowest position, so the
  * report is the same for every thread count. Fields that carry nothing are -1. */
 typedef enum ndp_status_code {
@@ -75,7 +77,8 @@ typedef enum ndp_status_code {
   NDP_UNSUPPORTED = 5,
   NDP_INVALID_ARGUMENT = 6,
   NDP_OUT_OF_MEMORY = 7,
-  NDP_INTERNAL_ERROR = 8
+  NDP_INTERNAL_ERROR = 8,
+  NDP_INTERRUPTED = 9
 } ndp_status_code;
 
 typedef struct ndp_status {

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <exception>
@@ -13,6 +14,10 @@ namespace ndp::lang::eval {
 namespace {
 
 thread_local uintptr_t t_stack_limit = 0;
+
+// The DeepStack thread now evaluating, for forward_to_evaluation (cleared before it ends).
+std::atomic<bool> g_evaluating{false};
+std::atomic<pthread_t> g_evaluation_thread{};
 
 struct Job {
   const std::function<void()>* work;
@@ -33,15 +38,24 @@ void* thread_main(void* arg) {
     pthread_attr_destroy(&attr);
     t_stack_limit = reinterpret_cast<uintptr_t>(low) + DeepStack::kMargin;
   }
+  g_evaluation_thread.store(pthread_self());
+  g_evaluating.store(true);
   try {
     (*job->work)();
   } catch (...) {
     job->error = std::current_exception();
   }
+  g_evaluating.store(false);
   return nullptr;
 }
 
 }  // namespace
+
+void DeepStack::forward_to_evaluation(int signo) {
+  if (!g_evaluating.load()) return;
+  pthread_t t = g_evaluation_thread.load();
+  if (!pthread_equal(t, pthread_self())) pthread_kill(t, signo);
+}
 
 DeepStack::DeepStack(size_t reserve) {
   void* p = mmap(nullptr, reserve, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,

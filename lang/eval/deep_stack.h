@@ -23,6 +23,11 @@ class DeepStack {
   /// True when the calling thread (a DeepStack thread) is within `kMargin` bytes of the end
   /// of its stack: the evaluator then stops with "Recursion too deep." instead of crashing.
   static bool nearly_full();
+
+  /// For a signal handler (async-signal-safe): when a DeepStack thread is evaluating and the
+  /// handler runs on another thread, sends it `signo` too, so that a call it is blocked in (a
+  /// read from a pipe) returns with EINTR. The kernel may pick any thread for Ctrl-C.
+  static void forward_to_evaluation(int signo);
   static constexpr size_t kMargin = size_t{1} << 20;
 
  private:

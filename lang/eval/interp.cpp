@@ -253,16 +253,10 @@ Value Interpreter::Impl::call_prim(core::PrimId id, const std::vector<const Type
   return apply_located(call, args);
 }
 
-std::atomic<bool>& interrupt_requested() {
-  static std::atomic<bool> flag{false};
-  return flag;
-}
+std::atomic<bool>& interrupt_requested() { return interrupt_flag(); }
 
 static void poll_interrupt(Span span) {
-  if (interrupt_requested().load(std::memory_order_relaxed)) {
-    interrupt_requested().store(false);
-    throw EvalError{message(RuntimeErrorId::Interrupted), span};
-  }
+  if (interrupt_pending() && take_interrupt()) throw EvalError{message(RuntimeErrorId::Interrupted), span};
 }
 
 [[gnu::noinline]] Value Interpreter::Impl::call_function(const core::Function& fn,

@@ -8,14 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "include/ndp/interrupt.h"
 #include "lang/core.h"
 #include "lang/value.h"
 
 namespace ndp::lang::eval {
 
 /// Set (from a signal handler: it is a lock-free atomic) to stop the evaluation in progress:
-/// every executor polls it at calls, apply-to-each elements and statements and stops with the
-/// runtime error `Interrupted.`, clearing it. The REPL's Ctrl-C sets it.
+/// ndp::interrupt_flag() (Note [Cancellation] in include/ndp/interrupt.h). The evaluation
+/// stops with the runtime error `Interrupted.`, clearing it. The REPL's Ctrl-C sets it.
 std::atomic<bool>& interrupt_requested();
 
 /// A runtime error (extensions.md §4): CMU's message text plus the source location.

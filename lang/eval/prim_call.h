@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lang/core.h"
+#include "include/ndp/interrupt.h"
 #include "lang/runtime_errors.h"
 #include "lang/source.h"
 #include "lang/value.h"
@@ -44,6 +45,11 @@ struct PrimCall {
   /// The closed type of scheme variable `i` (e.g. `a` of `sum : [a] -> a`).
   const Type* type_arg(size_t i) const;
   [[noreturn]] void fail(std::string message) const { throw EvalError{std::move(message), span}; }
+  /// Called every 2^16 elements by a primitive's long loops: Ctrl-C stops them too (Note
+  /// [Cancellation] in include/ndp/interrupt.h).
+  void poll_interrupt(uint64_t element) const {
+    if ((element & 0xffff) == 0 && interrupt_pending() && take_interrupt()) fail(message(RuntimeErrorId::Interrupted));
+  }
 };
 
 /// Applies a primitive to its `arity` evaluated arguments (lang/prims.def's arity).

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "lang/diagnostics.h"
+#include "include/ndp/interrupt.h"
 #include "lang/eval/object_format.h"
 #include "lang/eval/prim_call.h"
 #include "lang/eval/streams.h"
@@ -30,6 +31,14 @@ namespace ndp::lang::eval {
 using core::PrimId;
 
 namespace {
+
+/// A read that ended because Ctrl-C interrupted the wait is the runtime error "Interrupted.",
+/// not an end of file: a cancelled computation prints no answer.
+void fail_if_interrupted(const PrimCall& c, std::FILE* f) {
+  if (!take_interrupt()) return;
+  std::clearerr(f);
+  c.fail(message(RuntimeErrorId::Interrupted));
+}
 
 Value status(bool ok, std::string_view msg) { return Value::pair(Value::bool_(ok), Value::string(msg)); }
 Value ok_status() { return status(true, ""); }
@@ -70,6 +79,7 @@ Value read_string(const PrimCall& c, const Value* a) {
     }
     int ch = std::getc(f);
     if (ch == EOF) {
+      fail_if_interrupted(c, f);
       why = -1;
       break;
     }
@@ -260,6 +270,7 @@ Value apply_io_prim(const PrimCall& c, const Value* a) {
       std::FILE* f = streams.get(a[0].as_stream());
       if (!f) return Value::tuple({Value::char_(' '), Value::bool_(false), Value::string(kInvalid)});
       int ch = std::getc(f);
+      if (ch == EOF) fail_if_interrupted(c, f);
       if (ch == EOF)
         return Value::tuple(
             {Value::char_(' '), Value::bool_(false), Value::string(message(RuntimeErrorId::EndOfFile))});
@@ -271,8 +282,10 @@ Value apply_io_prim(const PrimCall& c, const Value* a) {
       if (!f) return Value::tuple({identity_of(a[0]), Value::bool_(false), Value::string(kInvalid)});
       Value v;
       std::string error;
-      if (!read_object_from(f, c.type_arg(0), *c.env->types, &v, &error))
+      if (!read_object_from(f, c.type_arg(0), *c.env->types, &v, &error)) {
+        fail_if_interrupted(c, f);
         return Value::tuple({identity_of(a[0]), Value::bool_(false), Value::string(error)});
+      }
       return Value::tuple({v, Value::bool_(true), Value::string("")});
     }
     case PrimId::ShellCommand:

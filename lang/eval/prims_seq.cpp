@@ -178,6 +178,7 @@ Value scan(const PrimCall& c, const Value& v) {
   out.reserve(xs.size());
   Value acc = identity(c, core::prim_identity(c.id), xs[0].kind());
   for (const Value& x : xs) {
+    c.poll_interrupt(out.size());
     out.push_back(acc);
     acc = combine(c, op, acc, x);
   }
@@ -190,7 +191,10 @@ Value reduce(const PrimCall& c, const Value& v) {
   // An empty sequence carries no element kind: the primitive's type argument gives it.
   ValueKind k = xs.empty() ? kind_of_type(c, c.type_arg(0)) : xs[0].kind();
   Value acc = identity(c, core::prim_identity(c.id), k);
-  for (const Value& x : xs) acc = combine(c, op, acc, x);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    c.poll_interrupt(i);
+    acc = combine(c, op, acc, xs[i]);
+  }
   return acc;
 }
 
@@ -357,14 +361,23 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     case PrimId::Dist: {
       int64_t n = a[1].as_int();
       if (n < 0) c.fail(message(RuntimeErrorId::DistNegativeLength));
-      return Value::seq(std::vector<Value>(static_cast<size_t>(n), a[0]));
+      std::vector<Value> out;
+      out.reserve(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        c.poll_interrupt(static_cast<uint64_t>(i));
+        out.push_back(a[0]);
+      }
+      return Value::seq(std::move(out));
     }
     case PrimId::Index: {
       int64_t n = a[0].as_int();
       if (n < 0) c.fail(message(RuntimeErrorId::IndexNegativeLength));
       std::vector<Value> out;
       out.reserve(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) out.push_back(Value::int_(i));
+      for (int64_t i = 0; i < n; ++i) {
+        c.poll_interrupt(static_cast<uint64_t>(i));
+        out.push_back(Value::int_(i));
+      }
       return Value::seq(std::move(out));
     }
     case PrimId::Iseq: {
@@ -374,8 +387,10 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
       uint64_t n = width / static_cast<uint64_t>(d) + (width % static_cast<uint64_t>(d) != 0);
       std::vector<Value> out;
       out.reserve(n);
-      for (uint64_t k = 0; k < n; ++k)
+      for (uint64_t k = 0; k < n; ++k) {
+        c.poll_interrupt(k);
         out.push_back(Value::int_(static_cast<int64_t>(static_cast<uint64_t>(s) + k * static_cast<uint64_t>(d))));
+      }
       return Value::seq(std::move(out));
     }
     case PrimId::Elt:

@@ -6,6 +6,7 @@
 #include <new>
 #include <span>
 
+#include "ndp/interrupt.h"
 #include "ndp/runtime.h"
 #include "ops.h"
 #include "segdes.h"
@@ -28,6 +29,8 @@ ndp_status dispatch(ndp_elem_type type, Fn&& fn) noexcept {
     return status_of(NDP_INVALID_ARGUMENT);
   } catch (const std::bad_alloc&) {
     return status_of(NDP_OUT_OF_MEMORY);
+  } catch (const ndp::Interrupted&) {
+    return status_of(NDP_INTERRUPTED);
   } catch (...) {
     return status_of(NDP_INTERNAL_ERROR);
   }

@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "ndp/interrupt.h"
 #include "segdes.h"
 #include "status.h"
 #include "tuning.h"
@@ -77,9 +78,12 @@ struct Range {
 /// How many chunks `work` items are cut into (see Tuning).
 inline int64_t chunk_count(int64_t work) {
   const Tuning& t = tuning();
-  int64_t most = t.chunks > 0 ? t.chunks : omp_get_max_threads();
   int64_t by_grain = t.grain > 0 ? work / t.grain : work;
-  return std::clamp<int64_t>(by_grain, 1, std::max<int64_t>(most, 1));
+  if (t.chunks > 0) return std::clamp<int64_t>(by_grain, 1, t.chunks);
+  // A chunk per thread, and more for large inputs: a chunk is where a loop polls for an
+  // interrupt (Note [Cancellation] in ndp/interrupt.h).
+  int64_t most = std::max<int64_t>({omp_get_max_threads(), work / kInterruptBlock, 1});
+  return std::clamp<int64_t>(by_grain, 1, most);
 }
 
 /// The point where merge-path diagonal d crosses the path: `seg` markers and `elem` elements
@@ -125,14 +129,25 @@ void for_each_piece(const Segs& s, const Range& r, Fn&& fn) {
 }
 
 /// Runs fn(c) for every chunk c in [0, nchunks), in parallel when there is more than one.
+/// Polls for an interrupt before each chunk; if one came, the chunks after it are skipped and
+/// ndp::Interrupted is thrown once the loop is over, so no caller reads unfinished output.
 template <class Fn>
 void parallel_chunks(int64_t nchunks, Fn&& fn) {
   if (nchunks == 1) {
     fn(int64_t{0});
     return;
   }
+  bool stopped = false;
 #pragma omp parallel for schedule(static, 1)
-  for (int64_t c = 0; c < nchunks; ++c) fn(c);
+  for (int64_t c = 0; c < nchunks; ++c) {
+    if (interrupt_pending()) {
+#pragma omp atomic write
+      stopped = true;
+      continue;
+    }
+    fn(c);
+  }
+  if (stopped) throw Interrupted{};
 }
 
 /// The start of chunk c when [0, n) is cut into nchunks equal ranges.

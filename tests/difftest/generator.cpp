@@ -42,7 +42,21 @@ ExprP minimal_literal(const TypeP& t, const std::vector<DatatypeDef>& datatypes)
   return lit(t_int(), "0");
 }
 
-Generator::Generator(uint64_t seed, GenOptions opts) : rng_(seed), opts_(opts) {}
+Entropy::Entropy(std::span<const uint8_t> bytes) : bytes_(bytes), prng_(0x9e3779b97f4a7c15ULL) {
+  uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a of the input seeds what comes after it
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ULL;
+  prng_.seed(h);
+}
+
+uint64_t Entropy::operator()() {
+  uint64_t low = prng_();
+  if (used_ + 2 > bytes_.size()) return low;
+  uint64_t top = uint64_t{bytes_[used_]} << 8 | bytes_[used_ + 1];
+  used_ += 2;
+  return top << 48 | low >> 16;
+}
+
+Generator::Generator(Entropy entropy, GenOptions opts) : rng_(std::move(entropy)), opts_(opts) {}
 
 int Generator::uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
 bool Generator::chance(double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < p; }

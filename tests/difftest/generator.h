@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,32 @@ struct GenOptions {
   bool rand = false;        // also generate `rand` (its streams must agree across backends)
 };
 
+/// The generator's random bits: a seeded PRNG, or under a fuzzer the fuzzer's input first.
+/// Each input byte pair becomes the top 16 bits of a draw (the bits a distribution scales
+/// by), so a mutated byte changes one choice of the program and the rest stay; once the
+/// input is used up, the PRNG (seeded from the input) goes on.
+class Entropy {
+ public:
+  using result_type = uint64_t;
+  explicit Entropy(uint64_t seed) : prng_(seed) {}
+  explicit Entropy(std::span<const uint8_t> bytes);
+  static constexpr uint64_t min() { return 0; }
+  static constexpr uint64_t max() { return ~uint64_t{0}; }
+  uint64_t operator()();
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t used_ = 0;
+  std::mt19937_64 prng_;
+};
+
 /// The smallest literal of a type (`0`, `f`, `[] int`, `dt(0, 0.0)`); the shrinker's last resort.
 ExprP minimal_literal(const TypeP& t, const std::vector<DatatypeDef>& datatypes);
 
 class Generator {
  public:
-  Generator(uint64_t seed, GenOptions opts);
+  Generator(uint64_t seed, GenOptions opts) : Generator(Entropy(seed), opts) {}
+  Generator(Entropy entropy, GenOptions opts);
   Program program();
 
  private:
@@ -80,7 +101,7 @@ class Generator {
   ExprP clamp_seq(ExprP e);
   Pattern pattern_for(const TypeP& t, std::vector<Binding>& bound);
 
-  std::mt19937_64 rng_;
+  Entropy rng_;
   GenOptions opts_;
   std::vector<DatatypeDef> datatypes_;
   std::vector<FunctionDef> callable_;
