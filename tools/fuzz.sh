@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# Builds the front-end fuzz target with clang 19 + libFuzzer (+ ASan/UBSan) and runs it.
-#   tools/fuzz.sh [SECONDS]     (default 60); corpus: fuzz-out/corpus, seeded from tests/ and examples/
-# A crash leaves its input in fuzz-out/ and makes the script fail.
+# Runs a libFuzzer target of build-san (ASan + UBSan + coverage; tools/sanitizer-build.sh):
+#   tools/fuzz.sh [SECONDS] [frontend|pipeline]      (defaults: 60, frontend)
+#   frontend: any bytes through the lexer, parser and type checker (tests/fuzz/fuzz_frontend.cpp)
+#   pipeline: well-typed generated programs through interp and flattening + cpu, answers
+#             compared (tests/fuzz/fuzz_pipeline.cpp)
+# Corpus: fuzz-out/TARGET/corpus (the frontend's seeded from tests/ and examples/). A finding
+# leaves its input in fuzz-out/TARGET/ and makes the script fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-mkdir -p fuzz-out/corpus
-srcs=(tests/fuzz/fuzz_frontend.cpp frontend/*.cpp lang/source.cpp lang/diagnostics.cpp lang/types.cpp
-      lang/type_print.cpp lang/value.cpp lang/value_print.cpp lang/prims.cpp lang/core_dump.cpp)
-clang++-19 -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
-  "${srcs[@]}" -lfmt -o fuzz-out/fuzz_frontend
-find tests examples stdlib -name '*.ndp' -exec cp -t fuzz-out/corpus {} + 2>/dev/null || true
-cd fuzz-out
-./fuzz_frontend -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
-  -print_final_stats=1 corpus
+target=${2:-frontend}
+tools/sanitizer-build.sh
+out=fuzz-out/$target
+mkdir -p "$out/corpus"
+if [ "$target" = frontend ]; then
+  find tests examples stdlib -name '*.ndp' -exec cp -t "$out/corpus" {} + 2>/dev/null || true
+fi
+cd "$out"
+# The pipeline target starts a session (and the standard library) for every input: slower,
+# and LLVM's JIT keeps caches for the process's life, which are not leaks.
+extra=()
+[ "$target" = pipeline ] && extra=(-detect_leaks=0 -max_len=512)
+"../../build-san/tests/fuzz_$target" -max_total_time="$seconds" -max_len=4096 -timeout=30 -rss_limit_mb=8192 \
+  -print_final_stats=1 "${extra[@]}" corpus

@@ -25,13 +25,16 @@ inline int64_t parallel_blocks(int64_t n) {
 
 /// fn(b) for every block b in [0, blocks), in parallel when there are several, polling for an
 /// interrupt before each; after a loop that stopped early it throws ndp::Interrupted (never
-/// inside the parallel region, which no exception may leave). fn must not throw.
+/// inside the parallel region, which no exception may leave). A loop nested in another
+/// parallel region (fn of an outer loop) does not poll: it could not throw, and its caller
+/// must not read unfinished output. fn must not throw.
 template <class Fn>
 void parallel_blocks_for(int64_t blocks, Fn&& fn) {
+  const bool may_stop = omp_get_level() == 0;
   bool stopped = false;
 #pragma omp parallel for schedule(static, 1) if (blocks > 1)
   for (int64_t b = 0; b < blocks; ++b) {
-    if (interrupt_pending()) {
+    if (may_stop && interrupt_pending()) {
 #pragma omp atomic write
       stopped = true;
       continue;

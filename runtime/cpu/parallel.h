@@ -130,17 +130,20 @@ void for_each_piece(const Segs& s, const Range& r, Fn&& fn) {
 
 /// Runs fn(c) for every chunk c in [0, nchunks), in parallel when there is more than one.
 /// Polls for an interrupt before each chunk; if one came, the chunks after it are skipped and
-/// ndp::Interrupted is thrown once the loop is over, so no caller reads unfinished output.
+/// ndp::Interrupted is thrown once the loop is over, so no caller reads unfinished output. Not
+/// inside another parallel region (a call from an outer loop's body), which it could not leave
+/// by an exception: there it runs every chunk.
 template <class Fn>
 void parallel_chunks(int64_t nchunks, Fn&& fn) {
   if (nchunks == 1) {
     fn(int64_t{0});
     return;
   }
+  const bool may_stop = omp_get_level() == 0;
   bool stopped = false;
 #pragma omp parallel for schedule(static, 1)
   for (int64_t c = 0; c < nchunks; ++c) {
-    if (interrupt_pending()) {
+    if (may_stop && interrupt_pending()) {
 #pragma omp atomic write
       stopped = true;
       continue;
