@@ -146,6 +146,7 @@ std::vector<Vec> first_instances(std::span<const Vec> vs) {
 }
 
 std::shared_ptr<int64_t[]> new_offsets(int64_t n) {
+  if (n > kMaxElements) throw std::bad_alloc();  // "Out of memory." (Buf)
   size_t bytes = static_cast<size_t>(n + 1) * sizeof(int64_t);
   return std::shared_ptr<int64_t[]>(static_cast<int64_t*>(pooled_alloc(bytes)),
                                     [bytes](int64_t* p) { pooled_free(p, bytes); });
@@ -167,13 +168,17 @@ std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n) {
       int64_t l = lengths[i];
       low = std::min(low, l);
       o[i] = sum;  // block-relative; the block's start is added below
-      sum += l;
+      // Saturating at kMaxElements + 1, so that no sum of huge lengths wraps around.
+      sum = std::min(sum + std::min(l, kMaxElements + 1), kMaxElements + 1);
     }
     block_sum[static_cast<size_t>(b) + 1] = sum;
     lowest = std::min(lowest, low);
   }
   if (lowest < 0) throw lang::InternalError("internal error: cpu backend: a negative sequence length");
-  for (int64_t b = 0; b < nblocks; ++b) block_sum[static_cast<size_t>(b) + 1] += block_sum[static_cast<size_t>(b)];
+  for (int64_t b = 0; b < nblocks; ++b)
+    block_sum[static_cast<size_t>(b) + 1] =
+        std::min(block_sum[static_cast<size_t>(b) + 1] + block_sum[static_cast<size_t>(b)], kMaxElements + 1);
+  if (block_sum[static_cast<size_t>(nblocks)] > kMaxElements) throw std::bad_alloc();  // "Out of memory."
 #pragma omp parallel for schedule(static, 1) if (nblocks > 1)
   for (int64_t b = 1; b < nblocks; ++b) {
     int64_t base = block_sum[static_cast<size_t>(b)];
@@ -545,7 +550,11 @@ Vec replicate_each(const Vec& v, runtime::SegView segs) {
 
 LengthSegs segments_of(const Vec& lengths) {
   int64_t n = lengths.size();
-  if (lengths.is_uniform()) return LengthSegs{nullptr, runtime::SegView::regular(n, lengths.uniform_value<int64_t>())};
+  if (lengths.is_uniform()) {
+    int64_t len = lengths.uniform_value<int64_t>();
+    if (len > 0 && n > kMaxElements / len) throw std::bad_alloc();  // "Out of memory." (Buf)
+    return LengthSegs{nullptr, runtime::SegView::regular(n, len)};
+  }
   auto off = offsets_for(lengths.shared_buffer(), n);
   runtime::SegView view(ndp_segdes_irregular(n, lengths.data<int64_t>(), off.get()));
   return LengthSegs{std::move(off), view};

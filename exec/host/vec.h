@@ -21,6 +21,7 @@
 #include <cstring>
 #include <iterator>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <span>
 #include <string>
@@ -77,6 +78,11 @@ inline size_t storage_width(lang::TypeKind k) {
 
 /// A buffer being filled: owned until `share()` hands it to a Vec. Its memory comes from the
 /// buffer pool (Note [Buffer pool]) and goes back there when the last Vec sharing it is gone.
+/// More elements than any machine's memory holds (2^56): a vector that would have more is
+/// "Out of memory." before its size is computed in bytes, where it could wrap around (a
+/// program asking for [0:2^62] in each of four instances).
+inline constexpr int64_t kMaxElements = int64_t{1} << 56;
+
 template <class T>
 class Buf {
   static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_destructible_v<T>,
@@ -92,7 +98,10 @@ class Buf {
   std::shared_ptr<const void> share() { return std::shared_ptr<const T[]>(std::move(p_)); }
 
  private:
-  static size_t bytes_for(int64_t n) { return static_cast<size_t>(n > 0 ? n : 1) * sizeof(T); }
+  static size_t bytes_for(int64_t n) {
+    if (n > kMaxElements) throw std::bad_alloc();  // more than any memory: "Out of memory."
+    return static_cast<size_t>(n > 0 ? n : 1) * sizeof(T);
+  }
   int64_t n_;
   std::shared_ptr<T[]> p_;
 };
