@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "exec/cuda/device_vec_ops.h"
+#include "exec/host/vec.h"
+#include "lang/eval/prim_call.h"
 #include "lang/diagnostics.h"
 
 namespace ndp::exec::cuda {
@@ -217,6 +219,9 @@ KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) 
   if (std::optional<KnownSegments> known = known_segments(lengths, n)) return std::move(*known);
   KnownSegments s{offsets_from_valid_lengths(g, n, lengths), 0};
   if (n > 0) g.check(g.pool().download(&s.total, s.offsets->pointer() + static_cast<CUdeviceptr>(n) * 8, 8));
+  // More elements than any memory holds (host::kMaxElements), or a sum that wrapped negative.
+  if (s.total < 0 || s.total > host::kMaxElements)
+    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
   segment_cache().add(lengths, s.offsets, n, s.total);
   return s;
 }

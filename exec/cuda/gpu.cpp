@@ -67,7 +67,9 @@ void Gpu::check(const runtime::cuda::Status& s) {
 }
 
 DBuf Gpu::alloc(int64_t bytes) {
-  NDP_ASSERT(bytes >= 0, "negative allocation");
+  // A size past any memory, or one that wrapped around computing it: "Out of memory."
+  if (bytes < 0 || bytes > (int64_t{1} << 62))
+    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
   auto b = pool_->allocate(static_cast<size_t>(bytes > 0 ? bytes : 1));
   if (!b.ok()) check(b.status());
   return std::make_shared<const runtime::cuda::DeviceBuffer>(std::move(b.value()));
