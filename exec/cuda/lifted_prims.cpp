@@ -49,7 +49,20 @@ DVec same_shape(const Type* t, const DVec& like, DVec elems) {
 }
 
 /// Offsets of a lengths vector; nullopt when a length is negative.
+/// Lengths a program asked for (dist, index, iseq) whose sum could wrap around int64: then
+/// "Out of memory.", which it would be (n times the longest is past host::kMaxElements; such
+/// a vector fits no memory). One reduction; none for one instance, whose total is checked.
+void check_lengths_fit(Gpu& g, CUdeviceptr lengths, int64_t n) {
+  if (n <= 1) return;
+  DBuf longest = g.alloc(8);
+  g.check(g.prims().seg_reduce(NDP_OP_MAX, NDP_I64, lengths, DSegs::flat(n), longest->pointer()));
+  int64_t max = g.read_int(longest->pointer(), 0);
+  if (static_cast<__int128>(max) * n > host::kMaxElements)
+    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
+}
+
 std::optional<std::pair<DBuf, int64_t>> checked_offsets(Gpu& g, CUdeviceptr lengths, int64_t n) {
+  check_lengths_fit(g, lengths, n);
   DBuf off = g.alloc((n + 1) * 8);
   int64_t total = 0;
   ndp_status st = g.check(g.prims().offsets_from_lengths(lengths, n, off->pointer(), &total));
@@ -184,6 +197,7 @@ struct Natives {
     int64_t n = a[0].size();
     DBuf len = g.alloc(n * 8);
     if (g.check(g.prims().iseq_lengths(a[0].data(), a[1].data(), a[2].data(), n, len->pointer())) >= 0) fail();
+    check_lengths_fit(g, len->pointer(), n);
     auto [offsets, total] = segments_of_valid_lengths(g, n, len);  // iseq_lengths checked them
     DBuf out = g.alloc(total * 8);
     g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
