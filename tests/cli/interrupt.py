@@ -35,9 +35,9 @@ class Repl:
         end = time.monotonic() + timeout
         while pattern not in self.out:
             left = end - time.monotonic()
-            if left <= 0:
+            r, _, _ = select.select([self.fd], [], [], max(left, 0))
+            if not r and left <= 0:
                 return None
-            r, _, _ = select.select([self.fd], [], [], left)
             if r:
                 try:
                     chunk = os.read(self.fd, 4096)
