@@ -225,11 +225,13 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
 
 void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs) {
   if (n < kParallelGrain) {
-    if (n > 0) fn(0, n, ins, outs);
+    if (n > 0) flatten::call_host_kernel(fn, 0, n, ins, outs);
     return;
   }
   int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
-  parallel_blocks_for(chunks, [&](int64_t c) { fn(c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), ins, outs); });
+  parallel_blocks_for(chunks, [&](int64_t c) {
+    flatten::call_host_kernel(fn, c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), ins, outs);
+  });
 }
 
 std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& k, std::span<const Vec> ins) {
@@ -251,7 +253,7 @@ std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& 
     std::array<const void*, flatten::kMaxConsumerInputs> at{};
     for (size_t j = 0; j < ninputs; ++j) at[j] = in.base[j] + static_cast<size_t>(begin) * in.width[j];
     void* outs[1] = {out};
-    if (fn) fn(0, end - begin, at.data(), outs);
+    if (fn) flatten::call_host_kernel(fn, 0, end - begin, at.data(), outs);
     else interpret_kernel(k, 0, end - begin, at.data(), outs);
   };
 }

@@ -6,6 +6,8 @@
 #include <new>
 #include <vector>
 
+#include "include/ndp/memory_limit.h"
+
 namespace ndp::exec::host {
 
 namespace {
@@ -29,7 +31,7 @@ size_t class_bytes(size_t bytes) { return std::bit_ceil(bytes); }
 }  // namespace
 
 void* pooled_alloc(size_t bytes) {
-  if (bytes > (size_t{1} << 62)) throw std::bad_alloc();  // no size class; no memory that big
+  require_memory(bytes, 1);  // include/ndp/memory_limit.h (also: no size class that big)
   if (bytes < kPooledMinBytes) return ::operator new(bytes > 0 ? bytes : 1, kAlign);
   size_t cls = class_bytes(bytes);
   Pool& p = pool();

@@ -24,6 +24,7 @@
 #include <limits>
 #include <numeric>
 
+#include "include/ndp/memory_limit.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
@@ -361,6 +362,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     case PrimId::Dist: {
       int64_t n = a[1].as_int();
       if (n < 0) c.fail(message(RuntimeErrorId::DistNegativeLength));
+      require_memory(static_cast<uint64_t>(n), sizeof(Value));
       std::vector<Value> out;
       out.reserve(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) {
@@ -372,6 +374,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     case PrimId::Index: {
       int64_t n = a[0].as_int();
       if (n < 0) c.fail(message(RuntimeErrorId::IndexNegativeLength));
+      require_memory(static_cast<uint64_t>(n), sizeof(Value));
       std::vector<Value> out;
       out.reserve(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) {
@@ -385,6 +388,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
       if (d < 1 || e < s) c.fail(message(RuntimeErrorId::IseqBadRange));
       uint64_t width = static_cast<uint64_t>(e) - static_cast<uint64_t>(s);
       uint64_t n = width / static_cast<uint64_t>(d) + (width % static_cast<uint64_t>(d) != 0);
+      require_memory(n, sizeof(Value));
       std::vector<Value> out;
       out.reserve(n);
       for (uint64_t k = 0; k < n; ++k) {

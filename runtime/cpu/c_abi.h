@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <span>
@@ -14,11 +15,21 @@
 
 namespace ndp::runtime::c_abi {
 
+/// An enum argument's bits as an int. A C caller may pass any int where the enum is declared;
+/// reading it as the C++ enum type would be undefined behaviour outside its values.
+template <class Enum>
+int raw_value(const Enum& e) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 /// Calls fn(T{}) with T the storage type of `type`; no exception escapes.
 template <class Fn>
-ndp_status dispatch(ndp_elem_type type, Fn&& fn) noexcept {
+ndp_status dispatch(const ndp_elem_type& type, Fn&& fn) noexcept {
   try {
-    switch (type) {
+    switch (raw_value(type)) {
       case NDP_I64: return fn(int64_t{});
       case NDP_F64: return fn(double{});
       case NDP_I32: return fn(int32_t{});
@@ -61,7 +72,7 @@ std::span<T> out(void* p, int64_t n) {
   return {static_cast<T*>(p), static_cast<std::size_t>(n)};
 }
 
-inline Op op_of(ndp_op op) { return static_cast<Op>(op); }
+inline Op op_of(const ndp_op& op) { return static_cast<Op>(raw_value(op)); }
 
 inline Status bad_shape() { return status_of(NDP_INVALID_ARGUMENT); }
 

@@ -75,7 +75,7 @@ TEST_CASE("kernels: checked integer division, rem and shifts equal the interpret
     std::vector<int64_t> out(a.size());
     const void* ins[2] = {a.data(), b.data()};
     void* outs[1] = {out.data()};
-    fn(0, static_cast<int64_t>(a.size()), ins, outs);
+    flatten::call_host_kernel(fn, 0, static_cast<int64_t>(a.size()), ins, outs);
     lang::eval::PrimEnv env;
     env.types = &T;
     std::vector<const lang::Type*> targs;
@@ -103,7 +103,7 @@ TEST_CASE("kernels: checked integer division, rem and shifts equal the interpret
   std::vector<int32_t> out32(a32.size());
   const void* ins32[2] = {a32.data(), b32.data()};
   void* outs32[1] = {out32.data()};
-  div32(0, static_cast<int64_t>(a32.size()), ins32, outs32);
+  flatten::call_host_kernel(div32, 0, static_cast<int64_t>(a32.size()), ins32, outs32);
   lang::eval::PrimEnv env;
   env.types = &T;
   std::vector<const lang::Type*> targs;
