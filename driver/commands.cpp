@@ -93,8 +93,9 @@ bool Session::Impl::run_command(const lang::ast::TopLevel& form) {
   }
   if (word == "set") {
     if (arg(0) == "print_length" && args.size() == 2) {
+      const std::string value = arg(1);  // `end` points into it: it must outlive the check
       char* end = nullptr;
-      long n = std::strtol(arg(1).c_str(), &end, 10);
+      long n = std::strtol(value.c_str(), &end, 10);
       if (*end == '\0' && n >= 0) {
         print.print_length = static_cast<int>(n);
         return true;
