@@ -121,7 +121,9 @@ def run(ndp, backend):
         ok, got = answer(repl, "z + 2 $", "it = 7 : int")
         check(f"[{backend}] Ctrl-C at the continuation prompt drops the form", ok, repr(got))
         # One statement over 4·10^8 elements (a parallel loop on cpu).
-        stop_during(repl, 'let s = print_string("started\n") in sum({x * 2 : x in [0:400000000]}) $', "started",
+        # (the interpreter's values take 16 bytes an element: 10^8 of them run for many seconds)
+        size = 100000000 if backend == "interp" else 400000000
+        stop_during(repl, f'let s = print_string("started\\n") in sum({{x * 2 : x in [0:{size}]}}) $', "started",
                     f"[{backend}] inside one big statement", wait=0.3)
         # Many statements: a recursion of small steps.
         repl.send("function spin(i, n) = if i >= n then i else spin(i + 1 + 0 * sum(index(1000)), n) $\n")
