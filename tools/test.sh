@@ -2,7 +2,8 @@
 # Builds ndp and runs every test: doctest unit tests, a bounded random differential test of the
 # backends (docs/difftest.md for longer campaigns), then all program tests, REPL transcripts,
 # error tests and examples on every available backend, and ptxas over the PTX of every kernel
-# those tests generate. The last line is `N passed, M failed`.
+# those tests generate. The last line is `N passed, M failed`. The same GPU-free tests under
+# AddressSanitizer and UndefinedBehaviorSanitizer: tools/sanitize.sh (docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ninja -C build
