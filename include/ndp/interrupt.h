@@ -7,12 +7,13 @@
  * - the parallel loops of exec/host and exec/cpu and the chunked loops of the CPU runtime
  *   between blocks of at most kInterruptBlock elements, so that a single statement over
  *   10^9 elements stops within a fraction of a second too. A loop that stopped early leaves
- *   its output unfinished, so it never returns normally: exec throws the "Interrupted."
- *   ndp::Interrupted right after its parallel region (never inside one), which the Flat IR
- *   walk turns into the runtime error "Interrupted." at the statement; the runtime's C entry
- *   points return NDP_INTERRUPTED instead (runtime/cpu/c_abi.h).
+ *   its output unfinished, so it never returns normally: it throws ndp::Interrupted right
+ *   after its parallel region (never inside one, and a loop nested in another parallel
+ *   region does not poll at all), which the Flat IR walk turns into the runtime error
+ *   "Interrupted." at the statement; the runtime's C entry points return NDP_INTERRUPTED
+ *   instead (runtime/cpu/c_abi.h).
  * Whoever reports the interruption clears the flag (take_interrupt), so the next evaluation
- * starts clean; a Ctrl-C typed at the prompt is cleared before the next form runs.
+ * starts clean. At a prompt, Ctrl-C drops the line being typed (cli/repl_command.cpp).
  */
 #pragma once
 
