@@ -14,6 +14,7 @@
 #include "driver/kernel_dumps.h"
 #include "driver/llvm_kernels.h"
 #include "driver/session_impl.h"
+#include "exec/host/convert.h"
 #include "flatten/pipeline.h"
 #include "include/ndp/interrupt.h"
 #include "lang/runtime_errors.h"
@@ -97,10 +98,20 @@ void Session::Impl::load_stdlib() {
 
 void Session::Impl::flush_diags() {
   if (!diags.all().empty()) {
-    // fwrite, not fputs: a quoted source line may hold a NUL byte, and the caret line follows it.
     std::string text = format_diagnostics(sm, diags.all());
-    std::fwrite(text.data(), 1, text.size(), opts.err);
-    std::fflush(opts.err);
+    if (capture) {
+      for (const lang::Diagnostic& d : diags.all())
+        if (d.severity == lang::Severity::Error && !capture->failed) {
+          capture->failed = true;
+          capture->first_span = d.span;
+          capture->first_message = d.message;
+        }
+      capture->text += text;
+    } else {
+      // fwrite, not fputs: a quoted source line may hold a NUL byte, and the caret line follows it.
+      std::fwrite(text.data(), 1, text.size(), opts.err);
+      std::fflush(opts.err);
+    }
   }
   diags.clear();
 }
@@ -117,6 +128,15 @@ void Session::Impl::report_runtime_error(const lang::eval::RuntimeError& e) {
   if (e.message == lang::message(lang::RuntimeErrorId::Interrupted)) interrupted = true;
   std::string text = "RUNTIME ERROR: " + e.message + "\n";
   if (e.span.valid()) text += format_diagnostic(sm, lang::Diagnostic{lang::Severity::Note, e.span, "raised here", {}});
+  if (capture) {
+    if (!capture->failed) {
+      capture->failed = true;
+      capture->first_span = e.span;
+      capture->first_message = e.message;
+    }
+    capture->text += text;
+    return;
+  }
   std::fflush(opts.out);
   std::fwrite(text.data(), 1, text.size(), opts.err);  // (NUL bytes as in flush_diags)
   std::fflush(opts.err);
@@ -130,24 +150,9 @@ lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, boo
   try {
     flatten::Program program = flatten::flatten(prog, top.body);
     save_ptx_for_check(program);
-    if (opts.backend == Backend::Cuda) {
-      if (!cuda) {
-        cuda = std::make_unique<exec::cuda::CudaExecutor>(prog, opts.out);
-        cuda->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
-      }
-      int64_t before = cuda->host_fallbacks();
-      r = cuda->run(program);
-      // Where a program leaves the device (Note [GPU lifted primitives]).
-      if (const char* d = std::getenv("NDP_DEBUG"); d != nullptr && std::atoi(d) >= 1)
-        std::fprintf(opts.err, "ndp: cuda: %lld primitive applications ran on the host; kernels: %s\n",
-                     static_cast<long long>(cuda->host_fallbacks() - before), cuda->kernel_stats().c_str());
-    } else {
-      if (!cpu) {
-        cpu = std::make_unique<exec::cpu::CpuExecutor>(prog, opts.out);
-        cpu->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
-      }
-      r = cpu->run(program);
-    }
+    exec::host::Vec value;
+    r = run_flat(program, {}, &value);
+    if (r.ok) r.value = exec::host::to_value(value, 0);
   } catch (const flatten::Unsupported& u) {
     r.ok = false;
     r.error = lang::eval::RuntimeError{std::string("not supported by the ") + backend_name(opts.backend) + " backend yet: " + u.message, u.span};
@@ -163,6 +168,29 @@ lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, boo
     bind_slots(top.body->pattern, r.value, r.frame);
   }
   return r;
+}
+
+lang::eval::RunResult Session::Impl::run_flat(const flatten::Program& program,
+                                              std::span<const exec::host::BoundGlobal> bound,
+                                              exec::host::Vec* result) {
+  if (opts.backend == Backend::Cuda) {
+    if (!cuda) {
+      cuda = std::make_unique<exec::cuda::CudaExecutor>(prog, opts.out);
+      cuda->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+    }
+    int64_t before = cuda->host_fallbacks();
+    lang::eval::RunResult r = cuda->run_bound(program, bound, result);
+    // Where a program leaves the device (Note [GPU lifted primitives]).
+    if (const char* d = std::getenv("NDP_DEBUG"); d != nullptr && std::atoi(d) >= 1)
+      std::fprintf(opts.err, "ndp: cuda: %lld primitive applications ran on the host; kernels: %s\n",
+                   static_cast<long long>(cuda->host_fallbacks() - before), cuda->kernel_stats().c_str());
+    return r;
+  }
+  if (!cpu) {
+    cpu = std::make_unique<exec::cpu::CpuExecutor>(prog, opts.out);
+    cpu->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+  }
+  return cpu->run_bound(program, bound, result);
 }
 
 void Session::Impl::bind_slots(const lang::core::Pattern* p, const lang::Value& v, std::vector<lang::Value>& frame) {

@@ -89,6 +89,7 @@ class Session {
   static bool input_complete(std::string_view text);
 
  private:
+  friend class EmbeddedSession;  // the embedding API's session (driver/embedded_session.h)
   struct Impl;
   static std::string diag_text(Impl& s);
   std::unique_ptr<Impl> impl_;

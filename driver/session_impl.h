@@ -20,8 +20,17 @@
 
 namespace ndp::driver {
 
+/// Errors kept instead of printed (the embedding API turns them into exceptions).
+struct CapturedErrors {
+  std::string text;          // every diagnostic and runtime error, as they would print
+  bool failed = false;       // an error (not only warnings) was captured
+  lang::Span first_span;     // the first error's place and message
+  std::string first_message;
+};
+
 struct Session::Impl {
   SessionOptions opts;
+  CapturedErrors* capture = nullptr;  // when set, errors go here, not to opts.err
   lang::SourceManager sm;
   lang::ast::AstContext ast;
   lang::core::Program prog;
@@ -51,6 +60,11 @@ struct Session::Impl {
   /// Runs a top-level body on the session's backend. For an assignment the top frame's slots
   /// are filled from the value (the flat backends have no frame of their own).
   lang::eval::RunResult run_top(const lang::core::TopExpr& top, bool assignment);
+
+  /// Runs a flattened body on the cpu or cuda backend (made on first use), with `bound` globals
+  /// (exec/host/bound_global.h); the result is left in `*result`.
+  lang::eval::RunResult run_flat(const flatten::Program& program, std::span<const exec::host::BoundGlobal> bound,
+                                 exec::host::Vec* result);
 
   static void bind_slots(const lang::core::Pattern* p, const lang::Value& v, std::vector<lang::Value>& frame);
 

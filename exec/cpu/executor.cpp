@@ -54,6 +54,7 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   lang::eval::PrimEnv env;
   PrimContext ctx;
   lang::eval::DeepStack stack{kWalkStackBytes};
+  std::span<const BoundGlobal> bound;  // for the run in progress (run_bound)
 
   Impl(lang::core::Program& p, std::FILE* o) : prog(p), out(o), streams(o) {
     env.types = &prog.types;
@@ -183,6 +184,10 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     }
     case Op::Global: {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
+      if (const Vec* v = find_bound(bound, s.global)) {
+        set_vec(f, s.dst, replicate_one(retype(prog.types, *v, type_of(f, s.dst)), host(f, s.uses.at(0))));
+        return;
+      }
       const lang::core::Global& g = *prog.globals[s.global];
       if (g.kind != lang::core::Global::Kind::Variable) fail_function_value();
       if (!g.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(g.name)), s.span};
@@ -343,14 +348,25 @@ CpuExecutor::~CpuExecutor() = default;
 void CpuExecutor::set_library_files(uint32_t last_file) { impl_->last_library_file = last_file; }
 
 lang::eval::RunResult CpuExecutor::run(const flatten::Program& p) {
+  Vec r;
+  lang::eval::RunResult result = run_bound(p, {}, &r);
+  if (result.ok) result.value = to_value(r, 0);
+  return result;
+}
+
+lang::eval::RunResult CpuExecutor::run_bound(const flatten::Program& p, std::span<const BoundGlobal> bound,
+                                             Vec* result) {
   Impl& m = *impl_;
   stmt_profile_new_program();
-  return m.run_program(p, m.stack, m.rand, m.out, [&] {
+  m.bound = bound;
+  lang::eval::RunResult r = m.run_program(p, m.stack, m.rand, m.out, [&] {
     Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);
-    Vec r = m.call(p.entry, arg, nullptr, Span{});
-    NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
-    return to_value(r, 0);
+    *result = m.call(p.entry, arg, nullptr, Span{});
+    NDP_ASSERT(result->size() == 1, "the entry function did not return one instance");
+    return Value{};
   });
+  m.bound = {};
+  return r;
 }
 
 }  // namespace ndp::exec::cpu

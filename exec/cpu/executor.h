@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <memory>
 
+#include <span>
+
+#include "exec/host/bound_global.h"
 #include "flatten/flat_ir.h"
 #include "lang/core.h"
 #include "lang/eval/interp.h"
@@ -24,6 +27,11 @@ class CpuExecutor {
   /// Runtime errors are returned (never thrown), with the span of the failing statement. Runs
   /// on a thread with a large stack, so deep recursion of lifted calls does not overflow.
   lang::eval::RunResult run(const flatten::Program& p);
+  /// As run, with the Global statements of the globals in `bound` reading their vectors, and
+  /// the result left as a vector of one instance in `*result` (RunResult::value stays empty):
+  /// the embedding API's calls.
+  lang::eval::RunResult run_bound(const flatten::Program& p, std::span<const host::BoundGlobal> bound,
+                                  host::Vec* result);
 
   /// As Interpreter::set_library_files: an error raised in a statement of the standard
   /// library (file ids up to `last_file`) is reported at the innermost Call statement of user

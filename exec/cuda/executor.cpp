@@ -51,6 +51,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   GpuPrimContext ctx;
   int64_t fallbacks = 0;
   lang::eval::DeepStack stack{kWalkStackBytes};
+  std::span<const host::BoundGlobal> bound;  // for the run in progress (run_bound)
 
   Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu) : prog(p), out(o), g(gpu), kernels(gpu), streams(o) {
     env.types = &prog.types;
@@ -143,6 +144,11 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::Lit: set_vec(f, s.dst, constant(type_of(f, s.dst), s.lit, host(f, s.uses.at(0)))); return;
     case Op::Global: {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
+      if (const host::Vec* v = host::find_bound(bound, s.global)) {
+        DVec one = upload(g, host::retype(prog.types, *v, type_of(f, s.dst)));
+        set_vec(f, s.dst, replicate_one(g, one, host(f, s.uses.at(0))));
+        return;
+      }
       const lang::core::Global& gl = *prog.globals[s.global];
       if (gl.kind != lang::core::Global::Kind::Variable) host::fail_function_value();
       if (!gl.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(gl.name)), s.span};
@@ -362,19 +368,30 @@ std::string CudaExecutor::kernel_stats() const {
 }
 
 lang::eval::RunResult CudaExecutor::run(const flatten::Program& p) {
+  host::Vec r;
+  lang::eval::RunResult result = run_bound(p, {}, &r);
+  if (result.ok) result.value = host::to_value(r, 0);
+  return result;
+}
+
+lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::span<const host::BoundGlobal> bound,
+                                              host::Vec* result) {
   Impl& m = *impl_;
   stmt_profile_new_program();
-  return m.run_program(p, m.stack, m.rand, m.out, [&] {
+  m.bound = bound;
+  lang::eval::RunResult r = m.run_program(p, m.stack, m.rand, m.out, [&] {
     m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
     m.g.begin_evaluation();
     DVec arg = m.constant(m.prog.types.int_(), Value::int_(0), 1);
     DVec r = m.call(p.entry, arg, nullptr, Span{});
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
     m.g.run_deferred_checks();  // gathers that went with the entry function's frame
-    Value answer = host::to_value(download(m.g, r), 0);
+    *result = download(m.g, r);
     m.g.synchronize();
-    return answer;
+    return Value{};
   });
+  m.bound = {};
+  return r;
 }
 
 }  // namespace ndp::exec::cuda

@@ -5,6 +5,9 @@
 #include <memory>
 #include <string>
 
+#include <span>
+
+#include "exec/host/bound_global.h"
 #include "flatten/flat_ir.h"
 #include "lang/core.h"
 #include "lang/eval/interp.h"
@@ -26,6 +29,9 @@ class CudaExecutor {
   /// Runs `p.functions[p.entry]` on one instance of the int 0, as CpuExecutor::run: the data
   /// stays on the device from the first statement to the result, which alone comes back.
   lang::eval::RunResult run(const flatten::Program& p);
+  /// As CpuExecutor::run_bound: the bound vectors go to the device, and the result comes back.
+  lang::eval::RunResult run_bound(const flatten::Program& p, std::span<const host::BoundGlobal> bound,
+                                  host::Vec* result);
   void set_library_files(uint32_t last_file);
 
   /// Primitive applications that ran on the host since the executor was made (see Note [GPU

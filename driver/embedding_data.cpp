@@ -1,0 +1,118 @@
+// The embedding API's values (include/ndp/ndp.hpp, Note [Embedding values]): n instances of
+// one type as an executor vector (exec/host/vec.h). Built by the header's Traits from C++
+// values, and read back by them from a call's result.
+#include "driver/embedding_data.h"
+
+#include <mutex>
+#include <string>
+
+#include "exec/host/vec.h"
+#include "include/ndp/ndp.hpp"
+#include "lang/diagnostics.h"
+
+namespace ndp::detail {
+
+using exec::host::Vec;
+
+namespace {
+
+/// The types of values built here; the call retypes them to its session's (exec's retype).
+/// TypeContext interns without a lock of its own.
+lang::TypeContext& built_types(std::unique_lock<std::mutex>& lock) {
+  static std::mutex m;
+  static lang::TypeContext types;
+  lock = std::unique_lock<std::mutex>(m);
+  return types;
+}
+
+const lang::Type* scalar_type(lang::TypeContext& t, Scalar k) {
+  switch (k) {
+    case Scalar::Int: return t.int_();
+    case Scalar::Float: return t.float_();
+    case Scalar::Bool: return t.bool_();
+    case Scalar::Char: return t.char_();
+    case Scalar::I32: return t.i32();
+    case Scalar::F32: return t.f32();
+  }
+  return t.int_();
+}
+
+[[noreturn]] void bad_value(std::string message) { throw ndp::Error("error: " + message, message); }
+
+}  // namespace
+
+DataPtr make_data(exec::host::Vec v) { return std::make_shared<const Data>(Data{std::move(v)}); }
+
+std::pair<DataPtr, void*> make_scalars(Scalar k, int64_t n) {
+  std::unique_lock<std::mutex> lock;
+  const lang::Type* t = scalar_type(built_types(lock), k);
+  lock.unlock();
+  size_t width = exec::host::storage_width(t->kind);
+  void* p = exec::host::pooled_alloc(static_cast<size_t>(n > 0 ? n : 1) * width);
+  size_t bytes = static_cast<size_t>(n > 0 ? n : 1) * width;
+  std::shared_ptr<const void> buf(p, [bytes](const void* q) { exec::host::pooled_free(const_cast<void*>(q), bytes); });
+  return {make_data(Vec::scalar(t, n, std::move(buf))), p};
+}
+
+DataPtr borrow_scalars(Scalar k, const void* p, int64_t n) {
+  std::unique_lock<std::mutex> lock;
+  const lang::Type* t = scalar_type(built_types(lock), k);
+  lock.unlock();
+  static const char empty[8] = {};
+  // The caller's memory for the call's duration: nothing to free.
+  return make_data(Vec::scalar(t, n, std::shared_ptr<const void>(n > 0 ? p : empty, [](const void*) {})));
+}
+
+DataPtr make_nest(const DataPtr& elements, const int64_t* lengths, int64_t n) {
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (lengths[i] < 0) bad_value("a sequence length is negative (" + std::to_string(lengths[i]) + ")");
+    total += lengths[i];
+  }
+  if (total != elements->vec.size())
+    bad_value("the lengths of a nested sequence add up to " + std::to_string(total) + ", but it holds " +
+              std::to_string(elements->vec.size()) + " values");
+  auto [lens, p] = make_scalars(Scalar::Int, n);
+  std::copy(lengths, lengths + n, static_cast<int64_t*>(p));
+  std::unique_lock<std::mutex> lock;
+  const lang::Type* t = built_types(lock).seq(elements->vec.type());
+  lock.unlock();
+  return make_data(Vec::seq(t, n, lens->vec.shared_buffer(), elements->vec));
+}
+
+DataPtr pair_of(const DataPtr& first, const DataPtr& second) {
+  if (first->vec.size() != second->vec.size()) bad_value("the two sides of a pair differ in length");
+  std::unique_lock<std::mutex> lock;
+  const lang::Type* t = built_types(lock).pair(first->vec.type(), second->vec.type());
+  lock.unlock();
+  return make_data(Vec::pair(t, first->vec, second->vec));
+}
+
+int64_t size_of(const Data& d) { return d.vec.size(); }
+
+const void* scalars_of(const Data& d, Scalar k) {
+  NDP_ASSERT(exec::host::is_flat_scalar(d.vec.type()), "embedding: scalars read from a structured value");
+  return d.vec.raw_data();
+}
+
+const int64_t* lengths_of(const Data& d) {
+  NDP_ASSERT(d.vec.kind() == lang::TypeKind::Seq, "embedding: lengths of a value that is not a sequence");
+  return d.vec.lengths();
+}
+
+DataPtr elements_of(const Data& d) {
+  NDP_ASSERT(d.vec.kind() == lang::TypeKind::Seq, "embedding: elements of a value that is not a sequence");
+  return make_data(d.vec.elems());
+}
+
+DataPtr first_of(const Data& d) {
+  NDP_ASSERT(d.vec.kind() == lang::TypeKind::Pair, "embedding: first of a value that is not a pair");
+  return make_data(d.vec.first());
+}
+
+DataPtr second_of(const Data& d) {
+  NDP_ASSERT(d.vec.kind() == lang::TypeKind::Pair, "embedding: second of a value that is not a pair");
+  return make_data(d.vec.second());
+}
+
+}  // namespace ndp::detail

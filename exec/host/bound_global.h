@@ -1,0 +1,29 @@
+// A global variable's value handed to an executor as a vector, for one run.
+//
+// The embedding API (include/ndp/ndp.hpp) calls a function `f` by running the flattened body
+// `f(ARG)`, where ARG is a global variable made for the function handle. The call's argument
+// reaches the Global statement that reads ARG as a Vec of one instance, built straight from the
+// caller's arrays, instead of going through an interpreter Value (a tree of one object per
+// element, far too slow for arrays of millions).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "exec/host/vec.h"
+
+namespace ndp::exec::host {
+
+struct BoundGlobal {
+  uint32_t global = 0;  // the id of a Variable global in the Core program
+  Vec value;            // one instance of the global's type
+};
+
+/// The binding of `global` in `bound`, or null.
+inline const Vec* find_bound(std::span<const BoundGlobal> bound, uint32_t global) {
+  for (const BoundGlobal& b : bound)
+    if (b.global == global) return &b.value;
+  return nullptr;
+}
+
+}  // namespace ndp::exec::host
