@@ -1,14 +1,23 @@
 // Running the evaluator on a thread with a very large stack, so deep NESL recursion fits.
 #pragma once
 
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <functional>
+#include <mutex>
 
 namespace ndp::lang::eval {
 
-/// Runs work items, one at a time, each on a fresh thread whose stack is `reserve` bytes of
-/// address space. The space is reserved once (MAP_NORESERVE) and committed only as the
-/// recursion touches it; it is handed back to the kernel after every item.
+/// Runs work items, one at a time, on one thread whose stack is `reserve` bytes of address
+/// space. The space is reserved once (MAP_NORESERVE) and committed only as the recursion
+/// touches it. The thread lives as long as the DeepStack and waits for the next item, since
+/// starting a thread and its OpenMP team for each item cost more than small items themselves
+/// (a call through the embedding API); after an item that went deeper than kKeepResident,
+/// the stack below that depth is handed back to the kernel.
 class DeepStack {
  public:
   explicit DeepStack(size_t reserve);
@@ -29,10 +38,29 @@ class DeepStack {
   /// read from a pipe) returns with EINTR. The kernel may pick any thread for Ctrl-C.
   static void forward_to_evaluation(int signo);
   static constexpr size_t kMargin = size_t{1} << 20;
+  /// The top of the stack that stays committed between items.
+  static constexpr size_t kKeepResident = size_t{64} << 20;
 
  private:
+  static void* thread_main(void* self);
+  void serve();
+  void release_deep_pages();
+
   void* base_ = nullptr;
   size_t size_ = 0;
+  bool started_ = false;
+  pthread_t thread_{};
+  // The hand-over of an item and of its end. Each side spins briefly before it sleeps on its
+  // condition variable, so that back-to-back small items (calls through the embedding API)
+  // never wait for a wake-up through the kernel, which costs tens of microseconds in a VM;
+  // `*_sleeping_` tell the other side that a notify is needed (Note [Hand-over] in the .cpp).
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::atomic<const std::function<void()>*> job_{nullptr};  // the item, until the thread takes it
+  std::atomic<bool> busy_{false};                            // an item is posted or running
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> thread_sleeping_{false}, caller_sleeping_{false};
+  std::exception_ptr error_;
 };
 
 }  // namespace ndp::lang::eval
