@@ -20,6 +20,9 @@ int run_repl(const CommonOptions& opts, const std::vector<std::string>& preload)
 int run_file(const CommonOptions& opts, const std::string& path);
 /// `ndp check FILE...`: parse and type-check only.
 int check_files(const std::vector<std::string>& paths);
+/// `ndp compile FILE -o NAME [OPTIONS]`: its own options (compile_command.cpp), `args` after
+/// the word compile.
+int compile_command(const std::vector<std::string>& args);
 /// `ndp test PATHS...`: `%test` blocks, REPL transcripts (.in/.out) and error tests.
 int run_tests(const CommonOptions& opts, const std::vector<std::string>& paths, bool verbose);
 

@@ -16,6 +16,7 @@ const char* kUsage =
     "       ndp run FILE [OPTIONS]           run a program\n"
     "       ndp check FILE...                parse and type-check without running\n"
     "       ndp test PATH... [OPTIONS]       run %test blocks, REPL transcripts and error tests\n"
+    "       ndp compile FILE -o NAME [...]   compile ahead of time for C++ programs (ndp compile --help)\n"
     "       ndp --help | --version\n"
     "\n"
     "options:\n"
@@ -44,6 +45,14 @@ int main(int argc, char** argv) {
   // setting wins.
   setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "compile") {  // options of its own
+    try {
+      return cli::compile_command({args.begin() + 1, args.end()});
+    } catch (const lang::InternalError& e) {
+      std::fprintf(stderr, "ndp: %s\n(this is a bug in ndp; please report it)\n", e.what());
+      return 3;
+    }
+  }
   cli::CommonOptions opts;
   std::vector<std::string> positional;
   bool verbose = false;
@@ -113,7 +122,7 @@ int run_command(const ndp::cli::CommonOptions& opts, const std::vector<std::stri
       if (positional.size() < 2) return usage_error("`ndp test` needs at least one FILE or folder");
       return cli::run_tests(opts, {positional.begin() + 1, positional.end()}, verbose);
     }
-    if (!positional.empty() && (positional[0] == "compile" || positional[0] == "bench" || positional[0] == "dev"))
+    if (!positional.empty() && (positional[0] == "bench" || positional[0] == "dev"))
       return usage_error("`ndp " + positional[0] + "` is not available yet in this build");
     return cli::run_repl(opts, positional);
   } catch (const lang::InternalError& e) {

@@ -1,6 +1,7 @@
 // HostKernelCompiler: a kernel body as a loop `for i in [begin, end): out_k[i] = f(in_0[i], ...)`
 // compiled by ORC LLJIT for the host CPU after the O2 pipeline (which vectorises the loop).
 #include "codegen/kernel_jit.h"
+#include "codegen/host_loop.h"
 
 // LLVM's ORC headers trip -Wredundant-move; they are not ours to fix.
 #pragma GCC diagnostic push
@@ -41,6 +42,8 @@ void init_native() {
     llvm::InitializeNativeTargetAsmPrinter();
   });
 }
+
+}  // namespace
 
 /// void name(i64 begin, i64 end, ptr ins, ptr outs).
 void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string& name) {
@@ -92,7 +95,6 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm) {
   mpm.run(m, mam);
 }
 
-}  // namespace
 
 struct HostKernelCompiler::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <utility>
 
 #include "driver/session_impl.h"
@@ -17,78 +16,7 @@ namespace ndp::driver {
 using lang::Type;
 using lang::TypeKind;
 
-struct EmbeddedSession::Entry {
-  std::string name;
-  uint32_t argument = 0;  // the global each call binds
-  const Type* arg_type = nullptr;
-  const Type* result_type = nullptr;
-  lang::core::TopExpr top;  // `f(ARG)`: the interpreter runs it
-  flatten::Program flat;    // the same, flattened: the cpu and cuda backends run it
-};
-
 namespace {
-
-/// Reads a type in the NESL syntax the header's Traits write: int float bool char i32 f32,
-/// [T], and (T1, ..., Tk) as right-nested pairs.
-class TypeReader {
- public:
-  TypeReader(lang::TypeContext& types, std::string_view text) : types_(types), text_(text) {}
-
-  const Type* read() {
-    const Type* t = type();
-    skip_space();
-    return pos_ == text_.size() ? t : nullptr;
-  }
-
- private:
-  const Type* type() {
-    skip_space();
-    if (pos_ >= text_.size()) return nullptr;
-    if (text_[pos_] == '[') {
-      ++pos_;
-      const Type* e = type();
-      return e && eat(']') ? types_.seq(e) : nullptr;
-    }
-    if (text_[pos_] == '(') {
-      ++pos_;
-      std::vector<const Type*> parts;
-      do {
-        const Type* p = type();
-        if (!p) return nullptr;
-        parts.push_back(p);
-      } while (eat(','));
-      if (!eat(')')) return nullptr;
-      const Type* t = parts.back();
-      for (size_t i = parts.size() - 1; i-- > 0;) t = types_.pair(parts[i], t);
-      return t;
-    }
-    size_t start = pos_;
-    while (pos_ < text_.size() && std::isalnum(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-    std::string_view word = text_.substr(start, pos_ - start);
-    if (word == "int") return types_.int_();
-    if (word == "float") return types_.float_();
-    if (word == "bool") return types_.bool_();
-    if (word == "char") return types_.char_();
-    if (word == "i32") return types_.i32();
-    if (word == "f32") return types_.f32();
-    return nullptr;
-  }
-  void skip_space() {
-    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
-  }
-  bool eat(char c) {
-    skip_space();
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-
-  lang::TypeContext& types_;
-  std::string_view text_;
-  size_t pos_ = 0;
-};
 
 /// Binds the scheme variables of `pattern` so that it equals `concrete`; false if it cannot.
 bool match(const Type* pattern, const Type* concrete, const std::vector<lang::TypeClass>& classes,
@@ -160,36 +88,50 @@ std::shared_ptr<const EmbeddedSession::Entry> EmbeddedSession::entry(std::string
   if (!id || prog.globals.at(*id)->kind != lang::core::Global::Kind::Function)
     api_error(fmt::format("the program has no function named '{}'", name));
   const lang::core::Global& g = *prog.globals[*id];
-  const Type* arg = TypeReader(prog.types, arg_type).read();
-  const Type* result = TypeReader(prog.types, result_type).read();
+  const Type* arg = lang::read_plain_type(prog.types, arg_type);
+  const Type* result = lang::read_plain_type(prog.types, result_type);
   NDP_ASSERT(arg && result, "the embedding header wrote a type the session cannot read");
-  const lang::TypeScheme& scheme = g.scheme;
-  std::vector<const Type*> targs(scheme.vars.size());
-  if (!match(scheme.type, prog.types.fn(arg, result), scheme.vars, targs))
+  std::vector<const Type*> targs(g.scheme.vars.size());
+  if (!match(g.scheme.type, prog.types.fn(arg, result), g.scheme.vars, targs))
     api_error(fmt::format("function '{}' has type {}, which does not fit the handle's {} -> {}", name,
-                          lang::type_to_string(scheme), lang::type_to_string(arg, {}),
+                          lang::type_to_string(g.scheme), lang::type_to_string(arg, {}),
                           lang::type_to_string(result, {})));
+  return make_entry(*id, arg, result, std::move(targs), s.opts.backend != Backend::Interp);
+}
+
+std::shared_ptr<const EmbeddedSession::Entry> EmbeddedSession::entry(uint32_t global, const Type* arg,
+                                                                     const Type* result) {
+  NDP_ASSERT(impl_->prog.globals.at(global)->scheme.is_mono(), "a compiled entry of a polymorphic function");
+  return make_entry(global, arg, result, {}, /*flat=*/true);
+}
+
+std::shared_ptr<const EmbeddedSession::Entry> EmbeddedSession::make_entry(uint32_t id, const Type* arg,
+                                                                          const Type* result,
+                                                                          std::vector<const Type*> targs, bool flat) {
+  Session::Impl& s = *impl_;
+  lang::core::Program& prog = s.prog;
+  const lang::core::Global& g = *prog.globals[id];
   for (const Type*& t : targs)
     if (!t) t = prog.types.int_();  // a variable the types do not mention: any instance serves
 
   auto e = std::make_shared<Entry>();
-  e->name = std::string(name);
+  e->name = g.name;
   e->arg_type = arg;
   e->result_type = result;
-  lang::core::Global* a = prog.new_global(lang::core::Global::Kind::Variable, fmt::format("<argument of {}>", name));
+  lang::core::Global* a = prog.new_global(lang::core::Global::Kind::Variable, fmt::format("<argument of {}>", g.name));
   a->scheme.type = arg;
   e->argument = static_cast<uint32_t>(prog.globals.size() - 1);
   // f(ARG) placed at the function's definition: an error inside it is reported where it is.
   lang::Span at = g.fn.span;
   lang::core::Expr* callee = prog.new_expr(lang::core::Kind::FnRef, prog.types.fn(arg, result), at);
-  callee->id = *id;
-  callee->type_args = targs;
+  callee->id = id;
+  callee->type_args = std::move(targs);
   lang::core::Expr* argument = prog.new_expr(lang::core::Kind::Global, arg, at);
   argument->id = e->argument;
   lang::core::Expr* call = prog.new_expr(lang::core::Kind::Call, result, at);
   call->args = {callee, argument};
-  e->top.body = call;
-  if (s.opts.backend != Backend::Interp) {
+  calls_[e.get()] = call;
+  if (flat) {
     try {
       e->flat = flatten::flatten(prog, call);
     } catch (const flatten::Unsupported& u) {
@@ -211,7 +153,7 @@ exec::host::Vec EmbeddedSession::call(const Entry& e, const exec::host::Vec& arg
     lang::core::Global& g = *s.prog.globals.at(e.argument);
     g.value = exec::host::to_value(argument, 0);
     g.has_value = true;
-    r = s.interp.run(e.top);
+    r = s.interp.run(lang::core::TopExpr{calls_.at(&e), 0});
     g.value = {};
     g.has_value = false;
     if (r.ok) result = exec::host::from_value(s.prog.types, e.result_type, r.value, 1);
@@ -239,6 +181,46 @@ std::string EmbeddedSession::eval(std::string_view expression) {
   if (!v) throw_captured();
   s.capture = nullptr;
   return s.value_text(*v, cf->type);
+}
+
+}  // namespace ndp::driver
+
+namespace ndp::driver {
+
+std::vector<uint32_t> EmbeddedSession::user_functions() const {
+  const Session::Impl& s = *impl_;
+  std::vector<uint32_t> out;
+  for (uint32_t id = 0; id < s.prog.globals.size(); ++id) {
+    const lang::core::Global& g = *s.prog.globals[id];
+    if (g.kind != lang::core::Global::Kind::Function || g.library || !g.fn.body) continue;
+    if (s.checker.lookup(g.name) == id) out.push_back(id);
+  }
+  return out;
+}
+
+std::optional<uint32_t> EmbeddedSession::lookup(std::string_view name) const { return impl_->checker.lookup(name); }
+
+const lang::core::Program& EmbeddedSession::core() const { return impl_->prog; }
+
+std::string EmbeddedSession::error_text(lang::Span span, const std::string& message) const {
+  return lang::format_diagnostic(impl_->sm, lang::Diagnostic{lang::Severity::Error, span, message, {}});
+}
+
+std::string EmbeddedSession::place(lang::Span span) const {
+  return fmt::format("{}:{}", impl_->sm.name(span.file), impl_->sm.position(span).line);
+}
+
+std::string EmbeddedSession::image(std::span<const Entry* const> entries) const {
+  const Session::Impl& s = *impl_;
+  std::vector<flatten::SourceBuffer> sources;
+  for (uint32_t file = 1; file <= s.sm.count(); ++file) {
+    flatten::SourceBuffer b;
+    b.name = s.sm.name(file);
+    if (file > s.library_files) b.text = s.sm.text(file);
+    b.origin = s.sm.origin(file);
+    sources.push_back(std::move(b));
+  }
+  return flatten::write_image(s.prog, sources, s.library_files, entries);
 }
 
 }  // namespace ndp::driver

@@ -1,119 +1,63 @@
-// The embedding API (include/ndp/ndp.hpp): contexts, programs and function handles over
-// driver::EmbeddedSession, one process-wide lock around every call (Note [Embedding threads]).
-#include <cstdlib>
+// Compiling source through the embedding API (include/ndp/ndp.hpp): Context::compile and the
+// JIT's programs and functions over driver::EmbeddedSession. The rest of the API, which an
+// ahead-of-time compiled program also links, is in exec/api.
 #include <fstream>
-#include <mutex>
 #include <sstream>
 
 #include "driver/embedded_session.h"
-#include "driver/embedding_data.h"
-#include "include/ndp/ndp.hpp"
+#include "exec/api/api_impl.h"
 
 namespace ndp {
 
-namespace detail {
-
 namespace {
-
-std::mutex& api_lock() {
-  static std::mutex m;
-  return m;
-}
 
 driver::Backend driver_backend(Backend b) {
   switch (b) {
     case Backend::Interp: return driver::Backend::Interp;
-    case Backend::Cpu: return driver::Backend::Cpu;
     case Backend::Cuda: return driver::Backend::Cuda;
-    case Backend::Default: break;
+    default: return driver::Backend::Cpu;
   }
-  return driver::backend_unavailable_reason(driver::Backend::Cuda).empty() ? driver::Backend::Cuda
-                                                                            : driver::Backend::Cpu;
+}
+
+struct JitProgram;
+
+struct JitFunction final : detail::FunctionImpl {
+  std::shared_ptr<JitProgram> program;  // keeps the session alive
+  std::shared_ptr<const driver::EmbeddedSession::Entry> entry;
+  JitFunction(std::shared_ptr<JitProgram> p, std::shared_ptr<const driver::EmbeddedSession::Entry> e)
+      : program(std::move(p)), entry(std::move(e)) {}
+  detail::DataPtr call(const detail::DataPtr& argument) const override;
+};
+
+struct JitProgram final : detail::ProgramImpl, std::enable_shared_from_this<JitProgram> {
+  driver::EmbeddedSession session;
+  JitProgram(const detail::ContextImpl& c) : session(driver_backend(c.backend), c.options.output) {}
+  std::shared_ptr<const detail::FunctionImpl> function(std::string_view name, std::string_view arg_type,
+                                                       std::string_view result_type) override {
+    return std::make_shared<JitFunction>(shared_from_this(), session.entry(name, arg_type, result_type));
+  }
+  std::string eval(std::string_view expression) override { return session.eval(expression); }
+};
+
+detail::DataPtr JitFunction::call(const detail::DataPtr& argument) const {
+  return detail::make_data(program->session.call(*entry, argument->vec));
 }
 
 }  // namespace
 
-struct ContextImpl {
-  Options options;
-  driver::Backend backend;
-};
-
-struct ProgramImpl {
-  std::shared_ptr<const ContextImpl> context;
-  driver::EmbeddedSession session;
-  ProgramImpl(std::shared_ptr<const ContextImpl> c)
-      : context(std::move(c)), session(context->backend, context->options.output) {}
-};
-
-struct FunctionImpl {
-  std::shared_ptr<ProgramImpl> program;
-  std::shared_ptr<const driver::EmbeddedSession::Entry> entry;
-};
-
-DataPtr call(const FunctionImpl& f, const DataPtr& argument) {
-  std::lock_guard<std::mutex> lock(api_lock());
-  return make_data(f.program->session.call(*f.entry, argument->vec));
-}
-
-std::shared_ptr<const FunctionImpl> find_function(const std::shared_ptr<ProgramImpl>& p, std::string_view name,
-                                                  const std::string& argument_type, const std::string& result_type) {
-  std::lock_guard<std::mutex> lock(api_lock());
-  return std::make_shared<const FunctionImpl>(FunctionImpl{p, p->session.entry(name, argument_type, result_type)});
-}
-
-}  // namespace detail
-
-Context::Context(Options options) {
-  std::lock_guard<std::mutex> lock(detail::api_lock());
-  driver::Backend b = detail::driver_backend(options.backend);
-  if (std::string why = driver::backend_unavailable_reason(b); !why.empty()) {
-    std::string message = std::string("the ") + driver::backend_name(b) + " backend cannot run here: " + why;
-    throw Error("error: " + message, message);
-  }
-  if (!options.cache_dir.empty()) setenv("NDP_CACHE_DIR", options.cache_dir.c_str(), 1);
-  impl_ = std::make_shared<detail::ContextImpl>(detail::ContextImpl{std::move(options), b});
-}
-
-Backend Context::backend() const {
-  switch (impl_->backend) {
-    case driver::Backend::Interp: return Backend::Interp;
-    case driver::Backend::Cpu: return Backend::Cpu;
-    case driver::Backend::Cuda: return Backend::Cuda;
-  }
-  return Backend::Cpu;
-}
-
 Program Context::compile(std::string_view source, std::string_view name) const {
   std::lock_guard<std::mutex> lock(detail::api_lock());
-  auto p = std::make_shared<detail::ProgramImpl>(impl_);
+  auto p = std::make_shared<JitProgram>(*impl_);
   p->session.compile(std::string(name), std::string(source));
   return Program(std::move(p));
 }
 
 Program Context::compile_file(const std::string& path) const {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::string message = "cannot read " + path;
-    throw Error("error: " + message, message);
-  }
+  if (!in) detail::fail("cannot read " + path);
   std::ostringstream text;
   text << in.rdbuf();
   return compile(text.str(), path);
-}
-
-std::string Program::eval(std::string_view expression) const {
-  std::lock_guard<std::mutex> lock(detail::api_lock());
-  return impl_->session.eval(expression);
-}
-
-const char* backend_name(Backend b) {
-  switch (b) {
-    case Backend::Default: return "default";
-    case Backend::Interp: return "interp";
-    case Backend::Cpu: return "cpu";
-    case Backend::Cuda: return "cuda";
-  }
-  return "default";
 }
 
 }  // namespace ndp

@@ -93,7 +93,8 @@ void Session::Impl::load_stdlib() {
     if (!ok) throw lang::InternalError(std::string("the standard library failed to load (") + src.name + ")");
   }
   checker.set_library_mode(false);
-  interp.set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+  library_files = static_cast<uint32_t>(std::size(kStdlib));
+  interp.set_library_files(library_files);
 }
 
 void Session::Impl::flush_diags() {
@@ -176,7 +177,7 @@ lang::eval::RunResult Session::Impl::run_flat(const flatten::Program& program,
   if (opts.backend == Backend::Cuda) {
     if (!cuda) {
       cuda = std::make_unique<exec::cuda::CudaExecutor>(prog, opts.out);
-      cuda->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+      cuda->set_library_files(library_files);
     }
     int64_t before = cuda->host_fallbacks();
     lang::eval::RunResult r = cuda->run_bound(program, bound, result);
@@ -188,7 +189,7 @@ lang::eval::RunResult Session::Impl::run_flat(const flatten::Program& program,
   }
   if (!cpu) {
     cpu = std::make_unique<exec::cpu::CpuExecutor>(prog, opts.out);
-    cpu->set_library_files(static_cast<uint32_t>(std::size(kStdlib)));
+    cpu->set_library_files(library_files);
   }
   return cpu->run_bound(program, bound, result);
 }

@@ -40,6 +40,7 @@ struct Session::Impl {
   std::unique_ptr<exec::cpu::CpuExecutor> cpu;  // made on first use
   std::unique_ptr<exec::cuda::CudaExecutor> cuda;  // made on first use
   lang::PrintOptions print;
+  uint32_t library_files = 0;  // source buffers 1..library_files hold the standard library
   bool exit_requested = false;
   bool interrupted = false;  // a form of the text being evaluated was interrupted: stop the text
   bool verbose = false;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "flatten/kernel_abi.h"
+#include "lang/diagnostics.h"
 
 namespace ndp::flatten {
 
@@ -36,21 +37,23 @@ class Writer {
  public:
   explicit Writer(const lang::core::Program& core) : core_(core) {}
 
-  std::string image(const CompiledImage& img) {
+  std::string image(const std::vector<SourceBuffer>& sources, uint32_t library_files,
+                    std::span<const CompiledEntry* const> entries) {
     // The body first: it registers the types, data definitions, kernels and globals it names,
     // whose tables then go before it.
     std::string body;
     out_ = &body;
-    u32(img.library_files);
-    u64(img.sources.size());
-    for (const SourceBuffer& s : img.sources) {
+    u32(library_files);
+    u64(sources.size());
+    for (const SourceBuffer& s : sources) {
       str(s.name);
       str(s.text);
       u32(s.origin.line);
       u32(s.origin.col);
     }
-    u64(img.entries.size());
-    for (const CompiledEntry& e : img.entries) {
+    u64(entries.size());
+    for (const CompiledEntry* entry : entries) {
+      const CompiledEntry& e = *entry;
       str(e.name);
       u32(e.argument);
       globals_.insert(e.argument);
@@ -651,15 +654,18 @@ void collect_kernels(const Block& b, std::set<std::string>& seen, std::vector<co
 
 }  // namespace
 
-std::string write_image(const lang::core::Program& core, const CompiledImage& image) { return Writer(core).image(image); }
+std::string write_image(const lang::core::Program& core, const std::vector<SourceBuffer>& sources,
+                        uint32_t library_files, std::span<const CompiledEntry* const> entries) {
+  return Writer(core).image(sources, library_files, entries);
+}
 
 CompiledImage read_image(std::string_view bytes, lang::core::Program& core) { return Reader(bytes, core).image(); }
 
-std::vector<const KernelBody*> image_kernels(const CompiledImage& image) {
+std::vector<const KernelBody*> image_kernels(std::span<const CompiledEntry* const> entries) {
   std::set<std::string> seen;
   std::vector<const KernelBody*> out;
-  for (const CompiledEntry& e : image.entries)
-    for (const Function& f : e.flat.functions) collect_kernels(f.body, seen, out);
+  for (const CompiledEntry* e : entries)
+    for (const Function& f : e->flat.functions) collect_kernels(f.body, seen, out);
   return out;
 }
 

@@ -15,6 +15,7 @@
 // otherwise). Pointers become indices into tables (types, data definitions, kernel bodies).
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,14 +47,15 @@ struct CompiledImage {
   std::vector<CompiledEntry> entries;
 };
 
-/// The bytes of `image`, whose types and globals belong to `core`.
-std::string write_image(const lang::core::Program& core, const CompiledImage& image);
+/// The bytes of an image of `entries`, whose types and globals belong to `core`.
+std::string write_image(const lang::core::Program& core, const std::vector<SourceBuffer>& sources,
+                        uint32_t library_files, std::span<const CompiledEntry* const> entries);
 
 /// Reads an image into `core` (fresh: its types and globals are created here). Throws
 /// std::runtime_error naming what is wrong (not an image, another ndp version, truncated).
 CompiledImage read_image(std::string_view bytes, lang::core::Program& core);
 
-/// The kernel bodies of an image's entries, each once (what `ndp compile` compiles ahead).
-std::vector<const KernelBody*> image_kernels(const CompiledImage& image);
+/// The kernel bodies of the entries, each once (what `ndp compile` compiles ahead).
+std::vector<const KernelBody*> image_kernels(std::span<const CompiledEntry* const> entries);
 
 }  // namespace ndp::flatten

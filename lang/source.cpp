@@ -25,6 +25,8 @@ uint32_t SourceManager::add(std::string name, std::string text, LineCol origin) 
 
 const SourceManager::Buffer& SourceManager::buffer(uint32_t file) const { return *buffers_.at(file - 1); }
 
+LineCol SourceManager::origin(uint32_t file) const { return buffer(file).origin; }
+
 std::string_view SourceManager::name(uint32_t file) const { return buffer(file).name; }
 std::string_view SourceManager::text(uint32_t file) const { return buffer(file).text; }
 

@@ -35,6 +35,10 @@ class SourceManager {
   uint32_t add(std::string name, std::string text, LineCol origin = {1, 1});
 
   std::string_view name(uint32_t file) const;
+  /// The number of buffers (their ids are 1..count()).
+  uint32_t count() const { return static_cast<uint32_t>(buffers_.size()); }
+  /// Where buffer `file` starts in the file it was cut from (add's `origin`).
+  LineCol origin(uint32_t file) const;
   std::string_view text(uint32_t file) const;
   /// The line and column of span.begin within its buffer (what a caret line is drawn from).
   LineCol line_col(Span span) const;

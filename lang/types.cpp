@@ -1,6 +1,8 @@
 // Type classes, interning and substitution.
 #include "lang/types.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace ndp::lang {
@@ -149,5 +151,73 @@ bool contains_vars(const Type* t) {
     default: return false;
   }
 }
+
+namespace {
+
+/// A recursive-descent reader of read_plain_type's syntax.
+class TypeReader {
+ public:
+  TypeReader(lang::TypeContext& types, std::string_view text) : types_(types), text_(text) {}
+
+  const Type* read() {
+    const Type* t = type();
+    skip_space();
+    return pos_ == text_.size() ? t : nullptr;
+  }
+
+ private:
+  const Type* type() {
+    skip_space();
+    if (pos_ >= text_.size()) return nullptr;
+    if (text_[pos_] == '[') {
+      ++pos_;
+      const Type* e = type();
+      return e && eat(']') ? types_.seq(e) : nullptr;
+    }
+    if (text_[pos_] == '(') {
+      ++pos_;
+      std::vector<const Type*> parts;
+      do {
+        const Type* p = type();
+        if (!p) return nullptr;
+        parts.push_back(p);
+      } while (eat(','));
+      if (!eat(')')) return nullptr;
+      const Type* t = parts.back();
+      for (size_t i = parts.size() - 1; i-- > 0;) t = types_.pair(parts[i], t);
+      return t;
+    }
+    size_t start = pos_;
+    while (pos_ < text_.size() && std::isalnum(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    std::string_view word = text_.substr(start, pos_ - start);
+    if (word == "int") return types_.int_();
+    if (word == "float") return types_.float_();
+    if (word == "bool") return types_.bool_();
+    if (word == "char") return types_.char_();
+    if (word == "i32") return types_.i32();
+    if (word == "f32") return types_.f32();
+    if (word == "stream") return types_.stream();
+    return nullptr;
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+  }
+  bool eat(char c) {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  lang::TypeContext& types_;
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+const Type* read_plain_type(TypeContext& types, std::string_view text) { return TypeReader(types, text).read(); }
 
 }  // namespace ndp::lang

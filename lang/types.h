@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -110,6 +111,11 @@ class TypeContext {
 };
 
 bool contains_vars(const Type* t);
+
+/// A closed type without datatypes in NESL syntax: int float bool char i32 f32 stream, [T],
+/// and (T1, ..., Tk) as right-nested pairs; null if `text` is not one. For the embedding API,
+/// whose header spells its handles' types so (include/ndp/ndp.hpp), without the front end.
+const Type* read_plain_type(TypeContext& types, std::string_view text);
 
 /// "int", "float", "bool", "char", "i32", "f32", "stream" for the base kinds; "?" otherwise.
 const char* base_type_name(TypeKind k);

@@ -336,6 +336,15 @@ struct ProgramImpl;
 struct FunctionImpl;
 struct ContextImpl;
 
+/// A fused kernel of a program compiled ahead of time for the cpu (`ndp compile --target=cpu`):
+/// the stable hash of its body's key and its code (flatten/kernel_abi.h's HostKernelFn).
+struct CompiledKernel {
+  uint64_t key_hash;
+  void (*fn)(int64_t begin, int64_t end, const void* const* ins, void* const* outs);
+};
+/// Makes compiled kernels known to the process (a generated header does this before loading).
+void register_compiled_kernels(const CompiledKernel* kernels, size_t count);
+
 /// Calls a handle's function on one argument; returns the one result.
 DataPtr call(const FunctionImpl& f, const DataPtr& argument);
 std::shared_ptr<const FunctionImpl> find_function(const std::shared_ptr<ProgramImpl>& p, std::string_view name,
@@ -371,14 +380,14 @@ class Program {
  public:
   /// The handle of function `name` at the signature's types (Note [Embedding values]). Throws
   /// Error when there is no such function or its type does not fit the signature. Flattening
-  /// and kernel compilation happen here, not in calls.
+  /// happens here; kernels are compiled on the first call and kept (on disk too, for cuda).
   template <class Signature>
   Function<Signature> function(std::string_view name) const {
     return make<Signature>(name, static_cast<Signature*>(nullptr));
   }
 
   /// Evaluates one expression of the program and returns its value as ndp prints it
-  /// (`[1, 2, 3]`); throws Error.
+  /// (`[1, 2, 3]`); throws Error. Only for programs compiled from source (Context::compile).
   std::string eval(std::string_view expression) const;
 
  private:
@@ -405,6 +414,11 @@ class Context {
   Program compile(std::string_view source, std::string_view name = "<source>") const;
   /// compile() of a file's text, named by its path.
   Program compile_file(const std::string& path) const;
+  /// A program compiled ahead of time by `ndp compile`, from the image its object file holds
+  /// (the generated header passes it). Needs only ndp's runtime library (libndp_runtime), not
+  /// the compiler; the program's eval() is not available then. Throws Error for an image of
+  /// another ndp version.
+  Program load(const unsigned char* image, size_t size) const;
 
  private:
   std::shared_ptr<detail::ContextImpl> impl_;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Installs ndp into a scratch root and builds the embedding example against it from outside the
-# tree, twice: with `pkg-config --cflags --libs ndp` by hand, and as a Meson project whose
-# dependency('ndp') finds ndp.pc. Both binaries must print the expected answers.
+# Installs ndp into a scratch root and builds the embedding examples against it from outside the
+# tree: the JIT example twice, with `pkg-config --cflags --libs ndp` by hand and as a Meson
+# project whose dependency('ndp') finds ndp.pc; and the ahead-of-time example, compiled by the
+# installed `ndp compile` and linked with `pkg-config --libs ndp-runtime`. Each binary must print
+# the expected answers.
 #   tests/embed/out_of_tree.sh BUILD_DIR SOURCE_ROOT
 set -euo pipefail
 build=$(realpath "$1")
@@ -34,4 +36,10 @@ check "$scratch/by_hand"
 meson setup "$scratch/meson" "$src/examples/embed" >/dev/null
 ninja -C "$scratch/meson" >/dev/null
 check "$scratch/meson/jit_example"
+# Ahead of time: the installed ndp compiles, the runtime library alone runs.
+cp "$src/examples/embed/kernels.ndp" "$src/examples/embed/aot_example.cpp" "$scratch/"
+(cd "$scratch" && "$scratch/root$prefix/bin/ndp" compile kernels.ndp -o kernels --target=cpu)
+echo "pkg-config --cflags --libs ndp-runtime: $(pkg-config --cflags --libs ndp-runtime)"
+c++ -std=c++20 "$scratch/aot_example.cpp" "$scratch/kernels.o" $(pkg-config --cflags --libs ndp-runtime) -o "$scratch/aot"
+"$scratch/aot" | diff -u "$src/tests/embed/aot_example.expected" - || { echo "FAIL: the AOT example printed other answers" >&2; exit 1; }
 echo "out-of-tree builds: OK"

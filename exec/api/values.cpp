@@ -1,7 +1,7 @@
 // The embedding API's values (include/ndp/ndp.hpp, Note [Embedding values]): n instances of
 // one type as an executor vector (exec/host/vec.h). Built by the header's Traits from C++
 // values, and read back by them from a call's result.
-#include "driver/embedding_data.h"
+#include "exec/api/api_impl.h"
 
 #include <mutex>
 #include <string>
@@ -37,8 +37,6 @@ const lang::Type* scalar_type(lang::TypeContext& t, Scalar k) {
   return t.int_();
 }
 
-[[noreturn]] void bad_value(std::string message) { throw ndp::Error("error: " + message, message); }
-
 }  // namespace
 
 DataPtr make_data(exec::host::Vec v) { return std::make_shared<const Data>(Data{std::move(v)}); }
@@ -66,11 +64,11 @@ DataPtr borrow_scalars(Scalar k, const void* p, int64_t n) {
 DataPtr make_nest(const DataPtr& elements, const int64_t* lengths, int64_t n) {
   int64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (lengths[i] < 0) bad_value("a sequence length is negative (" + std::to_string(lengths[i]) + ")");
+    if (lengths[i] < 0) fail("a sequence length is negative (" + std::to_string(lengths[i]) + ")");
     total += lengths[i];
   }
   if (total != elements->vec.size())
-    bad_value("the lengths of a nested sequence add up to " + std::to_string(total) + ", but it holds " +
+    fail("the lengths of a nested sequence add up to " + std::to_string(total) + ", but it holds " +
               std::to_string(elements->vec.size()) + " values");
   auto [lens, p] = make_scalars(Scalar::Int, n);
   std::copy(lengths, lengths + n, static_cast<int64_t*>(p));
@@ -81,7 +79,7 @@ DataPtr make_nest(const DataPtr& elements, const int64_t* lengths, int64_t n) {
 }
 
 DataPtr pair_of(const DataPtr& first, const DataPtr& second) {
-  if (first->vec.size() != second->vec.size()) bad_value("the two sides of a pair differ in length");
+  if (first->vec.size() != second->vec.size()) fail("the two sides of a pair differ in length");
   std::unique_lock<std::mutex> lock;
   const lang::Type* t = built_types(lock).pair(first->vec.type(), second->vec.type());
   lock.unlock();
