@@ -69,7 +69,6 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& c, const ObjectContents& 
   m->setDataLayout(tm.createDataLayout());
   m->setTargetTriple(tm.getTargetTriple().str());
   add_bytes(*m, "ndp_image_" + o.symbol, o.image);
-  add_bytes(*m, "ndp_fatbin_" + o.symbol, o.fatbin);
   llvm::Type* i64 = llvm::Type::getInt64Ty(c);
   llvm::Type* ptr = llvm::PointerType::get(c, 0);
   auto* entry = llvm::StructType::get(c, {i64, ptr});
@@ -87,6 +86,26 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& c, const ObjectContents& 
                            llvm::ConstantArray::get(table_type, rows), "ndp_kernels_" + o.symbol);
   new llvm::GlobalVariable(*m, i64, true, llvm::GlobalValue::ExternalLinkage, llvm::ConstantInt::get(i64, rows.size()),
                            "ndp_kernels_" + o.symbol + "_count");
+  // The GPU modules: {key as a C string, fatbinary (aligned as the driver wants)}.
+  auto* module_entry = llvm::StructType::get(c, {ptr, ptr});
+  std::vector<llvm::Constant*> modules;
+  for (size_t i = 0; i < o.gpu_modules.size(); ++i) {
+    const auto& [key, fatbin] = o.gpu_modules[i];
+    llvm::Constant* key_text = llvm::ConstantDataArray::getString(c, key);
+    auto* key_global = new llvm::GlobalVariable(*m, key_text->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                                key_text, "ndp_gpu_key");
+    llvm::Constant* bytes = llvm::ConstantDataArray::getRaw(llvm::StringRef(fatbin.data(), fatbin.size()),
+                                                            fatbin.size(), llvm::Type::getInt8Ty(c));
+    auto* image = new llvm::GlobalVariable(*m, bytes->getType(), true, llvm::GlobalValue::PrivateLinkage, bytes,
+                                           "ndp_gpu_image");
+    image->setAlignment(llvm::Align(64));
+    modules.push_back(llvm::ConstantStruct::get(module_entry, {key_global, image}));
+  }
+  auto* modules_type = llvm::ArrayType::get(module_entry, modules.size());
+  new llvm::GlobalVariable(*m, modules_type, true, llvm::GlobalValue::ExternalLinkage,
+                           llvm::ConstantArray::get(modules_type, modules), "ndp_gpu_modules_" + o.symbol);
+  new llvm::GlobalVariable(*m, i64, true, llvm::GlobalValue::ExternalLinkage, llvm::ConstantInt::get(i64, modules.size()),
+                           "ndp_gpu_modules_" + o.symbol + "_count");
   std::string verr;
   llvm::raw_string_ostream vs(verr);
   if (llvm::verifyModule(*m, &vs)) throw std::runtime_error("invalid object module: " + verr);
@@ -114,7 +133,7 @@ std::string object_ir(const ObjectContents& o) {
   llvm::LLVMContext c;
   ObjectContents without_data = o;
   without_data.image = {};  // the bytes would drown the code
-  without_data.fatbin = {};
+  for (auto& [key, fatbin] : without_data.gpu_modules) fatbin = {};
   std::unique_ptr<llvm::Module> m = build(c, without_data, *tm);
   std::string text;
   llvm::raw_string_ostream os(text);

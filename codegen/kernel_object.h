@@ -14,11 +14,12 @@ namespace ndp::codegen {
 struct ObjectContents {
   /// The program's name in the symbols: ndp_image_NAME and ndp_image_NAME_size (the image's
   /// bytes), ndp_kernels_NAME and ndp_kernels_NAME_count (an array of {stable hash of the key,
-  /// function}: include/ndp/ndp.hpp's CompiledKernel), ndp_fatbin_NAME and ndp_fatbin_NAME_size.
+  /// function}: include/ndp/ndp.hpp's CompiledKernel), ndp_gpu_modules_NAME and
+  /// ndp_gpu_modules_NAME_count (an array of {key, fatbinary}: its CompiledModule).
   std::string symbol;
   std::string_view image;
   std::vector<const flatten::KernelBody*> host_kernels;
-  std::string_view fatbin;
+  std::vector<std::pair<std::string, std::string_view>> gpu_modules;  // key, fatbinary
   /// The CPU the host kernels are compiled for: an LLVM CPU name ("x86-64-v3"), or "native" for
   /// this machine's.
   std::string cpu = "x86-64-v2";

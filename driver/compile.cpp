@@ -12,9 +12,11 @@
 #include <sstream>
 
 #include "codegen/kernel_object.h"
+#include "driver/compile_gpu.h"
 #include "driver/cpp_header.h"
 #include "driver/embedded_session.h"
 #include "flatten/compiled_image.h"
+#include "flatten/kernel_abi.h"
 #include "include/ndp/ndp.hpp"
 #include "lang/diagnostics.h"
 
@@ -51,7 +53,7 @@ std::string symbol_of(const std::string& output) {
 class Outputs {
  public:
   ~Outputs() {
-    for (const auto& [tmp, path] : files_) fs::remove(tmp, ec_);
+    for (const auto& [tmp, path] : files_) fs::remove_all(tmp, ec_);
   }
   bool add(const std::string& path, const std::string& bytes) {
     std::string tmp = path + ".tmp" + std::to_string(::getpid());
@@ -65,8 +67,24 @@ class Outputs {
     }
     return true;
   }
+  /// A folder of files, made under a temporary name and renamed into place like a file.
+  bool add_folder(const std::string& path, const std::vector<std::pair<std::string, std::string>>& files) {
+    std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    fs::create_directories(tmp, ec_);
+    files_.emplace_back(tmp, path);
+    for (const auto& [name, bytes] : files) {
+      std::ofstream f(fs::path(tmp) / name, std::ios::binary);
+      f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      if (!f) {
+        std::fprintf(stderr, "ndp: cannot write %s\n", path.c_str());
+        return false;
+      }
+    }
+    return true;
+  }
   bool commit() {
     for (const auto& [tmp, path] : files_) {
+      if (fs::is_directory(path, ec_)) fs::remove_all(path, ec_);  // a folder output replaces the old one
       fs::rename(tmp, path, ec_);
       if (ec_) {
         std::fprintf(stderr, "ndp: cannot write %s: %s\n", path.c_str(), ec_.message().c_str());
@@ -85,10 +103,9 @@ class Outputs {
 }  // namespace
 
 int compile_program(const CompileOptions& o) {
-  if (!o.cpu_only || o.emit == EmitStage::Ptx || o.emit == EmitStage::Cubin || o.emit == EmitStage::Fatbin) {
-    std::fprintf(stderr,
-                 "ndp: compile: GPU output (--target=cuda, --emit=ptx|cubin|fatbin) is not available yet in this "
-                 "build; --target=cpu compiles for the cpu backend\n");
+  bool gpu_stage = o.emit == EmitStage::Ptx || o.emit == EmitStage::Cubin || o.emit == EmitStage::Fatbin;
+  if (o.cpu_only && gpu_stage) {
+    std::fprintf(stderr, "ndp: compile: --emit=ptx|cubin|fatbin are GPU stages; --target=cpu has none\n");
     return 2;
   }
   std::ifstream in(o.input, std::ios::binary);
@@ -183,6 +200,12 @@ int compile_program(const CompileOptions& o) {
     object.symbol = symbol;
     object.cpu = o.cpu;
     object.host_kernels = flatten::image_kernels(entry_ptrs);
+    std::vector<GpuModule> modules;
+    if (!o.cpu_only && (gpu_stage || o.emit == EmitStage::Obj || o.emit == EmitStage::All)) {
+      modules = gpu_modules(entry_ptrs);
+      if (o.emit != EmitStage::Ptx) assemble_gpu_modules(modules);
+      for (const GpuModule& m : modules) object.gpu_modules.emplace_back(m.key, m.fatbin);
+    }
     std::string image;
     switch (o.emit) {
       case EmitStage::Core: {
@@ -198,6 +221,23 @@ int compile_program(const CompileOptions& o) {
         break;
       }
       case EmitStage::Llvm: ok = out.add(o.output + ".ll", codegen::object_ir(object)); break;
+      case EmitStage::Ptx: {
+        // One listing of every module, each a whole PTX program of its own.
+        std::string listing;
+        for (const GpuModule& m : modules) listing += "// ---- module " + m.key + "\n" + m.ptx + "\n";
+        ok = out.add(o.output + ".ptx", listing);
+        break;
+      }
+      case EmitStage::Cubin:
+      case EmitStage::Fatbin: {
+        // One file a module in the folder NAME.cubin or NAME.fatbin, named by its key's hash.
+        bool cubin = o.emit == EmitStage::Cubin;
+        std::vector<std::pair<std::string, std::string>> files;
+        for (const GpuModule& m : modules)
+          files.emplace_back(flatten::stable_hash_hex(m.key) + (cubin ? ".cubin" : ".fatbin"), cubin ? m.cubin : m.fatbin);
+        ok = out.add_folder(o.output + (cubin ? ".cubin" : ".fatbin"), files);
+        break;
+      }
       case EmitStage::Header: ok = out.add(o.output + ".h", header_text(symbol, o.input, header_fns, o.cpu_only)); break;
       case EmitStage::Obj:
       case EmitStage::All:
@@ -206,7 +246,6 @@ int compile_program(const CompileOptions& o) {
         ok = out.add(o.output + ".o", codegen::compile_object(object));
         if (ok && o.emit == EmitStage::All) ok = out.add(o.output + ".h", header_text(symbol, o.input, header_fns, o.cpu_only));
         break;
-      default: lang::ndp_unreachable("GPU stages were refused above");
     }
   } catch (const std::runtime_error& e) {
     std::fprintf(stderr, "ndp: compile: %s\n", e.what());

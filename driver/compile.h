@@ -14,7 +14,7 @@ struct CompileOptions {
   std::string input;               // the .ndp file
   std::string output;              // NAME: the files are NAME.o, NAME.h, ... (path without extension)
   EmitStage emit = EmitStage::All;
-  bool cpu_only = true;            // --target=cpu (for now the default): host code only, for the cpu backend
+  bool cpu_only = false;           // --target=cpu: host code only, for the cpu backend
   std::vector<std::string> exports;  // the functions to export; empty: every function of the file
   std::string cpu = "x86-64-v2";   // the host CPU of the object's kernels (LLVM name, or native)
 };

@@ -114,8 +114,8 @@ std::string header_text(const std::string& symbol, const std::string& source, co
 //
 // The program's exported functions as C++ functions. Link {symbol}.o and ndp's runtime library:
 //   c++ -std=c++20 main.cpp {symbol}.o $(pkg-config --cflags --libs ndp-runtime)
-// The program runs on the {backends}; a runtime error is thrown as ndp::Error with
-// its place in {source}.
+// The program runs on the {backends}; a runtime error is
+// thrown as ndp::Error with its place in {source}.
 #pragma once
 
 #include <ndp/ndp.hpp>
@@ -124,6 +124,8 @@ extern "C" const unsigned char ndp_image_{symbol}[];
 extern "C" const unsigned long ndp_image_{symbol}_size;
 extern "C" const ndp::detail::CompiledKernel ndp_kernels_{symbol}[];
 extern "C" const unsigned long ndp_kernels_{symbol}_count;
+extern "C" const ndp::detail::CompiledModule ndp_gpu_modules_{symbol}[];
+extern "C" const unsigned long ndp_gpu_modules_{symbol}_count;
 
 namespace {symbol} {{
 
@@ -137,6 +139,7 @@ inline ndp::Options& options() {{
 inline const ndp::Program& program() {{
   static const ndp::Program p = [] {{
     ndp::detail::register_compiled_kernels(ndp_kernels_{symbol}, ndp_kernels_{symbol}_count);
+    ndp::detail::register_compiled_modules(ndp_gpu_modules_{symbol}, ndp_gpu_modules_{symbol}_count);
     return ndp::Context(options()).load(ndp_image_{symbol}, ndp_image_{symbol}_size);
   }}();
   return p;
@@ -144,7 +147,7 @@ inline const ndp::Program& program() {{
 )",
                               fmt::arg("source", source), fmt::arg("symbol", symbol),
                               fmt::arg("backends", cpu_only ? "cpu backend (compiled with --target=cpu)"
-                                                            : "GPU where there is one, else on the cpu"),
+                                                            : "GPU where there is one, else the cpu"),
                               fmt::arg("default_backend", cpu_only ? "ndp::Backend::Cpu" : "ndp::Backend::Default"));
   for (const HeaderFunction& f : fns) {
     std::string params, types, names;

@@ -8,6 +8,7 @@
 #include "exec/common/kernel_compiler.h"
 #include "exec/cpu/executor.h"
 #include "exec/cuda/executor.h"
+#include "exec/cuda/kernels.h"
 #include "flatten/compiled_image.h"
 #include "flatten/kernel_abi.h"
 #include "lang/diagnostics.h"
@@ -35,11 +36,12 @@ class CompiledKernels final : public exec::KernelCompiler {
   std::string element_ptx(const flatten::KernelBody&, std::span<const flatten::GatheredInput>) override {
     return no_ptx();
   }
+  bool compiles_ptx() const override { return false; }
 
  private:
   static std::string no_ptx() {
-    throw std::runtime_error("this program was compiled for the cpu (ndp compile --target=cpu); its GPU kernels "
-                             "need ndp's compiler (libndp)");
+    throw std::runtime_error("a GPU kernel the compiled program does not hold (ndp compile --target=cpu "
+                             "holds none): it needs ndp's compiler (libndp)");
   }
   std::mutex mu_;
   std::unordered_map<uint64_t, flatten::HostKernelFn> table_;
@@ -141,6 +143,11 @@ void register_compiled_kernels(const CompiledKernel* kernels, size_t count) {
   k.add(kernels, count);
   // A process with ndp's compiler (libndp) keeps it: it compiles whatever kernel is missing.
   if (exec::kernel_compiler() == nullptr) exec::install_kernel_compiler(&k);
+}
+
+void register_compiled_modules(const CompiledModule* modules, size_t count) {
+  std::lock_guard<std::mutex> lock(api_lock());
+  for (size_t i = 0; i < count; ++i) exec::cuda::register_precompiled_module(modules[i].key, modules[i].image);
 }
 
 }  // namespace detail

@@ -28,6 +28,9 @@ class KernelCompiler {
   virtual std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
   /// PTX of the consumer kernels' element function (compile_element_ptx's contract).
   virtual std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
+  /// False for a compiler that has only what was compiled ahead (Note [Precompiled modules] in
+  /// exec/cuda/kernels.h): ptx and element_ptx then always throw.
+  virtual bool compiles_ptx() const { return true; }
 };
 
 /// Makes `c` the process's compiler (not owned; it must outlive every executor). Call before

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "exec/common/kernel_compiler.h"
@@ -102,6 +103,49 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard) {
   return a;
 }
 
+namespace {
+
+std::mutex precompiled_mu;
+std::map<std::string, const void*>& precompiled() {
+  static std::map<std::string, const void*> modules;
+  return modules;
+}
+
+const void* find_precompiled(const std::string& key) {
+  std::lock_guard<std::mutex> lock(precompiled_mu);
+  auto it = precompiled().find(key);
+  return it == precompiled().end() ? nullptr : it->second;
+}
+
+bool compiler_makes_ptx() {
+  exec::KernelCompiler* c = kernel_compiler();
+  return c != nullptr && c->compiles_ptx();
+}
+
+}  // namespace
+
+void register_precompiled_module(std::string key, const void* image) {
+  std::lock_guard<std::mutex> lock(precompiled_mu);
+  precompiled()[std::move(key)] = image;
+}
+
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
+  return std::string(kTarget) + gathered_key(gathered) + "|" + k.key();
+}
+
+std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
+                         std::span<const GatheredInput> gathered) {
+  // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in device_vec.h).
+  return std::string(kTarget) + "|consumer " + use.key() + gathered_key(gathered) + (gathered.empty() ? "" : "|guarded") +
+         "|" + k.key();
+}
+
+bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) const {
+  if (compiler_makes_ptx()) return true;
+  std::string key = kernel_key(k, gathered);
+  return loaded_.count(key) > 0 || find_precompiled(key) != nullptr;
+}
+
 std::string kernel_cache_dir() {
   if (const char* d = std::getenv("NDP_CACHE_DIR")) return std::string(d) == "off" ? "" : d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') return std::string(x) + "/ndp/kernels";
@@ -111,6 +155,10 @@ std::string kernel_cache_dir() {
 
 std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string& key,
                                                          const std::function<std::string()>& make_cubin) {
+  if (const void* image = find_precompiled(key)) {
+    ++stats_.precompiled;
+    return std::make_shared<runtime::cuda::Module>(gpu_.check(runtime::cuda::Module::load_image(gpu_.device(), image)));
+  }
   std::string dir = kernel_cache_dir();
   fs::path file;
   if (!dir.empty()) file = fs::path(dir) / (flatten::stable_hash_hex(key) + ".cubin");
@@ -135,7 +183,7 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
 }
 
 const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
-  std::string key = std::string(kTarget) + gathered_key(gathered) + "|" + k.key();
+  std::string key = kernel_key(k, gathered);
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return it->second.second;
@@ -156,12 +204,20 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
 
 const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                                                     std::span<const GatheredInput> gathered) {
-  // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in device_vec.h).
-  const std::string key = std::string(kTarget) + "|consumer " + use.key() + gathered_key(gathered) +
-                          (gathered.empty() ? "" : "|guarded") + "|" + k.key();
+  const std::string key = consumer_key(k, use, gathered);
   if (auto it = consumers_.find(key); it != consumers_.end()) {
     if (it->second) ++stats_.memory_hits;
     return it->second.get();
+  }
+  if (const void* image = find_precompiled(key)) {
+    ++stats_.precompiled;
+    auto module = std::make_shared<runtime::cuda::Module>(gpu_.check(runtime::cuda::Module::load_image(gpu_.device(), image)));
+    consumers_.emplace(key, module);
+    return module.get();
+  }
+  if (!compiler_makes_ptx()) {  // runs unfused (Note [Precompiled modules])
+    consumers_.emplace(key, nullptr);
+    return nullptr;
   }
   std::string element;
   try {
@@ -199,6 +255,8 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
   if (n == 0) return outs;
   KernelArgs args = kernel_args(ins, SIZE_MAX);
+  // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
+  if (!args.gathered.empty() && !can_load(k, args.gathered)) args = kernel_args(ins, ins.size());
   const runtime::cuda::Kernel& kernel = kernel_for(k, args.gathered);
   // ndp_kernel(i64 n, ptr in_0, ..., [ptr positions_0, ...], ptr out_0, ...):
   // kPtxInstancesPerThread instances a thread.

@@ -60,6 +60,7 @@ class GpuKernels {
     int64_t compiled = 0;      ///< kernels generated with LLVM and JIT-compiled by the driver
     int64_t disk_hits = 0;     ///< kernels loaded from the disk cache
     int64_t memory_hits = 0;   ///< launches of a kernel already loaded
+    int64_t precompiled = 0;   ///< modules loaded from a compiled program (Note [Precompiled modules])
   };
   const Stats& stats() const { return stats_; }
 
@@ -73,6 +74,8 @@ class GpuKernels {
 
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered);
+  /// True when kernel_for can have this kernel: loaded, precompiled, or a compiler makes PTX.
+  bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) const;
   /// The module of `key` from the disk cache, else from make_cubin() (then written there).
   std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;
@@ -84,5 +87,23 @@ class GpuKernels {
 
 /// The disk cache folder (Note [Kernel cache]); empty when disabled or not determinable.
 std::string kernel_cache_dir();
+
+// Note [Precompiled modules]
+// A program compiled ahead of time (`ndp compile`, Note [Compiled images]) brings its GPU
+// modules as fatbinaries (sm_90 SASS and compute_90 PTX) under the keys the caches use
+// (kernel_key, consumer_key): the plain kernels and the consumer programs of its statements,
+// without gathered inputs. GpuKernels loads a module from them before it looks in the disk cache
+// or asks the kernel compiler. Where no compiler can make PTX (KernelCompiler::compiles_ptx, the
+// runtime library of compiled programs) a kernel whose inputs would be gathered inside it runs
+// on the gathered values instead, and a consumer runs unfused: the same results, with the
+// modules the program brought.
+
+/// The cache key of a plain kernel and of a consumer program (Note [Kernel cache]).
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered);
+std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
+                         std::span<const GatheredInput> gathered);
+
+/// Makes `image` (a fatbinary or cubin that stays in memory) the module of `key` for the process.
+void register_precompiled_module(std::string key, const void* image);
 
 }  // namespace ndp::exec::cuda

@@ -342,8 +342,16 @@ struct CompiledKernel {
   uint64_t key_hash;
   void (*fn)(int64_t begin, int64_t end, const void* const* ins, void* const* outs);
 };
-/// Makes compiled kernels known to the process (a generated header does this before loading).
+/// A GPU module of a program compiled ahead of time: the key the executor looks it up by, and
+/// its fatbinary (exec/cuda/kernels.h, Note [Precompiled modules]).
+struct CompiledModule {
+  const char* key;
+  const void* image;
+};
+/// Makes compiled kernels and GPU modules known to the process (a generated header does this
+/// before it loads its program). The arrays must outlive the process's use of them.
 void register_compiled_kernels(const CompiledKernel* kernels, size_t count);
+void register_compiled_modules(const CompiledModule* modules, size_t count);
 
 /// Calls a handle's function on one argument; returns the one result.
 DataPtr call(const FunctionImpl& f, const DataPtr& argument);

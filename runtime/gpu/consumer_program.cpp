@@ -2,6 +2,11 @@
 // function into the consumer kernels' PTX.
 #include "runtime/gpu/consumer_program.h"
 
+#include <zlib.h>
+
+#include <map>
+#include <mutex>
+
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -47,10 +52,25 @@ ConsumerKernels consumer_kernels(ConsumerUse use, ndp_op op, ndp_elem_type t) {
 }
 
 std::string_view consumer_ptx(ndp_elem_type t) {
+  // Unpacked once a type, on first use, and kept for the process.
+  static std::mutex mu;
+  static std::map<ndp_elem_type, std::string> unpacked;
   const std::string name = std::string("fused_") + elem_suffix(t) + ".ptx";
-  for (size_t i = 0; i < kFusedPtxCount; ++i)
-    if (kFusedPtx[i].name != nullptr && name == kFusedPtx[i].name)
-      return {reinterpret_cast<const char*>(kFusedPtx[i].data), kFusedPtx[i].size};
+  for (size_t i = 0; i < kFusedPtxCount; ++i) {
+    const EmbeddedImage& img = kFusedPtx[i];
+    if (img.name == nullptr || name != img.name) continue;
+    if (img.unpacked_size == 0) return {reinterpret_cast<const char*>(img.data), img.size};
+    std::lock_guard<std::mutex> lock(mu);
+    auto [it, fresh] = unpacked.try_emplace(t);
+    if (fresh) {
+      it->second.resize(img.unpacked_size);
+      uLongf size = img.unpacked_size;
+      if (uncompress(reinterpret_cast<Bytef*>(it->second.data()), &size, img.data, img.size) != Z_OK ||
+          size != img.unpacked_size)
+        it->second.clear();  // a damaged build: no consumer programs (they run unfused)
+    }
+    return it->second;
+  }
   return {};
 }
 

@@ -60,5 +60,23 @@ expect_error 1 "which the C++ header cannot express" stream.ndp -o out/p
 expect_error 2 "cannot read" missing.ndp -o out/p
 expect_error 2 "unknown stage" kernels.ndp -o out/p --emit=assembly
 expect_error 1 "unknown CPU" kernels.ndp -o out/p --cpu=pentium9000 --emit=obj
-expect_error 2 "not available yet" kernels.ndp -o out/p --target=cuda
+expect_error 2 "GPU stages" kernels.ndp -o out/p --target=cpu --emit=ptx
+
+# For the GPU (the default target): the same object runs on the CPU where there is no GPU, and
+# on the GPU with the modules it holds (tools/gpu-test.sh runs it there).
+mkdir gpu
+"$ndp" compile kernels.ndp -o gpu/kernels
+c++ -std=c++20 aot_example.cpp gpu/kernels.o -Igpu -I"$src/include" -L"$build/exec" -lndp_runtime -o gpu/aot_example
+LD_LIBRARY_PATH="$build/exec" gpu/aot_example | diff -u "$src/tests/embed/aot_example.expected" - ||
+  fail "the GPU build answered otherwise"
+rm -rf stage && mkdir stage
+"$ndp" compile kernels.ndp -o stage/k --emit=ptx
+grep -q '^// ---- module sm_90|' stage/k.ptx || fail "--emit=ptx lists no module"
+grep -q '^// ---- module sm_90|consumer ' stage/k.ptx || fail "--emit=ptx lists no consumer program"
+"$ndp" compile kernels.ndp -o stage/k --emit=fatbin
+[ "$(ls stage/k.fatbin | wc -l)" = "$(grep -c '^// ---- module' stage/k.ptx)" ] || fail "one fatbinary a module"
+"$ndp" compile kernels.ndp -o stage/k --emit=cubin
+for c in stage/k.cubin/*.cubin; do
+  head -c 4 "$c" | od -An -c | grep -q 'E   L   F' || fail "$c is not an ELF cubin"
+done
 echo "ndp compile: OK"

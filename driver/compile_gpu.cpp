@@ -1,0 +1,150 @@
+// gpu_modules and assemble_gpu_modules (compile_gpu.h).
+#include "driver/compile_gpu.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "codegen/kernel_ptx.h"
+#include "exec/cuda/consumer_kernels.h"
+#include "exec/cuda/kernels.h"
+#include "flatten/kernel_abi.h"
+#include "runtime/gpu/consumer_program.h"
+
+namespace ndp::driver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class ModuleCollector {
+ public:
+  std::vector<GpuModule> modules;
+
+  void function(const flatten::Function& f) { block(f, f.body); }
+
+ private:
+  void block(const flatten::Function& f, const flatten::Block& b) {
+    for (const flatten::Stmt& s : b.stmts) {
+      if (s.kernel) add_kernel(f, s);
+      for (const flatten::Block* inner : {s.then_block.get(), s.else_block.get()})
+        if (inner) block(f, *inner);
+      if (s.loop)
+        for (const flatten::Block* inner : {&s.loop->prefix, &s.loop->step, &s.loop->combine, &s.loop->finish})
+          block(f, *inner);
+    }
+  }
+  void add(std::string key, const std::function<std::string()>& ptx) {
+    if (seen_.insert(key).second) modules.push_back(GpuModule{std::move(key), ptx(), {}, {}});
+  }
+  void add_kernel(const flatten::Function& f, const flatten::Stmt& s) {
+    const flatten::KernelBody& k = *s.kernel;
+    // The plain kernel: a consumer's unfused path and a filter group's flags run it too.
+    add(exec::cuda::kernel_key(k, {}), [&] { return codegen::compile_ptx(k); });
+    if (!flatten::is_consumer_kernel(s.op)) return;
+    const lang::Type* result = f.vars.at(s.op == flatten::Op::PackKernel ? s.uses.at(0) : s.dst).type;
+    for (bool one_segment : {true, false}) {
+      if (s.op == flatten::Op::PackKernel && !one_segment) continue;  // packs have one form
+      runtime::gpu::ConsumerKernels use = exec::cuda::consumer_kernels_of(s, result, one_segment);
+      add(exec::cuda::consumer_key(k, use, {}), [&] {
+        std::string_view consumers = runtime::gpu::consumer_ptx(use.image);
+        if (consumers.empty()) throw std::runtime_error("this ndp was built without the GPU consumer kernels");
+        runtime::cuda::Result<std::string> program =
+            runtime::gpu::consumer_program(consumers, codegen::compile_element_ptx(k), use.entries);
+        if (!program.ok()) throw std::runtime_error(program.status().message());
+        return program.value();
+      });
+    }
+  }
+  std::set<std::string> seen_;
+};
+
+/// The toolkit's program `name`: $CUDA_HOME/bin, /usr/local/cuda/bin, then PATH.
+std::string toolkit_program(const std::string& name) {
+  std::vector<fs::path> dirs;
+  if (const char* home = std::getenv("CUDA_HOME")) dirs.emplace_back(fs::path(home) / "bin");
+  dirs.emplace_back("/usr/local/cuda/bin");
+  if (const char* path = std::getenv("PATH")) {
+    std::istringstream ss(path);
+    for (std::string d; std::getline(ss, d, ':');)
+      if (!d.empty()) dirs.emplace_back(d);
+  }
+  std::error_code ec;
+  for (const fs::path& d : dirs)
+    if (fs::is_regular_file(d / name, ec) && ::access((d / name).c_str(), X_OK) == 0) return (d / name).string();
+  throw std::runtime_error(name + " (CUDA toolkit) not found in $CUDA_HOME/bin, /usr/local/cuda/bin or PATH; "
+                           "GPU output needs it (--target=cpu does not)");
+}
+
+/// Runs argv; throws with its output when it fails.
+void run_tool(const std::vector<std::string>& argv, const fs::path& log) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    std::FILE* f = std::fopen(log.c_str(), "w");
+    if (f) {
+      ::dup2(::fileno(f), 1);
+      ::dup2(::fileno(f), 2);
+    }
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::ifstream in(log);
+    std::ostringstream out;
+    out << in.rdbuf();
+    throw std::runtime_error(fs::path(argv[0]).filename().string() + " failed: " + out.str());
+  }
+}
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+}  // namespace
+
+std::vector<GpuModule> gpu_modules(std::span<const flatten::CompiledEntry* const> entries) {
+  ModuleCollector c;
+  for (const flatten::CompiledEntry* e : entries)
+    for (const flatten::Function& f : e->flat.functions) c.function(f);
+  return std::move(c.modules);
+}
+
+void assemble_gpu_modules(std::vector<GpuModule>& modules) {
+  if (modules.empty()) return;
+  std::string ptxas = toolkit_program("ptxas"), fatbinary = toolkit_program("fatbinary");
+  fs::path dir = fs::temp_directory_path() / ("ndp-compile-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  for (GpuModule& m : modules) {
+    fs::path base = dir / flatten::stable_hash_hex(m.key);
+    std::ofstream(base.string() + ".ptx", std::ios::binary) << m.ptx;
+    run_tool({ptxas, "-arch=sm_90", "-O3", base.string() + ".ptx", "-o", base.string() + ".cubin"}, base.string() + ".log");
+    run_tool({fatbinary, "--create=" + base.string() + ".fatbin", "--compress-all",
+              "--image3=kind=elf,sm=90,file=" + base.string() + ".cubin",
+              "--image3=kind=ptx,sm=90,file=" + base.string() + ".ptx"},
+             base.string() + ".log");
+    m.cubin = read_bytes(base.string() + ".cubin");
+    m.fatbin = read_bytes(base.string() + ".fatbin");
+  }
+}
+
+}  // namespace ndp::driver
