@@ -144,21 +144,23 @@ std::shared_ptr<const EmbeddedSession::Entry> EmbeddedSession::make_entry(uint32
   return e;
 }
 
-exec::host::Vec EmbeddedSession::call(const Entry& e, const exec::host::Vec& argument) {
+exec::host::ExecValue EmbeddedSession::call(const Entry& e, const exec::host::ExecValue& argument, bool device_result) {
   Session::Impl& s = *impl_;
-  exec::host::BoundGlobal bound[] = {{e.argument, argument}};
-  exec::host::Vec result;
+  exec::host::BoundGlobal bound[] = {{e.argument, argument.vec, argument.device}};
+  exec::host::ExecValue result;
   lang::eval::RunResult r;
   if (s.opts.backend == Backend::Interp) {
+    NDP_ASSERT(!argument.device, "a device vector on the interp backend");
     lang::core::Global& g = *s.prog.globals.at(e.argument);
-    g.value = exec::host::to_value(argument, 0);
+    g.value = exec::host::to_value(argument.vec, 0);
     g.has_value = true;
     r = s.interp.run(lang::core::TopExpr{calls_.at(&e), 0});
     g.value = {};
     g.has_value = false;
-    if (r.ok) result = exec::host::from_value(s.prog.types, e.result_type, r.value, 1);
+    if (r.ok) result.vec = exec::host::from_value(s.prog.types, e.result_type, r.value, 1);
   } else {
-    r = s.run_flat(e.flat, bound, &result);
+    r = s.run_flat(e.flat, bound, &result.vec,
+                   device_result && s.opts.backend == Backend::Cuda ? &result.device : nullptr);
   }
   if (!r.ok) {
     CapturedErrors captured;

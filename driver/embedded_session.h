@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "driver/session.h"
+#include "exec/host/bound_global.h"
 #include "exec/host/vec.h"
 #include "flatten/compiled_image.h"
 
@@ -38,9 +39,9 @@ class EmbeddedSession {
   std::shared_ptr<const Entry> entry(std::string_view name, std::string_view arg_type, std::string_view result_type);
   /// The same for the function global `global` at closed types, always flattened.
   std::shared_ptr<const Entry> entry(uint32_t global, const lang::Type* arg, const lang::Type* result);
-  /// Runs the entry on one argument instance; returns its one result. Throws ndp::Error for a
-  /// runtime error.
-  exec::host::Vec call(const Entry& e, const exec::host::Vec& argument);
+  /// Runs the entry on one argument instance; returns its one result, left on the device where
+  /// `device_result` and the backend is cuda. Throws ndp::Error for a runtime error.
+  exec::host::ExecValue call(const Entry& e, const exec::host::ExecValue& argument, bool device_result = false);
 
   /// The printed value of one expression (`%test`'s format); throws ndp::Error.
   std::string eval(std::string_view expression);

@@ -26,12 +26,13 @@ struct JitFunction final : detail::FunctionImpl {
   std::shared_ptr<const driver::EmbeddedSession::Entry> entry;
   JitFunction(std::shared_ptr<JitProgram> p, std::shared_ptr<const driver::EmbeddedSession::Entry> e)
       : program(std::move(p)), entry(std::move(e)) {}
-  detail::DataPtr call(const detail::DataPtr& argument) const override;
+  detail::DataPtr call(const detail::DataPtr& argument, bool device_result) const override;
 };
 
 struct JitProgram final : detail::ProgramImpl, std::enable_shared_from_this<JitProgram> {
+  Backend backend;
   driver::EmbeddedSession session;
-  JitProgram(const detail::ContextImpl& c) : session(driver_backend(c.backend), c.options.output) {}
+  JitProgram(const detail::ContextImpl& c) : backend(c.backend), session(driver_backend(c.backend), c.options.output) {}
   std::shared_ptr<const detail::FunctionImpl> function(std::string_view name, std::string_view arg_type,
                                                        std::string_view result_type) override {
     return std::make_shared<JitFunction>(shared_from_this(), session.entry(name, arg_type, result_type));
@@ -39,8 +40,10 @@ struct JitProgram final : detail::ProgramImpl, std::enable_shared_from_this<JitP
   std::string eval(std::string_view expression) override { return session.eval(expression); }
 };
 
-detail::DataPtr JitFunction::call(const detail::DataPtr& argument) const {
-  return detail::make_data(program->session.call(*entry, argument->vec));
+detail::DataPtr JitFunction::call(const detail::DataPtr& argument, bool device_result) const {
+  if (argument->device && program->backend != Backend::Cuda)
+    detail::fail("an ndp::Array of a cuda context passed to a program on another backend");
+  return detail::make_data(program->session.call(*entry, *argument, device_result));
 }
 
 }  // namespace

@@ -173,14 +173,14 @@ lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, boo
 
 lang::eval::RunResult Session::Impl::run_flat(const flatten::Program& program,
                                               std::span<const exec::host::BoundGlobal> bound,
-                                              exec::host::Vec* result) {
+                                              exec::host::Vec* result, std::shared_ptr<const void>* device_result) {
   if (opts.backend == Backend::Cuda) {
     if (!cuda) {
       cuda = std::make_unique<exec::cuda::CudaExecutor>(prog, opts.out);
       cuda->set_library_files(library_files);
     }
     int64_t before = cuda->host_fallbacks();
-    lang::eval::RunResult r = cuda->run_bound(program, bound, result);
+    lang::eval::RunResult r = cuda->run_bound(program, bound, result, device_result);
     // Where a program leaves the device (Note [GPU lifted primitives]).
     if (const char* d = std::getenv("NDP_DEBUG"); d != nullptr && std::atoi(d) >= 1)
       std::fprintf(opts.err, "ndp: cuda: %lld primitive applications ran on the host; kernels: %s\n",

@@ -65,7 +65,7 @@ struct Session::Impl {
   /// Runs a flattened body on the cpu or cuda backend (made on first use), with `bound` globals
   /// (exec/host/bound_global.h); the result is left in `*result`.
   lang::eval::RunResult run_flat(const flatten::Program& program, std::span<const exec::host::BoundGlobal> bound,
-                                 exec::host::Vec* result);
+                                 exec::host::Vec* result, std::shared_ptr<const void>* device_result = nullptr);
 
   static void bind_slots(const lang::core::Pattern* p, const lang::Value& v, std::vector<lang::Value>& frame);
 

@@ -8,17 +8,21 @@
 #include <string>
 #include <string_view>
 
+#include "exec/host/bound_global.h"
 #include "exec/host/vec.h"
 #include "include/ndp/ndp.hpp"
 
 namespace ndp::detail {
 
-/// n instances of one closed type (Note [Embedding values]).
-struct Data {
-  exec::host::Vec vec;
-};
+/// n instances of one closed type (Note [Embedding values]): on the host, or on the GPU (an
+/// exec::cuda::DVec behind `device`: an ndp::Array of a cuda context, or a result that holds
+/// one).
+struct Data : exec::host::ExecValue {};
 
 DataPtr make_data(exec::host::Vec v);
+DataPtr make_data(exec::host::ExecValue v);
+/// The Data with its values on the host (downloaded when on the device).
+DataPtr on_host(const DataPtr& d);
 
 /// The process-wide lock every API call takes (Note [Embedding threads]).
 std::mutex& api_lock();
@@ -26,8 +30,9 @@ std::mutex& api_lock();
 /// A function ready for calls: a JIT-compiled one (driver/) or one of a compiled image.
 struct FunctionImpl {
   virtual ~FunctionImpl() = default;
-  /// Runs the function on one argument; the caller holds api_lock().
-  virtual DataPtr call(const DataPtr& argument) const = 0;
+  /// Runs the function on one argument; the caller holds api_lock(). With `device_result` (the
+  /// result holds an ndp::Array) it stays on the GPU on the cuda backend.
+  virtual DataPtr call(const DataPtr& argument, bool device_result) const = 0;
 };
 
 /// A program's functions by name, at the types spelled in NESL syntax (the header's Traits).

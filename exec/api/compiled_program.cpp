@@ -59,7 +59,7 @@ struct CompiledFunction final : detail::FunctionImpl {
   const flatten::CompiledEntry* entry;
   CompiledFunction(std::shared_ptr<CompiledProgram> p, const flatten::CompiledEntry* e)
       : program(std::move(p)), entry(e) {}
-  detail::DataPtr call(const detail::DataPtr& argument) const override;
+  detail::DataPtr call(const detail::DataPtr& argument, bool device_result) const override;
 };
 
 struct CompiledProgram final : detail::ProgramImpl, std::enable_shared_from_this<CompiledProgram> {
@@ -123,12 +123,13 @@ struct CompiledProgram final : detail::ProgramImpl, std::enable_shared_from_this
   }
 };
 
-detail::DataPtr CompiledFunction::call(const detail::DataPtr& argument) const {
-  exec::host::BoundGlobal bound[] = {{entry->argument, argument->vec}};
-  exec::host::Vec result;
+detail::DataPtr CompiledFunction::call(const detail::DataPtr& argument, bool device_result) const {
   CompiledProgram& p = *program;
-  lang::eval::RunResult r =
-      p.cuda ? p.cuda->run_bound(entry->flat, bound, &result) : p.cpu->run_bound(entry->flat, bound, &result);
+  if (argument->device && !p.cuda) detail::fail("an ndp::Array of a cuda context passed to a program on the cpu");
+  exec::host::BoundGlobal bound[] = {{entry->argument, argument->vec, argument->device}};
+  exec::host::ExecValue result;
+  lang::eval::RunResult r = p.cuda ? p.cuda->run_bound(entry->flat, bound, &result.vec, device_result ? &result.device : nullptr)
+                                   : p.cpu->run_bound(entry->flat, bound, &result.vec);
   if (!r.ok) p.runtime_error(r.error);
   return detail::make_data(std::move(result));
 }

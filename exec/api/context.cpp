@@ -16,9 +16,9 @@ std::mutex& api_lock() {
 
 void fail(std::string message) { throw ndp::Error("error: " + message, message); }
 
-DataPtr call(const FunctionImpl& f, const DataPtr& argument) {
+DataPtr call(const FunctionImpl& f, const DataPtr& argument, bool device_result) {
   std::lock_guard<std::mutex> lock(api_lock());
-  return f.call(argument);
+  return f.call(argument, device_result);
 }
 
 std::shared_ptr<const FunctionImpl> find_function(const std::shared_ptr<ProgramImpl>& p, std::string_view name,

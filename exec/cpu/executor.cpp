@@ -184,8 +184,9 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     }
     case Op::Global: {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
-      if (const Vec* v = find_bound(bound, s.global)) {
-        set_vec(f, s.dst, replicate_one(retype(prog.types, *v, type_of(f, s.dst)), host(f, s.uses.at(0))));
+      if (const BoundGlobal* b = find_bound(bound, s.global)) {
+        NDP_ASSERT(!b->device, "a device vector bound on the cpu backend");
+        set_vec(f, s.dst, replicate_one(retype(prog.types, b->value, type_of(f, s.dst)), host(f, s.uses.at(0))));
         return;
       }
       const lang::core::Global& g = *prog.globals[s.global];

@@ -144,8 +144,9 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::Lit: set_vec(f, s.dst, constant(type_of(f, s.dst), s.lit, host(f, s.uses.at(0)))); return;
     case Op::Global: {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
-      if (const host::Vec* v = host::find_bound(bound, s.global)) {
-        DVec one = upload(g, host::retype(prog.types, *v, type_of(f, s.dst)));
+      if (const host::BoundGlobal* b = host::find_bound(bound, s.global)) {
+        DVec one = b->device ? retype(prog.types, *static_cast<const DVec*>(b->device.get()), type_of(f, s.dst))
+                             : upload(g, host::retype(prog.types, b->value, type_of(f, s.dst)));
         set_vec(f, s.dst, replicate_one(g, one, host(f, s.uses.at(0))));
         return;
       }
@@ -375,7 +376,7 @@ lang::eval::RunResult CudaExecutor::run(const flatten::Program& p) {
 }
 
 lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::span<const host::BoundGlobal> bound,
-                                              host::Vec* result) {
+                                              host::Vec* result, std::shared_ptr<const void>* device_result) {
   Impl& m = *impl_;
   stmt_profile_new_program();
   m.bound = bound;
@@ -386,6 +387,10 @@ lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::sp
     DVec r = m.call(p.entry, arg, nullptr, Span{});
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
     m.g.run_deferred_checks();  // gathers that went with the entry function's frame
+    if (device_result) {
+      *device_result = std::make_shared<const DVec>(std::move(r));
+      return Value{};
+    }
     *result = download(m.g, r);
     m.g.synchronize();
     return Value{};

@@ -29,9 +29,11 @@ class CudaExecutor {
   /// Runs `p.functions[p.entry]` on one instance of the int 0, as CpuExecutor::run: the data
   /// stays on the device from the first statement to the result, which alone comes back.
   lang::eval::RunResult run(const flatten::Program& p);
-  /// As CpuExecutor::run_bound: the bound vectors go to the device, and the result comes back.
+  /// As CpuExecutor::run_bound: the bound vectors go to the device (those bound as device
+  /// vectors are there), and the result comes back; with `device_result`, it stays on the device
+  /// as an exec::cuda::DVec there instead (`*result` untouched).
   lang::eval::RunResult run_bound(const flatten::Program& p, std::span<const host::BoundGlobal> bound,
-                                  host::Vec* result);
+                                  host::Vec* result, std::shared_ptr<const void>* device_result = nullptr);
   void set_library_files(uint32_t last_file);
 
   /// Primitive applications that ran on the host since the executor was made (see Note [GPU

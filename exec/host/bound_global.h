@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "exec/host/vec.h"
@@ -17,12 +18,22 @@ namespace ndp::exec::host {
 struct BoundGlobal {
   uint32_t global = 0;  // the id of a Variable global in the Core program
   Vec value;            // one instance of the global's type
+  /// Or, on the cuda backend, the instance in device memory: an exec::cuda::DVec, which
+  /// exec/host cannot name (the embedding API's ndp::Array, kept on the GPU between calls).
+  std::shared_ptr<const void> device;
+};
+
+/// A value going into or coming out of an executor: `vec` on the host, or `device` as in
+/// BoundGlobal.
+struct ExecValue {
+  Vec vec;
+  std::shared_ptr<const void> device;
 };
 
 /// The binding of `global` in `bound`, or null.
-inline const Vec* find_bound(std::span<const BoundGlobal> bound, uint32_t global) {
+inline const BoundGlobal* find_bound(std::span<const BoundGlobal> bound, uint32_t global) {
   for (const BoundGlobal& b : bound)
-    if (b.global == global) return &b.value;
+    if (b.global == global) return &b;
   return nullptr;
 }
 

@@ -101,8 +101,15 @@ DataPtr borrow_scalars(Scalar k, const void* p, int64_t n);
 DataPtr make_nest(const DataPtr& elements, const int64_t* lengths, int64_t n);
 /// n pairs from n firsts and n seconds.
 DataPtr pair_of(const DataPtr& first, const DataPtr& second);
+/// Throws Error: an Array may be an argument, a result or a part of a tuple, not an element.
+[[noreturn]] void fail_nested_array();
 
 int64_t size_of(const Data& d);
+/// The same values on the host: `d` itself, or a copy of it from the GPU. The readers below
+/// need it (first_of and second_of do not: a pair's parts stay where they are).
+DataPtr host_of(const DataPtr& d);
+/// For one sequence instance: the number of its elements (wherever it is).
+int64_t elements_count(const Data& d);
 /// The elements of n scalars of kind k, in their storage (bool and char: one byte).
 const void* scalars_of(const Data& d, Scalar k);
 /// For n sequences: their n lengths, and all their elements.
@@ -112,10 +119,12 @@ DataPtr first_of(const Data& d);
 DataPtr second_of(const Data& d);
 
 template <class T, class = void>
-struct Traits;  // for each supported C++ type T: type(), build(begin, n), read(data)
+struct Traits;  // for each supported C++ type T: type(), build(begin, n), read(data), and
+                // keeps_device: whether a result of type T stays on the GPU (it holds an Array)
 
 template <class T, Scalar K, class Storage = T>
 struct ScalarTraits {
+  static constexpr bool keeps_device = false;
   static std::string type() {
     constexpr const char* names[] = {"int", "float", "bool", "char", "i32", "f32"};
     return names[static_cast<int>(K)];
@@ -127,7 +136,8 @@ struct ScalarTraits {
     for (int64_t i = 0; i < n; ++i, ++it) out[i] = static_cast<Storage>(*it);
     return d;
   }
-  static std::vector<T> read(const DataPtr& d) {
+  static std::vector<T> read(const DataPtr& data) {
+    DataPtr d = host_of(data);
     const Storage* p = static_cast<const Storage*>(scalars_of(*d, K));
     return std::vector<T>(p, p + size_of(*d));
   }
@@ -154,7 +164,8 @@ DataPtr build_sequences(It it, int64_t n) {
 
 /// The n sequences of `d`, each as a Seq built from its elements' range.
 template <class Seq, class Elem>
-std::vector<Seq> read_sequences(const DataPtr& d) {
+std::vector<Seq> read_sequences(const DataPtr& data) {
+  DataPtr d = host_of(data);
   std::vector<Elem> all = Traits<Elem>::read(elements_of(*d));
   const int64_t* lengths = lengths_of(*d);
   std::vector<Seq> out;
@@ -170,6 +181,7 @@ std::vector<Seq> read_sequences(const DataPtr& d) {
 
 template <class T>
 struct Traits<std::vector<T>> {
+  static constexpr bool keeps_device = false;
   static std::string type() { return "[" + Traits<T>::type() + "]"; }
   template <class It>
   static DataPtr build(It it, int64_t n) {
@@ -186,6 +198,7 @@ struct Traits<std::vector<T>> {
 
 template <>
 struct Traits<std::string> {
+  static constexpr bool keeps_device = false;
   static std::string type() { return "[char]"; }
   template <class It>
   static DataPtr build(It it, int64_t n) { return build_sequences<char>(it, n); }
@@ -196,11 +209,10 @@ struct Traits<std::string> {
 template <class T>
 struct Traits<std::span<const T>> {
   static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "a span argument holds int64_t, double, int32_t, float or char");
+  static constexpr bool keeps_device = false;
   static std::string type() { return "[" + Traits<T>::type() + "]"; }
   template <class It>
   static DataPtr build(It it, int64_t n) {
-    std::vector<int64_t> lengths;
-    std::vector<DataPtr> parts;
     if (n != 1) return build_sequences<T>(it, n);
     int64_t len = static_cast<int64_t>(it->size());
     constexpr Scalar k = std::is_same_v<T, int64_t>   ? Scalar::Int
@@ -214,6 +226,7 @@ struct Traits<std::span<const T>> {
 
 template <class T>
 struct Traits<Nested<T>> {
+  static constexpr bool keeps_device = false;
   static std::string type() { return "[[" + Traits<T>::type() + "]]"; }
   template <class It>
   static DataPtr build(It it, int64_t n) {
@@ -235,7 +248,8 @@ struct Traits<Nested<T>> {
                              static_cast<int64_t>(inner.size()));
     return make_nest(seqs, outer.data(), n);
   }
-  static std::vector<Nested<T>> read(const DataPtr& d) {
+  static std::vector<Nested<T>> read(const DataPtr& data) {
+    DataPtr d = host_of(data);
     DataPtr seqs = elements_of(*d);
     std::vector<T> all = Traits<T>::read(elements_of(*seqs));
     const int64_t* outer = lengths_of(*d);
@@ -257,6 +271,7 @@ struct Traits<Nested<T>> {
 
 template <class A, class B>
 struct Traits<std::pair<A, B>> {
+  static constexpr bool keeps_device = Traits<A>::keeps_device || Traits<B>::keeps_device;
   static std::string type() { return "(" + Traits<A>::type() + ", " + Traits<B>::type() + ")"; }
   template <class It>
   static DataPtr build(It it, int64_t n) {
@@ -283,14 +298,8 @@ struct Traits<std::tuple<A, Rest...>, std::enable_if_t<(sizeof...(Rest) >= 1)>> 
   using Tail = std::conditional_t<sizeof...(Rest) == 1, std::tuple_element_t<0, std::tuple<Rest..., void>>,
                                   std::tuple<Rest...>>;
   using AsPair = std::pair<A, Tail>;
-  static std::string type() {
-    std::string t = Traits<AsPair>::type();  // "(A, (B, C))" printed flat as NESL does
-    return "(" + Traits<A>::type() + ", " + strip(Traits<Tail>::type()) + ")";
-  }
-  static std::string strip(std::string t) {
-    if constexpr (sizeof...(Rest) >= 2) return t.substr(1, t.size() - 2);
-    return t;
-  }
+  static constexpr bool keeps_device = Traits<AsPair>::keeps_device;
+  static std::string type() { return Traits<AsPair>::type(); }  // (A, (B, C)) is NESL's (A, B, C)
   static Tail tail(const std::tuple<A, Rest...>& t) {
     if constexpr (sizeof...(Rest) == 1) return std::get<1>(t);
     else return std::apply([](const A&, const Rest&... r) { return std::tuple<Rest...>(r...); }, t);
@@ -353,10 +362,57 @@ struct CompiledModule {
 void register_compiled_kernels(const CompiledKernel* kernels, size_t count);
 void register_compiled_modules(const CompiledModule* modules, size_t count);
 
-/// Calls a handle's function on one argument; returns the one result.
-DataPtr call(const FunctionImpl& f, const DataPtr& argument);
+/// Calls a handle's function on one argument; returns the one result (left on the GPU with
+/// `device_result`, on the cuda backend).
+DataPtr call(const FunctionImpl& f, const DataPtr& argument, bool device_result);
+/// The values of `host` where the context computes: on the GPU for cuda, else `host` itself.
+DataPtr upload(const ContextImpl& c, const DataPtr& host);
 std::shared_ptr<const FunctionImpl> find_function(const std::shared_ptr<ProgramImpl>& p, std::string_view name,
                                                   const std::string& argument_type, const std::string& result_type);
+
+}  // namespace detail
+
+/// A sequence [T] of int64_t, double, int32_t, float or char that stays where its context
+/// computes: in GPU memory on the cuda backend, in host memory on the others. Functions take
+/// it and return it (`Function<ndp::Array<double>(double, ndp::Array<double>)>`) without a
+/// copy to the host, so a chain of calls keeps its data on the device; Context::upload makes
+/// one and to_host() copies it back. A result holding an Array (in a pair, say) stays on the
+/// device as a whole; its other parts are copied when read.
+template <class T>
+class Array {
+ public:
+  Array() = default;
+  /// The number of elements (no copy).
+  size_t size() const { return data_ ? static_cast<size_t>(detail::elements_count(*data_)) : 0; }
+  /// The elements, copied to the host.
+  std::vector<T> to_host() const {
+    return data_ ? std::move(detail::Traits<std::vector<T>>::read(data_).at(0)) : std::vector<T>{};
+  }
+
+ private:
+  template <class, class>
+  friend struct detail::Traits;
+  friend class Context;
+  explicit Array(detail::DataPtr d) : data_(std::move(d)) {}
+  detail::DataPtr data_;  // one instance of [T]
+};
+
+namespace detail {
+
+template <class T>
+struct Traits<Array<T>> {
+  static constexpr bool keeps_device = true;
+  static std::string type() { return "[" + Traits<T>::type() + "]"; }
+  template <class It>
+  static DataPtr build(It it, int64_t n) {
+    if (n != 1) fail_nested_array();
+    return it->data_ ? it->data_ : Traits<std::vector<T>>::build(std::vector<std::vector<T>>(1).begin(), 1);
+  }
+  static std::vector<Array<T>> read(const DataPtr& d) {
+    if (size_of(*d) != 1) fail_nested_array();
+    return {Array<T>(d)};
+  }
+};
 
 }  // namespace detail
 
@@ -372,7 +428,7 @@ class Function<R(Args...)> {
   /// Calls the function; throws Error for a runtime error (with the failing place in the
   /// source).
   R operator()(const detail::Plain<Args>&... args) const {
-    detail::DataPtr result = detail::call(*impl_, detail::build_argument(args...));
+    detail::DataPtr result = detail::call(*impl_, detail::build_argument(args...), detail::Traits<R>::keeps_device);
     return std::move(detail::Traits<R>::read(result).at(0));
   }
 
@@ -422,6 +478,16 @@ class Context {
   Program compile(std::string_view source, std::string_view name = "<source>") const;
   /// compile() of a file's text, named by its path.
   Program compile_file(const std::string& path) const;
+  /// An Array of `values` where this context computes (copied to the GPU on cuda).
+  template <class T>
+  Array<T> upload(std::span<const T> values) const {
+    std::span<const T> one[] = {values};
+    return Array<T>(detail::upload(*impl_, detail::Traits<std::span<const T>>::build(one, 1)));
+  }
+  template <class T>
+  Array<T> upload(const std::vector<T>& values) const {
+    return upload(std::span<const T>(values));
+  }
   /// A program compiled ahead of time by `ndp compile`, from the image its object file holds
   /// (the generated header passes it). Needs only ndp's runtime library (libndp_runtime), not
   /// the compiler; the program's eval() is not available then. Throws Error for an image of

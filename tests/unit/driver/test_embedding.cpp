@@ -159,3 +159,35 @@ TEST_CASE("embedding: a cuda context where no GPU is fails clearly") {
   CHECK_THROWS_AS(ndp::Context(ndp::Options{ndp::Backend::Cuda}), ndp::Error);
   CHECK(ndp::Context().backend() == ndp::Backend::Cpu);
 }
+
+TEST_CASE("embedding: arrays stay where the context computes between calls") {
+  for (ndp::Backend b : backends()) {
+    CAPTURE(ndp::backend_name(b));
+    ndp::Context ctx = context(b);
+    ndp::Program prog = ctx.compile(kSource, "kernels.ndp");
+    std::vector<double> xs = {1, 2, 3, 4};
+    ndp::Array<double> a = ctx.upload(xs);
+    CHECK(a.size() == 4);
+    CHECK(a.to_host() == xs);
+
+    // A chain of calls on an array: on cuda its data never comes back in between.
+    auto scale = prog.function<ndp::Array<double>(double, ndp::Array<double>)>("scale");
+    ndp::Array<double> b2 = scale(2.0, a);
+    ndp::Array<double> b6 = scale(3.0, b2);
+    CHECK(b6.size() == 4);
+    CHECK(b6.to_host() == std::vector<double>{6, 12, 18, 24});
+    CHECK(a.to_host() == xs);  // arguments are not changed
+
+    // Arrays mixed with host values, in and out.
+    auto dot = prog.function<double(ndp::Array<double>, std::span<const double>)>("dot");
+    CHECK(dot(b2, xs) == doctest::Approx(2 + 8 + 18 + 32));
+    auto halves = prog.function<std::pair<ndp::Array<int64_t>, std::vector<int64_t>>(std::vector<int64_t>)>("halves");
+    auto [lo, hi] = halves({1, 2, 3, 4, 5});
+    CHECK(lo.to_host() == std::vector<int64_t>{1, 2});
+    CHECK(hi == std::vector<int64_t>{3, 4, 5});
+    auto sort = prog.function<ndp::Array<int64_t>(ndp::Array<int64_t>)>("qsort");
+    CHECK(sort(lo).to_host() == std::vector<int64_t>{1, 2});
+    CHECK(sort(ctx.upload(std::vector<int64_t>{})).size() == 0);
+    CHECK(ndp::Array<double>().size() == 0);
+  }
+}
