@@ -20,6 +20,7 @@
 namespace ndp::driver {
 
 namespace fs = std::filesystem;
+using flatten::GatheredInput;
 
 namespace {
 
@@ -43,23 +44,40 @@ class ModuleCollector {
   void add(std::string key, const std::function<std::string()>& ptx) {
     if (seen_.insert(key).second) modules.push_back(GpuModule{std::move(key), ptx(), {}, {}});
   }
+  /// The gathered-input variants compiled ahead for a body (Note [Fused gathers] in
+  /// exec/cuda/kernels.h): none, each input alone, and all together. An input replicated into an
+  /// apply-to-each (a free variable: quicksort's pivot) is the usual gathered one; a variant
+  /// missing at run time gathers first instead (Note [Precompiled modules]).
+  static std::vector<std::vector<GatheredInput>> gather_variants(const flatten::KernelBody& k) {
+    std::vector<std::vector<GatheredInput>> v = {{}};
+    for (uint32_t j = 0; j < k.inputs.size(); ++j) v.push_back({GatheredInput{j, false}});
+    if (k.inputs.size() >= 2) {
+      std::vector<GatheredInput> all;
+      for (uint32_t j = 0; j < k.inputs.size(); ++j) all.push_back(GatheredInput{j, false});
+      v.push_back(std::move(all));
+    }
+    return v;
+  }
   void add_kernel(const flatten::Function& f, const flatten::Stmt& s) {
     const flatten::KernelBody& k = *s.kernel;
+    std::vector<std::vector<GatheredInput>> variants = gather_variants(k);
     // The plain kernel: a consumer's unfused path and a filter group's flags run it too.
-    add(exec::cuda::kernel_key(k, {}), [&] { return codegen::compile_ptx(k); });
+    for (const std::vector<GatheredInput>& g : variants)
+      add(exec::cuda::kernel_key(k, g), [&] { return codegen::compile_ptx(k, g); });
     if (!flatten::is_consumer_kernel(s.op)) return;
     const lang::Type* result = f.vars.at(s.op == flatten::Op::PackKernel ? s.uses.at(0) : s.dst).type;
     for (bool one_segment : {true, false}) {
       if (s.op == flatten::Op::PackKernel && !one_segment) continue;  // packs have one form
       runtime::gpu::ConsumerKernels use = exec::cuda::consumer_kernels_of(s, result, one_segment);
-      add(exec::cuda::consumer_key(k, use, {}), [&] {
-        std::string_view consumers = runtime::gpu::consumer_ptx(use.image);
-        if (consumers.empty()) throw std::runtime_error("this ndp was built without the GPU consumer kernels");
-        runtime::cuda::Result<std::string> program =
-            runtime::gpu::consumer_program(consumers, codegen::compile_element_ptx(k), use.entries);
-        if (!program.ok()) throw std::runtime_error(program.status().message());
-        return program.value();
-      });
+      for (const std::vector<GatheredInput>& g : variants)
+        add(exec::cuda::consumer_key(k, use, g), [&] {
+          std::string_view consumers = runtime::gpu::consumer_ptx(use.image);
+          if (consumers.empty()) throw std::runtime_error("this ndp was built without the GPU consumer kernels");
+          runtime::cuda::Result<std::string> program =
+              runtime::gpu::consumer_program(consumers, codegen::compile_element_ptx(k, g), use.entries);
+          if (!program.ok()) throw std::runtime_error(program.status().message());
+          return program.value();
+        });
     }
   }
   std::set<std::string> seen_;

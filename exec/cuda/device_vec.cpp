@@ -437,7 +437,14 @@ DVec upload(Gpu& g, const host::Vec& v) {
     default: {
       int bytes = elem_bytes(t);
       DBuf buf = g.alloc(n * bytes);
-      g.check(g.pool().upload(buf->pointer(), v.buffer().get(), static_cast<size_t>(n * bytes)));
+      // One value (a literal, a scalar argument, a uniform buffer of n copies): a fill kernel
+      // with the value as its parameter, queued like any launch, where a copy from host memory
+      // would wait for the device.
+      if (v.is_uniform() && n > 0) {
+        g.check(g.prims().fill(buf->pointer(), n, bytes, v.uniform_bits()));
+      } else {
+        g.check(g.pool().upload(buf->pointer(), v.buffer().get(), static_cast<size_t>(n * bytes)));
+      }
       return DVec::scalar(t, n, std::move(buf));
     }
   }

@@ -52,6 +52,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   int64_t fallbacks = 0;
   lang::eval::DeepStack stack{kWalkStackBytes};
   std::span<const host::BoundGlobal> bound;  // for the run in progress (run_bound)
+  DVec entry_argument;                        // the int 0 every run's entry function takes
 
   Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu) : prog(p), out(o), g(gpu), kernels(gpu), streams(o) {
     env.types = &prog.types;
@@ -383,8 +384,9 @@ lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::sp
   lang::eval::RunResult r = m.run_program(p, m.stack, m.rand, m.out, [&] {
     m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
     m.g.begin_evaluation();
-    DVec arg = m.constant(m.prog.types.int_(), Value::int_(0), 1);
-    DVec r = m.call(p.entry, arg, nullptr, Span{});
+    // The entry's argument, the int 0: made once (vectors are never written after they are made).
+    if (m.entry_argument.size() != 1) m.entry_argument = m.constant(m.prog.types.int_(), Value::int_(0), 1);
+    DVec r = m.call(p.entry, m.entry_argument, nullptr, Span{});
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
     m.g.run_deferred_checks();  // gathers that went with the entry function's frame
     if (device_result) {
