@@ -427,8 +427,16 @@ DVec upload(Gpu& g, const host::Vec& v) {
   switch (t->kind) {
     case TypeKind::Seq: {
       DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
-      g.check(g.pool().upload(len->pointer(), v.lengths(), static_cast<size_t>(n) * 8));
-      g.check(g.pool().upload(off->pointer(), v.offsets(), static_cast<size_t>(n + 1) * 8));
+      if (n == 1) {
+        // One sequence (a call's argument, say): its length is its elements' count, and its
+        // offsets are 0 and that count. Two launches, queued, instead of two copies that wait.
+        int64_t total = v.elems().size();
+        g.check(g.prims().fill(len->pointer(), 1, 8, static_cast<uint64_t>(total)));
+        g.check(g.prims().iota(off->pointer(), 2, 0, total));
+      } else {
+        g.check(g.pool().upload(len->pointer(), v.lengths(), static_cast<size_t>(n) * 8));
+        g.check(g.pool().upload(off->pointer(), v.offsets(), static_cast<size_t>(n + 1) * 8));
+      }
       return DVec::seq(t, n, std::move(len), std::move(off), upload(g, v.elems()));
     }
     case TypeKind::Pair: return DVec::pair(t, upload(g, v.first()), upload(g, v.second()));
@@ -457,8 +465,14 @@ host::Vec download(Gpu& g, const DVec& v) {
     case TypeKind::Seq: {
       host::Buf<int64_t> len(n);
       std::shared_ptr<int64_t[]> off(new int64_t[static_cast<size_t>(n + 1)]);
-      g.check(g.pool().download(len.data(), v.lengths(), static_cast<size_t>(n) * 8));
-      g.check(g.pool().download(off.get(), v.offsets(), static_cast<size_t>(n + 1) * 8));
+      if (n == 1) {  // one sequence: its length is its elements' count, known here
+        len[0] = v.elems().size();
+        off[0] = 0;
+        off[1] = len[0];
+      } else {
+        g.check(g.pool().download(len.data(), v.lengths(), static_cast<size_t>(n) * 8));
+        g.check(g.pool().download(off.get(), v.offsets(), static_cast<size_t>(n + 1) * 8));
+      }
       return host::Vec::seq(t, n, len.share(), std::move(off), download(g, v.elems()));
     }
     case TypeKind::Pair: return host::Vec::pair(t, download(g, v.first()), download(g, v.second()));
