@@ -4,6 +4,7 @@
 
 #include "exec/api/api_impl.h"
 #include "exec/cuda/executor.h"
+#include "exec/cuda/gpu.h"
 
 namespace ndp {
 
@@ -33,6 +34,8 @@ Context::Context(Options options) {
   std::lock_guard<std::mutex> lock(detail::api_lock());
   Backend b = options.backend;
   if (b == Backend::Default || b == Backend::Cuda) {  // (opening the GPU takes a while: only here)
+    std::string why;
+    if (!exec::cuda::Gpu::select_device(options.device, &why)) detail::fail(why);
     std::string cuda_missing = exec::cuda::CudaExecutor::unavailable_reason();
     if (b == Backend::Default) b = cuda_missing.empty() ? Backend::Cuda : Backend::Cpu;
     if (b == Backend::Cuda && !cuda_missing.empty()) detail::fail("the cuda backend cannot run here: " + cuda_missing);

@@ -21,6 +21,24 @@ ndp_elem_type elem_type(const lang::Type* t) {
   }
 }
 
+namespace {
+
+std::mutex device_mu;
+int device_ordinal = 0;     // the device get() opens
+bool device_opened = false;  // get() ran: the ordinal is fixed
+
+}  // namespace
+
+bool Gpu::select_device(int ordinal, std::string* why) {
+  std::lock_guard<std::mutex> lock(device_mu);
+  if (device_opened && ordinal != device_ordinal) {
+    *why = "this process already uses GPU " + std::to_string(device_ordinal) + "; one process uses one GPU";
+    return false;
+  }
+  device_ordinal = ordinal;
+  return true;
+}
+
 Gpu* Gpu::get(std::string* why) {
   static std::once_flag once;
   // Never destroyed: the driver library's own static goes first at exit, and releasing device
@@ -35,7 +53,13 @@ Gpu* Gpu::get(std::string* why) {
       return;
     }
     auto g = std::make_unique<Gpu>();
-    auto d = runtime::cuda::Device::open(*driver);
+    int ordinal;
+    {
+      std::lock_guard<std::mutex> lock(device_mu);
+      device_opened = true;
+      ordinal = device_ordinal;
+    }
+    auto d = runtime::cuda::Device::open(*driver, ordinal);
     if (!d.ok()) {
       reason = d.status().message();
       return;

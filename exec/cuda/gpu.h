@@ -22,6 +22,9 @@ class Gpu {
   /// The process's GPU, opened on first use; null with `why` set when there is none (no
   /// driver, no device, a build without the GPU primitives).
   static Gpu* get(std::string* why = nullptr);
+  /// Chooses the device (its ordinal) that get() opens; false with `why` set once the process
+  /// opened another one (the embedding API's Options::device).
+  static bool select_device(int ordinal, std::string* why);
 
   runtime::cuda::Device& device() { return *device_; }
   runtime::cuda::MemoryPool& pool() { return *pool_; }

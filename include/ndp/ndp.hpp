@@ -50,6 +50,9 @@ enum class Backend {
 
 struct Options {
   Backend backend = Backend::Default;
+  /// The GPU for cuda (its CUDA ordinal). Process-wide: the process opens one GPU, the first
+  /// time a context needs it; a later context asking for another is an Error.
+  int device = 0;
   /// Where the programs' own output goes (print_string, print): the answers of calls are
   /// returned, never printed.
   std::FILE* output = stdout;

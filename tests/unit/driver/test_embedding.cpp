@@ -153,6 +153,13 @@ TEST_CASE("embedding: programs are separate namespaces, and calls are safe from 
   for (int t = 0; t < 8; ++t) CHECK(results[static_cast<size_t>(t)] == (t % 2 ? t + 1 : t * 10));
 }
 
+TEST_CASE("embedding: a GPU that does not exist is an error") {
+  ndp::Options o;
+  o.backend = ndp::Backend::Cuda;
+  o.device = 999;
+  CHECK_THROWS_AS(ndp::Context{o}, ndp::Error);
+}
+
 TEST_CASE("embedding: a cuda context where no GPU is fails clearly") {
   bool has_gpu = backends().size() == 3;
   if (has_gpu) return;
