@@ -202,7 +202,7 @@ int compile_program(const CompileOptions& o) {
     object.host_kernels = flatten::image_kernels(entry_ptrs);
     std::vector<GpuModule> modules;
     if (!o.cpu_only && (gpu_stage || o.emit == EmitStage::Obj || o.emit == EmitStage::All)) {
-      modules = gpu_modules(entry_ptrs);
+      modules = gpu_modules(session.types(), entry_ptrs);
       if (o.emit != EmitStage::Ptx) assemble_gpu_modules(modules);
       for (const GpuModule& m : modules) object.gpu_modules.emplace_back(m.key, m.fatbin);
     }

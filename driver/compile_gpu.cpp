@@ -15,6 +15,7 @@
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/kernels.h"
 #include "flatten/kernel_abi.h"
+#include "flatten/passes/fuse_elementwise.h"
 #include "runtime/gpu/consumer_program.h"
 
 namespace ndp::driver {
@@ -26,6 +27,7 @@ namespace {
 
 class ModuleCollector {
  public:
+  explicit ModuleCollector(lang::TypeContext& types) : types_(types) {}
   std::vector<GpuModule> modules;
 
   void function(const flatten::Function& f) { block(f, f.body); }
@@ -34,6 +36,7 @@ class ModuleCollector {
   void block(const flatten::Function& f, const flatten::Block& b) {
     for (const flatten::Stmt& s : b.stmts) {
       if (s.kernel) add_kernel(f, s);
+      if (s.op == flatten::Op::Prim) add_prim_kernels(f, s);
       for (const flatten::Block* inner : {s.then_block.get(), s.else_block.get()})
         if (inner) block(f, *inner);
       if (s.loop)
@@ -44,6 +47,29 @@ class ModuleCollector {
   void add(std::string key, const std::function<std::string()>& ptx) {
     if (seen_.insert(key).second) modules.push_back(GpuModule{std::move(key), ptx(), {}, {}});
   }
+  /// The kernels the cuda backend makes for a primitive statement at run time
+  /// (exec/cuda/lifted_prims.cpp): a single elementwise primitive as a one-node kernel, with
+  /// the check of its second operand where it can fail, and the sum of lengths of `++`.
+  void add_prim_kernels(const flatten::Function& f, const flatten::Stmt& s) {
+    std::vector<const lang::Type*> args;
+    for (flatten::VarId u : s.uses) {
+      if (f.vars.at(u).is_host()) return;
+      args.push_back(f.vars[u].type);
+    }
+    const lang::Type* result = f.vars.at(s.dst).type;
+    std::vector<flatten::KernelBody> bodies;
+    if (flatten::kernel_prim_ok(s.prim, args, result)) bodies.push_back(flatten::one_node_kernel(s.prim, args, result));
+    if (flatten::kernel_prim_checked_ok(s.prim, args, result)) {
+      bodies.push_back(flatten::checked_prim_guard(s.prim, args.at(1), types_.bool_()));
+      bodies.push_back(flatten::one_node_kernel(s.prim, args, result));
+    }
+    if (s.prim == lang::core::PrimId::Append)
+      bodies.push_back(flatten::one_node_kernel(lang::core::PrimId::Add, {types_.int_(), types_.int_()}, types_.int_()));
+    for (const flatten::KernelBody& k : bodies)
+      for (const std::vector<GatheredInput>& g : gather_variants(k))
+        add(exec::cuda::kernel_key(k, g), [&] { return codegen::compile_ptx(k, g); });
+  }
+
   /// The gathered-input variants compiled ahead for a body (Note [Fused gathers] in
   /// exec/cuda/kernels.h): none, each input alone, and all together. An input replicated into an
   /// apply-to-each (a free variable: quicksort's pivot) is the usual gathered one; a variant
@@ -80,6 +106,7 @@ class ModuleCollector {
         });
     }
   }
+  lang::TypeContext& types_;
   std::set<std::string> seen_;
 };
 
@@ -133,8 +160,8 @@ std::string read_bytes(const fs::path& p) {
 
 }  // namespace
 
-std::vector<GpuModule> gpu_modules(std::span<const flatten::CompiledEntry* const> entries) {
-  ModuleCollector c;
+std::vector<GpuModule> gpu_modules(lang::TypeContext& types, std::span<const flatten::CompiledEntry* const> entries) {
+  ModuleCollector c(types);
   for (const flatten::CompiledEntry* e : entries)
     for (const flatten::Function& f : e->flat.functions) c.function(f);
   return std::move(c.modules);

@@ -19,8 +19,9 @@ struct GpuModule {
   std::string fatbin;  // filled by assemble_gpu_modules
 };
 
-/// The modules' PTX, each distinct key once. Throws std::runtime_error when LLVM fails.
-std::vector<GpuModule> gpu_modules(std::span<const flatten::CompiledEntry* const> entries);
+/// The modules' PTX, each distinct key once (types: the program's, for the kernels the
+/// executor makes at run time). Throws std::runtime_error when LLVM fails.
+std::vector<GpuModule> gpu_modules(lang::TypeContext& types, std::span<const flatten::CompiledEntry* const> entries);
 
 /// Runs ptxas and fatbinary (found in $CUDA_HOME/bin, /usr/local/cuda/bin or PATH) on each
 /// module. Throws std::runtime_error naming the tool and its message when one is missing or fails.

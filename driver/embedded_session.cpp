@@ -204,6 +204,8 @@ std::optional<uint32_t> EmbeddedSession::lookup(std::string_view name) const { r
 
 const lang::core::Program& EmbeddedSession::core() const { return impl_->prog; }
 
+lang::TypeContext& EmbeddedSession::types() { return impl_->prog.types; }
+
 std::string EmbeddedSession::error_text(lang::Span span, const std::string& message) const {
   return lang::format_diagnostic(impl_->sm, lang::Diagnostic{lang::Severity::Error, span, message, {}});
 }

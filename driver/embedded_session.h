@@ -53,6 +53,7 @@ class EmbeddedSession {
   /// The global a name is bound to, if any.
   std::optional<uint32_t> lookup(std::string_view name) const;
   const lang::core::Program& core() const;
+  lang::TypeContext& types();
   /// The error text of a diagnostic at `span` (`file:line:col: error: ...` and the caret line).
   std::string error_text(lang::Span span, const std::string& message) const;
   /// `file:line` of a span.

@@ -22,6 +22,11 @@ int main() {
   auto [total, largest, count] = kernels::stats(std::vector<double>{1.5, 2.5, -4.0});
   std::printf("stats = %g %g %lld\n", total, largest, static_cast<long long>(count));
 
+  std::printf("average = %lld\n", static_cast<long long>(kernels::average(std::vector<int64_t>{4, 8, 9})));
+  std::printf("joined =");
+  for (int64_t x : kernels::joined(std::vector<int64_t>{1, 2}, std::vector<int64_t>{3})) std::printf(" %lld", static_cast<long long>(x));
+  std::printf("\n");
+
   try {
     kernels::nth(std::vector<int64_t>{1, 2}, 5);
   } catch (const ndp::Error& e) {

@@ -63,6 +63,10 @@ class GpuKernels {
     int64_t precompiled = 0;   ///< modules loaded from a compiled program (Note [Precompiled modules])
   };
   const Stats& stats() const { return stats_; }
+  /// True when run() can have kernel `k` (without gathered inputs): a compiler makes PTX, or
+  /// it is loaded or precompiled (Note [Precompiled modules]). Where not, the lifted
+  /// primitives that make their own kernels run on the host instead.
+  bool available(const flatten::KernelBody& k) const { return can_load(k, {}); }
 
   /// The consumer kernels `use` names (runtime/gpu/device/fused.cu) with output 0 of `k` as
   /// their element function (Note [Consumer kernels]), compiled as one program (Note [Consumer
@@ -95,8 +99,10 @@ std::string kernel_cache_dir();
 // without gathered inputs. GpuKernels loads a module from them before it looks in the disk cache
 // or asks the kernel compiler. Where no compiler can make PTX (KernelCompiler::compiles_ptx, the
 // runtime library of compiled programs) a kernel whose inputs would be gathered inside it runs
-// on the gathered values instead, and a consumer runs unfused: the same results, with the
-// modules the program brought.
+// on the gathered values instead, a consumer runs unfused, and a lifted primitive whose own
+// kernel (a single elementwise primitive, the check of a division) is missing runs on the host:
+// the same results, with the modules the program brought. `ndp compile` holds those kernels too
+// (driver/compile_gpu.cpp), so that a compiled program normally needs none of these fallbacks.
 
 /// The cache key of a plain kernel and of a consumer program (Note [Kernel cache]).
 std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered);

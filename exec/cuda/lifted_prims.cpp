@@ -94,7 +94,9 @@ struct Natives {
   std::optional<DVec> elementwise() {
     std::vector<const Type*> types = arg_types();
     if (!flatten::kernel_prim_ok(c.id, types, c.result)) return std::nullopt;
-    return run_one(flatten::one_node_kernel(c.id, types, c.result), a, c.result);
+    flatten::KernelBody k = flatten::one_node_kernel(c.id, types, c.result);
+    if (!ctx.kernels->available(k)) return std::nullopt;  // the host's (Note [Precompiled modules])
+    return run_one(k, a, c.result);
   }
 
   /// An elementwise primitive that can fail (integer /, rem, shifts): a check kernel over the
@@ -103,39 +105,14 @@ struct Natives {
   std::optional<DVec> checked_elementwise() {
     std::vector<const Type*> types = arg_types();
     if (!flatten::kernel_prim_checked_ok(c.id, types, c.result)) return std::nullopt;
-    const Type* t = types[1];
     const Type* b = ctx.host.types->bool_();
-    flatten::KernelBody chk;
-    chk.inputs = {t};
-    auto add = [&](flatten::KernelNode nd) {
-      chk.nodes.push_back(std::move(nd));
-      return static_cast<uint32_t>(chk.nodes.size() - 1);
-    };
-    auto konst = [&](int64_t v) {
-      flatten::KernelNode nd;
-      nd.kind = flatten::KernelNode::Kind::Const;
-      nd.type = t;
-      nd.value = t->kind == TypeKind::I32 ? lang::Value::i32(static_cast<int32_t>(v)) : lang::Value::int_(v);
-      return add(nd);
-    };
-    auto prim = [&](PrimId p, uint32_t x, uint32_t y) {
-      flatten::KernelNode nd;
-      nd.kind = flatten::KernelNode::Kind::Prim;
-      nd.prim = p;
-      nd.type = b;
-      nd.args = {x, y};
-      return add(nd);
-    };
-    flatten::KernelNode in;
-    in.type = t;
-    uint32_t x = add(in);
-    bool shift = c.id == PrimId::Lshift || c.id == PrimId::Rshift;
-    chk.outputs = {shift ? prim(PrimId::Or, prim(PrimId::Lt, x, konst(0)), prim(PrimId::Ge, x, konst(64)))
-                         : prim(PrimId::Eq, x, konst(0))};
+    flatten::KernelBody chk = flatten::checked_prim_guard(c.id, types[1], b);
+    flatten::KernelBody op = flatten::one_node_kernel(c.id, types, c.result);
+    if (!ctx.kernels->available(chk) || !ctx.kernels->available(op)) return std::nullopt;
     DVec second[1] = {a[1]};
     DVec bad = run_one(chk, second, b);
     if (g.check(g.prims().count_true(bad.data(), bad.size())) > 0) fail();
-    return run_one(flatten::one_node_kernel(c.id, types, c.result), a, c.result);
+    return run_one(op, a, c.result);
   }
 
   DVec length() { return DVec::scalar(int_t(), a[0].size(), a[0].buffer()); }
@@ -263,6 +240,7 @@ struct Natives {
     if (!host::is_flat_scalar(ea.type())) return std::nullopt;
     int64_t n = x.size();
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
+    if (!ctx.kernels->available(add)) return std::nullopt;
     DVec lens[2] = {length(), DVec::scalar(int_t(), n, y.buffer())};
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer());

@@ -81,6 +81,37 @@ KernelBody one_node_kernel(PrimId p, const std::vector<const Type*>& args, const
   return k;
 }
 
+KernelBody checked_prim_guard(PrimId p, const Type* t, const Type* bool_type) {
+  KernelBody chk;
+  chk.inputs = {t};
+  auto add = [&](KernelNode nd) {
+    chk.nodes.push_back(std::move(nd));
+    return static_cast<uint32_t>(chk.nodes.size() - 1);
+  };
+  auto konst = [&](int64_t v) {
+    KernelNode nd;
+    nd.kind = KernelNode::Kind::Const;
+    nd.type = t;
+    nd.value = t->kind == lang::TypeKind::I32 ? lang::Value::i32(static_cast<int32_t>(v)) : lang::Value::int_(v);
+    return add(nd);
+  };
+  auto prim = [&](PrimId q, uint32_t x, uint32_t y) {
+    KernelNode nd;
+    nd.kind = KernelNode::Kind::Prim;
+    nd.prim = q;
+    nd.type = bool_type;
+    nd.args = {x, y};
+    return add(nd);
+  };
+  KernelNode in;
+  in.type = t;
+  uint32_t x = add(in);
+  bool shift = p == PrimId::Lshift || p == PrimId::Rshift;
+  chk.outputs = {shift ? prim(PrimId::Or, prim(PrimId::Lt, x, konst(0)), prim(PrimId::Ge, x, konst(64)))
+                       : prim(PrimId::Eq, x, konst(0))};
+  return chk;
+}
+
 uint64_t const_bits(const lang::Value& v) {
   switch (v.kind()) {
     case lang::ValueKind::Float: return std::bit_cast<uint64_t>(v.as_float());

@@ -33,6 +33,10 @@ bool kernel_prim_checked_ok(lang::core::PrimId p, const std::vector<const lang::
 /// primitive (the cuda backend's single elementwise primitives).
 KernelBody one_node_kernel(lang::core::PrimId p, const std::vector<const lang::Type*>& args, const lang::Type* result);
 
+/// The operand check of a kernel_prim_checked_ok primitive on its second operand, of type `t`:
+/// true where it fails (a zero divisor; a shift count outside [0, 64)).
+KernelBody checked_prim_guard(lang::core::PrimId p, const lang::Type* t, const lang::Type* bool_type);
+
 /// True when `v` is a scalar of the flat scalar type `t` (a kernel Const node).
 bool const_ok(const lang::Value& v, const lang::Type* t);
 
