@@ -31,7 +31,8 @@ const char* kCompileUsage =
     "                       needs one type: a polymorphic one needs a signature\n"
     "                       (`function f(a) : [int] -> [int] = ...`)\n"
     "  --cpu=NAME           the CPU the kernels are compiled for: an LLVM CPU name (default\n"
-    "                       x86-64-v2, which runs on any x86-64 of the last decade) or native\n";
+    "                       x86-64-v3: AVX2, as any x86-64 server since 2013 or 2017 for AMD has)\n"
+    "                       or native (this machine's; x86-64-v2 for older CPUs)\n";
 
 int usage(const std::string& msg) {
   std::fprintf(stderr, "ndp compile: %s\n%s", msg.c_str(), kCompileUsage);

@@ -22,7 +22,7 @@ struct ObjectContents {
   std::vector<std::pair<std::string, std::string_view>> gpu_modules;  // key, fatbinary
   /// The CPU the host kernels are compiled for: an LLVM CPU name ("x86-64-v3"), or "native" for
   /// this machine's.
-  std::string cpu = "x86-64-v2";
+  std::string cpu = "x86-64-v3";
 };
 
 /// The ELF object for the host (position-independent). Throws std::runtime_error when LLVM fails

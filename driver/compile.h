@@ -16,7 +16,7 @@ struct CompileOptions {
   EmitStage emit = EmitStage::All;
   bool cpu_only = false;           // --target=cpu: host code only, for the cpu backend
   std::vector<std::string> exports;  // the functions to export; empty: every function of the file
-  std::string cpu = "x86-64-v2";   // the host CPU of the object's kernels (LLVM name, or native)
+  std::string cpu = "x86-64-v3";   // the host CPU of the object's kernels (LLVM name, or native)
 };
 
 /// "core" ... "header"; false for an unknown name.

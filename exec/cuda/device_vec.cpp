@@ -427,16 +427,8 @@ DVec upload(Gpu& g, const host::Vec& v) {
   switch (t->kind) {
     case TypeKind::Seq: {
       DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
-      if (n == 1) {
-        // One sequence (a call's argument, say): its length is its elements' count, and its
-        // offsets are 0 and that count. Two launches, queued, instead of two copies that wait.
-        int64_t total = v.elems().size();
-        g.check(g.prims().fill(len->pointer(), 1, 8, static_cast<uint64_t>(total)));
-        g.check(g.prims().iota(off->pointer(), 2, 0, total));
-      } else {
-        g.check(g.pool().upload(len->pointer(), v.lengths(), static_cast<size_t>(n) * 8));
-        g.check(g.pool().upload(off->pointer(), v.offsets(), static_cast<size_t>(n + 1) * 8));
-      }
+      g.check(g.pool().upload(len->pointer(), v.lengths(), static_cast<size_t>(n) * 8));
+      g.check(g.pool().upload(off->pointer(), v.offsets(), static_cast<size_t>(n + 1) * 8));
       return DVec::seq(t, n, std::move(len), std::move(off), upload(g, v.elems()));
     }
     case TypeKind::Pair: return DVec::pair(t, upload(g, v.first()), upload(g, v.second()));
@@ -445,10 +437,9 @@ DVec upload(Gpu& g, const host::Vec& v) {
     default: {
       int bytes = elem_bytes(t);
       DBuf buf = g.alloc(n * bytes);
-      // One value (a literal, a scalar argument, a uniform buffer of n copies): a fill kernel
-      // with the value as its parameter, queued like any launch, where a copy from host memory
-      // would wait for the device.
-      if (v.is_uniform() && n > 0) {
+      // A uniform buffer (a literal in n instances, Note [Uniform buffers]): a fill kernel with
+      // the value as its parameter, where a copy would first write n copies in host memory.
+      if (host::as_uniform(v.shared_buffer()) != nullptr && n > 0) {
         g.check(g.prims().fill(buf->pointer(), n, bytes, v.uniform_bits()));
       } else {
         g.check(g.pool().upload(buf->pointer(), v.buffer().get(), static_cast<size_t>(n * bytes)));
