@@ -54,10 +54,22 @@ EmbeddedSession::EmbeddedSession(Backend backend, std::FILE* out)
 
 EmbeddedSession::~EmbeddedSession() = default;
 
-void EmbeddedSession::throw_captured() {
+namespace {
+
+/// Errors of the session go to `errors` while it lives (`slot`: Session::Impl::capture).
+struct Capture {
+  CapturedErrors*& slot;
+  CapturedErrors errors;
+  explicit Capture(CapturedErrors*& s) : slot(s) { slot = &errors; }
+  ~Capture() { slot = nullptr; }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+};
+
+}  // namespace
+
+void EmbeddedSession::throw_captured(CapturedErrors c) {
   Session::Impl& s = *impl_;
-  CapturedErrors c = std::move(*s.capture);
-  s.capture = nullptr;
   std::string file;
   unsigned line = 0, col = 0;
   if (c.first_span.valid()) {
@@ -72,12 +84,14 @@ void EmbeddedSession::throw_captured() {
 
 void EmbeddedSession::compile(std::string name, std::string text) {
   Session::Impl& s = *impl_;
-  CapturedErrors captured;
-  s.capture = &captured;
-  s.eval_text(std::move(name), std::move(text), /*print_answers=*/false, /*echo_definitions=*/false);
-  if (captured.failed) throw_captured();
-  s.capture = nullptr;
-  if (!captured.text.empty()) std::fputs(captured.text.c_str(), stderr);  // warnings
+  std::string warnings;
+  {
+    Capture c(s.capture);
+    s.eval_text(std::move(name), std::move(text), /*print_answers=*/false, /*echo_definitions=*/false);
+    if (c.errors.failed) throw_captured(std::move(c.errors));
+    warnings = std::move(c.errors.text);
+  }
+  if (!warnings.empty()) std::fputs(warnings.c_str(), stderr);
 }
 
 std::shared_ptr<const EmbeddedSession::Entry> EmbeddedSession::entry(std::string_view name, std::string_view arg_type,
@@ -135,10 +149,9 @@ std::shared_ptr<const EmbeddedSession::Entry> EmbeddedSession::make_entry(uint32
     try {
       e->flat = flatten::flatten(prog, call);
     } catch (const flatten::Unsupported& u) {
-      CapturedErrors captured;
-      s.capture = &captured;
+      Capture c(s.capture);
       s.error_at(u.span, std::string("not supported by the ") + backend_name(s.opts.backend) + " backend yet: " + u.message);
-      throw_captured();
+      throw_captured(std::move(c.errors));
     }
   }
   return e;
@@ -163,25 +176,22 @@ exec::host::ExecValue EmbeddedSession::call(const Entry& e, const exec::host::Ex
                    device_result && s.opts.backend == Backend::Cuda ? &result.device : nullptr);
   }
   if (!r.ok) {
-    CapturedErrors captured;
-    s.capture = &captured;
+    Capture c(s.capture);
     s.report_runtime_error(r.error);
-    throw_captured();
+    throw_captured(std::move(c.errors));
   }
   return result;
 }
 
 std::string EmbeddedSession::eval(std::string_view expression) {
   Session::Impl& s = *impl_;
-  CapturedErrors captured;
-  s.capture = &captured;
+  Capture c(s.capture);
   const lang::ast::TopLevel* form = s.parse_expr_form(expression, "<eval>");
   std::optional<frontend::CheckedForm> cf = form ? s.checker.check(*form) : std::nullopt;
   s.flush_diags();
-  if (!cf) throw_captured();
+  if (!cf) throw_captured(std::move(c.errors));
   std::optional<lang::Value> v = s.run_checked(*cf);
-  if (!v) throw_captured();
-  s.capture = nullptr;
+  if (!v) throw_captured(std::move(c.errors));
   return s.value_text(*v, cf->type);
 }
 

@@ -20,6 +20,8 @@
 
 namespace ndp::driver {
 
+struct CapturedErrors;  // driver/session_impl.h
+
 class EmbeddedSession {
  public:
   EmbeddedSession(Backend backend, std::FILE* out);
@@ -62,7 +64,8 @@ class EmbeddedSession {
   std::string image(std::span<const Entry* const> entries) const;
 
  private:
-  [[noreturn]] void throw_captured();
+  /// Throws the errors as an ndp::Error at the first one's place.
+  [[noreturn]] void throw_captured(CapturedErrors errors);
   std::shared_ptr<const Entry> make_entry(uint32_t global, const lang::Type* arg, const lang::Type* result,
                                           std::vector<const lang::Type*> targs, bool flat);
   std::unique_ptr<Session::Impl> impl_;
