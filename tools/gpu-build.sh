@@ -13,7 +13,8 @@ B=${NDP_GPU_BUILD:-build-gpu}
 S=${NDP_GPU_STAGE:-.device}
 targets=("$@")
 ((${#targets[@]})) || targets=(cli/ndp tests/unit_runtime_gpu tests/unit_runtime_cuda tests/unit_exec_llvm_free bench/gpu_fusion_bandwidth
-                                 bench/gpu_primitives_bench bench/cub_bench bench/thrust_bench)
+                                 bench/gpu_primitives_bench bench/cub_bench bench/thrust_bench
+                                 tests/unit_embedding tests/jit_example tests/aot_example)
 if [ ! -f $B/build.ninja ]; then
   meson setup $B --native-file tools/native-llvm19.ini -Dllvm_static=true -Dbuildtype=release \
     -Dcpp_link_args=-Wl,--as-needed

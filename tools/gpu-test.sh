@@ -21,6 +21,11 @@ if want tests; then
   run $B/tests/unit_exec_llvm_free > "$out/unit_exec_llvm_free.log" 2>&1; summary+=("unit_exec_llvm_free: $(grep -E 'test cases:' "$out/unit_exec_llvm_free.log")")
   export NDP_CACHE_DIR=$(mktemp -d)
   run $B/cli/ndp test tests examples --backend=cuda > "$out/programs_cuda.log" 2>&1; summary+=("ndp test --backend=cuda: $(tail -1 "$out/programs_cuda.log")")
+  # The embedding API and a program compiled ahead of time, on the GPU (docs/embedding.md).
+  run $B/tests/unit_embedding > "$out/unit_embedding.log" 2>&1; summary+=("unit_embedding: $(grep -E 'test cases:' "$out/unit_embedding.log")")
+  if run tests/embed/run_example.sh $B/tests/jit_example cuda tests/embed/jit_example.expected > "$out/examples.log" 2>&1 &&
+     run tests/embed/run_example.sh $B/tests/aot_example default tests/embed/aot_example.expected >> "$out/examples.log" 2>&1; then
+    summary+=("embedding examples on cuda: OK"); else summary+=("embedding examples on cuda: FAILED (see examples.log)"); fi
   # Device out-of-memory is a runtime error and the session goes on (160 GB of ints).
   printf 'dist(1, 20000000000);\n1 + 2;\n' | run $B/cli/ndp --backend=cuda > "$out/oom.log" 2>&1
   if grep -q "Out of memory." "$out/oom.log" && grep -q "it = 3 : int" "$out/oom.log"; then summary+=("device OOM: reported, REPL survives"); else summary+=("device OOM: FAILED (see oom.log)"); fi

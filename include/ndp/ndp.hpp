@@ -1,4 +1,6 @@
-// ndp's embedding API: compile ndp (NESL) source inside a C++ program and call its functions.
+// ndp's embedding API: compile ndp (NESL) source inside a C++ program and call its functions
+// (libndp), or call the functions of a program compiled ahead of time by `ndp compile` through
+// the header it writes (libndp_runtime). docs/embedding.md walks through both.
 //
 //   ndp::Context ctx;                                   // cuda where a GPU is, else cpu
 //   ndp::Program prog = ctx.compile("function dot(a, b) = sum({x * y : x in a; y in b});");
@@ -14,6 +16,7 @@
 //   std::vector<T>, std::span<const T> (arguments only; read in place during the call)  [T]
 //   std::string [char]      std::pair<A, B> (A, B)      std::tuple<A, B, C> (A, B, C)
 //   ndp::Nested<T>  [[T]] as the values of all the inner sequences plus their lengths
+//   ndp::Array<T>   [T] kept where the context computes (GPU memory on cuda) between calls
 //
 // A function of several arguments, `function f(a, b)`, takes them as C++ arguments in order.
 // Values cross in ndp's flat layout (sequences as lengths plus all their elements, pairs as
