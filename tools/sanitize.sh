@@ -12,7 +12,9 @@ tools/sanitizer-build.sh
 # which the tests ask for), as without ASan, not an abort.
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-meson test -C build-san --suite unit --print-errorlogs --timeout-multiplier 4
+# The embedding tests build C++ programs against the sanitized libraries: with the sanitizers.
+NDP_TEST_CXX="clang++-19 -fsanitize=address,undefined" \
+  meson test -C build-san --suite unit --suite embed --print-errorlogs --timeout-multiplier 4
 build-san/tests/difftest --rand --count 300 --seed 1
 build-san/cli/ndp test tests examples | tee build-san/program-tests.log
 tail -1 build-san/program-tests.log

@@ -6,6 +6,7 @@
 # the expected answers.
 #   tests/embed/out_of_tree.sh BUILD_DIR SOURCE_ROOT
 set -euo pipefail
+# NDP_TEST_CXX: the compiler of the test programs (tools/sanitize.sh passes clang with the sanitizers).
 build=$(realpath "$1")
 src=$(realpath "$2")
 scratch=$(mktemp -d)
@@ -30,16 +31,16 @@ check() {  # BINARY: its answers on cpu, without the line naming the backend
 }
 
 echo "pkg-config --cflags --libs ndp: $(pkg-config --cflags --libs ndp)"
-c++ -std=c++20 "$src/examples/embed/jit_example.cpp" $(pkg-config --cflags --libs ndp) -o "$scratch/by_hand"
+${NDP_TEST_CXX:-c++} -std=c++20 "$src/examples/embed/jit_example.cpp" $(pkg-config --cflags --libs ndp) -o "$scratch/by_hand"
 check "$scratch/by_hand"
 
-meson setup "$scratch/meson" "$src/examples/embed" >/dev/null
+CXX="${NDP_TEST_CXX:-c++}" meson setup "$scratch/meson" "$src/examples/embed" >/dev/null
 ninja -C "$scratch/meson" >/dev/null
 check "$scratch/meson/jit_example"
 # Ahead of time: the installed ndp compiles, the runtime library alone runs.
 cp "$src/examples/embed/kernels.ndp" "$src/examples/embed/aot_example.cpp" "$scratch/"
 (cd "$scratch" && "$scratch/root$prefix/bin/ndp" compile kernels.ndp -o kernels --target=cpu)
 echo "pkg-config --cflags --libs ndp-runtime: $(pkg-config --cflags --libs ndp-runtime)"
-c++ -std=c++20 "$scratch/aot_example.cpp" "$scratch/kernels.o" $(pkg-config --cflags --libs ndp-runtime) -o "$scratch/aot"
+${NDP_TEST_CXX:-c++} -std=c++20 "$scratch/aot_example.cpp" "$scratch/kernels.o" $(pkg-config --cflags --libs ndp-runtime) -o "$scratch/aot"
 "$scratch/aot" | diff -u "$src/tests/embed/aot_example.expected" - || { echo "FAIL: the AOT example printed other answers" >&2; exit 1; }
 echo "out-of-tree builds: OK"
