@@ -103,8 +103,18 @@ Status MemoryPool::copy_to_device(DeviceBuffer& to, const void* from, std::size_
 // cannot be had, every copy goes straight.
 constexpr std::size_t kStagingBytes = 4096;
 
+// Note [Small uploads through pinned memory]
+// A copy from pageable memory makes the driver stage it first, and a call through the embedding
+// API makes several small ones (an argument's lengths, offsets and elements). So uploads of up to
+// kUploadRingBytes / 16 go through a page-locked ring of the pool's: copied into the ring, then
+// queued as a plain DMA that does not hold the host up. A part of the ring is used again only
+// after the stream was synchronized (every copy queued before then is done): by a read-back,
+// which resets the ring, or here when it is full.
+constexpr std::size_t kUploadRingBytes = std::size_t{1} << 20;
+
 MemoryPool::~MemoryPool() {
   if (staging_ != nullptr) (void)NDP_CU(device_->driver(), cuMemFreeHost, staging_);
+  if (upload_ring_ != nullptr) (void)NDP_CU(device_->driver(), cuMemFreeHost, upload_ring_);
 }
 
 Status MemoryPool::read_back(void* to, CUdeviceptr from, std::size_t bytes) {
@@ -116,12 +126,16 @@ Status MemoryPool::read_back(void* to, CUdeviceptr from, std::size_t bytes) {
     if (staging_ != nullptr) {
       NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, staging_, from, bytes, device_->stream()));
       NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+      upload_ring_used_ = 0;  // every queued upload is done (Note [Small uploads through pinned memory])
       std::memcpy(to, staging_, bytes);
       return Status();
     }
   }
   NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, to, from, bytes, device_->stream()));
-  return NDP_CU(d, cuStreamSynchronize, device_->stream());
+  NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+  std::lock_guard<std::mutex> lock(staging_mutex_);
+  upload_ring_used_ = 0;
+  return Status();
 }
 
 Status MemoryPool::copy_to_host(void* to, const DeviceBuffer& from, std::size_t bytes) {
@@ -139,7 +153,24 @@ Status MemoryPool::fill_words(DeviceBuffer& buffer, uint32_t word, std::size_t c
 
 Status MemoryPool::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
   if (bytes == 0) return Status();
-  return NDP_CU(device_->driver(), cuMemcpyHtoDAsync, to, from, bytes, device_->stream());
+  const Driver& d = device_->driver();
+  if (bytes <= kUploadRingBytes / 16) {  // Note [Small uploads through pinned memory]
+    std::lock_guard<std::mutex> lock(staging_mutex_);
+    if (upload_ring_ == nullptr && !upload_ring_failed_)
+      upload_ring_failed_ = !NDP_CU(d, cuMemAllocHost, &upload_ring_, kUploadRingBytes).ok();
+    if (upload_ring_ != nullptr) {
+      const std::size_t room = (bytes + 63) & ~std::size_t{63};
+      if (upload_ring_used_ + room > kUploadRingBytes) {
+        NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+        upload_ring_used_ = 0;
+      }
+      char* slot = static_cast<char*>(upload_ring_) + upload_ring_used_;
+      std::memcpy(slot, from, bytes);
+      upload_ring_used_ += room;
+      return NDP_CU(d, cuMemcpyHtoDAsync, to, slot, bytes, device_->stream());
+    }
+  }
+  return NDP_CU(d, cuMemcpyHtoDAsync, to, from, bytes, device_->stream());
 }
 
 Status MemoryPool::download(void* to, CUdeviceptr from, std::size_t bytes) {

@@ -88,6 +88,9 @@ class MemoryPool {
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // page-locked, kStagingBytes; allocated at the first small read-back
   bool staging_failed_ = false;
+  void* upload_ring_ = nullptr;  // page-locked (Note [Small uploads through pinned memory] in memory.cpp)
+  std::size_t upload_ring_used_ = 0;
+  bool upload_ring_failed_ = false;
 };
 
 }  // namespace ndp::runtime::cuda
