@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "driver/session_impl.h"
+#include "exec/api/api_impl.h"
 #include "exec/host/convert.h"
 #include "flatten/pipeline.h"
 #include "include/ndp/ndp.hpp"
@@ -69,17 +70,7 @@ struct Capture {
 }  // namespace
 
 void EmbeddedSession::throw_captured(CapturedErrors c) {
-  Session::Impl& s = *impl_;
-  std::string file;
-  unsigned line = 0, col = 0;
-  if (c.first_span.valid()) {
-    file = s.sm.name(c.first_span.file);
-    lang::LineCol lc = s.sm.position(c.first_span);
-    line = lc.line;
-    col = lc.col;
-  }
-  while (!c.text.empty() && c.text.back() == '\n') c.text.pop_back();
-  throw ndp::Error(std::move(c.text), std::move(c.first_message), std::move(file), line, col);
+  detail::fail_at(impl_->sm, c.first_span, std::move(c.text), std::move(c.first_message));
 }
 
 void EmbeddedSession::compile(std::string name, std::string text) {

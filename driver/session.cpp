@@ -127,8 +127,7 @@ void Session::Impl::print_lines(const lang::Lines& lines) {
 void Session::Impl::report_runtime_error(const lang::eval::RuntimeError& e) {
   // An interrupted form also stops the file it is in (`load`): the user asked for the prompt.
   if (e.message == lang::message(lang::RuntimeErrorId::Interrupted)) interrupted = true;
-  std::string text = "RUNTIME ERROR: " + e.message + "\n";
-  if (e.span.valid()) text += format_diagnostic(sm, lang::Diagnostic{lang::Severity::Note, e.span, "raised here", {}});
+  std::string text = lang::format_runtime_error(sm, e.message, e.span);
   if (capture) {
     if (!capture->failed) {
       capture->failed = true;

@@ -54,6 +54,12 @@ std::string format_diagnostic(const SourceManager& sm, const Diagnostic& d) {
   return out;
 }
 
+std::string format_runtime_error(const SourceManager& sm, const std::string& message, Span span) {
+  std::string text = "RUNTIME ERROR: " + message + "\n";
+  if (span.valid()) text += format_diagnostic(sm, Diagnostic{Severity::Note, span, "raised here", {}});
+  return text;
+}
+
 std::string format_diagnostics(const SourceManager& sm, const std::vector<Diagnostic>& ds) {
   std::string out;
   for (const Diagnostic& d : ds) out += format_diagnostic(sm, d);

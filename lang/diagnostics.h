@@ -44,6 +44,10 @@ class DiagnosticEngine {
 std::string format_diagnostic(const SourceManager& sm, const Diagnostic& d);
 std::string format_diagnostics(const SourceManager& sm, const std::vector<Diagnostic>& ds);
 
+/// A runtime error as the REPL reports it: `RUNTIME ERROR: message`, then (for a valid span)
+/// the place as a note, "raised here", with its caret line.
+std::string format_runtime_error(const SourceManager& sm, const std::string& message, Span span);
+
 /// A violated internal invariant (a compiler bug, never a user error). Only the top level
 /// catches it; no pass does.
 class InternalError : public std::logic_error {

@@ -11,6 +11,7 @@
 #include "exec/host/bound_global.h"
 #include "exec/host/vec.h"
 #include "include/ndp/ndp.hpp"
+#include "lang/source.h"
 
 namespace ndp::detail {
 
@@ -51,5 +52,9 @@ struct ContextImpl {
 
 /// Throws ndp::Error with `message` and no place in the source.
 [[noreturn]] void fail(std::string message);
+
+/// Throws ndp::Error: `report` as what() (final newlines dropped), `message`, and the place of
+/// `span` in `sm` (none for an invalid span).
+[[noreturn]] void fail_at(const lang::SourceManager& sm, lang::Span span, std::string report, std::string message);
 
 }  // namespace ndp::detail

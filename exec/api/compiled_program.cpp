@@ -108,18 +108,7 @@ struct CompiledProgram final : detail::ProgramImpl, std::enable_shared_from_this
 
   /// The error as the REPL reports it: the message, then the place with its caret line.
   [[noreturn]] void runtime_error(const lang::eval::RuntimeError& e) const {
-    std::string text = "RUNTIME ERROR: " + e.message;
-    std::string file;
-    unsigned line = 0, col = 0;
-    if (e.span.valid()) {
-      text += "\n" + lang::format_diagnostic(sm, lang::Diagnostic{lang::Severity::Note, e.span, "raised here", {}});
-      while (!text.empty() && text.back() == '\n') text.pop_back();
-      file = sm.name(e.span.file);
-      lang::LineCol lc = sm.position(e.span);
-      line = lc.line;
-      col = lc.col;
-    }
-    throw Error(std::move(text), e.message, std::move(file), line, col);
+    detail::fail_at(sm, e.span, lang::format_runtime_error(sm, e.message, e.span), e.message);
   }
 };
 

@@ -17,6 +17,13 @@ std::mutex& api_lock() {
 
 void fail(std::string message) { throw ndp::Error("error: " + message, message); }
 
+void fail_at(const lang::SourceManager& sm, lang::Span span, std::string report, std::string message) {
+  while (!report.empty() && report.back() == '\n') report.pop_back();
+  if (!span.valid()) throw ndp::Error(std::move(report), std::move(message));
+  lang::LineCol lc = sm.position(span);
+  throw ndp::Error(std::move(report), std::move(message), std::string(sm.name(span.file)), lc.line, lc.col);
+}
+
 DataPtr call(const FunctionImpl& f, const DataPtr& argument, bool device_result) {
   std::lock_guard<std::mutex> lock(api_lock());
   return f.call(argument, device_result);

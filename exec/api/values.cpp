@@ -70,11 +70,11 @@ std::pair<DataPtr, void*> make_scalars(Scalar k, int64_t n) {
   std::unique_lock<std::mutex> lock;
   const lang::Type* t = scalar_type(built_types(lock), k);
   lock.unlock();
-  size_t width = exec::host::storage_width(t->kind);
-  void* p = exec::host::pooled_alloc(static_cast<size_t>(n > 0 ? n : 1) * width);
-  size_t bytes = static_cast<size_t>(n > 0 ? n : 1) * width;
-  std::shared_ptr<const void> buf(p, [bytes](const void* q) { exec::host::pooled_free(const_cast<void*>(q), bytes); });
-  return {make_data(Vec::scalar(t, n, std::move(buf))), p};
+  return exec::host::with_scalar(t->kind, [&](auto tag) -> std::pair<DataPtr, void*> {
+    exec::host::Buf<typename decltype(tag)::type> buf(n);
+    void* p = buf.data();
+    return {make_data(Vec::scalar(t, n, buf.share())), p};
+  });
 }
 
 DataPtr borrow_scalars(Scalar k, const void* p, int64_t n) {
@@ -126,7 +126,8 @@ int64_t size_of(const Data& d) { return d.device ? device_size(d.device) : d.vec
 
 const void* scalars_of(const Data& d, Scalar k) {
   NDP_ASSERT(!d.device, "embedding: scalars read on the device (read through host_of)");
-  NDP_ASSERT(exec::host::is_flat_scalar(d.vec.type()), "embedding: scalars read from a structured value");
+  std::unique_lock<std::mutex> lock;
+  NDP_ASSERT(d.vec.kind() == scalar_type(built_types(lock), k)->kind, "embedding: scalars read as another type");
   return d.vec.raw_data();
 }
 

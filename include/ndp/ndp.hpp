@@ -131,6 +131,7 @@ struct Traits;  // for each supported C++ type T: type(), build(begin, n), read(
 template <class T, Scalar K, class Storage = T>
 struct ScalarTraits {
   static constexpr bool keeps_device = false;
+  static constexpr Scalar kind = K;
   static std::string type() {
     constexpr const char* names[] = {"int", "float", "bool", "char", "i32", "f32"};
     return names[static_cast<int>(K)];
@@ -221,12 +222,7 @@ struct Traits<std::span<const T>> {
   static DataPtr build(It it, int64_t n) {
     if (n != 1) return build_sequences<T>(it, n);
     int64_t len = static_cast<int64_t>(it->size());
-    constexpr Scalar k = std::is_same_v<T, int64_t>   ? Scalar::Int
-                         : std::is_same_v<T, double>  ? Scalar::Float
-                         : std::is_same_v<T, int32_t> ? Scalar::I32
-                         : std::is_same_v<T, float>   ? Scalar::F32
-                                                      : Scalar::Char;
-    return make_nest(borrow_scalars(k, it->data(), len), &len, 1);
+    return make_nest(borrow_scalars(Traits<T>::kind, it->data(), len), &len, 1);
   }
 };
 

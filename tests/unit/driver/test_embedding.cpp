@@ -153,6 +153,17 @@ TEST_CASE("embedding: programs are separate namespaces, and calls are safe from 
   for (int t = 0; t < 8; ++t) CHECK(results[static_cast<size_t>(t)] == (t % 2 ? t + 1 : t * 10));
 }
 
+TEST_CASE("embedding: an image that is not a compiled program is refused with the reason") {
+  const unsigned char junk[] = "not an image";
+  try {
+    context(ndp::Backend::Cpu).load(junk, sizeof junk);
+    FAIL("junk loaded");
+  } catch (const ndp::Error& e) {
+    CHECK(e.message() == "compiled ndp program: this is not a compiled ndp program");
+    CHECK(e.file().empty());
+  }
+}
+
 TEST_CASE("embedding: a GPU that does not exist is an error") {
   ndp::Options o;
   o.backend = ndp::Backend::Cuda;
