@@ -1,10 +1,16 @@
 // The scalar semantics of kernel nodes in LLVM IR: exactly those of the interpretive loop
 // (exec/cpu/kernels.cpp) and the lifted primitives: wrapping integer arithmetic (plain
 // add/sub/mul, no nsw), IEEE float operations without fast-math flags, ordered float
-// comparisons except /= (true on NaN, as C++ !=), char compared unsigned, bool as i1 (F < T).
+// comparisons except /= (true on NaN, as C++ !=), char compared unsigned, bool as i1 (F < T),
+// the interpreter's checks (lang/eval/prims_scalar.cpp) as failure conditions.
 #include "codegen/kernel_ir.h"
 
+#include <llvm/IR/Module.h>
+
 #include <stdexcept>
+#include <string>
+
+#include "flatten/kernel_abi.h"
 
 namespace ndp::codegen {
 
@@ -58,8 +64,7 @@ llvm::Value* compare(llvm::IRBuilder<>& b, PrimId p, const lang::Type* t, llvm::
   }
 }
 
-/// Numeric conversion between int/i32/float/f32 (C++ static_cast semantics for the cases a
-/// kernel may hold: no float -> int).
+/// Numeric conversion between int/i32/float/f32 that cannot fail (C++ static_cast semantics).
 llvm::Value* convert(llvm::IRBuilder<>& b, llvm::Value* x, const lang::Type* from, const lang::Type* to) {
   llvm::Type* rt = value_type(b.getContext(), to);
   if (from->kind == to->kind) return x;
@@ -69,10 +74,10 @@ llvm::Value* convert(llvm::IRBuilder<>& b, llvm::Value* x, const lang::Type* fro
   throw std::runtime_error("kernel conversion that can fail");
 }
 
-/// Integer / and rem with the interpreter's results for every divisor the caller's check lets
-/// through (kernel_prim_checked_ok: no zero divisor): min_int / -1 wraps to min_int and
-/// rem(x, -1) is 0, as in lang/eval/prims_scalar.cpp. The divisor fed to sdiv/srem is never 0
-/// or -1, so the IR has no undefined behaviour whatever the inputs.
+/// Integer / and rem with the interpreter's results for every divisor but 0 (which fails):
+/// min_int / -1 wraps to min_int and rem(x, -1) is 0, as in lang/eval/prims_scalar.cpp. The
+/// divisor fed to sdiv/srem is never 0 or -1, so the IR has no undefined behaviour whatever the
+/// inputs.
 llvm::Value* int_div_rem(llvm::IRBuilder<>& b, PrimId p, llvm::Value* x, llvm::Value* y) {
   llvm::Type* t = x->getType();
   llvm::Value* minus_one = b.CreateICmpEQ(y, llvm::ConstantInt::getSigned(t, -1));
@@ -82,37 +87,137 @@ llvm::Value* int_div_rem(llvm::IRBuilder<>& b, PrimId p, llvm::Value* x, llvm::V
   return b.CreateSelect(minus_one, llvm::ConstantInt::get(t, 0), b.CreateSRem(x, safe));
 }
 
-llvm::Value* node(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v) {
+/// A node's value and, for a node that can fail, the i1 that says it failed.
+struct NodeValue {
+  llvm::Value* value;
+  llvm::Value* fails = nullptr;
+};
+
+/// A call of the math library's double -> double (or (double, double) -> double) function `name`.
+llvm::Value* math_call(llvm::IRBuilder<>& b, MathLibrary lib, const char* name, std::vector<llvm::Value*> args) {
+  llvm::Module* m = b.GetInsertBlock()->getModule();
+  std::string full = lib == MathLibrary::Libdevice ? std::string("__nv_") + name : std::string(name);
+  std::vector<llvm::Type*> params(args.size(), b.getDoubleTy());
+  llvm::FunctionCallee f = m->getOrInsertFunction(full, llvm::FunctionType::get(b.getDoubleTy(), params, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) fn->setDoesNotThrow();
+  return b.CreateCall(f, args);
+}
+
+/// A float (already rounded to an integral value, as a double) as an integer of `to`; fails
+/// outside [lo, hi] (NaN too), as the interpreter's to_int64 and to_int32; fptosi only sees
+/// values in range.
+NodeValue float_to_int(llvm::IRBuilder<>& b, llvm::Value* rounded, llvm::Type* to, double lo, double hi, bool hi_open) {
+  llvm::Value* above = b.CreateFCmpOGE(rounded, llvm::ConstantFP::get(b.getDoubleTy(), lo));
+  llvm::Value* below = hi_open ? b.CreateFCmpOLT(rounded, llvm::ConstantFP::get(b.getDoubleTy(), hi))
+                               : b.CreateFCmpOLE(rounded, llvm::ConstantFP::get(b.getDoubleTy(), hi));
+  llvm::Value* ok = b.CreateAnd(above, below);
+  llvm::Value* safe = b.CreateSelect(ok, rounded, llvm::ConstantFP::get(b.getDoubleTy(), 0.0));
+  return {b.CreateFPToSI(safe, to), b.CreateNot(ok)};
+}
+
+/// x ^ p by lang::eval::power's loop (square-and-multiply from the low bit), so float results
+/// are those of the other backends bit for bit; a negative p fails (and computes x ^ 0).
+NodeValue power(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* p, bool fl) {
+  llvm::LLVMContext& c = b.getContext();
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::Type* t = x->getType();
+  llvm::Value* one = fl ? llvm::ConstantFP::get(t, 1.0) : llvm::ConstantInt::get(t, 1);
+  llvm::Value* fails = b.CreateICmpSLT(p, b.getInt64(0));
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(c, "power", fn);
+  auto* done = llvm::BasicBlock::Create(c, "power_done", fn);
+  b.CreateCondBr(b.CreateICmpSGT(p, b.getInt64(0)), loop, done);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* result = b.CreatePHI(t, 2);
+  llvm::PHINode* base = b.CreatePHI(t, 2);
+  llvm::PHINode* left = b.CreatePHI(b.getInt64Ty(), 2);
+  auto mul = [&](llvm::Value* u, llvm::Value* v) { return fl ? b.CreateFMul(u, v) : b.CreateMul(u, v); };
+  llvm::Value* odd = b.CreateTrunc(left, b.getInt1Ty());
+  llvm::Value* result2 = b.CreateSelect(odd, mul(result, base), result);
+  llvm::Value* left2 = b.CreateLShr(left, b.getInt64(1));
+  llvm::Value* more = b.CreateICmpSGT(left2, b.getInt64(0));
+  llvm::Value* base2 = b.CreateSelect(more, mul(base, base), base);
+  result->addIncoming(one, before);
+  result->addIncoming(result2, loop);
+  base->addIncoming(x, before);
+  base->addIncoming(base2, loop);
+  left->addIncoming(p, before);
+  left->addIncoming(left2, loop);
+  b.CreateCondBr(more, loop, done);
+  b.SetInsertPoint(done);
+  llvm::PHINode* r = b.CreatePHI(t, 2);
+  r->addIncoming(one, before);
+  r->addIncoming(result2, loop);
+  return {r, fails};
+}
+
+NodeValue node(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
+               MathLibrary lib) {
   auto arg = [&](size_t i) { return v.at(n.args.at(i)); };
   const lang::Type* t0 = k.nodes.at(n.args.at(0)).type;
   bool fl = is_float(t0);
+  llvm::Type* dbl = b.getDoubleTy();
+  auto zero = [&](llvm::Value* x) { return llvm::ConstantInt::get(x->getType(), 0); };
+  auto fzero = llvm::ConstantFP::get(dbl, 0.0);
+  auto intrinsic = [&](llvm::Intrinsic::ID id, llvm::Value* x) { return b.CreateUnaryIntrinsic(id, x); };
   switch (n.prim) {
-    case PrimId::Not: return b.CreateNot(arg(0));
-    case PrimId::Or: return b.CreateOr(arg(0), arg(1));
-    case PrimId::And: return b.CreateAnd(arg(0), arg(1));
-    case PrimId::Xor: return b.CreateXor(arg(0), arg(1));
-    case PrimId::Nor: return b.CreateNot(b.CreateOr(arg(0), arg(1)));
-    case PrimId::Nand: return b.CreateNot(b.CreateAnd(arg(0), arg(1)));
+    case PrimId::Not: return {b.CreateNot(arg(0))};
+    case PrimId::Or: return {b.CreateOr(arg(0), arg(1))};
+    case PrimId::And: return {b.CreateAnd(arg(0), arg(1))};
+    case PrimId::Xor: return {b.CreateXor(arg(0), arg(1))};
+    case PrimId::Nor: return {b.CreateNot(b.CreateOr(arg(0), arg(1)))};
+    case PrimId::Nand: return {b.CreateNot(b.CreateAnd(arg(0), arg(1)))};
     case PrimId::Eq: case PrimId::Ne: case PrimId::Lt: case PrimId::Gt: case PrimId::Le: case PrimId::Ge:
-      return compare(b, n.prim, t0, arg(0), arg(1));
-    case PrimId::Add: return fl ? b.CreateFAdd(arg(0), arg(1)) : b.CreateAdd(arg(0), arg(1));
-    case PrimId::Sub: return fl ? b.CreateFSub(arg(0), arg(1)) : b.CreateSub(arg(0), arg(1));
-    case PrimId::Mul: return fl ? b.CreateFMul(arg(0), arg(1)) : b.CreateMul(arg(0), arg(1));
+      return {compare(b, n.prim, t0, arg(0), arg(1))};
+    case PrimId::Add: return {fl ? b.CreateFAdd(arg(0), arg(1)) : b.CreateAdd(arg(0), arg(1))};
+    case PrimId::Sub: return {fl ? b.CreateFSub(arg(0), arg(1)) : b.CreateSub(arg(0), arg(1))};
+    case PrimId::Mul: return {fl ? b.CreateFMul(arg(0), arg(1)) : b.CreateMul(arg(0), arg(1))};
     case PrimId::Div:
-      if (!fl) return int_div_rem(b, PrimId::Div, arg(0), arg(1));
-      return b.CreateFDiv(arg(0), arg(1));
-    case PrimId::Rem: return int_div_rem(b, PrimId::Rem, arg(0), arg(1));
+      if (fl) return {b.CreateFDiv(arg(0), arg(1))};
+      return {int_div_rem(b, PrimId::Div, arg(0), arg(1)), b.CreateICmpEQ(arg(1), zero(arg(1)))};
+    case PrimId::Rem: return {int_div_rem(b, PrimId::Rem, arg(0), arg(1)), b.CreateICmpEQ(arg(1), zero(arg(1)))};
     case PrimId::Lshift: case PrimId::Rshift: {
-      // The caller has checked 0 <= count < width (kernel_prim_checked_ok); the mask only keeps
-      // the IR free of poison.
+      // A count outside [0, 64) fails; the mask keeps the IR free of poison.
       llvm::Value* count = b.CreateAnd(arg(1), llvm::ConstantInt::get(arg(1)->getType(), 63));
-      return n.prim == PrimId::Lshift ? b.CreateShl(arg(0), count) : b.CreateAShr(arg(0), count);
+      llvm::Value* fails = b.CreateICmpUGE(arg(1), llvm::ConstantInt::get(arg(1)->getType(), 64));
+      return {n.prim == PrimId::Lshift ? b.CreateShl(arg(0), count) : b.CreateAShr(arg(0), count), fails};
     }
-    case PrimId::Negate: return fl ? b.CreateFNeg(arg(0)) : b.CreateSub(llvm::ConstantInt::get(arg(0)->getType(), 0), arg(0));
-    case PrimId::Select: return b.CreateSelect(arg(0), arg(1), arg(2));
-    case PrimId::Btoi: case PrimId::CharCode: return b.CreateZExt(arg(0), b.getInt64Ty());
-    case PrimId::ToFloat: case PrimId::ToF64: case PrimId::ToF32: case PrimId::ToI64: case PrimId::ToI32:
-      return convert(b, arg(0), t0, n.type);
+    case PrimId::Power: return power(b, arg(0), arg(1), fl);
+    case PrimId::Negate: return {fl ? b.CreateFNeg(arg(0)) : b.CreateSub(zero(arg(0)), arg(0))};
+    case PrimId::Select: return {b.CreateSelect(arg(0), arg(1), arg(2))};
+    case PrimId::Btoi: case PrimId::CharCode: return {b.CreateZExt(arg(0), b.getInt64Ty())};
+    case PrimId::CodeChar:
+      return {b.CreateTrunc(arg(0), b.getInt8Ty()), b.CreateICmpUGT(arg(0), b.getInt64(255))};
+    case PrimId::Sqrt: return {intrinsic(llvm::Intrinsic::sqrt, arg(0)), b.CreateFCmpOLT(arg(0), fzero)};
+    case PrimId::Ln: return {math_call(b, lib, "log", {arg(0)}), b.CreateFCmpOLT(arg(0), fzero)};
+    case PrimId::Expt: return {math_call(b, lib, "pow", {arg(0), arg(1)}), b.CreateFCmpOLT(arg(0), fzero)};
+    case PrimId::Exp: return {math_call(b, lib, "exp", {arg(0)})};
+    case PrimId::Sin: return {math_call(b, lib, "sin", {arg(0)})};
+    case PrimId::Cos: return {math_call(b, lib, "cos", {arg(0)})};
+    case PrimId::Tan: return {math_call(b, lib, "tan", {arg(0)})};
+    case PrimId::Asin: return {math_call(b, lib, "asin", {arg(0)})};
+    case PrimId::Acos: return {math_call(b, lib, "acos", {arg(0)})};
+    case PrimId::Atan: return {math_call(b, lib, "atan", {arg(0)})};
+    case PrimId::Sinh: return {math_call(b, lib, "sinh", {arg(0)})};
+    case PrimId::Cosh: return {math_call(b, lib, "cosh", {arg(0)})};
+    case PrimId::Tanh: return {math_call(b, lib, "tanh", {arg(0)})};
+    case PrimId::Ceil: case PrimId::Floor: case PrimId::Trunc: case PrimId::Round: {
+      llvm::Value* x = arg(0);
+      llvm::Value* r = n.prim == PrimId::Ceil    ? intrinsic(llvm::Intrinsic::ceil, x)
+                       : n.prim == PrimId::Trunc ? intrinsic(llvm::Intrinsic::trunc, x)
+                       : n.prim == PrimId::Floor ? intrinsic(llvm::Intrinsic::floor, x)
+                                                 : intrinsic(llvm::Intrinsic::floor, b.CreateFAdd(x, llvm::ConstantFP::get(dbl, 0.5)));
+      return float_to_int(b, r, b.getInt64Ty(), -9223372036854775808.0, 9223372036854775808.0, true);
+    }
+    case PrimId::ToI64: case PrimId::ToI32:
+      if (fl) {
+        llvm::Value* t = intrinsic(llvm::Intrinsic::trunc, b.CreateFPExt(arg(0), dbl));
+        if (n.prim == PrimId::ToI64) return float_to_int(b, t, b.getInt64Ty(), -9223372036854775808.0, 9223372036854775808.0, true);
+        return float_to_int(b, t, b.getInt32Ty(), -2147483648.0, 2147483647.0, false);
+      }
+      return {convert(b, arg(0), t0, n.type)};
+    case PrimId::ToFloat: case PrimId::ToF64: case PrimId::ToF32:
+      return {convert(b, arg(0), t0, n.type)};
     default: throw std::runtime_error("kernel node with a primitive the code generator does not know");
   }
 }
@@ -132,10 +237,11 @@ llvm::Value* constant(llvm::IRBuilder<>& b, const KernelNode& n) {
 
 }  // namespace
 
-std::vector<llvm::Value*> emit_instance(llvm::IRBuilder<>& b, const KernelBody& k,
-                                        const std::function<llvm::Value*(uint32_t)>& load) {
+InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
+                             const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math) {
   std::vector<llvm::Value*> v;
   v.reserve(k.nodes.size());
+  std::vector<std::pair<uint32_t, llvm::Value*>> fails;  // (node, i1) in node order
   for (const KernelNode& n : k.nodes) {
     if (n.kind == KernelNode::Kind::Input) {
       llvm::Value* x = load(n.input);
@@ -144,14 +250,23 @@ std::vector<llvm::Value*> emit_instance(llvm::IRBuilder<>& b, const KernelBody& 
     } else if (n.kind == KernelNode::Kind::Const) {
       v.push_back(constant(b, n));
     } else {
-      v.push_back(node(b, k, n, v));
+      NodeValue r = node(b, k, n, v, math);
+      if (r.fails != nullptr) fails.emplace_back(static_cast<uint32_t>(v.size()), r.fails);
+      v.push_back(r.value);
     }
   }
-  std::vector<llvm::Value*> out;
+  InstanceValues out;
   for (uint32_t o : k.outputs) {
     llvm::Value* x = v.at(o);
     if (k.nodes.at(o).type->kind == TypeKind::Bool) x = b.CreateZExt(x, b.getInt8Ty());
-    out.push_back(x);
+    out.outputs.push_back(x);
+  }
+  if (!fails.empty()) {
+    // The first failing node's record: selects from the last node back to the first.
+    llvm::Value* record = b.getInt64(flatten::kNoKernelFailure);
+    for (auto it = fails.rbegin(); it != fails.rend(); ++it)
+      record = b.CreateSelect(it->second, b.CreateOr(b.getInt64(flatten::kernel_failure_record(it->first, 0)), instance), record);
+    out.failure = record;
   }
   return out;
 }

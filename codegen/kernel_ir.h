@@ -14,9 +14,22 @@ namespace ndp::codegen {
 /// The LLVM type that holds an element of a flat scalar kind in memory (bool: i8).
 llvm::Type* storage_type(llvm::LLVMContext& c, const lang::Type* t);
 
-/// Emits the nodes of `k` for one instance; `load(j)` returns input j's loaded value as
-/// stored in memory. Returns the value of each output, ready to store (bool as i8 0/1).
-std::vector<llvm::Value*> emit_instance(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
-                                        const std::function<llvm::Value*(uint32_t)>& load);
+/// Where calls to the math library go: the C library's functions on the host (exp, log, ...),
+/// libdevice's on NVPTX (__nv_exp, __nv_log, ...: Note [Math functions on the GPU] in
+/// kernel_ptx.cpp). Either computes the function within the tolerance extensions.md allows.
+enum class MathLibrary { Host, Libdevice };
+
+/// One instance's values of a kernel body.
+struct InstanceValues {
+  std::vector<llvm::Value*> outputs;  ///< each output, ready to store (bool as i8 0/1)
+  /// For a body that can fail: an i64, kernel_failure_record(node, instance) of the first node
+  /// that failed at this instance, or kNoKernelFailure (flatten/kernel_abi.h); else null.
+  llvm::Value* failure = nullptr;
+};
+
+/// Emits the nodes of `k` for instance `instance` (an i64); `load(j)` returns input j's loaded
+/// value as stored in memory. A node that fails yields a value without undefined behaviour.
+InstanceValues emit_instance(llvm::IRBuilder<>& b, const flatten::KernelBody& k, llvm::Value* instance,
+                             const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math);
 
 }  // namespace ndp::codegen

@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel_ir.h"
+#include "flatten/kernel_abi.h"
 
 namespace ndp::codegen {
 
@@ -45,7 +46,8 @@ void init_native() {
 
 }  // namespace
 
-/// void name(i64 begin, i64 end, ptr ins, ptr outs).
+/// void name(i64 begin, i64 end, ptr ins, ptr outs); a kernel that can fail finds its failure
+/// record after the outputs (flatten/kernel_abi.h), lowered once after the loop.
 void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string& name) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
@@ -64,19 +66,46 @@ void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string&
     in_base.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(2), j), "in"));
   for (size_t o = 0; o < k.outputs.size(); ++o)
     out_base.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(3), o), "out"));
+  const bool can_fail = k.can_fail();
+  llvm::Value* none = b.getInt64(flatten::kNoKernelFailure);
   b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, exit);
   b.SetInsertPoint(loop);
   llvm::PHINode* i = b.CreatePHI(i64, 2, "i");
   i->addIncoming(begin, entry);
-  std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
-    llvm::Type* t = storage_type(ctx, k.inputs.at(j));
-    return b.CreateLoad(t, b.CreateGEP(t, in_base[j], i));
-  });
-  for (size_t o = 0; o < outs.size(); ++o) b.CreateStore(outs[o], b.CreateGEP(outs[o]->getType(), out_base[o], i));
+  llvm::PHINode* lowest = can_fail ? b.CreatePHI(i64, 2, "lowest") : nullptr;  // the lowest record so far
+  InstanceValues inst = emit_instance(
+      b, k, i,
+      [&](uint32_t j) {
+        llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+        return b.CreateLoad(t, b.CreateGEP(t, in_base[j], i));
+      },
+      MathLibrary::Host);
+  for (size_t o = 0; o < inst.outputs.size(); ++o)
+    b.CreateStore(inst.outputs[o], b.CreateGEP(inst.outputs[o]->getType(), out_base[o], i));
+  llvm::Value* lowest_next = nullptr;
+  if (can_fail) lowest_next = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, inst.failure);
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1));
-  i->addIncoming(next, loop);
+  llvm::BasicBlock* loop_end = b.GetInsertBlock();  // a node may have added blocks (^)
+  i->addIncoming(next, loop_end);
+  if (can_fail) {
+    lowest->addIncoming(none, entry);
+    lowest->addIncoming(lowest_next, loop_end);
+  }
   b.CreateCondBr(b.CreateICmpSLT(next, end), loop, exit);
   b.SetInsertPoint(exit);
+  if (can_fail) {
+    llvm::PHINode* found = b.CreatePHI(i64, 2, "found");
+    found->addIncoming(none, entry);
+    found->addIncoming(lowest_next, loop_end);
+    auto* report = llvm::BasicBlock::Create(ctx, "report", fn);
+    auto* done = llvm::BasicBlock::Create(ctx, "done", fn);
+    b.CreateCondBr(b.CreateICmpNE(found, none), report, done);
+    b.SetInsertPoint(report);
+    llvm::Value* record = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(3), k.outputs.size()), "record");
+    b.CreateAtomicRMW(llvm::AtomicRMWInst::UMin, record, found, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic);
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+  }
   b.CreateRetVoid();
 }
 

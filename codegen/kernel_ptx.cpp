@@ -1,15 +1,20 @@
 // compile_ptx: a kernel body as an NVPTX kernel for sm_90, kPtxInstancesPerThread instances a
 // thread; compile_element_ptx: one output of a body as the element function of the consumer kernels.
+#include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/IPO/GlobalDCE.h>
 
 #include <memory>
 #include <mutex>
@@ -18,6 +23,8 @@
 
 #include "codegen/kernel_ptx.h"
 #include "codegen/kernel_ir.h"
+#include "codegen/libdevice.h"
+#include "flatten/kernel_abi.h"
 
 namespace ndp::codegen {
 
@@ -48,6 +55,75 @@ std::unique_ptr<llvm::TargetMachine> nvptx_machine() {
       target->createTargetMachine(kTriple, "sm_90", "+ptx78", llvm::TargetOptions(), std::nullopt));
   if (!tm) throw std::runtime_error("cannot create the NVPTX target machine");
   return tm;
+}
+
+// Note [Math functions on the GPU]
+// Kernels call libdevice's functions (__nv_exp, __nv_log, ...: kernel_ir.cpp with
+// MathLibrary::Libdevice); sqrt, floor, ceil and trunc are LLVM intrinsics, which NVPTX emits as
+// single correctly rounded instructions, as the host computes them. Before the PTX is emitted the
+// functions a module calls are linked in from libdevice (embedded in ndp, codegen/libdevice.h),
+// made internal and inlined, so that the PTX is the one entry without calls: an element function
+// goes into a consumer program as its text (Note [Consumer programs]), which must not call
+// through the stack. libdevice asks `__nvvm_reflect` for compile options; it is answered as nvcc
+// answers by default: no flush-to-zero of denormals (__CUDA_FTZ 0), the target's __CUDA_ARCH.
+
+/// The answer of __nvvm_reflect(`option`).
+int reflect_answer(llvm::StringRef option) {
+  if (option == "__CUDA_ARCH") return 900;
+  return 0;  // __CUDA_FTZ, and any option libdevice may ask that nvcc leaves at 0
+}
+
+/// Links the libdevice functions `m` calls into it and inlines them into `entry`.
+void link_libdevice(llvm::Module& m, const std::string& entry) {
+  bool calls = false;
+  for (const llvm::Function& f : m)
+    calls = calls || (f.isDeclaration() && f.getName().starts_with("__nv_"));
+  if (!calls) return;
+  if (kLibdeviceCount == 0)
+    throw std::runtime_error("this ndp was built without libdevice (the CUDA toolkit's math library), so math "
+                             "functions cannot be compiled for the GPU");
+  llvm::StringRef bitcode(reinterpret_cast<const char*>(kLibdevice[0].data), kLibdevice[0].size);
+  llvm::Expected<std::unique_ptr<llvm::Module>> lib =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "libdevice.10.bc"), m.getContext());
+  if (!lib) throw std::runtime_error("reading libdevice: " + llvm::toString(lib.takeError()));
+  (*lib)->setTargetTriple(m.getTargetTriple());
+  (*lib)->setDataLayout(m.getDataLayout());
+  if (llvm::Linker::linkModules(m, std::move(*lib), llvm::Linker::Flags::LinkOnlyNeeded))
+    throw std::runtime_error("linking libdevice failed");
+  if (llvm::Function* reflect = m.getFunction("__nvvm_reflect")) {
+    std::vector<llvm::CallInst*> calls_of_reflect;
+    for (llvm::User* u : reflect->users())
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(u)) calls_of_reflect.push_back(call);
+    for (llvm::CallInst* call : calls_of_reflect) {
+      llvm::StringRef option;
+      if (auto* g = llvm::dyn_cast<llvm::GlobalVariable>(call->getArgOperand(0)->stripPointerCasts()))
+        if (auto* text = llvm::dyn_cast_or_null<llvm::ConstantDataSequential>(g->getInitializer()))
+          option = text->isCString() ? text->getAsCString() : text->getAsString();
+      call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), reflect_answer(option)));
+      call->eraseFromParent();
+    }
+  }
+  for (llvm::Function& f : m) {
+    if (f.isDeclaration() || f.getName() == entry) continue;
+    f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    f.removeFnAttr(llvm::Attribute::NoInline);
+    f.removeFnAttr(llvm::Attribute::OptimizeNone);
+    f.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::AlwaysInlinerPass());
+  mpm.addPass(llvm::GlobalDCEPass());
+  mpm.run(m, mam);
 }
 
 /// Verifies m and prints it as PTX.
@@ -117,7 +193,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   llvm::IRBuilder<> b(ctx);
   std::vector<llvm::Type*> params{b.getInt64Ty()};
   size_t ni = k.inputs.size() + gathered.size(), no = k.outputs.size();
-  for (size_t j = 0; j < ni + no; ++j) params.push_back(b.getPtrTy());
+  const bool can_fail = k.can_fail();  // then the failure record follows the outputs
+  for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j) params.push_back(b.getPtrTy());
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
   // Marks the function as a kernel entry (LLVM 19 reads nvvm.annotations).
@@ -140,36 +217,63 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   llvm::Value* base = b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
                                               b.CreateMul(ntid, b.getInt64(kPtxInstancesPerThread))),
                                   sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), "base");
+  // The lowest failure record of the thread's instances, reported once at the end.
+  llvm::Value* none = b.getInt64(flatten::kNoKernelFailure);
+  llvm::Value* lowest = none;
   for (int u = 0; u < kPtxInstancesPerThread; ++u) {
     llvm::Value* i = b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
     auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
     auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+    llvm::BasicBlock* from = b.GetInsertBlock();
     b.CreateCondBr(b.CreateICmpSLT(i, fn->getArg(0)), body, next);
     b.SetInsertPoint(body);
-    std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
-      llvm::Type* t = storage_type(ctx, k.inputs.at(j));
-      llvm::Value* at = i;
-      if (int g = gathered_slot(gathered, j); g >= 0) {
-        llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
-        at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(static_cast<unsigned>(1 + k.inputs.size() + g)), i)),
-                          b.getInt64Ty());
-      }
-      return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
-    });
+    InstanceValues inst = emit_instance(
+        b, k, i,
+        [&](uint32_t j) {
+          llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+          llvm::Value* at = i;
+          if (int g = gathered_slot(gathered, j); g >= 0) {
+            llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
+            at = b.CreateSExt(
+                b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(static_cast<unsigned>(1 + k.inputs.size() + g)), i)),
+                b.getInt64Ty());
+          }
+          return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
+        },
+        MathLibrary::Libdevice);
     for (size_t o = 0; o < no; ++o) {
-      llvm::Type* t = outs[o]->getType();
-      b.CreateStore(outs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
+      llvm::Type* t = inst.outputs[o]->getType();
+      b.CreateStore(inst.outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
     }
+    llvm::Value* lowest_body = can_fail ? b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, inst.failure) : nullptr;
+    llvm::BasicBlock* body_end = b.GetInsertBlock();
     b.CreateBr(next);
     b.SetInsertPoint(next);
+    if (can_fail) {
+      llvm::PHINode* phi = b.CreatePHI(b.getInt64Ty(), 2);
+      phi->addIncoming(lowest, from);
+      phi->addIncoming(lowest_body, body_end);
+      lowest = phi;
+    }
+  }
+  if (can_fail) {
+    auto* report = llvm::BasicBlock::Create(ctx, "report", fn);
+    auto* done = llvm::BasicBlock::Create(ctx, "done", fn);
+    b.CreateCondBr(b.CreateICmpNE(lowest, none), report, done);
+    b.SetInsertPoint(report);
+    b.CreateAtomicRMW(llvm::AtomicRMWInst::UMin, fn->getArg(static_cast<unsigned>(1 + ni + no)), lowest,
+                      llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic);
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
   }
   b.CreateRetVoid();
-
+  link_libdevice(m, "ndp_kernel");
   return emit_ptx(m, *tm);
 }
 
 std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
+  if (k.can_fail()) throw std::runtime_error("an element function cannot fail (Note [Kernels that can fail])");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);
@@ -208,7 +312,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   // Item `item` as an i64 of its bits, computed at first + item·stride.
   auto value_bits = [&](int item, State& state) {
     llvm::Value* i = b.CreateAdd(first, b.CreateMul(stride, b.getInt64(static_cast<uint64_t>(item))));
-    std::vector<llvm::Value*> outs = emit_instance(b, k, [&](uint32_t j) {
+    std::vector<llvm::Value*> outs = emit_instance(b, k, i, [&](uint32_t j) {
       // Inputs are never written while a kernel runs: the read-only global path.
       // Streams are read at i; with gathers they go around L2 (Note [Streamed inputs beside
       // gathers]).
@@ -226,7 +330,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
       bad = b.CreateOr(bad, b.CreateZExt(b.CreateNot(in_range), i64));
       at = b.CreateSelect(in_range, at, b.getInt64(0));
       return invariant_load(t, b.CreateGEP(t, base.at(j), at));
-    });
+    }, MathLibrary::Libdevice).outputs;
     llvm::Value* v = outs.at(0);
     llvm::Type* vt = v->getType();
     if (vt->isFloatingPointTy()) v = b.CreateBitCast(v, b.getIntNTy(vt->getPrimitiveSizeInBits()));
@@ -301,6 +405,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   llvm::Value* result = llvm::UndefValue::get(items_ty);
   for (unsigned w = 0; w < kElementWords; ++w) result = b.CreateInsertValue(result, words[w], {0u, w});
   b.CreateRet(result);
+  link_libdevice(m, "ndp_elements");
   return emit_ptx(m, *tm);
 }
 

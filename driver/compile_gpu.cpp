@@ -48,8 +48,8 @@ class ModuleCollector {
     if (seen_.insert(key).second) modules.push_back(GpuModule{std::move(key), ptx(), {}, {}});
   }
   /// The kernels the cuda backend makes for a primitive statement at run time
-  /// (exec/cuda/lifted_prims.cpp): a single elementwise primitive as a one-node kernel, with
-  /// the check of its second operand where it can fail, and the sum of lengths of `++`.
+  /// (exec/cuda/lifted_prims.cpp): a single elementwise primitive as a one-node kernel, and the
+  /// sum of lengths of `++`.
   void add_prim_kernels(const flatten::Function& f, const flatten::Stmt& s) {
     std::vector<const lang::Type*> args;
     for (flatten::VarId u : s.uses) {
@@ -58,11 +58,8 @@ class ModuleCollector {
     }
     const lang::Type* result = f.vars.at(s.dst).type;
     std::vector<flatten::KernelBody> bodies;
-    if (flatten::kernel_prim_ok(s.prim, args, result)) bodies.push_back(flatten::one_node_kernel(s.prim, args, result));
-    if (flatten::kernel_prim_checked_ok(s.prim, args, result)) {
-      bodies.push_back(flatten::checked_prim_guard(s.prim, args.at(1), types_.bool_()));
+    if (flatten::kernel_prim_ok(s.prim, args, result) || flatten::kernel_prim_fallible(s.prim, args, result))
       bodies.push_back(flatten::one_node_kernel(s.prim, args, result));
-    }
     if (s.prim == lang::core::PrimId::Append)
       bodies.push_back(flatten::one_node_kernel(lang::core::PrimId::Add, {types_.int_(), types_.int_()}, types_.int_()));
     for (const flatten::KernelBody& k : bodies)

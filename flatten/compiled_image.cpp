@@ -18,7 +18,7 @@ using lang::ValueKind;
 
 namespace {
 
-constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '1'};
+constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '2'};  // 02: kernel nodes' spans
 
 /// What an image depends on besides its own format: the numbering of primitives and Flat IR ops.
 uint64_t fingerprint() {
@@ -211,6 +211,7 @@ class Writer {
       u64(n.args.size());
       for (uint32_t a : n.args) u32(a);
       type(n.type);
+      span(n.span);
     }
     u64(k.outputs.size());
     for (uint32_t o : k.outputs) u32(o);
@@ -519,6 +520,7 @@ class Reader {
       size_t nargs = count();
       for (size_t a = 0; a < nargs; ++a) n.args.push_back(u32());
       n.type = type();
+      n.span = span();
       k->nodes.push_back(std::move(n));
     }
     size_t nouts = count();

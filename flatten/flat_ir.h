@@ -108,11 +108,23 @@ struct RecursionLoop {
 // A Kernel statement (flatten/passes/fuse_elementwise) computes several elementwise primitives
 // in one pass over its n instances: for every i, `outs[k][i] = value of node outputs[k]` where
 // the nodes are evaluated in order on `uses[j][i]`. Nodes are inputs or applications of pure
-// scalar primitives that cannot fail (so fusing never changes which error is reported), on
-// flat scalar element types (int, float, bool, char, i32, f32), with the semantics of the
-// lifted primitives (exec/host/lifted_prims_scalar.cpp): wrapping integer arithmetic, IEEE
-// floats, bool as 0/1. Const nodes are scalar literals the kernel reads instead of a vector
-// of n copies; every kernel keeps at least one input, which gives n. The body holds no variable ids, so equal bodies share compiled code.
+// scalar primitives on flat scalar element types (int, float, bool, char, i32, f32), with the
+// semantics of the lifted primitives (exec/host/lifted_prims_scalar.cpp): wrapping integer
+// arithmetic, IEEE floats, bool as 0/1, the math library's functions. Const nodes are scalar
+// literals the kernel reads instead of a vector of n copies; every kernel keeps at least one
+// input, which gives n. The body holds no variable ids, so equal bodies share compiled code.
+//
+// Note [Kernels that can fail]
+// Some nodes can fail (integer / and rem by zero, sqrt and ln of a negative number, float ->
+// int out of range, ... : kernel_prim_fallible in fuse_elementwise.h); each keeps the span of
+// the statement it came from. Every instance computes every node (a failed node yields a
+// harmless value), and the kernel records the lowest (node, instance) that failed in one word,
+// the failure record (kernel_failure_record in flatten/kernel_abi.h). The executor raises the
+// error of that node at that instance, as its unfused statement would: the unfused statements
+// run one after the other over all instances, so the first statement with a failing instance
+// fails, at its first failing instance, and nodes are in statement order. For that order to be
+// the program's, fusion never moves a node that can fail past a statement that can fail or has
+// an effect (fuse_elementwise, fuse_siblings). Such kernels are never fused into consumers.
 struct KernelNode {
   enum class Kind : uint8_t { Input, Prim, Const };
   Kind kind = Kind::Input;
@@ -121,6 +133,7 @@ struct KernelNode {
   lang::core::PrimId prim = lang::core::PrimId::Count_;  // Prim
   std::vector<uint32_t> args;         // Prim: indices of earlier nodes
   const lang::Type* type = nullptr;   // the node's element type (a flat scalar)
+  lang::Span span;                    // Prim: where its error is reported (Note [Kernels that can fail])
 };
 
 struct KernelBody {
@@ -129,6 +142,10 @@ struct KernelBody {
   std::vector<uint32_t> outputs;          // node of each output
   /// A structural description (types by kind, prims, edges): equal keys, equal kernels.
   std::string key() const;
+  /// True when node `n` can fail (Note [Kernels that can fail]).
+  bool node_can_fail(const KernelNode& n) const;
+  /// True when some node can fail: the kernel then takes a failure record.
+  bool can_fail() const;
   /// The element type of each output.
   std::vector<const lang::Type*> output_types() const {
     std::vector<const lang::Type*> types;

@@ -13,8 +13,23 @@ namespace ndp::flatten {
 
 /// Computes instances [begin, end) of a kernel: ins[j] and outs[k] point at element 0 of input
 /// j and output k, stored as Note [Vec representation] says (bool: one byte 0/1, char: uint8,
-/// int: int64, i32: int32, float: double, f32: float).
+/// int: int64, i32: int32, float: double, f32: float). A kernel that can fail (Note [Kernels
+/// that can fail] in flat_ir.h) takes one more pointer after its outputs: its failure record.
 using HostKernelFn = void (*)(int64_t begin, int64_t end, const void* const* ins, void* const* outs);
+
+/// The failure record of a kernel that can fail: a uint64 that starts as kNoKernelFailure and
+/// that the kernel lowers (an atomic unsigned min) to kernel_failure_record(node, instance) of
+/// each failing node and instance, so that it ends as the lowest node's lowest instance. The
+/// GPU kernels (ndp_kernel(n, ins..., outs..., record)) take the same word.
+inline constexpr uint64_t kNoKernelFailure = ~uint64_t{0};
+inline constexpr int kFailureInstanceBits = 40;
+inline constexpr uint64_t kernel_failure_record(uint64_t node, uint64_t instance) {
+  return node << kFailureInstanceBits | instance;
+}
+inline constexpr uint32_t failed_node(uint64_t record) { return static_cast<uint32_t>(record >> kFailureInstanceBits); }
+inline constexpr int64_t failed_instance(uint64_t record) {
+  return static_cast<int64_t>(record & ((uint64_t{1} << kFailureInstanceBits) - 1));
+}
 
 /// Calls a kernel that a KernelCompiler made. Every call goes through here because JIT-compiled
 /// code has none of the type signature that UBSan's -fsanitize=function check reads before an

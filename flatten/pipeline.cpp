@@ -12,6 +12,7 @@
 #include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/fuse_siblings.h"
 #include "flatten/passes/group_filters.h"
+#include "flatten/passes/inline_calls.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
 #include "include/ndp/interrupt.h"
@@ -55,6 +56,10 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   log_pass("merge_calls", p);
   p = recursion_to_loops(std::move(p));
   log_pass("recursion_to_loops", p);
+  if (!env_disabled("NDP_NO_INLINE")) {  // for measuring what inlining gains
+    p = inline_calls(std::move(p));
+    log_pass("inline_calls", p);
+  }
   // Last: the passes above do not know Kernel statements (their several results).
   if (!env_disabled("NDP_NO_FUSE")) {
     p = fuse_elementwise(std::move(p));

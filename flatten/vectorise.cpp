@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "flatten/free_slots.h"
+#include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
 #include "lang/runtime_errors.h"
 
@@ -404,7 +405,16 @@ class Vectoriser {
         std::vector<VarId> args;
         for (const core::Expr* a : e->args) args.push_back(expr(a, c));
         if (e->prim == core::PrimId::Rand && paths_) args.push_back(c.path);
-        return prim(e->prim, close(e->type, e->span), std::move(args), close_all(e->type_args), e->span);
+        const Type* result = close(e->type, e->span);
+        if (e->prim == core::PrimId::Identity && plain_scalar(result)) {
+          // The identity of a flat scalar type (zero(x) in `abs`) is a literal, which a fused
+          // kernel holds as a constant (its argument is still computed above).
+          VarId v = emit_value(Op::Lit, "zero", result, {c.n}, e->span);
+          block_->stmts.back().lit = identity_of_plain(result);
+          block_->stmts.back().type = result;
+          return v;
+        }
+        return prim(e->prim, result, std::move(args), close_all(e->type_args), e->span);
       }
       case core::Kind::Call: return call(e, c);
       case core::Kind::Tuple: {
@@ -552,8 +562,57 @@ class Vectoriser {
     return r;
   }
 
+  // Note [Conditionals as selects]
+  // `if c then a else b` where both branches are small formulas that cannot fail and have no
+  // effect (speculable: literals, flat scalar variables and primitives kernel_prim_ok accepts)
+  // is computed as select(c, a, b): both branches on every instance, then a choice per
+  // instance, with the value and the errors of the packed branches (neither branch can raise
+  // one) and none of their cost (two counts, two packs per variable a branch reads, a merge),
+  // and the whole conditional can join a fused kernel. A cumulative normal distribution's
+  // `if d > 0.0 then 1.0 - c else c` is the typical case.
+  static constexpr int kSpeculableNodes = 24;  // per branch: both run on every instance
+
+  static bool plain_scalar(const Type* t) { return t->kind <= TypeKind::F32; }
+
+  /// identity(x) at a plain scalar type, as lang::eval::identity_of_type gives it.
+  static lang::Value identity_of_plain(const Type* t) {
+    switch (t->kind) {
+      case TypeKind::Float: return lang::Value::float_(0.0);
+      case TypeKind::Bool: return lang::Value::bool_(false);
+      case TypeKind::Char: return lang::Value::char_(' ');
+      case TypeKind::I32: return lang::Value::i32(0);
+      case TypeKind::F32: return lang::Value::f32(0.0f);
+      default: return lang::Value::int_(0);
+    }
+  }
+
+  bool speculable(const core::Expr* e, int& budget) {
+    if (--budget < 0) return false;
+    const Type* t = targs_ ? types_.subst(e->type, *targs_) : e->type;
+    if (open_outside_functions(t) || !plain_scalar(t)) return false;
+    switch (e->kind) {
+      case core::Kind::Lit: case core::Kind::Local: return true;
+      case core::Kind::Prim: {
+        std::vector<const Type*> args;
+        for (const core::Expr* a : e->args) {
+          if (!speculable(a, budget)) return false;
+          args.push_back(targs_ ? types_.subst(a->type, *targs_) : a->type);
+        }
+        return kernel_prim_ok(e->prim, args, t);
+      }
+      default: return false;
+    }
+  }
+
   VarId if_(const core::Expr* e, Ctx& c) {
     const Type* result = close(e->type, e->span);
+    int then_budget = kSpeculableNodes, else_budget = kSpeculableNodes;
+    if (plain_scalar(result) && speculable(e->args[1], then_budget) && speculable(e->args[2], else_budget)) {
+      VarId flags = expr(e->args[0], c);
+      VarId t = expr(e->args[1], c);
+      VarId f = expr(e->args[2], c);
+      return prim(core::PrimId::Select, result, {flags, t, f}, {result}, e->span);
+    }
     VarId flags = expr(e->args[0], c);
     VarId not_flags = prim(core::PrimId::Not, types_.bool_(), {flags}, {types_.bool_()});
     VarId n_then = host(Op::Count, "n_then", {flags});

@@ -483,7 +483,8 @@ struct Verifier {
   }
 
   /// Note [Fused kernels]: operands match the inputs, nodes only read earlier nodes with
-  /// primitives a kernel may hold, and each output variable has its node's type.
+  /// primitives a kernel may hold (ones that can fail only in a Kernel statement: Note [Kernels
+  /// that can fail]), and each output variable has its node's type.
   void kernel(const Stmt& s) {
     const KernelBody* k = s.kernel.get();
     if (!k) return;
@@ -514,7 +515,7 @@ struct Verifier {
         else args.push_back(k->nodes[a].type);
       }
       if (!ok) problem(&s, fmt::format("kernel node {} reads a later node", j));
-      else if (!kernel_prim_ok(n.prim, args, n.type))
+      else if (!kernel_prim_ok(n.prim, args, n.type) && !(s.op == Op::Kernel && kernel_prim_fallible(n.prim, args, n.type)))
         problem(&s, fmt::format("kernel node {}: primitive {} cannot be fused at these types", j,
                                 n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?"));
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,7 +15,11 @@
 #include <unordered_map>
 
 #include "exec/common/kernel_compiler.h"
+#include "exec/host/convert.h"
+#include "exec/host/kernel_failure.h"
 #include "exec/host/parallel_loops.h"
+#include "flatten/kernel_abi.h"
+#include "lang/eval/prim_call.h"
 #include "lang/diagnostics.h"
 
 namespace ndp::exec::cpu {
@@ -123,6 +128,72 @@ void eval_typed(PrimId p, const void* const* a, void* rv, int64_t m) {
   throw lang::InternalError("internal error: kernel node with a primitive the kernel loop does not know");
 }
 
+template <class T>
+lang::Value boxed(T x) {
+  if constexpr (std::is_same_v<T, double>) return lang::Value::float_(x);
+  else if constexpr (std::is_same_v<T, float>) return lang::Value::f32(x);
+  else if constexpr (std::is_same_v<T, bool>) return lang::Value::bool_(x);
+  else if constexpr (std::is_same_v<T, uint8_t>) return lang::Value::char_(x);
+  else if constexpr (std::is_same_v<T, int32_t>) return lang::Value::i32(x);
+  else return lang::Value::int_(x);
+}
+
+template <class T>
+T const_value(const lang::Value& v) {
+  if constexpr (std::is_same_v<T, double>) return v.as_float();
+  else if constexpr (std::is_same_v<T, float>) return v.as_f32();
+  else if constexpr (std::is_same_v<T, bool>) return v.as_bool();
+  else if constexpr (std::is_same_v<T, uint8_t>) return v.as_char();
+  else if constexpr (std::is_same_v<T, int32_t>) return v.as_i32();
+  else return v.as_int();
+}
+
+/// Element i of a flat scalar array of `kind`, as a Value.
+lang::Value value_at(const void* a, TypeKind kind, int64_t i) {
+  return with_scalar(kind, [&](auto tag) { return boxed(static_cast<const typename decltype(tag)::type*>(a)[i]); });
+}
+
+/// True for the nodes eval_typed computes; the others (math functions and the nodes that can
+/// fail) go through the interpreter's primitives, an element at a time.
+bool typed_node(const KernelBody& k, const KernelNode& n) {
+  switch (n.prim) {
+    case PrimId::Exp: case PrimId::Sin: case PrimId::Cos: case PrimId::Tan: case PrimId::Asin: case PrimId::Acos:
+    case PrimId::Atan: case PrimId::Sinh: case PrimId::Cosh: case PrimId::Tanh:
+      return false;
+    default: return !k.node_can_fail(n);
+  }
+}
+
+/// Lowers a failure record to `mine` (an atomic unsigned min: chunks run in parallel).
+void lower_record(std::atomic_ref<uint64_t> record, uint64_t mine) {
+  uint64_t seen = record.load(std::memory_order_relaxed);
+  while (mine < seen && !record.compare_exchange_weak(seen, mine, std::memory_order_relaxed)) {
+  }
+}
+
+/// One node over elements [first, first + m) by the interpreter's scalar primitive. An element
+/// that fails lowers `record` to its kernel_failure_record and computes 0.
+void eval_by_value(const KernelBody& k, uint32_t node, const void* const* a, void* r, int64_t m, int64_t first,
+                   uint64_t* record) {
+  const KernelNode& n = k.nodes[node];
+  lang::eval::PrimCall call{n.prim, n.span, nullptr, nullptr, nullptr};
+  std::vector<lang::Value> args(n.args.size());
+  with_scalar(n.type->kind, [&](auto tag) {
+    using R = typename decltype(tag)::type;
+    R* out = static_cast<R*>(r);
+    for (int64_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n.args.size(); ++j) args[j] = value_at(a[j], k.nodes[n.args[j]].type->kind, i);
+      try {
+        out[i] = const_value<R>(lang::eval::apply_scalar_prim(call, args.data()));
+      } catch (const lang::eval::EvalError&) {
+        if (record == nullptr) throw;  // a node that cannot fail does not
+        out[i] = R{};
+        lower_record(std::atomic_ref<uint64_t>(*record), flatten::kernel_failure_record(node, static_cast<uint64_t>(first + i)));
+      }
+    }
+  });
+}
+
 void eval_node(const KernelBody& k, const KernelNode& n, const void* const* a, void* r, int64_t m) {
   if (n.prim == PrimId::Select) {
     const bool* f = static_cast<const bool*>(a[0]);
@@ -141,17 +212,6 @@ void eval_node(const KernelBody& k, const KernelNode& n, const void* const* a, v
     });
   });
 }
-
-template <class T>
-T const_value(const lang::Value& v) {
-  if constexpr (std::is_same_v<T, double>) return v.as_float();
-  else if constexpr (std::is_same_v<T, float>) return v.as_f32();
-  else if constexpr (std::is_same_v<T, bool>) return v.as_bool();
-  else if constexpr (std::is_same_v<T, uint8_t>) return v.as_char();
-  else if constexpr (std::is_same_v<T, int32_t>) return v.as_i32();
-  else return v.as_int();
-}
-
 
 /// The installed compiler's kernel (Note [Kernel compilers]), or nullptr where there is none,
 /// NDP_NO_JIT is set or compilation failed (said at NDP_DEBUG >= 1; the interpretive loop then
@@ -186,6 +246,8 @@ HostKernelFn host_kernel(const KernelBody& k) {
 void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
   size_t nn = k.nodes.size();
   if (end <= begin) return;
+  // A kernel that can fail has its failure record after the outputs (flatten/kernel_abi.h).
+  uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[k.outputs.size()]) : nullptr;
   // 8 bytes per element (the widest storage) per node; left uninitialised, as every row is
   // written before it is read.
   size_t rows = static_cast<size_t>(std::min(kChunk, end - begin));
@@ -213,7 +275,8 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
       }
       for (size_t a = 0; a < n.args.size() && a < 3; ++a) args[a] = at[n.args[a]];
       if (n.args.size() < 2) args[1] = args[0];
-      eval_node(k, n, args, r, m);
+      if (typed_node(k, n)) eval_node(k, n, args, r, m);
+      else eval_by_value(k, static_cast<uint32_t>(j), args, r, m, c, record);
     }
     for (size_t o = 0; o < k.outputs.size(); ++o) {
       const KernelNode& n = k.nodes[k.outputs[o]];
@@ -236,7 +299,7 @@ void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const*
 
 std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& k, std::span<const Vec> ins) {
   NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && ins.size() <= flatten::kMaxConsumerInputs &&
-                 k.outputs.size() == 1,
+                 k.outputs.size() == 1 && !k.can_fail(),
              "consumer kernel operands do not match its body");
   struct Inputs {
     std::array<const char*, flatten::kMaxConsumerInputs> base{};
@@ -280,6 +343,8 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
       bufs.push_back(b.share());
     });
   }
+  uint64_t record = flatten::kNoKernelFailure;  // Note [Kernels that can fail]
+  if (k.can_fail()) out_ptrs.push_back(&record);
   HostKernelFn fn = n >= jit_min() ? host_kernel(k) : nullptr;
   if (fn) {
     run_chunks(fn, n, in_ptrs.data(), out_ptrs.data());
@@ -290,6 +355,11 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
     parallel_blocks_for(chunks, [&](int64_t c) {
       interpret_kernel(k, c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), in_ptrs.data(), out_ptrs.data());
     });
+  }
+  if (record != flatten::kNoKernelFailure) {
+    std::vector<lang::Value> at;
+    for (const Vec& v : ins) at.push_back(to_value(v, flatten::failed_instance(record)));
+    raise_kernel_failure(k, record, at);
   }
   std::vector<Vec> out;
   for (size_t o = 0; o < out_types.size(); ++o) out.push_back(Vec::scalar(out_types[o], n, bufs[o]));

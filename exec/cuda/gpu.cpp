@@ -1,5 +1,7 @@
 #include "exec/cuda/gpu.h"
 
+#include "flatten/kernel_abi.h"
+
 #include <mutex>
 
 #include "lang/diagnostics.h"
@@ -111,6 +113,8 @@ void Gpu::begin_evaluation() {
   deferred_checks_.clear();
   if (gather_flags_given_) check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
   gather_flags_given_ = false;
+  if (kernel_record_given_) check(prims_->fill(kernel_record_->pointer(), 1, 8, flatten::kNoKernelFailure));
+  kernel_record_given_ = false;
 }
 
 int64_t Gpu::read_int(CUdeviceptr base, int64_t i) {
@@ -138,6 +142,23 @@ std::array<uint64_t, Gpu::kGatherFlags> Gpu::take_gather_flags() {
       break;
     }
   return flags;
+}
+
+CUdeviceptr Gpu::kernel_record() {
+  if (!kernel_record_) {
+    kernel_record_ = alloc(8);
+    check(prims_->fill(kernel_record_->pointer(), 1, 8, flatten::kNoKernelFailure));
+  }
+  kernel_record_given_ = true;
+  return kernel_record_->pointer();
+}
+
+uint64_t Gpu::take_kernel_record() {
+  uint64_t record = flatten::kNoKernelFailure;
+  check(pool_->copy_to_host(&record, *kernel_record_, sizeof record));
+  kernel_record_given_ = false;
+  if (record != flatten::kNoKernelFailure) check(prims_->fill(kernel_record_->pointer(), 1, 8, flatten::kNoKernelFailure));
+  return record;
 }
 
 }  // namespace ndp::exec::cuda

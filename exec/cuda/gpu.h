@@ -58,11 +58,18 @@ class Gpu {
   CUdeviceptr gather_flags();
   /// Reads the flags after a kernel (waits for it), and zeroes them again if any is set.
   std::array<uint64_t, kGatherFlags> take_gather_flags();
+  /// The failure record of fused kernels that can fail (Note [Kernels that can fail] in
+  /// flatten/flat_ir.h), kNoKernelFailure between kernels, for a kernel's arguments.
+  CUdeviceptr kernel_record();
+  /// Reads the record after a kernel (waits for it), and resets it if it is set.
+  uint64_t take_kernel_record();
 
  private:
   std::vector<std::function<void()>> deferred_checks_;
   DBuf gather_flags_;
   bool gather_flags_given_ = false;  // to a kernel since take_gather_flags
+  DBuf kernel_record_;
+  bool kernel_record_given_ = false;  // to a kernel since take_kernel_record
   std::unique_ptr<runtime::cuda::Device> device_;
   std::unique_ptr<runtime::cuda::MemoryPool> pool_;
   std::unique_ptr<runtime::gpu::Primitives> prims_;

@@ -11,6 +11,9 @@
 #include <sstream>
 
 #include "exec/common/kernel_compiler.h"
+#include "exec/cuda/device_vec_ops.h"
+#include "exec/host/convert.h"
+#include "exec/host/kernel_failure.h"
 #include "flatten/kernel_abi.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/interp.h"
@@ -260,13 +263,23 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   const runtime::cuda::Kernel& kernel = kernel_for(k, args.gathered);
   // ndp_kernel(i64 n, ptr in_0, ..., [ptr positions_0, ...], ptr out_0, ...):
   // kPtxInstancesPerThread instances a thread.
+  // A kernel that can fail takes the failure record last (Note [Kernels that can fail]).
   std::vector<CUdeviceptr> ptrs = std::move(args.ptrs);
   for (const DVec& v : outs) ptrs.push_back(v.data());
+  const bool can_fail = k.can_fail();
+  if (can_fail) ptrs.push_back(gpu_.kernel_record());
   std::vector<void*> params;
   params.push_back(&n);
   for (CUdeviceptr& p : ptrs) params.push_back(&p);
   gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element((n + flatten::kPtxInstancesPerThread - 1) / flatten::kPtxInstancesPerThread),
                                   params.data()));
+  if (can_fail) {
+    if (uint64_t record = gpu_.take_kernel_record(); record != flatten::kNoKernelFailure) {
+      std::vector<lang::Value> at;
+      for (const DVec& v : ins) at.push_back(host::to_value(download(gpu_, v), flatten::failed_instance(record)));
+      host::raise_kernel_failure(k, record, at);
+    }
+  }
   return outs;
 }
 

@@ -90,29 +90,15 @@ struct Natives {
     return types;
   }
 
-  /// An elementwise primitive as a one-node kernel, where the code generator handles it.
+  /// An elementwise primitive as a one-node kernel, where the code generator handles it; one
+  /// that can fail reports its first failing instance (Note [Kernels that can fail]).
   std::optional<DVec> elementwise() {
     std::vector<const Type*> types = arg_types();
-    if (!flatten::kernel_prim_ok(c.id, types, c.result)) return std::nullopt;
-    flatten::KernelBody k = flatten::one_node_kernel(c.id, types, c.result);
+    if (!flatten::kernel_prim_ok(c.id, types, c.result) && !flatten::kernel_prim_fallible(c.id, types, c.result))
+      return std::nullopt;
+    flatten::KernelBody k = flatten::one_node_kernel(c.id, types, c.result, c.span);
     if (!ctx.kernels->available(k)) return std::nullopt;  // the host's (Note [Precompiled modules])
     return run_one(k, a, c.result);
-  }
-
-  /// An elementwise primitive that can fail (integer /, rem, shifts): a check kernel over the
-  /// second operand first; any failing instance sends the statement to the host, which raises
-  /// the interpreter's message for the first one. Then the operation as a one-node kernel.
-  std::optional<DVec> checked_elementwise() {
-    std::vector<const Type*> types = arg_types();
-    if (!flatten::kernel_prim_checked_ok(c.id, types, c.result)) return std::nullopt;
-    const Type* b = ctx.host.types->bool_();
-    flatten::KernelBody chk = flatten::checked_prim_guard(c.id, types[1], b);
-    flatten::KernelBody op = flatten::one_node_kernel(c.id, types, c.result);
-    if (!ctx.kernels->available(chk) || !ctx.kernels->available(op)) return std::nullopt;
-    DVec second[1] = {a[1]};
-    DVec bad = run_one(chk, second, b);
-    if (g.check(g.prims().count_true(bad.data(), bad.size())) > 0) fail();
-    return run_one(op, a, c.result);
   }
 
   DVec length() { return DVec::scalar(int_t(), a[0].size(), a[0].buffer()); }
@@ -299,7 +285,6 @@ struct Natives {
 
   std::optional<DVec> native() {
     if (std::optional<DVec> k = elementwise()) return k;
-    if (std::optional<DVec> k = checked_elementwise()) return k;
     switch (lang::core::prim_family(c.id)) {
       case lang::core::PrimFamily::Scan: return scan();
       case lang::core::PrimFamily::Reduce: return reduce();

@@ -18,18 +18,6 @@ using lang::core::PrimId;
 
 bool is_prim(const Stmt& s, PrimId p) { return s.op == Op::Prim && s.prim == p; }
 
-/// Statements that cannot raise an error, so a chain may be computed after them. (Not every
-/// such statement: the list the chains were first measured with.)
-bool cannot_fail(const Stmt& s) {
-  switch (s.op) {
-    case Op::Lit: case Op::Const: case Op::Length: case Op::Tuple: case Op::First: case Op::Second:
-    case Op::Lengths: case Op::Elements: case Op::Nest: case Op::Retype: case Op::Iota: case Op::Kernel:
-    case Op::Nothing:
-      return true;
-    default: return false;
-  }
-}
-
 /// What a statement of the block becomes.
 enum class Role : uint8_t { Kept, TakenIn, Root };
 
@@ -83,7 +71,7 @@ void chain_block(const Function& fn, Block& b, const std::vector<uint32_t>& uses
     size_t first = *std::min_element(taken.begin(), taken.end());
     bool safe = true;
     for (size_t i = first; i < r && safe; ++i)
-      safe = cannot_fail(b.stmts[i]) || std::find(taken.begin(), taken.end(), i) != taken.end();
+      safe = pure_and_total(fn, b.stmts[i]) || std::find(taken.begin(), taken.end(), i) != taken.end();
     if (!safe) continue;
     std::sort(elts.begin(), elts.end());
     for (const auto& [stmt, source] : elts) chain->checks.push_back(source);

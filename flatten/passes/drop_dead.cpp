@@ -3,33 +3,14 @@
 
 #include <algorithm>
 
-#include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/ir_walk.h"
 
 namespace ndp::flatten {
 
 namespace {
 
-/// True for statements with no effect and no possible error: removing one whose result
-/// nobody reads changes nothing but the work done.
-bool pure_and_total(const Function& f, const Stmt& s) {
-  switch (s.op) {
-    case Op::Lit: case Op::Global: case Op::Empty: case Op::Nothing: case Op::Length: case Op::Count:
-    case Op::Const: case Op::Tuple: case Op::First: case Op::Second: case Op::Lengths: case Op::Elements:
-    case Op::Retype: case Op::Nest: case Op::Replicate: case Op::PathStep: case Op::Iota: case Op::Gather:
-    case Op::Pack: case Op::Merge: case Op::Concat: case Op::Slice: case Op::SeqLit: case Op::Kernel:
-    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: case Op::FilterGroup:
-      return true;
-    case Op::Prim: {
-      std::vector<const lang::Type*> args;
-      for (VarId u : s.uses) args.push_back(f.vars[u].type);
-      return kernel_prim_ok(s.prim, args, f.vars[s.dst].type);
-    }
-    default: return false;  // IndexShared, CheckLengths, AppendChain, Call, Time, IfNonEmpty, Recurse
-  }
-}
-
-/// Drops the unread outputs of a kernel; false when none is left.
+/// Drops the unread outputs of a kernel; false when none is left. A kernel that can fail keeps
+/// its first output when none is read, since its checks must still run.
 bool keep_read_outputs(Stmt& s, const std::vector<uint32_t>& count) {
   auto body = std::make_shared<KernelBody>(*s.kernel);
   std::vector<VarId> outs;
@@ -38,6 +19,10 @@ bool keep_read_outputs(Stmt& s, const std::vector<uint32_t>& count) {
     if (count[s.outs[o]] == 0) continue;
     outs.push_back(s.outs[o]);
     body->outputs.push_back(s.kernel->outputs[o]);
+  }
+  if (outs.empty() && s.kernel->can_fail()) {
+    outs.push_back(s.outs[0]);
+    body->outputs.push_back(s.kernel->outputs[0]);
   }
   if (outs.empty()) return false;
   if (outs.size() != s.outs.size()) {

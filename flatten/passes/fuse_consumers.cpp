@@ -115,8 +115,10 @@ struct Fuser {
   }
 
   /// The body computing `v` from the producer `p` (a Kernel or a fusible Prim), if it is one.
+  /// Consumer kernels cannot fail, so neither can what they take in (Note [Kernels that can fail]).
   std::optional<std::pair<KernelBody, std::vector<VarId>>> producer_body(const Stmt& p, VarId v) const {
     if (p.op == Op::Kernel) {
+      if (p.kernel->can_fail()) return std::nullopt;
       for (uint32_t o = 0; o < p.outs.size(); ++o)
         if (p.outs[o] == v) return slice_output(*p.kernel, p.uses, o);
       return std::nullopt;

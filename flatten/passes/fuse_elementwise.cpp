@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -48,26 +49,62 @@ bool kernel_prim_ok(PrimId p, const std::vector<const Type*>& a, const Type* r) 
     case PrimId::ToF32: return unary(is_number(a[0]) && r->kind == TypeKind::F32);
     case PrimId::ToI64: return unary(is_int(a[0]) && r->kind == TypeKind::Int);  // from floats it can fail
     case PrimId::ToI32: return unary(is_int(a[0]) && r->kind == TypeKind::I32);
+    case PrimId::Exp: case PrimId::Sin: case PrimId::Cos: case PrimId::Tan: case PrimId::Asin: case PrimId::Acos:
+    case PrimId::Atan: case PrimId::Sinh: case PrimId::Cosh: case PrimId::Tanh:
+      return unary(a[0]->kind == TypeKind::Float && r->kind == TypeKind::Float);
     default: return false;
   }
 }
 
-bool kernel_prim_checked_ok(PrimId p, const std::vector<const Type*>& a, const Type* r) {
-  if (a.size() != 2 || a[0] != a[1] || r != a[0]) return false;
+bool kernel_prim_fallible(PrimId p, const std::vector<const Type*>& a, const Type* r) {
+  if (!plain(r)) return false;
+  for (const Type* t : a)
+    if (!plain(t)) return false;
+  auto unary = [&](bool ok) { return a.size() == 1 && ok; };
+  auto is = [](const Type* t, TypeKind k) { return t->kind == k; };
   switch (p) {
-    case PrimId::Div: return is_int(r);
-    case PrimId::Rem: case PrimId::Lshift: case PrimId::Rshift: return r->kind == TypeKind::Int;
+    case PrimId::Div: return a.size() == 2 && a[0] == a[1] && is_int(a[0]) && r == a[0];
+    case PrimId::Rem: case PrimId::Lshift: case PrimId::Rshift:
+      return a.size() == 2 && is(a[0], TypeKind::Int) && is(a[1], TypeKind::Int) && is(r, TypeKind::Int);
+    case PrimId::Power: return a.size() == 2 && is_number(a[0]) && is(a[1], TypeKind::Int) && r == a[0];
+    case PrimId::Sqrt: case PrimId::Ln: return unary(is(a[0], TypeKind::Float) && is(r, TypeKind::Float));
+    case PrimId::Expt:
+      return a.size() == 2 && is(a[0], TypeKind::Float) && is(a[1], TypeKind::Float) && is(r, TypeKind::Float);
+    case PrimId::Ceil: case PrimId::Floor: case PrimId::Trunc: case PrimId::Round:
+      return unary(is(a[0], TypeKind::Float) && is(r, TypeKind::Int));
+    case PrimId::CodeChar: return unary(is(a[0], TypeKind::Int) && is(r, TypeKind::Char));
+    case PrimId::ToI64: return unary(is_float(a[0]) && is(r, TypeKind::Int));
+    case PrimId::ToI32: return unary(is_float(a[0]) && is(r, TypeKind::I32));
     default: return false;
   }
 }
 
-KernelBody one_node_kernel(PrimId p, const std::vector<const Type*>& args, const Type* result) {
+namespace {
+
+std::vector<const Type*> node_arg_types(const KernelBody& k, const KernelNode& n) {
+  std::vector<const Type*> t;
+  for (uint32_t a : n.args) t.push_back(k.nodes[a].type);
+  return t;
+}
+
+}  // namespace
+
+bool KernelBody::node_can_fail(const KernelNode& n) const {
+  return n.kind == KernelNode::Kind::Prim && kernel_prim_fallible(n.prim, node_arg_types(*this, n), n.type);
+}
+
+bool KernelBody::can_fail() const {
+  return std::any_of(nodes.begin(), nodes.end(), [&](const KernelNode& n) { return node_can_fail(n); });
+}
+
+KernelBody one_node_kernel(PrimId p, const std::vector<const Type*>& args, const Type* result, lang::Span span) {
   KernelBody k;
   k.inputs = args;
   KernelNode node;
   node.kind = KernelNode::Kind::Prim;
   node.prim = p;
   node.type = result;
+  node.span = span;
   for (uint32_t i = 0; i < args.size(); ++i) {
     KernelNode in;
     in.kind = KernelNode::Kind::Input;
@@ -79,37 +116,6 @@ KernelBody one_node_kernel(PrimId p, const std::vector<const Type*>& args, const
   k.nodes.push_back(node);
   k.outputs.push_back(static_cast<uint32_t>(args.size()));
   return k;
-}
-
-KernelBody checked_prim_guard(PrimId p, const Type* t, const Type* bool_type) {
-  KernelBody chk;
-  chk.inputs = {t};
-  auto add = [&](KernelNode nd) {
-    chk.nodes.push_back(std::move(nd));
-    return static_cast<uint32_t>(chk.nodes.size() - 1);
-  };
-  auto konst = [&](int64_t v) {
-    KernelNode nd;
-    nd.kind = KernelNode::Kind::Const;
-    nd.type = t;
-    nd.value = t->kind == lang::TypeKind::I32 ? lang::Value::i32(static_cast<int32_t>(v)) : lang::Value::int_(v);
-    return add(nd);
-  };
-  auto prim = [&](PrimId q, uint32_t x, uint32_t y) {
-    KernelNode nd;
-    nd.kind = KernelNode::Kind::Prim;
-    nd.prim = q;
-    nd.type = bool_type;
-    nd.args = {x, y};
-    return add(nd);
-  };
-  KernelNode in;
-  in.type = t;
-  uint32_t x = add(in);
-  bool shift = p == PrimId::Lshift || p == PrimId::Rshift;
-  chk.outputs = {shift ? prim(PrimId::Or, prim(PrimId::Lt, x, konst(0)), prim(PrimId::Ge, x, konst(64)))
-                       : prim(PrimId::Eq, x, konst(0))};
-  return chk;
 }
 
 uint64_t const_bits(const lang::Value& v) {
@@ -153,6 +159,7 @@ namespace {
 struct Group {
   std::vector<size_t> members;  // statement indices, increasing
   bool open = true;             // no statement outside the group has read a member yet
+  bool fails = false;           // a member can fail (Note [Kernels that can fail])
   int merged_into = -1;
 };
 
@@ -187,7 +194,10 @@ struct Fuser {
   }
 
   bool fusible(const Stmt& s) const {
-    return s.op == Op::Prim && kernel_prim_ok(s.prim, arg_types(s), fn.vars[s.dst].type);
+    return s.op == Op::Prim && (kernel_prim_ok(s.prim, arg_types(s), fn.vars[s.dst].type) || can_fail(s));
+  }
+  bool can_fail(const Stmt& s) const {
+    return s.op == Op::Prim && kernel_prim_fallible(s.prim, arg_types(s), fn.vars[s.dst].type);
   }
 
   void block(Block& b) {
@@ -202,8 +212,20 @@ struct Fuser {
       auto it = group_of.find(v);
       return it == group_of.end() ? -1 : find(it->second);
     };
+    std::map<VarId, size_t> member_at;  // result of a member -> its statement
+    // A variable defined outside every group with the instances of member result v: an
+    // operand of its chain that no member computes.
+    std::function<VarId(VarId)> same_instances = [&](VarId v) {
+      const Stmt& m = b.stmts[member_at.at(v)];
+      for (VarId u : m.uses)
+        if (!member_at.count(u)) return u;
+      return same_instances(m.uses[0]);
+    };
     for (size_t i = 0; i < b.stmts.size(); ++i) {
-      const Stmt& s = b.stmts[i];
+      Stmt& s = b.stmts[i];
+      // `length(v)` of a member needs only the instance count, which any operand of the chain
+      // has: it reads one, so the group goes on (an inlined function's `length(param)`).
+      if (s.op == Op::Length && member_at.count(s.uses[0])) s.uses[0] = same_instances(s.uses[0]);
       if (fusible(s)) {
         std::set<int> parents;
         for (VarId u : s.uses) {
@@ -219,13 +241,20 @@ struct Fuser {
           for (int other : parents) {
             if (other == g) continue;
             groups[g].members.insert(groups[g].members.end(), groups[other].members.begin(), groups[other].members.end());
+            groups[g].fails = groups[g].fails || groups[other].fails;
             groups[other].members.clear();
             groups[other].merged_into = g;
           }
         }
         groups[g].members.push_back(i);
+        groups[g].fails = groups[g].fails || can_fail(s);
         group_of[s.dst] = g;
+        member_at[s.dst] = i;
       } else {
+        // A member that can fail is not delayed past a statement that can fail or has an effect.
+        if (!pure_and_total(fn, s))
+          for (Group& gr : groups)
+            if (gr.fails) gr.open = false;
         std::set<VarId> read;
         collect_uses(s, read);
         if (s.loop) {
@@ -276,6 +305,7 @@ struct Fuser {
       n.kind = KernelNode::Kind::Prim;
       n.prim = s.prim;
       n.type = fn.vars[s.dst].type;
+      n.span = s.span;
       for (VarId u : s.uses) {
         ++internal[u];
         auto it = node_of.find(u);

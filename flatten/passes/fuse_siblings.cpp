@@ -41,8 +41,8 @@ std::pair<KernelBody, std::vector<VarId>> merge(const KernelBody& into, const st
   return {std::move(k), std::move(uses)};
 }
 
-void fuse_block(Block& b) {
-  for (Stmt& s : b.stmts) for_each_sub_block(s, fuse_block);
+void fuse_block(const Function& fn, Block& b) {
+  for (Stmt& s : b.stmts) for_each_sub_block(s, [&](Block& sub) { fuse_block(fn, sub); });
   // Where each variable this block defines at its top level is defined.
   std::map<VarId, size_t> defined_at;
   for (size_t i = 0; i < b.stmts.size(); ++i) {
@@ -70,6 +70,11 @@ void fuse_block(Block& b) {
         ready = ready && available_at(u, j);
       }
       if (!shares || !ready) continue;
+      if (later.kernel->can_fail()) {  // its checks may not move past one that can fail
+        bool safe = !into.kernel->can_fail();
+        for (size_t m = j + 1; m < i && safe; ++m) safe = removed[m] || pure_and_total(fn, b.stmts[m]);
+        if (!safe) continue;
+      }
       auto [body, uses] = merge(*into.kernel, into.uses, *later.kernel, later.uses);
       into.kernel = std::make_shared<const KernelBody>(std::move(body));
       into.uses = std::move(uses);
@@ -91,7 +96,7 @@ void fuse_block(Block& b) {
 }  // namespace
 
 Program fuse_siblings(Program p) {
-  for (Function& f : p.functions) fuse_block(f.body);
+  for (Function& f : p.functions) fuse_block(f, f.body);
   return p;
 }
 

@@ -10,7 +10,8 @@ namespace ndp::flatten {
 /// and whose inputs are all defined before that earlier statement, is merged into it: its
 /// nodes are appended (inputs the two share are read once), its outputs become more outputs of
 /// the earlier one, and it is removed. Sharing an input means the same instance count, and
-/// kernels cannot fail and have no effects (Note [Fused kernels]), so computing the later one
+/// kernels have no effects; a later kernel that can fail moves up only past statements that
+/// cannot fail, and never into one that can (Note [Kernels that can fail]), so computing it
 /// earlier changes no result and no error. Why: quicksort's three comparisons against the
 /// pivot, for example, then make one pass over the elements instead of three.
 Program fuse_siblings(Program p);

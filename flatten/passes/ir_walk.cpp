@@ -1,6 +1,8 @@
 // Traversals of Flat IR statements and blocks.
 #include "flatten/passes/ir_walk.h"
 
+#include "flatten/passes/fuse_elementwise.h"
+
 namespace ndp::flatten {
 
 void for_each_sub_block(Stmt& s, const std::function<void(Block&)>& f) {
@@ -16,6 +18,24 @@ void for_each_sub_block(Stmt& s, const std::function<void(Block&)>& f) {
 
 void for_each_sub_block(const Stmt& s, const std::function<void(const Block&)>& f) {
   for_each_sub_block(const_cast<Stmt&>(s), [&](Block& b) { f(b); });
+}
+
+bool pure_and_total(const Function& f, const Stmt& s) {
+  switch (s.op) {
+    case Op::Lit: case Op::Global: case Op::Empty: case Op::Nothing: case Op::Length: case Op::Count:
+    case Op::Const: case Op::Tuple: case Op::First: case Op::Second: case Op::Lengths: case Op::Elements:
+    case Op::Retype: case Op::Nest: case Op::Replicate: case Op::PathStep: case Op::Iota: case Op::Gather:
+    case Op::Pack: case Op::Merge: case Op::Concat: case Op::Slice: case Op::SeqLit:
+    case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel: case Op::FilterGroup:
+      return true;
+    case Op::Kernel: return !s.kernel->can_fail();
+    case Op::Prim: {
+      std::vector<const lang::Type*> args;
+      for (VarId u : s.uses) args.push_back(f.vars[u].type);
+      return kernel_prim_ok(s.prim, args, f.vars[s.dst].type);
+    }
+    default: return false;  // IndexShared, CheckLengths, AppendChain, Call, Time, IfNonEmpty, Recurse
+  }
 }
 
 void collect_uses(const Stmt& s, std::set<VarId>& out) {

@@ -19,6 +19,11 @@ void collect_uses(const Block& b, std::set<VarId>& out);
 /// Every variable defined by the statements of `b` (nested blocks included).
 void collect_defs(const Block& b, std::set<VarId>& out);
 
+/// True for statements with no effect and no possible error: one may be removed when nobody
+/// reads its result, and computed before or after another statement without changing which
+/// error a program reports.
+bool pure_and_total(const Function& f, const Stmt& s);
+
 /// How often each variable of `f` is read anywhere: by statements, nested blocks, block
 /// results and the parts of recursion loops (saved values, the next level's path).
 std::vector<uint32_t> use_counts(const Function& f);

@@ -1,13 +1,17 @@
 // The host code of kernel bodies (ORC JIT): bit for bit the interpretive loop's results, and the
-// interpreter's for the checked integer operations.
+// interpreter's for the operations that can fail and the math functions.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "codegen/kernel_jit.h"
 #include "exec/cpu/kernels.h"
+#include "flatten/kernel_abi.h"
+#include "flatten/passes/fuse_elementwise.h"
 #include "lang/eval/prim_call.h"
 #include "tests/unit/codegen/kernel_bodies.h"
 
@@ -50,69 +54,152 @@ TEST_CASE("kernels: compiled code equals the interpretive loop, bit for bit") {
   CHECK(compiler.compiled() == 1);  // one body, compiled once (cached by its key)
 }
 
-// Integer /, rem and the shifts, which the cuda backend runs as one-node kernels after a check
-// kernel has excluded the failing operands: the generated code must give the interpreter's
-// results for every operand pair the check lets through (min_int / -1 wraps, rem(x, -1) = 0).
-TEST_CASE("kernels: checked integer division, rem and shifts equal the interpreter") {
+// Every primitive a kernel may hold that can fail, and every math function, as a one-node
+// kernel, compiled and interpreted: each instance the interpreter computes gets its value bit for
+// bit (the host calls the same C library), and the failure record names the first instance the
+// interpreter fails on (Note [Kernels that can fail]).
+namespace {
+
+struct OneNodeCase {
+  PrimId prim;
+  std::vector<const lang::Type*> args;
+  const lang::Type* result;
+  std::vector<std::vector<lang::Value>> instances;  // each instance's arguments
+};
+
+/// The raw storage of values of a flat scalar type.
+std::vector<uint64_t> store(const lang::Type* t, const std::vector<lang::Value>& vs) {
+  std::vector<uint64_t> words(vs.size() + 1);
+  exec::host::with_scalar(t->kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = reinterpret_cast<T*>(words.data());
+    for (size_t i = 0; i < vs.size(); ++i) {
+      const lang::Value& v = vs[i];
+      if constexpr (std::is_same_v<T, double>) p[i] = v.as_float();
+      else if constexpr (std::is_same_v<T, float>) p[i] = v.as_f32();
+      else if constexpr (std::is_same_v<T, bool>) p[i] = v.as_bool();
+      else if constexpr (std::is_same_v<T, uint8_t>) p[i] = v.as_char();
+      else if constexpr (std::is_same_v<T, int32_t>) p[i] = v.as_i32();
+      else p[i] = v.as_int();
+    }
+  });
+  return words;
+}
+
+/// Value i of raw storage, bit for bit comparable (NaNs compare equal to NaNs of the same bits).
+std::vector<uint8_t> bytes_of(const lang::Type* t, const std::vector<uint64_t>& words, size_t i) {
+  size_t w = exec::host::storage_width(t->kind);
+  const auto* p = reinterpret_cast<const uint8_t*>(words.data()) + i * w;
+  return std::vector<uint8_t>(p, p + w);
+}
+
+}  // namespace
+
+TEST_CASE("kernels: primitives that can fail and math functions equal the interpreter, failures included") {
   lang::TypeContext T;
-  const lang::Type* I = T.int_();
+  const lang::Type *I = T.int_(), *F = T.float_(), *I32 = T.i32(), *F32 = T.f32(), *C = T.char_();
   const int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
-  std::vector<int64_t> xs = {0, 1, -1, 7, -7, 13, -13, kMin, kMax, kMin + 1, 1000000007, -99};
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  auto ints = [](std::vector<int64_t> xs) {
+    std::vector<lang::Value> v;
+    for (int64_t x : xs) v.push_back(lang::Value::int_(x));
+    return v;
+  };
+  auto floats = [](std::vector<double> xs) {
+    std::vector<lang::Value> v;
+    for (double x : xs) v.push_back(lang::Value::float_(x));
+    return v;
+  };
+  auto pairs = [](const std::vector<lang::Value>& xs, const std::vector<lang::Value>& ys) {
+    std::vector<std::vector<lang::Value>> out;
+    for (const lang::Value& x : xs)
+      for (const lang::Value& y : ys) out.push_back({x, y});
+    return out;
+  };
+  auto singles = [](const std::vector<lang::Value>& xs) {
+    std::vector<std::vector<lang::Value>> out;
+    for (const lang::Value& x : xs) out.push_back({x});
+    return out;
+  };
+  std::vector<lang::Value> some_ints = ints({0, 1, -1, 7, -7, 13, kMin, kMax, kMin + 1, 1000000007});
+  std::vector<lang::Value> counts = ints({1, 0, 5, 63, 64, -1, 31});
+  std::vector<lang::Value> some_floats = floats({0.5, 0.0, -0.0, 1.0, -0.5, 2.5, -3.25, 1e300, -1e19, 1e19, 7.75e18, nan, inf, -inf, 1e-310});
+  std::vector<lang::Value> i32s = {lang::Value::i32(7), lang::Value::i32(0), lang::Value::i32(-1),
+                                   lang::Value::i32(std::numeric_limits<int32_t>::min()), lang::Value::i32(3)};
+  std::vector<lang::Value> f32s = {lang::Value::f32(1.5f), lang::Value::f32(-2.5f), lang::Value::f32(3e9f),
+                                   lang::Value::f32(-3e9f), lang::Value::f32(0.0f), lang::Value::f32(1e20f)};
+  std::vector<lang::Value> powers = ints({2, 0, 1, 3, 7, 10, -1, 62});
+  std::vector<OneNodeCase> cases = {
+      {PrimId::Div, {I, I}, I, pairs(some_ints, some_ints)},
+      {PrimId::Rem, {I, I}, I, pairs(some_ints, some_ints)},
+      {PrimId::Lshift, {I, I}, I, pairs(some_ints, counts)},
+      {PrimId::Rshift, {I, I}, I, pairs(some_ints, counts)},
+      {PrimId::Div, {I32, I32}, I32, pairs(i32s, i32s)},
+      {PrimId::Power, {I, I}, I, pairs(some_ints, powers)},
+      {PrimId::Power, {F, I}, F, pairs(some_floats, powers)},
+      {PrimId::Power, {I32, I}, I32, pairs(i32s, powers)},
+      {PrimId::Power, {F32, I}, F32, pairs(f32s, powers)},
+      {PrimId::Expt, {F, F}, F, pairs(some_floats, floats({0.5, 2.0, -1.0, 0.0, nan}))},
+      {PrimId::CodeChar, {I}, C, singles(ints({65, 0, 255, 256, -1, kMin}))},
+      {PrimId::ToI64, {F}, I, singles(some_floats)},
+      {PrimId::ToI32, {F}, I32, singles(some_floats)},
+      {PrimId::ToI64, {F32}, I, singles(f32s)},
+      {PrimId::ToI32, {F32}, I32, singles(f32s)},
+  };
+  for (PrimId p : {PrimId::Sqrt, PrimId::Ln, PrimId::Exp, PrimId::Sin, PrimId::Cos, PrimId::Tan, PrimId::Asin,
+                   PrimId::Acos, PrimId::Atan, PrimId::Sinh, PrimId::Cosh, PrimId::Tanh})
+    cases.push_back({p, {F}, F, singles(some_floats)});
+  for (PrimId p : {PrimId::Ceil, PrimId::Floor, PrimId::Trunc, PrimId::Round}) cases.push_back({p, {F}, I, singles(some_floats)});
+
   codegen::HostKernelCompiler compiler;
-  for (lang::core::PrimId p : {lang::core::PrimId::Div, lang::core::PrimId::Rem, lang::core::PrimId::Lshift,
-                               lang::core::PrimId::Rshift}) {
-    bool shift = p == lang::core::PrimId::Lshift || p == lang::core::PrimId::Rshift;
-    std::vector<int64_t> a, b;
-    for (int64_t x : xs)
-      for (int64_t y : shift ? std::vector<int64_t>{0, 1, 5, 31, 32, 63} : xs)
-        if (y != 0 || shift) {
-          a.push_back(x);
-          b.push_back(y);
-        }
-    REQUIRE(flatten::kernel_prim_checked_ok(p, {I, I}, I));
-    flatten::HostKernelFn fn = compiler.compile(flatten::one_node_kernel(p, {I, I}, I));
-    REQUIRE(static_cast<bool>(fn));
-    std::vector<int64_t> out(a.size());
-    const void* ins[2] = {a.data(), b.data()};
-    void* outs[1] = {out.data()};
-    flatten::call_host_kernel(fn, 0, static_cast<int64_t>(a.size()), ins, outs);
-    lang::eval::PrimEnv env;
-    env.types = &T;
-    std::vector<const lang::Type*> targs;
-    lang::eval::PrimCall call{p, lang::Span{}, &targs, nullptr, &env};
-    for (size_t i = 0; i < a.size(); ++i) {
-      lang::Value args[2] = {lang::Value::int_(a[i]), lang::Value::int_(b[i])};
-      CAPTURE(static_cast<int>(p));
-      CAPTURE(a[i]);
-      CAPTURE(b[i]);
-      CHECK(out[i] == lang::eval::apply_prim(call, args).as_int());
-    }
-  }
-  // i32 division, min_int32 / -1 included.
-  const lang::Type* I32 = T.i32();
-  REQUIRE(flatten::kernel_prim_checked_ok(lang::core::PrimId::Div, {I32, I32}, I32));
-  flatten::HostKernelFn div32 = compiler.compile(flatten::one_node_kernel(lang::core::PrimId::Div, {I32, I32}, I32));
-  REQUIRE(static_cast<bool>(div32));
-  const int32_t m32 = std::numeric_limits<int32_t>::min();
-  std::vector<int32_t> a32, b32;
-  for (int32_t x : {0, 1, -1, 7, -7, m32, m32 + 1, std::numeric_limits<int32_t>::max()})
-    for (int32_t y : {1, -1, 2, -3, m32}) {
-      a32.push_back(x);
-      b32.push_back(y);
-    }
-  std::vector<int32_t> out32(a32.size());
-  const void* ins32[2] = {a32.data(), b32.data()};
-  void* outs32[1] = {out32.data()};
-  flatten::call_host_kernel(div32, 0, static_cast<int64_t>(a32.size()), ins32, outs32);
   lang::eval::PrimEnv env;
   env.types = &T;
   std::vector<const lang::Type*> targs;
-  lang::eval::PrimCall call{lang::core::PrimId::Div, lang::Span{}, &targs, nullptr, &env};
-  for (size_t i = 0; i < a32.size(); ++i) {
-    lang::Value args[2] = {lang::Value::i32(a32[i]), lang::Value::i32(b32[i])};
-    CAPTURE(a32[i]);
-    CAPTURE(b32[i]);
-    CHECK(out32[i] == lang::eval::apply_prim(call, args).as_i32());
+  for (const OneNodeCase& c : cases) {
+    CAPTURE(lang::core::prim_info(c.prim).name);
+    REQUIRE((flatten::kernel_prim_ok(c.prim, c.args, c.result) || flatten::kernel_prim_fallible(c.prim, c.args, c.result)));
+    flatten::KernelBody k = flatten::one_node_kernel(c.prim, c.args, c.result);
+    const size_t n = c.instances.size();
+    std::vector<std::vector<uint64_t>> in_words;
+    std::vector<const void*> ins;
+    for (size_t j = 0; j < c.args.size(); ++j) {
+      std::vector<lang::Value> column;
+      for (const auto& inst : c.instances) column.push_back(inst[j]);
+      in_words.push_back(store(c.args[j], column));
+    }
+    for (const auto& w : in_words) ins.push_back(w.data());
+    // The interpreter's value of each instance, or its failure.
+    lang::eval::PrimCall call{c.prim, lang::Span{}, &targs, nullptr, &env};
+    std::vector<std::optional<lang::Value>> expect;
+    int64_t first_failure = -1;
+    for (size_t i = 0; i < n; ++i) {
+      try {
+        expect.push_back(lang::eval::apply_prim(call, c.instances[i].data()));
+      } catch (const lang::eval::EvalError&) {
+        expect.push_back(std::nullopt);
+        if (first_failure < 0) first_failure = static_cast<int64_t>(i);
+      }
+    }
+    CHECK((first_failure >= 0) == k.can_fail());  // every case has a failing instance where it can fail
+    flatten::HostKernelFn fn = compiler.compile(k);
+    REQUIRE(static_cast<bool>(fn));
+    for (bool compiled : {true, false}) {
+      CAPTURE(compiled);
+      std::vector<uint64_t> out(n + 1);
+      uint64_t record = flatten::kNoKernelFailure;
+      void* outs[2] = {out.data(), &record};
+      if (compiled) flatten::call_host_kernel(fn, 0, static_cast<int64_t>(n), ins.data(), outs);
+      else exec::cpu::interpret_kernel(k, 0, static_cast<int64_t>(n), ins.data(), outs);
+      if (first_failure >= 0) {
+        CHECK(record == flatten::kernel_failure_record(c.args.size(), static_cast<uint64_t>(first_failure)));
+      } else {
+        CHECK(record == flatten::kNoKernelFailure);
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (!expect[i]) continue;
+        CAPTURE(i);
+        CHECK(bytes_of(c.result, out, i) == bytes_of(c.result, store(c.result, {*expect[i]}), 0));
+      }
+    }
   }
 }
-

@@ -168,7 +168,8 @@ inline ReadAfterGroup read_after_group(lang::TypeContext& T) {
   VarId m = prim(b, body, PrimId::Mul, T.int_(), {s, y});
   VarId g = prim(b, body, PrimId::Gt, T.bool_(), {m, x});
   VarId sel = prim(b, body, PrimId::Select, T.int_(), {g, s, x});
-  VarId q = prim(b, body, PrimId::Div, T.int_(), {s, y});
+  VarId q = b.vec(T.pair(T.int_(), T.int_()));  // reads s after the group
+  b.emit(body, Op::Tuple, q, {s, y});
   VarId c = b.host();
   b.emit(body, Op::Length, c, {q});
   VarId r = b.vec(T.int_());

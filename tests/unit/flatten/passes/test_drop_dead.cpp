@@ -43,16 +43,16 @@ TEST_CASE("drop_dead: unread pure statements go, and then what only they read; a
 
 TEST_CASE("drop_dead: a kernel loses its unread outputs, and goes when none is read") {
   lang::TypeContext T;
-  // s = x + y, m = s * x fuse into one kernel with outputs s and m: s is read by a length that
-  // nobody reads, m by a division (which can fail, so it stays).
+  // s = x + y, m = s * x fuse into one kernel with outputs s and m: s is read by a tuple that
+  // nobody reads, m by rand (an effect, so it stays).
   FnBuilder b("main", T.int_(), T.int_());
   Block& body = b.fn.body;
   VarId x = b.instances(body, T.seq(T.int_()), ints({1, 2, 3}));
   VarId y = b.instances(body, T.seq(T.int_()), ints({4, 5, 6}));
   VarId s = prim(b, body, PrimId::Add, T.int_(), {x, y});
   VarId m = prim(b, body, PrimId::Mul, T.int_(), {s, x});
-  b.emit(body, Op::Length, b.host(), {s});
-  prim(b, body, PrimId::Div, T.int_(), {m, y});
+  b.emit(body, Op::Tuple, b.vec(T.pair(T.int_(), T.int_())), {s, y});
+  prim(b, body, PrimId::Rand, T.int_(), {m});
   body.result = b.fn.param;
   flatten::Program fused = flatten::fuse_elementwise(program_of(std::move(b.fn)));
   auto before = stmts_of(fused.functions[0].body, Op::Kernel);
@@ -65,9 +65,10 @@ TEST_CASE("drop_dead: a kernel loses its unread outputs, and goes when none is r
   CHECK(after[0]->outs == std::vector<VarId>{m});
   CHECK(after[0]->dst == m);
   CHECK(after[0]->kernel->outputs.size() == 1);
-  CHECK(stmts_of(p.functions[0].body, Op::Length).empty());
+  CHECK(stmts_of(p.functions[0].body, Op::Tuple).empty());
 
-  // The same chain read only by the length: the kernel, and then its inputs, all go.
+  // The same chain read only by the length (which reads the chain's input instead): the
+  // kernel, and then its inputs, all go.
   FnBuilder b2("main", T.int_(), T.int_());
   Block& body2 = b2.fn.body;
   VarId x2 = b2.instances(body2, T.seq(T.int_()), ints({1, 2, 3}));
@@ -80,4 +81,18 @@ TEST_CASE("drop_dead: a kernel loses its unread outputs, and goes when none is r
   flatten::Program p2 = flatten::drop_dead(std::move(fused2));
   CHECK(flatten::verify(p2).empty());
   CHECK(p2.functions[0].body.stmts.empty());
+
+  // A kernel that can fail stays when nobody reads it, with one output: its checks must run.
+  FnBuilder b3("main", T.int_(), T.int_());
+  Block& body3 = b3.fn.body;
+  VarId x3 = b3.instances(body3, T.seq(T.int_()), ints({1, 2, 3}));
+  VarId q3 = prim(b3, body3, PrimId::Div, T.int_(), {x3, x3});
+  prim(b3, body3, PrimId::Add, T.int_(), {q3, x3});
+  body3.result = b3.fn.param;
+  flatten::Program p3 = flatten::drop_dead(flatten::fuse_elementwise(program_of(std::move(b3.fn))));
+  CHECK(flatten::verify(p3).empty());
+  auto kept = stmts_of(p3.functions[0].body, Op::Kernel);
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0]->outs.size() == 1);
+  CHECK(kept[0]->kernel->can_fail());
 }

@@ -32,9 +32,11 @@ TEST_CASE("fuse: a chain of five elementwise ops becomes one kernel") {
   CHECK(printed.find("= <(%") != std::string::npos);
 }
 
-TEST_CASE("fuse: primitives that can fail or have effects are not fused") {
+TEST_CASE("fuse: primitives that can fail are fused, effects are not") {
   lang::TypeContext T;
-  // + * | int / | - +  : the division (can fail) splits the chain into two kernels.
+  // + * int/ rem - + float sqrt * | rand + : everything up to the square joins one kernel (its
+  // nodes that can fail report through the failure record); rand, an effect, stays a primitive,
+  // and so does the sum of its result (a group of one).
   FnBuilder b("main", T.int_(), T.int_());
   Block& body = b.fn.body;
   VarId x = b.instances(body, T.seq(T.int_()), ints({1, 2, 3}));
@@ -46,7 +48,7 @@ TEST_CASE("fuse: primitives that can fail or have effects are not fused") {
   VarId d = prim(b, body, PrimId::Sub, T.int_(), {r, x});
   VarId e = prim(b, body, PrimId::Add, T.int_(), {d, y});
   VarId fl = prim(b, body, PrimId::ToFloat, T.float_(), {e});
-  VarId sq = prim(b, body, PrimId::Sqrt, T.float_(), {fl});  // fails on negatives
+  VarId sq = prim(b, body, PrimId::Sqrt, T.float_(), {fl});
   VarId z = prim(b, body, PrimId::Mul, T.float_(), {sq, sq});
   VarId rd = prim(b, body, PrimId::Rand, T.int_(), {e});  // an effect
   VarId w = prim(b, body, PrimId::Add, T.int_(), {rd, e});
@@ -59,23 +61,52 @@ TEST_CASE("fuse: primitives that can fail or have effects are not fused") {
   CHECK(flatten::verify(p).empty());
   const Block& out = p.functions[0].body;
   auto kernels = stmts_of(out, Op::Kernel);
-  CHECK(kernels.size() == 2);  // {+, *} and {-, +, float}
-  std::set<PrimId> left;
+  REQUIRE(kernels.size() == 1);
+  CHECK(prim_nodes(*kernels[0]->kernel) == 9);
+  CHECK(kernels[0]->kernel->can_fail());
+  std::multiset<PrimId> left;
   for (const Stmt* s2 : stmts_of(out, Op::Prim)) left.insert(s2->prim);
-  CHECK(left.count(PrimId::Div) == 1);
-  CHECK(left.count(PrimId::Rem) == 1);
-  CHECK(left.count(PrimId::Sqrt) == 1);
-  CHECK(left.count(PrimId::Rand) == 1);
-  CHECK(left.count(PrimId::Mul) == 1);  // sqrt's square: a group of one stays a primitive
-  CHECK(left.count(PrimId::Add) == 1);  // rand's sum: likewise
-  for (const Stmt* k : kernels)
-    for (const auto& node : k->kernel->nodes)
-      if (node.kind == flatten::KernelNode::Kind::Prim) CHECK(node.prim != PrimId::Div);
-  // Float division cannot fail: it is fused.
+  CHECK(left == std::multiset<PrimId>{PrimId::Rand, PrimId::Add});
+  // Which nodes can fail, at which types.
   CHECK(flatten::kernel_prim_ok(PrimId::Div, {T.float_(), T.float_()}, T.float_()));
   CHECK(!flatten::kernel_prim_ok(PrimId::Div, {T.int_(), T.int_()}, T.int_()));
-  CHECK(!flatten::kernel_prim_ok(PrimId::ToI64, {T.float_()}, T.int_()));
-  CHECK(!flatten::kernel_prim_ok(PrimId::CodeChar, {T.int_()}, T.char_()));
+  CHECK(flatten::kernel_prim_fallible(PrimId::Div, {T.int_(), T.int_()}, T.int_()));
+  CHECK(flatten::kernel_prim_fallible(PrimId::ToI64, {T.float_()}, T.int_()));
+  CHECK(!flatten::kernel_prim_fallible(PrimId::ToI64, {T.int_()}, T.int_()));
+  CHECK(flatten::kernel_prim_ok(PrimId::ToI64, {T.int_()}, T.int_()));
+  CHECK(flatten::kernel_prim_fallible(PrimId::CodeChar, {T.int_()}, T.char_()));
+  CHECK(flatten::kernel_prim_ok(PrimId::Exp, {T.float_()}, T.float_()));
+  CHECK(!flatten::kernel_prim_ok(PrimId::Rand, {T.int_()}, T.int_()));
+  CHECK(!flatten::kernel_prim_fallible(PrimId::Rand, {T.int_()}, T.int_()));
+}
+
+TEST_CASE("fuse: a node that can fail is not delayed past a statement that can fail") {
+  lang::TypeContext T;
+  // q = x / y; check_lengths(sx, sy); r = q + 1: the kernel of {/, +} would sit after the check,
+  // so a division by zero would be reported after a length mismatch. The division stays before
+  // the check, alone; the sum after it is its own group. Without the check they fuse.
+  for (bool check : {true, false}) {
+    CAPTURE(check);
+    FnBuilder b("main", T.int_(), T.int_());
+    Block& body = b.fn.body;
+    VarId x = b.instances(body, T.seq(T.int_()), ints({1, 2, 3}));
+    VarId y = b.instances(body, T.seq(T.int_()), ints({4, 5, 6}));
+    VarId q = prim(b, body, PrimId::Div, T.int_(), {x, y});
+    if (check) {
+      VarId sx = b.vec(T.seq(T.int_()));
+      b.emit(body, Op::Nest, sx, {x, x});
+      b.emit(body, Op::CheckLengths, 0, {sx, sx});
+    }
+    VarId r = prim(b, body, PrimId::Add, T.int_(), {q, y});
+    VarId n3 = b.host();
+    b.emit(body, Op::Length, n3, {r});
+    body.result = b.fn.param;
+    flatten::Program p = flatten::fuse_elementwise(program_of(std::move(b.fn)));
+    CHECK(flatten::verify(p).empty());
+    const Block& out = p.functions[0].body;
+    CHECK(stmts_of(out, Op::Kernel).size() == (check ? 0u : 1u));
+    CHECK(stmts_of(out, Op::Prim).size() == (check ? 2u : 0u));
+  }
 }
 
 TEST_CASE("fuse: values read after the group are outputs; reads in between stop the group") {
@@ -88,21 +119,35 @@ TEST_CASE("fuse: values read after the group are outputs; reads in between stop 
   std::set<VarId> outs(kernels[0]->outs.begin(), kernels[0]->outs.end());
   CHECK(outs == std::set<VarId>{s, sel});
   CHECK(prim_nodes(*kernels[0]->kernel) == 4);
-  // s is read after the kernel (by a division), sel by a nested block, m only inside.
+  // s is read after the kernel (by a tuple), sel by a nested block, m only inside.
   // A read between two ops of a chain ends the group there (the first op's value is needed
   // before the kernel would run), so nothing is delayed past its reader.
   FnBuilder b2("main", T.int_(), T.int_());
   Block& body2 = b2.fn.body;
   VarId x2 = b2.instances(body2, T.seq(T.int_()), ints({1, 2, 3}));
   VarId a2 = prim(b2, body2, PrimId::Add, T.int_(), {x2, x2});
-  VarId n2 = b2.host();
-  b2.emit(body2, Op::Length, n2, {a2});
+  b2.emit(body2, Op::Tuple, b2.vec(T.pair(T.int_(), T.int_())), {a2, x2});
   VarId m2 = prim(b2, body2, PrimId::Mul, T.int_(), {a2, x2});
   (void)m2;
   body2.result = b2.fn.param;
   flatten::Program p2 = flatten::fuse_elementwise(program_of(std::move(b2.fn)));
   CHECK(flatten::verify(p2).empty());
   CHECK(stmts_of(p2.functions[0].body, Op::Kernel).empty());
+  // A length needs only the instance count: it reads the chain's input instead, and the chain
+  // fuses (an inlined function's `length(param)` between the caller's ops and its own).
+  FnBuilder b3("main", T.int_(), T.int_());
+  Block& body3 = b3.fn.body;
+  VarId x3 = b3.instances(body3, T.seq(T.int_()), ints({1, 2, 3}));
+  VarId a3 = prim(b3, body3, PrimId::Add, T.int_(), {x3, x3});
+  b3.emit(body3, Op::Length, b3.host(), {a3});
+  prim(b3, body3, PrimId::Mul, T.int_(), {a3, x3});
+  body3.result = b3.fn.param;
+  flatten::Program p3 = flatten::fuse_elementwise(program_of(std::move(b3.fn)));
+  CHECK(flatten::verify(p3).empty());
+  CHECK(stmts_of(p3.functions[0].body, Op::Kernel).size() == 1);
+  auto lengths = stmts_of(p3.functions[0].body, Op::Length);
+  REQUIRE(lengths.size() == 1);
+  CHECK(lengths[0]->uses[0] == x3);
 }
 
 TEST_CASE("fuse: scalar literals read only by a kernel become constants") {

@@ -1,0 +1,20 @@
+// Raising the error of a fused kernel that failed (Note [Kernels that can fail] in
+// flatten/flat_ir.h), for both backends.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "flatten/flat_ir.h"
+#include "lang/value.h"
+
+namespace ndp::exec::host {
+
+/// Raises the error that kernel `k`'s failure record `record` (flatten/kernel_abi.h) stands for:
+/// evaluates the nodes up to the failed one at the failed instance, whose input values are
+/// `inputs`, with the interpreter's primitives, which raise the interpreter's error at the
+/// node's span. Where the host computes that instance without a failure (a math function whose
+/// result differs in the last bits on the GPU), raises an internal error that says so.
+[[noreturn]] void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::span<const lang::Value> inputs);
+
+}  // namespace ndp::exec::host
