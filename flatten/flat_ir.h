@@ -136,22 +136,52 @@ struct KernelNode {
   lang::Span span;                    // Prim: where its error is reported (Note [Kernels that can fail])
 };
 
+/// A value computed from a kernel body on first use and kept with it, since the executors ask
+/// for it at every launch (a key is a string of every node). A copy starts empty, so a body
+/// copied and then changed (as passes do) never keeps its original's value; a body is not
+/// changed in place once something has asked (bodies are shared as const).
+template <class T>
+struct BodyMemo {
+  mutable std::shared_ptr<const T> value;
+  BodyMemo() = default;
+  BodyMemo(const BodyMemo&) {}
+  BodyMemo& operator=(const BodyMemo&) {
+    value.reset();
+    return *this;
+  }
+  template <class F>
+  const T& get(F&& compute) const {
+    if (!value) value = std::make_shared<const T>(compute());
+    return *value;
+  }
+};
+
 struct KernelBody {
   std::vector<const lang::Type*> inputs;  // element type of each input
   std::vector<KernelNode> nodes;          // in evaluation order
   std::vector<uint32_t> outputs;          // node of each output
   /// A structural description (types by kind, prims, edges): equal keys, equal kernels.
-  std::string key() const;
+  const std::string& key() const {
+    return key_memo_.get([&] { return compute_key(); });
+  }
   /// True when node `n` can fail (Note [Kernels that can fail]).
   bool node_can_fail(const KernelNode& n) const;
   /// True when some node can fail: the kernel then takes a failure record.
-  bool can_fail() const;
+  bool can_fail() const {
+    return can_fail_memo_.get([&] { return compute_can_fail(); });
+  }
   /// The element type of each output.
   std::vector<const lang::Type*> output_types() const {
     std::vector<const lang::Type*> types;
     for (uint32_t o : outputs) types.push_back(nodes[o].type);
     return types;
   }
+
+ private:
+  std::string compute_key() const;
+  bool compute_can_fail() const;
+  BodyMemo<std::string> key_memo_;
+  BodyMemo<bool> can_fail_memo_;
 };
 
 // Note [Consumer kernels]

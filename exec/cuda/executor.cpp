@@ -282,6 +282,16 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::CheckLengths: {
       const DVec &a = use(0), &b = use(1);
       NDP_ASSERT(a.size() == b.size(), "check_lengths of vectors with different instance counts");
+      // One instance (a top-level apply-to-each): its length is the element count, which the
+      // host knows, so nothing waits for the device.
+      if (a.size() == 1) {
+        if (a.elems().size() != b.elems().size())
+          throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch, a.elems().size(), b.elems().size()),
+                          s.span};
+        return;
+      }
+      // The same lengths (generators cut alike, Note [Segment descriptor cache]): equal.
+      if (a.lengths() == b.lengths()) return;
       if (int64_t k = g.check(g.prims().first_difference(a.lengths(), b.lengths(), a.size())); k >= 0)
         throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch, g.read_int(a.lengths(), k),
                                       g.read_int(b.lengths(), k)),

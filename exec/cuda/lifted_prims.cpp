@@ -1,6 +1,10 @@
 // The cuda backend's lifted primitives (Note [GPU lifted primitives]).
 #include "exec/cuda/lifted_prims.h"
 
+#include <cstdlib>
+#include <limits>
+#include <string>
+
 #include "exec/host/convert.h"
 #include "exec/cuda/device_vec_ops.h"
 #include "flatten/passes/fuse_elementwise.h"
@@ -21,25 +25,52 @@ ndp_op op_of(PrimId id) {
   return static_cast<ndp_op>(*o);
 }
 
-DVec host_prim(const GpuPrimContext& ctx, const LiftedCall& c, std::span<const DVec> args,
-               const std::function<void(int64_t)>& before_instance) {
-  Gpu& g = *ctx.gpu;
+namespace {
+
+/// The cpu backend's primitive on host copies of the arguments.
+host::Vec run_on_host(const GpuPrimContext& ctx, const LiftedCall& c, std::span<const DVec> args,
+                      const std::function<void(int64_t)>& before_instance) {
   std::vector<host::Vec> host;
   host.reserve(args.size());
-  for (const DVec& a : args) host.push_back(download(g, a));
-  if (ctx.host_fallbacks != nullptr) ++*ctx.host_fallbacks;
-  host::Vec r = before_instance ? host::apply_fallback_prim(ctx.host, c, host, before_instance)
-                               : host::apply_lifted_prim(ctx.host, c, host);
-  return upload(g, r);
+  for (const DVec& a : args) host.push_back(download(*ctx.gpu, a));
+  return before_instance ? host::apply_fallback_prim(ctx.host, c, host, before_instance)
+                         : host::apply_lifted_prim(ctx.host, c, host);
 }
 
-namespace {
+/// True where NDP_HOST_FALLBACK=error asks that no primitive runs on the host.
+bool host_fallback_is_error() {
+  static const bool error = [] {
+    const char* s = std::getenv("NDP_HOST_FALLBACK");
+    return s != nullptr && std::string(s) == "error";
+  }();
+  return error;
+}
+
+/// The primitives that belong on the host: I/O and string formatting and parsing.
+bool belongs_on_host(PrimId id) {
+  return lang::core::prim_family(id) == lang::core::PrimFamily::Io || id == PrimId::ToString || id == PrimId::Pad ||
+         id == PrimId::ExpString;
+}
 
 /// A device check failed: the host primitive raises the interpreter's message.
 [[noreturn]] void fail_on_host(const GpuPrimContext& ctx, const LiftedCall& c, std::span<const DVec> args) {
-  host_prim(ctx, c, args);
+  run_on_host(ctx, c, args, {});
   throw lang::InternalError("internal error: cuda backend: a device check failed where the host primitive did not");
 }
+
+}  // namespace
+
+DVec host_prim(const GpuPrimContext& ctx, const LiftedCall& c, std::span<const DVec> args,
+               const std::function<void(int64_t)>& before_instance) {
+  if (host_fallback_is_error() && !belongs_on_host(c.id))
+    throw lang::eval::EvalError{std::string("cuda: ") + lang::core::prim_info(c.id).name +
+                                    " ran on the host (NDP_HOST_FALLBACK=error).",
+                                c.span};
+  if (ctx.host_fallbacks != nullptr) ++*ctx.host_fallbacks;
+  return upload(*ctx.gpu, run_on_host(ctx, c, args, before_instance));
+}
+
+namespace {
 
 bool plain_scalar(const DVec& v) { return host::is_flat_scalar(v.type()) && v.kind() != TypeKind::Stream && v.kind() != TypeKind::Fn; }
 
@@ -184,6 +215,57 @@ struct Natives {
     return take(g, v.elems(), pos->pointer(), n);
   }
 
+  /// rep(v, x, i): each instance's sequence with element i replaced by x (REPLACE, checked).
+  std::optional<DVec> rep() {
+    const DVec &v = a[0], &x = a[1];
+    const DVec& e = v.elems();
+    if (!plain_scalar(e) || !plain_scalar(x)) return std::nullopt;
+    DBuf out = g.alloc(e.size() * elem_bytes(e.type()));
+    ndp_status st = g.check(g.prims().replace(elem_type(e.type()), e.data(), a[2].data(), x.data(), v.segs(), out->pointer()));
+    if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+    if (st.code != NDP_OK) fail();
+    return same_shape(c.result, v, DVec::scalar(e.type(), e.size(), std::move(out)));
+  }
+
+  /// Scatters `vals` (cut by `sv`) into each instance's sequence of d at `idx` (DPERMUTE:
+  /// checked, the last of colliding writes wins, as on the host).
+  std::optional<DVec> scatter_into(const DVec& d, const DVec& vals, CUdeviceptr idx, DSegs sv) {
+    const DVec& de = d.elems();
+    if (!plain_scalar(de) || !plain_scalar(vals)) return std::nullopt;
+    DBuf out = g.alloc(de.size() * elem_bytes(de.type()));
+    ndp_status st = g.check(g.prims().dpermute(elem_type(de.type()), vals.data(), idx, sv, de.data(), d.segs(), out->pointer()));
+    if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+    if (st.code != NDP_OK) fail();
+    return same_shape(c.result, d, DVec::scalar(de.type(), de.size(), std::move(out)));
+  }
+
+  std::optional<DVec> write() {  // d <- pairs
+    const DVec& pe = a[1].elems();
+    return scatter_into(a[0], pe.second(), pe.first().data(), a[1].segs());
+  }
+
+  std::optional<DVec> put() {  // put(v, iv, d)
+    const DVec &v = a[0], &iv = a[1];
+    if (!plain_scalar(v.elems()) || !plain_scalar(a[2].elems())) return std::nullopt;
+    if (g.check(g.prims().first_difference(v.lengths(), iv.lengths(), v.size())) >= 0) fail();
+    return scatter_into(a[2], v.elems(), iv.elems().data(), iv.segs());
+  }
+
+  /// partition(v, lens): each instance's sequence cut into pieces of the given lengths. The
+  /// checks (no negative length; the lengths add up to the sequence's) run on the device; the
+  /// pieces are v's elements under lens as their lengths, and nothing is copied.
+  DVec partition() {
+    const DVec &v = a[0], &lens = a[1];
+    const DVec& pieces = lens.elems();
+    if (g.check(g.prims().first_out_of_range(pieces.data(), pieces.size(), std::numeric_limits<int64_t>::max())) >= 0) fail();
+    int64_t n = v.size();
+    DBuf sums = g.alloc(n * 8);
+    g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, pieces.data(), lens.segs(), sums->pointer()));
+    if (g.check(g.prims().first_difference(sums->pointer(), v.lengths(), n)) >= 0) fail();
+    DVec inner = seq_from_lengths(g, c.result->a, pieces.size(), pieces.buffer(), v.elems());
+    return same_shape(c.result, lens, std::move(inner));
+  }
+
   DVec gather() {  // v -> iv
     const DVec &v = a[0], &iv = a[1];
     int64_t m = iv.total();
@@ -220,20 +302,33 @@ struct Natives {
     return seq_from_lengths(g, c.result, n, std::move(len), std::move(kept));
   }
 
+  /// x ++ y per instance. Structured elements (pairs, sequences, datatypes) are taken from
+  /// both element vectors, one after the other, by the positions the same append computes on
+  /// their element numbers.
   std::optional<DVec> append_prim() {
     const DVec &x = a[0], &y = a[1];
     const DVec &ea = x.elems(), &eb = y.elems();
-    if (!host::is_flat_scalar(ea.type())) return std::nullopt;
+    const bool flat = host::is_flat_scalar(ea.type());
     int64_t n = x.size();
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     if (!ctx.kernels->available(add)) return std::nullopt;
     DVec lens[2] = {length(), DVec::scalar(int_t(), n, y.buffer())};
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer());
-    DBuf out = g.alloc(total * elem_bytes(ea.type()));
-    g.check(g.prims().append(elem_type(ea.type()), ea.data(), x.segs(), eb.data(), y.segs(),
-                             DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
-    return DVec::seq(c.result, n, len.buffer(), std::move(offsets), DVec::scalar(ea.type(), total, std::move(out)));
+    DSegs so = DSegs::irregular(n, total, offsets->pointer());
+    if (flat) {
+      DBuf out = g.alloc(total * elem_bytes(ea.type()));
+      g.check(g.prims().append(elem_type(ea.type()), ea.data(), x.segs(), eb.data(), y.segs(), so, out->pointer()));
+      return DVec::seq(c.result, n, len.buffer(), std::move(offsets), DVec::scalar(ea.type(), total, std::move(out)));
+    }
+    const int64_t na = ea.size(), nb = eb.size();
+    DBuf from_a = g.alloc(na * 8), from_b = g.alloc(nb * 8), pos = g.alloc(total * 8);
+    g.check(g.prims().iota(from_a->pointer(), na));
+    g.check(g.prims().iota(from_b->pointer(), nb, na));  // eb's elements follow ea's
+    g.check(g.prims().append(NDP_I64, from_a->pointer(), x.segs(), from_b->pointer(), y.segs(), so, pos->pointer()));
+    DVec both[2] = {ea, eb};
+    DVec elems = take(g, concat(g, both), pos->pointer(), total);
+    return DVec::seq(c.result, n, len.buffer(), std::move(offsets), std::move(elems));
   }
 
   DVec flatten() {
@@ -297,6 +392,10 @@ struct Natives {
       case PrimId::Index: return index();
       case PrimId::Iseq: return iseq();
       case PrimId::Elt: return elt();
+      case PrimId::Rep: return rep();
+      case PrimId::Partition: return partition();
+      case PrimId::Write: return write();
+      case PrimId::Put: return put();
       case PrimId::Gather: return gather();
       case PrimId::Permute: return permute();
       case PrimId::Pack: return pack_prim();

@@ -10,10 +10,13 @@
 //   fails the arguments go to the host and the cpu backend's primitive runs on them, which
 //   raises exactly the interpreter's message (the first failing instance decides), so every
 //   backend reports the same error without the device code knowing any message text.
-// * Everything else (string and I/O primitives, rand, conversions that can fail, integer
-//   division) moves its arguments to the host, runs the cpu backend's lifted primitive and
-//   moves the result back: correct for every primitive, and counted (`host_fallbacks`) so
-//   that NDP_DEBUG=1 can say where a program leaves the device.
+// * Everything else (string and I/O primitives, rand, rep, put, partition, ...) moves its
+//   arguments to the host, runs the cpu backend's lifted primitive and moves the result back:
+//   correct for every primitive, and counted (`host_fallbacks`) so that NDP_DEBUG=1 can say
+//   where a program leaves the device. With NDP_HOST_FALLBACK=error such a primitive is
+//   instead the runtime error "cuda: NAME ran on the host (NDP_HOST_FALLBACK=error)." at its
+//   statement, except I/O and the string primitives (@, ||, exp_string), which belong on the
+//   host: it finds what still leaves the device.
 #pragma once
 
 #include <span>
@@ -36,7 +39,8 @@ DVec apply_lifted_prim(const GpuPrimContext& ctx, const host::LiftedCall& c, std
 /// runtime::Op shares ndp_op's values.
 ndp_op op_of(lang::core::PrimId id);
 /// The cpu backend's primitive on host copies of the arguments (`before_instance` as
-/// host::apply_fallback_prim's; when given, the interpreter's per-instance primitive runs).
+/// host::apply_fallback_prim's; when given, the interpreter's per-instance primitive runs): a
+/// host fallback (Note [GPU lifted primitives]), counted, or refused with NDP_HOST_FALLBACK=error.
 DVec host_prim(const GpuPrimContext& ctx, const host::LiftedCall& c, std::span<const DVec> args,
                const std::function<void(int64_t)>& before_instance = {});
 

@@ -93,7 +93,7 @@ bool KernelBody::node_can_fail(const KernelNode& n) const {
   return n.kind == KernelNode::Kind::Prim && kernel_prim_fallible(n.prim, node_arg_types(*this, n), n.type);
 }
 
-bool KernelBody::can_fail() const {
+bool KernelBody::compute_can_fail() const {
   return std::any_of(nodes.begin(), nodes.end(), [&](const KernelNode& n) { return node_can_fail(n); });
 }
 
@@ -133,7 +133,7 @@ bool const_ok(const lang::Value& v, const Type* t) {
   return plain(t) && static_cast<int>(v.kind()) == static_cast<int>(t->kind);
 }
 
-std::string KernelBody::key() const {
+std::string KernelBody::compute_key() const {
   std::string k;
   for (const Type* t : inputs) k += fmt::format("i{},", static_cast<int>(t->kind));
   k += "|";

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <span>
 
@@ -80,11 +81,15 @@ class MemoryPool {
  private:
   friend class DeviceBuffer;
   MemoryPool() = default;
-  Status free(CUdeviceptr pointer);
+  Status free(CUdeviceptr pointer, std::size_t bytes);
+  /// Frees the blocks of cached_ (Note [Large blocks kept for reuse] in memory.cpp).
+  Status release_cached();
   /// The copy of copy_to_host and download (Note [Small read-backs through pinned memory]).
   Status read_back(void* to, CUdeviceptr from, std::size_t bytes);
   Device* device_ = nullptr;
   CUmemoryPool pool_ = nullptr;
+  std::multimap<std::size_t, CUdeviceptr> cached_;  // freed large blocks by size
+  std::size_t cached_bytes_ = 0;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // page-locked, kStagingBytes; allocated at the first small read-back
   bool staging_failed_ = false;

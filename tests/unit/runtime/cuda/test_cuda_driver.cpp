@@ -278,6 +278,22 @@ TEST_CASE("GPU: allocate, copy up, launch twice, copy back, free") {
   if ((*pool)->stream_ordered()) CHECK(*reserved_again == *reserved);
   CHECK(again->release().ok());
   CHECK(device->synchronize().ok());
+
+  // A freed large block goes to the next allocation of its size (Note [Large blocks kept for
+  // reuse]); another size gets another block.
+  auto large = (*pool)->allocate(std::size_t{4} << 20);
+  REQUIRE_MESSAGE(large.ok(), large.status().message());
+  const CUdeviceptr where = large->pointer();
+  CHECK(large->release().ok());
+  auto reused = (*pool)->allocate(std::size_t{4} << 20);
+  REQUIRE_MESSAGE(reused.ok(), reused.status().message());
+  CHECK(reused->pointer() == where);
+  auto other = (*pool)->allocate(std::size_t{5} << 20);
+  REQUIRE_MESSAGE(other.ok(), other.status().message());
+  CHECK(other->pointer() != where);
+  CHECK(reused->release().ok());
+  CHECK(other->release().ok());
+  CHECK(device->synchronize().ok());
 }
 
 TEST_CASE("GPU: driver errors come back as statuses naming the call") {
