@@ -114,16 +114,26 @@ struct Fuser {
     return {std::move(out), std::move(uses)};
   }
 
+  /// True for the primitives an element function may not hold: sin, cos and tan, whose
+  /// argument reduction on the GPU (libdevice's, Note [Math functions on the GPU]) keeps an
+  /// array in local memory, and then the consumer program passes the element function's
+  /// 64-byte result through the stack (Note [Consumer programs]). Their map stays a kernel
+  /// of its own.
+  static bool needs_local_memory(PrimId p) { return p == PrimId::Sin || p == PrimId::Cos || p == PrimId::Tan; }
+
   /// The body computing `v` from the producer `p` (a Kernel or a fusible Prim), if it is one.
   /// Consumer kernels cannot fail, so neither can what they take in (Note [Kernels that can fail]).
   std::optional<std::pair<KernelBody, std::vector<VarId>>> producer_body(const Stmt& p, VarId v) const {
     if (p.op == Op::Kernel) {
       if (p.kernel->can_fail()) return std::nullopt;
+      for (const KernelNode& n : p.kernel->nodes)
+        if (n.kind == KernelNode::Kind::Prim && needs_local_memory(n.prim)) return std::nullopt;
       for (uint32_t o = 0; o < p.outs.size(); ++o)
         if (p.outs[o] == v) return slice_output(*p.kernel, p.uses, o);
       return std::nullopt;
     }
-    if (p.op == Op::Prim && kernel_prim_ok(p.prim, arg_types(p), fn.vars[p.dst].type)) return prim_body(p);
+    if (p.op == Op::Prim && kernel_prim_ok(p.prim, arg_types(p), fn.vars[p.dst].type) && !needs_local_memory(p.prim))
+      return prim_body(p);
     return std::nullopt;
   }
 

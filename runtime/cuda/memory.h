@@ -25,6 +25,15 @@ class DeviceBuffer {
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
   ~DeviceBuffer();
 
+  /// `bytes` at `pointer` inside a buffer that someone else owns and keeps alive (the parts of
+  /// one allocation): never freed by this object.
+  static DeviceBuffer view(CUdeviceptr pointer, std::size_t bytes) {
+    DeviceBuffer b;
+    b.pointer_ = pointer;
+    b.bytes_ = bytes;
+    return b;
+  }
+
   CUdeviceptr pointer() const { return pointer_; }
   std::size_t bytes() const { return bytes_; }
   /// Frees now, reporting the driver's result; the destructor defers it to Device::synchronize.

@@ -59,3 +59,15 @@ TEST_CASE("fuse_consumers leaves maps whose values are also read elsewhere") {
   // A reduction of a sequence no map computed stays the primitive.
   CHECK(occurrences(flattened("function g(s) = sum(s) $ g([1, 2]) $"), "reduce_kernel") == 0);
 }
+
+TEST_CASE("fuse_consumers: maps that can fail or need local memory on the GPU stay kernels") {
+  // exp fuses into the sum; sin (libdevice's argument reduction keeps a local array) and sqrt
+  // (it can fail: Note [Kernels that can fail]) do not.
+  CHECK(occurrences(flattened("function h(s) = sum({exp(x) * 2.0 : x in s}) $ h([1.0, 2.0]) $"), "reduce_kernel sum(") == 1);
+  std::string trig = flattened("function h(s) = sum({sin(x) * 2.0 : x in s}) $ h([1.0, 2.0]) $");
+  CHECK(occurrences(trig, "reduce_kernel") == 0);
+  CHECK(occurrences(trig, "= kernel(") == 1);
+  std::string root = flattened("function h(s) = sum({sqrt(x) * 2.0 : x in s}) $ h([1.0, 2.0]) $");
+  CHECK(occurrences(root, "reduce_kernel") == 0);
+  CHECK(occurrences(root, "= kernel(") == 1);
+}
