@@ -192,7 +192,12 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   m.setDataLayout(tm->createDataLayout());
   llvm::IRBuilder<> b(ctx);
   std::vector<llvm::Type*> params{b.getInt64Ty()};
-  size_t ni = k.inputs.size() + gathered.size(), no = k.outputs.size();
+  // The positions of each gathered input that is not a broadcast follow the inputs.
+  std::vector<unsigned> position_param(gathered.size(), 0);
+  size_t positions = 0;
+  for (size_t g = 0; g < gathered.size(); ++g)
+    if (!gathered[g].broadcast) position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions++);
+  size_t ni = k.inputs.size() + positions, no = k.outputs.size();
   const bool can_fail = k.can_fail();  // then the failure record follows the outputs
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j) params.push_back(b.getPtrTy());
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
@@ -232,11 +237,12 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
         [&](uint32_t j) {
           llvm::Type* t = storage_type(ctx, k.inputs.at(j));
           llvm::Value* at = i;
-          if (int g = gathered_slot(gathered, j); g >= 0) {
+          if (int g = gathered_slot(gathered, j); g >= 0 && gathered[static_cast<size_t>(g)].broadcast) {
+            at = b.getInt64(0);
+          } else if (g >= 0) {
             llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
-            at = b.CreateSExt(
-                b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(static_cast<unsigned>(1 + k.inputs.size() + g)), i)),
-                b.getInt64Ty());
+            at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(position_param[static_cast<size_t>(g)]), i)),
+                              b.getInt64Ty());
           }
           return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
         },
@@ -274,6 +280,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
 std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   if (k.can_fail()) throw std::runtime_error("an element function cannot fail (Note [Kernels that can fail])");
+  for (const GatheredInput& g : gathered)
+    if (g.broadcast) throw std::runtime_error("an element function has no broadcast inputs");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);

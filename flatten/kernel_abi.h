@@ -67,15 +67,19 @@ inline constexpr int kPtxInstancesPerThread = 4;
 /// body's input number `input`, with positions that are int64, or i32 where `narrow` (i32
 /// indices widened by i64(), read as they are stored: 4 bytes a position instead of 8, Note
 /// [Narrow gather positions] in exec/cuda/device_vec.h).
+/// A `broadcast` input is read at position 0 by every instance (a value replicated over all of
+/// them: Note [Broadcast inputs] in exec/cuda/kernels.h), with no positions.
 struct GatheredInput {
   uint32_t input = 0;
   bool narrow = false;
+  bool broadcast = false;
 };
 
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
 inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
-  for (const GatheredInput& g : gathered) key += "|gather " + std::to_string(g.input) + (g.narrow ? " i32" : "");
+  for (const GatheredInput& g : gathered)
+    key += "|gather " + std::to_string(g.input) + (g.broadcast ? " broadcast" : g.narrow ? " i32" : "");
   return key;
 }
 

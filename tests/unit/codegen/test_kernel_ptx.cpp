@@ -61,15 +61,19 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   BodyCase bc = kernel_of(T, c, 4, 1);
   // Inputs 1 and 3 read through positions (Note [Fused gathers]), input 3's i32 (Note [Narrow
   // gather positions]): two more parameters, and it must assemble too.
-  const flatten::GatheredInput gathered[] = {{1, false}, {3, true}};
+  // Also input 2 read at position 0 by every instance (Note [Broadcast inputs]): no positions.
+  const flatten::GatheredInput gathered[] = {{1, false}, {3, true}}, broadcast[] = {{1, false}, {2, false, true}, {3, true}};
   for (std::span<const flatten::GatheredInput> g :
-       {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(gathered)}) {
+       {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(gathered),
+        std::span<const flatten::GatheredInput>(broadcast)}) {
     CAPTURE(g.size());
+    size_t positions = 0;
+    for (const flatten::GatheredInput& gi : g) positions += gi.broadcast ? 0 : 1;
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK((ptx_has_widening(codegen::compile_ptx(*bc.body, g))) == !g.empty());
     std::string ptx = codegen::compile_ptx(*bc.body, g);
-    CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + g.size() + 2)) != std::string::npos);
-    CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + g.size() + 3)) == std::string::npos);
+    CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + positions + 2)) != std::string::npos);
+    CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + positions + 3)) == std::string::npos);
     CHECK(ptx.find(".target sm_90") != std::string::npos);
     CHECK(ptx.find(".entry ndp_kernel") != std::string::npos);
     CHECK(ptx.find("%tid.x") != std::string::npos);
