@@ -8,12 +8,19 @@
 #include <limits>
 #include <vector>
 
+// The hash is also device code for the GPU baselines (bench/baselines/gpu/math_baselines.cu).
+#ifdef __CUDACC__
+#define BENCH_HOST_DEVICE __host__ __device__
+#else
+#define BENCH_HOST_DEVICE
+#endif
+
 namespace bench {
 
 // Must stay bit-for-bit equal to bench_hash in bench/programs/*.ndp. The multiplies are done
 // unsigned so they wrap as NESL's 64-bit int does; >> on int64_t is arithmetic in C++20, which
 // matches NESL's rshift.
-inline int64_t hash(int64_t i) {
+BENCH_HOST_DEVICE inline int64_t hash(int64_t i) {
   int64_t a = static_cast<int64_t>(static_cast<uint64_t>(i) * 6364136223846793005ull + 1442695040888963407ull);
   int64_t b = a ^ (a >> 33);
   int64_t c = static_cast<int64_t>(static_cast<uint64_t>(b) * 2685821657736338717ull);

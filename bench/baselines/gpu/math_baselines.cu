@@ -15,22 +15,14 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../cpu/common.h"
 #include "bench_util.cuh"
 
 namespace {
 
-/// bench_hash of bench/programs/*.ndp (bench/baselines/cpu/common.h's bench::hash), on the device.
-__device__ int64_t bench_hash(int64_t i) {
-  int64_t a = static_cast<int64_t>(static_cast<uint64_t>(i) * 6364136223846793005ull + 1442695040888963407ull);
-  int64_t b = a ^ (a >> 33);
-  int64_t c = static_cast<int64_t>(static_cast<uint64_t>(b) * 2685821657736338717ull);
-  int64_t d = c ^ (c >> 29);
-  return d & 1073741823;
-}
-
-/// bench_uniform of blackscholes.ndp.
+/// bench_uniform of blackscholes.ndp, from bench_hash (bench::hash).
 __device__ double uniform(int64_t i, int64_t k, double lo, double hi) {
-  return lo + (hi - lo) * static_cast<double>(bench_hash(i + k * 4294967296ll)) / 1073741824.0;
+  return lo + (hi - lo) * static_cast<double>(bench::hash(i + k * 4294967296ll)) / 1073741824.0;
 }
 
 __global__ void gen_options(double* s, double* x, double* t, int64_t n) {
