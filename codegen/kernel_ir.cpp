@@ -151,6 +151,41 @@ NodeValue power(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* p, bool fl) {
   return {r, fails};
 }
 
+/// SplitMix64's finaliser (lang::eval::RandState::mix) of an i64.
+llvm::Value* mix(llvm::IRBuilder<>& b, llvm::Value* x) {
+  llvm::Value* z = b.CreateAdd(x, b.getInt64(0x9E3779B97F4A7C15ull));
+  z = b.CreateMul(b.CreateXor(z, b.CreateLShr(z, 30)), b.getInt64(0xBF58476D1CE4E5B9ull));
+  z = b.CreateMul(b.CreateXor(z, b.CreateLShr(z, 27)), b.getInt64(0x94D049BB133111EBull));
+  return b.CreateXor(z, b.CreateLShr(z, 31));
+}
+
+/// hash(x, l) of a flat scalar x of type `t`, as lang/eval/prims_seq.cpp computes it: a
+/// non-negative int is itself rem l; any other value is the mix of its bits, tagged by its kind
+/// (zeros of either sign alike), rem l unsigned. A modulus below 1 fails.
+NodeValue hash(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* l, const lang::Type* t) {
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* bits = nullptr;
+  switch (t->kind) {
+    case TypeKind::Int: bits = x; break;
+    case TypeKind::I32: bits = b.CreateSExt(x, i64); break;
+    case TypeKind::Bool: bits = b.CreateSelect(x, b.getInt64(0x11), b.getInt64(0x10)); break;
+    case TypeKind::Char: bits = b.CreateAdd(b.CreateZExt(x, i64), b.getInt64(0x200)); break;
+    case TypeKind::Float: case TypeKind::F32: {
+      llvm::Value* zero = llvm::ConstantFP::get(x->getType(), 0.0);
+      llvm::Value* same_zero = b.CreateSelect(b.CreateFCmpOEQ(x, zero), zero, x);
+      llvm::Value* raw = b.CreateBitCast(same_zero, b.getIntNTy(x->getType()->getPrimitiveSizeInBits()));
+      bits = b.CreateXor(b.CreateZExt(raw, i64), b.getInt64(t->kind == TypeKind::Float ? 0x1 : 0x3));
+      break;
+    }
+    default: throw std::runtime_error("hash of a value that is not a flat scalar");
+  }
+  llvm::Value* fails = b.CreateICmpSLT(l, b.getInt64(1));
+  llvm::Value* modulus = b.CreateSelect(fails, b.getInt64(1), l);
+  llvm::Value* mixed = b.CreateURem(mix(b, bits), modulus);
+  if (t->kind != TypeKind::Int) return {mixed, fails};
+  return {b.CreateSelect(b.CreateICmpSGE(x, b.getInt64(0)), b.CreateURem(x, modulus), mixed), fails};
+}
+
 NodeValue node(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
                MathLibrary lib) {
   auto arg = [&](size_t i) { return v.at(n.args.at(i)); };
@@ -169,6 +204,8 @@ NodeValue node(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, c
     case PrimId::Nand: return {b.CreateNot(b.CreateAnd(arg(0), arg(1)))};
     case PrimId::Eq: case PrimId::Ne: case PrimId::Lt: case PrimId::Gt: case PrimId::Le: case PrimId::Ge:
       return {compare(b, n.prim, t0, arg(0), arg(1))};
+    case PrimId::Eql: return {compare(b, PrimId::Eq, t0, arg(0), arg(1))};  // values_equal of flat scalars
+    case PrimId::Hash: return hash(b, arg(0), arg(1), t0);
     case PrimId::Add: return {fl ? b.CreateFAdd(arg(0), arg(1)) : b.CreateAdd(arg(0), arg(1))};
     case PrimId::Sub: return {fl ? b.CreateFSub(arg(0), arg(1)) : b.CreateSub(arg(0), arg(1))};
     case PrimId::Mul: return {fl ? b.CreateFMul(arg(0), arg(1)) : b.CreateMul(arg(0), arg(1))};

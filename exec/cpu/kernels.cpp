@@ -158,7 +158,7 @@ lang::Value value_at(const void* a, TypeKind kind, int64_t i) {
 bool typed_node(const KernelBody& k, const KernelNode& n) {
   switch (n.prim) {
     case PrimId::Exp: case PrimId::Sin: case PrimId::Cos: case PrimId::Tan: case PrimId::Asin: case PrimId::Acos:
-    case PrimId::Atan: case PrimId::Sinh: case PrimId::Cosh: case PrimId::Tanh:
+    case PrimId::Atan: case PrimId::Sinh: case PrimId::Cosh: case PrimId::Tanh: case PrimId::Eql:
       return false;
     default: return !k.node_can_fail(n);
   }
@@ -171,7 +171,7 @@ void lower_record(std::atomic_ref<uint64_t> record, uint64_t mine) {
   }
 }
 
-/// One node over elements [first, first + m) by the interpreter's scalar primitive. An element
+/// One node over elements [first, first + m) by the interpreter's primitive. An element
 /// that fails lowers `record` to its kernel_failure_record and computes 0.
 void eval_by_value(const KernelBody& k, uint32_t node, const void* const* a, void* r, int64_t m, int64_t first,
                    uint64_t* record) {
@@ -184,7 +184,7 @@ void eval_by_value(const KernelBody& k, uint32_t node, const void* const* a, voi
     for (int64_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < n.args.size(); ++j) args[j] = value_at(a[j], k.nodes[n.args[j]].type->kind, i);
       try {
-        out[i] = const_value<R>(lang::eval::apply_scalar_prim(call, args.data()));
+        out[i] = const_value<R>(lang::eval::apply_prim(call, args.data()));
       } catch (const lang::eval::EvalError&) {
         if (record == nullptr) throw;  // a node that cannot fail does not
         out[i] = R{};

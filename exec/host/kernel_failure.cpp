@@ -27,7 +27,7 @@ void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::sp
       std::vector<lang::Value> args;
       for (uint32_t a : n.args) args.push_back(v[a]);
       lang::eval::PrimCall call{n.prim, n.span, nullptr, nullptr, nullptr};
-      v.push_back(lang::eval::apply_scalar_prim(call, args.data()));  // raises the node's error
+      v.push_back(lang::eval::apply_prim(call, args.data()));  // raises the node's error
     }
   }
   throw lang::InternalError("internal error: a fused kernel reported that " + std::string(lang::core::prim_info(k.nodes[failed].prim).name) +

@@ -52,6 +52,7 @@ bool kernel_prim_ok(PrimId p, const std::vector<const Type*>& a, const Type* r) 
     case PrimId::Exp: case PrimId::Sin: case PrimId::Cos: case PrimId::Tan: case PrimId::Asin: case PrimId::Acos:
     case PrimId::Atan: case PrimId::Sinh: case PrimId::Cosh: case PrimId::Tanh:
       return unary(a[0]->kind == TypeKind::Float && r->kind == TypeKind::Float);
+    case PrimId::Eql: return binary_same(r->kind == TypeKind::Bool);  // of flat scalars: ==
     default: return false;
   }
 }
@@ -75,6 +76,7 @@ bool kernel_prim_fallible(PrimId p, const std::vector<const Type*>& a, const Typ
     case PrimId::CodeChar: return unary(is(a[0], TypeKind::Int) && is(r, TypeKind::Char));
     case PrimId::ToI64: return unary(is_float(a[0]) && is(r, TypeKind::Int));
     case PrimId::ToI32: return unary(is_float(a[0]) && is(r, TypeKind::I32));
+    case PrimId::Hash: return a.size() == 2 && is(a[1], TypeKind::Int) && is(r, TypeKind::Int);  // a modulus < 1
     default: return false;
   }
 }

@@ -22,12 +22,14 @@ Program fuse_elementwise(Program p);
 /// True for the pure elementwise primitives that cannot fail and that a kernel may contain, at
 /// these operand and result element types: arithmetic except integer division, comparisons,
 /// logic, negate, select, btoi, char_code, float, the conversions that cannot fail, on int,
-/// float, bool, char, i32, f32; exp, the trigonometric and hyperbolic functions on float.
+/// float, bool, char, i32, f32; exp, the trigonometric and hyperbolic functions on float;
+/// eql of flat scalars.
 bool kernel_prim_ok(lang::core::PrimId p, const std::vector<const lang::Type*>& args, const lang::Type* result);
 
 /// True for the elementwise primitives that can fail and that a kernel may contain (Note
 /// [Kernels that can fail]): integer / (int, i32), rem, lshift, rshift, ^ (a negative power),
-/// sqrt, ln, expt, ceil, floor, trunc, round, code_char, and i64 and i32 of a float or f32.
+/// sqrt, ln, expt, ceil, floor, trunc, round, code_char, i64 and i32 of a float or f32, and
+/// hash of a flat scalar.
 bool kernel_prim_fallible(lang::core::PrimId p, const std::vector<const lang::Type*>& args, const lang::Type* result);
 
 /// The kernel body applying `p` once to inputs of `args`: one Input node per argument, then the

@@ -145,6 +145,14 @@ TEST_CASE("kernels: primitives that can fail and math functions equal the interp
       {PrimId::ToI32, {F}, I32, singles(some_floats)},
       {PrimId::ToI64, {F32}, I, singles(f32s)},
       {PrimId::ToI32, {F32}, I32, singles(f32s)},
+      {PrimId::Hash, {I, I}, I, pairs(some_ints, ints({7, 1, 1000003, 0, -3}))},
+      {PrimId::Hash, {F, I}, I, pairs(some_floats, ints({7, 1000003, 0}))},
+      {PrimId::Hash, {I32, I}, I, pairs(i32s, ints({5, -1}))},
+      {PrimId::Hash, {F32, I}, I, pairs(f32s, ints({5, 0}))},
+      {PrimId::Hash, {T.bool_(), I}, I, pairs({lang::Value::bool_(true), lang::Value::bool_(false)}, ints({3, 0}))},
+      {PrimId::Hash, {C, I}, I, pairs({lang::Value::char_('a'), lang::Value::char_(200)}, ints({11, -2}))},
+      {PrimId::Eql, {F, F}, T.bool_(), pairs(some_floats, some_floats)},
+      {PrimId::Eql, {I, I}, T.bool_(), pairs(some_ints, some_ints)},
   };
   for (PrimId p : {PrimId::Sqrt, PrimId::Ln, PrimId::Exp, PrimId::Sin, PrimId::Cos, PrimId::Tan, PrimId::Asin,
                    PrimId::Acos, PrimId::Atan, PrimId::Sinh, PrimId::Cosh, PrimId::Tanh})
