@@ -274,8 +274,10 @@ struct Natives {
     return same_shape(c.result, iv, take(g, v.elems(), pos->pointer(), m));
   }
 
-  DVec permute() {
-    const DVec &v = a[0], &iv = a[1];
+  DVec permute() { return permute_by(a[0], a[1]); }
+
+  /// Each instance's sequence of v permuted by its sequence of iv (checked).
+  DVec permute_by(const DVec& v, const DVec& iv) {
     if (g.check(g.prims().first_difference(v.lengths(), iv.lengths(), v.size())) >= 0) fail();
     const DVec& e = v.elems();
     int64_t m = e.size();
@@ -305,21 +307,38 @@ struct Natives {
   /// x ++ y per instance. Structured elements (pairs, sequences, datatypes) are taken from
   /// both element vectors, one after the other, by the positions the same append computes on
   /// their element numbers.
-  std::optional<DVec> append_prim() {
-    const DVec &x = a[0], &y = a[1];
+  std::optional<DVec> append_prim() { return append_seqs(c.result, a[0], a[1]); }
+
+  /// join(v1, p1, v2, p2): each instance's v1 and v2 put at the positions p1 and p2 of one
+  /// sequence: the two appended, permuted by the two position lists appended. Where the lengths
+  /// differ or the positions are no permutation, the host raises JOIN's message.
+  std::optional<DVec> join() {
+    const DVec &v1 = a[0], &p1 = a[1], &v2 = a[2], &p2 = a[3];
+    const int64_t n = v1.size();
+    if (g.check(g.prims().first_difference(v1.lengths(), p1.lengths(), n)) >= 0 ||
+        g.check(g.prims().first_difference(v2.lengths(), p2.lengths(), n)) >= 0)
+      fail();
+    std::optional<DVec> values = append_seqs(c.result, v1, v2);
+    std::optional<DVec> positions = append_seqs(p1.type(), p1, p2);
+    if (!values || !positions) return std::nullopt;
+    return permute_by(*values, *positions);
+  }
+
+  /// Per instance, x's sequence followed by y's, as a sequence of type t.
+  std::optional<DVec> append_seqs(const Type* t, const DVec& x, const DVec& y) {
     const DVec &ea = x.elems(), &eb = y.elems();
     const bool flat = host::is_flat_scalar(ea.type());
     int64_t n = x.size();
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     if (!ctx.kernels->available(add)) return std::nullopt;
-    DVec lens[2] = {length(), DVec::scalar(int_t(), n, y.buffer())};
+    DVec lens[2] = {DVec::scalar(int_t(), n, x.buffer()), DVec::scalar(int_t(), n, y.buffer())};
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer());
     DSegs so = DSegs::irregular(n, total, offsets->pointer());
     if (flat) {
       DBuf out = g.alloc(total * elem_bytes(ea.type()));
       g.check(g.prims().append(elem_type(ea.type()), ea.data(), x.segs(), eb.data(), y.segs(), so, out->pointer()));
-      return DVec::seq(c.result, n, len.buffer(), std::move(offsets), DVec::scalar(ea.type(), total, std::move(out)));
+      return DVec::seq(t, n, len.buffer(), std::move(offsets), DVec::scalar(ea.type(), total, std::move(out)));
     }
     const int64_t na = ea.size(), nb = eb.size();
     DBuf from_a = g.alloc(na * 8), from_b = g.alloc(nb * 8), pos = g.alloc(total * 8);
@@ -328,7 +347,7 @@ struct Natives {
     g.check(g.prims().append(NDP_I64, from_a->pointer(), x.segs(), from_b->pointer(), y.segs(), so, pos->pointer()));
     DVec both[2] = {ea, eb};
     DVec elems = take(g, concat(g, both), pos->pointer(), total);
-    return DVec::seq(c.result, n, len.buffer(), std::move(offsets), std::move(elems));
+    return DVec::seq(t, n, len.buffer(), std::move(offsets), std::move(elems));
   }
 
   DVec flatten() {
@@ -393,6 +412,7 @@ struct Natives {
       case PrimId::Iseq: return iseq();
       case PrimId::Elt: return elt();
       case PrimId::Rep: return rep();
+      case PrimId::Join: return join();
       case PrimId::Partition: return partition();
       case PrimId::Write: return write();
       case PrimId::Put: return put();
