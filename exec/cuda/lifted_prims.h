@@ -3,15 +3,17 @@
 //
 // Note [GPU lifted primitives]
 // * Native: the sequence primitives that the flattened programs spend their time in (scans,
-//   reductions, dist, index, element access, ->, permute, pack, ++, flatten, rank, *_combine)
-//   run on the GPU primitives (runtime/gpu) with the data left on the device; elementwise
-//   primitives that the kernel generator handles run as one-node kernels (kernels.h).
+//   reductions, dist, index, element access, rep, ->, <-, put, permute, join, pack, ++,
+//   partition, flatten, rank, *_combine) run on the GPU primitives (runtime/gpu) with the data
+//   left on the device; elementwise primitives that the kernel generator handles (those that
+//   can fail too) run as one-node kernels (kernels.h).
 // * Errors: the device checks every input (bounds, lengths, permutations). When a check
 //   fails the arguments go to the host and the cpu backend's primitive runs on them, which
 //   raises exactly the interpreter's message (the first failing instance decides), so every
 //   backend reports the same error without the device code knowing any message text.
-// * Everything else (string and I/O primitives, rand, rep, put, partition, ...) moves its
-//   arguments to the host, runs the cpu backend's lifted primitive and moves the result back:
+// * Everything else (string and I/O primitives, rand, eql and hash of structured values, rep,
+//   <- and put of structured elements) moves its arguments to the host, runs the cpu
+//   backend's lifted primitive and moves the result back:
 //   correct for every primitive, and counted (`host_fallbacks`) so that NDP_DEBUG=1 can say
 //   where a program leaves the device. With NDP_HOST_FALLBACK=error such a primitive is
 //   instead the runtime error "cuda: NAME ran on the host (NDP_HOST_FALLBACK=error)." at its
