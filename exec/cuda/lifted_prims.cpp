@@ -227,6 +227,28 @@ struct Natives {
     return same_shape(c.result, v, DVec::scalar(e.type(), e.size(), std::move(out)));
   }
 
+  /// eql of sequences of flat scalars whose lengths agree instance by instance: every element
+  /// equal (==, as lang::values_equal compares scalars), an AND per sequence. Where some
+  /// lengths differ, or the elements are structured, the host compares.
+  std::optional<DVec> eql_seqs() {
+    const DVec &x = a[0], &y = a[1];
+    if (x.kind() != TypeKind::Seq) return std::nullopt;
+    const DVec &ex = x.elems(), &ey = y.elems();
+    if (!plain_scalar(ex) || ex.size() != ey.size()) return std::nullopt;
+    const int64_t n = x.size();
+    if (x.lengths() != y.lengths() && g.check(g.prims().first_difference(x.lengths(), y.lengths(), n)) >= 0)
+      return std::nullopt;
+    const Type* b = ctx.host.types->bool_();
+    flatten::KernelBody eq = flatten::one_node_kernel(PrimId::Eq, {ex.type(), ex.type()}, b);
+    if (!ctx.kernels->available(eq)) return std::nullopt;
+    DVec both[2] = {ex, ey};
+    DVec same = run_one(eq, both, b);
+    DBuf out = g.alloc(n);
+    ndp_status st = g.check(g.prims().seg_reduce(op_of(PrimId::AllRed), elem_type(b), same.data(), x.segs(), out->pointer()));
+    if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+    return DVec::scalar(c.result, n, std::move(out));
+  }
+
   /// Scatters `vals` (cut by `sv`) into each instance's sequence of d at `idx` (DPERMUTE:
   /// checked, the last of colliding writes wins, as on the host).
   std::optional<DVec> scatter_into(const DVec& d, const DVec& vals, CUdeviceptr idx, DSegs sv) {
@@ -413,6 +435,7 @@ struct Natives {
       case PrimId::Elt: return elt();
       case PrimId::Rep: return rep();
       case PrimId::Join: return join();
+      case PrimId::Eql: return eql_seqs();
       case PrimId::Partition: return partition();
       case PrimId::Write: return write();
       case PrimId::Put: return put();

@@ -4,7 +4,8 @@
 // Note [GPU lifted primitives]
 // * Native: the sequence primitives that the flattened programs spend their time in (scans,
 //   reductions, dist, index, element access, rep, ->, <-, put, permute, join, pack, ++,
-//   partition, flatten, rank, *_combine) run on the GPU primitives (runtime/gpu) with the data
+//   partition, flatten, rank, *_combine, eql of sequences) run on the GPU primitives
+//   (runtime/gpu) with the data
 //   left on the device; elementwise primitives that the kernel generator handles (those that
 //   can fail too) run as one-node kernels (kernels.h).
 // * Errors: the device checks every input (bounds, lengths, permutations). When a check
