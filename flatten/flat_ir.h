@@ -22,6 +22,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -139,20 +140,25 @@ struct KernelNode {
 /// A value computed from a kernel body on first use and kept with it, since the executors ask
 /// for it at every launch (a key is a string of every node). A copy starts empty, so a body
 /// copied and then changed (as passes do) never keeps its original's value; a body is not
-/// changed in place once something has asked (bodies are shared as const).
+/// changed in place once something has asked (bodies are shared as const). Threads may ask
+/// at once (the cpu backend's chunks): the first value stored is the one every caller gets.
 template <class T>
 struct BodyMemo {
-  mutable std::shared_ptr<const T> value;
+  mutable std::atomic<std::shared_ptr<const T>> value;
   BodyMemo() = default;
   BodyMemo(const BodyMemo&) {}
   BodyMemo& operator=(const BodyMemo&) {
-    value.reset();
+    value.store(nullptr);
     return *this;
   }
   template <class F>
   const T& get(F&& compute) const {
-    if (!value) value = std::make_shared<const T>(compute());
-    return *value;
+    std::shared_ptr<const T> v = value.load();
+    if (!v) {
+      std::shared_ptr<const T> fresh = std::make_shared<const T>(compute());
+      v = value.compare_exchange_strong(v, fresh) ? fresh : v;
+    }
+    return *v;  // `value` keeps it alive: once stored it changes only when the body is rebuilt
   }
 };
 
