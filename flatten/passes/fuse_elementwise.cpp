@@ -234,6 +234,12 @@ struct Fuser {
           int g = group_var(u);
           if (g >= 0 && groups[g].open) parents.insert(g);
         }
+        // A node that can fail joins every open group that holds one: as separate kernels, the
+        // later of them could run first and report its error first. In one kernel the nodes
+        // keep statement order (one block: the same instances, so any open groups may join).
+        if (can_fail(s))
+          for (size_t o = 0; o < groups.size(); ++o)
+            if (groups[o].merged_into < 0 && groups[o].open && groups[o].fails) parents.insert(static_cast<int>(o));
         int g;
         if (parents.empty()) {
           g = static_cast<int>(groups.size());

@@ -13,7 +13,8 @@ namespace ndp::flatten {
 /// group's last member; its outputs are the members' results read anywhere outside the group
 /// (other statements, nested blocks, block results, recursion-loop parts). A member is delayed
 /// to the kernel's position only if nothing between them reads it, and a member that can fail
-/// only past statements that cannot fail and have no effect (pure_and_total), so errors,
+/// only past statements that cannot fail and have no effect (pure_and_total); members that
+/// can fail join one group, whose kernel keeps their statement order; so errors,
 /// effects and results are those of the unfused program (Note [Kernels that can fail]). Why:
 /// each lifted primitive makes a full pass over memory and allocates its result; a fused chain
 /// makes one pass and keeps its temporaries in registers.

@@ -109,6 +109,42 @@ TEST_CASE("fuse: a node that can fail is not delayed past a statement that can f
   }
 }
 
+TEST_CASE("fuse: nodes that can fail in independent chains join one kernel, in statement order") {
+  lang::TypeContext T;
+  // q = x / y; r = sqrt(z); s = r * 2.0; t = q + 1: as two kernels, {/, +} at t and {sqrt, *}
+  // at s, sqrt's would run first and report its error before the division's. They become one
+  // kernel whose division node comes before its sqrt node.
+  FnBuilder b("main", T.int_(), T.int_());
+  Block& body = b.fn.body;
+  VarId x = b.instances(body, T.seq(T.int_()), ints({1, 2}));
+  VarId y = b.instances(body, T.seq(T.int_()), ints({0, 1}));
+  VarId z = b.vec(T.float_());
+  b.emit(body, Op::Lit, z, {b.konst(body, 2)}).lit = lang::Value::float_(-1.0);
+  body.stmts.back().type = T.float_();
+  VarId q = prim(b, body, PrimId::Div, T.int_(), {x, y});
+  VarId r = prim(b, body, PrimId::Sqrt, T.float_(), {z});
+  VarId s = prim(b, body, PrimId::Mul, T.float_(), {r, r});
+  VarId t = prim(b, body, PrimId::Add, T.int_(), {q, x});
+  VarId pair = b.vec(T.pair(T.float_(), T.int_()));
+  b.emit(body, Op::Tuple, pair, {s, t});
+  body.result = b.fn.param;
+  flatten::Program p = flatten::fuse_elementwise(program_of(std::move(b.fn)));
+  CHECK(flatten::verify(p).empty());
+  auto kernels = stmts_of(p.functions[0].body, Op::Kernel);
+  REQUIRE(kernels.size() == 1);
+  CHECK(stmts_of(p.functions[0].body, Op::Prim).empty());
+  const auto& nodes = kernels[0]->kernel->nodes;
+  size_t div_at = nodes.size(), sqrt_at = nodes.size();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].kind != flatten::KernelNode::Kind::Prim) continue;
+    if (nodes[i].prim == PrimId::Div) div_at = i;
+    if (nodes[i].prim == PrimId::Sqrt) sqrt_at = i;
+  }
+  REQUIRE(div_at < nodes.size());
+  REQUIRE(sqrt_at < nodes.size());
+  CHECK(div_at < sqrt_at);
+}
+
 TEST_CASE("fuse: values read after the group are outputs; reads in between stop the group") {
   lang::TypeContext T;
   auto [fn, s, sel] = read_after_group(T);
