@@ -73,6 +73,12 @@ int reflect_answer(llvm::StringRef option) {
   return 0;  // __CUDA_FTZ, and any option libdevice may ask that nvcc leaves at 0
 }
 
+}  // namespace
+
+bool has_libdevice() { return kLibdeviceCount > 0; }
+
+namespace {
+
 /// Links the libdevice functions `m` calls into it and inlines them into `entry`.
 void link_libdevice(llvm::Module& m, const std::string& entry) {
   bool calls = false;

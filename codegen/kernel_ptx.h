@@ -12,6 +12,10 @@ namespace ndp::codegen {
 
 using flatten::GatheredInput;
 
+/// Whether this build embeds libdevice, so that kernels calling math functions (exp, sin, ...)
+/// compile for the GPU; without it compile_ptx throws for them.
+bool has_libdevice();
+
 /// PTX text (target nvptx64-nvidia-cuda, sm_90) of an entry `ndp_kernel(i64 n, ptr in_0, ...,
 /// ptr out_0, ...)` where thread %tid.x of block %ctaid.x computes the instances
 /// %ctaid.x·%ntid.x·kPtxInstancesPerThread + %tid.x + u·%ntid.x for u < kPtxInstancesPerThread
