@@ -22,6 +22,7 @@ namespace {
 void collect(const Expr* e, std::set<uint32_t>& out) {
   switch (e->kind) {
     case Kind::Local: out.insert(e->slot); return;
+    case Kind::Lambda: out.insert(e->captures.begin(), e->captures.end()); return;
     case Kind::Let: {
       collect(e->args[0], out);
       std::set<uint32_t> body;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "flatten/free_slots.h"
+#include "flatten/inline_lambdas.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
 #include "lang/runtime_errors.h"
@@ -70,11 +71,6 @@ std::optional<lang::Value> constant_value(const core::Expr* e) {
 /// instance): calls through it become direct calls. Its type arguments are closed.
 using KnownFn = lang::FnObj;
 
-std::string known_key(const KnownFn& f) {
-  std::string k = fmt::format("{}:{}", static_cast<int>(f.target), f.id);
-  for (const Type* t : f.type_args) k += fmt::format(",{}", static_cast<const void*>(t));
-  return k;
-}
 
 class Vectoriser {
  public:
@@ -223,6 +219,26 @@ class Vectoriser {
 
   /// The lifted instance of a function for closed type arguments and known-function
   /// parameters (a specialisation per function passed, as in `map(isqrt, s)`).
+  // Closures with captured values known while compiling (a global bound to a lambda's value),
+  // by lambda id: equal environments share their instances.
+  std::vector<KnownFn> closures_;
+
+  std::string known_key(const KnownFn& f) {
+    std::string k = fmt::format("{}:{}", static_cast<int>(f.target), f.id);
+    for (const Type* t : f.type_args) k += fmt::format(",{}", static_cast<const void*>(t));
+    if (f.env.empty()) return k;
+    auto same = [&](const KnownFn& o) {
+      if (o.id != f.id || o.type_args != f.type_args) return false;
+      for (size_t i = 0; i < f.env.size(); ++i)
+        if (!lang::values_equal(o.env[i], f.env[i])) return false;
+      return true;
+    };
+    size_t i = 0;
+    while (i < closures_.size() && !same(closures_[i])) ++i;
+    if (i == closures_.size()) closures_.push_back(f);
+    return k + fmt::format("/env{}", i);
+  }
+
   FuncId instance(uint32_t global, std::vector<const Type*> targs, std::map<uint32_t, KnownFn> known) {
     std::string key = std::to_string(global);
     for (const Type* t : targs) key += fmt::format(",{}", static_cast<const void*>(t));
@@ -238,7 +254,7 @@ class Vectoriser {
       name += ">";
     }
     for (const auto& [slot, f] : known) name += "[" + known_name(f) + "]";
-    FuncId id = new_function(name, fty->a, fty->b);
+    FuncId id = new_function(name, instance_arg_type(fn.param, fty->a, known), fty->b);
     instances_.emplace(std::move(key), id);
     pending_.push_back(Pending{id, &fn, fn.body, std::move(targs), std::move(known)});
     return id;
@@ -249,6 +265,7 @@ class Vectoriser {
       case KnownFn::Target::Global: return core_.globals.at(f.id)->name;
       case KnownFn::Target::Prim: return core::prim_info(static_cast<core::PrimId>(f.id)).name;
       case KnownFn::Target::Constructor: return f.data->name;
+      case KnownFn::Target::Lambda: return fmt::format("lambda#{}", f.id);
     }
     return "?";
   }
@@ -277,6 +294,15 @@ class Vectoriser {
         if (it == known_.end()) return std::nullopt;
         return it->second;
       }
+      case core::Kind::Lambda: {
+        // Its captured values are this context's variables (Note [Lambdas on the flat backends]).
+        KnownFn f;
+        f.target = KnownFn::Target::Lambda;
+        f.id = e->id;
+        f.lambda = e;
+        f.type_args = targs_ ? *targs_ : std::vector<const Type*>{};
+        return f;
+      }
       case core::Kind::Global: {
         // A global variable bound to a function (`g = sq`) holds its value already: forms run in
         // order, and redefining g with the same type updates this same global.
@@ -294,13 +320,55 @@ class Vectoriser {
   /// Known functions among the components of a call's argument, by parameter slot.
   void known_args(const core::Pattern* p, const core::Expr* arg, std::map<uint32_t, KnownFn>& out) {
     if (p->kind == core::PatternKind::Var) {
-      if (std::optional<KnownFn> f = known_fn(arg)) out[p->slot] = *f;
+      if (std::optional<KnownFn> f = known_fn(arg)) {
+        out[p->slot] = *f;
+        if (runtime_env(*f)) env_args_.insert(arg);
+      }
       return;
     }
     if (p->kind == core::PatternKind::Tuple && arg->kind == core::Kind::Tuple) {
       known_args(p->left, arg->args[0], out);
       known_args(p->right, arg->args[1], out);
     }
+  }
+
+  std::map<const core::Expr*, const core::Expr*> inlined_;  // body -> with its lambdas inlined
+  // Lambdas (and variables bound to them) whose captured values are passed as their
+  // environment: arguments for known parameters, and let-bound values.
+  std::set<const core::Expr*> env_args_;
+
+  /// Whether a known lambda's captured values live in a variable of the flattened program (its
+  /// environment), not in the value itself.
+  static bool runtime_env(const KnownFn& f) {
+    return f.target == KnownFn::Target::Lambda && f.lambda && !f.lambda->captures.empty() && f.env.empty();
+  }
+
+  /// The type of a lambda's environment: its captured slots' types, as a right-nested tuple.
+  const Type* env_type(const KnownFn& f) {
+    std::map<uint32_t, const Type*> types;
+    slot_types(f.lambda->args[0], types);
+    const std::vector<uint32_t>& caps = f.lambda->captures;
+    const Type* t = types_.subst(types.at(caps.back()), f.type_args);
+    for (size_t i = caps.size() - 1; i-- > 0;) t = types_.pair(types_.subst(types.at(caps[i]), f.type_args), t);
+    return t;
+  }
+
+  /// The argument type of an instance: `t` with each known parameter whose lambda keeps its
+  /// environment in a variable replaced by the environment's type.
+  const Type* instance_arg_type(const core::Pattern* p, const Type* t, const std::map<uint32_t, KnownFn>& known) {
+    if (p->kind == core::PatternKind::Var) {
+      auto it = known.find(p->slot);
+      return it != known.end() && runtime_env(it->second) ? env_type(it->second) : t;
+    }
+    if (p->kind == core::PatternKind::Tuple && t->kind == TypeKind::Pair)
+      return types_.pair(instance_arg_type(p->left, t->a, known), instance_arg_type(p->right, t->b, known));
+    return t;
+  }
+
+  const core::Expr* inlined_body(const core::Expr* body) {
+    auto [it, fresh] = inlined_.emplace(body, nullptr);
+    if (fresh) it->second = inline_lambdas(core_, body);
+    return it->second;
   }
 
   void translate_function(const Pending& p) {
@@ -330,7 +398,7 @@ class Vectoriser {
       result = prim(core::PrimId::RuntimeErrorPrim, fn_->result_type, {msg}, {fn_->result_type}, p.fn->span);
     } else {
       if (p.fn) bind(p.fn->param, fn_->param, c);
-      result = expr(p.body, c);
+      result = expr(inlined_body(p.body), c);
     }
     if (!p.fn) fn_->result_type = fn_->vars[result].type;
     fn_->body.result = result;
@@ -368,13 +436,9 @@ class Vectoriser {
         return v;
       }
       case core::Kind::Local: {
-        auto it = c.slots.find(e->slot);
-        if (it != c.slots.end()) return it->second;
-        auto sh = c.shared.find(e->slot);
-        NDP_ASSERT(sh != c.shared.end(), "vectorise: slot not in context");
-        // A use that needs the sequences themselves: copy them out for this context.
-        const Var& base = fn_->vars[sh->second.base];
-        return emit_value(Op::Gather, base.hint, base.type, {sh->second.base, sh->second.ids});
+        if (auto k = known_.find(e->slot); k != known_.end() && runtime_env(k->second) && !env_args_.count(e))
+          throw Unsupported{captures_message(k->second.lambda), e->span};
+        return slot_value(e->slot, c);
       }
       case core::Kind::Global: {
         const Type* t = close(e->type, e->span);
@@ -420,17 +484,39 @@ class Vectoriser {
       case core::Kind::Tuple: {
         VarId a = expr(e->args[0], c);
         VarId b = expr(e->args[1], c);
-        return emit_value(Op::Tuple, "tuple", close(e->type, e->span), {a, b});
+        // The components' types: a lambda passed with its environment is that environment.
+        return emit_value(Op::Tuple, "tuple", types_.pair(fn_->vars[a].type, fn_->vars[b].type), {a, b});
       }
       case core::Kind::If: return if_(e, c);
       case core::Kind::Let: {
         if (e->pattern->kind == core::PatternKind::Var)
-          if (std::optional<KnownFn> f = known_fn(e->args[0])) known_[e->pattern->slot] = *f;
+          if (std::optional<KnownFn> f = known_fn(e->args[0])) {
+            known_[e->pattern->slot] = *f;
+            if (runtime_env(*f)) env_args_.insert(e->args[0]);
+          }
         VarId v = expr(e->args[0], c);
         bind(e->pattern, v, c);
         return expr(e->args[1], c);
       }
       case core::Kind::Map: return map(e, c);
+      case core::Kind::Lambda: {
+        if (!e->captures.empty()) {
+          // Passed to a known parameter or let-bound: the value is its environment.
+          if (!env_args_.count(e)) throw Unsupported{captures_message(e), e->span};
+          VarId env = slot_value(e->captures.back(), c);
+          for (size_t i = e->captures.size() - 1; i-- > 0;) {
+            VarId part = slot_value(e->captures[i], c);
+            env = emit_value(Op::Tuple, "env", types_.pair(fn_->vars[part].type, fn_->vars[env].type), {part, env});
+          }
+          return env;
+        }
+        KnownFn f = *known_fn(e);
+        const Type* t = close(e->type, e->span);
+        VarId v = emit_value(Op::Lit, known_name(f), t, {c.n}, e->span);
+        block_->stmts.back().lit = lang::Value::fn(std::make_shared<const KnownFn>(f));
+        block_->stmts.back().type = t;
+        return v;
+      }
       case core::Kind::SeqLit: {
         if (std::optional<lang::Value> constant = constant_value(e)) {
           const Type* t = close(e->type, e->span);
@@ -520,8 +606,81 @@ class Vectoriser {
         parts.push_back(rest);
         return prim(id, result, std::move(parts), callee->type_args, e->span);
       }
+      case KnownFn::Target::Lambda: {
+        // A lambda whose environment is a variable: the callee's slot holds it.
+        std::optional<VarId> env;
+        if (runtime_env(*callee)) {
+          NDP_ASSERT(e->args[0]->kind == core::Kind::Local, "vectorise: a lambda called in place was not inlined");
+          env = slot_value(e->args[0]->slot, c);
+        }
+        return call_lambda(*callee, env, expr(e->args[1], c), c, e->span);
+      }
     }
     lang::ndp_unreachable("vectorise: call target");
+  }
+
+  // Note [Lambdas on the flat backends]
+  // A lambda's body is flattened where it is called, in a context of its own: its parameter,
+  // and the captured slots bound to literals of the closure's environment (a global bound to a
+  // lambda's value carries it). A lambda written in this function and called here has been
+  // substituted into its calls by inline_lambdas, so its captured slots are this context's; one
+  // that captures variables and is passed on or kept as data has no environment here, and is
+  // refused by name.
+  VarId call_lambda(const KnownFn& callee, std::optional<VarId> env, VarId arg, const Ctx& c, lang::Span span) {
+    const core::Expr* lam = callee.lambda;
+    if (!lam) throw Unsupported{"a call of an anonymous function read back from a compiled program", span};
+    NDP_ASSERT(env.has_value() || callee.env.size() == lam->captures.size(), "vectorise: a lambda without its environment");
+    const std::vector<const Type*>* outer_targs = targs_;
+    std::map<uint32_t, KnownFn> outer_known = std::move(known_);
+    known_.clear();
+    targs_ = &callee.type_args;
+    Ctx inner;
+    inner.n = c.n;
+    inner.path = c.path;
+    std::map<uint32_t, const Type*> capture_types;
+    slot_types(lam->args[0], capture_types);
+    for (size_t i = 0; i < lam->captures.size(); ++i) {
+      const Type* t = close(capture_types.at(lam->captures[i]), lam->span);
+      VarId v;
+      if (env) {  // component i of the right-nested environment tuple
+        VarId rest = *env;
+        for (size_t j = 0; j < i; ++j) rest = emit_value(Op::Second, "env", fn_->vars[rest].type->b, {rest});
+        v = i + 1 < lam->captures.size() ? emit_value(Op::First, lam->capture_names[i], t, {rest}) : rest;
+      } else {
+        v = emit_value(Op::Lit, lam->capture_names[i], t, {c.n}, lam->span);
+        block_->stmts.back().lit = callee.env[i];
+        block_->stmts.back().type = t;
+      }
+      inner.slots[lam->captures[i]] = v;
+    }
+    bind(lam->pattern, arg, inner);
+    VarId r = expr(lam->args[0], inner);
+    targs_ = outer_targs;
+    known_ = std::move(outer_known);
+    return r;
+  }
+
+  /// The value of a slot in context `c` (a shared sequence is copied out for the context).
+  VarId slot_value(uint32_t slot, const Ctx& c) {
+    auto it = c.slots.find(slot);
+    if (it != c.slots.end()) return it->second;
+    auto sh = c.shared.find(slot);
+    NDP_ASSERT(sh != c.shared.end(), "vectorise: slot not in context");
+    const Var& base = fn_->vars[sh->second.base];
+    return emit_value(Op::Gather, base.hint, base.type, {sh->second.base, sh->second.ids});
+  }
+
+  /// The types of the slots that `e` reads.
+  static void slot_types(const core::Expr* e, std::map<uint32_t, const Type*>& out) {
+    if (e->kind == core::Kind::Local) out.emplace(e->slot, e->type);
+    for (const core::Expr* a : e->args) slot_types(a, out);
+  }
+
+  static std::string captures_message(const core::Expr* lam) {
+    std::string names;
+    for (const std::string& n : lam->capture_names) names += (names.empty() ? "" : ", ") + n;
+    return "an anonymous function that uses variables around it (" + names +
+           ") and is passed on or kept as a value is not supported by the flat backends yet";
   }
 
   /// Moves the free slots of `exprs` from `c` into a new context by `transfer` (replicate or

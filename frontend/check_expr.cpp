@@ -185,6 +185,7 @@ FormChecker::Node FormChecker::infer(const ast::Expr* e) {
     case EK::ApplyToEach: return apply_to_each(e);
     case EK::If: return if_(e);
     case EK::Let: return let(e);
+    case EK::Lambda: return lambda(e);
     case EK::Time: {
       Node a = infer(e->kids[0]);
       IType* t = u_.pair(a.t, u_.base(TypeKind::Float));
@@ -493,6 +494,59 @@ FormChecker::Node FormChecker::let(const ast::Expr* e) {
     cur = {n, body.t};
   }
   return cur;
+}
+
+namespace {
+
+void pattern_slots(const core::Pattern* p, std::set<uint32_t>& out) {
+  if (!p) return;
+  if (p->kind == core::PatternKind::Var) out.insert(p->slot);
+  pattern_slots(p->left, out);
+  pattern_slots(p->right, out);
+}
+
+/// The slots `e` reads and those it binds (slots are unique in a frame, so a slot read and not
+/// bound inside `e` comes from outside it).
+void slot_uses(const core::Expr* e, std::set<uint32_t>& reads, std::set<uint32_t>& binds) {
+  if (e->kind == Kind::Local) reads.insert(e->slot);
+  if (e->kind == Kind::Lambda) {  // built first: its captures are what it reads from outside
+    reads.insert(e->captures.begin(), e->captures.end());
+    return;
+  }
+  pattern_slots(e->pattern, binds);
+  for (const core::Pattern* g : e->gens) pattern_slots(g, binds);
+  for (const core::Expr* a : e->args) slot_uses(a, reads, binds);
+}
+
+}  // namespace
+
+// A lambda is checked in the enclosing scope with its parameter bound, like a let body: its
+// type is monomorphic (language.md §3.8), and its Core node lists the slots it captures.
+FormChecker::Node FormChecker::lambda(const ast::Expr* e) {
+  size_t scope_mark = scope_.size();
+  std::set<std::string> seen;
+  std::vector<Local> vars;
+  IType* param_t = u_.fresh();
+  core::Pattern* param = bind(e->param, param_t, "an anonymous function", nullptr, seen, vars);
+  Node body = infer(e->kids[0]);
+  scope_.resize(scope_mark);
+  IType* t = u_.fn(param_t, body.t);
+  core::Expr* n = mk(Kind::Lambda, t, e->span);
+  n->pattern = param;
+  n->args = {body.e};
+  n->id = prog_.lambda_count++;
+  std::set<uint32_t> reads, binds;
+  pattern_slots(param, binds);
+  slot_uses(body.e, reads, binds);
+  for (uint32_t s : reads) {
+    if (binds.count(s)) continue;
+    n->captures.push_back(s);
+    std::string name = "?";
+    for (const Local& l : scope_)
+      if (l.slot == s) name = l.name;
+    n->capture_names.push_back(name);
+  }
+  return {n, t};
 }
 
 FormChecker::Node FormChecker::if_(const ast::Expr* e) {

@@ -87,6 +87,7 @@ class FormChecker {
   Node apply_to_each(const lang::ast::Expr* e);
   Node let(const lang::ast::Expr* e);
   Node if_(const lang::ast::Expr* e);
+  Node lambda(const lang::ast::Expr* e);
 
   // ---- patterns (check_expr.cpp) ----
   lang::core::Pattern* pattern(const lang::ast::Pattern* p, IType*& type, std::set<std::string>& seen,

@@ -32,7 +32,8 @@ int prec_of(const Expr* e) {
     case ExprKind::Call:
     case ExprKind::Index: return kPostfix;
     case ExprKind::If:
-    case ExprKind::Let: return kIfLet;
+    case ExprKind::Let:
+    case ExprKind::Lambda: return kIfLet;
     case ExprKind::Int:
       return e->int_value < 0 ? kPrefix : kAtom;
     case ExprKind::Float:
@@ -136,6 +137,11 @@ std::string print_raw(const Expr* e) {
       return s + " in " + print(e->kids[0], 0);
     }
     case ExprKind::Time: return "time(" + print(e->kids[0], 0) + ")";
+    case ExprKind::Lambda: {
+      std::string param = pattern_text(e->param, false);
+      if (e->param->kind != lang::ast::PatternKind::Var) param = "(" + param + ")";
+      return param + " => " + print(e->kids[0], 0);
+    }
   }
   return "?";
 }

@@ -287,7 +287,7 @@ class Lexer {
         if (n == '>') return cmu_only(">>");
         return n == '=' ? two(Tok::GreaterEq) : one(Tok::Greater);
       case '=':
-        if (n == '>') return cmu_only("=>");
+        if (n == '>') return two(Tok::FatArrow);
         return n == '=' ? two(Tok::EqEq) : one(Tok::Equal);
       case '/': return n == '=' ? two(Tok::NotEq) : one(Tok::Slash);
       case ':':

@@ -210,6 +210,7 @@ const Expr* Parser::primary() {
   if (too_deep()) return nullptr;
   const Token& t = peek();
   Span s = span_of(t);
+  if (lambda_follows()) return lambda();
   switch (t.kind) {
     case Tok::Int: {
       advance();
@@ -473,6 +474,34 @@ const Expr* Parser::let_exp(const Token& kw) {
   if (!body) return nullptr;
   e->kids = {body};
   e->span = from(start);
+  return e;
+}
+
+bool Parser::lambda_follows() const {
+  if (at(Tok::Ident)) return peek(1).kind == Tok::FatArrow;
+  if (!at(Tok::LParen)) return false;
+  int depth = 0;
+  for (size_t k = 0;; ++k) {
+    Tok kind = peek(k).kind;
+    if (kind == Tok::End) return false;
+    if (kind == Tok::LParen) ++depth;
+    if (kind == Tok::RParen && --depth == 0) return peek(k + 1).kind == Tok::FatArrow;
+  }
+}
+
+const Expr* Parser::lambda() {
+  Span start = span_of(peek());
+  const lang::ast::Pattern* param = atomic_pattern();
+  if (!param) return nullptr;
+  const Token& arrow = advance();  // =>
+  if (!right_argument(arrow)) return nullptr;
+  // The body reaches as far right as possible but stops at a comma, so a lambda is one argument
+  // among others (`twice(x => x * 3, 2)`, `[x => x, sq]`); a tuple body is parenthesised.
+  const Expr* body = binary(3);
+  if (!body) return nullptr;
+  Expr* e = node(ExprKind::Lambda, from(start));
+  e->param = param;
+  e->kids = {body};
   return e;
 }
 

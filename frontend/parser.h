@@ -112,6 +112,10 @@ class Parser {
   const Expr* if_exp(const Token& kw);
   const Expr* let_exp(const Token& kw);
   const Expr* time_exp(const Token& kw);
+  /// Whether the tokens from here are a lambda's parameter followed by `=>`: a name, or a
+  /// parenthesised group (found by matching parentheses, without parsing).
+  bool lambda_follows() const;
+  const Expr* lambda();
   bool at_level(Expr* e);
   bool body_follows() const;  // a depth-0 `:` before the closing `}`
   bool right_argument(const Token& op);

@@ -79,6 +79,7 @@ enum class ExprKind : uint8_t {
   If,          // kids[0] then kids[1] else kids[2]
   Let,         // let binds in kids[0]
   Time,        // time(kids[0])
+  Lambda,      // param => kids[0] (an anonymous function, as CMU NESL writes it)
 };
 
 enum class Sized : uint8_t { Default, I32, F32 };
@@ -123,6 +124,8 @@ struct Expr {
   int subwarp_width = 0;                  // AtLevel::Subwarp: 2, 4, 8 or 16
   // Let
   std::vector<Binding> binds;
+  // Lambda
+  const Pattern* param = nullptr;
 };
 
 // ---- Top-level forms ----

@@ -13,6 +13,12 @@
 //   resolved: a slot is "the same variable" everywhere in its function.
 // * Operators and library primitives are Prim nodes with exactly the primitive's arity of
 //   arguments (a call that passes one tuple-valued argument is desugared through a Let).
+// * Lambda (Note [Lambdas]) is an anonymous function `(a, b) => a + b`. Its parameter and body
+//   use slots of the enclosing frame; `captures` lists the slots the body reads that are bound
+//   outside it. Its value is a closure: the captured values, the frame's type arguments and the
+//   node (id numbers the lambdas of a Program, for equality and hashing). A call makes a frame
+//   of the enclosing size, puts the captured values back in their slots and binds the
+//   parameter. Lambdas are monomorphic, like every let-bound value (language.md §3.8).
 // * Integer arithmetic wraps; integer division by zero is a runtime error; float arithmetic is
 //   IEEE (extensions.md §1, §4).
 #pragma once
@@ -134,6 +140,7 @@ enum class Kind : uint8_t {
   EmptySeq,// [] of type->a
   Con,     // data constructor applied to args[0]
   Time,    // time(args[0]) -> (value, seconds)
+  Lambda,  // pattern => args[0]: an anonymous function over its enclosing frame (Note [Lambdas])
 };
 
 struct Expr {
@@ -152,6 +159,8 @@ struct Expr {
   bool has_filter = false;                // Map
   ast::AtLevel level = ast::AtLevel::Auto;  // Map
   int subwarp_width = 0;
+  std::vector<uint32_t> captures;         // Lambda: the enclosing frame's slots its body reads
+  std::vector<std::string> capture_names; // Lambda: their source names (for messages)
 };
 
 /// A top-level function: one parameter pattern and a body over its frame's slots.
@@ -186,6 +195,7 @@ struct Program {
   std::vector<std::unique_ptr<Global>> globals;
   std::deque<std::unique_ptr<Expr>> exprs;        // arena for Core nodes
   std::deque<std::unique_ptr<Pattern>> patterns;
+  uint32_t lambda_count = 0;  // Lambda ids handed out so far
 
   Expr* new_expr(Kind k, const Type* t, Span s) {
     exprs.push_back(std::make_unique<Expr>());

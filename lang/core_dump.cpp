@@ -108,7 +108,7 @@ class Dumper {
       default: break;
     }
     out_ += "(" + head + ty + "\n";
-    if (e->kind == Kind::Let) {
+    if (e->kind == Kind::Let || e->kind == Kind::Lambda) {
       pad(indent + 2);
       out_ += "pattern " + pattern_str(e->pattern) + "\n";
     }
@@ -168,6 +168,11 @@ class Dumper {
       case Kind::EmptySeq: return "empty";
       case Kind::Con: return "con " + (e->data ? e->data->name : std::string("?"));
       case Kind::Time: return "time";
+      case Kind::Lambda: {
+        std::string s = fmt::format("lambda #{}", e->id);
+        for (size_t i = 0; i < e->captures.size(); ++i) s += fmt::format("{}@{}", i ? " " : " captures ", e->captures[i]);
+        return s;
+      }
     }
     return "?";
   }

@@ -86,11 +86,20 @@ struct DataObj {
 
 /// A function value: a global function, a primitive or a datatype constructor, with the type
 /// arguments it was instantiated at (closed types, after substitution).
+namespace core {
+struct Expr;
+}
+
 struct FnObj {
-  enum class Target : uint8_t { Global, Prim, Constructor } target;
-  uint32_t id = 0;  // global id / PrimId / DataDef id
+  enum class Target : uint8_t { Global, Prim, Constructor, Lambda } target;
+  uint32_t id = 0;  // global id / PrimId / DataDef id / lambda id (core::Program::lambda_count)
   const DataDef* data = nullptr;  // Constructor
-  std::vector<const Type*> type_args;
+  std::vector<const Type*> type_args;  // Lambda: those of its enclosing frame
+  // Lambda (Note [Lambdas] in lang/core.h): its node, the size of its enclosing frame and the
+  // captured values, in the order of lambda->captures.
+  const core::Expr* lambda = nullptr;
+  uint32_t frame_slots = 0;
+  std::vector<Value> env;
 };
 
 /// Deep structural equality (library.md `eql`): floats compare with ==, functions by target.

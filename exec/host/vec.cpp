@@ -37,6 +37,10 @@ int64_t function_id(const lang::FnObj& f) {
   for (const lang::Type* t : f.type_args) key += "," + std::to_string(reinterpret_cast<uintptr_t>(t));
   FunctionTable& table = function_table();
   std::lock_guard<std::mutex> lock(table.mu);
+  if (!f.env.empty()) {  // a closure: its captured values make it distinct
+    table.values.push_back(std::make_shared<const lang::FnObj>(f));
+    return static_cast<int64_t>(table.values.size() - 1);
+  }
   auto [it, fresh] = table.ids.emplace(key, static_cast<int64_t>(table.values.size()));
   if (fresh) table.values.push_back(std::make_shared<const lang::FnObj>(f));
   return it->second;

@@ -79,6 +79,8 @@ struct Interpreter::Impl {
   Value eval_global(const core::Expr* e, Frame& f);
   Value make_fn_value(uint32_t global, const std::vector<const Type*>& targs);
   Value call_value(const Value& fn, const Value& arg, Span span);
+  Value make_lambda(const core::Expr* e, const Frame& f);
+  Value call_lambda(const FnObj& fn, const Value& arg, Span span);
   Value call_function(const core::Function& fn, const std::vector<const Type*>* targs, const Value& arg,
                       Span span);
   Value call_prim(core::PrimId id, const std::vector<const Type*>* targs, const Value& arg, Span span);
@@ -129,6 +131,7 @@ Value Interpreter::Impl::eval(const core::Expr* e, Frame& f) {
     case core::Kind::EmptySeq: return empty_seq;
     case core::Kind::Con: return Value::data(e->data, eval(e->args[0], f));
     case core::Kind::Time: return eval_time(e, f);
+    case core::Kind::Lambda: return make_lambda(e, f);
   }
   throw InternalError("internal error: eval: unknown Core node kind");
 }
@@ -232,6 +235,7 @@ Value Interpreter::Impl::call_value(const Value& fnv, const Value& arg, Span spa
       return call_function(prog.globals[fn.id]->fn, &fn.type_args, arg, span);
     case FnObj::Target::Prim: return call_prim(static_cast<core::PrimId>(fn.id), &fn.type_args, arg, span);
     case FnObj::Target::Constructor: return Value::data(fn.data, arg);
+    case FnObj::Target::Lambda: return call_lambda(fn, arg, span);
   }
   throw InternalError("internal error: bad function value");
 }
@@ -280,6 +284,34 @@ static void poll_interrupt(Span span) {
     if (!err.span.valid() || in_library(err.span)) err.span = span;
     throw;
   }
+}
+
+[[gnu::noinline]] Value Interpreter::Impl::make_lambda(const core::Expr* e, const Frame& f) {
+  auto obj = std::make_shared<FnObj>();
+  obj->target = FnObj::Target::Lambda;
+  obj->id = e->id;
+  obj->lambda = e;
+  obj->type_args = *f.targs;
+  obj->frame_slots = static_cast<uint32_t>(f.slots.size());
+  obj->env.reserve(e->captures.size());
+  for (uint32_t s : e->captures) obj->env.push_back(f.slots[s]);
+  return Value::fn(std::move(obj));
+}
+
+// Note [Lambdas] in lang/core.h: a frame of the enclosing size with the captured values back in
+// their slots.
+[[gnu::noinline]] Value Interpreter::Impl::call_lambda(const FnObj& fn, const Value& arg, Span span) {
+  poll_interrupt(span);
+  if (depth >= opts.max_call_depth || DeepStack::nearly_full()) fail(span, message(RuntimeErrorId::RecursionTooDeep));
+  struct DepthGuard {
+    uint64_t& d;
+    explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
+    ~DepthGuard() { --d; }
+  } guard(depth);
+  Frame frame{std::vector<Value>(fn.frame_slots), &fn.type_args};
+  for (size_t i = 0; i < fn.env.size(); ++i) frame.slots[fn.lambda->captures[i]] = fn.env[i];
+  bind(fn.lambda->pattern, arg, frame);
+  return eval(fn.lambda->args[0], frame);
 }
 
 [[gnu::noinline]] Value Interpreter::Impl::eval_map(const core::Expr* e, Frame& f) {

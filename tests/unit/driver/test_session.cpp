@@ -86,3 +86,34 @@ TEST_CASE("an interrupt request stops the evaluation and is cleared; the session
     std::fclose(sink);
   }
 }
+
+// Lambdas as values (Note [Lambdas] in lang/core.h): closures that keep their captured values,
+// returned by functions, kept in sequences and called through unknown function values. The
+// interpreter runs them all; the flat backends run lambdas that are called where they are known
+// (tests/programs/language/lambdas.ndp) and refuse the rest by name, never with a wrong answer.
+TEST_CASE("lambdas as values: closures on the interpreter, a named refusal on cpu") {
+  Quiet q;
+  const char* defs =
+      "function compose(p, q) = (x) => p(q(x)) $ function adder(n) = (x) => x + n $ "
+      "add7 = let a = 7 in (x) => x + a $ fs = [(x) => x + 1, (x) => x * 10] $";
+  Session s(SessionOptions{q.out, q.err});
+  REQUIRE(s.eval_text("<test>", defs, false));
+  CHECK(value_of(s, "compose((x) => x + 1, (x) => x * 2)(5)") == "11");
+  CHECK(value_of(s, "adder(5)(1)") == "6");
+  CHECK(value_of(s, "{adder(n)(n) : n in [1, 2, 3]}") == "[2, 4, 6]");
+  CHECK(value_of(s, "add7(1)") == "8");
+  CHECK(value_of(s, "{g(3) : g in fs}") == "[4, 30]");
+  CHECK(value_of(s, "{g(x) : g in fs; x in [5, 6]}") == "[6, 60]");
+  CHECK(value_of(s, "let k = 2; g = (x) => x * k in {g : i in [1, 2]}") == "[fn, fn]");
+  CHECK(value_of(s, "eql(add7, add7)") == "T");
+  CHECK(value_of(s, "let h = (x) => x in eql(h, add7)") == "F");
+  CHECK(value_of(s, "let d = 1 in ((x) => (y) => x + y + d)(2)(3)") == "6");
+  CHECK(error_of(s, "adder(1)(1 / 0)") == "Divide by zero.");
+
+  Session cpu(SessionOptions{q.out, q.err, ndp::driver::Backend::Cpu});
+  REQUIRE(cpu.eval_text("<test>", "function adder(n) = (x) => x + n $", false));
+  CHECK(value_of(cpu, "let k = 2 in ((x) => x * k)(4)") == "8");
+  CHECK(error_of(cpu, "adder(5)(1)").find("not supported by the cpu backend") != std::string::npos);
+  CHECK(error_of(cpu, "let k = 2; g = (x) => x * k in [g, g]").find("uses variables around it (k)") !=
+        std::string::npos);
+}

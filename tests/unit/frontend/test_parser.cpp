@@ -78,6 +78,7 @@ std::string show(const Expr* e) {
     case ExprKind::Range: return kids("range");
     case ExprKind::If: return kids("if");
     case ExprKind::Time: return kids("time");
+    case ExprKind::Lambda: return "(=> " + show(e->param) + " " + show(e->kids[0]) + ")";
     case ExprKind::Let: {
       std::string s = "(let (";
       for (size_t i = 0; i < e->binds.size(); ++i)
@@ -299,6 +300,22 @@ TEST_CASE("let and if") {
   CHECK(ex("if a then if b then 1 else 2 else 3") == "(if a (if b 1 2) 3)");
   CHECK(ex("- if c then 1 else 2 + 3") == "(- (if c 1 (+ 2 3)))");
   CHECK(ex("time(f(1))") == "(time (call f 1))");
+}
+
+TEST_CASE("lambdas: PATTERN => EXPR, the body stopping at a comma") {
+  CHECK(ex("x => x + 1") == "(=> x (+ x 1))");
+  CHECK(ex("(a, b) => a * b") == "(=> (, a b) (* a b))");
+  CHECK(ex("(x) => x") == "(=> x x)");
+  CHECK(ex("((a, b), c) => c") == "(=> (, (, a b) c) c)");
+  CHECK(ex("twice(x => x * 3, 2)") == "(call twice (, (=> x (* x 3)) 2))");
+  CHECK(ex("[x => x, sq]") == "(seq (=> x x) sq)");
+  CHECK(ex("(x => x + 1)(2)") == "(call (=> x (+ x 1)) 2)");
+  CHECK(ex("let f = (s, v) => (s, v) in f") == "(let ((= f (=> (, s v) (, s v)))) f)");
+  CHECK(ex("x => if x then 1 else 2") == "(=> x (if x 1 2))");
+  CHECK(ex("x => y => x + y") == "(=> x (=> y (+ x y)))");
+  CHECK(ex("(a + b) * c") == "(* (+ a b) c)");  // a parenthesised group not followed by => is no lambda
+  CHECK(err1("x => $") == "1:3: => is missing its right argument.");
+  CHECK(err1("(1, 2) => 3 $").find("1:2:") == 0);  // a literal is not a pattern
 }
 
 TEST_CASE("literals") {
@@ -553,7 +570,6 @@ TEST_CASE("lexical errors") {
   CHECK(err1("!x $") == "1:1: '!' is CMU NESL syntax that ndp does not support");
   CHECK(err1("'x $") == "1:1: ''' is CMU NESL syntax that ndp does not support");
   CHECK(err1("a & b $") == "1:3: '&' is CMU NESL syntax that ndp does not support");
-  CHECK(err1("x => x $") == "1:3: '=>' is CMU NESL syntax that ndp does not support");
   CHECK(err1("a >> b $") == "1:3: '>>' is CMU NESL syntax that ndp does not support");
   CHECK(err1("a := b $") == "1:3: ':=' is CMU NESL syntax that ndp does not support");
   CHECK(err1("a &= b $") == "1:3: '&=' is CMU NESL syntax that ndp does not support");
