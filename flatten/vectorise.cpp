@@ -78,6 +78,7 @@ class Vectoriser {
 
   Program run(const core::Expr* body) {
     paths_ = reaches_rand(body);
+    entry_body_ = body;
     prog_.entry = new_function("main", types_.int_(), nullptr);
     pending_.push_back(Pending{prog_.entry, nullptr, body, {}});
     while (!pending_.empty()) {
@@ -570,10 +571,7 @@ class Vectoriser {
 
   VarId call(const core::Expr* e, Ctx& c) {
     std::optional<KnownFn> callee = known_fn(e->args[0]);
-    if (!callee)
-      throw Unsupported{"calls through function values that are not known while compiling are not supported "
-                        "by the flat backends yet",
-                        e->span};
+    if (!callee) return call_unknown(e, c);
     const Type* result = close(e->type, e->span);
     switch (callee->target) {
       case KnownFn::Target::Global: {
@@ -617,6 +615,192 @@ class Vectoriser {
       }
     }
     lang::ndp_unreachable("vectorise: call target");
+  }
+
+  // Note [Calls through function values]
+  // A call whose callee is known only at run time (`{g(3) : g in fs}`) dispatches over the
+  // function values of its type that the program can make: the functions, primitives and
+  // constructors it names other than as callees, its lambdas without captured variables, and
+  // the functions held in global variables. fn_tag gives each instance the position of its
+  // function among them (by target and id), and an if-chain over the positions calls each
+  // candidate as a known function on the instances that hold it, so each branch is an ordinary
+  // flattened call of its own instance. A function value that is none of them (a lambda whose
+  // type arguments cannot be read from the call's type) raises a named runtime error.
+  VarId call_unknown(const core::Expr* e, Ctx& c) {
+    const Type* arg_t = close(e->args[1]->type, e->span);
+    const Type* result = close(e->type, e->span);
+    const Type* fn_t = types_.fn(arg_t, result);
+    std::vector<KnownFn> cands = candidates(fn_t);
+    VarId fns = expr(e->args[0], c);
+    VarId arg = expr(e->args[1], c);
+    std::vector<lang::Value> listed;
+    for (const KnownFn& f : cands) listed.push_back(lang::Value::fn(std::make_shared<const KnownFn>(f)));
+    VarId tag = emit_value(Op::FnTag, "fn_tag", types_.int_(), {fns}, e->span);
+    block_->stmts.back().lit = lang::Value::seq(std::move(listed));
+    block_->stmts.back().type = types_.seq(fn_t);
+    // The chain reads the tag and the argument through slots of their own.
+    uint32_t tag_slot = synthetic_slot_++, arg_slot = synthetic_slot_++;
+    c.slots[tag_slot] = tag;
+    c.slots[arg_slot] = arg;
+    auto local = [&](uint32_t slot, const Type* t) {
+      core::Expr* l = core_.new_expr(core::Kind::Local, t, e->span);
+      l->slot = slot;
+      return l;
+    };
+    core::Expr* msg = core_.new_expr(core::Kind::Lit, types_.string(), e->span);
+    msg->lit = lang::Value::string("a function value that this program cannot call here (not supported by the flat "
+                                   "backends yet)");
+    core::Expr* chain = core_.new_expr(core::Kind::Prim, result, e->span);
+    chain->prim = core::PrimId::RuntimeErrorPrim;
+    chain->args = {msg};
+    chain->type_args = {result};
+    for (size_t i = cands.size(); i-- > 0;) {
+      uint32_t fn_slot = synthetic_slot_++;
+      known_[fn_slot] = cands[i];
+      core::Expr* call = core_.new_expr(core::Kind::Call, result, e->span);
+      call->args = {local(fn_slot, fn_t), local(arg_slot, arg_t)};
+      core::Expr* pos = core_.new_expr(core::Kind::Lit, types_.int_(), e->span);
+      pos->lit = lang::Value::int_(static_cast<int64_t>(i));
+      core::Expr* test = core_.new_expr(core::Kind::Prim, types_.bool_(), e->span);
+      test->prim = core::PrimId::Eq;
+      test->args = {local(tag_slot, types_.int_()), pos};
+      test->type_args = {types_.int_()};
+      core::Expr* branch = core_.new_expr(core::Kind::If, result, e->span);
+      branch->args = {test, call, chain};
+      chain = branch;
+    }
+    return expr(chain, c);
+  }
+
+  // Slots for what call_unknown binds, above every frame's own.
+  uint32_t synthetic_slot_ = 0x80000000u;
+
+  /// The function values of closed type `t` that the program can make (Note [Calls through
+  /// function values]), each with its type arguments.
+  std::vector<KnownFn> candidates(const Type* t) {
+    if (!universe_) {
+      universe_.emplace();
+      for (const auto& g : core_.globals) {
+        if (g->kind == core::Global::Kind::Function && g->fn.body) collect_values(g->fn.body, false);
+        if (g->kind == core::Global::Kind::Variable && g->has_value) collect_values(g->value);
+      }
+      collect_values(entry_body_, false);
+    }
+    std::vector<KnownFn> out;
+    std::set<std::pair<int, uint32_t>> seen;
+    for (const Candidate& cand : *universe_) {
+      std::optional<KnownFn> f = instantiate(cand, t);
+      if (f && seen.emplace(static_cast<int>(f->target), f->id).second) out.push_back(std::move(*f));
+    }
+    return out;
+  }
+
+  struct Candidate {
+    const core::Expr* node = nullptr;  // a FnRef or a Lambda; or
+    std::shared_ptr<const KnownFn> value;  // a function held by a global
+  };
+  std::optional<std::vector<Candidate>> universe_;
+  const core::Expr* entry_body_ = nullptr;
+
+  void collect_values(const core::Expr* e, bool callee) {
+    if (e->kind == core::Kind::FnRef && !callee) universe_->push_back(Candidate{e, nullptr});
+    if (e->kind == core::Kind::Lambda && e->captures.empty() && !callee) universe_->push_back(Candidate{e, nullptr});
+    for (size_t i = 0; i < e->args.size(); ++i) collect_values(e->args[i], e->kind == core::Kind::Call && i == 0);
+  }
+
+  void collect_values(const lang::Value& v) {
+    switch (v.kind()) {
+      case lang::ValueKind::Fn:
+        if (v.fn().env.empty()) universe_->push_back(Candidate{nullptr, std::make_shared<const KnownFn>(v.fn())});
+        return;
+      case lang::ValueKind::Seq:
+        for (const lang::Value& x : v.elems()) collect_values(x);
+        return;
+      case lang::ValueKind::Pair:
+        collect_values(v.first());
+        collect_values(v.second());
+        return;
+      case lang::ValueKind::Data: collect_values(v.data().fields); return;
+      default: return;
+    }
+  }
+
+  /// The candidate at closed function type `t`, when its type matches.
+  std::optional<KnownFn> instantiate(const Candidate& cand, const Type* t) {
+    if (cand.value) {
+      const KnownFn& f = *cand.value;
+      const Type* ft = nullptr;
+      if (f.target == KnownFn::Target::Lambda) ft = f.lambda ? types_.subst(f.lambda->type, f.type_args) : nullptr;
+      else ft = types_.subst(scheme_of(f).type, f.type_args);
+      if (ft != t) return std::nullopt;
+      return f;
+    }
+    const core::Expr* e = cand.node;
+    KnownFn f;
+    const Type* pattern = nullptr;
+    if (e->kind == core::Kind::Lambda) {
+      f.target = KnownFn::Target::Lambda;
+      f.id = e->id;
+      f.lambda = e;
+      pattern = e->type;
+    } else {
+      const core::Global& g = *core_.globals.at(e->id);
+      switch (g.kind) {
+        case core::Global::Kind::Function: f.target = KnownFn::Target::Global; f.id = e->id; break;
+        case core::Global::Kind::Prim: f.target = KnownFn::Target::Prim; f.id = static_cast<uint32_t>(g.prim); break;
+        case core::Global::Kind::Constructor:
+          f.target = KnownFn::Target::Constructor;
+          f.id = g.data->id;
+          f.data = g.data;
+          break;
+        case core::Global::Kind::Variable: return std::nullopt;
+      }
+      pattern = g.scheme.type;
+      f.type_args.assign(g.scheme.vars.size(), nullptr);
+    }
+    if (!match_type(pattern, t, f.type_args)) return std::nullopt;
+    for (const Type* a : f.type_args)
+      if (!a) return std::nullopt;  // a lambda's frame variable that its type does not show
+    return f;
+  }
+
+  const lang::TypeScheme& scheme_of(const KnownFn& f) {
+    switch (f.target) {
+      case KnownFn::Target::Global: return core_.globals.at(f.id)->scheme;
+      case KnownFn::Target::Prim: return core_.globals.at(prim_global(static_cast<core::PrimId>(f.id)))->scheme;
+      default: break;
+    }
+    for (const auto& g : core_.globals)
+      if (g->kind == core::Global::Kind::Constructor && g->data == f.data) return g->scheme;
+    lang::ndp_unreachable("vectorise: a function value without a scheme");
+  }
+
+  uint32_t prim_global(core::PrimId id) {
+    for (size_t i = 0; i < core_.globals.size(); ++i)
+      if (core_.globals[i]->kind == core::Global::Kind::Prim && core_.globals[i]->prim == id) return static_cast<uint32_t>(i);
+    lang::ndp_unreachable("vectorise: a primitive without its global");
+  }
+
+  /// Matches `pattern` (over scheme variables) against the closed `t`, binding the variables.
+  static bool match_type(const Type* pattern, const Type* t, std::vector<const Type*>& binds) {
+    if (pattern->kind == TypeKind::Var) {
+      if (binds.size() <= pattern->index) binds.resize(pattern->index + 1, nullptr);
+      const Type*& b = binds[pattern->index];
+      if (!b) b = t;
+      return b == t;
+    }
+    if (pattern->kind != t->kind) return false;
+    switch (t->kind) {
+      case TypeKind::Seq: return match_type(pattern->a, t->a, binds);
+      case TypeKind::Pair:
+      case TypeKind::Fn: return match_type(pattern->a, t->a, binds) && match_type(pattern->b, t->b, binds);
+      case TypeKind::Data:
+        if (pattern->data != t->data || pattern->args.size() != t->args.size()) return false;
+        for (size_t i = 0; i < t->args.size(); ++i)
+          if (!match_type(pattern->args[i], t->args[i], binds)) return false;
+        return true;
+      default: return true;
+    }
   }
 
   // Note [Lambdas on the flat backends]

@@ -238,6 +238,13 @@ struct Verifier {
         dst_kind(false);
         is(dst, TypeKind::Int, "the result of path_step");
         break;
+      case Op::FnTag:
+        arity(1);
+        is(use(s, 0, false), TypeKind::Fn, "the function values");
+        dst_kind(false);
+        is(dst, TypeKind::Int, "the result of fn_tag");
+        expect(s, s.lit.kind() == lang::ValueKind::Seq, "lacks its sequence of functions");
+        break;
       case Op::Iota:
         arity(1);
         use(s, 0, true);

@@ -228,6 +228,15 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, Vec::scalar(type_of(f, s.dst), m, out.share()));
       return;
     }
+    case Op::FnTag: {
+      const Vec& fns = use(0);
+      std::vector<int64_t> table = host::function_tags(s.lit.elems());
+      Buf<int64_t> out(fns.size());
+      const int64_t* ids = fns.data<int64_t>();
+      parallel_for(fns.size(), [&](int64_t i) { out[i] = table.at(static_cast<size_t>(ids[i])); });
+      set_vec(f, s.dst, Vec::scalar(type_of(f, s.dst), fns.size(), out.share()));
+      return;
+    }
     case Op::Iota: {
       int64_t n = host(f, s.uses.at(0));
       Buf<int64_t> out(n);

@@ -414,7 +414,6 @@ DVec retype(lang::TypeContext& types, const DVec& v, const Type* t) {
     case TypeKind::Seq:
       return DVec::seq(t, v.size(), v.buffer(), v.offsets_buffer(), retype(types, v.elems(), t->a));
     case TypeKind::Pair: return DVec::pair(t, retype(types, v.first(), t->a), retype(types, v.second(), t->b));
-    case TypeKind::Fn:
     case TypeKind::Var: return DVec::open_type(t, v.size());
     default: return DVec::scalar(t, v.size(), v.buffer());
   }

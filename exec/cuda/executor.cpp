@@ -224,6 +224,15 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Gather: set_vec(f, s.dst, take(g, use(0), use(1).data(), use(1).size())); return;
+    case Op::FnTag: {
+      // The tag of every function id so far, a small table, gathered by the vector's ids.
+      std::vector<int64_t> table = host::function_tags(s.lit.elems());
+      DBuf buf = g.alloc(static_cast<int64_t>(table.size()) * 8);
+      g.check(g.pool().upload(buf->pointer(), table.data(), table.size() * 8));
+      DVec tags = DVec::scalar(type_of(f, s.dst), static_cast<int64_t>(table.size()), std::move(buf));
+      set_vec(f, s.dst, take(g, tags, use(0).data(), use(0).size()));
+      return;
+    }
     case Op::IndexShared: {
       // Instance j reads element idx[j] of sequence ids[j] of seqs.
       const DVec& seqs = use(0);

@@ -46,6 +46,18 @@ int64_t function_id(const lang::FnObj& f) {
   return it->second;
 }
 
+std::vector<int64_t> function_tags(const std::vector<lang::Value>& candidates) {
+  FunctionTable& table = function_table();
+  std::lock_guard<std::mutex> lock(table.mu);
+  std::vector<int64_t> tags(table.values.size(), -1);
+  for (size_t id = 0; id < table.values.size(); ++id)
+    for (size_t c = 0; c < candidates.size() && tags[id] < 0; ++c) {
+      const lang::FnObj& f = candidates[c].fn();
+      if (f.target == table.values[id]->target && f.id == table.values[id]->id) tags[id] = static_cast<int64_t>(c);
+    }
+  return tags;
+}
+
 std::shared_ptr<const lang::FnObj> function_of(int64_t id) {
   FunctionTable& table = function_table();
   std::lock_guard<std::mutex> lock(table.mu);

@@ -51,6 +51,10 @@ using flatten::is_flat_scalar;
 int64_t function_id(const lang::FnObj& f);
 /// The function value of an id made by function_id.
 std::shared_ptr<const lang::FnObj> function_of(int64_t id);
+/// For every id function_id has handed out so far, the position in `candidates` (function
+/// values) of the first with the same target and id, or -1: Flat IR fn_tag as a table that
+/// the executors index by the ids of a vector.
+std::vector<int64_t> function_tags(const std::vector<lang::Value>& candidates);
 
 template <class T>
 struct Tag {

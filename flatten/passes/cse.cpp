@@ -44,6 +44,43 @@ bool is_pure(const Stmt& s) {
   }
 }
 
+/// Appends a text that tells apart any two different values (format_value does not: floats
+/// print to 15 digits and every function as `fn`).
+void exact_key(const lang::Value& v, std::string& k) {
+  using lang::ValueKind;
+  k += fmt::format("{}:", static_cast<int>(v.kind()));
+  switch (v.kind()) {
+    case ValueKind::Int: k += std::to_string(v.as_int()); break;
+    case ValueKind::Float: k += fmt::format("{:a}", v.as_float()); break;
+    case ValueKind::Bool: k += v.as_bool() ? "T" : "F"; break;
+    case ValueKind::Char: k += std::to_string(v.as_char()); break;
+    case ValueKind::I32: k += std::to_string(v.as_i32()); break;
+    case ValueKind::F32: k += fmt::format("{:a}", v.as_f32()); break;
+    case ValueKind::Stream: k += std::to_string(v.as_stream()); break;
+    case ValueKind::Seq:
+      k += "[";
+      for (const lang::Value& e : v.elems()) exact_key(e, k);
+      k += "]";
+      break;
+    case ValueKind::Pair:
+      exact_key(v.first(), k);
+      exact_key(v.second(), k);
+      break;
+    case ValueKind::Data:
+      k += fmt::format("{}", static_cast<const void*>(v.data().def));
+      exact_key(v.data().fields, k);
+      break;
+    case ValueKind::Fn: {
+      const lang::FnObj& f = v.fn();
+      k += fmt::format("{}.{}.{}", static_cast<int>(f.target), f.id, static_cast<const void*>(f.lambda));
+      for (const lang::Type* t : f.type_args) k += fmt::format(",{}", static_cast<const void*>(t));
+      for (const lang::Value& e : f.env) exact_key(e, k);
+      break;
+    }
+  }
+  k += ";";
+}
+
 struct Cse {
   Function& fn;
   std::vector<VarId> rename;  // rename[v]: the variable that replaces v
@@ -55,7 +92,7 @@ struct Cse {
   std::string key(const Stmt& s) const {
     std::string k = fmt::format("{}|{}|{}|{}|", static_cast<int>(s.op), static_cast<int>(s.prim),
                                 static_cast<const void*>(s.type), s.global);
-    if (s.op == Op::Lit || s.op == Op::Const) k += lang::format_value(s.lit, s.type) + "|";
+    if (s.op == Op::Lit || s.op == Op::Const) exact_key(s.lit, k);
     for (const lang::Type* t : s.type_args) k += fmt::format("{},", static_cast<const void*>(t));
     for (VarId u : s.uses) k += fmt::format("{},", u);
     // The result type matters too (a Retype or Nothing of another type is another value).
