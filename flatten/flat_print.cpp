@@ -160,6 +160,7 @@ struct Printer {
     switch (s.op) {
       case Op::Lit: what += " " + lang::format_value(s.lit, s.type); break;
       case Op::Const: what += fmt::format(" {}", s.lit.as_int()); break;
+      case Op::FnTag: what += fmt::format(" among {}", s.lit.length()); break;
       case Op::Global: what += fmt::format(" #{}", s.global); break;
       case Op::Prim: what += std::string(" ") + lang::core::prim_info(s.prim).name; break;
       case Op::Call: what += " " + prog.functions.at(s.func).name; break;
