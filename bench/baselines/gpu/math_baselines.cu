@@ -2,13 +2,18 @@
 //   black-scholes N: bench/programs/blackscholes.ndp's formula as a hand-written CUDA kernel over
 //     the same N options (one thread an option, doubles, the CUDA SDK's sample's formula);
 //   copy N: a device-to-device copy of N doubles, the roof of bench/programs/dotp.ndp (which
-//     reads 2N doubles: compare its time with copying N, which reads N and writes N).
+//     reads 2N doubles: compare its time with copying N, which reads N and writes N);
+//   launch-readback 1: one kernel launch on one element and the copy of its 8 bytes back to
+//     the host, timed on the host clock: the least a statement costs that waits for its result
+//     (bench/programs/scalar_loop.ndp's statements work on one element).
 // Prints one line per baseline: `NAME n N median MS min MS max MS checksum X`.
 //
 //   nvcc -O3 -arch=sm_90 -o math_baselines bench/baselines/gpu/math_baselines.cu
 //   ./math_baselines [N]   (default 10^7)
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -52,6 +57,8 @@ __global__ void black_scholes(const double* __restrict__ s, const double* __rest
   }
 }
 
+__global__ void bump(int64_t* v) { v[0] += 1; }
+
 void report(const char* name, int64_t n, bench_util::Times t, double checksum) {
   std::printf("%s n %lld median %.4f min %.4f max %.4f checksum %.15g\n", name, static_cast<long long>(n), t.median, t.min,
               t.max, checksum);
@@ -77,5 +84,17 @@ int main(int argc, char** argv) {
   bench_util::Times copy = bench_util::time_runs(
       [&] { CK(cudaMemcpyAsync(price, s, static_cast<size_t>(n) * sizeof(double), cudaMemcpyDeviceToDevice)); });
   report("copy", n, copy, 0);
+  int64_t* one = bench_util::dalloc<int64_t>(1);
+  CK(cudaMemset(one, 0, 8));
+  int64_t back = 0;
+  std::vector<double> rounds;
+  for (int r = 0; r < 2000; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    bump<<<1, 1>>>(one);
+    CK(cudaMemcpy(&back, one, 8, cudaMemcpyDeviceToHost));
+    rounds.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(rounds.begin() + 1000, rounds.end());  // the first 1000 warm up
+  report("launch-readback", 1, bench_util::Times{rounds[1500], rounds[1000], rounds.back()}, static_cast<double>(back));
   return 0;
 }
