@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "flatten/kernel_abi.h"
+#include "flatten/passes/mark_releases.h"
 #include "lang/diagnostics.h"
 
 namespace ndp::flatten {
@@ -366,6 +367,11 @@ class Reader {
       entry.arg_type = type();
       entry.result_type = type();
       entry.flat = program();
+      // A damaged image is refused here, not by an executor's assertion; the releases (not
+      // stored) are marked again.
+      if (std::vector<std::string> problems = verify(entry.flat); !problems.empty())
+        fail("entry " + entry.name + " is not valid Flat IR: " + problems.front());
+      entry.flat = mark_releases(std::move(entry.flat));
       img.entries.push_back(std::move(entry));
     }
     if (pos_ != in_.size()) fail("bytes after the end");

@@ -70,6 +70,7 @@ struct Stmt {
   std::vector<VarId> outs;            // Kernel, FilterGroup: the variables of its outputs (dst = outs[0])
   std::shared_ptr<const FilterGroup> filters;  // FilterGroup: its members
   std::shared_ptr<const AppendChain> chain;    // AppendChain: its sources
+  std::vector<VarId> releases;        // read for the last time here (Note [Releasing dead vectors])
 };
 
 struct Block {

@@ -166,7 +166,9 @@ struct Printer {
       case Op::Call: what += " " + prog.functions.at(s.func).name; break;
       default: break;
     }
-    out += fmt::format("{}{}{}({})\n", pad, lhs, what, args);
+    std::string dropped;  // Note [Releasing dead vectors]
+    for (VarId v : s.releases) dropped += (dropped.empty() ? "  -- last read of " : ", ") + var(v);
+    out += fmt::format("{}{}{}({}){}\n", pad, lhs, what, args, dropped);
     if (s.then_block) {
       out += pad + "  then:\n";
       block(*s.then_block, indent + 4);

@@ -13,6 +13,7 @@
 #include "flatten/passes/fuse_siblings.h"
 #include "flatten/passes/group_filters.h"
 #include "flatten/passes/inline_calls.h"
+#include "flatten/passes/mark_releases.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
 #include "include/ndp/interrupt.h"
@@ -82,6 +83,8 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   log_pass("chain_appends", p);
   p = group_filters(std::move(p));
   log_pass("group_filters", p);
+  p = mark_releases(std::move(p));
+  log_pass("mark_releases", p);
   return p;
 }
 

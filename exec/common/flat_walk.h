@@ -13,6 +13,7 @@
 // Note [Executor errors] in exec/cpu/executor.cpp says how errors travel; exec() is where.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -47,6 +48,15 @@ inline std::string upper_name(std::string s) {
 template <class Derived, FlatVector V>
 class FlatWalk {
  public:
+  /// Whether statement `s` reads variable `v` for the last time (so its vector may be handed
+  /// over: Note [Updates in place] in exec/host/lifted_prims.h).
+  bool last_read(const flatten::Stmt& s, flatten::VarId v) const {
+    if (!release_dead) return false;
+    for (flatten::VarId r : s.releases)
+      if (r == v) return true;
+    return false;
+  }
+
   /// A variable's value: a host integer or a vector.
   struct Slot {
     bool set = false;
@@ -61,6 +71,9 @@ class FlatWalk {
   uint32_t last_library_file = 0;
   const flatten::Program* program = nullptr;
   uint64_t depth = 0;
+  /// Drop each statement's `releases` once it has run (Note [Releasing dead vectors] in
+  /// flatten/passes/mark_releases.h).
+  bool release_dead = false;
 
   bool in_library(lang::Span s) const { return last_library_file != 0 && s.valid() && s.file <= last_library_file; }
 
@@ -97,6 +110,8 @@ class FlatWalk {
     if (take_interrupt()) throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::Interrupted), s.span};
     try {
       if (!exec_structural(s, f)) self().exec_data(s, f);
+      if (release_dead)
+        for (flatten::VarId v : s.releases) f.slots[v] = Slot{};
     } catch (lang::eval::EvalError& err) {
       if (!err.span.valid()) err.span = s.span;
       // A library error surfaces at the user's call (Interpreter::Impl::call_function).
@@ -140,13 +155,17 @@ class FlatWalk {
     NDP_ASSERT(s.loop != nullptr, "while without its loop");
     const flatten::RecursionLoop& loop = *s.loop;
     std::vector<std::vector<Slot>> stack;
-    V arg = vec(f, s.uses.at(0));
+    // The first level's argument is handed over when the loop reads it for the last time; the
+    // step's result likewise, unless the loop saves it: then each level's vectors are held by
+    // their variables alone (Note [Releasing dead vectors]).
+    V arg = last_read(s, s.uses.at(0)) ? std::move(f.slots[s.uses[0]].vec) : vec(f, s.uses.at(0));
+    bool hand_over_step = release_dead && std::find(loop.saved.begin(), loop.saved.end(), loop.step.result) == loop.saved.end();
     V next_path;  // the next level's rand path hashes, for functions that carry them
     Slot result;
     for (uint64_t level = 0;; ++level) {
       if (level >= kMaxCallDepth)
         throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), s.span};
-      set_vec(f, loop.param, arg);
+      set_vec(f, loop.param, std::move(arg));
       if (level > 0 && f.fn->has_path) set_vec(f, loop.path, next_path);
       if (run_block(loop.prefix, f).host <= 0) {
         set_vec(f, loop.branch, self().empty_vector(type_of(f, loop.branch)));
@@ -154,12 +173,13 @@ class FlatWalk {
         break;
       }
       Slot next = run_block(loop.step, f);
+      if (hand_over_step) f.slots[loop.step.result] = Slot{};
       if (f.fn->has_path) next_path = vec(f, loop.next_path);
       std::vector<Slot> saved;
       saved.reserve(loop.saved.size());
       for (flatten::VarId v : loop.saved) saved.push_back(f.slots.at(v));
       stack.push_back(std::move(saved));
-      arg = next.vec;
+      arg = std::move(next.vec);
     }
     while (!stack.empty()) {
       std::vector<Slot>& saved = stack.back();

@@ -57,6 +57,7 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   std::span<const BoundGlobal> bound;  // for the run in progress (run_bound)
 
   Impl(lang::core::Program& p, std::FILE* o) : prog(p), out(o), streams(o) {
+    release_dead = true;  // Note [Releasing dead vectors]
     env.types = &prog.types;
     env.out = out;
     env.streams = &streams;
@@ -299,10 +300,15 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         set_vec(f, s.dst, rand_with_paths(s, f));
         return;
       }
+      // An operand read for the last time is handed over (Note [Updates in place]), unless it
+      // is read twice here.
+      bool hand_over = !s.uses.empty() && last_read(s, s.uses[0]) &&
+                       std::count(s.uses.begin(), s.uses.end(), s.uses[0]) == 1;
       std::vector<Vec> args;
       args.reserve(s.uses.size());
-      for (VarId u : s.uses) args.push_back(vec(f, u));
+      for (VarId u : s.uses) args.push_back(hand_over && u == s.uses[0] ? std::move(f.slots[u].vec) : vec(f, u));
       LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+      c.owns_first = hand_over;
       set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
       return;
     }

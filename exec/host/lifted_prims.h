@@ -40,11 +40,22 @@ struct PrimContext {
 
 /// One lifted application: the primitive, its statement's span, its closed type arguments and
 /// its closed result element type.
+// Note [Updates in place]
+// `rep(s, x, i)` in a loop (a counting loop's `rep(counts, counts[d] + 1, d)`) would copy its
+// whole sequence operand at every step, where the step itself changes one element per instance.
+// When the executor hands the operand over (its last read: Note [Releasing dead vectors] in
+// flatten/passes/mark_releases.h) and no other vector shares its element buffer, the primitive
+// writes the new elements into that buffer and returns it: O(instances), not O(elements). Shared
+// buffers (use counts above one), uniform buffers and operands still held by a variable are
+// copied as before, so no other value can see the change.
 struct LiftedCall {
   lang::core::PrimId id = lang::core::PrimId::Count_;
   lang::Span span;
   const std::vector<const lang::Type*>* type_args = nullptr;
   const lang::Type* result = nullptr;
+  /// The executor handed the first operand over: no variable holds it any more, so a primitive
+  /// may write into its buffers where nothing else shares them (Note [Updates in place]).
+  bool owns_first = false;
 
   [[noreturn]] void fail(std::string message) const { throw lang::eval::EvalError{std::move(message), span}; }
 };

@@ -206,6 +206,16 @@ Vec rep(const LiftedCall& c, const Vec& v, const Vec& x, const Vec& iv) {
     c.fail(message(RuntimeErrorId::SeqRefBounds, i[k], len[k]));
   const Vec& e = v.elems();
   int64_t total = e.size();
+  if (is_flat_scalar(e.type()) && c.owns_first && v.elements_unshared()) {  // Note [Updates in place]
+    with_scalar(e.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      // The buffer was made writable (Buf<T>) and only its owners' view of it is const.
+      T* o = const_cast<T*>(e.data<T>());
+      const T* xs = x.data<T>();
+      parallel_for(n, [&](int64_t k) { o[off[k] + i[k]] = xs[k]; });
+    });
+    return same_shape(c.result, v, e);
+  }
   if (is_flat_scalar(e.type())) {
     Vec out = with_scalar(e.kind(), [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -210,6 +210,12 @@ class Vec {
   /// The buffer to share with another Vec as it is: a uniform buffer stays unfilled (its get()
   /// is not the data: read through data() or raw_data()).
   const std::shared_ptr<const void>& shared_buffer() const { return buf_; }
+  /// A sequence whose element vector (a flat scalar one, in memory) no other Vec shares: this
+  /// Vec alone holds its element buffer (Note [Updates in place] in lifted_prims.h).
+  bool elements_unshared() const {
+    return a_ != nullptr && a_.use_count() == 1 && a_->uni_ == nullptr && a_->buf_ != nullptr &&
+           a_->buf_.use_count() == 1 && as_uniform(a_->buf_) == nullptr;
+  }
 
   // ---- sequences ----
   const int64_t* lengths() const { return static_cast<const int64_t*>(raw_data()); }

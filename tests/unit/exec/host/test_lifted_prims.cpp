@@ -571,6 +571,48 @@ TEST_CASE("lifted primitives without a native version go through the fallback") 
   CHECK(r[1].to_string() == "[]");
 }
 
+TEST_CASE("rep writes into a sequence handed over to it alone, and copies one anything else shares") {
+  // Note [Updates in place] in exec/host/lifted_prims.h.
+  PrimHarness h;
+  auto& T = h.T;
+  const Type* si = T.seq(T.int_());
+  std::vector<const Type*> targs = {T.int_()};
+  exec::host::LiftedCall c{PrimId::Rep, h.span, &targs, si};
+  Vec x = h.make(T.int_(), {I(7), I(8)});
+  Vec i = h.make(T.int_(), {I(1), I(0)});
+  auto holds = [](const Vec& v, std::vector<Value> want) {
+    return lang::values_equal(Value::seq(exec::host::to_values(v)), Value::seq(std::move(want)));
+  };
+  auto fresh = [&] { return h.make(si, {ints({1, 2, 3}), ints({4})}); };
+
+  // Handed over and unshared: the same element buffer comes back, updated.
+  std::vector<Vec> args;
+  args.push_back(fresh());
+  const void* buffer = args[0].elems().raw_data();
+  args.push_back(x);
+  args.push_back(i);
+  c.owns_first = true;
+  Vec updated = exec::host::apply_lifted_prim(h.ctx, c, args);
+  CHECK(updated.elems().raw_data() == buffer);
+  CHECK(holds(updated, {ints({1, 7, 3}), ints({8})}));
+
+  // Shared with another vector (a variable still holding it): copied, the other unchanged.
+  Vec kept = fresh();
+  std::vector<Vec> shared = {kept, x, i};
+  Vec copy = exec::host::apply_lifted_prim(h.ctx, c, shared);
+  CHECK(copy.elems().raw_data() != kept.elems().raw_data());
+  CHECK(holds(copy, {ints({1, 7, 3}), ints({8})}));
+  CHECK(holds(kept, {ints({1, 2, 3}), ints({4})}));
+
+  // Not handed over: copied even though nothing else shares it.
+  std::vector<Vec> held = {fresh(), x, i};
+  const void* held_buffer = held[0].elems().raw_data();
+  c.owns_first = false;
+  Vec copied = exec::host::apply_lifted_prim(h.ctx, c, held);
+  CHECK(copied.elems().raw_data() != held_buffer);
+  CHECK(holds(held[0], {ints({1, 2, 3}), ints({4})}));
+}
+
 // ---------------------------------------------------------------- uniform and regular inputs
 
 namespace {
