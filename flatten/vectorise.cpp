@@ -458,7 +458,7 @@ class Vectoriser {
         return v;
       }
       case core::Kind::Prim: {
-        if (const Shared* sh = shared_operand(e, c)) {
+        if (std::optional<Shared> sh = shared_operand(e, c)) {
           if (e->prim == core::PrimId::Elt) {
             VarId index = expr(e->args[1], c);
             return emit_value(Op::IndexShared, "elt", close(e->type, e->span), {sh->base, sh->ids, index}, e->span);
@@ -560,13 +560,35 @@ class Vectoriser {
     return out;
   }
 
-  /// The shared sequence that `a[i]` or `#a` reads, if `a` is one.
-  const Shared* shared_operand(const core::Expr* e, const Ctx& c) {
-    if (e->prim != core::PrimId::Elt && e->prim != core::PrimId::Length) return nullptr;
-    const core::Expr* a = e->args[0];
-    if (a->kind != core::Kind::Local || c.slots.count(a->slot)) return nullptr;
-    auto it = c.shared.find(a->slot);
-    return it == c.shared.end() ? nullptr : &it->second;
+  /// The shared sequence that `a[i]` or `#a` reads, if `a` is one (shared_view).
+  std::optional<Shared> shared_operand(const core::Expr* e, Ctx& c) {
+    if (e->prim != core::PrimId::Elt && e->prim != core::PrimId::Length) return std::nullopt;
+    return shared_view(e->args[0], c);
+  }
+
+  // Note [Rows of shared sequences]
+  // `m[i][j]` with m shared by the instances (a matrix read inside an apply-to-each) would copy
+  // the whole row m[i] for every instance, to read one element of it. A row is itself read
+  // through ids: the rows of every shared sequence, concatenated (Elements), hold row k of
+  // sequence s at position offset(s) + k, so `m[i]` is the shared view (rows, offset(ids) + i).
+  // The positions come from one IndexShared on the rows' own numbers (Iota nested by the
+  // lengths), which also checks i against the length with elt's error; then `[j]` and `#` read
+  // the row in place. The cost is one pass over the rows, not over their elements.
+  std::optional<Shared> shared_view(const core::Expr* e, Ctx& c) {
+    if (e->kind == core::Kind::Local) {
+      if (c.slots.count(e->slot)) return std::nullopt;
+      auto it = c.shared.find(e->slot);
+      if (it == c.shared.end()) return std::nullopt;
+      return it->second;
+    }
+    if (e->kind != core::Kind::Prim || e->prim != core::PrimId::Elt) return std::nullopt;
+    if (close(e->type, e->span)->kind != TypeKind::Seq) return std::nullopt;
+    std::optional<Shared> outer = shared_view(e->args[0], c);
+    if (!outer) return std::nullopt;
+    VarId index = expr(e->args[1], c);
+    auto [rows, positions] = rows_of(outer->base);
+    VarId ids = emit_value(Op::IndexShared, "row", types_.int_(), {positions, outer->ids, index}, e->span);
+    return Shared{rows, ids};
   }
 
   VarId call(const core::Expr* e, Ctx& c) {
@@ -965,10 +987,42 @@ class Vectoriser {
     return emit_value(Op::Merge, "if", result, {flags, t, f});
   }
 
+  /// A generator `x in s` over a shared sequence of sequences (`{c[j] : c in counts}` with
+  /// counts shared): its rows are read in place (Note [Rows of shared sequences]) instead of
+  /// copied for every instance. Returns the rows and, per instance, the sequence of the numbers
+  /// of its rows (which has the generator's lengths, and whose elements are the row ids).
+  std::optional<std::pair<VarId, VarId>> generator_rows(const core::Pattern* p, const core::Expr* source, Ctx& c) {
+    if (p->kind != core::PatternKind::Var) return std::nullopt;
+    if (close(source->type, source->span)->a->kind != TypeKind::Seq) return std::nullopt;
+    std::optional<Shared> view = shared_view(source, c);
+    if (!view) return std::nullopt;
+    auto [rows, positions] = rows_of(view->base);
+    return std::pair{rows, emit_value(Op::Gather, "row_ids", types_.seq(types_.int_()), {positions, view->ids})};
+  }
+
+  /// The rows of a vector of sequences of sequences, concatenated, and per sequence the
+  /// numbers of its rows among them.
+  std::pair<VarId, VarId> rows_of(VarId base) {
+    const Type* base_t = fn_->vars[base].type;
+    VarId rows = emit_value(Op::Elements, "rows", base_t->a, {base});
+    VarId lens = emit_value(Op::Lengths, "row_counts", types_.int_(), {base});
+    VarId count = host(Op::Length, "rows", {rows});
+    VarId numbers = emit_value(Op::Iota, "row", types_.int_(), {count});
+    return {rows, emit_value(Op::Nest, "rows_of", types_.seq(types_.int_()), {lens, numbers})};
+  }
+
   VarId map(const core::Expr* e, Ctx& c) {
     size_t g = e->gens.size();
     std::vector<VarId> seqs;
-    for (size_t i = 0; i < g; ++i) seqs.push_back(expr(e->args[i], c));
+    std::map<size_t, VarId> row_bases;  // generators that run over rows in place
+    for (size_t i = 0; i < g; ++i) {
+      if (std::optional<std::pair<VarId, VarId>> rows = generator_rows(e->gens[i], e->args[i], c)) {
+        row_bases[i] = rows->first;
+        seqs.push_back(rows->second);
+        continue;
+      }
+      seqs.push_back(expr(e->args[i], c));
+    }
     VarId lengths = emit_value(Op::Lengths, "lens", types_.int_(), {seqs[0]});
     for (size_t i = 1; i < g; ++i) emit(Op::CheckLengths, 0, {seqs[0], seqs[i]}, e->span);
     // The new context: one instance per element of every generator sequence.
@@ -980,7 +1034,10 @@ class Vectoriser {
     }
     inner.n = host(Op::Length, "m", {elems[0]});
     if (paths_) inner.path = emit_value(Op::PathStep, "path", types_.int_(), {c.path, lengths});
-    for (size_t i = 0; i < g; ++i) bind(e->gens[i], elems[i], inner);
+    for (size_t i = 0; i < g; ++i) {
+      if (auto rows = row_bases.find(i); rows != row_bases.end()) inner.shared[e->gens[i]->slot] = Shared{rows->second, elems[i]};
+      else bind(e->gens[i], elems[i], inner);
+    }
     const core::Expr* body = e->args[g];
     const core::Expr* filter = e->has_filter ? e->args[g + 1] : nullptr;
     std::set<uint32_t> needed = free_slots(body);
