@@ -9,6 +9,7 @@
 
 #include "flatten/free_slots.h"
 #include "flatten/inline_lambdas.h"
+#include "flatten/merge_tail_calls.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
 #include "lang/runtime_errors.h"
@@ -333,7 +334,7 @@ class Vectoriser {
     }
   }
 
-  std::map<const core::Expr*, const core::Expr*> inlined_;  // body -> with its lambdas inlined
+  std::map<const core::Expr*, const core::Expr*> inlined_;  // body -> as flattened
   // Lambdas (and variables bound to them) whose captured values are passed as their
   // environment: arguments for known parameters, and let-bound values.
   std::set<const core::Expr*> env_args_;
@@ -366,9 +367,11 @@ class Vectoriser {
     return t;
   }
 
+  /// A body after the Core rewrites the flattener wants: lambdas substituted into their calls,
+  /// and one call for an if whose branches end in calls of one function.
   const core::Expr* inlined_body(const core::Expr* body) {
     auto [it, fresh] = inlined_.emplace(body, nullptr);
-    if (fresh) it->second = inline_lambdas(core_, body);
+    if (fresh) it->second = merge_tail_calls(core_, inline_lambdas(core_, body));
     return it->second;
   }
 

@@ -83,3 +83,18 @@ TEST_CASE("a sequence literal of constants is one lit statement, not one per ele
   Flattened computed("let k = 10 in [1, k] $");  // an element computed: built per element
   CHECK(computed.count("seqlit") == 1);
 }
+
+TEST_CASE("an if with a call of one function in every branch becomes one recursion loop") {
+  // flatten/merge_tail_calls.h: the Collatz loop has two self-calls, one per branch.
+  Flattened loop("function steps(n, k) = if n == 1 then k else if rem(n, 2) == 0 then steps(n / 2, k + 1) "
+                 "else steps(3 * n + 1, k + 1) $ {steps(n, 0) : n in [1, 7, 27]} $",
+                 true);
+  CHECK(loop.count("while(") == 1);
+  CHECK(loop.count("call steps") == 1);  // main's call; none left inside the loop
+  // Arguments that carry a sequence keep their two calls (no loop: two self-calls).
+  Flattened seqs("function grow(s, n) = if #s >= n then s else if rem(#s, 2) == 0 then grow(s ++ [#s], n) "
+                 "else grow([0] ++ s, n) $ grow([] int, 5) $",
+                 true);
+  CHECK(seqs.count("while(") == 0);
+  CHECK(seqs.count("call grow") == 3);
+}
