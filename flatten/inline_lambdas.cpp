@@ -3,6 +3,8 @@
 
 #include <map>
 
+#include "flatten/core_rewrite.h"
+
 namespace ndp::flatten {
 
 using lang::core::Expr;
@@ -47,17 +49,7 @@ class Inliner {
         return let;
       }
     }
-    std::vector<const Expr*> args;
-    bool changed = false;
-    for (const Expr* a : e->args) {
-      args.push_back(rewrite(a));
-      changed = changed || args.back() != a;
-    }
-    if (!changed) return e;
-    Expr* copy = prog_.new_expr(e->kind, e->type, e->span);
-    *copy = *e;
-    copy->args = std::move(args);
-    return copy;
+    return with_args(prog_, e, [&](const Expr* a) { return rewrite(a); });
   }
 
  private:

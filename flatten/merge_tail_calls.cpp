@@ -1,6 +1,8 @@
 // One call for an if whose branches all end in calls of one function (see merge_tail_calls.h).
 #include "flatten/merge_tail_calls.h"
 
+#include "flatten/core_rewrite.h"
+
 namespace ndp::flatten {
 
 using lang::core::Expr;
@@ -51,7 +53,7 @@ class Merger {
       call->args = {callee, arg};
       return call;
     }
-    return copy_with(e, [&](const Expr* a) { return rewrite(a); });
+    return with_args(prog_, e, [&](const Expr* a) { return rewrite(a); });
   }
 
  private:
@@ -66,21 +68,6 @@ class Merger {
       copy->args = {rewrite(e->args[0]), arguments(e->args[1]), arguments(e->args[2])};
     }
     copy->type = copy->args.back()->type;  // the argument's type (both branches have it)
-    return copy;
-  }
-
-  template <class Fn>
-  const Expr* copy_with(const Expr* e, Fn&& f) {
-    std::vector<const Expr*> args;
-    bool changed = false;
-    for (const Expr* a : e->args) {
-      args.push_back(f(a));
-      changed = changed || args.back() != a;
-    }
-    if (!changed) return e;
-    Expr* copy = prog_.new_expr(e->kind, e->type, e->span);
-    *copy = *e;
-    copy->args = std::move(args);
     return copy;
   }
 

@@ -263,17 +263,25 @@ static void poll_interrupt(Span span) {
   if (interrupt_pending() && take_interrupt()) throw EvalError{message(RuntimeErrorId::Interrupted), span};
 }
 
+/// One more level of NESL calls for as long as it lives (Note [Recursion depth]): an interrupt
+/// or too deep a recursion is the runtime error at `span`.
+struct CallLevel {
+  uint64_t& depth;
+  CallLevel(uint64_t& d, uint64_t max_depth, Span span) : depth(d) {
+    poll_interrupt(span);
+    if (depth >= max_depth || DeepStack::nearly_full()) throw EvalError{message(RuntimeErrorId::RecursionTooDeep), span};
+    ++depth;
+  }
+  ~CallLevel() { --depth; }
+  CallLevel(const CallLevel&) = delete;
+  CallLevel& operator=(const CallLevel&) = delete;
+};
+
 [[gnu::noinline]] Value Interpreter::Impl::call_function(const core::Function& fn,
                                                          const std::vector<const Type*>* targs, const Value& arg,
                                                          Span span) {
   if (!fn.body) fail(span, message(RuntimeErrorId::NoBody, upper(fn.name)));
-  poll_interrupt(span);
-  if (depth >= opts.max_call_depth || DeepStack::nearly_full()) fail(span, message(RuntimeErrorId::RecursionTooDeep));
-  struct DepthGuard {
-    uint64_t& d;
-    explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
-    ~DepthGuard() { --d; }
-  } guard(depth);
+  CallLevel level(depth, opts.max_call_depth, span);
   Frame frame{std::vector<Value>(fn.num_slots), targs};
   bind(fn.param, arg, frame);
   if (!prog.globals[fn.global]->library || in_library(span) || !span.valid()) return eval(fn.body, frame);
@@ -301,13 +309,7 @@ static void poll_interrupt(Span span) {
 // Note [Lambdas] in lang/core.h: a frame of the enclosing size with the captured values back in
 // their slots.
 [[gnu::noinline]] Value Interpreter::Impl::call_lambda(const FnObj& fn, const Value& arg, Span span) {
-  poll_interrupt(span);
-  if (depth >= opts.max_call_depth || DeepStack::nearly_full()) fail(span, message(RuntimeErrorId::RecursionTooDeep));
-  struct DepthGuard {
-    uint64_t& d;
-    explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
-    ~DepthGuard() { --d; }
-  } guard(depth);
+  CallLevel level(depth, opts.max_call_depth, span);
   Frame frame{std::vector<Value>(fn.frame_slots), &fn.type_args};
   for (size_t i = 0; i < fn.env.size(); ++i) frame.slots[fn.lambda->captures[i]] = fn.env[i];
   bind(fn.lambda->pattern, arg, frame);
