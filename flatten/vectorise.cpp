@@ -72,7 +72,6 @@ std::optional<lang::Value> constant_value(const core::Expr* e) {
 /// instance): calls through it become direct calls. Its type arguments are closed.
 using KnownFn = lang::FnObj;
 
-
 class Vectoriser {
  public:
   explicit Vectoriser(core::Program& core) : core_(core), types_(core.types) {}
@@ -219,12 +218,11 @@ class Vectoriser {
 
   // ---- functions ----
 
-  /// The lifted instance of a function for closed type arguments and known-function
-  /// parameters (a specialisation per function passed, as in `map(isqrt, s)`).
   // Closures with captured values known while compiling (a global bound to a lambda's value),
   // by lambda id: equal environments share their instances.
   std::vector<KnownFn> closures_;
 
+  /// The part of an instance's key that a known function makes.
   std::string known_key(const KnownFn& f) {
     std::string k = fmt::format("{}:{}", static_cast<int>(f.target), f.id);
     for (const Type* t : f.type_args) k += fmt::format(",{}", static_cast<const void*>(t));
@@ -241,6 +239,8 @@ class Vectoriser {
     return k + fmt::format("/env{}", i);
   }
 
+  /// The lifted instance of a function for closed type arguments and known-function
+  /// parameters (a specialisation per function passed, as in `map(isqrt, s)`).
   FuncId instance(uint32_t global, std::vector<const Type*> targs, std::map<uint32_t, KnownFn> known) {
     std::string key = std::to_string(global);
     for (const Type* t : targs) key += fmt::format(",{}", static_cast<const void*>(t));
