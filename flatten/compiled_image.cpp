@@ -19,7 +19,7 @@ using lang::ValueKind;
 
 namespace {
 
-constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '2'};  // 02: kernel nodes' spans
+constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '3'};  // 03: functions' shared bases
 
 /// What an image depends on besides its own format: the numbering of primitives and Flat IR ops.
 uint64_t fingerprint() {
@@ -228,6 +228,8 @@ class Writer {
       u32(f.param);
       u8(f.has_path);
       u32(f.path);
+      u64(f.shared_bases.size());
+      for (VarId b : f.shared_bases) u32(b);
       u64(f.vars.size());
       for (const Var& v : f.vars) {
         str(v.hint);
@@ -551,6 +553,8 @@ class Reader {
       f.param = u32();
       f.has_path = u8() != 0;
       f.path = u32();
+      size_t nbases = count();
+      for (size_t b = 0; b < nbases; ++b) f.shared_bases.push_back(u32());
       size_t nvars = count();
       for (size_t v = 0; v < nvars; ++v) {
         Var var;

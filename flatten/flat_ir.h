@@ -313,9 +313,26 @@ struct Function {
   /// that draw random numbers (`has_path`), where every function carries it.
   bool has_path = false;
   VarId path = 0;
+  /// The bases of its shared parameters (Note [Shared arguments]), bound by each call from its
+  /// operands after the argument and the path.
+  std::vector<VarId> shared_bases;
   std::vector<Var> vars;             // indexed by VarId
   Block body;
 };
+
+// Note [Shared arguments]
+// A sequence that every instance of an apply-to-each reads (a table, a tree) is shared: the
+// instances hold ids into one base vector instead of copies (vectorise.cpp's Shared). When such
+// a sequence is passed to a function, the callee's instance takes that parameter shared too:
+// the argument carries the ids (an int per instance) where the sequence was, and the base is an
+// operand of the call after the argument (and the path), bound to the callee's `shared_bases`.
+// Inside, reads are IndexShared as in the caller, and a recursion loop keeps the base for all
+// its levels: a tree walk per body neither copies the tree per body nor per step. Passes keep
+// the operands in step: merge_calls merges calls with equal bases only, recursion_to_loops takes
+// a self-call whose bases are the function's own, inline_calls reads them for the callee's.
+
+/// The index of the first base operand of a Call of `callee`.
+inline size_t first_base_operand(const Function& callee) { return callee.has_path ? 2 : 1; }
 
 /// A flat program: the lifted functions reachable from one top-level form, and its entry
 /// function (`entry`, run in a context of one instance whose argument is the int 0).

@@ -97,6 +97,7 @@ class Vectoriser {
     const core::Expr* body;
     std::vector<const Type*> targs;  // closed instantiation of fn's scheme
     std::map<uint32_t, KnownFn> known;  // parameter slots holding a known function
+    std::set<uint32_t> shared;          // parameter slots taken shared (Note [Shared arguments])
   };
 
   core::Program& core_;
@@ -241,10 +242,12 @@ class Vectoriser {
 
   /// The lifted instance of a function for closed type arguments and known-function
   /// parameters (a specialisation per function passed, as in `map(isqrt, s)`).
-  FuncId instance(uint32_t global, std::vector<const Type*> targs, std::map<uint32_t, KnownFn> known) {
+  FuncId instance(uint32_t global, std::vector<const Type*> targs, std::map<uint32_t, KnownFn> known,
+                  std::set<uint32_t> shared = {}) {
     std::string key = std::to_string(global);
     for (const Type* t : targs) key += fmt::format(",{}", static_cast<const void*>(t));
     for (const auto& [slot, f] : known) key += fmt::format(";{}={}", slot, known_key(f));
+    for (uint32_t slot : shared) key += fmt::format(";{}=shared", slot);
     auto it = instances_.find(key);
     if (it != instances_.end()) return it->second;
     const core::Function& fn = core_.globals.at(global)->fn;
@@ -256,9 +259,9 @@ class Vectoriser {
       name += ">";
     }
     for (const auto& [slot, f] : known) name += "[" + known_name(f) + "]";
-    FuncId id = new_function(name, instance_arg_type(fn.param, fty->a, known), fty->b);
+    FuncId id = new_function(name, instance_arg_type(fn.param, fty->a, known, shared), fty->b);
     instances_.emplace(std::move(key), id);
-    pending_.push_back(Pending{id, &fn, fn.body, std::move(targs), std::move(known)});
+    pending_.push_back(Pending{id, &fn, fn.body, std::move(targs), std::move(known), std::move(shared)});
     return id;
   }
 
@@ -356,15 +359,58 @@ class Vectoriser {
   }
 
   /// The argument type of an instance: `t` with each known parameter whose lambda keeps its
-  /// environment in a variable replaced by the environment's type.
-  const Type* instance_arg_type(const core::Pattern* p, const Type* t, const std::map<uint32_t, KnownFn>& known) {
+  /// environment in a variable replaced by the environment's type, and each shared parameter by
+  /// its ids (Note [Shared arguments]).
+  const Type* instance_arg_type(const core::Pattern* p, const Type* t, const std::map<uint32_t, KnownFn>& known,
+                                const std::set<uint32_t>& shared) {
     if (p->kind == core::PatternKind::Var) {
+      if (shared.count(p->slot)) return types_.int_();
       auto it = known.find(p->slot);
       return it != known.end() && runtime_env(it->second) ? env_type(it->second) : t;
     }
     if (p->kind == core::PatternKind::Tuple && t->kind == TypeKind::Pair)
-      return types_.pair(instance_arg_type(p->left, t->a, known), instance_arg_type(p->right, t->b, known));
+      return types_.pair(instance_arg_type(p->left, t->a, known, shared),
+                         instance_arg_type(p->right, t->b, known, shared));
     return t;
+  }
+
+  /// Whether `e` is read through ids here (a shared sequence, or a row of one): what
+  /// shared_view gives a view of, decided without emitting anything.
+  bool shared_here(const core::Expr* e, const Ctx& c) {
+    if (e->kind == core::Kind::Local) return !c.slots.count(e->slot) && c.shared.count(e->slot);
+    if (e->kind == core::Kind::Global)  // a global variable holding a sequence (not a function)
+      return core_.globals.at(e->id)->kind == core::Global::Kind::Variable && close(e->type, e->span)->kind == TypeKind::Seq;
+    return e->kind == core::Kind::Prim && e->prim == core::PrimId::Elt && close(e->type, e->span)->kind == TypeKind::Seq &&
+           shared_here(e->args[0], c);
+  }
+
+  /// Parameter slots of pattern `p` whose argument component is read through ids here.
+  void shared_args(const core::Pattern* p, const core::Expr* arg, const Ctx& c, std::set<uint32_t>& out) {
+    if (p->kind == core::PatternKind::Var) {
+      if (shared_here(arg, c)) out.insert(p->slot);
+      return;
+    }
+    if (p->kind == core::PatternKind::Tuple && arg->kind == core::Kind::Tuple) {
+      shared_args(p->left, arg->args[0], c, out);
+      shared_args(p->right, arg->args[1], c, out);
+    }
+  }
+
+  /// The argument of a call whose `shared` parameters take ids: evaluated as expr() would, with
+  /// each shared component's ids in its place and its base recorded by slot.
+  VarId argument(const core::Pattern* p, const core::Expr* arg, Ctx& c, const std::set<uint32_t>& shared,
+                 std::map<uint32_t, VarId>& bases) {
+    if (p->kind == core::PatternKind::Var && shared.count(p->slot)) {
+      Shared view = *shared_view(arg, c);
+      bases[p->slot] = view.base;
+      return view.ids;
+    }
+    if (p->kind == core::PatternKind::Tuple && arg->kind == core::Kind::Tuple && !shared.empty()) {
+      VarId a = argument(p->left, arg->args[0], c, shared, bases);
+      VarId b = argument(p->right, arg->args[1], c, shared, bases);
+      return emit_value(Op::Tuple, "tuple", types_.pair(fn_->vars[a].type, fn_->vars[b].type), {a, b});
+    }
+    return expr(arg, c);
   }
 
   /// A body after the Core rewrites the flattener wants: lambdas substituted into their calls,
@@ -373,6 +419,14 @@ class Vectoriser {
     auto [it, fresh] = inlined_.emplace(body, nullptr);
     if (fresh) it->second = merge_tail_calls(core_, inline_lambdas(core_, body));
     return it->second;
+  }
+
+  /// The type of the variable `slot` of pattern `p` (over the function's type variables).
+  static const Type* param_slot_type(const core::Pattern* p, uint32_t slot) {
+    if (!p) return nullptr;
+    if (p->kind == core::PatternKind::Var) return p->slot == slot ? p->type : nullptr;
+    if (const Type* t = param_slot_type(p->left, slot)) return t;
+    return param_slot_type(p->right, slot);
   }
 
   void translate_function(const Pending& p) {
@@ -402,6 +456,14 @@ class Vectoriser {
       result = prim(core::PrimId::RuntimeErrorPrim, fn_->result_type, {msg}, {fn_->result_type}, p.fn->span);
     } else {
       if (p.fn) bind(p.fn->param, fn_->param, c);
+      for (uint32_t slot : p.shared) {  // ids in the argument, the base from the call
+        VarId ids = c.slots.at(slot);
+        const Type* seq = close(param_slot_type(p.fn->param, slot), p.fn->span);
+        VarId base = new_var(fn_->vars[ids].hint, seq);
+        fn_->shared_bases.push_back(base);
+        c.slots.erase(slot);
+        c.shared[slot] = Shared{base, ids};
+      }
       result = expr(inlined_body(p.body), c);
     }
     if (!p.fn) fn_->result_type = fn_->vars[result].type;
@@ -578,6 +640,19 @@ class Vectoriser {
   // lengths), which also checks i against the length with elt's error; then `[j]` and `#` read
   // the row in place. The cost is one pass over the rows, not over their elements.
   std::optional<Shared> shared_view(const core::Expr* e, Ctx& c) {
+    if (e->kind == core::Kind::Global && shared_here(e, c)) {
+      // A global sequence: its one value is the base, and every instance reads it (id 0),
+      // where Global would make n copies.
+      const Type* t = close(e->type, e->span);
+      VarId one = host(Op::Const, "one", {});
+      block_->stmts.back().lit = lang::Value::int_(1);
+      VarId base = emit_value(Op::Global, core_.globals.at(e->id)->name, t, {one}, e->span);
+      block_->stmts.back().global = e->id;
+      VarId zero = emit_value(Op::Lit, "first", types_.int_(), {c.n});
+      block_->stmts.back().lit = lang::Value::int_(0);
+      block_->stmts.back().type = types_.int_();
+      return Shared{base, zero};
+    }
     if (e->kind == core::Kind::Local) {
       if (c.slots.count(e->slot)) return std::nullopt;
       auto it = c.shared.find(e->slot);
@@ -600,12 +675,17 @@ class Vectoriser {
     const Type* result = close(e->type, e->span);
     switch (callee->target) {
       case KnownFn::Target::Global: {
+        const core::Pattern* param = core_.globals.at(callee->id)->fn.param;
         std::map<uint32_t, KnownFn> known;
-        known_args(core_.globals.at(callee->id)->fn.param, e->args[1], known);
-        VarId arg = expr(e->args[1], c);
-        FuncId f = instance(callee->id, callee->type_args, std::move(known));
+        known_args(param, e->args[1], known);
+        std::set<uint32_t> shared;
+        shared_args(param, e->args[1], c, shared);
+        std::map<uint32_t, VarId> bases;
+        VarId arg = argument(param, e->args[1], c, shared, bases);
+        FuncId f = instance(callee->id, callee->type_args, std::move(known), std::move(shared));
         std::vector<VarId> uses{arg};
         if (paths_) uses.push_back(c.path);
+        for (const auto& [slot, base] : bases) uses.push_back(base);  // in slot order, as the callee's
         VarId v = emit_value(Op::Call, "r", result, std::move(uses), e->span);
         block_->stmts.back().func = f;
         return v;

@@ -324,7 +324,8 @@ struct Verifier {
         break;
       case Op::Call: {
         bool callee_path = s.func < prog.functions.size() && prog.functions[s.func].has_path;
-        arity(callee_path ? 2 : 1);
+        size_t bases = s.func < prog.functions.size() ? prog.functions[s.func].shared_bases.size() : 0;
+        arity((callee_path ? 2 : 1) + bases);
         if (callee_path && s.uses.size() == 2) is(use(s, 1, false), TypeKind::Int, "the path hashes");
         const Type* a = use(s, 0, false);
         dst_kind(false);
@@ -333,6 +334,10 @@ struct Verifier {
         } else {
           const Function& callee = prog.functions[s.func];
           same(callee.arg_type, a, fmt::format("argument of {}", callee.name).c_str());
+          for (size_t i = 0; i < bases && first_base_operand(callee) + i < s.uses.size(); ++i)
+            if (callee.shared_bases[i] < callee.vars.size())
+              same(callee.vars[callee.shared_bases[i]].type, use(s, first_base_operand(callee) + i, false),
+                   fmt::format("shared base {} of {}", i, callee.name).c_str());
           same(callee.result_type, dst, fmt::format("result of {}", callee.name).c_str());
         }
         break;
@@ -559,6 +564,12 @@ std::vector<std::string> verify(const Program& p) {
         v.problem(nullptr, "the rand path parameter must be an int vector");
       else
         v.define(nullptr, fn.path, top);
+    }
+    for (VarId b : fn.shared_bases) {  // Note [Shared arguments]
+      if (b >= fn.vars.size() || fn.vars[b].is_host() || fn.vars[b].type->kind != TypeKind::Seq)
+        v.problem(nullptr, "a shared base must be a sequence vector");
+      else
+        v.define(nullptr, b, top);
     }
     bool host = false;
     const Type* r = v.block(fn.body, &host);

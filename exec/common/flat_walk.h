@@ -127,7 +127,7 @@ class FlatWalk {
     }
   }
 
-  V call(flatten::FuncId id, const V& arg, const V* path, lang::Span span) {
+  V call(flatten::FuncId id, const V& arg, const V* path, lang::Span span, std::vector<const V*> bases = {}) {
     NDP_ASSERT(id < program->functions.size(), "Flat IR call of a bad function id");
     if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full())
       throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), span};
@@ -143,6 +143,8 @@ class FlatWalk {
       NDP_ASSERT(path != nullptr, "call of a function with a path parameter without paths");
       set_vec(frame, fn.path, *path);
     }
+    NDP_ASSERT(bases.size() == fn.shared_bases.size(), "call without the callee's shared bases");
+    for (size_t i = 0; i < bases.size(); ++i) set_vec(frame, fn.shared_bases[i], *bases[i]);
     Slot r = run_block(fn.body, frame);
     NDP_ASSERT(!fn.vars.at(fn.body.result).is_host(), "a function returns a host variable");
     return r.vec;
@@ -235,9 +237,13 @@ class FlatWalk {
       case flatten::Op::Elements: set_vec(f, s.dst, use(0).elems()); return true;
       case flatten::Op::Retype: set_vec(f, s.dst, retype(self().types(), use(0), type_of(f, s.dst))); return true;
       case flatten::Op::Nothing: set_vec(f, s.dst, self().empty_vector(type_of(f, s.dst))); return true;
-      case flatten::Op::Call:
-        set_vec(f, s.dst, call(s.func, use(0), s.uses.size() > 1 ? &use(1) : nullptr, s.span));
+      case flatten::Op::Call: {
+        const flatten::Function& callee = program->functions.at(s.func);
+        std::vector<const V*> bases;
+        for (size_t i = flatten::first_base_operand(callee); i < s.uses.size(); ++i) bases.push_back(&use(i));
+        set_vec(f, s.dst, call(s.func, use(0), callee.has_path ? &use(1) : nullptr, s.span, std::move(bases)));
         return true;
+      }
       case flatten::Op::IfNonEmpty: {
         NDP_ASSERT(s.then_block != nullptr && s.else_block != nullptr, "if_nonempty without both blocks");
         Slot r = run_block(host(f, s.uses.at(0)) > 0 ? *s.then_block : *s.else_block, f);

@@ -97,6 +97,7 @@ struct Inliner {
     Renaming r;
     r[f.param] = call.uses.at(0);
     if (f.has_path) r[f.path] = call.uses.at(1);
+    for (size_t i = 0; i < f.shared_bases.size(); ++i) r[f.shared_bases[i]] = call.uses.at(first_base_operand(f) + i);
     for (VarId v = 0; v < f.vars.size(); ++v) {
       if (r.count(v)) continue;
       r[v] = static_cast<VarId>(caller.vars.size());

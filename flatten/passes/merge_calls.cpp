@@ -1,6 +1,7 @@
 // Merging of independent calls to the same function (see merge_calls.h).
 #include "flatten/passes/merge_calls.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -36,6 +37,7 @@ std::vector<bool> effectful_functions(const Program& p) {
 struct Merger {
   Function& fn;
   const std::vector<bool>& effectful;
+  const std::vector<Function>& functions;
 
   VarId new_var(std::string hint, const lang::Type* type) {
     fn.vars.push_back(Var{std::move(hint), type});
@@ -58,7 +60,15 @@ struct Merger {
       std::set<VarId> used;
       collect_uses(b.stmts[j], used);
       if (used.count(first.dst)) return std::nullopt;  // r1 is needed before any later call
-      if (b.stmts[j].op == Op::Call && b.stmts[j].func == first.func) return j;
+      // Calls with other shared bases read other sequences through their ids: not mergeable
+      // (Note [Shared arguments]).
+      if (b.stmts[j].op == Op::Call && b.stmts[j].func == first.func) {
+        size_t from = first_base_operand(functions[first.func]);
+        if (!std::equal(first.uses.begin() + static_cast<long>(from), first.uses.end(),
+                        b.stmts[j].uses.begin() + static_cast<long>(from), b.stmts[j].uses.end()))
+          return std::nullopt;
+        return j;
+      }
     }
     return std::nullopt;
   }
@@ -78,11 +88,13 @@ struct Merger {
       std::vector<Stmt> merged;
       merged.push_back(make(Op::Concat, args, {a1, a2}));
       std::vector<VarId> call_uses{args};
-      if (first.uses.size() == 2) {  // the callee carries rand paths: concatenate them too
+      if (functions[first.func].has_path) {  // the callee carries rand paths: concatenate them too
         VarId paths = new_var("paths", fn.vars[first.uses[1]].type);
         merged.push_back(make(Op::Concat, paths, {first.uses[1], second.uses[1]}));
         call_uses.push_back(paths);
       }
+      call_uses.insert(call_uses.end(), first.uses.begin() + static_cast<long>(first_base_operand(functions[first.func])),
+                       first.uses.end());
       Stmt call = make(Op::Call, results, std::move(call_uses), first.span);
       call.func = first.func;
       merged.push_back(std::move(call));
@@ -107,7 +119,7 @@ struct Merger {
 
 Program merge_calls(Program p) {
   std::vector<bool> effectful = effectful_functions(p);
-  for (Function& f : p.functions) Merger{f, effectful}.block(f.body);
+  for (Function& f : p.functions) Merger{f, effectful, p.functions}.block(f.body);
   return p;
 }
 

@@ -37,6 +37,12 @@ void transform(Function& f, FuncId self) {
         found = true;
         break;
       }
+    // The loop keeps the bases its function was called with (Note [Shared arguments]).
+    if (found) {
+      const Stmt& call = then_stmts[m];
+      std::vector<VarId> bases(call.uses.begin() + static_cast<long>(first_base_operand(f)), call.uses.end());
+      if (bases != f.shared_bases) return;
+    }
     const std::vector<Stmt>& else_stmts = s.else_block->stmts;
     if (found && !(else_stmts.size() == 1 && else_stmts[0].op == Op::Nothing)) return;
   }
