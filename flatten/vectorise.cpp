@@ -639,6 +639,7 @@ class Vectoriser {
   // The positions come from one IndexShared on the rows' own numbers (Iota nested by the
   // lengths), which also checks i against the length with elt's error; then `[j]` and `#` read
   // the row in place. The cost is one pass over the rows, not over their elements.
+  // A global sequence is a view too: its one value read by every instance (id 0).
   std::optional<Shared> shared_view(const core::Expr* e, Ctx& c) {
     if (e->kind == core::Kind::Global && shared_here(e, c)) {
       // A global sequence: its one value is the base, and every instance reads it (id 0),

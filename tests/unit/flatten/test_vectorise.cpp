@@ -98,3 +98,21 @@ TEST_CASE("an if with a call of one function in every branch becomes one recursi
   CHECK(seqs.count("while(") == 0);
   CHECK(seqs.count("call grow") == 3);
 }
+
+TEST_CASE("a sequence every instance reads is passed to a function shared, and a walk over it is one loop") {
+  // Note [Shared arguments]: the table goes in as ids plus one base operand; the binary search's
+  // two calls (one per branch) pass it unchanged, so they merge around it into one loop.
+  Flattened f("function search(table, x, lo, hi) = if hi - lo <= 1 then lo else let mid = (lo + hi) / 2 in "
+              "if table[mid] <= x then search(table, x, mid, hi) else search(table, x, lo, mid) $ "
+              "let sq = {i * i : i in [0:20]} in {search(sq, x, 0, #sq) : x in [0, 10, 16]} $",
+              true);
+  CHECK(f.count("function search<int>(v_0 : int, int, int, int)") == 1);  // ids, not [int]
+  CHECK(f.count("while(") == 1);
+  const flatten::Function* search = nullptr;
+  for (const flatten::Function& fn : f.flat.functions)
+    if (fn.name == "search<int>") search = &fn;
+  REQUIRE(search != nullptr);
+  CHECK(search->shared_bases.size() == 1);
+  CHECK(f.count("index_shared(") >= 1);
+  CHECK(f.count("gather(") == 1);  // #sq per instance only; the table itself is never copied
+}
