@@ -56,29 +56,23 @@ void collect_defs(const Block& b, std::set<VarId>& out) {
   }
 }
 
-namespace {
-
-void count_uses(const Block& b, std::vector<uint32_t>& count);
-
-void count_uses(const Stmt& s, std::vector<uint32_t>& count) {
-  for (VarId u : s.uses) ++count[u];
-  for_each_sub_block(s, [&](const Block& sub) { count_uses(sub, count); });
+void for_each_read(const Stmt& s, bool has_path, const std::function<void(VarId)>& read) {
+  for (VarId u : s.uses) read(u);
+  for_each_sub_block(s, [&](const Block& sub) { for_each_read(sub, has_path, read); });
   if (s.loop) {
-    for (VarId v : s.loop->saved) ++count[v];
-    ++count[s.loop->next_path];
+    for (VarId v : s.loop->saved) read(v);
+    if (has_path) read(s.loop->next_path);  // unset (0) in a function without paths
   }
 }
 
-void count_uses(const Block& b, std::vector<uint32_t>& count) {
-  for (const Stmt& s : b.stmts) count_uses(s, count);
-  ++count[b.result];
+void for_each_read(const Block& b, bool has_path, const std::function<void(VarId)>& read) {
+  for (const Stmt& s : b.stmts) for_each_read(s, has_path, read);
+  read(b.result);
 }
-
-}  // namespace
 
 std::vector<uint32_t> use_counts(const Function& f) {
   std::vector<uint32_t> count(f.vars.size(), 0);
-  count_uses(f.body, count);
+  for_each_read(f.body, f.has_path, [&](VarId v) { ++count[v]; });
   return count;
 }
 

@@ -24,8 +24,14 @@ void collect_defs(const Block& b, std::set<VarId>& out);
 /// error a program reports.
 bool pure_and_total(const Function& f, const Stmt& s);
 
-/// How often each variable of `f` is read anywhere: by statements, nested blocks, block
-/// results and the parts of recursion loops (saved values, the next level's path).
+/// Calls `read` once per read of a variable by `s`: its operands, its nested blocks' statements
+/// and results, and a recursion loop's saved values and (where the function carries rand
+/// paths, `has_path`) the next level's path.
+void for_each_read(const Stmt& s, bool has_path, const std::function<void(VarId)>& read);
+/// The same for a block's statements and its result.
+void for_each_read(const Block& b, bool has_path, const std::function<void(VarId)>& read);
+
+/// How often each variable of `f` is read anywhere (for_each_read over its body).
 std::vector<uint32_t> use_counts(const Function& f);
 
 }  // namespace ndp::flatten

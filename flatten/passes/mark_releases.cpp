@@ -42,35 +42,16 @@ struct Releases {
       const Stmt& s = *stmts[j];
       if (defines_outs(s.op)) defined.insert(s.outs.begin(), s.outs.end());
       else if (s.op != Op::CheckLengths) defined.insert(s.dst);
-      std::map<VarId, uint32_t> here;
-      count(s, here);
-      for (const auto& [v, k] : here) {
-        reads[v] += k;
+      for_each_read(s, has_path, [&](VarId v) {
+        ++reads[v];
         last[v] = j;
-      }
+      });
     }
     for (VarId v : defined) {
       uint32_t all = bound && v == bound->first ? bound->second : total[v];
       if (!pinned[v] && reads[v] > 0 && reads[v] == all) stmts[last[v]]->releases.push_back(v);
     }
     for (Stmt* s : stmts) nested(*s);
-  }
-
-  static void count(const Stmt& s, std::map<VarId, uint32_t>& n) {
-    for (VarId u : s.uses) ++n[u];
-    for_each_sub_block(s, [&](const Block& b) {
-      for (const Stmt& t : b.stmts) count(t, n);
-      ++n[b.result];
-    });
-    if (s.loop) {
-      for (VarId v : s.loop->saved) ++n[v];
-      ++n[s.loop->next_path];
-    }
-  }
-
-  static void count(const Block& b, std::map<VarId, uint32_t>& n) {
-    for (const Stmt& t : b.stmts) count(t, n);
-    ++n[b.result];
   }
 
   void block(Block& b) {
@@ -85,9 +66,10 @@ struct Releases {
       std::vector<Stmt*> descent;
       for (Stmt& t : l->prefix.stmts) descent.push_back(&t);
       for (Stmt& t : l->step.stmts) descent.push_back(&t);
-      std::map<VarId, uint32_t> in_loop;
-      for (const Block* b : {&l->prefix, &l->step, &l->combine, &l->finish}) count(*b, in_loop);
-      region(descent, std::pair{l->param, in_loop[l->param]});
+      uint32_t param_reads = 0;  // inside the loop: the loop statement reads the first level's
+      for (const Block* b : {&l->prefix, &l->step, &l->combine, &l->finish})
+        for_each_read(*b, has_path, [&](VarId v) { param_reads += v == l->param; });
+      region(descent, std::pair{l->param, param_reads});
       block(l->combine);
       block(l->finish);
       return;
