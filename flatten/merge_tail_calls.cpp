@@ -30,8 +30,8 @@ bool scalars_only(const lang::Type* t) {
   }
 }
 
-/// The tail calls of `e` when every tail position is a direct call of one function, in order;
-/// empty otherwise.
+/// Whether every tail position of `e` is a direct call of one function; the calls are
+/// appended to `calls` in order.
 bool collect_tail_calls(const Expr* e, std::vector<const Expr*>& calls) {
   switch (e->kind) {
     case Kind::Call:

@@ -219,25 +219,11 @@ class Vectoriser {
 
   // ---- functions ----
 
-  // Closures with captured values known while compiling (a global bound to a lambda's value),
-  // by lambda id: equal environments share their instances.
-  std::vector<KnownFn> closures_;
-
   /// The part of an instance's key that a known function makes.
-  std::string known_key(const KnownFn& f) {
+  static std::string known_key(const KnownFn& f) {
     std::string k = fmt::format("{}:{}", static_cast<int>(f.target), f.id);
     for (const Type* t : f.type_args) k += fmt::format(",{}", static_cast<const void*>(t));
-    if (f.env.empty()) return k;
-    auto same = [&](const KnownFn& o) {
-      if (o.id != f.id || o.type_args != f.type_args) return false;
-      for (size_t i = 0; i < f.env.size(); ++i)
-        if (!lang::values_equal(o.env[i], f.env[i])) return false;
-      return true;
-    };
-    size_t i = 0;
-    while (i < closures_.size() && !same(closures_[i])) ++i;
-    if (i == closures_.size()) closures_.push_back(f);
-    return k + fmt::format("/env{}", i);
+    return k;
   }
 
   /// The lifted instance of a function for closed type arguments and known-function
@@ -313,6 +299,9 @@ class Vectoriser {
         // order, and redefining g with the same type updates this same global.
         const core::Global& g = *core_.globals.at(e->id);
         if (!g.has_value || g.value.kind() != lang::ValueKind::Fn) return std::nullopt;
+        // A closure with captured values is made by the interpreter only (the flat backends
+        // refuse to keep one as data), so no flat program meets one.
+        if (!g.value.fn().env.empty()) return std::nullopt;
         KnownFn f = g.value.fn();
         std::vector<const Type*> outer = close_all(e->type_args);
         for (const Type*& t : f.type_args) t = lang::contains_vars(t) ? types_.subst(t, outer) : t;
@@ -342,10 +331,10 @@ class Vectoriser {
   // environment: arguments for known parameters, and let-bound values.
   std::set<const core::Expr*> env_args_;
 
-  /// Whether a known lambda's captured values live in a variable of the flattened program (its
-  /// environment), not in the value itself.
+  /// Whether a known lambda captures variables: their values then travel in a variable of the
+  /// flattened program, its environment.
   static bool runtime_env(const KnownFn& f) {
-    return f.target == KnownFn::Target::Lambda && f.lambda && !f.lambda->captures.empty() && f.env.empty();
+    return f.target == KnownFn::Target::Lambda && f.lambda && !f.lambda->captures.empty();
   }
 
   /// The type of a lambda's environment: its captured slots' types, as a right-nested tuple.
@@ -910,16 +899,16 @@ class Vectoriser {
   }
 
   // Note [Lambdas on the flat backends]
-  // A lambda's body is flattened where it is called, in a context of its own: its parameter,
-  // and the captured slots bound to literals of the closure's environment (a global bound to a
-  // lambda's value carries it). A lambda written in this function and called here has been
-  // substituted into its calls by inline_lambdas, so its captured slots are this context's; one
-  // that captures variables and is passed on or kept as data has no environment here, and is
-  // refused by name.
+  // A lambda written in a function and called there has been substituted into its calls by
+  // inline_lambdas, so its captured slots are that context's variables. One passed to a known
+  // parameter (or let-bound and passed on) travels as its environment, the tuple of its
+  // captured values (env_args_, instance_arg_type). Its body is flattened where it is called, in
+  // a context of its own: its parameter, and the captured slots read from the environment. A
+  // lambda that captures variables and is kept as data is refused by name (captures_message).
   VarId call_lambda(const KnownFn& callee, std::optional<VarId> env, VarId arg, const Ctx& c, lang::Span span) {
     const core::Expr* lam = callee.lambda;
     if (!lam) throw Unsupported{"a call of an anonymous function read back from a compiled program", span};
-    NDP_ASSERT(env.has_value() || callee.env.size() == lam->captures.size(), "vectorise: a lambda without its environment");
+    NDP_ASSERT(env.has_value() == !lam->captures.empty(), "vectorise: a lambda without its environment");
     const std::vector<const Type*>* outer_targs = targs_;
     std::map<uint32_t, KnownFn> outer_known = std::move(known_);
     known_.clear();
@@ -931,17 +920,11 @@ class Vectoriser {
     slot_types(lam->args[0], capture_types);
     for (size_t i = 0; i < lam->captures.size(); ++i) {
       const Type* t = close(capture_types.at(lam->captures[i]), lam->span);
-      VarId v;
-      if (env) {  // component i of the right-nested environment tuple
-        VarId rest = *env;
-        for (size_t j = 0; j < i; ++j) rest = emit_value(Op::Second, "env", fn_->vars[rest].type->b, {rest});
-        v = i + 1 < lam->captures.size() ? emit_value(Op::First, lam->capture_names[i], t, {rest}) : rest;
-      } else {
-        v = emit_value(Op::Lit, lam->capture_names[i], t, {c.n}, lam->span);
-        block_->stmts.back().lit = callee.env[i];
-        block_->stmts.back().type = t;
-      }
-      inner.slots[lam->captures[i]] = v;
+      // Component i of the right-nested environment tuple.
+      VarId rest = *env;
+      for (size_t j = 0; j < i; ++j) rest = emit_value(Op::Second, "env", fn_->vars[rest].type->b, {rest});
+      inner.slots[lam->captures[i]] =
+          i + 1 < lam->captures.size() ? emit_value(Op::First, lam->capture_names[i], t, {rest}) : rest;
     }
     bind(lam->pattern, arg, inner);
     VarId r = expr(lam->args[0], inner);
