@@ -274,16 +274,17 @@ llvm::Value* constant(llvm::IRBuilder<>& b, const KernelNode& n) {
 
 }  // namespace
 
-InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
-                             const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math) {
+namespace {
+
+/// The nodes of `k` in order, input j read as input(j) (an i1 for a bool); the i1 of each node
+/// that can fail is added to `fails` as (node, failed).
+std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, const std::function<llvm::Value*(uint32_t)>& input,
+                                     MathLibrary math, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
   std::vector<llvm::Value*> v;
   v.reserve(k.nodes.size());
-  std::vector<std::pair<uint32_t, llvm::Value*>> fails;  // (node, i1) in node order
   for (const KernelNode& n : k.nodes) {
     if (n.kind == KernelNode::Kind::Input) {
-      llvm::Value* x = load(n.input);
-      if (n.type->kind == TypeKind::Bool) x = b.CreateICmpNE(x, b.getInt8(0));
-      v.push_back(x);
+      v.push_back(input(n.input));
     } else if (n.kind == KernelNode::Kind::Const) {
       v.push_back(constant(b, n));
     } else {
@@ -292,19 +293,71 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
       v.push_back(r.value);
     }
   }
+  return v;
+}
+
+/// The failure record of the first failing node: selects from the last node back to the first.
+llvm::Value* failure_record(llvm::IRBuilder<>& b, const std::vector<std::pair<uint32_t, llvm::Value*>>& fails,
+                            llvm::Value* instance) {
+  llvm::Value* record = b.getInt64(flatten::kNoKernelFailure);
+  for (auto it = fails.rbegin(); it != fails.rend(); ++it)
+    record = b.CreateSelect(it->second, b.CreateOr(b.getInt64(flatten::kernel_failure_record(it->first, 0)), instance), record);
+  return record;
+}
+
+}  // namespace
+
+InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
+                             const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math) {
+  // Inputs as values (bool: i1), each loaded once.
+  std::vector<llvm::Value*> in(k.inputs.size(), nullptr);
+  auto loaded = [&](uint32_t j) {
+    if (!in.at(j)) {
+      llvm::Value* x = load(j);
+      in[j] = k.inputs[j]->kind == TypeKind::Bool ? b.CreateICmpNE(x, b.getInt8(0)) : x;
+    }
+    return in[j];
+  };
+  std::vector<std::pair<uint32_t, llvm::Value*>> fails;  // (node, i1) in node order
+  std::vector<llvm::Value*> v;
+  llvm::Value* record = nullptr;
+  if (!k.loop) {
+    v = emit_nodes(b, k, loaded, math, fails);
+    if (!fails.empty()) record = failure_record(b, fails, instance);
+  } else {
+    // Note [Loop kernels]: the invariant inputs are loaded before the loop, the state is a phi
+    // per input, and an iteration that is done or fails leaves it.
+    const size_t nstate = k.loop_next.size();
+    for (uint32_t j = 0; j < k.inputs.size(); ++j) loaded(j);
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    auto* loop = llvm::BasicBlock::Create(b.getContext(), "loop", fn);
+    auto* exit = llvm::BasicBlock::Create(b.getContext(), "loop_exit", fn);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    std::vector<llvm::PHINode*> state;
+    for (size_t j = 0; j < nstate; ++j) {
+      state.push_back(b.CreatePHI(in[j]->getType(), 2));
+      state.back()->addIncoming(in[j], before);
+    }
+    v = emit_nodes(b, k, [&](uint32_t j) { return j < nstate ? state[j] : in.at(j); }, math, fails);
+    llvm::Value* stop = v.at(k.loop_done);
+    if (!fails.empty()) {
+      record = failure_record(b, fails, instance);
+      stop = b.CreateOr(stop, b.CreateICmpNE(record, b.getInt64(flatten::kNoKernelFailure)));
+    }
+    llvm::BasicBlock* latch = b.GetInsertBlock();
+    for (size_t j = 0; j < nstate; ++j) state[j]->addIncoming(v.at(k.loop_next[j]), latch);
+    b.CreateCondBr(stop, exit, loop);
+    b.SetInsertPoint(exit);  // its one predecessor is the latch, so every node's value reaches it
+  }
   InstanceValues out;
   for (uint32_t o : k.outputs) {
     llvm::Value* x = v.at(o);
     if (k.nodes.at(o).type->kind == TypeKind::Bool) x = b.CreateZExt(x, b.getInt8Ty());
     out.outputs.push_back(x);
   }
-  if (!fails.empty()) {
-    // The first failing node's record: selects from the last node back to the first.
-    llvm::Value* record = b.getInt64(flatten::kNoKernelFailure);
-    for (auto it = fails.rbegin(); it != fails.rend(); ++it)
-      record = b.CreateSelect(it->second, b.CreateOr(b.getInt64(flatten::kernel_failure_record(it->first, 0)), instance), record);
-    out.failure = record;
-  }
+  out.failure = record;
   return out;
 }
 

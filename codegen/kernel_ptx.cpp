@@ -1,4 +1,4 @@
-// compile_ptx: a kernel body as an NVPTX kernel for sm_90, kPtxInstancesPerThread instances a
+// compile_ptx: a kernel body as an NVPTX kernel for sm_90, ptx_instances_per_thread instances a
 // thread; compile_element_ptx: one output of a body as the element function of the consumer kernels.
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/InlineAsm.h>
@@ -29,7 +29,6 @@
 namespace ndp::codegen {
 
 using flatten::kElementWords;
-using flatten::kPtxInstancesPerThread;
 using flatten::element_items;
 
 namespace {
@@ -225,13 +224,14 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   llvm::Value* ntid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   // Thread t of block c computes instances c·ntid·U + t + u·ntid for u < U: every step of u is
   // a fully coalesced row, and U independent loads are in flight per thread.
+  const int per_thread = flatten::ptx_instances_per_thread(k.loop);
   llvm::Value* base = b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                                              b.CreateMul(ntid, b.getInt64(kPtxInstancesPerThread))),
+                                              b.CreateMul(ntid, b.getInt64(per_thread))),
                                   sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), "base");
   // The lowest failure record of the thread's instances, reported once at the end.
   llvm::Value* none = b.getInt64(flatten::kNoKernelFailure);
   llvm::Value* lowest = none;
-  for (int u = 0; u < kPtxInstancesPerThread; ++u) {
+  for (int u = 0; u < per_thread; ++u) {
     llvm::Value* i = b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
     auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
     auto* next = llvm::BasicBlock::Create(ctx, "next", fn);

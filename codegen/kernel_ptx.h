@@ -18,8 +18,8 @@ bool has_libdevice();
 
 /// PTX text (target nvptx64-nvidia-cuda, sm_90) of an entry `ndp_kernel(i64 n, ptr in_0, ...,
 /// ptr out_0, ...)` where thread %tid.x of block %ctaid.x computes the instances
-/// %ctaid.x·%ntid.x·kPtxInstancesPerThread + %tid.x + u·%ntid.x for u < kPtxInstancesPerThread
-/// (those below n): launch ceil(n / kPtxInstancesPerThread) threads.
+/// %ctaid.x·%ntid.x·U + %tid.x + u·%ntid.x for u < U, U = ptx_instances_per_thread(k.loop)
+/// (those below n): launch ceil(n / U) threads.
 /// Throws std::runtime_error when LLVM fails.
 ///
 /// `gathered` lists inputs read through positions (Note [Fused gathers] in

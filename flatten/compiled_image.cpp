@@ -19,7 +19,7 @@ using lang::ValueKind;
 
 namespace {
 
-constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '3'};  // 03: functions' shared bases
+constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '4'};  // 04: loop kernels
 
 /// What an image depends on besides its own format: the numbering of primitives and Flat IR ops.
 uint64_t fingerprint() {
@@ -216,6 +216,10 @@ class Writer {
     }
     u64(k.outputs.size());
     for (uint32_t o : k.outputs) u32(o);
+    u8(k.loop);
+    u32(k.loop_done);
+    u64(k.loop_next.size());
+    for (uint32_t x : k.loop_next) u32(x);
   }
 
   void program(const Program& p) {
@@ -533,6 +537,10 @@ class Reader {
     }
     size_t nouts = count();
     for (size_t i = 0; i < nouts; ++i) k->outputs.push_back(u32());
+    k->loop = u8() != 0;
+    k->loop_done = u32();
+    size_t nnext = count();
+    for (size_t i = 0; i < nnext; ++i) k->loop_next.push_back(u32());
     return k;
   }
   lang::core::PrimId prim() {

@@ -163,10 +163,28 @@ struct BodyMemo {
   }
 };
 
+// Note [Loop kernels]
+// A function whose every step is scalar work and whose recursion is a tail call of itself (a
+// `while` loop over scalars: an iteration count, an accumulator, a walk by index) runs as one
+// LoopKernel statement, each instance looping on its own (flatten/loop_kernels.cpp), instead of
+// a recursion loop that launches every statement of the body once per iteration. Its body is a
+// KernelBody with `loop` set: the first loop_next.size() inputs are the state, the nodes are
+// one iteration, and per instance
+//
+//   state := inputs; repeat { evaluate the nodes on state; if node loop_done: outputs, stop;
+//                             state := nodes loop_next }
+//
+// An iteration with a failing node stops that instance and records it as a plain kernel does
+// (Note [Kernels that can fail]); the record's node names the error. Both branches of an if
+// inside the body are evaluated, so a node that can fail in a branch reads its operands
+// through selects that give it harmless ones (1) where the branch is not taken.
 struct KernelBody {
   std::vector<const lang::Type*> inputs;  // element type of each input
   std::vector<KernelNode> nodes;          // in evaluation order
   std::vector<uint32_t> outputs;          // node of each output
+  bool loop = false;                      // Note [Loop kernels]
+  uint32_t loop_done = 0;                 // loop: the bool node that ends an instance's loop
+  std::vector<uint32_t> loop_next;        // loop: the node of each state input's next value
   /// A structural description (types by kind, prims, edges): equal keys, equal kernels.
   const std::string& key() const {
     return key_memo_.get([&] { return compute_key(); });
@@ -272,7 +290,8 @@ struct AppendChain {
 /// True for the statements that always evaluate a kernel body (Kernel and the consumer
 /// kernels). A FilterGroup has one unless all its members filter by input variables.
 inline bool has_kernel(Op op) {
-  return op == Op::Kernel || op == Op::ReduceKernel || op == Op::ScanKernel || op == Op::PackKernel;
+  return op == Op::Kernel || op == Op::LoopKernel || op == Op::ReduceKernel || op == Op::ScanKernel ||
+         op == Op::PackKernel;
 }
 
 /// True for the consumer kernels (Note [Consumer kernels]).
@@ -281,14 +300,14 @@ inline bool is_consumer_kernel(Op op) {
 }
 
 /// True for the statements that define the variables `outs` (several results) rather than dst.
-inline bool defines_outs(Op op) { return op == Op::Kernel || op == Op::FilterGroup; }
+inline bool defines_outs(Op op) { return op == Op::Kernel || op == Op::LoopKernel || op == Op::FilterGroup; }
 
 /// The operands of `s` that feed its kernel's inputs (all of them for Kernel, uses[1..] for the
 /// consumer kernels, the shared inputs of a FilterGroup).
 inline std::vector<VarId> kernel_inputs(const Stmt& s) {
   if (s.op == Op::FilterGroup)
     return std::vector<VarId>(s.uses.begin(), s.uses.begin() + std::min<size_t>(s.filters->inputs, s.uses.size()));
-  return std::vector<VarId>(s.uses.begin() + (s.op == Op::Kernel ? 0 : 1), s.uses.end());
+  return std::vector<VarId>(s.uses.begin() + (s.op == Op::Kernel || s.op == Op::LoopKernel ? 0 : 1), s.uses.end());
 }
 
 /// True for the types stored as one flat buffer (Note [Flat IR semantics] "Values"): the

@@ -52,8 +52,9 @@ struct Printer {
     std::string args;
     std::vector<VarId> ins = kernel_inputs(s);
     for (size_t i = 0; i < ins.size(); ++i) args += (i ? ", " : "") + var(ins[i]);
-    if (s.op == Op::Kernel) {
-      out += fmt::format("{}{} = kernel({})\n", pad, outs_lhs(s), args);
+    if (s.op == Op::Kernel || s.op == Op::LoopKernel) {
+      // A loop kernel's state inputs come first (Note [Loop kernels]).
+      out += fmt::format("{}{} = {}({})\n", pad, outs_lhs(s), op_name(s.op), args);
     } else {
       // `r : int = reduce_kernel sum(lens; x)`: the consumer, its first operand, the inputs.
       std::string prim = s.op == Op::PackKernel ? "" : fmt::format(" {}", lang::core::prim_info(s.prim).name);
@@ -135,7 +136,10 @@ struct Printer {
         rhs += ")";
       }
       std::string outs;
-      if (s.op == Op::Kernel) {
+      if (k.loop && k.loop_done == j) outs += " -> done";
+      for (size_t i = 0; k.loop && i < k.loop_next.size(); ++i)
+        if (k.loop_next[i] == j) outs += fmt::format(" -> next {}", i < ins.size() ? var(ins[i]) : "?");
+      if (s.op == Op::Kernel || s.op == Op::LoopKernel) {
         for (size_t o = 0; o < k.outputs.size() && o < s.outs.size(); ++o)
           if (k.outputs[o] == j) outs += fmt::format(" -> {}", var(s.outs[o]));
       } else if (s.op == Op::FilterGroup) {

@@ -63,6 +63,11 @@ inline std::string stable_hash_hex(std::string_view key) {
 /// Instances each thread of a PTX kernel computes.
 inline constexpr int kPtxInstancesPerThread = 4;
 
+/// The same for a kernel body that is a loop or not (Note [Loop kernels] in flat_ir.h): a
+/// loop's instances run for as long as each needs, so a thread takes one and the GPU keeps
+/// as many of them in flight as it can.
+inline constexpr int ptx_instances_per_thread(bool loop) { return loop ? 1 : kPtxInstancesPerThread; }
+
 /// An input read through positions (Note [Fused gathers] in exec/cuda/kernels.h): the
 /// body's input number `input`, with positions that are int64, or i32 where `narrow` (i32
 /// indices widened by i64(), read as they are stored: 4 bytes a position instead of 8, Note

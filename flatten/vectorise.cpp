@@ -9,6 +9,7 @@
 
 #include "flatten/free_slots.h"
 #include "flatten/inline_lambdas.h"
+#include "flatten/loop_kernels.h"
 #include "flatten/merge_tail_calls.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
@@ -443,6 +444,10 @@ class Vectoriser {
       block_->stmts.back().lit = lang::Value::string(lang::message(lang::RuntimeErrorId::NoBody, upper(p.fn->name)));
       block_->stmts.back().type = types_.string();
       result = prim(core::PrimId::RuntimeErrorPrim, fn_->result_type, {msg}, {fn_->result_type}, p.fn->span);
+    } else if (std::optional<KernelBody> loop = p.fn && p.known.empty() && p.shared.empty()
+                                                   ? loop_kernel(core_, *p.fn, inlined_body(p.body), p.targs)
+                                                   : std::nullopt) {
+      result = loop_kernel_call(std::move(*loop), p.fn->span);
     } else {
       if (p.fn) bind(p.fn->param, fn_->param, c);
       for (uint32_t slot : p.shared) {  // ids in the argument, the base from the call
@@ -457,6 +462,39 @@ class Vectoriser {
     }
     if (!p.fn) fn_->result_type = fn_->vars[result].type;
     fn_->body.result = result;
+  }
+
+  /// The body of a loop function (Note [Loop kernels]): one loop_kernel statement on the
+  /// leaves of the parameter, whose outputs are the leaves of the result.
+  VarId loop_kernel_call(KernelBody k, lang::Span span) {
+    std::vector<VarId> ins;
+    leaves(fn_->param, ins);
+    std::vector<VarId> outs;
+    for (uint32_t o : k.outputs) outs.push_back(new_var("r", k.nodes[o].type));
+    Stmt& s = emit(Op::LoopKernel, outs.at(0), std::move(ins), span);
+    s.outs = outs;
+    s.kernel = std::make_shared<const KernelBody>(std::move(k));
+    size_t next = 0;
+    return rebuild(fn_->result_type, outs, next);
+  }
+
+  /// The flat scalar components of `v`, in order.
+  void leaves(VarId v, std::vector<VarId>& out) {
+    const Type* t = fn_->vars[v].type;
+    if (t->kind != TypeKind::Pair) {
+      out.push_back(v);
+      return;
+    }
+    leaves(emit_value(Op::First, fn_->vars[v].hint, t->a, {v}), out);
+    leaves(emit_value(Op::Second, fn_->vars[v].hint, t->b, {v}), out);
+  }
+
+  /// A value of type `t` from its flat scalar components parts[next...].
+  VarId rebuild(const Type* t, const std::vector<VarId>& parts, size_t& next) {
+    if (t->kind != TypeKind::Pair) return parts.at(next++);
+    VarId a = rebuild(t->a, parts, next);
+    VarId b = rebuild(t->b, parts, next);
+    return emit_value(Op::Tuple, "tuple", t, {a, b});
   }
 
   // ---- patterns ----
@@ -1005,18 +1043,6 @@ class Vectoriser {
   static constexpr int kSpeculableNodes = 24;  // per branch: both run on every instance
 
   static bool plain_scalar(const Type* t) { return t->kind <= TypeKind::F32; }
-
-  /// identity(x) at a plain scalar type, as lang::eval::identity_of_type gives it.
-  static lang::Value identity_of_plain(const Type* t) {
-    switch (t->kind) {
-      case TypeKind::Float: return lang::Value::float_(0.0);
-      case TypeKind::Bool: return lang::Value::bool_(false);
-      case TypeKind::Char: return lang::Value::char_(' ');
-      case TypeKind::I32: return lang::Value::i32(0);
-      case TypeKind::F32: return lang::Value::f32(0.0f);
-      default: return lang::Value::int_(0);
-    }
-  }
 
   bool speculable(const core::Expr* e, int& budget) {
     if (--budget < 0) return false;

@@ -315,7 +315,7 @@ struct Verifier {
         dst_kind(false);
         break;
       }
-      case Op::Kernel: kernel(s); break;
+      case Op::Kernel: case Op::LoopKernel: kernel(s); break;
       case Op::FilterGroup: filter_group(s); break;
       case Op::AppendChain: dst_kind(false); append_chain(s, dst); break;
       case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel:
@@ -501,7 +501,8 @@ struct Verifier {
     const KernelBody* k = s.kernel.get();
     if (!k) return;
     // kernel_inputs: all operands of a Kernel, uses[1..] of a consumer, a group's first ones.
-    const size_t first = s.op == Op::Kernel || s.op == Op::FilterGroup ? 0 : 1;
+    const bool plain = s.op == Op::Kernel || s.op == Op::LoopKernel;
+    const size_t first = plain || s.op == Op::FilterGroup ? 0 : 1;
     const size_t end = s.op == Op::FilterGroup ? std::min<size_t>(s.filters->inputs, s.uses.size()) : s.uses.size();
     const size_t ninputs = end > first ? end - first : 0;
     expect(s, ninputs == k->inputs.size(), fmt::format("has {} operands for {} kernel inputs", ninputs, k->inputs.size()));
@@ -527,11 +528,20 @@ struct Verifier {
         else args.push_back(k->nodes[a].type);
       }
       if (!ok) problem(&s, fmt::format("kernel node {} reads a later node", j));
-      else if (!kernel_prim_ok(n.prim, args, n.type) && !(s.op == Op::Kernel && kernel_prim_fallible(n.prim, args, n.type)))
+      else if (!kernel_prim_ok(n.prim, args, n.type) && !(plain && kernel_prim_fallible(n.prim, args, n.type)))
         problem(&s, fmt::format("kernel node {}: primitive {} cannot be fused at these types", j,
                                 n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?"));
     }
-    if (s.op != Op::Kernel) return;  // consumer_kernel and filter_group check the outputs
+    expect(s, k->loop == (s.op == Op::LoopKernel), "a loop body outside loop_kernel, or a loop_kernel without one");
+    if (k->loop) {  // Note [Loop kernels]
+      expect(s, k->loop_done < k->nodes.size() && k->nodes[k->loop_done].type->kind == TypeKind::Bool,
+             "the loop's done node is not a bool node");
+      expect(s, k->loop_next.size() <= k->inputs.size(), "the loop has more state than inputs");
+      for (size_t i = 0; i < k->loop_next.size(); ++i)
+        expect(s, k->loop_next[i] < k->nodes.size() && k->nodes[k->loop_next[i]].type == k->inputs[i],
+               fmt::format("the loop's next state {} is not a node of its input's type", i));
+    }
+    if (!plain) return;  // consumer_kernel and filter_group check the outputs
     expect(s, !s.outs.empty() && s.outs.size() == k->outputs.size() && s.outs[0] == s.dst,
            "kernel outputs do not match its result variables");
     for (size_t o = 0; o < s.outs.size() && o < k->outputs.size(); ++o) {

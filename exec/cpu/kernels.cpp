@@ -241,11 +241,57 @@ HostKernelFn host_kernel(const KernelBody& k) {
   }
 }
 
+/// A loop kernel by the interpretive loop (Note [Loop kernels]): each instance runs one
+/// iteration at a time as a plain body whose outputs are the done flag, the next state and the
+/// results. Slow, a fallback where nothing compiles kernels.
+void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
+  KernelBody step;
+  step.inputs = k.inputs;
+  step.nodes = k.nodes;
+  step.outputs.push_back(k.loop_done);
+  step.outputs.insert(step.outputs.end(), k.loop_next.begin(), k.loop_next.end());
+  step.outputs.insert(step.outputs.end(), k.outputs.begin(), k.outputs.end());
+  const size_t nstate = k.loop_next.size(), nresults = k.outputs.size();
+  uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[nresults]) : nullptr;
+  std::vector<uint64_t> state(nstate), slots(step.outputs.size());
+  std::vector<const void*> at(k.inputs.size());
+  std::vector<void*> out_at;
+  for (uint64_t& x : slots) out_at.push_back(&x);
+  uint64_t step_record = flatten::kNoKernelFailure;
+  out_at.push_back(&step_record);
+  for (int64_t i = begin; i < end; ++i) {
+    for (size_t j = 0; j < k.inputs.size(); ++j) {
+      const size_t w = storage_width(k.inputs[j]->kind);
+      const char* in = static_cast<const char*>(ins[j]) + static_cast<size_t>(i) * w;
+      if (j < nstate) std::memcpy(&state[j], in, w);
+      at[j] = j < nstate ? static_cast<const void*>(&state[j]) : in;
+    }
+    for (;;) {
+      interpret_kernel(step, 0, 1, at.data(), out_at.data());
+      if (step_record != flatten::kNoKernelFailure) {
+        lower_record(std::atomic_ref<uint64_t>(*record),
+                     flatten::kernel_failure_record(flatten::failed_node(step_record), static_cast<uint64_t>(i)));
+        step_record = flatten::kNoKernelFailure;
+        break;
+      }
+      if (*reinterpret_cast<const bool*>(&slots[0])) {
+        for (size_t o = 0; o < nresults; ++o) {
+          const size_t w = storage_width(k.nodes[k.outputs[o]].type->kind);
+          std::memcpy(static_cast<char*>(outs[o]) + static_cast<size_t>(i) * w, &slots[1 + nstate + o], w);
+        }
+        break;
+      }
+      for (size_t j = 0; j < nstate; ++j) state[j] = slots[1 + j];
+    }
+  }
+}
+
 }  // namespace
 
 void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
   size_t nn = k.nodes.size();
   if (end <= begin) return;
+  if (k.loop) return interpret_loop(k, begin, end, ins, outs);
   // A kernel that can fail has its failure record after the outputs (flatten/kernel_abi.h).
   uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[k.outputs.size()]) : nullptr;
   // 8 bytes per element (the widest storage) per node; left uninitialised, as every row is
@@ -345,7 +391,8 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
   }
   uint64_t record = flatten::kNoKernelFailure;  // Note [Kernels that can fail]
   if (k.can_fail()) out_ptrs.push_back(&record);
-  HostKernelFn fn = n >= jit_min() ? host_kernel(k) : nullptr;
+  // A loop kernel's instances may run long: it is compiled whatever their number.
+  HostKernelFn fn = n >= jit_min() || k.loop ? host_kernel(k) : nullptr;
   if (fn) {
     run_chunks(fn, n, in_ptrs.data(), out_ptrs.data());
   } else if (n < kParallelGrain) {

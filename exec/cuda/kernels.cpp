@@ -266,7 +266,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   if (!args.gathered.empty() && !can_load(k, args.gathered)) args = kernel_args(ins, ins.size());
   const runtime::cuda::Kernel& kernel = kernel_for(k, args.gathered);
   // ndp_kernel(i64 n, ptr in_0, ..., [ptr positions_0, ...], ptr out_0, ...):
-  // kPtxInstancesPerThread instances a thread.
+  // ptx_instances_per_thread instances a thread.
   // A kernel that can fail takes the failure record last (Note [Kernels that can fail]).
   std::vector<CUdeviceptr> ptrs = std::move(args.ptrs);
   for (const DVec& v : outs) ptrs.push_back(v.data());
@@ -275,7 +275,8 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   std::vector<void*> params;
   params.push_back(&n);
   for (CUdeviceptr& p : ptrs) params.push_back(&p);
-  gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element((n + flatten::kPtxInstancesPerThread - 1) / flatten::kPtxInstancesPerThread),
+  const int64_t per_thread = flatten::ptx_instances_per_thread(k.loop);
+  gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element((n + per_thread - 1) / per_thread),
                                   params.data()));
   if (can_fail) {
     if (uint64_t record = gpu_.take_kernel_record(); record != flatten::kNoKernelFailure) {

@@ -153,6 +153,10 @@ std::string KernelBody::compute_key() const {
   }
   k += "|";
   for (uint32_t o : outputs) k += fmt::format("{},", o);
+  if (loop) {
+    k += fmt::format("|loop{}:", loop_done);
+    for (uint32_t x : loop_next) k += fmt::format("{},", x);
+  }
   return k;
 }
 

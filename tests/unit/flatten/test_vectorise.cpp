@@ -85,9 +85,10 @@ TEST_CASE("a sequence literal of constants is one lit statement, not one per ele
 }
 
 TEST_CASE("an if with a call of one function in every branch becomes one recursion loop") {
-  // flatten/merge_tail_calls.h: the Collatz loop has two self-calls, one per branch.
-  Flattened loop("function steps(n, k) = if n == 1 then k else if rem(n, 2) == 0 then steps(n / 2, k + 1) "
-                 "else steps(3 * n + 1, k + 1) $ {steps(n, 0) : n in [1, 7, 27]} $",
+  // flatten/merge_tail_calls.h: the Collatz loop has two self-calls, one per branch. (The
+  // sequence it carries keeps it from being a loop kernel.)
+  Flattened loop("function steps(n, k, s) = if n == 1 then k + #s else if rem(n, 2) == 0 then steps(n / 2, k + 1, s) "
+                 "else steps(3 * n + 1, k + 1, s) $ {steps(n, 0, [n]) : n in [1, 7, 27]} $",
                  true);
   CHECK(loop.count("while(") == 1);
   CHECK(loop.count("call steps") == 1);  // main's call; none left inside the loop
@@ -115,4 +116,31 @@ TEST_CASE("a sequence every instance reads is passed to a function shared, and a
   CHECK(search->shared_bases.size() == 1);
   CHECK(f.count("index_shared(") >= 1);
   CHECK(f.count("gather(") == 1);  // #sq per instance only; the table itself is never copied
+}
+
+TEST_CASE("a tail-recursive function over flat scalars is one loop kernel") {
+  // Note [Loop kernels]: the state (n, k) in, the result k out, one iteration as nodes.
+  Flattened collatz("function steps(n, k) = if n == 1 then k else if rem(n, 2) == 0 then steps(n / 2, k + 1) "
+                    "else steps(3 * n + 1, k + 1) $ {steps(n, 0) : n in [1, 7, 27]} $",
+                    true);
+  CHECK(collatz.count("loop_kernel(") == 1);
+  CHECK(collatz.count("while(") == 0);
+  CHECK(collatz.count("-> done") == 1);
+  CHECK(collatz.count("-> next ") == 2);
+  // / and rem are guarded where their branch is not taken: they read selects of the state.
+  CHECK(collatz.count("select(") >= 2);
+  // A helper with a tuple result and a stdlib function are compiled in place.
+  Flattened helper("function dist2((x, y)) = x * x + y * y $ "
+                   "function walk(x, y, n) = if n == 0 or dist2((x, y)) > 4.0 then n else walk(x * x - y * y + 0.3, 2.0 * x * y, n - 1) $ "
+                   "{walk(x, 0.0, 50) : x in [0.0, 0.5, 1.0]} $",
+                   true);
+  CHECK(helper.count("loop_kernel(") == 1);
+  CHECK(helper.count("call ") == 0);
+  // Not loops: a sequence in the state, a non-tail self-call, no self-call at all.
+  Flattened seq("function grow(s, n) = if #s >= n then s else grow(s ++ [#s], n) $ grow([] int, 5) $", true);
+  CHECK(seq.count("loop_kernel(") == 0);
+  Flattened fact("function fact(n) = if n == 0 then 1 else n * fact(n - 1) $ {fact(n) : n in [3, 5]} $", true);
+  CHECK(fact.count("loop_kernel(") == 0);
+  Flattened plain("function sq(x) = x * x $ {sq(x) : x in [3, 5]} $", true);
+  CHECK(plain.count("loop_kernel(") == 0);
 }

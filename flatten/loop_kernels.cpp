@@ -1,0 +1,323 @@
+// Scalar loops as one kernel: a Core function body compiled to the nodes of one iteration
+// (Note [Loop kernels] in flatten/flat_ir.h).
+#include "flatten/loop_kernels.h"
+
+#include <map>
+#include <memory>
+
+#include "flatten/passes/fuse_elementwise.h"
+
+namespace ndp::flatten {
+
+namespace core = lang::core;
+using lang::Type;
+using lang::TypeKind;
+using core::PrimId;
+
+lang::Value identity_of_plain(const Type* t) {
+  switch (t->kind) {
+    case TypeKind::Float: return lang::Value::float_(0.0);
+    case TypeKind::Bool: return lang::Value::bool_(false);
+    case TypeKind::Char: return lang::Value::char_(' ');
+    case TypeKind::I32: return lang::Value::i32(0);
+    case TypeKind::F32: return lang::Value::f32(0.0f);
+    default: return lang::Value::int_(0);
+  }
+}
+
+namespace {
+
+/// Thrown where the body leaves what a loop kernel computes.
+struct NotALoop {};
+
+bool plain(const Type* t) { return t->kind <= TypeKind::F32; }
+
+/// A value while compiling: a node holding a flat scalar, or a pair of values.
+struct Sym {
+  uint32_t node = 0;
+  std::shared_ptr<const std::pair<Sym, Sym>> pair;
+};
+
+/// What a tail position gives: a value (the loop is done), a self-call (it goes on with `next`),
+/// or, through ifs, either, as node `done` says.
+struct Outcome {
+  enum class Done { Always, Never, ByNode } done = Done::Always;
+  uint32_t done_node = 0;
+  std::optional<Sym> value;  // where it may be done
+  std::optional<Sym> next;   // where it may go on
+};
+
+/// The frame of one function body being compiled: its slots and its type arguments.
+struct Scope {
+  const std::vector<const Type*>* targs;
+  std::map<uint32_t, Sym> slots;
+};
+
+constexpr size_t kMaxNodes = 4096;  // a larger body is left to the flattened loop
+constexpr int kMaxCallDepth = 16;   // calls compiled in place, nested
+
+class LoopCompiler {
+ public:
+  LoopCompiler(core::Program& prog, const core::Function& fn, const std::vector<const Type*>& targs)
+      : prog_(prog), types_(prog.types), fn_(fn), targs_(targs) {}
+
+  KernelBody compile(const core::Expr* body) {
+    Scope scope{&targs_, {}};
+    Sym param = inputs(close(fn_.param->type, scope));
+    bind(fn_.param, param, scope);
+    Outcome o = tail(body, scope, std::nullopt);
+    if (!o.value || !o.next || o.done != Outcome::Done::ByNode) throw NotALoop{};
+    k_.loop = true;
+    k_.loop_done = o.done_node;
+    leaves(*o.next, k_.loop_next);
+    leaves(*o.value, k_.outputs);
+    if (k_.loop_next.size() != k_.inputs.size()) throw NotALoop{};
+    for (size_t i = 0; i < k_.inputs.size(); ++i)
+      if (k_.nodes[k_.loop_next[i]].type != k_.inputs[i]) throw NotALoop{};
+    return std::move(k_);
+  }
+
+ private:
+  core::Program& prog_;
+  lang::TypeContext& types_;
+  const core::Function& fn_;
+  const std::vector<const Type*>& targs_;
+  KernelBody k_;
+  int depth_ = 0;
+
+  const Type* close(const Type* t, const Scope& s) { return s.targs->empty() ? t : types_.subst(t, *s.targs); }
+
+  uint32_t add(KernelNode n) {
+    if (k_.nodes.size() >= kMaxNodes) throw NotALoop{};
+    k_.nodes.push_back(std::move(n));
+    return static_cast<uint32_t>(k_.nodes.size() - 1);
+  }
+
+  uint32_t constant(lang::Value v, const Type* t) {
+    if (!const_ok(v, t)) throw NotALoop{};
+    KernelNode n;
+    n.kind = KernelNode::Kind::Const;
+    n.value = std::move(v);
+    n.type = t;
+    return add(std::move(n));
+  }
+
+  uint32_t prim(PrimId p, std::vector<uint32_t> args, const Type* t, lang::Span span = {}) {
+    KernelNode n;
+    n.kind = KernelNode::Kind::Prim;
+    n.prim = p;
+    n.args = std::move(args);
+    n.type = t;
+    n.span = span;
+    return add(std::move(n));
+  }
+
+  const Type* type_of(uint32_t node) const { return k_.nodes[node].type; }
+
+  /// One input per leaf of `t`, in order.
+  Sym inputs(const Type* t) {
+    if (t->kind == TypeKind::Pair) {
+      Sym a = inputs(t->a);  // first: inputs are numbered in order
+      return pair(std::move(a), inputs(t->b));
+    }
+    if (!plain(t)) throw NotALoop{};
+    KernelNode n;
+    n.kind = KernelNode::Kind::Input;
+    n.input = static_cast<uint32_t>(k_.inputs.size());
+    n.type = t;
+    k_.inputs.push_back(t);
+    return Sym{add(std::move(n)), nullptr};
+  }
+
+  static Sym pair(Sym a, Sym b) { return Sym{0, std::make_shared<const std::pair<Sym, Sym>>(std::move(a), std::move(b))}; }
+
+  static void leaves(const Sym& v, std::vector<uint32_t>& out) {
+    if (!v.pair) {
+      out.push_back(v.node);
+      return;
+    }
+    leaves(v.pair->first, out);
+    leaves(v.pair->second, out);
+  }
+
+  static uint32_t scalar(const Sym& v) {
+    if (v.pair) throw NotALoop{};
+    return v.node;
+  }
+
+  void bind(const core::Pattern* p, const Sym& v, Scope& s) {
+    switch (p->kind) {
+      case core::PatternKind::Var: s.slots[p->slot] = v; return;
+      case core::PatternKind::Tuple:
+        if (!v.pair) throw NotALoop{};
+        bind(p->left, v.pair->first, s);
+        bind(p->right, v.pair->second, s);
+        return;
+      case core::PatternKind::Con: throw NotALoop{};
+    }
+  }
+
+  /// Leaf by leaf: c ? a : b.
+  Sym select(uint32_t c, const Sym& a, const Sym& b) {
+    if (a.pair && b.pair) return pair(select(c, a.pair->first, b.pair->first), select(c, a.pair->second, b.pair->second));
+    if (a.pair || b.pair || type_of(a.node) != type_of(b.node)) throw NotALoop{};
+    if (a.node == b.node) return a;
+    return Sym{prim(PrimId::Select, {c, a.node, b.node}, type_of(a.node)), nullptr};
+  }
+
+  /// The guard of a branch: the enclosing guard and the branch's condition.
+  uint32_t guarded(std::optional<uint32_t> guard, uint32_t cond) {
+    return guard ? prim(PrimId::And, {*guard, cond}, types_.bool_()) : cond;
+  }
+
+  /// Whether `e` calls fn_ itself at its own type arguments.
+  bool self_call(const core::Expr* e, const Scope& s) {
+    if (e->kind != core::Kind::Call || e->args[0]->kind != core::Kind::FnRef || e->args[0]->id != fn_.global) return false;
+    for (size_t i = 0; i < e->args[0]->type_args.size(); ++i)
+      if (i >= targs_.size() || close(e->args[0]->type_args[i], s) != targs_[i]) return false;
+    return e->args[0]->type_args.size() == targs_.size();
+  }
+
+  Outcome tail(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    switch (e->kind) {
+      case core::Kind::Let:
+        bind(e->pattern, value(e->args[0], s, guard), s);
+        return tail(e->args[1], s, guard);
+      case core::Kind::If: {
+        uint32_t c = scalar(value(e->args[0], s, guard));
+        Outcome a = tail(e->args[1], s, guarded(guard, c));
+        uint32_t not_c = prim(PrimId::Not, {c}, types_.bool_());
+        Outcome b = tail(e->args[2], s, guarded(guard, not_c));
+        return combine(c, a, b);
+      }
+      default:
+        if (self_call(e, s)) {
+          Outcome o;
+          o.done = Outcome::Done::Never;
+          o.next = value(e->args[1], s, guard);
+          return o;
+        }
+        Outcome o;
+        o.value = value(e, s, guard);
+        return o;
+    }
+  }
+
+  uint32_t done_node(const Outcome& o) {
+    switch (o.done) {
+      case Outcome::Done::Always: return constant(lang::Value::bool_(true), types_.bool_());
+      case Outcome::Done::Never: return constant(lang::Value::bool_(false), types_.bool_());
+      case Outcome::Done::ByNode: return o.done_node;
+    }
+    return 0;
+  }
+
+  Outcome combine(uint32_t c, const Outcome& a, const Outcome& b) {
+    Outcome o;
+    if (a.done == b.done && a.done != Outcome::Done::ByNode) {
+      o.done = a.done;
+    } else {
+      o.done = Outcome::Done::ByNode;
+      o.done_node = a.done == Outcome::Done::Always && b.done == Outcome::Done::Never ? c
+                                                                                        : prim(PrimId::Select, {c, done_node(a), done_node(b)}, types_.bool_());
+    }
+    auto either = [&](const std::optional<Sym>& x, const std::optional<Sym>& y) -> std::optional<Sym> {
+      if (x && y) return select(c, *x, *y);
+      return x ? x : y;
+    };
+    o.value = either(a.value, b.value);
+    o.next = either(a.next, b.next);
+    return o;
+  }
+
+  Sym value(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    switch (e->kind) {
+      case core::Kind::Lit: return Sym{constant(e->lit, close(e->type, s)), nullptr};
+      case core::Kind::Local: {
+        auto it = s.slots.find(e->slot);
+        if (it == s.slots.end()) throw NotALoop{};
+        return it->second;
+      }
+      case core::Kind::Tuple: {
+        Sym a = value(e->args[0], s, guard);
+        return pair(std::move(a), value(e->args[1], s, guard));
+      }
+      case core::Kind::Let:
+        bind(e->pattern, value(e->args[0], s, guard), s);
+        return value(e->args[1], s, guard);
+      case core::Kind::If: {
+        uint32_t c = scalar(value(e->args[0], s, guard));
+        Sym a = value(e->args[1], s, guarded(guard, c));
+        uint32_t not_c = prim(PrimId::Not, {c}, types_.bool_());
+        Sym b = value(e->args[2], s, guarded(guard, not_c));
+        return select(c, a, b);
+      }
+      case core::Kind::Prim: return primitive(e, s, guard);
+      case core::Kind::Call: return call(e, s, guard);
+      default: throw NotALoop{};
+    }
+  }
+
+  Sym primitive(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    const Type* result = close(e->type, s);
+    if (!plain(result)) throw NotALoop{};
+    std::vector<uint32_t> args;
+    std::vector<const Type*> arg_types;
+    for (const core::Expr* a : e->args) {
+      args.push_back(scalar(value(a, s, guard)));
+      arg_types.push_back(type_of(args.back()));
+    }
+    if (e->prim == PrimId::Identity) return Sym{constant(identity_of_plain(result), result), nullptr};
+    if (kernel_prim_ok(e->prim, arg_types, result)) return Sym{prim(e->prim, std::move(args), result, e->span), nullptr};
+    if (!kernel_prim_fallible(e->prim, arg_types, result)) throw NotALoop{};
+    // Both branches of an if run: where this one's guard is false, the node reads ones, which
+    // no fallible primitive fails on (Note [Loop kernels]).
+    if (guard)
+      for (uint32_t& a : args) {
+        uint32_t one = constant(one_of(type_of(a)), type_of(a));
+        a = prim(PrimId::Select, {*guard, a, one}, type_of(a));
+      }
+    return Sym{prim(e->prim, std::move(args), result, e->span), nullptr};
+  }
+
+  static lang::Value one_of(const Type* t) {
+    switch (t->kind) {
+      case TypeKind::Float: return lang::Value::float_(1.0);
+      case TypeKind::Bool: return lang::Value::bool_(true);
+      case TypeKind::Char: return lang::Value::char_('1');
+      case TypeKind::I32: return lang::Value::i32(1);
+      case TypeKind::F32: return lang::Value::f32(1.0f);
+      default: return lang::Value::int_(1);
+    }
+  }
+
+  /// A call of another function: its body compiled in place, in a scope of its own.
+  Sym call(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    const core::Expr* callee = e->args[0];
+    if (callee->kind != core::Kind::FnRef || self_call(e, s) || depth_ >= kMaxCallDepth) throw NotALoop{};
+    const core::Global& g = *prog_.globals.at(callee->id);
+    if (g.kind != core::Global::Kind::Function || !g.fn.body) throw NotALoop{};
+    Sym arg = value(e->args[1], s, guard);
+    std::vector<const Type*> targs;
+    for (const Type* t : callee->type_args) targs.push_back(close(t, s));
+    Scope inner{&targs, {}};
+    bind(g.fn.param, arg, inner);
+    ++depth_;
+    Sym r = value(g.fn.body, inner, guard);
+    --depth_;
+    return r;
+  }
+};
+
+}  // namespace
+
+std::optional<KernelBody> loop_kernel(core::Program& prog, const core::Function& fn, const core::Expr* body,
+                                      const std::vector<const Type*>& targs) {
+  try {
+    return LoopCompiler(prog, fn, targs).compile(body);
+  } catch (const NotALoop&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace ndp::flatten

@@ -1,0 +1,28 @@
+// Scalar loops as one kernel (Note [Loop kernels] in flatten/flat_ir.h).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "flatten/flat_ir.h"
+#include "lang/core.h"
+
+namespace ndp::flatten {
+
+/// The loop kernel of function `fn` at the closed type arguments `targs`, with `body` its body
+/// after the Core rewrites (merge_tail_calls), or nothing when it is not a loop over scalars.
+///
+/// A loop here: the parameter and the result are flat scalars or tuples of them; every tail
+/// position of the body is a value or a call of `fn` itself at the same type arguments, and at
+/// least one of each; the rest is lets, tuples, ifs, literals and the primitives a kernel holds
+/// (those that can fail too), and calls of other functions whose bodies are all that (their
+/// bodies are compiled in place). The kernel's inputs are the leaves of the parameter, in
+/// order, and its outputs the leaves of the result (Note [Loop kernels]).
+std::optional<KernelBody> loop_kernel(lang::core::Program& prog, const lang::core::Function& fn,
+                                      const lang::core::Expr* body, const std::vector<const lang::Type*>& targs);
+
+/// identity(x) at a flat scalar type `t` other than a pair, as lang::eval::identity_of_type
+/// gives it: a literal a kernel can hold.
+lang::Value identity_of_plain(const lang::Type* t);
+
+}  // namespace ndp::flatten
