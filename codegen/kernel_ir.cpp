@@ -276,15 +276,54 @@ llvm::Value* constant(llvm::IRBuilder<>& b, const KernelNode& n) {
 
 namespace {
 
+/// A read of a sequence (Note [Sequences in loop kernels]): the length of row args[0], or
+/// component n.component of its element args[1], which fails out of bounds (and then reads
+/// nothing) where its guard args[2], if it has one, holds.
+NodeValue sequence_read(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
+                        const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
+  llvm::Value* row = v.at(n.args.at(0));
+  uint32_t first = 0;  // the sequence's first pointer: its rows' offsets
+  for (uint32_t q = 0; q < n.input; ++q) first += static_cast<uint32_t>(1 + k.seqs[q].size());
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* offsets = seq_pointer(first);
+  llvm::Value* start = b.CreateLoad(i64, b.CreateGEP(i64, offsets, row));
+  llvm::Value* end = b.CreateLoad(i64, b.CreateGEP(i64, offsets, b.CreateAdd(row, b.getInt64(1))));
+  llvm::Value* length = b.CreateSub(end, start);
+  if (n.kind == KernelNode::Kind::SeqLength) return {length};
+  llvm::Value* index = v.at(n.args.at(1));
+  llvm::Value* outside = b.CreateICmpUGE(index, length);  // negative too
+  llvm::Type* t = storage_type(b.getContext(), n.type);
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* read = llvm::BasicBlock::Create(b.getContext(), "seq_read", fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), "seq_read_done", fn);
+  b.CreateCondBr(outside, done, read);
+  b.SetInsertPoint(read);
+  llvm::Value* x = b.CreateLoad(t, b.CreateGEP(t, seq_pointer(first + 1 + n.component), b.CreateAdd(start, index)));
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  llvm::PHINode* r = b.CreatePHI(t, 2);
+  r->addIncoming(llvm::Constant::getNullValue(t), before);
+  r->addIncoming(x, read);
+  llvm::Value* value = n.type->kind == TypeKind::Bool ? b.CreateICmpNE(r, b.getInt8(0)) : static_cast<llvm::Value*>(r);
+  // A read in a branch that is not taken fails nowhere (its third operand, the guard).
+  return {value, n.args.size() > 2 ? b.CreateAnd(outside, v.at(n.args[2])) : outside};
+}
+
 /// The nodes of `k` in order, input j read as input(j) (an i1 for a bool); the i1 of each node
 /// that can fail is added to `fails` as (node, failed).
 std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, const std::function<llvm::Value*(uint32_t)>& input,
-                                     MathLibrary math, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
+                                     const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math,
+                                     std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
   std::vector<llvm::Value*> v;
   v.reserve(k.nodes.size());
   for (const KernelNode& n : k.nodes) {
     if (n.kind == KernelNode::Kind::Input) {
       v.push_back(input(n.input));
+    } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
+      NodeValue r = sequence_read(b, k, n, v, seq_pointer);
+      if (r.fails != nullptr) fails.emplace_back(static_cast<uint32_t>(v.size()), r.fails);
+      v.push_back(r.value);
     } else if (n.kind == KernelNode::Kind::Const) {
       v.push_back(constant(b, n));
     } else {
@@ -308,7 +347,8 @@ llvm::Value* failure_record(llvm::IRBuilder<>& b, const std::vector<std::pair<ui
 }  // namespace
 
 InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
-                             const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math) {
+                             const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
+                             const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
   // Inputs as values (bool: i1), each loaded once.
   std::vector<llvm::Value*> in(k.inputs.size(), nullptr);
   auto loaded = [&](uint32_t j) {
@@ -322,7 +362,7 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
   std::vector<llvm::Value*> v;
   llvm::Value* record = nullptr;
   if (!k.loop) {
-    v = emit_nodes(b, k, loaded, math, fails);
+    v = emit_nodes(b, k, loaded, seq_pointer, math, fails);
     if (!fails.empty()) record = failure_record(b, fails, instance);
   } else {
     // Note [Loop kernels]: the invariant inputs are loaded before the loop, the state is a phi
@@ -340,7 +380,7 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
       state.push_back(b.CreatePHI(in[j]->getType(), 2));
       state.back()->addIncoming(in[j], before);
     }
-    v = emit_nodes(b, k, [&](uint32_t j) { return j < nstate ? state[j] : in.at(j); }, math, fails);
+    v = emit_nodes(b, k, [&](uint32_t j) { return j < nstate ? state[j] : in.at(j); }, seq_pointer, math, fails);
     llvm::Value* stop = v.at(k.loop_done);
     if (!fails.empty()) {
       record = failure_record(b, fails, instance);

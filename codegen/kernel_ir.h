@@ -28,8 +28,11 @@ struct InstanceValues {
 };
 
 /// Emits the nodes of `k` for instance `instance` (an i64); `load(j)` returns input j's loaded
-/// value as stored in memory. A node that fails yields a value without undefined behaviour.
+/// value as stored in memory, and `seq_pointer(j)` the j-th pointer of the sequences a loop
+/// reads (Note [Sequences in loop kernels]; never called for a body without them). A node that
+/// fails yields a value without undefined behaviour.
 InstanceValues emit_instance(llvm::IRBuilder<>& b, const flatten::KernelBody& k, llvm::Value* instance,
-                             const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math);
+                             const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
+                             const std::function<llvm::Value*(uint32_t)>& seq_pointer = nullptr);
 
 }  // namespace ndp::codegen

@@ -66,6 +66,9 @@ void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string&
     in_base.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(2), j), "in"));
   for (size_t o = 0; o < k.outputs.size(); ++o)
     out_base.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(3), o), "out"));
+  std::vector<llvm::Value*> seq_base;  // after the inputs (Note [Sequences in loop kernels])
+  for (size_t j = 0; j < k.seq_pointers(); ++j)
+    seq_base.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(2), k.inputs.size() + j), "seq"));
   const bool can_fail = k.can_fail();
   llvm::Value* none = b.getInt64(flatten::kNoKernelFailure);
   b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, exit);
@@ -79,7 +82,7 @@ void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string&
         llvm::Type* t = storage_type(ctx, k.inputs.at(j));
         return b.CreateLoad(t, b.CreateGEP(t, in_base[j], i));
       },
-      MathLibrary::Host);
+      MathLibrary::Host, [&](uint32_t j) { return seq_base.at(j); });
   for (size_t o = 0; o < inst.outputs.size(); ++o)
     b.CreateStore(inst.outputs[o], b.CreateGEP(inst.outputs[o]->getType(), out_base[o], i));
   llvm::Value* lowest_next = nullptr;

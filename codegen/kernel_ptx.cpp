@@ -202,7 +202,9 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   size_t positions = 0;
   for (size_t g = 0; g < gathered.size(); ++g)
     if (!gathered[g].broadcast) position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions++);
-  size_t ni = k.inputs.size() + positions, no = k.outputs.size();
+  // Then the pointers of the sequences a loop reads (Note [Sequences in loop kernels]).
+  const size_t seqs_at = 1 + k.inputs.size() + positions;
+  size_t ni = k.inputs.size() + positions + k.seq_pointers(), no = k.outputs.size();
   const bool can_fail = k.can_fail();  // then the failure record follows the outputs
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j) params.push_back(b.getPtrTy());
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
@@ -252,7 +254,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
           }
           return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
         },
-        MathLibrary::Libdevice);
+        MathLibrary::Libdevice, [&](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); });
     for (size_t o = 0; o < no; ++o) {
       llvm::Type* t = inst.outputs[o]->getType();
       b.CreateStore(inst.outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));

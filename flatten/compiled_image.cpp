@@ -207,6 +207,7 @@ class Writer {
     for (const KernelNode& n : k.nodes) {
       u8(static_cast<uint8_t>(n.kind));
       u32(n.input);
+      u32(n.component);
       if (n.kind == KernelNode::Kind::Const) value(n.value);
       u32(static_cast<uint32_t>(n.prim));
       u64(n.args.size());
@@ -220,6 +221,11 @@ class Writer {
     u32(k.loop_done);
     u64(k.loop_next.size());
     for (uint32_t x : k.loop_next) u32(x);
+    u64(k.seqs.size());
+    for (const std::vector<const Type*>& seq : k.seqs) {
+      u64(seq.size());
+      for (const Type* t : seq) type(t);
+    }
   }
 
   void program(const Program& p) {
@@ -525,8 +531,11 @@ class Reader {
     size_t nnodes = count();
     for (size_t i = 0; i < nnodes; ++i) {
       KernelNode n;
-      n.kind = static_cast<KernelNode::Kind>(u8());
+      uint8_t kind = u8();
+      if (kind > static_cast<uint8_t>(KernelNode::Kind::SeqElt)) fail("a kernel node of no kind");
+      n.kind = static_cast<KernelNode::Kind>(kind);
       n.input = u32();
+      n.component = u32();
       if (n.kind == KernelNode::Kind::Const) n.value = value();
       n.prim = prim();
       size_t nargs = count();
@@ -541,6 +550,13 @@ class Reader {
     k->loop_done = u32();
     size_t nnext = count();
     for (size_t i = 0; i < nnext; ++i) k->loop_next.push_back(u32());
+    size_t nseqs = count();
+    for (size_t i = 0; i < nseqs; ++i) {
+      size_t ncomponents = count();
+      std::vector<const Type*> seq;
+      for (size_t c = 0; c < ncomponents; ++c) seq.push_back(type());
+      k->seqs.push_back(std::move(seq));
+    }
     return k;
   }
   lang::core::PrimId prim() {

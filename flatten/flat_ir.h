@@ -128,9 +128,10 @@ struct RecursionLoop {
 // the program's, fusion never moves a node that can fail past a statement that can fail or has
 // an effect (fuse_elementwise, fuse_siblings). Such kernels are never fused into consumers.
 struct KernelNode {
-  enum class Kind : uint8_t { Input, Prim, Const };
+  enum class Kind : uint8_t { Input, Prim, Const, SeqLength, SeqElt };
   Kind kind = Kind::Input;
-  uint32_t input = 0;                 // Input: index into uses / KernelBody::inputs
+  uint32_t input = 0;                 // Input: index into uses / KernelBody::inputs; Seq*: into KernelBody::seqs
+  uint32_t component = 0;             // SeqElt: the flat component of the element it reads
   lang::Value value;                  // Const: a scalar of the node's type (a fused Lit)
   lang::core::PrimId prim = lang::core::PrimId::Count_;  // Prim
   std::vector<uint32_t> args;         // Prim: indices of earlier nodes
@@ -174,6 +175,16 @@ struct BodyMemo {
 //   state := inputs; repeat { evaluate the nodes on state; if node loop_done: outputs, stop;
 //                             state := nodes loop_next }
 //
+// Note [Sequences in loop kernels]
+// A loop may read sequences that every iteration passes on unchanged and that are shared by
+// the instances (Note [Shared arguments]: a table, a tree): each is one more operand of the
+// statement after the inputs, the rows of the shared sequences, and each instance's row id is
+// an int input like the state. A SeqLength node (args: the row id) is that row's length and a
+// SeqElt node (args: the row id, the index) reads one flat component of one element, failing
+// as elt does on an index out of bounds. The kernel reads them in place: after the input
+// pointers come, per sequence, its rows' offsets (n_rows + 1 int64) and its components'
+// element arrays.
+//
 // An iteration with a failing node stops that instance and records it as a plain kernel does
 // (Note [Kernels that can fail]); the record's node names the error. Both branches of an if
 // inside the body are evaluated, so a node that can fail in a branch reads its operands
@@ -185,6 +196,16 @@ struct KernelBody {
   bool loop = false;                      // Note [Loop kernels]
   uint32_t loop_done = 0;                 // loop: the bool node that ends an instance's loop
   std::vector<uint32_t> loop_next;        // loop: the node of each state input's next value
+  /// loop: the sequences it reads (Note [Sequences in loop kernels]), each by the flat
+  /// components of its elements.
+  std::vector<std::vector<const lang::Type*>> seqs;
+  /// The number of pointers the sequences take after the inputs: per sequence, its rows'
+  /// offsets and one per component.
+  size_t seq_pointers() const {
+    size_t n = 0;
+    for (const auto& s : seqs) n += 1 + s.size();
+    return n;
+  }
   /// A structural description (types by kind, prims, edges): equal keys, equal kernels.
   const std::string& key() const {
     return key_memo_.get([&] { return compute_key(); });
@@ -305,6 +326,8 @@ inline bool defines_outs(Op op) { return op == Op::Kernel || op == Op::LoopKerne
 /// The operands of `s` that feed its kernel's inputs (all of them for Kernel, uses[1..] for the
 /// consumer kernels, the shared inputs of a FilterGroup).
 inline std::vector<VarId> kernel_inputs(const Stmt& s) {
+  if (s.op == Op::LoopKernel)  // the sequences' rows follow the inputs
+    return std::vector<VarId>(s.uses.begin(), s.uses.begin() + std::min(s.kernel->inputs.size(), s.uses.size()));
   if (s.op == Op::FilterGroup)
     return std::vector<VarId>(s.uses.begin(), s.uses.begin() + std::min<size_t>(s.filters->inputs, s.uses.size()));
   return std::vector<VarId>(s.uses.begin() + (s.op == Op::Kernel || s.op == Op::LoopKernel ? 0 : 1), s.uses.end());
@@ -314,6 +337,15 @@ inline std::vector<VarId> kernel_inputs(const Stmt& s) {
 /// scalars, streams and function values.
 inline bool is_flat_scalar(const lang::Type* t) {
   return t->kind <= lang::TypeKind::Stream || t->kind == lang::TypeKind::Fn;
+}
+
+/// Appends the flat scalar components of a value of type `t` to `out`, in order (`t` itself
+/// for int, float, bool, char, i32, f32; each half's for a pair); false for any other type.
+inline bool flat_components(const lang::Type* t, std::vector<const lang::Type*>& out) {
+  if (t->kind == lang::TypeKind::Pair) return flat_components(t->a, out) && flat_components(t->b, out);
+  if (t->kind > lang::TypeKind::F32) return false;
+  out.push_back(t);
+  return true;
 }
 
 struct Var {

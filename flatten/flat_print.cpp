@@ -53,8 +53,11 @@ struct Printer {
     std::vector<VarId> ins = kernel_inputs(s);
     for (size_t i = 0; i < ins.size(); ++i) args += (i ? ", " : "") + var(ins[i]);
     if (s.op == Op::Kernel || s.op == Op::LoopKernel) {
-      // A loop kernel's state inputs come first (Note [Loop kernels]).
-      out += fmt::format("{}{} = {}({})\n", pad, outs_lhs(s), op_name(s.op), args);
+      // A loop kernel's state inputs come first (Note [Loop kernels]), then the rows of the
+      // sequences it reads.
+      std::string rows;
+      for (size_t i = ins.size(); s.op == Op::LoopKernel && i < s.uses.size(); ++i) rows += (rows.empty() ? "; rows " : ", ") + var(s.uses[i]);
+      out += fmt::format("{}{} = {}({}{})\n", pad, outs_lhs(s), op_name(s.op), args, rows);
     } else {
       // `r : int = reduce_kernel sum(lens; x)`: the consumer, its first operand, the inputs.
       std::string prim = s.op == Op::PackKernel ? "" : fmt::format(" {}", lang::core::prim_info(s.prim).name);
@@ -130,6 +133,14 @@ struct Printer {
         rhs = fmt::format("in {}", n.input < ins.size() ? var(ins[n.input]) : "?");
       } else if (n.kind == KernelNode::Kind::Const) {
         rhs = "const " + lang::format_value(n.value, n.type);
+      } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
+        // `#rows[%r]` and `rows[%r][%i].c`: the rows are the statement's operands after the inputs.
+        size_t at = k.inputs.size() + n.input;
+        std::string rows = at < s.uses.size() ? var(s.uses[at]) : "?";
+        rhs = n.kind == KernelNode::Kind::SeqLength
+                  ? fmt::format("#{}[%{}]", rows, n.args.at(0))
+                  : fmt::format("{}[%{}][%{}].{}{}", rows, n.args.at(0), n.args.at(1), n.component,
+                                n.args.size() > 2 ? fmt::format(" if %{}", n.args[2]) : "");
       } else {
         rhs = std::string(n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?") + "(";
         for (size_t a = 0; a < n.args.size(); ++a) rhs += fmt::format("{}%{}", a ? ", " : "", n.args[a]);

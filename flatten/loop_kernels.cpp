@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 
 #include "flatten/passes/fuse_elementwise.h"
 
@@ -32,10 +33,12 @@ struct NotALoop {};
 
 bool plain(const Type* t) { return t->kind <= TypeKind::F32; }
 
-/// A value while compiling: a node holding a flat scalar, or a pair of values.
+/// A value while compiling: a node holding a flat scalar, a pair of values, or a shared
+/// sequence (`seq` >= 0: KernelBody::seqs[seq], and `node` the instance's row id).
 struct Sym {
   uint32_t node = 0;
   std::shared_ptr<const std::pair<Sym, Sym>> pair;
+  int seq = -1;
 };
 
 /// What a tail position gives: a value (the loop is done), a self-call (it goes on with `next`),
@@ -61,12 +64,13 @@ class LoopCompiler {
   LoopCompiler(core::Program& prog, const core::Function& fn, const std::vector<const Type*>& targs)
       : prog_(prog), types_(prog.types), fn_(fn), targs_(targs) {}
 
-  KernelBody compile(const core::Expr* body) {
+  LoopKernel compile(const core::Expr* body, const std::set<uint32_t>& shared) {
     Scope scope{&targs_, {}};
-    Sym param = inputs(close(fn_.param->type, scope));
+    Sym param = parameter(fn_.param, close(fn_.param->type, scope), shared);
     bind(fn_.param, param, scope);
     Outcome o = tail(body, scope, std::nullopt);
-    if (!o.value || !o.next || o.done != Outcome::Done::ByNode) throw NotALoop{};
+    if (!o.value || !o.next || o.done != Outcome::Done::ByNode || holds_seq(*o.value) || !same_seqs(param, *o.next))
+      throw NotALoop{};
     k_.loop = true;
     k_.loop_done = o.done_node;
     leaves(*o.next, k_.loop_next);
@@ -74,7 +78,7 @@ class LoopCompiler {
     if (k_.loop_next.size() != k_.inputs.size()) throw NotALoop{};
     for (size_t i = 0; i < k_.inputs.size(); ++i)
       if (k_.nodes[k_.loop_next[i]].type != k_.inputs[i]) throw NotALoop{};
-    return std::move(k_);
+    return LoopKernel{std::move(k_), std::move(seq_slots_)};
   }
 
  private:
@@ -83,6 +87,7 @@ class LoopCompiler {
   const core::Function& fn_;
   const std::vector<const Type*>& targs_;
   KernelBody k_;
+  std::vector<uint32_t> seq_slots_;  // the parameter slot of each sequence
   int depth_ = 0;
 
   const Type* close(const Type* t, const Scope& s) { return s.targs->empty() ? t : types_.subst(t, *s.targs); }
@@ -114,6 +119,34 @@ class LoopCompiler {
 
   const Type* type_of(uint32_t node) const { return k_.nodes[node].type; }
 
+  /// The inputs of the parameter pattern `p` of type `t`: a shared sequence is read in place
+  /// and its row id is an input (Note [Sequences in loop kernels]); the rest by inputs().
+  Sym parameter(const core::Pattern* p, const Type* t, const std::set<uint32_t>& shared) {
+    if (p->kind == core::PatternKind::Tuple && t->kind == TypeKind::Pair) {
+      Sym a = parameter(p->left, t->a, shared);
+      return pair(std::move(a), parameter(p->right, t->b, shared));
+    }
+    if (p->kind != core::PatternKind::Var || !shared.count(p->slot)) return inputs(t);
+    std::vector<const Type*> components;
+    if (t->kind != TypeKind::Seq || !flat_components(t->a, components)) throw NotALoop{};
+    Sym rows = inputs(types_.int_());
+    rows.seq = static_cast<int>(k_.seqs.size());
+    k_.seqs.push_back(std::move(components));
+    seq_slots_.push_back(p->slot);
+    return rows;
+  }
+
+  static bool holds_seq(const Sym& v) {
+    return v.seq >= 0 || (v.pair && (holds_seq(v.pair->first) || holds_seq(v.pair->second)));
+  }
+
+  /// Whether `next` passes every sequence of `param` on unchanged, at its place.
+  static bool same_seqs(const Sym& param, const Sym& next) {
+    if (param.pair && next.pair) return same_seqs(param.pair->first, next.pair->first) && same_seqs(param.pair->second, next.pair->second);
+    if (param.pair || next.pair) return false;
+    return param.seq == next.seq;
+  }
+
   /// One input per leaf of `t`, in order.
   Sym inputs(const Type* t) {
     if (t->kind == TypeKind::Pair) {
@@ -141,7 +174,7 @@ class LoopCompiler {
   }
 
   static uint32_t scalar(const Sym& v) {
-    if (v.pair) throw NotALoop{};
+    if (v.pair || v.seq >= 0) throw NotALoop{};
     return v.node;
   }
 
@@ -160,8 +193,9 @@ class LoopCompiler {
   /// Leaf by leaf: c ? a : b.
   Sym select(uint32_t c, const Sym& a, const Sym& b) {
     if (a.pair && b.pair) return pair(select(c, a.pair->first, b.pair->first), select(c, a.pair->second, b.pair->second));
-    if (a.pair || b.pair || type_of(a.node) != type_of(b.node)) throw NotALoop{};
+    if (a.pair || b.pair || a.seq != b.seq || type_of(a.node) != type_of(b.node)) throw NotALoop{};
     if (a.node == b.node) return a;
+    if (a.seq >= 0) throw NotALoop{};  // one of two sequences
     return Sym{prim(PrimId::Select, {c, a.node, b.node}, type_of(a.node)), nullptr};
   }
 
@@ -258,7 +292,43 @@ class LoopCompiler {
     }
   }
 
+  /// `#rows` or `rows[i]` of a shared sequence: the element's components, each a SeqElt node
+  /// that fails out of bounds only where `guard` holds.
+  std::optional<Sym> sequence_read(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    if ((e->prim != PrimId::Length && e->prim != PrimId::Elt) || e->args.empty()) return std::nullopt;
+    Sym rows = value(e->args[0], s, guard);
+    if (rows.seq < 0) return std::nullopt;
+    KernelNode n;
+    n.input = static_cast<uint32_t>(rows.seq);
+    n.args = {rows.node};
+    if (e->prim == PrimId::Length) {
+      n.kind = KernelNode::Kind::SeqLength;
+      n.type = types_.int_();
+      return Sym{add(std::move(n)), nullptr};
+    }
+    n.kind = KernelNode::Kind::SeqElt;
+    n.span = e->span;
+    n.args.push_back(scalar(value(e->args[1], s, guard)));
+    if (type_of(n.args.back()) != types_.int_()) throw NotALoop{};
+    if (guard) n.args.push_back(*guard);
+    uint32_t component = 0;
+    return element(n, close(e->type, s), component);
+  }
+
+  /// The element of type `t` whose first flat component is number `component`.
+  Sym element(const KernelNode& read, const Type* t, uint32_t& component) {
+    if (t->kind == TypeKind::Pair) {
+      Sym a = element(read, t->a, component);
+      return pair(std::move(a), element(read, t->b, component));
+    }
+    KernelNode n = read;
+    n.component = component++;
+    n.type = t;
+    return Sym{add(std::move(n)), nullptr};
+  }
+
   Sym primitive(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    if (std::optional<Sym> read = sequence_read(e, s, guard)) return *read;
     const Type* result = close(e->type, s);
     if (!plain(result)) throw NotALoop{};
     std::vector<uint32_t> args;
@@ -311,10 +381,10 @@ class LoopCompiler {
 
 }  // namespace
 
-std::optional<KernelBody> loop_kernel(core::Program& prog, const core::Function& fn, const core::Expr* body,
-                                      const std::vector<const Type*>& targs) {
+std::optional<LoopKernel> loop_kernel(core::Program& prog, const core::Function& fn, const core::Expr* body,
+                                      const std::vector<const Type*>& targs, const std::set<uint32_t>& shared) {
   try {
-    return LoopCompiler(prog, fn, targs).compile(body);
+    return LoopCompiler(prog, fn, targs).compile(body, shared);
   } catch (const NotALoop&) {
     return std::nullopt;
   }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "flatten/flat_ir.h"
@@ -9,17 +10,26 @@
 
 namespace ndp::flatten {
 
+/// A loop kernel body and the parameter slot of each sequence it reads.
+struct LoopKernel {
+  KernelBody body;
+  std::vector<uint32_t> seq_slots;
+};
+
 /// The loop kernel of function `fn` at the closed type arguments `targs`, with `body` its body
 /// after the Core rewrites (merge_tail_calls), or nothing when it is not a loop over scalars.
 ///
-/// A loop here: the parameter and the result are flat scalars or tuples of them; every tail
+/// A loop here: the parameter and the result are flat scalars or tuples of them, and the
+/// parameter may hold `shared` sequences (Note [Shared arguments]) of them that every call
+/// passes on unchanged, read by # and elt (Note [Sequences in loop kernels]); every tail
 /// position of the body is a value or a call of `fn` itself at the same type arguments, and at
 /// least one of each; the rest is lets, tuples, ifs, literals and the primitives a kernel holds
 /// (those that can fail too), and calls of other functions whose bodies are all that (their
 /// bodies are compiled in place). The kernel's inputs are the leaves of the parameter, in
 /// order, and its outputs the leaves of the result (Note [Loop kernels]).
-std::optional<KernelBody> loop_kernel(lang::core::Program& prog, const lang::core::Function& fn,
-                                      const lang::core::Expr* body, const std::vector<const lang::Type*>& targs);
+std::optional<LoopKernel> loop_kernel(lang::core::Program& prog, const lang::core::Function& fn,
+                                      const lang::core::Expr* body, const std::vector<const lang::Type*>& targs,
+                                      const std::set<uint32_t>& shared);
 
 /// identity(x) at a flat scalar type `t` other than a pair, as lang::eval::identity_of_type
 /// gives it: a literal a kernel can hold.

@@ -444,10 +444,10 @@ class Vectoriser {
       block_->stmts.back().lit = lang::Value::string(lang::message(lang::RuntimeErrorId::NoBody, upper(p.fn->name)));
       block_->stmts.back().type = types_.string();
       result = prim(core::PrimId::RuntimeErrorPrim, fn_->result_type, {msg}, {fn_->result_type}, p.fn->span);
-    } else if (std::optional<KernelBody> loop = p.fn && p.known.empty() && p.shared.empty()
-                                                   ? loop_kernel(core_, *p.fn, inlined_body(p.body), p.targs)
+    } else if (std::optional<LoopKernel> loop = p.fn && p.known.empty()
+                                                   ? loop_kernel(core_, *p.fn, inlined_body(p.body), p.targs, p.shared)
                                                    : std::nullopt) {
-      result = loop_kernel_call(std::move(*loop), p.fn->span);
+      result = loop_kernel_call(std::move(*loop), p);
     } else {
       if (p.fn) bind(p.fn->param, fn_->param, c);
       for (uint32_t slot : p.shared) {  // ids in the argument, the base from the call
@@ -466,12 +466,22 @@ class Vectoriser {
 
   /// The body of a loop function (Note [Loop kernels]): one loop_kernel statement on the
   /// leaves of the parameter, whose outputs are the leaves of the result.
-  VarId loop_kernel_call(KernelBody k, lang::Span span) {
+  /// Its shared sequences come in as bases, like any function's (Note [Shared arguments]), and
+  /// are the statement's operands after the inputs.
+  VarId loop_kernel_call(LoopKernel loop, const Pending& p) {
+    KernelBody& k = loop.body;
     std::vector<VarId> ins;
     leaves(fn_->param, ins);
+    std::map<uint32_t, VarId> base_of;
+    for (uint32_t slot : p.shared) {
+      VarId base = new_var("rows", close(param_slot_type(p.fn->param, slot), p.fn->span));
+      fn_->shared_bases.push_back(base);
+      base_of[slot] = base;
+    }
+    for (uint32_t slot : loop.seq_slots) ins.push_back(base_of.at(slot));
     std::vector<VarId> outs;
     for (uint32_t o : k.outputs) outs.push_back(new_var("r", k.nodes[o].type));
-    Stmt& s = emit(Op::LoopKernel, outs.at(0), std::move(ins), span);
+    Stmt& s = emit(Op::LoopKernel, outs.at(0), std::move(ins), p.fn->span);
     s.outs = outs;
     s.kernel = std::make_shared<const KernelBody>(std::move(k));
     size_t next = 0;

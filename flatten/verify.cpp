@@ -503,7 +503,9 @@ struct Verifier {
     // kernel_inputs: all operands of a Kernel, uses[1..] of a consumer, a group's first ones.
     const bool plain = s.op == Op::Kernel || s.op == Op::LoopKernel;
     const size_t first = plain || s.op == Op::FilterGroup ? 0 : 1;
-    const size_t end = s.op == Op::FilterGroup ? std::min<size_t>(s.filters->inputs, s.uses.size()) : s.uses.size();
+    const size_t end = s.op == Op::FilterGroup ? std::min<size_t>(s.filters->inputs, s.uses.size())
+                       : s.op == Op::LoopKernel ? std::min(k->inputs.size(), s.uses.size())
+                                                : s.uses.size();
     const size_t ninputs = end > first ? end - first : 0;
     expect(s, ninputs == k->inputs.size(), fmt::format("has {} operands for {} kernel inputs", ninputs, k->inputs.size()));
     for (size_t i = first; i < end; ++i) {
@@ -521,6 +523,17 @@ struct Verifier {
         if (!n.type || !const_ok(n.value, n.type)) problem(&s, fmt::format("kernel node {}: bad constant", j));
         continue;
       }
+      if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
+        // Note [Sequences in loop kernels]: a row id, and for an element an index, both ints.
+        const bool elt = n.kind == KernelNode::Kind::SeqElt;
+        bool ok = n.input < k->seqs.size() && (elt ? n.args.size() == 2 || n.args.size() == 3 : n.args.size() == 1) && n.type;
+        for (size_t a = 0; a < n.args.size(); ++a)  // (a guard third: Note [Loop kernels])
+          ok = ok && n.args[a] < j && k->nodes[n.args[a]].type->kind == (a < 2 ? TypeKind::Int : TypeKind::Bool);
+        if (ok) ok = elt ? n.component < k->seqs[n.input].size() && n.type == k->seqs[n.input][n.component]
+                         : n.type->kind == TypeKind::Int;
+        if (!ok) problem(&s, fmt::format("kernel node {}: a bad read of a sequence", j));
+        continue;
+      }
       std::vector<const Type*> args;
       bool ok = true;
       for (uint32_t a : n.args) {
@@ -533,6 +546,17 @@ struct Verifier {
                                 n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?"));
     }
     expect(s, k->loop == (s.op == Op::LoopKernel), "a loop body outside loop_kernel, or a loop_kernel without one");
+    expect(s, k->seqs.empty() || k->loop, "sequences read by a kernel that is not a loop");
+    if (s.op == Op::LoopKernel) {  // the rows of each sequence it reads follow the inputs
+      expect(s, s.uses.size() == k->inputs.size() + k->seqs.size(),
+             fmt::format("has {} operands for {} inputs and {} sequences", s.uses.size(), k->inputs.size(), k->seqs.size()));
+      for (size_t q = 0; q < k->seqs.size() && k->inputs.size() + q < s.uses.size(); ++q) {
+        const Type* rows = use(s, k->inputs.size() + q, false);
+        std::vector<const Type*> components;
+        if (rows && rows->kind == TypeKind::Seq) flat_components(rows->a, components);
+        if (components != k->seqs[q]) problem(&s, fmt::format("operand {} is not a sequence of its components", k->inputs.size() + q));
+      }
+    }
     if (k->loop) {  // Note [Loop kernels]
       expect(s, k->loop_done < k->nodes.size() && k->nodes[k->loop_done].type->kind == TypeKind::Bool,
              "the loop's done node is not a bool node");

@@ -318,7 +318,10 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       std::vector<const Type*> out_types;
       for (VarId u : s.uses) ins.push_back(vec(f, u));
       for (VarId o : s.outs) out_types.push_back(type_of(f, o));
-      std::vector<Vec> r = run_kernel(*s.kernel, ins, out_types);
+      // A loop kernel's operands after its inputs are the rows of the sequences it reads.
+      std::vector<Vec> seqs(ins.begin() + static_cast<std::ptrdiff_t>(s.kernel->inputs.size()), ins.end());
+      ins.resize(s.kernel->inputs.size());
+      std::vector<Vec> r = run_kernel(*s.kernel, ins, out_types, seqs);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;
     }

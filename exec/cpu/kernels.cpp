@@ -241,6 +241,40 @@ HostKernelFn host_kernel(const KernelBody& k) {
   }
 }
 
+/// A sequence read over elements [first, first + m) (Note [Sequences in loop kernels]): the
+/// pointers of the sequences follow the inputs in `ins`. An index out of bounds lowers
+/// `record` and reads 0.
+void eval_seq_read(const KernelBody& k, uint32_t node, const void* const* at_args, const void* const* ins, void* r,
+                   int64_t m, int64_t first, uint64_t* record) {
+  const KernelNode& n = k.nodes[node];
+  size_t p = k.inputs.size();  // the sequence's first pointer: its rows' offsets
+  for (uint32_t q = 0; q < n.input; ++q) p += 1 + k.seqs[q].size();
+  const int64_t* offsets = static_cast<const int64_t*>(ins[p]);
+  const int64_t* rows = static_cast<const int64_t*>(at_args[0]);
+  if (n.kind == KernelNode::Kind::SeqLength) {
+    int64_t* out = static_cast<int64_t*>(r);
+    for (int64_t i = 0; i < m; ++i) out[i] = offsets[rows[i] + 1] - offsets[rows[i]];
+    return;
+  }
+  const int64_t* index = static_cast<const int64_t*>(at_args[1]);
+  const bool* guard = n.args.size() > 2 ? static_cast<const bool*>(at_args[2]) : nullptr;
+  with_scalar(n.type->kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* elems = static_cast<const T*>(ins[p + 1 + n.component]);
+    T* out = static_cast<T*>(r);
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t start = offsets[rows[i]], length = offsets[rows[i] + 1] - start;
+      if (index[i] >= 0 && index[i] < length) {
+        out[i] = elems[start + index[i]];
+      } else {
+        out[i] = T{};
+        if (!guard || guard[i])
+          lower_record(std::atomic_ref<uint64_t>(*record), flatten::kernel_failure_record(node, static_cast<uint64_t>(first + i)));
+      }
+    }
+  });
+}
+
 /// A loop kernel by the interpretive loop (Note [Loop kernels]): each instance runs one
 /// iteration at a time as a plain body whose outputs are the done flag, the next state and the
 /// results. Slow, a fallback where nothing compiles kernels.
@@ -248,13 +282,15 @@ void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void*
   KernelBody step;
   step.inputs = k.inputs;
   step.nodes = k.nodes;
+  step.seqs = k.seqs;
   step.outputs.push_back(k.loop_done);
   step.outputs.insert(step.outputs.end(), k.loop_next.begin(), k.loop_next.end());
   step.outputs.insert(step.outputs.end(), k.outputs.begin(), k.outputs.end());
   const size_t nstate = k.loop_next.size(), nresults = k.outputs.size();
   uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[nresults]) : nullptr;
   std::vector<uint64_t> state(nstate), slots(step.outputs.size());
-  std::vector<const void*> at(k.inputs.size());
+  std::vector<const void*> at(k.inputs.size() + k.seq_pointers());
+  for (size_t j = k.inputs.size(); j < at.size(); ++j) at[j] = ins[j];  // the sequences, read in place
   std::vector<void*> out_at;
   for (uint64_t& x : slots) out_at.push_back(&x);
   uint64_t step_record = flatten::kNoKernelFailure;
@@ -321,7 +357,9 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
       }
       for (size_t a = 0; a < n.args.size() && a < 3; ++a) args[a] = at[n.args[a]];
       if (n.args.size() < 2) args[1] = args[0];
-      if (typed_node(k, n)) eval_node(k, n, args, r, m);
+      if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt)
+        eval_seq_read(k, static_cast<uint32_t>(j), args, ins, r, m, c, record);
+      else if (typed_node(k, n)) eval_node(k, n, args, r, m);
       else eval_by_value(k, static_cast<uint32_t>(j), args, r, m, c, record);
     }
     for (size_t o = 0; o < k.outputs.size(); ++o) {
@@ -367,19 +405,39 @@ std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& 
   };
 }
 
-std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::span<const lang::Type* const> out_types) {
-  NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && out_types.size() == k.outputs.size(),
+namespace {
+
+/// The element arrays of the flat components of `v` (Note [Sequences in loop kernels]).
+void component_pointers(const Vec& v, std::vector<const void*>& out) {
+  if (v.type()->kind == TypeKind::Pair) {
+    component_pointers(v.first(), out);
+    component_pointers(v.second(), out);
+  } else {
+    out.push_back(v.raw_data());
+  }
+}
+
+}  // namespace
+
+std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::span<const lang::Type* const> out_types,
+                            std::span<const Vec> seqs) {
+  NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && out_types.size() == k.outputs.size() &&
+                 seqs.size() == k.seqs.size(),
              "kernel operands do not match its body");
   int64_t n = ins[0].size();
   for (const Vec& v : ins) NDP_ASSERT(v.size() == n, "kernel operands of different lengths");
   // Uniform inputs give uniform outputs (Note [Uniform buffers]): one instance computes them.
   if (n > 1 && all_uniform(ins)) {
-    std::vector<Vec> r = run_kernel(k, first_instances(ins), out_types);
+    std::vector<Vec> r = run_kernel(k, first_instances(ins), out_types, seqs);
     for (Vec& v : r) v = broadcast_first(v, n);
     return r;
   }
   std::vector<const void*> in_ptrs;
   for (const Vec& v : ins) in_ptrs.push_back(v.raw_data());
+  for (const Vec& rows : seqs) {  // after the inputs: each sequence's offsets and components
+    in_ptrs.push_back(rows.offsets());
+    component_pointers(rows.elems(), in_ptrs);
+  }
   std::vector<std::shared_ptr<const void>> bufs;
   std::vector<void*> out_ptrs;
   for (const lang::Type* t : out_types) {
@@ -405,8 +463,10 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
   }
   if (record != flatten::kNoKernelFailure) {
     std::vector<lang::Value> at;
+    std::vector<std::vector<lang::Value>> rows;
     for (const Vec& v : ins) at.push_back(to_value(v, flatten::failed_instance(record)));
-    raise_kernel_failure(k, record, at);
+    for (const Vec& v : seqs) rows.push_back(to_values(v));
+    raise_kernel_failure(k, record, at, rows);
   }
   std::vector<Vec> out;
   for (size_t o = 0; o < out_types.size(); ++o) out.push_back(Vec::scalar(out_types[o], n, bufs[o]));

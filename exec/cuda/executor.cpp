@@ -334,7 +334,10 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       std::vector<const Type*> out_types;
       for (VarId u : s.uses) ins.push_back(vec(f, u));
       for (VarId o : s.outs) out_types.push_back(type_of(f, o));
-      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types);
+      // A loop kernel's operands after its inputs are the rows of the sequences it reads.
+      std::vector<DVec> seqs(ins.begin() + static_cast<std::ptrdiff_t>(s.kernel->inputs.size()), ins.end());
+      ins.resize(s.kernel->inputs.size());
+      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;
     }

@@ -253,9 +253,24 @@ const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBo
   return module.get();
 }
 
+namespace {
+
+/// The element arrays of the flat components of `v` (Note [Sequences in loop kernels]).
+void component_pointers(const DVec& v, std::vector<CUdeviceptr>& out) {
+  if (v.kind() == lang::TypeKind::Pair) {
+    component_pointers(v.first(), out);
+    component_pointers(v.second(), out);
+    return;
+  }
+  if (v.gather_unchecked()) v.check_gather();
+  out.push_back(v.data());
+}
+
+}  // namespace
+
 std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
-                                  std::span<const lang::Type* const> out_types) {
-  NDP_ASSERT(!ins.empty(), "a kernel without inputs");
+                                  std::span<const lang::Type* const> out_types, std::span<const DVec> seqs) {
+  NDP_ASSERT(!ins.empty() && seqs.size() == k.seqs.size(), "kernel operands do not match its body");
   int64_t n = ins[0].size();
   std::vector<DVec> outs;
   outs.reserve(out_types.size());
@@ -269,6 +284,10 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   // ptx_instances_per_thread instances a thread.
   // A kernel that can fail takes the failure record last (Note [Kernels that can fail]).
   std::vector<CUdeviceptr> ptrs = std::move(args.ptrs);
+  for (const DVec& rows : seqs) {  // after the inputs and positions: offsets, then components
+    ptrs.push_back(rows.offsets());
+    component_pointers(rows.elems(), ptrs);
+  }
   for (const DVec& v : outs) ptrs.push_back(v.data());
   const bool can_fail = k.can_fail();
   if (can_fail) ptrs.push_back(gpu_.kernel_record());
@@ -281,8 +300,10 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   if (can_fail) {
     if (uint64_t record = gpu_.take_kernel_record(); record != flatten::kNoKernelFailure) {
       std::vector<lang::Value> at;
+      std::vector<std::vector<lang::Value>> rows;
       for (const DVec& v : ins) at.push_back(host::to_value(download(gpu_, v), flatten::failed_instance(record)));
-      host::raise_kernel_failure(k, record, at);
+      for (const DVec& v : seqs) rows.push_back(host::to_values(download(gpu_, v)));
+      host::raise_kernel_failure(k, record, at, rows);
     }
   }
   return outs;

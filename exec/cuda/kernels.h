@@ -63,7 +63,9 @@ class GpuKernels {
  public:
   explicit GpuKernels(Gpu& g) : gpu_(g) {}
   /// Runs the kernel over the inputs (all of one instance count) and returns its outputs.
-  std::vector<DVec> run(const flatten::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types);
+  /// `seqs`: the rows of each sequence a loop kernel reads (Note [Sequences in loop kernels]).
+  std::vector<DVec> run(const flatten::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types,
+                        std::span<const DVec> seqs = {});
 
   struct Stats {
     int64_t compiled = 0;      ///< kernels generated with LLVM and JIT-compiled by the driver

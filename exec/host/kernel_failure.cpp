@@ -14,14 +14,43 @@ using flatten::KernelNode;
 
 namespace {
 
+/// The flat components of a value (pairs taken apart), in order.
+void components(const lang::Value& x, std::vector<lang::Value>& out) {
+  if (x.kind() == lang::ValueKind::Pair) {
+    components(x.first(), out);
+    components(x.second(), out);
+  } else {
+    out.push_back(x);
+  }
+}
+
+/// A sequence read (Note [Sequences in loop kernels]) on the rows of its sequence.
+lang::Value sequence_read(const KernelNode& n, const std::vector<lang::Value>& v, std::span<const std::vector<lang::Value>> seqs) {
+  NDP_ASSERT(n.input < seqs.size(), "a kernel read of a sequence it was not given");
+  const lang::Value& row = seqs[n.input].at(static_cast<size_t>(v[n.args.at(0)].as_int()));
+  const int64_t length = static_cast<int64_t>(row.length());
+  if (n.kind == KernelNode::Kind::SeqLength) return lang::Value::int_(length);
+  const int64_t i = v[n.args.at(1)].as_int();
+  if (i < 0 || i >= length) {
+    if (n.args.size() > 2 && !v[n.args[2]].as_bool()) return lang::Value::int_(0);  // a branch not taken: unused
+    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds, i, length), n.span};
+  }
+  std::vector<lang::Value> parts;
+  components(row.elems()[static_cast<size_t>(i)], parts);
+  return parts.at(n.component);
+}
+
 /// The values of nodes [0, end) of `k` on `inputs`; a node that fails raises its error.
-std::vector<lang::Value> evaluate(const flatten::KernelBody& k, std::span<const lang::Value> inputs, size_t end) {
+std::vector<lang::Value> evaluate(const flatten::KernelBody& k, std::span<const lang::Value> inputs, size_t end,
+                                  std::span<const std::vector<lang::Value>> seqs) {
   std::vector<lang::Value> v;
   v.reserve(end);
   for (size_t j = 0; j < end; ++j) {
     const KernelNode& n = k.nodes[j];
     if (n.kind == KernelNode::Kind::Input) {
       v.push_back(inputs[n.input]);
+    } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
+      v.push_back(sequence_read(n, v, seqs));
     } else if (n.kind == KernelNode::Kind::Const) {
       v.push_back(n.value);
     } else {
@@ -36,7 +65,8 @@ std::vector<lang::Value> evaluate(const flatten::KernelBody& k, std::span<const 
 
 }  // namespace
 
-void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::span<const lang::Value> inputs) {
+void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::span<const lang::Value> inputs,
+                          std::span<const std::vector<lang::Value>> seqs) {
   const uint32_t failed = flatten::failed_node(record);
   NDP_ASSERT(failed < k.nodes.size() && inputs.size() == k.inputs.size(), "a failure record that names no node");
   if (k.loop) {
@@ -44,14 +74,16 @@ void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::sp
     // the iterations run again until one raises.
     std::vector<lang::Value> state(inputs.begin(), inputs.end());
     for (;;) {
-      std::vector<lang::Value> v = evaluate(k, state, k.nodes.size());
+      std::vector<lang::Value> v = evaluate(k, state, k.nodes.size(), seqs);
       if (v[k.loop_done].as_bool()) break;
       for (size_t i = 0; i < k.loop_next.size(); ++i) state[i] = v[k.loop_next[i]];
     }
   } else {
-    evaluate(k, inputs, failed + 1);
+    evaluate(k, inputs, failed + 1, seqs);
   }
-  throw lang::InternalError("internal error: a fused kernel reported that " + std::string(lang::core::prim_info(k.nodes[failed].prim).name) +
+  const KernelNode& n = k.nodes[failed];
+  const std::string what = n.kind == KernelNode::Kind::Prim ? lang::core::prim_info(n.prim).name : "a sequence read";
+  throw lang::InternalError("internal error: a fused kernel reported that " + what +
                             " failed at instance " + std::to_string(flatten::failed_instance(record)) +
                             ", which the host computes without an error");
 }

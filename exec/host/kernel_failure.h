@@ -15,6 +15,7 @@ namespace ndp::exec::host {
 /// `inputs`, with the interpreter's primitives, which raise the interpreter's error at the
 /// node's span. Where the host computes that instance without a failure (a math function whose
 /// result differs in the last bits on the GPU), raises an internal error that says so.
-[[noreturn]] void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::span<const lang::Value> inputs);
+[[noreturn]] void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::span<const lang::Value> inputs,
+                                       std::span<const std::vector<lang::Value>> seqs = {});
 
 }  // namespace ndp::exec::host
