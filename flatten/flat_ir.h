@@ -189,6 +189,8 @@ struct BodyMemo {
 // (Note [Kernels that can fail]); the record's node names the error. Both branches of an if
 // inside the body are evaluated, so a node that can fail in a branch reads its operands
 // through selects that give it harmless ones (1) where the branch is not taken.
+// Known limit: a loop that never ends holds its kernel, so Ctrl-C (Note [Cancellation]) is
+// seen only when the kernel returns; the flattened loop stopped between statements.
 struct KernelBody {
   std::vector<const lang::Type*> inputs;  // element type of each input
   std::vector<KernelNode> nodes;          // in evaluation order

@@ -246,8 +246,11 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Gather: {
+      // From one instance every id is 0 (in range by construction), unread: that instance n
+      // times, and itself for n = 1 (a shared sequence passed to a call made once: no copy).
       const Vec& ids = use(1);
-      set_vec(f, s.dst, take(use(0), std::span<const int64_t>(ids.data<int64_t>(), static_cast<size_t>(ids.size()))));
+      if (use(0).size() == 1) set_vec(f, s.dst, ids.size() == 1 ? use(0) : replicate_one(use(0), ids.size()));
+      else set_vec(f, s.dst, take(use(0), std::span<const int64_t>(ids.data<int64_t>(), static_cast<size_t>(ids.size()))));
       return;
     }
     case Op::IndexShared: {

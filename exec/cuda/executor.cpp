@@ -223,7 +223,16 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
               }));
       return;
     }
-    case Op::Gather: set_vec(f, s.dst, take(g, use(0), use(1).data(), use(1).size())); return;
+    case Op::Gather: {
+      // From one instance every id is 0 (a gather's ids name whole instances, in range by
+      // construction), unread: that instance n times, and itself for n = 1, so a shared
+      // sequence passed to a function called once is not copied (Note [Shared arguments]).
+      const DVec& from = use(0);
+      const int64_t n = use(1).size();
+      if (from.size() == 1) set_vec(f, s.dst, n == 1 ? from : replicate_one(g, from, n));
+      else set_vec(f, s.dst, take(g, from, use(1).data(), n));
+      return;
+    }
     case Op::FnTag: {
       // The tag of every function id so far, a small table, gathered by the vector's ids.
       std::vector<int64_t> table = host::function_tags(s.lit.elems());

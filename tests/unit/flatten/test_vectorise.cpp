@@ -103,7 +103,8 @@ TEST_CASE("an if with a call of one function in every branch becomes one recursi
 TEST_CASE("a sequence every instance reads is passed to a function shared, and a walk over it is one loop") {
   // Note [Shared arguments]: the table goes in as ids plus one base operand; the binary search's
   // two calls (one per branch) pass it unchanged, so they merge around it into one loop.
-  Flattened f("function search(table, x, lo, hi) = if hi - lo <= 1 then lo else let mid = (lo + hi) / 2 in "
+  // (Its result is a sequence, so it is not a loop kernel: Note [Loop kernels].)
+  Flattened f("function search(table, x, lo, hi) = if hi - lo <= 1 then [lo] else let mid = (lo + hi) / 2 in "
               "if table[mid] <= x then search(table, x, mid, hi) else search(table, x, lo, mid) $ "
               "let sq = {i * i : i in [0:20]} in {search(sq, x, 0, #sq) : x in [0, 10, 16]} $",
               true);
@@ -143,4 +144,12 @@ TEST_CASE("a tail-recursive function over flat scalars is one loop kernel") {
   CHECK(fact.count("loop_kernel(") == 0);
   Flattened plain("function sq(x) = x * x $ {sq(x) : x in [3, 5]} $", true);
   CHECK(plain.count("loop_kernel(") == 0);
+  // A shared table read in place (Note [Sequences in loop kernels]): its rows follow the inputs.
+  Flattened search("function search(table, x, lo, hi) = if hi - lo <= 1 then lo else let mid = (lo + hi) / 2 in "
+                   "if table[mid] <= x then search(table, x, mid, hi) else search(table, x, lo, mid) $ "
+                   "let sq = {i * i : i in [0:20]} in {search(sq, x, 0, #sq) : x in [0, 10, 16]} $",
+                   true);
+  CHECK(search.count("loop_kernel(") == 1);
+  CHECK(search.count("; rows ") == 1);
+  CHECK(search.count("while(") == 0);
 }
