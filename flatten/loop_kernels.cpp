@@ -276,15 +276,11 @@ class LoopCompiler {
         Sym a = value(e->args[0], s, guard);
         return pair(std::move(a), value(e->args[1], s, guard));
       }
-      case core::Kind::Let:
-        bind(e->pattern, value(e->args[0], s, guard), s);
-        return value(e->args[1], s, guard);
-      case core::Kind::If: {
-        uint32_t c = scalar(value(e->args[0], s, guard));
-        Sym a = value(e->args[1], s, guarded(guard, c));
-        uint32_t not_c = prim(PrimId::Not, {c}, types_.bool_());
-        Sym b = value(e->args[2], s, guarded(guard, not_c));
-        return select(c, a, b);
+      case core::Kind::Let: case core::Kind::If: {
+        // As a tail position, whose every branch must give a value (no call of fn_ itself).
+        Outcome o = tail(e, s, guard);
+        if (o.done != Outcome::Done::Always) throw NotALoop{};
+        return *o.value;
       }
       case core::Kind::Prim: return primitive(e, s, guard);
       case core::Kind::Call: return call(e, s, guard);

@@ -100,14 +100,19 @@ TEST_CASE("an if with a call of one function in every branch becomes one recursi
   CHECK(seqs.count("call grow") == 3);
 }
 
+/// A binary search in a table every instance reads, whose base case gives `found` (of lo).
+static std::string binary_search(const std::string& found) {
+  return "function search(table, x, lo, hi) = if hi - lo <= 1 then " + found +
+         " else let mid = (lo + hi) / 2 in "
+         "if table[mid] <= x then search(table, x, mid, hi) else search(table, x, lo, mid) $ "
+         "let sq = {i * i : i in [0:20]} in {search(sq, x, 0, #sq) : x in [0, 10, 16]} $";
+}
+
 TEST_CASE("a sequence every instance reads is passed to a function shared, and a walk over it is one loop") {
   // Note [Shared arguments]: the table goes in as ids plus one base operand; the binary search's
   // two calls (one per branch) pass it unchanged, so they merge around it into one loop.
   // (Its result is a sequence, so it is not a loop kernel: Note [Loop kernels].)
-  Flattened f("function search(table, x, lo, hi) = if hi - lo <= 1 then [lo] else let mid = (lo + hi) / 2 in "
-              "if table[mid] <= x then search(table, x, mid, hi) else search(table, x, lo, mid) $ "
-              "let sq = {i * i : i in [0:20]} in {search(sq, x, 0, #sq) : x in [0, 10, 16]} $",
-              true);
+  Flattened f(binary_search("[lo]"), true);
   CHECK(f.count("function search<int>(v_0 : int, int, int, int)") == 1);  // ids, not [int]
   CHECK(f.count("while(") == 1);
   const flatten::Function* search = nullptr;
@@ -145,10 +150,7 @@ TEST_CASE("a tail-recursive function over flat scalars is one loop kernel") {
   Flattened plain("function sq(x) = x * x $ {sq(x) : x in [3, 5]} $", true);
   CHECK(plain.count("loop_kernel(") == 0);
   // A shared table read in place (Note [Sequences in loop kernels]): its rows follow the inputs.
-  Flattened search("function search(table, x, lo, hi) = if hi - lo <= 1 then lo else let mid = (lo + hi) / 2 in "
-                   "if table[mid] <= x then search(table, x, mid, hi) else search(table, x, lo, mid) $ "
-                   "let sq = {i * i : i in [0:20]} in {search(sq, x, 0, #sq) : x in [0, 10, 16]} $",
-                   true);
+  Flattened search(binary_search("lo"), true);
   CHECK(search.count("loop_kernel(") == 1);
   CHECK(search.count("; rows ") == 1);
   CHECK(search.count("while(") == 0);
