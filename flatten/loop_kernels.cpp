@@ -375,10 +375,20 @@ class LoopCompiler {
   }
 };
 
+/// Whether `e` holds a call of the function with global id `self` (cheap: it decides whether
+/// compiling is worth trying).
+bool calls(const core::Expr* e, uint32_t self) {
+  if (e->kind == core::Kind::Call && e->args[0]->kind == core::Kind::FnRef && e->args[0]->id == self) return true;
+  for (const core::Expr* a : e->args)
+    if (calls(a, self)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<LoopKernel> loop_kernel(core::Program& prog, const core::Function& fn, const core::Expr* body,
                                       const std::vector<const Type*>& targs, const std::set<uint32_t>& shared) {
+  if (!calls(body, fn.global)) return std::nullopt;
   try {
     return LoopCompiler(prog, fn, targs).compile(body, shared);
   } catch (const NotALoop&) {
