@@ -101,6 +101,13 @@ std::optional<std::pair<DBuf, int64_t>> checked_offsets(Gpu& g, CUdeviceptr leng
   return std::make_pair(std::move(off), total);
 }
 
+// Note [Edits by positions]
+// rep, <-, put and select move whole elements, whatever they are (strings, tuples, nested
+// sequences). Where the elements are not flat scalars the edit is done on their positions: an
+// iota over the old elements, with the positions of the new values (numbered after the old
+// ones) replaced or scattered in by the flat primitive on int64, with its checks; then one
+// take of the old elements followed by the new ones (take_appended) moves every element, at
+// every depth, to its place.
 struct Natives {
   const GpuPrimContext& ctx;
   const LiftedCall& c;
@@ -219,7 +226,18 @@ struct Natives {
   std::optional<DVec> rep() {
     const DVec &v = a[0], &x = a[1];
     const DVec& e = v.elems();
-    if (!plain_scalar(e) || !plain_scalar(x)) return std::nullopt;
+    if (!plain_scalar(e) || !plain_scalar(x)) {
+      // Elements of any type (Note [Edits by positions]): the new element of instance j is
+      // number total + j of e followed by x.
+      const int64_t total = e.size();
+      DBuf pos = g.alloc(total * 8), xpos = g.alloc(v.size() * 8), out = g.alloc(total * 8);
+      g.check(g.prims().iota(pos->pointer(), total));
+      g.check(g.prims().iota(xpos->pointer(), v.size(), total));
+      ndp_status st = g.check(g.prims().replace(NDP_I64, pos->pointer(), a[2].data(), xpos->pointer(), v.segs(), out->pointer()));
+      if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+      if (st.code != NDP_OK) fail();
+      return same_shape(c.result, v, take_appended(g, e, x, out->pointer(), total));
+    }
     DBuf out = g.alloc(e.size() * elem_bytes(e.type()));
     ndp_status st = g.check(g.prims().replace(elem_type(e.type()), e.data(), a[2].data(), x.data(), v.segs(), out->pointer()));
     if (st.code == NDP_UNSUPPORTED) return std::nullopt;
@@ -230,30 +248,76 @@ struct Natives {
   /// eql of sequences of flat scalars whose lengths agree instance by instance: every element
   /// equal (==, as lang::values_equal compares scalars), an AND per sequence. Where some
   /// lengths differ, or the elements are structured, the host compares.
-  std::optional<DVec> eql_seqs() {
-    const DVec &x = a[0], &y = a[1];
-    if (x.kind() != TypeKind::Seq) return std::nullopt;
-    const DVec &ex = x.elems(), &ey = y.elems();
-    if (!plain_scalar(ex) || ex.size() != ey.size()) return std::nullopt;
-    const int64_t n = x.size();
-    if (x.lengths() != y.lengths() && g.check(g.prims().first_difference(x.lengths(), y.lengths(), n)) >= 0)
-      return std::nullopt;
+  std::optional<DVec> eql_values() { return equal(a[0], a[1]); }
+
+  /// Instance by instance, whether x and y are equal values (lang::values_equal): flat scalars
+  /// by ==, pairs and datatypes component by component, sequences by their lengths and then
+  /// their elements, an AND per sequence. Where some lengths differ, or a value holds
+  /// functions or streams, the host compares.
+  std::optional<DVec> equal(const DVec& x, const DVec& y) {
     const Type* b = ctx.host.types->bool_();
-    flatten::KernelBody eq = flatten::one_node_kernel(PrimId::Eq, {ex.type(), ex.type()}, b);
-    if (!ctx.kernels->available(eq)) return std::nullopt;
-    DVec both[2] = {ex, ey};
-    DVec same = run_one(eq, both, b);
-    DBuf out = g.alloc(n);
-    ndp_status st = g.check(g.prims().seg_reduce(op_of(PrimId::AllRed), elem_type(b), same.data(), x.segs(), out->pointer()));
-    if (st.code == NDP_UNSUPPORTED) return std::nullopt;
-    return DVec::scalar(c.result, n, std::move(out));
+    auto both = [&](PrimId p, const DVec& u, const DVec& w) -> std::optional<DVec> {
+      flatten::KernelBody k = flatten::one_node_kernel(p, {u.type(), w.type()}, b);
+      if (!ctx.kernels->available(k)) return std::nullopt;
+      DVec uw[2] = {u, w};
+      return run_one(k, uw, b);
+    };
+    switch (x.kind()) {
+      case TypeKind::Pair: {
+        std::optional<DVec> first = equal(x.first(), y.first()), second = equal(x.second(), y.second());
+        if (!first || !second) return std::nullopt;
+        return both(PrimId::And, *first, *second);
+      }
+      case TypeKind::Data: return equal(x.fields(), y.fields());
+      case TypeKind::Seq: {
+        const int64_t n = x.size();
+        if (x.lengths() != y.lengths() && g.check(g.prims().first_difference(x.lengths(), y.lengths(), n)) >= 0)
+          return std::nullopt;
+        std::optional<DVec> elems = equal(x.elems(), y.elems());
+        if (!elems) return std::nullopt;
+        DBuf out = g.alloc(n);
+        ndp_status st = g.check(g.prims().seg_reduce(op_of(PrimId::AllRed), elem_type(b), elems->data(), x.segs(), out->pointer()));
+        if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+        return DVec::scalar(b, n, std::move(out));
+      }
+      default:
+        if (!plain_scalar(x)) return std::nullopt;
+        return both(PrimId::Eql, x, y);
+    }
+  }
+
+  /// select(f, x, y) of values that are not flat scalars (Note [Edits by positions]):
+  /// instance j is number j of x, or n + j of x followed by y.
+  std::optional<DVec> select_values() {
+    const DVec &f = a[0], &x = a[1], &y = a[2];
+    if (plain_scalar(x)) return std::nullopt;
+    const int64_t n = f.size();
+    DBuf from_x = g.alloc(n * 8), from_y = g.alloc(n * 8);
+    g.check(g.prims().iota(from_x->pointer(), n));
+    g.check(g.prims().iota(from_y->pointer(), n, n));
+    flatten::KernelBody k = flatten::one_node_kernel(PrimId::Select, {f.type(), int_t(), int_t()}, int_t());
+    if (!ctx.kernels->available(k)) return std::nullopt;
+    DVec ins[3] = {f, DVec::scalar(int_t(), n, std::move(from_x)), DVec::scalar(int_t(), n, std::move(from_y))};
+    DVec pos = run_one(k, ins, int_t());
+    return take_appended(g, x, y, pos.data(), n);
   }
 
   /// Scatters `vals` (cut by `sv`) into each instance's sequence of d at `idx` (DPERMUTE:
   /// checked, the last of colliding writes wins, as on the host).
   std::optional<DVec> scatter_into(const DVec& d, const DVec& vals, CUdeviceptr idx, DSegs sv) {
     const DVec& de = d.elems();
-    if (!plain_scalar(de) || !plain_scalar(vals)) return std::nullopt;
+    if (!plain_scalar(de) || !plain_scalar(vals)) {
+      // Elements of any type (Note [Edits by positions]): value k is number total + k of de
+      // followed by vals.
+      const int64_t total = de.size(), m = vals.size();
+      DBuf pos = g.alloc(total * 8), vpos = g.alloc(m * 8), out = g.alloc(total * 8);
+      g.check(g.prims().iota(pos->pointer(), total));
+      g.check(g.prims().iota(vpos->pointer(), m, total));
+      ndp_status st = g.check(g.prims().dpermute(NDP_I64, vpos->pointer(), idx, sv, pos->pointer(), d.segs(), out->pointer()));
+      if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+      if (st.code != NDP_OK) fail();
+      return same_shape(c.result, d, take_appended(g, de, vals, out->pointer(), total));
+    }
     DBuf out = g.alloc(de.size() * elem_bytes(de.type()));
     ndp_status st = g.check(g.prims().dpermute(elem_type(de.type()), vals.data(), idx, sv, de.data(), d.segs(), out->pointer()));
     if (st.code == NDP_UNSUPPORTED) return std::nullopt;
@@ -268,7 +332,6 @@ struct Natives {
 
   std::optional<DVec> put() {  // put(v, iv, d)
     const DVec &v = a[0], &iv = a[1];
-    if (!plain_scalar(v.elems()) || !plain_scalar(a[2].elems())) return std::nullopt;
     if (g.check(g.prims().first_difference(v.lengths(), iv.lengths(), v.size())) >= 0) fail();
     return scatter_into(a[2], v.elems(), iv.elems().data(), iv.segs());
   }
@@ -435,7 +498,8 @@ struct Natives {
       case PrimId::Elt: return elt();
       case PrimId::Rep: return rep();
       case PrimId::Join: return join();
-      case PrimId::Eql: return eql_seqs();
+      case PrimId::Eql: return eql_values();
+      case PrimId::Select: return select_values();
       case PrimId::Partition: return partition();
       case PrimId::Write: return write();
       case PrimId::Put: return put();
