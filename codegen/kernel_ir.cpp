@@ -282,8 +282,7 @@ namespace {
 NodeValue sequence_read(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
                         const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
   llvm::Value* row = v.at(n.args.at(0));
-  uint32_t first = 0;  // the sequence's first pointer: its rows' offsets
-  for (uint32_t q = 0; q < n.input; ++q) first += static_cast<uint32_t>(1 + k.seqs[q].size());
+  const uint32_t first = static_cast<uint32_t>(k.seq_pointer(n.input));  // its rows' offsets
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Value* offsets = seq_pointer(first);
   llvm::Value* start = b.CreateLoad(i64, b.CreateGEP(i64, offsets, row));
@@ -310,16 +309,52 @@ NodeValue sequence_read(llvm::IRBuilder<>& b, const KernelBody& k, const KernelN
   return {value, n.args.size() > 2 ? b.CreateAnd(outside, v.at(n.args[2])) : outside};
 }
 
+/// A store a SeqWrite node asks for, made at the end of an iteration that goes on (Note
+/// [Sequence state in loop kernels]): `value` (as stored) at `at`, where `wanted`.
+struct PendingWrite {
+  llvm::Value* at;
+  llvm::Value* value;
+  llvm::Value* wanted;
+};
+
+/// A SeqWrite node: its index checked as elt does (failing where its guard holds), its store
+/// kept for the end of the iteration. Its value is the value written.
+NodeValue sequence_write(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
+                         const std::function<llvm::Value*(uint32_t)>& seq_pointer, std::vector<PendingWrite>& writes) {
+  const uint32_t first = static_cast<uint32_t>(k.seq_pointer(n.input));
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* offsets = seq_pointer(first);
+  llvm::Value* row = v.at(n.args.at(0));
+  llvm::Value* start = b.CreateLoad(i64, b.CreateGEP(i64, offsets, row));
+  llvm::Value* end = b.CreateLoad(i64, b.CreateGEP(i64, offsets, b.CreateAdd(row, b.getInt64(1))));
+  llvm::Value* index = v.at(n.args.at(1));
+  llvm::Value* outside = b.CreateICmpUGE(index, b.CreateSub(end, start));
+  llvm::Value* guard = n.args.size() > 3 ? v.at(n.args[3]) : b.getTrue();
+  llvm::Value* x = v.at(n.args.at(2));
+  llvm::Type* t = storage_type(b.getContext(), n.type);
+  llvm::Value* stored = n.type->kind == TypeKind::Bool ? b.CreateZExt(x, t) : x;
+  writes.push_back({b.CreateGEP(t, seq_pointer(first + 1 + n.component), b.CreateAdd(start, index)), stored,
+                    b.CreateAnd(b.CreateNot(outside), guard)});
+  return {x, b.CreateAnd(outside, guard)};
+}
+
 /// The nodes of `k` in order, input j read as input(j) (an i1 for a bool); the i1 of each node
-/// that can fail is added to `fails` as (node, failed).
-std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, const std::function<llvm::Value*(uint32_t)>& input,
+/// that can fail is added to `fails` as (node, failed), and each SeqWrite's store to `writes`.
+std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
+                                     const std::function<llvm::Value*(uint32_t)>& input,
                                      const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math,
-                                     std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
+                                     std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes) {
   std::vector<llvm::Value*> v;
   v.reserve(k.nodes.size());
   for (const KernelNode& n : k.nodes) {
     if (n.kind == KernelNode::Kind::Input) {
       v.push_back(input(n.input));
+    } else if (n.kind == KernelNode::Kind::Instance) {
+      v.push_back(instance);
+    } else if (n.kind == KernelNode::Kind::SeqWrite) {
+      NodeValue r = sequence_write(b, k, n, v, seq_pointer, writes);
+      fails.emplace_back(static_cast<uint32_t>(v.size()), r.fails);
+      v.push_back(r.value);
     } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
       NodeValue r = sequence_read(b, k, n, v, seq_pointer);
       if (r.fails != nullptr) fails.emplace_back(static_cast<uint32_t>(v.size()), r.fails);
@@ -362,7 +397,8 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
   std::vector<llvm::Value*> v;
   llvm::Value* record = nullptr;
   if (!k.loop) {
-    v = emit_nodes(b, k, loaded, seq_pointer, math, fails);
+    std::vector<PendingWrite> writes;  // none: only loops write
+    v = emit_nodes(b, k, instance, loaded, seq_pointer, math, fails, writes);
     if (!fails.empty()) record = failure_record(b, fails, instance);
   } else {
     // Note [Loop kernels]: the invariant inputs are loaded before the loop, the state is a phi
@@ -380,11 +416,23 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
       state.push_back(b.CreatePHI(in[j]->getType(), 2));
       state.back()->addIncoming(in[j], before);
     }
-    v = emit_nodes(b, k, [&](uint32_t j) { return j < nstate ? state[j] : in.at(j); }, seq_pointer, math, fails);
+    std::vector<PendingWrite> writes;
+    v = emit_nodes(b, k, instance, [&](uint32_t j) { return j < nstate ? state[j] : in.at(j); }, seq_pointer, math,
+                   fails, writes);
     llvm::Value* stop = v.at(k.loop_done);
     if (!fails.empty()) {
       record = failure_record(b, fails, instance);
       stop = b.CreateOr(stop, b.CreateICmpNE(record, b.getInt64(flatten::kNoKernelFailure)));
+    }
+    // The iteration's stores, in node order, if it goes on.
+    for (const PendingWrite& w : writes) {
+      auto* store = llvm::BasicBlock::Create(b.getContext(), "seq_write", fn);
+      auto* after = llvm::BasicBlock::Create(b.getContext(), "seq_write_done", fn);
+      b.CreateCondBr(b.CreateAnd(b.CreateNot(stop), w.wanted), store, after);
+      b.SetInsertPoint(store);
+      b.CreateStore(w.value, w.at);
+      b.CreateBr(after);
+      b.SetInsertPoint(after);
     }
     llvm::BasicBlock* latch = b.GetInsertBlock();
     for (size_t j = 0; j < nstate; ++j) state[j]->addIncoming(v.at(k.loop_next[j]), latch);

@@ -189,6 +189,20 @@ llvm::Value* streaming_load(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* at
 
 }  // namespace
 
+namespace {
+
+/// Whether parameter `param` is the component array of a sequence the loop writes (Note
+/// [Sequence state in loop kernels]), the sequences' pointers starting at `seqs_at`.
+bool written_pointer(const flatten::KernelBody& k, size_t param, size_t seqs_at) {
+  for (uint32_t q = 0; q < k.seqs.size(); ++q) {
+    const size_t first = seqs_at + k.seq_pointer(q);  // its offsets, then its components
+    if (k.seqs[q].written && param > first && param <= first + k.seqs[q].components.size()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
@@ -218,7 +232,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // read-only path.
   for (size_t j = 0; j < ni + no; ++j) {
     fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::NoAlias);
-    if (j < ni) fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::ReadOnly);
+    if (j < ni && !written_pointer(k, 1 + j, seqs_at)) fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::ReadOnly);
   }
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   b.SetInsertPoint(entry);

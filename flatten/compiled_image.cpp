@@ -19,7 +19,7 @@ using lang::ValueKind;
 
 namespace {
 
-constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '4'};  // 04: loop kernels
+constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '5'};  // 05: loop kernels with sequences
 
 /// What an image depends on besides its own format: the numbering of primitives and Flat IR ops.
 uint64_t fingerprint() {
@@ -222,10 +222,13 @@ class Writer {
     u64(k.loop_next.size());
     for (uint32_t x : k.loop_next) u32(x);
     u64(k.seqs.size());
-    for (const std::vector<const Type*>& seq : k.seqs) {
-      u64(seq.size());
-      for (const Type* t : seq) type(t);
+    for (const KernelBody::Seq& seq : k.seqs) {
+      u64(seq.components.size());
+      for (const Type* t : seq.components) type(t);
+      u8(seq.written);
     }
+    u64(k.seq_outputs.size());
+    for (uint32_t q : k.seq_outputs) u32(q);
   }
 
   void program(const Program& p) {
@@ -532,7 +535,7 @@ class Reader {
     for (size_t i = 0; i < nnodes; ++i) {
       KernelNode n;
       uint8_t kind = u8();
-      if (kind > static_cast<uint8_t>(KernelNode::Kind::SeqElt)) fail("a kernel node of no kind");
+      if (kind > static_cast<uint8_t>(KernelNode::Kind::Instance)) fail("a kernel node of no kind");
       n.kind = static_cast<KernelNode::Kind>(kind);
       n.input = u32();
       n.component = u32();
@@ -553,10 +556,13 @@ class Reader {
     size_t nseqs = count();
     for (size_t i = 0; i < nseqs; ++i) {
       size_t ncomponents = count();
-      std::vector<const Type*> seq;
-      for (size_t c = 0; c < ncomponents; ++c) seq.push_back(type());
+      KernelBody::Seq seq;
+      for (size_t c = 0; c < ncomponents; ++c) seq.components.push_back(type());
+      seq.written = u8() != 0;
       k->seqs.push_back(std::move(seq));
     }
+    size_t nseq_outputs = count();
+    for (size_t i = 0; i < nseq_outputs; ++i) k->seq_outputs.push_back(u32());
     return k;
   }
   lang::core::PrimId prim() {

@@ -128,7 +128,7 @@ struct RecursionLoop {
 // the program's, fusion never moves a node that can fail past a statement that can fail or has
 // an effect (fuse_elementwise, fuse_siblings). Such kernels are never fused into consumers.
 struct KernelNode {
-  enum class Kind : uint8_t { Input, Prim, Const, SeqLength, SeqElt };
+  enum class Kind : uint8_t { Input, Prim, Const, SeqLength, SeqElt, SeqWrite, Instance };
   Kind kind = Kind::Input;
   uint32_t input = 0;                 // Input: index into uses / KernelBody::inputs; Seq*: into KernelBody::seqs
   uint32_t component = 0;             // SeqElt: the flat component of the element it reads
@@ -185,6 +185,20 @@ struct BodyMemo {
 // pointers come, per sequence, its rows' offsets (n_rows + 1 int64) and its components'
 // element arrays.
 //
+// A sequence read by every instance on its own (a parameter that is not shared) is read the
+// same way, its row being the instance's number (an Instance node).
+//
+// Note [Sequence state in loop kernels]
+// A sequence in the loop's state that the body changes only by rep (`rep(counts, c + 1, d)`:
+// a bucket count per iteration) is `written`: the executor gives the kernel a copy of each
+// instance's row, which the kernel changes in place, and the rows are the statement's sequence
+// outputs. A SeqWrite node (args: row, index, value, and a guard) checks its index as elt
+// does when it is evaluated, but stores only at the end of an iteration that goes on, in node
+// order: every read of the iteration sees the state it started with, and a done iteration
+// changes nothing. So the compiler takes a written sequence only where the body reads the
+// state the iteration started with, returns it unchanged when done, and passes on exactly the
+// reps it made (flatten/loop_kernels.cpp).
+//
 // An iteration with a failing node stops that instance and records it as a plain kernel does
 // (Note [Kernels that can fail]); the record's node names the error. Both branches of an if
 // inside the body are evaluated, so a node that can fail in a branch reads its operands
@@ -198,14 +212,25 @@ struct KernelBody {
   bool loop = false;                      // Note [Loop kernels]
   uint32_t loop_done = 0;                 // loop: the bool node that ends an instance's loop
   std::vector<uint32_t> loop_next;        // loop: the node of each state input's next value
-  /// loop: the sequences it reads (Note [Sequences in loop kernels]), each by the flat
-  /// components of its elements.
-  std::vector<std::vector<const lang::Type*>> seqs;
+  /// A sequence a loop reads (Note [Sequences in loop kernels]), and may write.
+  struct Seq {
+    std::vector<const lang::Type*> components;  // the flat components of its elements
+    bool written = false;                       // loop state changed by rep
+  };
+  std::vector<Seq> seqs;
+  /// loop: the written sequence of each sequence output (after the scalar outputs).
+  std::vector<uint32_t> seq_outputs;
   /// The number of pointers the sequences take after the inputs: per sequence, its rows'
   /// offsets and one per component.
   size_t seq_pointers() const {
     size_t n = 0;
-    for (const auto& s : seqs) n += 1 + s.size();
+    for (const Seq& s : seqs) n += 1 + s.components.size();
+    return n;
+  }
+  /// The first of those pointers of sequence q (its offsets; its components follow).
+  size_t seq_pointer(uint32_t q) const {
+    size_t n = 0;
+    for (uint32_t i = 0; i < q; ++i) n += 1 + seqs[i].components.size();
     return n;
   }
   /// A structural description (types by kind, prims, edges): equal keys, equal kernels.

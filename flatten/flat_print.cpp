@@ -133,6 +133,13 @@ struct Printer {
         rhs = fmt::format("in {}", n.input < ins.size() ? var(ins[n.input]) : "?");
       } else if (n.kind == KernelNode::Kind::Const) {
         rhs = "const " + lang::format_value(n.value, n.type);
+      } else if (n.kind == KernelNode::Kind::Instance) {
+        rhs = "instance";
+      } else if (n.kind == KernelNode::Kind::SeqWrite) {
+        // `rows[%r][%i].c := %v`: stored when the iteration goes on.
+        size_t at = k.inputs.size() + n.input;
+        rhs = fmt::format("{}[%{}][%{}].{} := %{}{}", at < s.uses.size() ? var(s.uses[at]) : "?", n.args.at(0), n.args.at(1),
+                          n.component, n.args.at(2), n.args.size() > 3 ? fmt::format(" if %{}", n.args[3]) : "");
       } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
         // `#rows[%r]` and `rows[%r][%i].c`: the rows are the statement's operands after the inputs.
         size_t at = k.inputs.size() + n.input;

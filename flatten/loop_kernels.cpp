@@ -2,6 +2,8 @@
 // (Note [Loop kernels] in flatten/flat_ir.h).
 #include "flatten/loop_kernels.h"
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -33,13 +35,17 @@ struct NotALoop {};
 
 bool plain(const Type* t) { return t->kind <= TypeKind::F32; }
 
-/// A value while compiling: a node holding a flat scalar, a pair of values, or a shared
-/// sequence (`seq` >= 0: KernelBody::seqs[seq], and `node` the instance's row id).
+/// A value while compiling: a node holding a flat scalar, a pair of values, or a sequence
+/// (`seq` >= 0: KernelBody::seqs[seq], `node` the instance's row of it, and `writes` the
+/// SeqWrite nodes that made this value from the state the iteration started with).
 struct Sym {
   uint32_t node = 0;
   std::shared_ptr<const std::pair<Sym, Sym>> pair;
   int seq = -1;
+  std::shared_ptr<const std::vector<uint32_t>> writes;  // sorted; null: none
 };
+
+size_t write_count(const Sym& v) { return v.writes ? v.writes->size() : 0; }
 
 /// What a tail position gives: a value (the loop is done), a self-call (it goes on with `next`),
 /// or, through ifs, either, as node `done` says.
@@ -69,16 +75,20 @@ class LoopCompiler {
     Sym param = parameter(fn_.param, close(fn_.param->type, scope), shared);
     bind(fn_.param, param, scope);
     Outcome o = tail(body, scope, std::nullopt);
-    if (!o.value || !o.next || o.done != Outcome::Done::ByNode || holds_seq(*o.value) || !same_seqs(param, *o.next))
-      throw NotALoop{};
+    if (!o.value || !o.next || o.done != Outcome::Done::ByNode || !same_seqs(param, *o.next)) throw NotALoop{};
     k_.loop = true;
     k_.loop_done = o.done_node;
-    leaves(*o.next, k_.loop_next);
-    leaves(*o.value, k_.outputs);
+    leaves(*o.next, k_.loop_next, nullptr);
+    leaves(*o.value, k_.outputs, &k_.seq_outputs);
     if (k_.loop_next.size() != k_.inputs.size()) throw NotALoop{};
     for (size_t i = 0; i < k_.inputs.size(); ++i)
       if (k_.nodes[k_.loop_next[i]].type != k_.inputs[i]) throw NotALoop{};
-    return LoopKernel{std::move(k_), std::move(seq_slots_)};
+    // Note [Sequence state in loop kernels]: an iteration that goes on stores every write it
+    // made, so the state passed on must hold each of them.
+    for (uint32_t q : k_.seq_outputs) k_.seqs[q].written = true;
+    for (size_t q = 0; q < k_.seqs.size(); ++q)
+      if (k_.seqs[q].written && written_by(*o.next, static_cast<int>(q)) != writes_[q]) throw NotALoop{};
+    return LoopKernel{std::move(k_), std::move(sources_)};
   }
 
  private:
@@ -87,7 +97,10 @@ class LoopCompiler {
   const core::Function& fn_;
   const std::vector<const Type*>& targs_;
   KernelBody k_;
-  std::vector<uint32_t> seq_slots_;  // the parameter slot of each sequence
+  std::vector<LoopKernel::Source> sources_;  // where each sequence comes from
+  std::map<size_t, std::vector<uint32_t>> writes_;  // by sequence: every SeqWrite node made
+  std::optional<uint32_t> instance_;                // the Instance node, once made
+  uint32_t per_instance_seqs_ = 0;
   int depth_ = 0;
 
   const Type* close(const Type* t, const Scope& s) { return s.targs->empty() ? t : types_.subst(t, *s.targs); }
@@ -127,17 +140,28 @@ class LoopCompiler {
       return pair(std::move(a), parameter(p->right, t->b, shared));
     }
     if (p->kind != core::PatternKind::Var || !shared.count(p->slot)) return inputs(t);
-    std::vector<const Type*> components;
-    if (t->kind != TypeKind::Seq || !flat_components(t->a, components)) throw NotALoop{};
     Sym rows = inputs(types_.int_());
-    rows.seq = static_cast<int>(k_.seqs.size());
-    k_.seqs.push_back(std::move(components));
-    seq_slots_.push_back(p->slot);
+    rows.seq = new_seq(t, LoopKernel::Source{true, p->slot});
     return rows;
   }
 
-  static bool holds_seq(const Sym& v) {
-    return v.seq >= 0 || (v.pair && (holds_seq(v.pair->first) || holds_seq(v.pair->second)));
+  /// A sequence of type t the loop reads; its index in KernelBody::seqs.
+  int new_seq(const Type* t, LoopKernel::Source from) {
+    KernelBody::Seq seq;
+    if (t->kind != TypeKind::Seq || !flat_components(t->a, seq.components)) throw NotALoop{};
+    k_.seqs.push_back(std::move(seq));
+    sources_.push_back(from);
+    return static_cast<int>(k_.seqs.size() - 1);
+  }
+
+  /// The SeqWrite nodes of sequence q that `v` holds (it must hold that sequence only once).
+  static std::vector<uint32_t> written_by(const Sym& v, int q) {
+    if (v.pair) {
+      std::vector<uint32_t> a = written_by(v.pair->first, q), b = written_by(v.pair->second, q);
+      if (!a.empty() && !b.empty()) throw NotALoop{};
+      return a.empty() ? b : a;
+    }
+    return v.seq == q && v.writes ? *v.writes : std::vector<uint32_t>{};
   }
 
   /// Whether `next` passes every sequence of `param` on unchanged, at its place.
@@ -147,11 +171,23 @@ class LoopCompiler {
     return param.seq == next.seq;
   }
 
-  /// One input per leaf of `t`, in order.
+  /// One input per flat scalar leaf of `t`, in order; a sequence leaf is read in place, each
+  /// instance its own row.
   Sym inputs(const Type* t) {
     if (t->kind == TypeKind::Pair) {
       Sym a = inputs(t->a);  // first: inputs are numbered in order
       return pair(std::move(a), inputs(t->b));
+    }
+    if (t->kind == TypeKind::Seq) {
+      if (!instance_) {
+        KernelNode n;
+        n.kind = KernelNode::Kind::Instance;
+        n.type = types_.int_();
+        instance_ = add(std::move(n));
+      }
+      Sym rows{*instance_, nullptr};
+      rows.seq = new_seq(t, LoopKernel::Source{false, per_instance_seqs_++});
+      return rows;
     }
     if (!plain(t)) throw NotALoop{};
     KernelNode n;
@@ -164,13 +200,19 @@ class LoopCompiler {
 
   static Sym pair(Sym a, Sym b) { return Sym{0, std::make_shared<const std::pair<Sym, Sym>>(std::move(a), std::move(b))}; }
 
-  static void leaves(const Sym& v, std::vector<uint32_t>& out) {
-    if (!v.pair) {
+  /// The nodes of v's flat scalar leaves and of its shared sequences' row ids (the inputs'
+  /// order); its other sequences go to `seqs` (a result's), or nowhere (the next state's).
+  void leaves(const Sym& v, std::vector<uint32_t>& out, std::vector<uint32_t>* seqs) const {
+    if (v.pair) {
+      leaves(v.pair->first, out, seqs);
+      leaves(v.pair->second, out, seqs);
+    } else if (v.seq < 0 || sources_[static_cast<size_t>(v.seq)].shared) {
+      if (seqs && v.seq >= 0) throw NotALoop{};  // a shared sequence as the result
       out.push_back(v.node);
-      return;
+    } else if (seqs) {
+      if (write_count(v) > 0) throw NotALoop{};  // a done iteration stores nothing
+      seqs->push_back(static_cast<uint32_t>(v.seq));
     }
-    leaves(v.pair->first, out);
-    leaves(v.pair->second, out);
   }
 
   static uint32_t scalar(const Sym& v) {
@@ -194,8 +236,17 @@ class LoopCompiler {
   Sym select(uint32_t c, const Sym& a, const Sym& b) {
     if (a.pair && b.pair) return pair(select(c, a.pair->first, b.pair->first), select(c, a.pair->second, b.pair->second));
     if (a.pair || b.pair || a.seq != b.seq || type_of(a.node) != type_of(b.node)) throw NotALoop{};
+    if (a.seq >= 0) {
+      // One sequence: the writes of both branches, each guarded by its own branch.
+      if (a.node != b.node) throw NotALoop{};
+      Sym both = a;
+      std::vector<uint32_t> w;
+      std::set_union(a.writes ? a.writes->begin() : w.end(), a.writes ? a.writes->end() : w.end(),
+                     b.writes ? b.writes->begin() : w.end(), b.writes ? b.writes->end() : w.end(), std::back_inserter(w));
+      both.writes = std::make_shared<const std::vector<uint32_t>>(std::move(w));
+      return both;
+    }
     if (a.node == b.node) return a;
-    if (a.seq >= 0) throw NotALoop{};  // one of two sequences
     return Sym{prim(PrimId::Select, {c, a.node, b.node}, type_of(a.node)), nullptr};
   }
 
@@ -291,9 +342,11 @@ class LoopCompiler {
   /// `#rows` or `rows[i]` of a shared sequence: the element's components, each a SeqElt node
   /// that fails out of bounds only where `guard` holds.
   std::optional<Sym> sequence_read(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    if (e->prim == PrimId::Rep) return sequence_write(e, s, guard);
     if ((e->prim != PrimId::Length && e->prim != PrimId::Elt) || e->args.empty()) return std::nullopt;
     Sym rows = value(e->args[0], s, guard);
     if (rows.seq < 0) return std::nullopt;
+    if (write_count(rows) > 0) throw NotALoop{};  // reads see the state the iteration started with
     KernelNode n;
     n.input = static_cast<uint32_t>(rows.seq);
     n.args = {rows.node};
@@ -309,6 +362,50 @@ class LoopCompiler {
     if (guard) n.args.push_back(*guard);
     uint32_t component = 0;
     return element(n, close(e->type, s), component);
+  }
+
+  /// `rep(rows, x, i)` of a sequence in the state (Note [Sequence state in loop kernels]): a
+  /// SeqWrite node per flat component of x, stored when the iteration goes on.
+  std::optional<Sym> sequence_write(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    Sym rows = value(e->args[0], s, guard);
+    if (rows.seq < 0) return std::nullopt;
+    const size_t q = static_cast<size_t>(rows.seq);
+    if (sources_[q].shared) throw NotALoop{};  // every instance's copy would differ
+    Sym x = value(e->args[1], s, guard);
+    uint32_t index = scalar(value(e->args[2], s, guard));
+    if (type_of(index) != types_.int_()) throw NotALoop{};
+    std::vector<uint32_t> parts;
+    leaves(x, parts, nullptr);
+    if (holds_seq_or_mismatch(x, parts, k_.seqs[q].components)) throw NotALoop{};
+    k_.seqs[q].written = true;
+    std::vector<uint32_t> w = rows.writes ? *rows.writes : std::vector<uint32_t>{};
+    for (uint32_t c = 0; c < parts.size(); ++c) {
+      KernelNode n;
+      n.kind = KernelNode::Kind::SeqWrite;
+      n.input = static_cast<uint32_t>(q);
+      n.component = c;
+      n.type = k_.seqs[q].components[c];
+      n.span = e->span;
+      n.args = {rows.node, index, parts[c]};
+      if (guard) n.args.push_back(*guard);
+      uint32_t node = add(std::move(n));
+      w.push_back(node);
+      writes_[q].push_back(node);
+    }
+    rows.writes = std::make_shared<const std::vector<uint32_t>>(std::move(w));
+    return rows;
+  }
+
+  /// Whether x (with leaf nodes `parts`) is not a value of the flat components `types`.
+  bool holds_seq_or_mismatch(const Sym& x, const std::vector<uint32_t>& parts, const std::vector<const Type*>& types) const {
+    if (holds_seq(x) || parts.size() != types.size()) return true;
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (type_of(parts[i]) != types[i]) return true;
+    return false;
+  }
+
+  static bool holds_seq(const Sym& v) {
+    return v.seq >= 0 || (v.pair && (holds_seq(v.pair->first) || holds_seq(v.pair->second)));
   }
 
   /// The element of type `t` whose first flat component is number `component`.

@@ -10,10 +10,14 @@
 
 namespace ndp::flatten {
 
-/// A loop kernel body and the parameter slot of each sequence it reads.
+/// A loop kernel body and where each sequence it reads comes from.
 struct LoopKernel {
+  struct Source {
+    bool shared;     // a shared parameter, read through ids
+    uint32_t which;  // shared: its parameter slot; else the number of the parameter's sequence leaf
+  };
   KernelBody body;
-  std::vector<uint32_t> seq_slots;
+  std::vector<Source> seqs;
 };
 
 /// The loop kernel of function `fn` at the closed type arguments `targs`, with `body` its body

@@ -470,40 +470,46 @@ class Vectoriser {
   /// are the statement's operands after the inputs.
   VarId loop_kernel_call(LoopKernel loop, const Pending& p) {
     KernelBody& k = loop.body;
-    std::vector<VarId> ins;
-    leaves(fn_->param, ins);
+    std::vector<VarId> ins, rows;
+    leaves(fn_->param, ins, rows);
     std::map<uint32_t, VarId> base_of;
     for (uint32_t slot : p.shared) {
       VarId base = new_var("rows", close(param_slot_type(p.fn->param, slot), p.fn->span));
       fn_->shared_bases.push_back(base);
       base_of[slot] = base;
     }
-    for (uint32_t slot : loop.seq_slots) ins.push_back(base_of.at(slot));
-    std::vector<VarId> outs;
+    for (const LoopKernel::Source& from : loop.seqs) ins.push_back(from.shared ? base_of.at(from.which) : rows.at(from.which));
+    std::vector<VarId> outs, seq_outs;
     for (uint32_t o : k.outputs) outs.push_back(new_var("r", k.nodes[o].type));
-    Stmt& s = emit(Op::LoopKernel, outs.at(0), std::move(ins), p.fn->span);
-    s.outs = outs;
+    for (uint32_t q : k.seq_outputs) seq_outs.push_back(new_var("r", fn_->vars[ins.at(k.inputs.size() + q)].type));
+    std::vector<VarId> all = outs;
+    all.insert(all.end(), seq_outs.begin(), seq_outs.end());
+    Stmt& s = emit(Op::LoopKernel, all.at(0), std::move(ins), p.fn->span);
+    s.outs = all;
     s.kernel = std::make_shared<const KernelBody>(std::move(k));
-    size_t next = 0;
-    return rebuild(fn_->result_type, outs, next);
+    size_t next = 0, next_seq = 0;
+    return rebuild(fn_->result_type, outs, next, seq_outs, next_seq);
   }
 
-  /// The flat scalar components of `v`, in order.
-  void leaves(VarId v, std::vector<VarId>& out) {
+  /// The flat scalar components of `v`, in order, and its sequences (`seqs`).
+  void leaves(VarId v, std::vector<VarId>& out, std::vector<VarId>& seqs) {
     const Type* t = fn_->vars[v].type;
     if (t->kind != TypeKind::Pair) {
-      out.push_back(v);
+      (t->kind == TypeKind::Seq ? seqs : out).push_back(v);
       return;
     }
-    leaves(emit_value(Op::First, fn_->vars[v].hint, t->a, {v}), out);
-    leaves(emit_value(Op::Second, fn_->vars[v].hint, t->b, {v}), out);
+    leaves(emit_value(Op::First, fn_->vars[v].hint, t->a, {v}), out, seqs);
+    leaves(emit_value(Op::Second, fn_->vars[v].hint, t->b, {v}), out, seqs);
   }
 
-  /// A value of type `t` from its flat scalar components parts[next...].
-  VarId rebuild(const Type* t, const std::vector<VarId>& parts, size_t& next) {
+  /// A value of type `t` from its flat scalar components parts[next...] and its sequences
+  /// seqs[next_seq...].
+  VarId rebuild(const Type* t, const std::vector<VarId>& parts, size_t& next, const std::vector<VarId>& seqs,
+                size_t& next_seq) {
+    if (t->kind == TypeKind::Seq) return seqs.at(next_seq++);
     if (t->kind != TypeKind::Pair) return parts.at(next++);
-    VarId a = rebuild(t->a, parts, next);
-    VarId b = rebuild(t->b, parts, next);
+    VarId a = rebuild(t->a, parts, next, seqs, next_seq);
+    VarId b = rebuild(t->b, parts, next, seqs, next_seq);
     return emit_value(Op::Tuple, "tuple", t, {a, b});
   }
 

@@ -523,15 +523,26 @@ struct Verifier {
         if (!n.type || !const_ok(n.value, n.type)) problem(&s, fmt::format("kernel node {}: bad constant", j));
         continue;
       }
-      if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
-        // Note [Sequences in loop kernels]: a row id, and for an element an index, both ints.
-        const bool elt = n.kind == KernelNode::Kind::SeqElt;
-        bool ok = n.input < k->seqs.size() && (elt ? n.args.size() == 2 || n.args.size() == 3 : n.args.size() == 1) && n.type;
-        for (size_t a = 0; a < n.args.size(); ++a)  // (a guard third: Note [Loop kernels])
-          ok = ok && n.args[a] < j && k->nodes[n.args[a]].type->kind == (a < 2 ? TypeKind::Int : TypeKind::Bool);
-        if (ok) ok = elt ? n.component < k->seqs[n.input].size() && n.type == k->seqs[n.input][n.component]
-                         : n.type->kind == TypeKind::Int;
-        if (!ok) problem(&s, fmt::format("kernel node {}: a bad read of a sequence", j));
+      if (n.kind == KernelNode::Kind::Instance) {
+        if (!n.args.empty() || !n.type || n.type->kind != TypeKind::Int) problem(&s, fmt::format("kernel node {}: a bad instance number", j));
+        continue;
+      }
+      if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) {
+        // Notes [Sequences in loop kernels] and [Sequence state in loop kernels]: a row id, an
+        // index (ints), the value written (of the component's type), then maybe a guard.
+        const size_t fixed = n.kind == KernelNode::Kind::SeqLength ? 1 : n.kind == KernelNode::Kind::SeqElt ? 2 : 3;
+        bool ok = n.input < k->seqs.size() && n.type && (n.args.size() == fixed || (fixed > 1 && n.args.size() == fixed + 1));
+        for (size_t a = 0; ok && a < n.args.size(); ++a) {
+          ok = n.args[a] < j;
+          const Type* t = ok ? k->nodes[n.args[a]].type : nullptr;
+          if (ok && a < 2) ok = t->kind == TypeKind::Int;
+          else if (ok && a == fixed) ok = t->kind == TypeKind::Bool;
+          else if (ok) ok = t == n.type;  // a write's value
+        }
+        if (ok && n.kind == KernelNode::Kind::SeqLength) ok = n.type->kind == TypeKind::Int;
+        else if (ok) ok = n.component < k->seqs[n.input].components.size() && n.type == k->seqs[n.input].components[n.component];
+        if (ok && n.kind == KernelNode::Kind::SeqWrite) ok = k->seqs[n.input].written;
+        if (!ok) problem(&s, fmt::format("kernel node {}: a bad read or write of a sequence", j));
         continue;
       }
       std::vector<const Type*> args;
@@ -554,8 +565,10 @@ struct Verifier {
         const Type* rows = use(s, k->inputs.size() + q, false);
         std::vector<const Type*> components;
         if (rows && rows->kind == TypeKind::Seq) flat_components(rows->a, components);
-        if (components != k->seqs[q]) problem(&s, fmt::format("operand {} is not a sequence of its components", k->inputs.size() + q));
+        if (components != k->seqs[q].components)
+          problem(&s, fmt::format("operand {} is not a sequence of its components", k->inputs.size() + q));
       }
+      for (uint32_t q : k->seq_outputs) expect(s, q < k->seqs.size() && k->seqs[q].written, "a sequence output that is not written");
     }
     if (k->loop) {  // Note [Loop kernels]
       expect(s, k->loop_done < k->nodes.size() && k->nodes[k->loop_done].type->kind == TypeKind::Bool,
@@ -566,8 +579,16 @@ struct Verifier {
                fmt::format("the loop's next state {} is not a node of its input's type", i));
     }
     if (!plain) return;  // consumer_kernel and filter_group check the outputs
-    expect(s, !s.outs.empty() && s.outs.size() == k->outputs.size() && s.outs[0] == s.dst,
+    expect(s, !s.outs.empty() && s.outs.size() == k->outputs.size() + k->seq_outputs.size() && s.outs[0] == s.dst,
            "kernel outputs do not match its result variables");
+    for (size_t o = 0; o < k->seq_outputs.size() && k->outputs.size() + o < s.outs.size(); ++o) {
+      // A written sequence's rows, changed: of its operand's type.
+      const uint32_t q = k->seq_outputs[o];
+      const VarId out = s.outs[k->outputs.size() + o];
+      if (exists(&s, out) && q < k->seqs.size() && k->inputs.size() + q < s.uses.size() &&
+          fn.vars[out].type != fn.vars[s.uses[k->inputs.size() + q]].type)
+        problem(&s, fmt::format("sequence output {} is not of its sequence's type", o));
+    }
     for (size_t o = 0; o < s.outs.size() && o < k->outputs.size(); ++o) {
       if (!exists(&s, s.outs[o])) continue;
       if (k->outputs[o] >= k->nodes.size()) problem(&s, fmt::format("kernel output {} names no node", o));

@@ -324,6 +324,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       // A loop kernel's operands after its inputs are the rows of the sequences it reads.
       std::vector<Vec> seqs(ins.begin() + static_cast<std::ptrdiff_t>(s.kernel->inputs.size()), ins.end());
       ins.resize(s.kernel->inputs.size());
+      out_types.resize(s.kernel->outputs.size());  // the written sequences' rows come after
       std::vector<Vec> r = run_kernel(*s.kernel, ins, out_types, seqs);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;

@@ -247,8 +247,7 @@ HostKernelFn host_kernel(const KernelBody& k) {
 void eval_seq_read(const KernelBody& k, uint32_t node, const void* const* at_args, const void* const* ins, void* r,
                    int64_t m, int64_t first, uint64_t* record) {
   const KernelNode& n = k.nodes[node];
-  size_t p = k.inputs.size();  // the sequence's first pointer: its rows' offsets
-  for (uint32_t q = 0; q < n.input; ++q) p += 1 + k.seqs[q].size();
+  const size_t p = k.inputs.size() + k.seq_pointer(n.input);  // the sequence's rows' offsets
   const int64_t* offsets = static_cast<const int64_t*>(ins[p]);
   const int64_t* rows = static_cast<const int64_t*>(at_args[0]);
   if (n.kind == KernelNode::Kind::SeqLength) {
@@ -257,17 +256,22 @@ void eval_seq_read(const KernelBody& k, uint32_t node, const void* const* at_arg
     return;
   }
   const int64_t* index = static_cast<const int64_t*>(at_args[1]);
-  const bool* guard = n.args.size() > 2 ? static_cast<const bool*>(at_args[2]) : nullptr;
+  // A write (Note [Sequence state in loop kernels]) is checked here and stored by the loop; its
+  // value is the value written.
+  const bool write = n.kind == KernelNode::Kind::SeqWrite;
+  const size_t guard_arg = write ? 3 : 2;
+  const bool* guard = n.args.size() > guard_arg ? static_cast<const bool*>(at_args[guard_arg]) : nullptr;
   with_scalar(n.type->kind, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* elems = static_cast<const T*>(ins[p + 1 + n.component]);
+    const T* elems = static_cast<const T*>(write ? at_args[2] : ins[p + 1 + n.component]);
     T* out = static_cast<T*>(r);
     for (int64_t i = 0; i < m; ++i) {
       const int64_t start = offsets[rows[i]], length = offsets[rows[i] + 1] - start;
+      if (write) out[i] = elems[i];
       if (index[i] >= 0 && index[i] < length) {
-        out[i] = elems[start + index[i]];
+        if (!write) out[i] = elems[start + index[i]];
       } else {
-        out[i] = T{};
+        if (!write) out[i] = T{};
         if (!guard || guard[i])
           lower_record(std::atomic_ref<uint64_t>(*record), flatten::kernel_failure_record(node, static_cast<uint64_t>(first + i)));
       }
@@ -281,16 +285,38 @@ void eval_seq_read(const KernelBody& k, uint32_t node, const void* const* at_arg
 void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
   KernelBody step;
   step.inputs = k.inputs;
+  step.inputs.push_back(nullptr);  // the instance's number, below
   step.nodes = k.nodes;
   step.seqs = k.seqs;
   step.outputs.push_back(k.loop_done);
   step.outputs.insert(step.outputs.end(), k.loop_next.begin(), k.loop_next.end());
   step.outputs.insert(step.outputs.end(), k.outputs.begin(), k.outputs.end());
+  // Each SeqWrite's row, index, value and guard, to store when the iteration goes on (Note
+  // [Sequence state in loop kernels]).
+  struct Write {
+    uint32_t node;
+    size_t out;  // its row's output; index, value and guard follow
+  };
+  std::vector<Write> writes;
+  for (uint32_t j = 0; j < k.nodes.size(); ++j) {
+    KernelNode& n = step.nodes[j];
+    if (n.kind == KernelNode::Kind::Instance) {
+      n.kind = KernelNode::Kind::Input;
+      n.input = static_cast<uint32_t>(k.inputs.size());
+      step.inputs.back() = n.type;
+    } else if (n.kind == KernelNode::Kind::SeqWrite) {
+      writes.push_back({j, step.outputs.size()});
+      step.outputs.insert(step.outputs.end(), {n.args[0], n.args[1], j, n.args.size() > 3 ? n.args[3] : j});
+    }
+  }
+  if (!step.inputs.back()) step.inputs.back() = step.nodes[k.loop_done].type;  // no Instance node reads it
   const size_t nstate = k.loop_next.size(), nresults = k.outputs.size();
   uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[nresults]) : nullptr;
   std::vector<uint64_t> state(nstate), slots(step.outputs.size());
-  std::vector<const void*> at(k.inputs.size() + k.seq_pointers());
-  for (size_t j = k.inputs.size(); j < at.size(); ++j) at[j] = ins[j];  // the sequences, read in place
+  int64_t instance = 0;
+  std::vector<const void*> at(step.inputs.size() + k.seq_pointers());
+  at[k.inputs.size()] = &instance;
+  for (size_t j = step.inputs.size(); j < at.size(); ++j) at[j] = ins[j - 1];  // the sequences, read in place
   std::vector<void*> out_at;
   for (uint64_t& x : slots) out_at.push_back(&x);
   uint64_t step_record = flatten::kNoKernelFailure;
@@ -302,6 +328,7 @@ void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void*
       if (j < nstate) std::memcpy(&state[j], in, w);
       at[j] = j < nstate ? static_cast<const void*>(&state[j]) : in;
     }
+    instance = i;
     for (;;) {
       interpret_kernel(step, 0, 1, at.data(), out_at.data());
       if (step_record != flatten::kNoKernelFailure) {
@@ -316,6 +343,17 @@ void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void*
           std::memcpy(static_cast<char*>(outs[o]) + static_cast<size_t>(i) * w, &slots[1 + nstate + o], w);
         }
         break;
+      }
+      for (const Write& w : writes) {  // the written sequences' arrays are the executor's copies
+        const KernelNode& n = k.nodes[w.node];
+        const bool wanted = n.args.size() <= 3 || *reinterpret_cast<const bool*>(&slots[w.out + 3]);
+        const size_t p = k.inputs.size() + k.seq_pointer(n.input);
+        const int64_t* offsets = static_cast<const int64_t*>(ins[p]);
+        const int64_t row = static_cast<int64_t>(slots[w.out]), index = static_cast<int64_t>(slots[w.out + 1]);
+        if (!wanted || index < 0 || index >= offsets[row + 1] - offsets[row]) continue;
+        const size_t width = storage_width(n.type->kind);
+        char* elems = static_cast<char*>(const_cast<void*>(ins[p + 1 + n.component]));
+        std::memcpy(elems + static_cast<size_t>(offsets[row] + index) * width, &slots[w.out + 2], width);
       }
       for (size_t j = 0; j < nstate; ++j) state[j] = slots[1 + j];
     }
@@ -335,7 +373,7 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
   size_t rows = static_cast<size_t>(std::min(kChunk, end - begin));
   std::unique_ptr<uint64_t[]> scratch(new uint64_t[nn * rows]);
   std::vector<const void*> at(nn);
-  const void* args[3] = {nullptr, nullptr, nullptr};
+  const void* args[4] = {nullptr, nullptr, nullptr, nullptr};
   for (int64_t c = begin; c < end; c += kChunk) {
     int64_t m = std::min(kChunk, end - c);
     for (size_t j = 0; j < nn; ++j) {
@@ -355,9 +393,9 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
         });
         continue;
       }
-      for (size_t a = 0; a < n.args.size() && a < 3; ++a) args[a] = at[n.args[a]];
+      for (size_t a = 0; a < n.args.size() && a < 4; ++a) args[a] = at[n.args[a]];
       if (n.args.size() < 2) args[1] = args[0];
-      if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt)
+      if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite)
         eval_seq_read(k, static_cast<uint32_t>(j), args, ins, r, m, c, record);
       else if (typed_node(k, n)) eval_node(k, n, args, r, m);
       else eval_by_value(k, static_cast<uint32_t>(j), args, r, m, c, record);
@@ -417,6 +455,18 @@ void component_pointers(const Vec& v, std::vector<const void*>& out) {
   }
 }
 
+/// A copy of `v` (flat scalars and pairs of them) in buffers of its own, for a loop to change
+/// (Note [Sequence state in loop kernels]).
+Vec fresh_copy(const Vec& v) {
+  if (v.type()->kind == TypeKind::Pair) return Vec::pair(v.type(), fresh_copy(v.first()), fresh_copy(v.second()));
+  return with_scalar(v.type()->kind, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<T> b(v.size());
+    if (v.size() > 0) std::memcpy(b.data(), v.raw_data(), static_cast<size_t>(v.size()) * sizeof(T));
+    return Vec::scalar(v.type(), v.size(), b.share());
+  });
+}
+
 }  // namespace
 
 std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::span<const lang::Type* const> out_types,
@@ -427,16 +477,19 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
   int64_t n = ins[0].size();
   for (const Vec& v : ins) NDP_ASSERT(v.size() == n, "kernel operands of different lengths");
   // Uniform inputs give uniform outputs (Note [Uniform buffers]): one instance computes them.
-  if (n > 1 && all_uniform(ins)) {
+  if (n > 1 && k.seqs.empty() && all_uniform(ins)) {  // (each instance may read its own row)
     std::vector<Vec> r = run_kernel(k, first_instances(ins), out_types, seqs);
     for (Vec& v : r) v = broadcast_first(v, n);
     return r;
   }
   std::vector<const void*> in_ptrs;
   for (const Vec& v : ins) in_ptrs.push_back(v.raw_data());
-  for (const Vec& rows : seqs) {  // after the inputs: each sequence's offsets and components
-    in_ptrs.push_back(rows.offsets());
-    component_pointers(rows.elems(), in_ptrs);
+  // After the inputs: each sequence's offsets and components, a copy where the loop writes.
+  std::vector<Vec> written(seqs.size());
+  for (size_t q = 0; q < seqs.size(); ++q) {
+    in_ptrs.push_back(seqs[q].offsets());
+    if (k.seqs[q].written) written[q] = fresh_copy(seqs[q].elems());
+    component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), in_ptrs);
   }
   std::vector<std::shared_ptr<const void>> bufs;
   std::vector<void*> out_ptrs;
@@ -470,6 +523,8 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
   }
   std::vector<Vec> out;
   for (size_t o = 0; o < out_types.size(); ++o) out.push_back(Vec::scalar(out_types[o], n, bufs[o]));
+  for (uint32_t q : k.seq_outputs)  // the written rows, in the shape they came in
+    out.push_back(Vec::seq(seqs[q].type(), seqs[q].size(), seqs[q].buffer(), seqs[q].offsets_buffer(), written[q]));
   return out;
 }
 

@@ -17,7 +17,8 @@ using namespace host;  // the cpu backend runs on the host vectors and primitive
 /// The kernel's outputs (of types `out_types`) over the n instances of `ins` (flat scalar Vecs
 /// of the input types, all of one length). Uses compiled code (codegen/kernel_jit.h) when
 /// n is large enough to repay compiling and compilation succeeds; else `interpret_kernel`.
-/// `seqs`: the rows of each sequence a loop kernel reads (Note [Sequences in loop kernels]).
+/// `seqs`: the rows of each sequence a loop kernel reads (Note [Sequences in loop kernels]);
+/// the rows it writes follow the outputs (Note [Sequence state in loop kernels]).
 std::vector<Vec> run_kernel(const flatten::KernelBody& k, std::span<const Vec> ins,
                             std::span<const lang::Type* const> out_types, std::span<const Vec> seqs = {});
 

@@ -346,6 +346,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       // A loop kernel's operands after its inputs are the rows of the sequences it reads.
       std::vector<DVec> seqs(ins.begin() + static_cast<std::ptrdiff_t>(s.kernel->inputs.size()), ins.end());
       ins.resize(s.kernel->inputs.size());
+      out_types.resize(s.kernel->outputs.size());  // the written sequences' rows come after
       std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;

@@ -266,6 +266,16 @@ void component_pointers(const DVec& v, std::vector<CUdeviceptr>& out) {
   out.push_back(v.data());
 }
 
+/// A copy of `v` (flat scalars and pairs of them) in buffers of its own, for a loop to change.
+DVec fresh_copy(Gpu& g, const DVec& v) {
+  if (v.kind() == lang::TypeKind::Pair) return DVec::pair(v.type(), fresh_copy(g, v.first()), fresh_copy(g, v.second()));
+  if (v.gather_unchecked()) v.check_gather();
+  const int64_t bytes = v.size() * elem_bytes(v.type());
+  DBuf copy = g.alloc(bytes);
+  if (bytes > 0) g.check(g.pool().copy(copy->pointer(), v.data(), static_cast<size_t>(bytes)));
+  return DVec::scalar(v.type(), v.size(), std::move(copy));
+}
+
 }  // namespace
 
 std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
@@ -275,7 +285,10 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   std::vector<DVec> outs;
   outs.reserve(out_types.size());
   for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
-  if (n == 0) return outs;
+  if (n == 0) {
+    for (uint32_t q : k.seq_outputs) outs.push_back(seqs[q]);  // no rows
+    return outs;
+  }
   KernelArgs args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
   if (!args.gathered.empty() && !can_load(k, args.gathered)) args = kernel_args(ins, ins.size());
@@ -284,9 +297,13 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   // ptx_instances_per_thread instances a thread.
   // A kernel that can fail takes the failure record last (Note [Kernels that can fail]).
   std::vector<CUdeviceptr> ptrs = std::move(args.ptrs);
-  for (const DVec& rows : seqs) {  // after the inputs and positions: offsets, then components
-    ptrs.push_back(rows.offsets());
-    component_pointers(rows.elems(), ptrs);
+  // After the inputs and positions: each sequence's offsets, then its components, a copy where
+  // the loop writes (Note [Sequence state in loop kernels]).
+  std::vector<DVec> written(seqs.size());
+  for (size_t q = 0; q < seqs.size(); ++q) {
+    ptrs.push_back(seqs[q].offsets());
+    if (k.seqs[q].written) written[q] = fresh_copy(gpu_, seqs[q].elems());
+    component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), ptrs);
   }
   for (const DVec& v : outs) ptrs.push_back(v.data());
   const bool can_fail = k.can_fail();
@@ -306,6 +323,8 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
       host::raise_kernel_failure(k, record, at, rows);
     }
   }
+  for (uint32_t q : k.seq_outputs)  // the written rows, in the shape they came in
+    outs.push_back(DVec::seq(seqs[q].type(), seqs[q].size(), seqs[q].buffer(), seqs[q].offsets_buffer(), written[q]));
   return outs;
 }
 

@@ -106,8 +106,8 @@ std::optional<std::pair<DBuf, int64_t>> checked_offsets(Gpu& g, CUdeviceptr leng
 // sequences). Where the elements are not flat scalars the edit is done on their positions: an
 // iota over the old elements, with the positions of the new values (numbered after the old
 // ones) replaced or scattered in by the flat primitive on int64, with its checks; then one
-// take of the old elements followed by the new ones (take_appended) moves every element, at
-// every depth, to its place.
+// take of the old elements followed by the new ones moves every element, at every depth, to
+// its place.
 struct Natives {
   const GpuPrimContext& ctx;
   const LiftedCall& c;
@@ -236,7 +236,7 @@ struct Natives {
       ndp_status st = g.check(g.prims().replace(NDP_I64, pos->pointer(), a[2].data(), xpos->pointer(), v.segs(), out->pointer()));
       if (st.code == NDP_UNSUPPORTED) return std::nullopt;
       if (st.code != NDP_OK) fail();
-      return same_shape(c.result, v, take_appended(g, e, x, out->pointer(), total));
+      return same_shape(c.result, v, take_from_both(e, x, out->pointer(), total));
     }
     DBuf out = g.alloc(e.size() * elem_bytes(e.type()));
     ndp_status st = g.check(g.prims().replace(elem_type(e.type()), e.data(), a[2].data(), x.data(), v.segs(), out->pointer()));
@@ -248,6 +248,12 @@ struct Natives {
   /// eql of sequences of flat scalars whose lengths agree instance by instance: every element
   /// equal (==, as lang::values_equal compares scalars), an AND per sequence. Where some
   /// lengths differ, or the elements are structured, the host compares.
+  /// Element pos[k] of x followed by y, for k < m (positions need not cover both).
+  DVec take_from_both(const DVec& x, const DVec& y, CUdeviceptr pos, int64_t m) {
+    DVec parts[2] = {x, y};
+    return take(g, concat(g, parts), pos, m);
+  }
+
   std::optional<DVec> eql_values() { return equal(a[0], a[1]); }
 
   /// Instance by instance, whether x and y are equal values (lang::values_equal): flat scalars
@@ -299,7 +305,7 @@ struct Natives {
     if (!ctx.kernels->available(k)) return std::nullopt;
     DVec ins[3] = {f, DVec::scalar(int_t(), n, std::move(from_x)), DVec::scalar(int_t(), n, std::move(from_y))};
     DVec pos = run_one(k, ins, int_t());
-    return take_appended(g, x, y, pos.data(), n);
+    return take_from_both(x, y, pos.data(), n);
   }
 
   /// Scatters `vals` (cut by `sv`) into each instance's sequence of d at `idx` (DPERMUTE:
@@ -316,7 +322,7 @@ struct Natives {
       ndp_status st = g.check(g.prims().dpermute(NDP_I64, vpos->pointer(), idx, sv, pos->pointer(), d.segs(), out->pointer()));
       if (st.code == NDP_UNSUPPORTED) return std::nullopt;
       if (st.code != NDP_OK) fail();
-      return same_shape(c.result, d, take_appended(g, de, vals, out->pointer(), total));
+      return same_shape(c.result, d, take_from_both(de, vals, out->pointer(), total));
     }
     DBuf out = g.alloc(de.size() * elem_bytes(de.type()));
     ndp_status st = g.check(g.prims().dpermute(elem_type(de.type()), vals.data(), idx, sv, de.data(), d.segs(), out->pointer()));

@@ -92,7 +92,7 @@ std::vector<const Type*> node_arg_types(const KernelBody& k, const KernelNode& n
 }  // namespace
 
 bool KernelBody::node_can_fail(const KernelNode& n) const {
-  if (n.kind == KernelNode::Kind::SeqElt) return true;  // an index out of bounds
+  if (n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) return true;  // an index out of bounds
   return n.kind == KernelNode::Kind::Prim && kernel_prim_fallible(n.prim, node_arg_types(*this, n), n.type);
 }
 
@@ -145,8 +145,10 @@ std::string KernelBody::compute_key() const {
       k += fmt::format("in{}", n.input);
     } else if (n.kind == KernelNode::Kind::Const) {
       k += fmt::format("c{}:{}", static_cast<int>(n.type->kind), const_bits(n.value));
-    } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
-      k += fmt::format("s{}:{}.{}(", n.kind == KernelNode::Kind::SeqElt ? "e" : "n", n.input, n.component);
+    } else if (n.kind == KernelNode::Kind::Instance) {
+      k += "inst";
+    } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) {
+      k += fmt::format("s{}:{}.{}(", static_cast<int>(n.kind), n.input, n.component);
       for (uint32_t a : n.args) k += fmt::format("{},", a);
       k += ")";
     } else {
@@ -161,10 +163,12 @@ std::string KernelBody::compute_key() const {
   if (loop) {
     k += fmt::format("|loop{}:", loop_done);
     for (uint32_t x : loop_next) k += fmt::format("{},", x);
-    for (const std::vector<const Type*>& seq : seqs) {
-      k += "|seq";
-      for (const Type* t : seq) k += fmt::format("{},", static_cast<int>(t->kind));
+    for (const Seq& seq : seqs) {
+      k += seq.written ? "|wseq" : "|seq";
+      for (const Type* t : seq.components) k += fmt::format("{},", static_cast<int>(t->kind));
     }
+    k += "|seqout";
+    for (uint32_t q : seq_outputs) k += fmt::format("{},", q);
   }
   return k;
 }

@@ -86,8 +86,8 @@ TEST_CASE("a sequence literal of constants is one lit statement, not one per ele
 
 TEST_CASE("an if with a call of one function in every branch becomes one recursion loop") {
   // flatten/merge_tail_calls.h: the Collatz loop has two self-calls, one per branch. (The
-  // sequence it carries keeps it from being a loop kernel.)
-  Flattened loop("function steps(n, k, s) = if n == 1 then k + #s else if rem(n, 2) == 0 then steps(n / 2, k + 1, s) "
+  // sum over the sequence it carries keeps it from being a loop kernel.)
+  Flattened loop("function steps(n, k, s) = if n == 1 then k + sum(s) else if rem(n, 2) == 0 then steps(n / 2, k + 1, s) "
                  "else steps(3 * n + 1, k + 1, s) $ {steps(n, 0, [n]) : n in [1, 7, 27]} $",
                  true);
   CHECK(loop.count("while(") == 1);
@@ -154,4 +154,29 @@ TEST_CASE("a tail-recursive function over flat scalars is one loop kernel") {
   CHECK(search.count("loop_kernel(") == 1);
   CHECK(search.count("; rows ") == 1);
   CHECK(search.count("while(") == 0);
+}
+
+TEST_CASE("a loop that changes a sequence in its state by rep writes it in place") {
+  // Note [Sequence state in loop kernels]: each block's digits are read by instance, the
+  // counts written, and returned as the statement's sequence output.
+  Flattened count("function count_loop(ds, i, counts) = if i == #ds then counts "
+                  "else count_loop(ds, i + 1, rep(counts, counts[ds[i]] + 1, ds[i])) $ "
+                  "{count_loop(d, 0, dist(0, 4)) : d in [[1, 2, 1], [3]]} $",
+                  true);
+  CHECK(count.count("loop_kernel(") == 1);
+  CHECK(count.count(" = instance") == 1);
+  CHECK(count.count(":= ") == 1);  // one SeqWrite
+  CHECK(count.count("while(") == 0);
+  // A read after a rep in the same iteration would see the stored value too early: left to the
+  // flattened loop.
+  Flattened after("function bump(c, k) = if k == 0 then c else let c2 = rep(c, c[0] + 1, 0) in bump(rep(c2, c2[0] * 2, 1), k - 1) $ "
+                  "{bump(c, 2) : c in [[0, 0], [5, 1]]} $",
+                  true);
+  CHECK(after.count("loop_kernel(") == 0);
+  // A sequence the loop changes but does not return is still its own copy per instance.
+  Flattened unreturned("function mark(tb, k) = if k == 0 then #tb else mark(rep(tb, 0, k), k - 1) $ "
+                       "let tb = [1, 2, 3] in {mark(tb, k) : k in [1, 2]} $",
+                       true);
+  CHECK(unreturned.count("loop_kernel(") == 1);
+  CHECK(unreturned.count(":= ") == 1);
 }
