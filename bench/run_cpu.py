@@ -34,6 +34,8 @@ BENCHMARKS = [
      "small": 10**5, "label": "10^{e}"},
     {"name": "quickhull", "what": "convex hull of random points in the unit square", "size": 10**6,
      "small": 10**5, "label": "10^{e}"},
+    {"name": "radix_blocks", "what": "radix sort by per-block counting (issue 21: loops with rep)", "size": 10**6,
+     "small": 10**5, "label": "10^{e}"},
 ]
 
 QSORT_TARGET_S = 0.15  # cpu quicksort of 10^6 ints must take less than this

@@ -35,6 +35,9 @@ using lang::core::PrimId;
 namespace {
 
 constexpr int64_t kChunk = 1024;
+/// The pieces a loop kernel's instances are cut into for the cores: enough for every core to
+/// take several, so that instances whose loops run longer even out.
+constexpr int64_t kLoopChunks = 256;
 /// Below this many instances the interpretive loop is cheaper than compiling (once per
 /// distinct kernel and process); NDP_JIT_MIN overrides it (0: always compile).
 constexpr int64_t kDefaultJitMin = int64_t{1} << 14;
@@ -408,14 +411,14 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
   }
 }
 
-void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs) {
-  if (n < kParallelGrain) {
+void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs, int64_t grain) {
+  if (n < grain || n <= 1) {
     if (n > 0) flatten::call_host_kernel(fn, 0, n, ins, outs);
     return;
   }
-  int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
+  int64_t chunks = (n + grain - 1) / grain;
   parallel_blocks_for(chunks, [&](int64_t c) {
-    flatten::call_host_kernel(fn, c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), ins, outs);
+    flatten::call_host_kernel(fn, c * grain, std::min(n, (c + 1) * grain), ins, outs);
   });
 }
 
@@ -504,14 +507,17 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
   if (k.can_fail()) out_ptrs.push_back(&record);
   // A loop kernel's instances may run long: it is compiled whatever their number.
   HostKernelFn fn = n >= jit_min() || k.loop ? host_kernel(k) : nullptr;
+  // A loop's instances are each a loop's work, so they go to the cores a few at a time, not in
+  // chunks sized for one elementwise pass (Note [Loop kernels]).
+  const int64_t grain = k.loop ? std::max<int64_t>(1, n / kLoopChunks) : kParallelGrain;
   if (fn) {
-    run_chunks(fn, n, in_ptrs.data(), out_ptrs.data());
-  } else if (n < kParallelGrain) {
+    run_chunks(fn, n, in_ptrs.data(), out_ptrs.data(), grain);
+  } else if (n < grain) {
     interpret_kernel(k, 0, n, in_ptrs.data(), out_ptrs.data());
   } else {
-    int64_t chunks = (n + kParallelGrain - 1) / kParallelGrain;
+    int64_t chunks = (n + grain - 1) / grain;
     parallel_blocks_for(chunks, [&](int64_t c) {
-      interpret_kernel(k, c * kParallelGrain, std::min(n, (c + 1) * kParallelGrain), in_ptrs.data(), out_ptrs.data());
+      interpret_kernel(k, c * grain, std::min(n, (c + 1) * grain), in_ptrs.data(), out_ptrs.data());
     });
   }
   if (record != flatten::kNoKernelFailure) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "flatten/kernel_abi.h"
+#include "exec/host/parallel_loops.h"
 #include "exec/host/vec.h"
 #include "flatten/flat_ir.h"
 
@@ -32,7 +33,8 @@ void interpret_kernel(const flatten::KernelBody& k, int64_t begin, int64_t end, 
 std::function<void(int64_t begin, int64_t end, void* out)> kernel_generator(const flatten::KernelBody& k,
                                                                          std::span<const Vec> ins);
 
-/// Calls fn over [0, n) in chunks, in parallel where n is large.
-void run_chunks(flatten::HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs);
+/// Calls fn over [0, n) in chunks of `grain` instances, in parallel where there are several.
+void run_chunks(flatten::HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs,
+                int64_t grain = host::kParallelGrain);
 
 }  // namespace ndp::exec::cpu

@@ -142,7 +142,7 @@ TEST_CASE("a tail-recursive function over flat scalars is one loop kernel") {
                    true);
   CHECK(helper.count("loop_kernel(") == 1);
   CHECK(helper.count("call ") == 0);
-  // Not loops: a sequence in the state, a non-tail self-call, no self-call at all.
+  // Not loops: a sequence grown by ++, a non-tail self-call, no self-call at all.
   Flattened seq("function grow(s, n) = if #s >= n then s else grow(s ++ [#s], n) $ grow([] int, 5) $", true);
   CHECK(seq.count("loop_kernel(") == 0);
   Flattened fact("function fact(n) = if n == 0 then 1 else n * fact(n - 1) $ {fact(n) : n in [3, 5]} $", true);
