@@ -258,7 +258,7 @@ struct Natives {
 
   /// Instance by instance, whether x and y are equal values (lang::values_equal): flat scalars
   /// by ==, pairs and datatypes component by component, sequences by their lengths and then
-  /// their elements, an AND per sequence. Where some lengths differ, or a value holds
+  /// the elements of those whose lengths agree, an AND per sequence. Where a value holds
   /// functions or streams, the host compares.
   std::optional<DVec> equal(const DVec& x, const DVec& y) {
     const Type* b = ctx.host.types->bool_();
@@ -277,8 +277,20 @@ struct Natives {
       case TypeKind::Data: return equal(x.fields(), y.fields());
       case TypeKind::Seq: {
         const int64_t n = x.size();
-        if (x.lengths() != y.lengths() && g.check(g.prims().first_difference(x.lengths(), y.lengths(), n)) >= 0)
-          return std::nullopt;
+        if (x.lengths() != y.lengths() && g.check(g.prims().first_difference(x.lengths(), y.lengths(), n)) >= 0) {
+          // Some lengths differ: those instances are unequal, and the others compare as below.
+          std::optional<DVec> same = both(PrimId::Eq, DVec::scalar(int_t(), n, x.buffer()), DVec::scalar(int_t(), n, y.buffer()));
+          if (!same) return std::nullopt;
+          DVec xs = pack(g, x, *same), ys = pack(g, y, *same);
+          std::optional<DVec> inner = equal(xs, ys);
+          if (!inner) return std::nullopt;
+          const int64_t m = xs.size();
+          DBuf out = g.alloc(n), pos = g.alloc(m * 8);
+          g.check(g.prims().fill(out->pointer(), n, 1, 0));
+          g.check(g.prims().true_positions(same->data(), n, pos->pointer()));
+          g.check(g.prims().scatter(1, inner->data(), pos->pointer(), m, out->pointer()));
+          return DVec::scalar(b, n, std::move(out));
+        }
         std::optional<DVec> elems = equal(x.elems(), y.elems());
         if (!elems) return std::nullopt;
         DBuf out = g.alloc(n);
