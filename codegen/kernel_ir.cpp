@@ -279,18 +279,32 @@ namespace {
 /// A read of a sequence (Note [Sequences in loop kernels]): the length of row args[0], or
 /// component n.component of its element args[1], which fails out of bounds (and then reads
 /// nothing) where its guard args[2], if it has one, holds.
-NodeValue sequence_read(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
-                        const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
-  llvm::Value* row = v.at(n.args.at(0));
+/// Where a Seq node's row (its args[0]) lies in its sequence's elements, and the pointer of
+/// the node's component (Note [Sequences in loop kernels]).
+struct Row {
+  llvm::Value* start;
+  llvm::Value* length;
+  llvm::Value* component;
+};
+
+Row row_of(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
+           const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
   const uint32_t first = static_cast<uint32_t>(k.seq_pointer(n.input));  // its rows' offsets
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Value* offsets = seq_pointer(first);
+  llvm::Value* row = v.at(n.args.at(0));
   llvm::Value* start = b.CreateLoad(i64, b.CreateGEP(i64, offsets, row));
   llvm::Value* end = b.CreateLoad(i64, b.CreateGEP(i64, offsets, b.CreateAdd(row, b.getInt64(1))));
-  llvm::Value* length = b.CreateSub(end, start);
-  if (n.kind == KernelNode::Kind::SeqLength) return {length};
+  llvm::Value* component = n.kind == KernelNode::Kind::SeqLength ? nullptr : seq_pointer(first + 1 + n.component);
+  return {start, b.CreateSub(end, start), component};
+}
+
+NodeValue sequence_read(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
+                        const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
+  const Row row = row_of(b, k, n, v, seq_pointer);
+  if (n.kind == KernelNode::Kind::SeqLength) return {row.length};
   llvm::Value* index = v.at(n.args.at(1));
-  llvm::Value* outside = b.CreateICmpUGE(index, length);  // negative too
+  llvm::Value* outside = b.CreateICmpUGE(index, row.length);  // negative too
   llvm::Type* t = storage_type(b.getContext(), n.type);
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* before = b.GetInsertBlock();
@@ -298,7 +312,7 @@ NodeValue sequence_read(llvm::IRBuilder<>& b, const KernelBody& k, const KernelN
   auto* done = llvm::BasicBlock::Create(b.getContext(), "seq_read_done", fn);
   b.CreateCondBr(outside, done, read);
   b.SetInsertPoint(read);
-  llvm::Value* x = b.CreateLoad(t, b.CreateGEP(t, seq_pointer(first + 1 + n.component), b.CreateAdd(start, index)));
+  llvm::Value* x = b.CreateLoad(t, b.CreateGEP(t, row.component, b.CreateAdd(row.start, index)));
   b.CreateBr(done);
   b.SetInsertPoint(done);
   llvm::PHINode* r = b.CreatePHI(t, 2);
@@ -321,19 +335,14 @@ struct PendingWrite {
 /// kept for the end of the iteration. Its value is the value written.
 NodeValue sequence_write(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
                          const std::function<llvm::Value*(uint32_t)>& seq_pointer, std::vector<PendingWrite>& writes) {
-  const uint32_t first = static_cast<uint32_t>(k.seq_pointer(n.input));
-  llvm::Type* i64 = b.getInt64Ty();
-  llvm::Value* offsets = seq_pointer(first);
-  llvm::Value* row = v.at(n.args.at(0));
-  llvm::Value* start = b.CreateLoad(i64, b.CreateGEP(i64, offsets, row));
-  llvm::Value* end = b.CreateLoad(i64, b.CreateGEP(i64, offsets, b.CreateAdd(row, b.getInt64(1))));
+  const Row row = row_of(b, k, n, v, seq_pointer);
   llvm::Value* index = v.at(n.args.at(1));
-  llvm::Value* outside = b.CreateICmpUGE(index, b.CreateSub(end, start));
+  llvm::Value* outside = b.CreateICmpUGE(index, row.length);
   llvm::Value* guard = n.args.size() > 3 ? v.at(n.args[3]) : b.getTrue();
   llvm::Value* x = v.at(n.args.at(2));
   llvm::Type* t = storage_type(b.getContext(), n.type);
   llvm::Value* stored = n.type->kind == TypeKind::Bool ? b.CreateZExt(x, t) : x;
-  writes.push_back({b.CreateGEP(t, seq_pointer(first + 1 + n.component), b.CreateAdd(start, index)), stored,
+  writes.push_back({b.CreateGEP(t, row.component, b.CreateAdd(row.start, index)), stored,
                     b.CreateAnd(b.CreateNot(outside), guard)});
   return {x, b.CreateAnd(outside, guard)};
 }

@@ -187,10 +187,6 @@ llvm::Value* streaming_load(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* at
   return reg_type == t ? v : b.CreateTrunc(v, t);
 }
 
-}  // namespace
-
-namespace {
-
 /// Whether parameter `param` is the component array of a sequence the loop writes (Note
 /// [Sequence state in loop kernels]), the sequences' pointers starting at `seqs_at`.
 bool written_pointer(const flatten::KernelBody& k, size_t param, size_t seqs_at) {

@@ -131,10 +131,10 @@ struct KernelNode {
   enum class Kind : uint8_t { Input, Prim, Const, SeqLength, SeqElt, SeqWrite, Instance };
   Kind kind = Kind::Input;
   uint32_t input = 0;                 // Input: index into uses / KernelBody::inputs; Seq*: into KernelBody::seqs
-  uint32_t component = 0;             // SeqElt: the flat component of the element it reads
+  uint32_t component = 0;             // SeqElt, SeqWrite: the flat component of the element
   lang::Value value;                  // Const: a scalar of the node's type (a fused Lit)
   lang::core::PrimId prim = lang::core::PrimId::Count_;  // Prim
-  std::vector<uint32_t> args;         // Prim: indices of earlier nodes
+  std::vector<uint32_t> args;         // Prim, Seq*: indices of earlier nodes (Note [Loop kernels])
   const lang::Type* type = nullptr;   // the node's element type (a flat scalar)
   lang::Span span;                    // Prim: where its error is reported (Note [Kernels that can fail])
 };
@@ -220,19 +220,14 @@ struct KernelBody {
   std::vector<Seq> seqs;
   /// loop: the written sequence of each sequence output (after the scalar outputs).
   std::vector<uint32_t> seq_outputs;
-  /// The number of pointers the sequences take after the inputs: per sequence, its rows'
-  /// offsets and one per component.
-  size_t seq_pointers() const {
+  /// Among the pointers the sequences take after the inputs (per sequence, its rows' offsets
+  /// and one per component), the first of sequence q; seq_pointer(seqs.size()) counts them.
+  size_t seq_pointer(size_t q) const {
     size_t n = 0;
-    for (const Seq& s : seqs) n += 1 + s.components.size();
+    for (size_t i = 0; i < q; ++i) n += 1 + seqs[i].components.size();
     return n;
   }
-  /// The first of those pointers of sequence q (its offsets; its components follow).
-  size_t seq_pointer(uint32_t q) const {
-    size_t n = 0;
-    for (uint32_t i = 0; i < q; ++i) n += 1 + seqs[i].components.size();
-    return n;
-  }
+  size_t seq_pointers() const { return seq_pointer(seqs.size()); }
   /// A structural description (types by kind, prims, edges): equal keys, equal kernels.
   const std::string& key() const {
     return key_memo_.get([&] { return compute_key(); });
@@ -370,7 +365,7 @@ inline bool is_flat_scalar(const lang::Type* t) {
 /// for int, float, bool, char, i32, f32; each half's for a pair); false for any other type.
 inline bool flat_components(const lang::Type* t, std::vector<const lang::Type*>& out) {
   if (t->kind == lang::TypeKind::Pair) return flat_components(t->a, out) && flat_components(t->b, out);
-  if (t->kind > lang::TypeKind::F32) return false;
+  if (!t->is_scalar()) return false;
   out.push_back(t);
   return true;
 }

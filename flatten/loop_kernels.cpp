@@ -33,8 +33,6 @@ namespace {
 /// Thrown where the body leaves what a loop kernel computes.
 struct NotALoop {};
 
-bool plain(const Type* t) { return t->kind <= TypeKind::F32; }
-
 /// A value while compiling: a node holding a flat scalar, a pair of values, or a sequence
 /// (`seq` >= 0: KernelBody::seqs[seq], `node` the instance's row of it, and `writes` the
 /// SeqWrite nodes that made this value from the state the iteration started with).
@@ -189,7 +187,7 @@ class LoopCompiler {
       rows.seq = new_seq(t, LoopKernel::Source{false, per_instance_seqs_++});
       return rows;
     }
-    if (!plain(t)) throw NotALoop{};
+    if (!t->is_scalar()) throw NotALoop{};
     KernelNode n;
     n.kind = KernelNode::Kind::Input;
     n.input = static_cast<uint32_t>(k_.inputs.size());
@@ -342,8 +340,7 @@ class LoopCompiler {
   /// `#rows` or `rows[i]` of a shared sequence: the element's components, each a SeqElt node
   /// that fails out of bounds only where `guard` holds.
   std::optional<Sym> sequence_read(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
-    if (e->prim == PrimId::Rep) return sequence_write(e, s, guard);
-    if ((e->prim != PrimId::Length && e->prim != PrimId::Elt) || e->args.empty()) return std::nullopt;
+    if (e->prim != PrimId::Length && e->prim != PrimId::Elt) return std::nullopt;
     Sym rows = value(e->args[0], s, guard);
     if (rows.seq < 0) return std::nullopt;
     if (write_count(rows) > 0) throw NotALoop{};  // reads see the state the iteration started with
@@ -367,6 +364,7 @@ class LoopCompiler {
   /// `rep(rows, x, i)` of a sequence in the state (Note [Sequence state in loop kernels]): a
   /// SeqWrite node per flat component of x, stored when the iteration goes on.
   std::optional<Sym> sequence_write(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    if (e->prim != PrimId::Rep) return std::nullopt;
     Sym rows = value(e->args[0], s, guard);
     if (rows.seq < 0) return std::nullopt;
     const size_t q = static_cast<size_t>(rows.seq);
@@ -422,8 +420,9 @@ class LoopCompiler {
 
   Sym primitive(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
     if (std::optional<Sym> read = sequence_read(e, s, guard)) return *read;
+    if (std::optional<Sym> written = sequence_write(e, s, guard)) return *written;
     const Type* result = close(e->type, s);
-    if (!plain(result)) throw NotALoop{};
+    if (!result->is_scalar()) throw NotALoop{};
     std::vector<uint32_t> args;
     std::vector<const Type*> arg_types;
     for (const core::Expr* a : e->args) {

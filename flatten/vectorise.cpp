@@ -452,9 +452,7 @@ class Vectoriser {
       if (p.fn) bind(p.fn->param, fn_->param, c);
       for (uint32_t slot : p.shared) {  // ids in the argument, the base from the call
         VarId ids = c.slots.at(slot);
-        const Type* seq = close(param_slot_type(p.fn->param, slot), p.fn->span);
-        VarId base = new_var(fn_->vars[ids].hint, seq);
-        fn_->shared_bases.push_back(base);
+        VarId base = shared_base(p, slot, fn_->vars[ids].hint);
         c.slots.erase(slot);
         c.shared[slot] = Shared{base, ids};
       }
@@ -462,6 +460,13 @@ class Vectoriser {
     }
     if (!p.fn) fn_->result_type = fn_->vars[result].type;
     fn_->body.result = result;
+  }
+
+  /// A new base of the shared parameter `slot`, which each call binds (Note [Shared arguments]).
+  VarId shared_base(const Pending& p, uint32_t slot, std::string hint) {
+    VarId base = new_var(std::move(hint), close(param_slot_type(p.fn->param, slot), p.fn->span));
+    fn_->shared_bases.push_back(base);
+    return base;
   }
 
   /// The body of a loop function (Note [Loop kernels]): one loop_kernel statement on the
@@ -473,11 +478,7 @@ class Vectoriser {
     std::vector<VarId> ins, rows;
     leaves(fn_->param, ins, rows);
     std::map<uint32_t, VarId> base_of;
-    for (uint32_t slot : p.shared) {
-      VarId base = new_var("rows", close(param_slot_type(p.fn->param, slot), p.fn->span));
-      fn_->shared_bases.push_back(base);
-      base_of[slot] = base;
-    }
+    for (uint32_t slot : p.shared) base_of[slot] = shared_base(p, slot, "rows");
     for (const LoopKernel::Source& from : loop.seqs) ins.push_back(from.shared ? base_of.at(from.which) : rows.at(from.which));
     std::vector<VarId> outs, seq_outs;
     for (uint32_t o : k.outputs) outs.push_back(new_var("r", k.nodes[o].type));

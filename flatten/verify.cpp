@@ -524,7 +524,8 @@ struct Verifier {
         continue;
       }
       if (n.kind == KernelNode::Kind::Instance) {
-        if (!n.args.empty() || !n.type || n.type->kind != TypeKind::Int) problem(&s, fmt::format("kernel node {}: a bad instance number", j));
+        if (!k->loop || !n.args.empty() || !n.type || n.type->kind != TypeKind::Int)
+          problem(&s, fmt::format("kernel node {}: a bad instance number", j));
         continue;
       }
       if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) {

@@ -244,10 +244,10 @@ HostKernelFn host_kernel(const KernelBody& k) {
   }
 }
 
-/// A sequence read over elements [first, first + m) (Note [Sequences in loop kernels]): the
+/// A sequence node over elements [first, first + m) (Note [Sequences in loop kernels]): the
 /// pointers of the sequences follow the inputs in `ins`. An index out of bounds lowers
-/// `record` and reads 0.
-void eval_seq_read(const KernelBody& k, uint32_t node, const void* const* at_args, const void* const* ins, void* r,
+/// `record` (where the node's guard holds) and reads 0.
+void eval_seq_node(const KernelBody& k, uint32_t node, const void* const* at_args, const void* const* ins, void* r,
                    int64_t m, int64_t first, uint64_t* record) {
   const KernelNode& n = k.nodes[node];
   const size_t p = k.inputs.size() + k.seq_pointer(n.input);  // the sequence's rows' offsets
@@ -288,7 +288,6 @@ void eval_seq_read(const KernelBody& k, uint32_t node, const void* const* at_arg
 void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
   KernelBody step;
   step.inputs = k.inputs;
-  step.inputs.push_back(nullptr);  // the instance's number, below
   step.nodes = k.nodes;
   step.seqs = k.seqs;
   step.outputs.push_back(k.loop_done);
@@ -303,23 +302,22 @@ void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void*
   std::vector<Write> writes;
   for (uint32_t j = 0; j < k.nodes.size(); ++j) {
     KernelNode& n = step.nodes[j];
-    if (n.kind == KernelNode::Kind::Instance) {
+    if (n.kind == KernelNode::Kind::Instance) {  // an input after the others: the instance's number
       n.kind = KernelNode::Kind::Input;
       n.input = static_cast<uint32_t>(k.inputs.size());
-      step.inputs.back() = n.type;
+      if (step.inputs.size() == k.inputs.size()) step.inputs.push_back(n.type);
     } else if (n.kind == KernelNode::Kind::SeqWrite) {
       writes.push_back({j, step.outputs.size()});
       step.outputs.insert(step.outputs.end(), {n.args[0], n.args[1], j, n.args.size() > 3 ? n.args[3] : j});
     }
   }
-  if (!step.inputs.back()) step.inputs.back() = step.nodes[k.loop_done].type;  // no Instance node reads it
   const size_t nstate = k.loop_next.size(), nresults = k.outputs.size();
   uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[nresults]) : nullptr;
   std::vector<uint64_t> state(nstate), slots(step.outputs.size());
   int64_t instance = 0;
   std::vector<const void*> at(step.inputs.size() + k.seq_pointers());
-  at[k.inputs.size()] = &instance;
-  for (size_t j = step.inputs.size(); j < at.size(); ++j) at[j] = ins[j - 1];  // the sequences, read in place
+  if (step.inputs.size() > k.inputs.size()) at[k.inputs.size()] = &instance;
+  for (size_t j = 0; j < k.seq_pointers(); ++j) at[step.inputs.size() + j] = ins[k.inputs.size() + j];  // read in place
   std::vector<void*> out_at;
   for (uint64_t& x : slots) out_at.push_back(&x);
   uint64_t step_record = flatten::kNoKernelFailure;
@@ -399,7 +397,7 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
       for (size_t a = 0; a < n.args.size() && a < 4; ++a) args[a] = at[n.args[a]];
       if (n.args.size() < 2) args[1] = args[0];
       if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite)
-        eval_seq_read(k, static_cast<uint32_t>(j), args, ins, r, m, c, record);
+        eval_seq_node(k, static_cast<uint32_t>(j), args, ins, r, m, c, record);
       else if (typed_node(k, n)) eval_node(k, n, args, r, m);
       else eval_by_value(k, static_cast<uint32_t>(j), args, r, m, c, record);
     }
@@ -412,7 +410,7 @@ void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const voi
 }
 
 void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const* outs, int64_t grain) {
-  if (n < grain || n <= 1) {
+  if (n <= grain) {
     if (n > 0) flatten::call_host_kernel(fn, 0, n, ins, outs);
     return;
   }

@@ -245,9 +245,6 @@ struct Natives {
     return same_shape(c.result, v, DVec::scalar(e.type(), e.size(), std::move(out)));
   }
 
-  /// eql of sequences of flat scalars whose lengths agree instance by instance: every element
-  /// equal (==, as lang::values_equal compares scalars), an AND per sequence. Where some
-  /// lengths differ, or the elements are structured, the host compares.
   /// Element pos[k] of x followed by y, for k < m (positions need not cover both).
   DVec take_from_both(const DVec& x, const DVec& y, CUdeviceptr pos, int64_t m) {
     DVec parts[2] = {x, y};

@@ -47,6 +47,14 @@ const char* kPrograms[] = {
     "({norm2(point(a, b)) : a in [1.5, 2.0]; b in [0.5, -1.0]}, \"text\", `c, [[1, 2], [] int, [3]]) $",
     // random numbers (path hashes), scans and reductions
     "let v = {rand(i) : i in dist(100, 20)} in (sum(v) > 0, plus_scan([1, 2, 3]), max_val({x * 2 : x in [4, 9, 2]})) $",
+    // loop kernels (Note [Loop kernels]): a shared table read in place, a sequence of each
+    // instance's read by row, one written by rep
+    "function find(tb, x, lo, hi) = if hi - lo <= 1 then lo else let m = (lo + hi) / 2 in "
+    "if tb[m] <= x then find(tb, x, m, hi) else find(tb, x, lo, m) $ "
+    "function count_loop(ds, i, counts) = if i == #ds then counts "
+    "else count_loop(ds, i + 1, rep(counts, counts[ds[i]] + 1, ds[i])) $ "
+    "let sq = {i * i : i in [0:20]} in ({find(sq, x, 0, #sq) : x in [0, 10, 16]}, "
+    "{count_loop(d, 0, dist(0, 4)) : d in [[1, 2, 1], [3]]}) $",
 };
 
 }  // namespace
@@ -67,6 +75,8 @@ TEST_CASE("an image read back prints and runs as the program written") {
     const flatten::CompiledEntry* entries[] = {&img.entries[0]};
     CHECK(flatten::image_kernels(entries).size() >= (std::string(src).find('{') != std::string::npos ? 1u : 0u));
   }
+  Flattened loops(kPrograms[3], true);
+  CHECK(loops.count("loop_kernel(") == 2);  // what the last program tests
 }
 
 TEST_CASE("a damaged image is refused with the reason") {
