@@ -23,6 +23,7 @@
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
 #include "lang/eval/streams.h"
+#include "runtime/gpu/rand.h"
 
 namespace ndp::exec::cuda {
 
@@ -46,7 +47,8 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   Gpu& g;
   GpuKernels kernels;
   lang::eval::StreamTable streams;
-  lang::eval::RandState rand;
+  lang::eval::RandState rand;          // the host's, for the primitives that still run there
+  runtime::gpu::DrawCounts draws;      // rand on the device (Note [Draw counts on the device])
   lang::eval::PrimEnv env;
   GpuPrimContext ctx;
   int64_t fallbacks = 0;
@@ -54,7 +56,8 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   std::span<const host::BoundGlobal> bound;  // for the run in progress (run_bound)
   DVec entry_argument;                        // the int 0 every run's entry function takes
 
-  Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu) : prog(p), out(o), g(gpu), kernels(gpu), streams(o) {
+  Impl(lang::core::Program& p, std::FILE* o, Gpu& gpu)
+      : prog(p), out(o), g(gpu), kernels(gpu), streams(o), draws(gpu.prims()) {
     env.types = &prog.types;
     env.out = out;
     env.streams = &streams;
@@ -77,21 +80,29 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     return replicate_one(g, upload(g, host::from_value(prog.types, t, v, 1)), n);
   }
   DVec rand_with_paths(const Stmt& s, Frame& f);
+  DVec rand_seed(const Stmt& s, Frame& f);
   DVec merge(const DVec& flags, const DVec& a, const DVec& b);
   DVec seq_lit(const Type* t, const Stmt& s, const Frame& f);
 };
 
-// rand with per-instance path hashes: on the host, as the cpu backend draws (exec/cpu/executor.cpp).
+// rand with per-instance path hashes, drawn on the device as the interpreter draws (Note
+// [Draw counts on the device] in runtime/gpu/rand.h).
 DVec CudaExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
-  host::Vec paths = download(g, vec(f, s.uses[1]));
-  const int64_t* p = paths.data<int64_t>();
-  host::LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
-  DVec bound[1] = {vec(f, s.uses[0])};
-  struct ClearPath {
-    lang::eval::RandState& r;
-    ~ClearPath() { r.clear_path(); }
-  } clear{rand};
-  return host_prim(ctx, c, bound, [&](int64_t i) { rand.set_path(static_cast<uint64_t>(p[i])); });
+  const DVec& bounds = vec(f, s.uses[0]);
+  const DVec& paths = vec(f, s.uses[1]);
+  const Type* t = type_of(f, s.dst);
+  int64_t n = bounds.size();
+  DBuf out = g.alloc(n * elem_bytes(t));
+  if (g.check(draws.draw(elem_type(t), s.span.begin, bounds.data(), paths.data(), n, out->pointer())) >= 0)
+    throw EvalError{lang::message(lang::RuntimeErrorId::RandNotPositive), s.span};
+  return DVec::scalar(t, n, std::move(out));
+}
+
+/// rand_seed over every instance: the last seed wins, as in the interpreter's order.
+DVec CudaExecutor::Impl::rand_seed(const Stmt& s, Frame& f) {
+  const DVec& seeds = vec(f, s.uses[0]);
+  g.check(draws.reseed(seeds.data(), seeds.size()));
+  return constant(type_of(f, s.dst), Value::bool_(true), seeds.size());
 }
 
 /// flags[i] ? a[#T before i] : b[#F before i].
@@ -197,18 +208,13 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::PathStep: {
-      // rand path hashes (Note [rand]): computed on the host, where the hash is defined.
-      host::Vec parent = download(g, use(0)), lens = download(g, use(1));
-      const int64_t* p = parent.data<int64_t>();
-      const int64_t* len = lens.data<int64_t>();
-      std::vector<int64_t> steps;
-      for (int64_t seg = 0; seg < lens.size(); ++seg)
-        for (int64_t k = 0; k < len[seg]; ++k)
-          steps.push_back(static_cast<int64_t>(
-              lang::eval::RandState::step(static_cast<uint64_t>(p[seg]), static_cast<uint64_t>(k))));
-      DBuf buf = g.alloc(static_cast<int64_t>(steps.size()) * 8);
-      g.check(g.pool().upload(buf->pointer(), steps.data(), steps.size() * 8));
-      set_vec(f, s.dst, DVec::scalar(type_of(f, s.dst), static_cast<int64_t>(steps.size()), std::move(buf)));
+      // rand path hashes (Note [rand]): element j of instance k gets step(parent[k], j).
+      const DVec& lens = use(1);
+      auto [off, total] = segments_of_valid_lengths(g, lens.size(), lens.buffer());
+      DBuf buf = g.alloc(total * 8);
+      g.check(g.prims().path_step(use(0).data(), runtime::gpu::DSegs::irregular(lens.size(), total, off->pointer()),
+                                  buf->pointer()));
+      set_vec(f, s.dst, DVec::scalar(type_of(f, s.dst), total, std::move(buf)));
       return;
     }
     case Op::Iota: {
@@ -323,6 +329,10 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         set_vec(f, s.dst, rand_with_paths(s, f));
         return;
       }
+      if (s.prim == lang::core::PrimId::RandSeed) {
+        set_vec(f, s.dst, rand_seed(s, f));
+        return;
+      }
       std::vector<DVec> args;
       for (VarId u : s.uses) args.push_back(vec(f, u));
       host::LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
@@ -418,6 +428,7 @@ lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::sp
   lang::eval::RunResult r = m.run_program(p, m.stack, m.rand, m.out, [&] {
     m.g.check(m.g.device().make_current());  // this thread is the deep-stack thread
     m.g.begin_evaluation();
+    m.g.check(m.draws.restart(0));  // a top-level form starts with seed 0 and no draws
     // The entry's argument, the int 0: made once (vectors are never written after they are made).
     if (m.entry_argument.size() != 1) m.entry_argument = m.constant(m.prog.types.int_(), Value::int_(0), 1);
     DVec r = m.call(p.entry, m.entry_argument, nullptr, Span{});

@@ -488,6 +488,47 @@ struct Natives {
     return same_shape(c.result, dest, DVec::scalar(de.type(), de.size(), std::move(out)));
   }
 
+  /// hash_value (lang/eval/prims_seq.cpp) of every element of v, as uint64 on the device;
+  /// nullopt where a stream or a function value is in it (the host's).
+  std::optional<DBuf> value_hashes(const DVec& v) {
+    int64_t n = v.size();
+    DBuf out = g.alloc(n * 8);
+    switch (v.kind()) {
+      case TypeKind::Seq: {
+        std::optional<DBuf> elems = value_hashes(v.elems());
+        if (!elems) return std::nullopt;
+        g.check(g.prims().hash_fold((*elems)->pointer(), v.segs(), out->pointer()));
+        return out;
+      }
+      case TypeKind::Pair: {
+        std::optional<DBuf> first = value_hashes(v.first()), second = value_hashes(v.second());
+        if (!first || !second) return std::nullopt;
+        g.check(g.prims().hash_pair((*first)->pointer(), (*second)->pointer(), n, out->pointer()));
+        return out;
+      }
+      case TypeKind::Data: {
+        std::optional<DBuf> fields = value_hashes(v.fields());
+        if (!fields) return std::nullopt;
+        g.check(g.prims().hash_data((*fields)->pointer(), n, v.type()->data->id, out->pointer()));
+        return out;
+      }
+      default:
+        if (!plain_scalar(v)) return std::nullopt;
+        g.check(g.prims().hash_scalar(elem_type(v.type()), v.data(), n, out->pointer()));
+        return out;
+    }
+  }
+
+  /// hash(x, l) of structured values (a flat scalar's is an elementwise kernel).
+  std::optional<DVec> hash() {
+    std::optional<DBuf> h = value_hashes(a[0]);
+    if (!h) return std::nullopt;
+    int64_t n = a[0].size();
+    DBuf out = g.alloc(n * 8);
+    if (g.check(g.prims().hash_modulo((*h)->pointer(), a[1].data(), n, out->pointer())) >= 0) fail();
+    return DVec::scalar(c.result, n, std::move(out));
+  }
+
   /// identity / prim_default: one value from the static type, replicated.
   DVec neutral(const Type* of) {
     int64_t n = a[0].size();
@@ -524,6 +565,7 @@ struct Natives {
       case PrimId::Append: return append_prim();
       case PrimId::Flatten: return flatten();
       case PrimId::Rank: case PrimId::RankDown: return rank();
+      case PrimId::Hash: return hash();
       case PrimId::Identity: return neutral(a[0].type());
       case PrimId::PrimDefault: return neutral(a[0].type()->a);
       default: return std::nullopt;

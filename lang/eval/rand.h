@@ -14,7 +14,8 @@ namespace ndp::lang::eval {
 // Note [rand]
 // `rand` must give the same stream on every backend (interp, cpu, cuda), so a draw is a pure
 // function of (seed, call site, element position, per-position draw count), never of the
-// order in which elements happen to be evaluated. Every backend computes exactly this:
+// order in which elements happen to be evaluated. Every backend computes exactly this (the
+// cuda backend on the device: Note [Draw counts on the device] in runtime/gpu/rand.h):
 //
 //   mix(x)   = SplitMix64's finaliser: z = x + 0x9E3779B97F4A7C15;
 //              z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) * 0x94D049BB133111EB;

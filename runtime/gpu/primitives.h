@@ -211,6 +211,22 @@ class Primitives {
   /// The lowest i with a[i] != b[i] (int64), or -1 (synchronises).
   Result<int64_t> first_difference(CUdeviceptr a, CUdeviceptr b, int64_t n);
 
+  // ---- rand paths and hash (rand.cpp, hash.cpp; draws: DrawCounts in rand.h) ----
+  /// rand's path hashes of apply-to-each elements: element j of segment k gets
+  /// mix(parent[k] ^ j) (uint64; Note [rand] in lang/eval/rand.h).
+  Status path_step(CUdeviceptr parent, DSegs s, CUdeviceptr out);
+  /// hash_value (lang/eval/prims_seq.cpp) of n flat scalars of type t, as uint64.
+  Status hash_scalar(ndp_elem_type t, CUdeviceptr v, int64_t n, CUdeviceptr out);
+  /// Of n pairs, from their parts' hashes.
+  Status hash_pair(CUdeviceptr first, CUdeviceptr second, int64_t n, CUdeviceptr out);
+  /// Of n values of the datatype numbered `id`, from their fields' hashes.
+  Status hash_data(CUdeviceptr fields, int64_t n, uint64_t id, CUdeviceptr out);
+  /// Of s.count sequences, from their elements' hashes (one thread a sequence).
+  Status hash_fold(CUdeviceptr elems, DSegs s, CUdeviceptr out);
+  /// hash(x, l) from x's hash: out[i] = h[i] rem l[i] (unsigned). Returns the lowest i with
+  /// l[i] < 1, or -1 (synchronises).
+  Result<int64_t> hash_modulo(CUdeviceptr h, CUdeviceptr l, int64_t n, CUdeviceptr out);
+
   // ---- irregular reduction (combine.cpp) ----
   /// As runtime::combine: deterministic; floats may differ from the sequential fold by rounding only
   /// (extensions.md §4, float reassociation).
