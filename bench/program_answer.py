@@ -5,6 +5,14 @@ the first run a warm-up. (tests/meson.build runs these examples: python3 -m doct
 >>> parse("x = 3 : int\\nit = (12, [0.5, 1.5E-4, 2.0E-4, 3.0E-4]) : int, [float]\\n")
 (12, [0.5, 0.00015, 0.0002, 0.0003])
 
+A float checksum (blackscholes.ndp's sum of prices, barnes_hut.ndp's weighted forces) comes
+back as a float; the runner compares it with a relative tolerance:
+
+>>> parse("it = (-1.92999576353407E11, [0.19, 0.06]) : float, [float]")
+(-192999576353.407, [0.19, 0.06])
+>>> parse("it = (2907.0853792046, [9.6E-4]) : float, [float]")
+(2907.0853792046, [0.00096])
+
 The printer breaks a long answer after `it`:
 
 >>> parse("it = \\n  (-7, [0.1, 0.2])\\n   : int, [float]\\n")
@@ -29,11 +37,13 @@ import re
 MAX_TIMED_RUNS = 99
 
 # Matched across lines: the printer may break it after `it`.
-ANSWER = re.compile(r"(?m)^it\s*=\s*\((-?\d+),\s*\[([-+0-9.eE,\s]*|inf|nan)\]\)\s*:\s*int,\s*\[float\]\s*$")
+ANSWER = re.compile(r"(?m)^it\s*=\s*\((-?\d+|-?[0-9.]+(?:[eE][-+]?\d+)?|-?inf|nan),\s*\[([-+0-9.eE,\s]*|inf|nan)\]\)"
+                    r"\s*:\s*(int|float),\s*\[float\]\s*$")
 
 
 def parse(output):
-    """(checksum, seconds of each run) from the last answer in `output`; ValueError if none."""
+    """(checksum, seconds of each run) from the last answer in `output`; ValueError if none. The
+    checksum is an int, or a float where the program's checksum is a float."""
     answers = list(ANSWER.finditer(output))
     if not answers:
         raise ValueError("no (checksum, [seconds of each run]) answer")
@@ -42,7 +52,8 @@ def parse(output):
     seconds = [float(x) for x in answers[-1].group(2).split(",") if x.strip()]
     if not seconds:
         raise ValueError("the program timed no run")
-    return int(answers[-1].group(1)), seconds
+    check = answers[-1].group(1)
+    return (int(check) if answers[-1].group(3) == "int" else float(check)), seconds
 
 
 def timed_spread(seconds):

@@ -79,4 +79,10 @@ inline void report(const char* variant, int64_t check, double secs) {
   std::printf("%s %lld %.9f\n", variant, static_cast<long long>(check), secs);
 }
 
+// The same line for a floating-point checksum, printed to round-trip (%.17g); run_cpu.py
+// compares it with a relative tolerance (the benchmark entry's "checksum": "float").
+inline void report_float(const char* variant, double check, double secs) {
+  std::printf("%s %.17g %.9f\n", variant, check, secs);
+}
+
 }  // namespace bench
