@@ -235,6 +235,13 @@ KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) 
   return s;
 }
 
+KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths, int64_t total) {
+  if (std::optional<KnownSegments> known = known_segments(lengths, n)) return std::move(*known);
+  KnownSegments s{offsets_from_valid_lengths(g, n, lengths), total};
+  segment_cache().add(lengths, s.offsets, n, s.total);
+  return s;
+}
+
 DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems) {
   DBuf off = offsets_from_valid_lengths(g, n, lengths);
   return DVec::seq(t, n, std::move(lengths), std::move(off), std::move(elems));
@@ -317,18 +324,29 @@ DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_
   const Type* t = a.type();
   switch (t->kind) {
     case TypeKind::Seq: {
-      if (!host::is_flat_scalar(a.elems().type())) break;
+      if (a.elems().kind() == TypeKind::Var) break;
       DVec parts[2] = {a, b};
       DBuf both = concat_buffers(g, parts, 8, &DVec::lengths);  // one length per sequence: small
       DBuf len = g.alloc(m * 8);
       g.check(g.prims().gather(8, both->pointer(), idx, m, len->pointer()));
       DBuf off = offsets_from_valid_lengths(g, m, len);  // a permutation: the total is known
-      const int64_t total = a.total() + b.total();
-      const int bytes = elem_bytes(a.elems().type());
-      DBuf out = g.alloc(total * bytes);
-      g.check(g.prims().nested_take2(bytes, a.elems().data(), a.offsets(), a.size(), b.elems().data(), b.offsets(), idx,
-                                     runtime::gpu::DSegs::irregular(m, total, off->pointer()), out->pointer()));
-      return DVec::seq(t, m, std::move(len), std::move(off), DVec::scalar(a.elems().type(), total, std::move(out)));
+      const int64_t ta = a.total(), total = ta + b.total();
+      const runtime::gpu::DSegs segs = runtime::gpu::DSegs::irregular(m, total, off->pointer());
+      if (host::is_flat_scalar(a.elems().type())) {  // the elements in one pass
+        const int bytes = elem_bytes(a.elems().type());
+        DBuf out = g.alloc(total * bytes);
+        g.check(g.prims().nested_take2(bytes, a.elems().data(), a.offsets(), a.size(), b.elems().data(), b.offsets(),
+                                       idx, segs, out->pointer()));
+        return DVec::seq(t, m, std::move(len), std::move(off), DVec::scalar(a.elems().type(), total, std::move(out)));
+      }
+      // The elements' positions in a's elements followed by b's are a permutation too.
+      DBuf from_a = g.alloc(ta * 8), from_b = g.alloc(b.total() * 8), pos = g.alloc(total * 8);
+      g.check(g.prims().iota(from_a->pointer(), ta));
+      g.check(g.prims().iota(from_b->pointer(), b.total(), ta));
+      g.check(g.prims().nested_take2(8, from_a->pointer(), a.offsets(), a.size(), from_b->pointer(), b.offsets(), idx, segs,
+                                     pos->pointer()));
+      DVec elems = take_appended(g, a.elems(), b.elems(), pos->pointer(), total);
+      return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
     }
     case TypeKind::Pair:
       return DVec::pair(t, take_appended(g, a.first(), b.first(), idx, m),

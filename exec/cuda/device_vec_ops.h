@@ -26,6 +26,8 @@ DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 /// The offsets and their total for n lengths known to be valid: known_segments' when known,
 /// else a scan and a read-back of the total, remembered for known_segments.
 KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
+/// The same where the caller knows their total (an append's: the two totals): no read-back.
+KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths, int64_t total);
 /// A DVec of type t with no instances.
 DVec empty_of(Gpu& g, lang::TypeContext& types, const lang::Type* t);
 /// result[i] = v[idx[i]] for i < m (idx: m int64 on the device, each in [0, v.size())).

@@ -123,6 +123,12 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   std::vector<DVec> parts;
   for (VarId u : s.uses) parts.push_back(vec(f, u));
   int64_t n = parts[0].size();
+  if (k == 1) {  // [x]: each instance's one element is its x, in place
+    DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
+    g.check(g.prims().fill(len->pointer(), n, 8, 1));
+    g.check(g.prims().iota(off->pointer(), n + 1));
+    return DVec::seq(t, n, std::move(len), std::move(off), std::move(parts[0]));
+  }
   DBuf idx = g.alloc(n * k * 8), len = g.alloc(n * 8);
   g.check(g.prims().seq_lit_positions(n, k, idx->pointer()));
   g.check(g.prims().fill(len->pointer(), n, 8, static_cast<uint64_t>(k)));

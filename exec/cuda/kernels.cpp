@@ -1,6 +1,7 @@
 // Fused kernels on the GPU with the in-memory and disk caches (Note [Kernel cache]).
 #include "exec/cuda/kernels.h"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <cstdio>
@@ -83,6 +84,20 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
     const size_t gathers = positions.size() + 1;
     return ins.size() + (guarded ? 2 * gathers + 1 : gathers) <= max_ptrs;
   };
+  // Unguarded, unchecked gathers are checked before the launch, each check a pass and a
+  // read-back; gathers through the same positions from sources of the same length (x[i], y[i]
+  // and z[i] of one loop body) pass or fail alike, so the first of them is checked for all.
+  std::vector<std::pair<CUdeviceptr, int64_t>> checked;
+  auto check = [&](const DVec& v) {
+    if (!v.gather_unchecked()) return;
+    std::pair<CUdeviceptr, int64_t> key{v.gather_index()->data(), v.gather_source()->size()};
+    if (std::find(checked.begin(), checked.end(), key) != checked.end()) {
+      v.gather_checked();
+      return;
+    }
+    v.check_gather();
+    checked.push_back(key);
+  };
   for (size_t j = 0; j < ins.size(); ++j) {
     const DVec& v = ins[j];
     if (broadcast && guard == nullptr && v.broadcast_source() != nullptr) {
@@ -90,7 +105,7 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       a.ptrs.push_back(v.broadcast_source()->data());
       a.unchecked.push_back(nullptr);
     } else if (v.pending() && v.gather_source() != nullptr && fits()) {
-      if (!guarded) v.check_gather();
+      if (!guarded) check(v);
       // i32 positions widened by i64() are read as they are (Note [Narrow gather positions]).
       const DVec* narrow = v.gather_index()->narrow_source();
       a.gathered.push_back({static_cast<uint32_t>(j), narrow != nullptr});

@@ -79,26 +79,32 @@ DVec same_shape(const Type* t, const DVec& like, DVec elems) {
   return DVec::seq(t, like.size(), like.buffer(), like.offsets_buffer(), std::move(elems));
 }
 
-/// Offsets of a lengths vector; nullopt when a length is negative.
 /// Lengths a program asked for (dist, index, iseq) whose sum could wrap around int64: then
 /// "Out of memory.", which it would be (n times the longest is past host::kMaxElements; such
 /// a vector fits no memory). One reduction; none for one instance, whose total is checked.
+void check_lengths_fit(int64_t longest, int64_t n) {
+  if (static_cast<__int128>(longest) * n > host::kMaxElements)
+    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
+}
+
 void check_lengths_fit(Gpu& g, CUdeviceptr lengths, int64_t n) {
   if (n <= 1) return;
   DBuf longest = g.alloc(8);
   g.check(g.prims().seg_reduce(NDP_OP_MAX, NDP_I64, lengths, DSegs::flat(n), longest->pointer()));
-  int64_t max = g.read_int(longest->pointer(), 0);
-  if (static_cast<__int128>(max) * n > host::kMaxElements)
-    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
+  check_lengths_fit(g.read_int(longest->pointer(), 0), n);
 }
 
-std::optional<std::pair<DBuf, int64_t>> checked_offsets(Gpu& g, CUdeviceptr lengths, int64_t n) {
-  check_lengths_fit(g, lengths, n);
-  DBuf off = g.alloc((n + 1) * 8);
-  int64_t total = 0;
-  ndp_status st = g.check(g.prims().offsets_from_lengths(lengths, n, off->pointer(), &total));
+/// The offsets and total of a lengths vector; nullopt when a length is negative. The lengths
+/// of a sequence that exists (`#v` in `index(#v)`, `dist(x, #v)`) are valid, and their offsets
+/// are known (Note [Segment descriptor cache]): no pass and no read-back then.
+std::optional<KnownSegments> checked_offsets(Gpu& g, const DVec& lengths) {
+  const int64_t n = lengths.size();
+  if (std::optional<KnownSegments> known = known_segments(lengths.buffer(), n)) return known;
+  check_lengths_fit(g, lengths.data(), n);
+  KnownSegments s{g.alloc((n + 1) * 8), 0};
+  ndp_status st = g.check(g.prims().offsets_from_lengths(lengths.data(), n, s.offsets->pointer(), &s.total));
   if (st.code != NDP_OK) return std::nullopt;
-  return std::make_pair(std::move(off), total);
+  return s;
 }
 
 // Note [Edits by positions]
@@ -163,7 +169,7 @@ struct Natives {
   DVec dist() {
     const DVec &x = a[0], &k = a[1];
     int64_t n = k.size();
-    auto off = checked_offsets(g, k.data(), n);
+    auto off = checked_offsets(g, k);
     if (!off) fail();
     auto [offsets, total] = std::move(*off);
     DSegs s = DSegs::irregular(n, total, offsets->pointer());
@@ -183,7 +189,7 @@ struct Natives {
   DVec index() {
     const DVec& k = a[0];
     int64_t n = k.size();
-    auto off = checked_offsets(g, k.data(), n);
+    auto off = checked_offsets(g, k);
     if (!off) fail();
     auto [offsets, total] = std::move(*off);
     DBuf zero = g.alloc(n * 8), one = g.alloc(n * 8), out = g.alloc(total * 8);
@@ -197,8 +203,10 @@ struct Natives {
   DVec iseq() {  // [s:e:d] with a[0] = s, a[1] = d, a[2] = e (lang/prims.def's argument order)
     int64_t n = a[0].size();
     DBuf len = g.alloc(n * 8);
-    if (g.check(g.prims().iseq_lengths(a[0].data(), a[1].data(), a[2].data(), n, len->pointer())) >= 0) fail();
-    check_lengths_fit(g, len->pointer(), n);
+    int64_t longest = 0;
+    if (g.check(g.prims().iseq_lengths(a[0].data(), a[1].data(), a[2].data(), n, len->pointer(), &longest)) >= 0)
+      fail();
+    check_lengths_fit(longest, n);
     auto [offsets, total] = segments_of_valid_lengths(g, n, len);  // iseq_lengths checked them
     DBuf out = g.alloc(total * 8);
     g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
@@ -303,9 +311,34 @@ struct Natives {
 
   /// select(f, x, y) of values that are not flat scalars (Note [Edits by positions]):
   /// instance j is number j of x, or n + j of x followed by y.
+  /// select of values that hold no sequences: one elementwise select a flat component.
+  std::optional<DVec> select_components(const DVec& x, const DVec& y) {
+    switch (x.kind()) {
+      case TypeKind::Pair: {
+        std::optional<DVec> p = select_components(x.first(), y.first());
+        std::optional<DVec> q = p ? select_components(x.second(), y.second()) : std::nullopt;
+        if (!q) return std::nullopt;
+        return DVec::pair(x.type(), std::move(*p), std::move(*q));
+      }
+      case TypeKind::Data: {
+        std::optional<DVec> fields = select_components(x.fields(), y.fields());
+        if (!fields) return std::nullopt;
+        return DVec::data(x.type(), std::move(*fields));
+      }
+      default: {
+        if (!plain_scalar(x)) return std::nullopt;
+        flatten::KernelBody k = flatten::one_node_kernel(PrimId::Select, {a[0].type(), x.type(), y.type()}, x.type());
+        if (!ctx.kernels->available(k)) return std::nullopt;
+        DVec ins[3] = {a[0], x, y};
+        return run_one(k, ins, x.type());
+      }
+    }
+  }
+
   std::optional<DVec> select_values() {
     const DVec &f = a[0], &x = a[1], &y = a[2];
     if (plain_scalar(x)) return std::nullopt;
+    if (std::optional<DVec> v = select_components(x, y)) return v;
     const int64_t n = f.size();
     DBuf from_x = g.alloc(n * 8), from_y = g.alloc(n * 8);
     g.check(g.prims().iota(from_x->pointer(), n));
@@ -424,22 +457,42 @@ struct Natives {
     return permute_by(*values, *positions);
   }
 
+  /// The elements of an append (segments sa of ea, then sb of eb, into the shape so) where
+  /// they hold no sequences: one append of each flat component; nullopt otherwise.
+  std::optional<DVec> append_components(const DVec& ea, DSegs sa, const DVec& eb, DSegs sb, DSegs so) {
+    switch (ea.kind()) {
+      case TypeKind::Pair: {
+        std::optional<DVec> p = append_components(ea.first(), sa, eb.first(), sb, so);
+        std::optional<DVec> q = p ? append_components(ea.second(), sa, eb.second(), sb, so) : std::nullopt;
+        if (!q) return std::nullopt;
+        return DVec::pair(ea.type(), std::move(*p), std::move(*q));
+      }
+      case TypeKind::Data: {
+        std::optional<DVec> fields = append_components(ea.fields(), sa, eb.fields(), sb, so);
+        if (!fields) return std::nullopt;
+        return DVec::data(ea.type(), std::move(*fields));
+      }
+      default: {
+        if (!plain_scalar(ea)) return std::nullopt;
+        DBuf out = g.alloc(so.total * elem_bytes(ea.type()));
+        g.check(g.prims().append(elem_type(ea.type()), ea.data(), sa, eb.data(), sb, so, out->pointer()));
+        return DVec::scalar(ea.type(), so.total, std::move(out));
+      }
+    }
+  }
+
   /// Per instance, x's sequence followed by y's, as a sequence of type t.
   std::optional<DVec> append_seqs(const Type* t, const DVec& x, const DVec& y) {
     const DVec &ea = x.elems(), &eb = y.elems();
-    const bool flat = host::is_flat_scalar(ea.type());
     int64_t n = x.size();
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     if (!ctx.kernels->available(add)) return std::nullopt;
     DVec lens[2] = {DVec::scalar(int_t(), n, x.buffer()), DVec::scalar(int_t(), n, y.buffer())};
     DVec len = run_one(add, lens, int_t());
-    auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer());
+    auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer(), ea.size() + eb.size());
     DSegs so = DSegs::irregular(n, total, offsets->pointer());
-    if (flat) {
-      DBuf out = g.alloc(total * elem_bytes(ea.type()));
-      g.check(g.prims().append(elem_type(ea.type()), ea.data(), x.segs(), eb.data(), y.segs(), so, out->pointer()));
-      return DVec::seq(t, n, len.buffer(), std::move(offsets), DVec::scalar(ea.type(), total, std::move(out)));
-    }
+    if (std::optional<DVec> elems = append_components(ea, x.segs(), eb, y.segs(), so))
+      return DVec::seq(t, n, len.buffer(), std::move(offsets), std::move(*elems));
     const int64_t na = ea.size(), nb = eb.size();
     DBuf from_a = g.alloc(na * 8), from_b = g.alloc(nb * 8), pos = g.alloc(total * 8);
     g.check(g.prims().iota(from_a->pointer(), na));

@@ -205,9 +205,11 @@ class Primitives {
   Status merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out);
   /// out[i*k + j] = j*n + i (n·k entries).
   Status seq_lit_positions(int64_t n, int64_t k, CUdeviceptr out);
-  /// The lengths of [start:end:stride] per instance (int64 arrays of n); returns the lowest
-  /// instance with stride < 1 or end < start, or -1 (synchronises).
-  Result<int64_t> iseq_lengths(CUdeviceptr start, CUdeviceptr stride, CUdeviceptr end, int64_t n, CUdeviceptr out);
+  /// The lengths of [start:end:stride] per instance (int64 arrays of n), and *longest the
+  /// longest; returns the lowest instance with stride < 1 or end < start, or -1 (synchronises
+  /// once).
+  Result<int64_t> iseq_lengths(CUdeviceptr start, CUdeviceptr stride, CUdeviceptr end, int64_t n, CUdeviceptr out,
+                               int64_t* longest);
   /// The lowest i with a[i] != b[i] (int64), or -1 (synchronises).
   Result<int64_t> first_difference(CUdeviceptr a, CUdeviceptr b, int64_t n);
 

@@ -50,8 +50,20 @@ Result<int64_t> Primitives::first_difference(CUdeviceptr a, CUdeviceptr b, int64
 }
 
 Result<int64_t> Primitives::iseq_lengths(CUdeviceptr start, CUdeviceptr stride, CUdeviceptr end, int64_t n,
-                                         CUdeviceptr out) {
-  return first_failure(*this, "ndp_iseq_lengths", n, start, stride, end, n, out);
+                                         CUdeviceptr out, int64_t* longest) {
+  *longest = 0;
+  if (n <= 0) return int64_t{-1};
+  Result<CUdeviceptr> words = failure_words();
+  if (!words.ok()) return words.status();
+  if (Status st = fill(words.value() + 8, 1, 8, 0); !st.ok()) return st;
+  if (Status st = launch_named(*this, "ndp_iseq_lengths", n, start, stride, end, n, out, words.value()); !st.ok())
+    return st;
+  uint64_t w[2];
+  if (Status st = pool().download(w, words.value(), sizeof w); !st.ok()) return st;
+  *longest = static_cast<int64_t>(w[1]);
+  if (w[0] == ~uint64_t{0}) return int64_t{-1};
+  if (Status st = rearm_failure_words(); !st.ok()) return st;
+  return static_cast<int64_t>(w[0]);
 }
 
 }  // namespace ndp::runtime::gpu

@@ -84,16 +84,20 @@ extern "C" __global__ void ndp_first_difference(const long long* a, const long l
 
 // [s:e:d] per instance: ceil((e - s) / d) elements; d < 1 or e < s fails (the host then raises
 // the interpreter's message).
+// words[0]: the first instance whose range is bad; words[1]: the longest length (atomicMax
+// from 0), read back with it, so that a sum that could wrap is caught without a reduction.
 extern "C" __global__ void ndp_iseq_lengths(const long long* s, const long long* d, const long long* e, long long n,
-                                            long long* out, unsigned long long* first_failure) {
+                                            long long* out, unsigned long long* words) {
   NDP_GRID_STRIDE(i, n) {
     if (d[i] < 1 || e[i] < s[i]) {
-      report_failure(first_failure, i);
+      report_failure(words, i);
       out[i] = 0;
       continue;
     }
     unsigned long long width = static_cast<unsigned long long>(e[i]) - static_cast<unsigned long long>(s[i]);
     unsigned long long step = static_cast<unsigned long long>(d[i]);
-    out[i] = static_cast<long long>(width / step + (width % step != 0));
+    unsigned long long length = width / step + (width % step != 0);
+    out[i] = static_cast<long long>(length);
+    atomicMax(words + 1, length);
   }
 }
