@@ -64,7 +64,7 @@ if want programs; then
   # warm-up run and then timed ones, each next to its baseline in the same run (CUB's sort, and
   # cuSPARSE with indices of the same width, where `tools/gpu-build.sh bench/cub_bench
   # bench/cusparse_spmv` built them).
-  timeout 500 tools/gpu-run.sh python3 bench/run_gpu_programs.py --ndp $B/cli/ndp --cub $B/bench/cub_bench \
+  timeout 800 tools/gpu-run.sh python3 bench/run_gpu_programs.py --ndp $B/cli/ndp --cub $B/bench/cub_bench \
     --cusparse $B/bench/cusparse_spmv --out "$out/gpu_programs" > "$out/programs.log" 2>&1
   summary+=("programs vs CUB and cuSPARSE: exit $? (table in gpu_programs.md)")
 fi
