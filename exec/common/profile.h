@@ -1,6 +1,7 @@
-// Per-statement timing of the cpu backend's executor (NDP_PROFILE=1), to see where a flat
-// program spends its time: every data statement (exec_data) is timed with its instance count,
-// and the table goes to stderr when the process exits, most expensive first.
+// Per-statement timing of the executors (NDP_PROFILE=1), to see where a flat program spends
+// its time: every data statement (exec_data) is timed with its instance count, kernel
+// compilation apart (Note [Compile time apart]), and the table goes to stderr when the process
+// exits, most expensive first.
 //
 // Off by default; when off a statement costs one branch on a cached flag.
 #pragma once
@@ -31,15 +32,49 @@ void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64
 /// their addresses reused.
 void stmt_profile_new_program();
 
+/// Adds `seconds` of kernel compilation (the host JIT, LLVM's PTX, the driver's JIT, loading
+/// a cached module) to the table's own row, and to this thread's compile total.
+void stmt_profile_add_compile(double seconds);
+/// This thread's compile total so far (what a statement subtracts: Note [Compile time apart]).
+double stmt_profile_compile_seconds();
+
+// Note [Compile time apart]
+// A kernel compiles the first time a statement runs it, in a warm-up run as a rule, and takes
+// milliseconds: counted in the statement, it would make a statement of ten calls look ten times
+// its cost in every later call. So compilation is timed apart (CompileTimer around it), taken
+// out of the statement that did it, and shown as one row of its own.
+
+/// Times a compilation while profiling is on; does nothing otherwise.
+class CompileTimer {
+ public:
+  CompileTimer() : on_(stmt_profile_enabled()) {
+    if (on_) t0_ = std::chrono::steady_clock::now();
+  }
+  ~CompileTimer() {
+    if (on_) stmt_profile_add_compile(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count());
+  }
+  CompileTimer(const CompileTimer&) = delete;
+  CompileTimer& operator=(const CompileTimer&) = delete;
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
 /// Times one statement while profiling is on; does nothing otherwise.
 class StmtTimer {
  public:
   StmtTimer(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances)
       : on_(stmt_profile_enabled()), fn_(fn), s_(s), n_(instances) {
-    if (on_) t0_ = std::chrono::steady_clock::now();
+    if (on_) {
+      compiled0_ = stmt_profile_compile_seconds();
+      t0_ = std::chrono::steady_clock::now();
+    }
   }
   ~StmtTimer() {
-    if (on_) stmt_profile_add(fn_, s_, n_, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count());
+    if (!on_) return;
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    stmt_profile_add(fn_, s_, n_, seconds - (stmt_profile_compile_seconds() - compiled0_));
   }
   StmtTimer(const StmtTimer&) = delete;
   StmtTimer& operator=(const StmtTimer&) = delete;
@@ -49,6 +84,7 @@ class StmtTimer {
   const flatten::Function& fn_;
   const flatten::Stmt& s_;
   int64_t n_;
+  double compiled0_ = 0;
   std::chrono::steady_clock::time_point t0_;
 };
 

@@ -1,6 +1,8 @@
 // The interpretive kernel loop and the dispatch between it and compiled kernels.
 #include "exec/cpu/kernels.h"
 
+#include "exec/common/profile.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -233,6 +235,7 @@ HostKernelFn host_kernel(const KernelBody& k) {
       std::lock_guard<std::mutex> lock(failed_mu);
       if (failed.count(k.key())) return nullptr;
     }
+    CompileTimer timer;  // Note [Compile time apart] (a lookup when compiled before)
     return compiler->host(k);
   } catch (std::exception& e) {
     const char* d = std::getenv("NDP_DEBUG");

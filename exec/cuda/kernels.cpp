@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "exec/common/kernel_compiler.h"
+#include "exec/common/profile.h"
 #include "exec/cuda/device_vec_ops.h"
 #include "exec/host/convert.h"
 #include "exec/host/kernel_failure.h"
@@ -210,6 +211,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
     ++stats_.memory_hits;
     return it->second.second;
   }
+  CompileTimer timer;  // Note [Compile time apart]
   std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
@@ -241,6 +243,7 @@ const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBo
     consumers_.emplace(key, nullptr);
     return nullptr;
   }
+  CompileTimer timer;  // Note [Compile time apart]
   std::string element;
   try {
     element = compiler().element_ptx(k, gathered);

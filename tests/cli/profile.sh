@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# NDP_PROFILE=1 on the cpu backend: the table's header and rows, and kernel compilation as a
+# row of its own, not inside the statement that compiled (Note [Compile time apart] in
+# exec/common/profile.h).
+#   tests/cli/profile.sh NDP
+set -uo pipefail
+ndp=$1
+failures=0
+check() {  # check NAME WANTED_REGEX GOT_TEXT
+  if [[ $3 =~ $2 ]]; then echo "ok   $1"; else echo "FAIL $1: wanted /$2/ in: $3"; failures=$((failures + 1)); fi
+}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+# Large enough for the host JIT (jit_min), fresh kernel cache so that it compiles here.
+printf 'function scaled(x) = sqrt(float(x) * 2.5 + 1.0) $\nsum({scaled(i) : i in [0:100000]}) > 0.0 $\n' > "$dir/p.ndp"
+got=$(NDP_CACHE_DIR="$dir/cache" NDP_PROFILE=1 "$ndp" run --backend=cpu "$dir/p.ndp" 2>&1)
+check "answer" "it = T : bool" "$got"
+check "header" "NDP_PROFILE: [0-9.]+ s in data statements, [0-9.]+ s of it compiling kernels" "$got"
+check "a statement row" "[0-9.]+ +[0-9.]+ +1 +[0-9.]+ +100000  main: " "$got"
+check "compilation's own row" "\(compiling kernels: the host JIT" "$got"
+# Without NDP_PROFILE, no table.
+got=$("$ndp" run --backend=cpu "$dir/p.ndp" 2>&1)
+if [[ $got == *NDP_PROFILE* ]]; then echo "FAIL no table without NDP_PROFILE"; failures=$((failures + 1)); else echo "ok   no table without NDP_PROFILE"; fi
+exit $((failures > 0))
