@@ -117,7 +117,7 @@ class Vectoriser {
   std::map<uint32_t, bool> reaches_rand_;  // memo by global function id
 
   bool reaches_rand(const core::Expr* e) {
-    if (e->kind == core::Kind::Prim && e->prim == core::PrimId::Rand) return true;
+    if (e->kind == core::Kind::Prim && (e->prim == core::PrimId::Rand || e->prim == core::PrimId::RandSeed)) return true;
     if (e->kind == core::Kind::FnRef || e->kind == core::Kind::Global) {
       const core::Global& g = *core_.globals.at(e->id);
       uint32_t fn = e->id;
@@ -578,7 +578,8 @@ class Vectoriser {
         }
         std::vector<VarId> args;
         for (const core::Expr* a : e->args) args.push_back(expr(a, c));
-        if (e->prim == core::PrimId::Rand && paths_) args.push_back(c.path);
+        // rand draws at its instances' paths; rand_seed checks that they are the top level's.
+        if ((e->prim == core::PrimId::Rand || e->prim == core::PrimId::RandSeed) && paths_) args.push_back(c.path);
         const Type* result = close(e->type, e->span);
         if (e->prim == core::PrimId::Identity && plain_scalar(result)) {
           // The identity of a flat scalar type (zero(x) in `abs`) is a literal, which a fused

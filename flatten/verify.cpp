@@ -306,9 +306,10 @@ struct Verifier {
         if (s.prim >= lang::core::PrimId::Count_) {
           problem(&s, "names no primitive");
         } else {
-          // rand may take the instances' path hashes as one more operand.
+          // rand and rand_seed may take the instances' path hashes as one more operand.
           size_t n = static_cast<size_t>(lang::core::prim_info(s.prim).arity);
-          bool with_path = s.prim == lang::core::PrimId::Rand && s.uses.size() == n + 1;
+          bool with_path = (s.prim == lang::core::PrimId::Rand || s.prim == lang::core::PrimId::RandSeed) &&
+                           s.uses.size() == n + 1;
           if (!with_path) arity(n);
         }
         for (size_t i = 0; i < s.uses.size(); ++i) use(s, i, false);

@@ -77,9 +77,10 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   Vec seq_lit(const Type* t, const Stmt& s, const Frame& f);
 };
 
-// rand with each instance's path hash (Note [rand] in lang/eval/rand.h): the interpreter's
-// primitive per instance, drawing as if it ran at that instance's position. Instances of one
-// context have distinct paths, so the order among them does not change any draw.
+// rand (and rand_seed) with each instance's path hash (Note [rand] in lang/eval/rand.h): the
+// interpreter's primitive per instance, drawing as if it ran at that instance's position (and
+// refusing a rand_seed inside an apply-to-each). Instances of one context have distinct paths,
+// so the order among them does not change any draw.
 Vec CpuExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
   const int64_t* paths = vec(f, s.uses[1]).data<int64_t>();
   LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
@@ -299,7 +300,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Prim: {
-      if (s.prim == lang::core::PrimId::Rand && s.uses.size() == 2) {
+      if ((s.prim == lang::core::PrimId::Rand || s.prim == lang::core::PrimId::RandSeed) && s.uses.size() == 2) {
         set_vec(f, s.dst, rand_with_paths(s, f));
         return;
       }

@@ -98,9 +98,16 @@ DVec CudaExecutor::Impl::rand_with_paths(const Stmt& s, Frame& f) {
   return DVec::scalar(t, n, std::move(out));
 }
 
-/// rand_seed over every instance: the last seed wins, as in the interpreter's order.
+/// rand_seed over every instance: the last seed wins, as in the interpreter's order. It is
+/// serial only: with path hashes (the program draws), every instance's must be the top
+/// level's, 0 (one instance as a rule, so the read-back is a word).
 DVec CudaExecutor::Impl::rand_seed(const Stmt& s, Frame& f) {
   const DVec& seeds = vec(f, s.uses[0]);
+  if (s.uses.size() == 2) {
+    host::Vec paths = download(g, vec(f, s.uses[1]));
+    for (int64_t i = 0; i < paths.size(); ++i)
+      if (paths.data<int64_t>()[i] != 0) throw EvalError{lang::message(lang::RuntimeErrorId::RandSeedInParallel), s.span};
+  }
   g.check(draws.reseed(seeds.data(), seeds.size()));
   return constant(type_of(f, s.dst), Value::bool_(true), seeds.size());
 }

@@ -333,6 +333,7 @@ Value apply_scalar_prim(const PrimCall& c, const Value* a) {
       return convert(c, a[0]);
     case PrimId::Rand: return rand_prim(c, a[0]);
     case PrimId::RandSeed:
+      if (c.env->rand->in_apply_to_each()) c.fail(message(RuntimeErrorId::RandSeedInParallel));
       c.env->rand->reset(static_cast<uint64_t>(a[0].as_int()));
       return Value::bool_(true);
     case PrimId::Select: return a[0].as_bool() ? a[1] : a[2];

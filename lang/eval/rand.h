@@ -55,6 +55,9 @@ class RandState {
   /// use `path_hash` until `clear_path`.
   void set_path(uint64_t path_hash);
   void clear_path();
+  /// Whether the current path is inside an apply-to-each (rand_seed is serial only): the
+  /// top level's path hash is p_0 = 0.
+  bool in_apply_to_each() const { return override_ ? *override_ != 0 : prefix_.size() > 1; }
   /// The raw 64-bit draw r for a call site at the current path.
   uint64_t draw(Span site);
 
