@@ -44,6 +44,10 @@ BENCHMARKS = [
      "small": 10**6, "label": "10^{e}", "checksum": "float", "rel_tol": 1e-9, "ratio_target": 1.0},
     {"name": "barnes_hut", "what": "Barnes-Hut forces, a quadtree build and a walk per body, bodies (issue 21)",
      "size": 20000, "small": 2000, "label": "{n}", "checksum": "float", "rel_tol": 1e-9, "ratio_target": 1.0},
+    {"name": "muladd", "what": "x * y + z over three vectors of doubles (issue 21)", "size": 10**7, "small": 10**6,
+     "label": "10^{e}", "ratio_target": 1.0},
+    {"name": "dotp", "what": "dot product of two vectors of doubles (issue 21)", "size": 10**7, "small": 10**6,
+     "label": "10^{e}", "checksum": "float", "rel_tol": 1e-9, "ratio_target": 1.0},
 ]
 
 QSORT_TARGET_S = 0.15  # cpu quicksort of 10^6 ints must take less than this
