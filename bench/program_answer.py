@@ -41,6 +41,15 @@ ANSWER = re.compile(r"(?m)^it\s*=\s*\((-?\d+|-?[0-9.]+(?:[eE][-+]?\d+)?|-?inf|na
                     r"\s*:\s*(int|float),\s*\[float\]\s*$")
 
 
+def checksum_value(text):
+    """A checksum as a baseline prints it: an int where it is all digits, else a float.
+
+    >>> checksum_value("-42"), checksum_value("5.62678093E8")
+    (-42, 562678093.0)
+    """
+    return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+
+
 def parse(output):
     """(checksum, seconds of each run) from the last answer in `output`; ValueError if none. The
     checksum is an int, or a float where the program's checksum is a float."""

@@ -139,7 +139,7 @@ def run_cxx(exe, n, runs):
     result = {}
     for line in out.splitlines():
         variant, check, secs = line.split()
-        result[variant] = (int(check) if re.fullmatch(r"-?\d+", check) else float(check), float(secs))
+        result[variant] = (program_answer.checksum_value(check), float(secs))
     return result
 
 

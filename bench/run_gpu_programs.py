@@ -161,7 +161,7 @@ def run_cxx(exe, size, runs):
         parts = line.split()
         if len(parts) == 3 and parts[0] == "algorithm":
             try:
-                check = int(parts[1]) if re.fullmatch(r"-?\d+", parts[1]) else float(parts[1])
+                check = program_answer.checksum_value(parts[1])
                 rec.update(checksum=check, best_ms=1e3 * float(parts[2]))
             except ValueError:
                 break

@@ -47,7 +47,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   Gpu& g;
   GpuKernels kernels;
   lang::eval::StreamTable streams;
-  lang::eval::RandState rand;          // the host's, for the primitives that still run there
+  lang::eval::RandState rand;          // the walk's per-form state; draws are the device's (draws)
   runtime::gpu::DrawCounts draws;      // rand on the device (Note [Draw counts on the device])
   lang::eval::PrimEnv env;
   GpuPrimContext ctx;

@@ -309,36 +309,42 @@ struct Natives {
     }
   }
 
-  /// select(f, x, y) of values that are not flat scalars (Note [Edits by positions]):
-  /// instance j is number j of x, or n + j of x followed by y.
-  /// select of values that hold no sequences: one elementwise select a flat component.
-  std::optional<DVec> select_components(const DVec& x, const DVec& y) {
+  /// leaf(u, w) over the flat components u of x and w of y (values of one type with no sequence
+  /// in them), rebuilt in x's shape; nullopt where a component is not a flat scalar or a leaf
+  /// gives none.
+  template <class Leaf>
+  std::optional<DVec> zip_components(const DVec& x, const DVec& y, const Leaf& leaf) {
     switch (x.kind()) {
       case TypeKind::Pair: {
-        std::optional<DVec> p = select_components(x.first(), y.first());
-        std::optional<DVec> q = p ? select_components(x.second(), y.second()) : std::nullopt;
+        std::optional<DVec> p = zip_components(x.first(), y.first(), leaf);
+        std::optional<DVec> q = p ? zip_components(x.second(), y.second(), leaf) : std::nullopt;
         if (!q) return std::nullopt;
         return DVec::pair(x.type(), std::move(*p), std::move(*q));
       }
       case TypeKind::Data: {
-        std::optional<DVec> fields = select_components(x.fields(), y.fields());
+        std::optional<DVec> fields = zip_components(x.fields(), y.fields(), leaf);
         if (!fields) return std::nullopt;
         return DVec::data(x.type(), std::move(*fields));
       }
-      default: {
+      default:
         if (!plain_scalar(x)) return std::nullopt;
-        flatten::KernelBody k = flatten::one_node_kernel(PrimId::Select, {a[0].type(), x.type(), y.type()}, x.type());
-        if (!ctx.kernels->available(k)) return std::nullopt;
-        DVec ins[3] = {a[0], x, y};
-        return run_one(k, ins, x.type());
-      }
+        return leaf(x, y);
     }
   }
 
+  /// select(f, x, y) of values that are not flat scalars: one elementwise select a flat
+  /// component where they hold no sequences; else by positions (Note [Edits by positions]),
+  /// instance j being number j of x, or n + j of x followed by y.
   std::optional<DVec> select_values() {
     const DVec &f = a[0], &x = a[1], &y = a[2];
     if (plain_scalar(x)) return std::nullopt;
-    if (std::optional<DVec> v = select_components(x, y)) return v;
+    auto select = [&](const DVec& u, const DVec& w) -> std::optional<DVec> {
+      flatten::KernelBody k = flatten::one_node_kernel(PrimId::Select, {f.type(), u.type(), w.type()}, u.type());
+      if (!ctx.kernels->available(k)) return std::nullopt;
+      DVec ins[3] = {f, u, w};
+      return run_one(k, ins, u.type());
+    };
+    if (std::optional<DVec> v = zip_components(x, y, select)) return v;
     const int64_t n = f.size();
     DBuf from_x = g.alloc(n * 8), from_y = g.alloc(n * 8);
     g.check(g.prims().iota(from_x->pointer(), n));
@@ -457,30 +463,6 @@ struct Natives {
     return permute_by(*values, *positions);
   }
 
-  /// The elements of an append (segments sa of ea, then sb of eb, into the shape so) where
-  /// they hold no sequences: one append of each flat component; nullopt otherwise.
-  std::optional<DVec> append_components(const DVec& ea, DSegs sa, const DVec& eb, DSegs sb, DSegs so) {
-    switch (ea.kind()) {
-      case TypeKind::Pair: {
-        std::optional<DVec> p = append_components(ea.first(), sa, eb.first(), sb, so);
-        std::optional<DVec> q = p ? append_components(ea.second(), sa, eb.second(), sb, so) : std::nullopt;
-        if (!q) return std::nullopt;
-        return DVec::pair(ea.type(), std::move(*p), std::move(*q));
-      }
-      case TypeKind::Data: {
-        std::optional<DVec> fields = append_components(ea.fields(), sa, eb.fields(), sb, so);
-        if (!fields) return std::nullopt;
-        return DVec::data(ea.type(), std::move(*fields));
-      }
-      default: {
-        if (!plain_scalar(ea)) return std::nullopt;
-        DBuf out = g.alloc(so.total * elem_bytes(ea.type()));
-        g.check(g.prims().append(elem_type(ea.type()), ea.data(), sa, eb.data(), sb, so, out->pointer()));
-        return DVec::scalar(ea.type(), so.total, std::move(out));
-      }
-    }
-  }
-
   /// Per instance, x's sequence followed by y's, as a sequence of type t.
   std::optional<DVec> append_seqs(const Type* t, const DVec& x, const DVec& y) {
     const DVec &ea = x.elems(), &eb = y.elems();
@@ -491,7 +473,13 @@ struct Natives {
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer(), ea.size() + eb.size());
     DSegs so = DSegs::irregular(n, total, offsets->pointer());
-    if (std::optional<DVec> elems = append_components(ea, x.segs(), eb, y.segs(), so))
+    // Elements without sequences in them: one append of each flat component.
+    auto append = [&](const DVec& u, const DVec& w) -> std::optional<DVec> {
+      DBuf out = g.alloc(total * elem_bytes(u.type()));
+      g.check(g.prims().append(elem_type(u.type()), u.data(), x.segs(), w.data(), y.segs(), so, out->pointer()));
+      return DVec::scalar(u.type(), total, std::move(out));
+    };
+    if (std::optional<DVec> elems = zip_components(ea, eb, append))
       return DVec::seq(t, n, len.buffer(), std::move(offsets), std::move(*elems));
     const int64_t na = ea.size(), nb = eb.size();
     DBuf from_a = g.alloc(na * 8), from_b = g.alloc(nb * 8), pos = g.alloc(total * 8);

@@ -45,7 +45,8 @@ class DrawCounts {
     int64_t used = 0;          // slots holding a path
   };
   Status make_table(Table& t, int64_t capacity);
-  /// Room for n more paths: rehashes into a table twice as large as needed.
+  /// Room for n more paths, the table at most half full: else rehashes into one at least four
+  /// times what it must hold.
   Status reserve(Table& t, int64_t n);
 
   Primitives& p_;
