@@ -7,10 +7,12 @@
 
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "flatten/kernel_abi.h"
+#include "flatten/loop_kernels.h"
 
 namespace ndp::codegen {
 
@@ -347,36 +349,212 @@ NodeValue sequence_write(llvm::IRBuilder<>& b, const KernelBody& k, const Kernel
   return {x, b.CreateAnd(outside, guard)};
 }
 
+/// A SeqAppend node's store (Note [Appended sequences in loop kernels]), made at the end of
+/// the iteration, done or not.
+struct PendingAppend {
+  uint32_t seq;
+  uint32_t component;
+  llvm::Value* value;  // as stored
+  llvm::Value* wanted;
+};
+
 /// The nodes of `k` in order, input j read as input(j) (an i1 for a bool); the i1 of each node
-/// that can fail is added to `fails` as (node, failed), and each SeqWrite's store to `writes`.
+/// that can fail is added to `fails` as (node, failed), each SeqWrite's store to `writes` and
+/// each SeqAppend's to `appends`. A fold's region is a loop (Note [Folds in kernels]).
+class NodeEmitter {
+ public:
+  NodeEmitter(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance, const std::function<llvm::Value*(uint32_t)>& input,
+              const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math)
+      : b_(b), k_(k), instance_(instance), input_(input), seq_pointer_(seq_pointer), math_(math), v_(k.nodes.size(), nullptr) {}
+
+  /// The nodes' values; `work` (an i64) counts the fold steps made so far (Note [Loops that give
+  /// up] in flat_ir.h) and comes back with this instance's steps added.
+  std::vector<llvm::Value*> emit(std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes,
+                                 std::vector<PendingAppend>& appends, llvm::Value*& work) {
+    writes_ = &writes;
+    appends_ = &appends;
+    work_ = work;
+    range(0, static_cast<uint32_t>(k_.nodes.size()), fails);
+    work = work_;
+    return v_;
+  }
+
+ private:
+  llvm::IRBuilder<>& b_;
+  const KernelBody& k_;
+  llvm::Value* instance_;
+  const std::function<llvm::Value*(uint32_t)>& input_;
+  const std::function<llvm::Value*(uint32_t)>& seq_pointer_;
+  MathLibrary math_;
+  std::vector<llvm::Value*> v_;
+  std::vector<PendingWrite>* writes_ = nullptr;
+  std::vector<PendingAppend>* appends_ = nullptr;
+  llvm::Value* work_ = nullptr;
+
+  void range(uint32_t begin, uint32_t end, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
+    for (uint32_t j = begin; j < end; ++j) {
+      const KernelNode& n = k_.nodes[j];
+      switch (n.kind) {
+        case KernelNode::Kind::Input: v_[j] = input_(n.input); break;
+        case KernelNode::Kind::Instance: v_[j] = instance_; break;
+        case KernelNode::Kind::Const: v_[j] = constant(b_, n); break;
+        case KernelNode::Kind::SeqWrite: {
+          NodeValue r = sequence_write(b_, k_, n, v_, seq_pointer_, *writes_);
+          fails.emplace_back(j, r.fails);
+          v_[j] = r.value;
+          break;
+        }
+        case KernelNode::Kind::SeqLength: case KernelNode::Kind::SeqElt: {
+          NodeValue r = sequence_read(b_, k_, n, v_, seq_pointer_);
+          if (r.fails != nullptr) fails.emplace_back(j, r.fails);
+          v_[j] = r.value;
+          break;
+        }
+        case KernelNode::Kind::SeqAppend: {
+          llvm::Value* x = v_.at(n.args.at(1));
+          llvm::Type* t = storage_type(b_.getContext(), n.type);
+          llvm::Value* stored = n.type->kind == TypeKind::Bool ? b_.CreateZExt(x, t) : x;
+          appends_->push_back({n.input, n.component, stored, n.args.size() > 2 ? v_.at(n.args[2]) : b_.getTrue()});
+          v_[j] = x;
+          break;
+        }
+        case KernelNode::Kind::Fail: {
+          fails.emplace_back(j, v_.at(n.args.at(0)));
+          KernelNode zero = n;
+          zero.value = flatten::identity_of_plain(n.type);
+          v_[j] = constant(b_, zero);
+          break;
+        }
+        case KernelNode::Kind::FoldIndex:
+          fold(j, fails);
+          j = n.input;  // on after the Fold
+          break;
+        case KernelNode::Kind::FoldAcc: break;  // set by its fold
+        case KernelNode::Kind::Fold: throw std::runtime_error("a Fold outside its region");
+        case KernelNode::Kind::Prim: {
+          NodeValue r = node(b_, k_, n, v_, math_);
+          if (r.fails != nullptr) fails.emplace_back(j, r.fails);
+          v_[j] = r.value;
+          break;
+        }
+      }
+    }
+  }
+
+  /// The loop of the fold whose region starts at node `at`; a node of the region that fails at
+  /// some index makes the Fold fail.
+  void fold(uint32_t at, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
+    const uint32_t f = k_.nodes[at].input;
+    const KernelNode& fn = k_.nodes.at(f);
+    llvm::Value* count = v_.at(fn.args.at(0));
+    llvm::Value* init = v_.at(fn.args.at(1));
+    llvm::Function* func = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(b_.getContext(), "fold", func);
+    auto* body = llvm::BasicBlock::Create(b_.getContext(), "fold_body", func);
+    auto* exit = llvm::BasicBlock::Create(b_.getContext(), "fold_exit", func);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* index = b_.CreatePHI(b_.getInt64Ty(), 2);
+    llvm::PHINode* acc = b_.CreatePHI(init->getType(), 2);
+    llvm::PHINode* failed = b_.CreatePHI(b_.getInt1Ty(), 2);
+    llvm::PHINode* work = b_.CreatePHI(b_.getInt64Ty(), 2);
+    index->addIncoming(b_.getInt64(0), before);
+    acc->addIncoming(init, before);
+    failed->addIncoming(b_.getFalse(), before);
+    work->addIncoming(work_, before);
+    b_.CreateCondBr(b_.CreateICmpSLT(index, count), body, exit);
+    b_.SetInsertPoint(body);
+    v_[at] = index;
+    work_ = b_.CreateAdd(work, b_.getInt64(1));
+    for (uint32_t j = at + 1; j < f; ++j)
+      if (k_.nodes[j].kind == KernelNode::Kind::FoldAcc && k_.nodes[j].input == f) v_[j] = acc;
+    std::vector<std::pair<uint32_t, llvm::Value*>> inner;
+    range(at + 1, f, inner);
+    llvm::Value* failed_next = failed;
+    for (const auto& x : inner) failed_next = b_.CreateOr(failed_next, x.second);
+    llvm::BasicBlock* latch = b_.GetInsertBlock();
+    index->addIncoming(b_.CreateAdd(index, b_.getInt64(1)), latch);
+    acc->addIncoming(v_.at(fn.args.at(2)), latch);
+    failed->addIncoming(failed_next, latch);
+    work->addIncoming(work_, latch);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+    v_[f] = acc;
+    work_ = work;
+    if (!inner.empty()) fails.emplace_back(f, failed);
+  }
+};
+
 std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
                                      const std::function<llvm::Value*(uint32_t)>& input,
                                      const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math,
-                                     std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes) {
-  std::vector<llvm::Value*> v;
-  v.reserve(k.nodes.size());
-  for (const KernelNode& n : k.nodes) {
-    if (n.kind == KernelNode::Kind::Input) {
-      v.push_back(input(n.input));
-    } else if (n.kind == KernelNode::Kind::Instance) {
-      v.push_back(instance);
-    } else if (n.kind == KernelNode::Kind::SeqWrite) {
-      NodeValue r = sequence_write(b, k, n, v, seq_pointer, writes);
-      fails.emplace_back(static_cast<uint32_t>(v.size()), r.fails);
-      v.push_back(r.value);
-    } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt) {
-      NodeValue r = sequence_read(b, k, n, v, seq_pointer);
-      if (r.fails != nullptr) fails.emplace_back(static_cast<uint32_t>(v.size()), r.fails);
-      v.push_back(r.value);
-    } else if (n.kind == KernelNode::Kind::Const) {
-      v.push_back(constant(b, n));
-    } else {
-      NodeValue r = node(b, k, n, v, math);
-      if (r.fails != nullptr) fails.emplace_back(static_cast<uint32_t>(v.size()), r.fails);
-      v.push_back(r.value);
-    }
+                                     std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes,
+                                     std::vector<PendingAppend>& appends, llvm::Value*& work) {
+  return NodeEmitter(b, k, instance, input, seq_pointer, math).emit(fails, writes, appends, work);
+}
+
+/// An appended sequence's slot for this instance (Note [Appended sequences in loop kernels]).
+struct AppendSlot {
+  uint32_t seq;
+  llvm::Value* start;   // the slot's first element
+  llvm::Value* cap;     // its length
+  llvm::Value* count;   // the row's length so far (a phi in the loop)
+};
+
+/// Copies the instance's input row of appended sequence q into its slot (what fits).
+AppendSlot open_slot(llvm::IRBuilder<>& b, const KernelBody& k, uint32_t q, llvm::Value* instance,
+                     const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
+  llvm::Type* i64 = b.getInt64Ty();
+  const uint32_t first = static_cast<uint32_t>(k.seq_pointer(q));
+  const uint32_t ncomp = static_cast<uint32_t>(k.seqs[q].components.size());
+  auto at = [&](llvm::Value* base, llvm::Value* i) { return b.CreateLoad(i64, b.CreateGEP(i64, base, i)); };
+  llvm::Value* next = b.CreateAdd(instance, b.getInt64(1));
+  llvm::Value* in_start = at(seq_pointer(first), instance);
+  llvm::Value* in_length = b.CreateSub(at(seq_pointer(first), next), in_start);
+  llvm::Value* slot = at(seq_pointer(first + 1 + ncomp), instance);
+  llvm::Value* cap = b.CreateSub(at(seq_pointer(first + 1 + ncomp), next), slot);
+  llvm::Value* copied = b.CreateSelect(b.CreateICmpSLT(in_length, cap), in_length, cap);
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* loop = llvm::BasicBlock::Create(b.getContext(), "slot_copy", fn);
+  auto* body = llvm::BasicBlock::Create(b.getContext(), "slot_copy_body", fn);
+  auto* done = llvm::BasicBlock::Create(b.getContext(), "slot_copy_done", fn);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* j = b.CreatePHI(i64, 2);
+  j->addIncoming(b.getInt64(0), before);
+  b.CreateCondBr(b.CreateICmpSLT(j, copied), body, done);
+  b.SetInsertPoint(body);
+  for (uint32_t c = 0; c < ncomp; ++c) {
+    llvm::Type* t = storage_type(b.getContext(), k.seqs[q].components[c]);
+    llvm::Value* x = b.CreateLoad(t, b.CreateGEP(t, seq_pointer(first + 1 + c), b.CreateAdd(in_start, j)));
+    b.CreateStore(x, b.CreateGEP(t, seq_pointer(first + 3 + ncomp + c), b.CreateAdd(slot, j)));
   }
-  return v;
+  j->addIncoming(b.CreateAdd(j, b.getInt64(1)), b.GetInsertBlock());
+  b.CreateBr(loop);
+  b.SetInsertPoint(done);
+  return {q, slot, cap, in_length};
+}
+
+/// The appends of one iteration, in node order: each element's components go at the row's
+/// length where it fits the slot, and an element wanted lengthens the row.
+void make_appends(llvm::IRBuilder<>& b, const KernelBody& k, const std::vector<PendingAppend>& appends,
+                  std::vector<AppendSlot>& slots, const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  for (const PendingAppend& a : appends) {
+    AppendSlot& slot = *std::find_if(slots.begin(), slots.end(), [&](const AppendSlot& s) { return s.seq == a.seq; });
+    const uint32_t ncomp = static_cast<uint32_t>(k.seqs[a.seq].components.size());
+    auto* store = llvm::BasicBlock::Create(b.getContext(), "seq_append", fn);
+    auto* after = llvm::BasicBlock::Create(b.getContext(), "seq_append_done", fn);
+    b.CreateCondBr(b.CreateAnd(a.wanted, b.CreateICmpSLT(slot.count, slot.cap)), store, after);
+    b.SetInsertPoint(store);
+    llvm::Value* out = seq_pointer(static_cast<uint32_t>(k.seq_pointer(a.seq)) + 3 + ncomp + a.component);
+    b.CreateStore(a.value, b.CreateGEP(a.value->getType(), out, b.CreateAdd(slot.start, slot.count)));
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+    if (a.component + 1 == ncomp) slot.count = b.CreateAdd(slot.count, b.CreateZExt(a.wanted, b.getInt64Ty()));
+  }
 }
 
 /// The failure record of the first failing node: selects from the last node back to the first.
@@ -406,14 +584,19 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
   std::vector<llvm::Value*> v;
   llvm::Value* record = nullptr;
   if (!k.loop) {
-    std::vector<PendingWrite> writes;  // none: only loops write
-    v = emit_nodes(b, k, instance, loaded, seq_pointer, math, fails, writes);
+    std::vector<PendingWrite> writes;  // none: only loops write and append
+    std::vector<PendingAppend> appends;
+    llvm::Value* work = b.getInt64(0);  // no budget outside loops
+    v = emit_nodes(b, k, instance, loaded, seq_pointer, math, fails, writes, appends, work);
     if (!fails.empty()) record = failure_record(b, fails, instance);
   } else {
     // Note [Loop kernels]: the invariant inputs are loaded before the loop, the state is a phi
     // per input, and an iteration that is done or fails leaves it.
     const size_t nstate = k.loop_next.size();
     for (uint32_t j = 0; j < k.inputs.size(); ++j) loaded(j);
+    std::vector<AppendSlot> slots;  // Note [Appended sequences in loop kernels]
+    for (uint32_t q = 0; q < k.seqs.size(); ++q)
+      if (k.seqs[q].appended) slots.push_back(open_slot(b, k, q, instance, seq_pointer));
     llvm::Function* fn = b.GetInsertBlock()->getParent();
     llvm::BasicBlock* before = b.GetInsertBlock();
     auto* loop = llvm::BasicBlock::Create(b.getContext(), "loop", fn);
@@ -425,9 +608,21 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
       state.push_back(b.CreatePHI(in[j]->getType(), 2));
       state.back()->addIncoming(in[j], before);
     }
+    std::vector<llvm::PHINode*> counts;
+    for (AppendSlot& slot : slots) {
+      counts.push_back(b.CreatePHI(b.getInt64Ty(), 2));
+      counts.back()->addIncoming(slot.count, before);
+      slot.count = counts.back();
+    }
+    llvm::PHINode* spent = b.CreatePHI(b.getInt64Ty(), 2);  // fold steps so far (Note [Loops that give up])
+    spent->addIncoming(b.getInt64(0), before);
+    llvm::Value* work = spent;
     std::vector<PendingWrite> writes;
+    std::vector<PendingAppend> appends;
     v = emit_nodes(b, k, instance, [&](uint32_t j) { return j < nstate ? state[j] : in.at(j); }, seq_pointer, math,
-                   fails, writes);
+                   fails, writes, appends, work);
+    if (work != spent)  // the body folds: past the budget, the instance gives up
+      fails.emplace_back(static_cast<uint32_t>(k.nodes.size()), b.CreateICmpSGT(work, b.getInt64(flatten::kFoldBudget)));
     llvm::Value* stop = v.at(k.loop_done);
     if (!fails.empty()) {
       record = failure_record(b, fails, instance);
@@ -443,10 +638,18 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
       b.CreateBr(after);
       b.SetInsertPoint(after);
     }
+    make_appends(b, k, appends, slots, seq_pointer);
     llvm::BasicBlock* latch = b.GetInsertBlock();
     for (size_t j = 0; j < nstate; ++j) state[j]->addIncoming(v.at(k.loop_next[j]), latch);
+    for (size_t s = 0; s < slots.size(); ++s) counts[s]->addIncoming(slots[s].count, latch);
+    spent->addIncoming(work, latch);
     b.CreateCondBr(stop, exit, loop);
     b.SetInsertPoint(exit);  // its one predecessor is the latch, so every node's value reaches it
+    for (const AppendSlot& slot : slots) {  // the row's length, which may pass its slot's
+      const uint32_t first = static_cast<uint32_t>(k.seq_pointer(slot.seq));
+      llvm::Value* lengths = seq_pointer(first + 2 + static_cast<uint32_t>(k.seqs[slot.seq].components.size()));
+      b.CreateStore(slot.count, b.CreateGEP(b.getInt64Ty(), lengths, instance));
+    }
   }
   InstanceValues out;
   for (uint32_t o : k.outputs) {

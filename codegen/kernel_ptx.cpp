@@ -187,12 +187,15 @@ llvm::Value* streaming_load(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* at
   return reg_type == t ? v : b.CreateTrunc(v, t);
 }
 
-/// Whether parameter `param` is the component array of a sequence the loop writes (Note
-/// [Sequence state in loop kernels]), the sequences' pointers starting at `seqs_at`.
+/// Whether parameter `param` is an array the loop writes (Note [Sequence state in loop kernels]),
+/// the sequences' pointers starting at `seqs_at`.
 bool written_pointer(const flatten::KernelBody& k, size_t param, size_t seqs_at) {
   for (uint32_t q = 0; q < k.seqs.size(); ++q) {
     const size_t first = seqs_at + k.seq_pointer(q);  // its offsets, then its components
-    if (k.seqs[q].written && param > first && param <= first + k.seqs[q].components.size()) return true;
+    const size_t ncomp = k.seqs[q].components.size();
+    if (k.seqs[q].written && param > first && param <= first + ncomp) return true;
+    // An appended one's row lengths and slots (Note [Appended sequences in loop kernels]).
+    if (k.seqs[q].appended && param >= first + 2 + ncomp && param <= first + 2 + 2 * ncomp) return true;
   }
   return false;
 }

@@ -19,7 +19,11 @@ using lang::ValueKind;
 
 namespace {
 
-constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '5'};  // 05: loop kernels with sequences
+/// Whether node n carries a message (a Fail of runtime_error: Note [Folds in kernels]).
+bool failure_message(const KernelNode& n) { return n.kind == KernelNode::Kind::Fail && n.component == kFailRaises; }
+
+
+constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '6'};  // 06: folds and appends in loop kernels
 
 /// What an image depends on besides its own format: the numbering of primitives and Flat IR ops.
 uint64_t fingerprint() {
@@ -208,7 +212,7 @@ class Writer {
       u8(static_cast<uint8_t>(n.kind));
       u32(n.input);
       u32(n.component);
-      if (n.kind == KernelNode::Kind::Const) value(n.value);
+      if (n.kind == KernelNode::Kind::Const || failure_message(n)) value(n.value);
       u32(static_cast<uint32_t>(n.prim));
       u64(n.args.size());
       for (uint32_t a : n.args) u32(a);
@@ -226,6 +230,7 @@ class Writer {
       u64(seq.components.size());
       for (const Type* t : seq.components) type(t);
       u8(seq.written);
+      u8(seq.appended);
     }
     u64(k.seq_outputs.size());
     for (uint32_t q : k.seq_outputs) u32(q);
@@ -535,11 +540,11 @@ class Reader {
     for (size_t i = 0; i < nnodes; ++i) {
       KernelNode n;
       uint8_t kind = u8();
-      if (kind > static_cast<uint8_t>(KernelNode::Kind::Instance)) fail("a kernel node of no kind");
+      if (kind > static_cast<uint8_t>(KernelNode::Kind::SeqAppend)) fail("a kernel node of no kind");
       n.kind = static_cast<KernelNode::Kind>(kind);
       n.input = u32();
       n.component = u32();
-      if (n.kind == KernelNode::Kind::Const) n.value = value();
+      if (n.kind == KernelNode::Kind::Const || failure_message(n)) n.value = value();
       n.prim = prim();
       size_t nargs = count();
       for (size_t a = 0; a < nargs; ++a) n.args.push_back(u32());
@@ -559,6 +564,7 @@ class Reader {
       KernelBody::Seq seq;
       for (size_t c = 0; c < ncomponents; ++c) seq.components.push_back(type());
       seq.written = u8() != 0;
+      seq.appended = u8() != 0;
       k->seqs.push_back(std::move(seq));
     }
     size_t nseq_outputs = count();

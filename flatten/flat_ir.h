@@ -128,13 +128,15 @@ struct RecursionLoop {
 // the program's, fusion never moves a node that can fail past a statement that can fail or has
 // an effect (fuse_elementwise, fuse_siblings). Such kernels are never fused into consumers.
 struct KernelNode {
-  enum class Kind : uint8_t { Input, Prim, Const, SeqLength, SeqElt, SeqWrite, Instance };
+  enum class Kind : uint8_t { Input, Prim, Const, SeqLength, SeqElt, SeqWrite, Instance, FoldIndex, FoldAcc, Fold, Fail, SeqAppend };
   Kind kind = Kind::Input;
-  uint32_t input = 0;                 // Input: index into uses / KernelBody::inputs; Seq*: into KernelBody::seqs
-  uint32_t component = 0;             // SeqElt, SeqWrite: the flat component of the element
-  lang::Value value;                  // Const: a scalar of the node's type (a fused Lit)
+  uint32_t input = 0;                 // Input: index into uses / KernelBody::inputs; Seq*: into KernelBody::seqs;
+                                      // FoldIndex, FoldAcc: the Fold node; Fold: its FoldIndex node
+  uint32_t component = 0;             // SeqElt, SeqWrite, SeqAppend: the flat component of the element;
+                                      // Fail: its lang::RuntimeErrorId, or kFailRaises
+  lang::Value value;                  // Const: a scalar of the node's type (a fused Lit); Fail: the message
   lang::core::PrimId prim = lang::core::PrimId::Count_;  // Prim
-  std::vector<uint32_t> args;         // Prim, Seq*: indices of earlier nodes (Note [Loop kernels])
+  std::vector<uint32_t> args;         // Prim, Seq*, Fold, Fail: indices of earlier nodes (Note [Loop kernels])
   const lang::Type* type = nullptr;   // the node's element type (a flat scalar)
   lang::Span span;                    // Prim: where its error is reported (Note [Kernels that can fail])
 };
@@ -205,6 +207,52 @@ struct BodyMemo {
 // through selects that give it harmless ones (1) where the branch is not taken.
 // Known limit: a loop that never ends holds its kernel, so Ctrl-C (Note [Cancellation]) is
 // seen only when the kernel returns; the flattened loop stopped between statements.
+//
+// Note [Folds in kernels]
+// An apply-to-each inside a loop body over a range or a sequence the loop reads, consumed by
+// reductions, `#` and indexing (`min_index({f(i) : i in [a:b]})`), is never stored: it is a
+// sequence by its length and a function from an index to its element, and each reduction of it
+// is a Fold, an inner loop of the instance. The nodes strictly between a FoldIndex node and its
+// Fold node are the fold's region, evaluated once per index k in [0, count):
+//
+//   acc := init; for k in [0, count): { FoldIndex := k; FoldAcc := acc; the region's nodes;
+//                                       acc := next };  Fold := acc      (args: count, init, next)
+//
+// count and init come before the region, next is in it, and no node after the Fold reads a
+// node of the region. Regions nest. The fold runs left to right, so a sum of floats adds in
+// the interpreter's order. A node of the region that fails makes its Fold fail (the record
+// names the Fold; the host evaluates the region again to raise the error: Note [Kernels that
+// can fail]).
+//
+// A Fail node (args: a bool, then its message's operands) fails where the bool holds, with the
+// error `component` names (a lang::RuntimeErrorId formatted with the int operands, or
+// kFailRaises: runtime_error of the message `value`); its value is a harmless 0.
+//
+// Note [Appended sequences in loop kernels]
+// A sequence in the loop's state that the body changes only by appending (`acc ++ [x]`: the
+// triangles a walk finds) is `appended`: a SeqAppend node (args: row, value, and a guard) adds
+// one flat component of one element where its guard holds, at the end of the iteration, done
+// or not, in node order. The body never reads such a sequence, and every tail (the result and
+// the next state) holds all of its appends. The instance's result row is its input row and
+// every element appended to it. Its length is known only when the loop ends, so the executor
+// gives each instance a slot (after the sequence's input pointers: the slots' offsets,
+// n + 1 int64, the row lengths, n int64 written by the kernel, and one array per component);
+// an instance writes what fits its slot and counts the rest. Where a row outgrew its slot the
+// executor runs the kernel again with slots of the exact lengths (the counts), else it packs
+// the slots into the rows.
+inline constexpr uint32_t kFailRaises = 0xffffffffu;  // Fail: runtime_error of its message
+
+// Note [Loops that give up]
+// A loop kernel's instance runs its folds on one thread, where the flattened loop would run
+// each fold over all instances at once: one instance that folds 10^7 elements an iteration
+// (a bisection over a big sequence) would run for seconds on one GPU thread, and could not be
+// interrupted. So a loop kernel that folds counts its instances' fold steps, and an instance
+// past kFoldBudget of them stops, with the failure record of node nodes.size(): the kernel
+// gives up, and the executor throws LoopGaveUp. Such a kernel is the then_block of a TryLoop
+// statement whose else_block is the same function flattened (flatten/vectorise.cpp), which
+// then runs instead. A real failure has a lower record, and is raised.
+inline constexpr int64_t kFoldBudget = int64_t{1} << 20;
+
 struct KernelBody {
   std::vector<const lang::Type*> inputs;  // element type of each input
   std::vector<KernelNode> nodes;          // in evaluation order
@@ -216,15 +264,17 @@ struct KernelBody {
   struct Seq {
     std::vector<const lang::Type*> components;  // the flat components of its elements
     bool written = false;                       // loop state changed by rep
+    bool appended = false;                      // loop state changed by ++ (Note [Appended ...])
   };
   std::vector<Seq> seqs;
-  /// loop: the written sequence of each sequence output (after the scalar outputs).
+  /// loop: the written or appended sequence of each sequence output (after the scalar outputs).
   std::vector<uint32_t> seq_outputs;
   /// Among the pointers the sequences take after the inputs (per sequence, its rows' offsets
-  /// and one per component), the first of sequence q; seq_pointer(seqs.size()) counts them.
+  /// and one per component; an appended one then its slots: Note [Appended sequences in loop
+  /// kernels]), the first of sequence q; seq_pointer(seqs.size()) counts them.
   size_t seq_pointer(size_t q) const {
     size_t n = 0;
-    for (size_t i = 0; i < q; ++i) n += 1 + seqs[i].components.size();
+    for (size_t i = 0; i < q; ++i) n += 1 + seqs[i].components.size() + (seqs[i].appended ? 2 + seqs[i].components.size() : 0);
     return n;
   }
   size_t seq_pointers() const { return seq_pointer(seqs.size()); }

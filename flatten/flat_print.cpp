@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "flatten/flat_ir.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::flatten {
 
@@ -148,6 +149,23 @@ struct Printer {
                   ? fmt::format("#{}[%{}]", rows, n.args.at(0))
                   : fmt::format("{}[%{}][%{}].{}{}", rows, n.args.at(0), n.args.at(1), n.component,
                                 n.args.size() > 2 ? fmt::format(" if %{}", n.args[2]) : "");
+      } else if (n.kind == KernelNode::Kind::SeqAppend) {
+        // `rows[%r] ++= %v.c`: made at the end of the iteration (Note [Appended sequences ...]).
+        size_t at = k.inputs.size() + n.input;
+        rhs = fmt::format("{}[%{}].{} ++= %{}{}", at < s.uses.size() ? var(s.uses[at]) : "?", n.args.at(0), n.component,
+                          n.args.at(1), n.args.size() > 2 ? fmt::format(" if %{}", n.args[2]) : "");
+      } else if (n.kind == KernelNode::Kind::FoldIndex) {
+        rhs = fmt::format("fold index, to %{}", n.input);
+      } else if (n.kind == KernelNode::Kind::FoldAcc) {
+        rhs = fmt::format("fold accumulator of %{}", n.input);
+      } else if (n.kind == KernelNode::Kind::Fold) {
+        // `fold %count from %init by %next` over the nodes after its FoldIndex (Note [Folds in kernels]).
+        rhs = fmt::format("{} fold from %{}: %{} times %{} from %{} by %{}", lang::core::prim_info(n.prim).name, n.input,
+                          n.args.at(0), n.args.at(1), n.args.at(1), n.args.at(2));
+      } else if (n.kind == KernelNode::Kind::Fail) {
+        rhs = fmt::format("fail if %{}: {}", n.args.at(0),
+                          n.component == kFailRaises ? n.value.to_string()
+                                                     : lang::message(static_cast<lang::RuntimeErrorId>(n.component)));
       } else {
         rhs = std::string(n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?") + "(";
         for (size_t a = 0; a < n.args.size(); ++a) rhs += fmt::format("{}%{}", a ? ", " : "", n.args[a]);

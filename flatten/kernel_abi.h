@@ -31,6 +31,13 @@ inline constexpr int64_t failed_instance(uint64_t record) {
   return static_cast<int64_t>(record & ((uint64_t{1} << kFailureInstanceBits) - 1));
 }
 
+/// Thrown by an executor whose loop kernel gave up: Note [Loops that give up] in flat_ir.h.
+/// The record of an instance that gave up names node `node_count`, past the body's last.
+struct LoopGaveUp {};
+inline constexpr bool gave_up(uint64_t record, size_t node_count) {
+  return record != kNoKernelFailure && failed_node(record) == node_count;
+}
+
 /// Calls a kernel that a KernelCompiler made. Every call goes through here because JIT-compiled
 /// code has none of the type signature that UBSan's -fsanitize=function check reads before an
 /// indirect call's target (the sanitizer build, tools/sanitize.sh): not inlined, so the

@@ -3,12 +3,16 @@
 #include "flatten/loop_kernels.h"
 
 #include <algorithm>
+#include <functional>
+#include <deque>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "flatten/passes/fuse_elementwise.h"
+#include "lang/runtime_errors.h"
 
 namespace ndp::flatten {
 
@@ -36,11 +40,21 @@ struct NotALoop {};
 /// A value while compiling: a node holding a flat scalar, a pair of values, or a sequence
 /// (`seq` >= 0: KernelBody::seqs[seq], `node` the instance's row of it, and `writes` the
 /// SeqWrite nodes that made this value from the state the iteration started with).
+struct Virtual;
 struct Sym {
   uint32_t node = 0;
   std::shared_ptr<const std::pair<Sym, Sym>> pair;
   int seq = -1;
-  std::shared_ptr<const std::vector<uint32_t>> writes;  // sorted; null: none
+  std::shared_ptr<const std::vector<uint32_t>> writes;  // SeqWrite or SeqAppend nodes, sorted; null: none
+  std::shared_ptr<const Virtual> virt;                  // a sequence never stored (Note [Folds in kernels])
+};
+
+/// A sequence by its length (a node) and a function that emits the nodes of its element at an
+/// index node (Note [Folds in kernels]): an apply-to-each, a range, or the elements of a
+/// sequence the loop reads.
+struct Virtual {
+  uint32_t length = 0;
+  std::function<Sym(uint32_t)> element;
 };
 
 size_t write_count(const Sym& v) { return v.writes ? v.writes->size() : 0; }
@@ -83,9 +97,30 @@ class LoopCompiler {
       if (k_.nodes[k_.loop_next[i]].type != k_.inputs[i]) throw NotALoop{};
     // Note [Sequence state in loop kernels]: an iteration that goes on stores every write it
     // made, so the state passed on must hold each of them.
-    for (uint32_t q : k_.seq_outputs) k_.seqs[q].written = true;
+    for (uint32_t q : k_.seq_outputs)
+      if (!k_.seqs[q].appended) k_.seqs[q].written = true;
     for (size_t q = 0; q < k_.seqs.size(); ++q)
       if (k_.seqs[q].written && written_by(*o.next, static_cast<int>(q)) != writes_[q]) throw NotALoop{};
+    // Note [Appended sequences in loop kernels]: every iteration, done or not, makes the appends
+    // whose guards hold, so a tail holds each of them but one whose guard says it is the other
+    // tail (the appends of a branch that goes on); and nothing reads the sequence.
+    for (size_t q = 0; q < k_.seqs.size(); ++q) {
+      if (!k_.seqs[q].appended) continue;
+      const int sq = static_cast<int>(q);
+      const std::vector<uint32_t> next = written_by(*o.next, sq), result = written_by(*o.value, sq);
+      for (uint32_t w : writes_[q]) {
+        const KernelNode& n = k_.nodes[w];
+        const bool guarded = n.args.size() > 2;
+        const bool in_next = std::binary_search(next.begin(), next.end(), w);
+        const bool in_result = std::binary_search(result.begin(), result.end(), w);
+        if (!in_next && !(guarded && implies(n.args[2], o.done_node))) throw NotALoop{};
+        if (!in_result && !(guarded && implies_not(n.args[2], o.done_node))) throw NotALoop{};
+      }
+      for (const KernelNode& n : k_.nodes)
+        if (n.input == q && (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt ||
+                             n.kind == KernelNode::Kind::SeqWrite))
+          throw NotALoop{};
+    }
     return LoopKernel{std::move(k_), std::move(sources_)};
   }
 
@@ -98,6 +133,8 @@ class LoopCompiler {
   std::vector<LoopKernel::Source> sources_;  // where each sequence comes from
   std::map<size_t, std::vector<uint32_t>> writes_;  // by sequence: every SeqWrite node made
   std::optional<uint32_t> instance_;                // the Instance node, once made
+  std::vector<const Type*> seq_elems_;              // the element type of each sequence
+  std::deque<std::vector<const Type*>> targs_kept_;  // the type arguments of calls compiled in place
   uint32_t per_instance_seqs_ = 0;
   int depth_ = 0;
 
@@ -148,6 +185,7 @@ class LoopCompiler {
     KernelBody::Seq seq;
     if (t->kind != TypeKind::Seq || !flat_components(t->a, seq.components)) throw NotALoop{};
     k_.seqs.push_back(std::move(seq));
+    seq_elems_.push_back(t->a);
     sources_.push_back(from);
     return static_cast<int>(k_.seqs.size() - 1);
   }
@@ -201,6 +239,7 @@ class LoopCompiler {
   /// The nodes of v's flat scalar leaves and of its shared sequences' row ids (the inputs'
   /// order); its other sequences go to `seqs` (a result's), or nowhere (the next state's).
   void leaves(const Sym& v, std::vector<uint32_t>& out, std::vector<uint32_t>* seqs) const {
+    if (v.virt) throw NotALoop{};  // a sequence never stored is no state and no result
     if (v.pair) {
       leaves(v.pair->first, out, seqs);
       leaves(v.pair->second, out, seqs);
@@ -208,13 +247,14 @@ class LoopCompiler {
       if (seqs && v.seq >= 0) throw NotALoop{};  // a shared sequence as the result
       out.push_back(v.node);
     } else if (seqs) {
-      if (write_count(v) > 0) throw NotALoop{};  // a done iteration stores nothing
+      // A done iteration stores no writes (its appends it makes).
+      if (write_count(v) > 0 && !k_.seqs[static_cast<size_t>(v.seq)].appended) throw NotALoop{};
       seqs->push_back(static_cast<uint32_t>(v.seq));
     }
   }
 
   static uint32_t scalar(const Sym& v) {
-    if (v.pair || v.seq >= 0) throw NotALoop{};
+    if (v.pair || v.seq >= 0 || v.virt) throw NotALoop{};
     return v.node;
   }
 
@@ -230,13 +270,15 @@ class LoopCompiler {
     }
   }
 
-  /// Leaf by leaf: c ? a : b.
-  Sym select(uint32_t c, const Sym& a, const Sym& b) {
-    if (a.pair && b.pair) return pair(select(c, a.pair->first, b.pair->first), select(c, a.pair->second, b.pair->second));
-    if (a.pair || b.pair || a.seq != b.seq || type_of(a.node) != type_of(b.node)) throw NotALoop{};
+  /// Leaf by leaf: c ? a : b, where not_c is the node of not(c).
+  Sym select(uint32_t c, uint32_t not_c, const Sym& a, const Sym& b) {
+    if (a.pair && b.pair)
+      return pair(select(c, not_c, a.pair->first, b.pair->first), select(c, not_c, a.pair->second, b.pair->second));
+    if (a.pair || b.pair || a.virt || b.virt || a.seq != b.seq || type_of(a.node) != type_of(b.node)) throw NotALoop{};
     if (a.seq >= 0) {
-      // One sequence: the writes of both branches, each guarded by its own branch.
-      if (a.node != b.node) throw NotALoop{};
+      // One sequence: the writes of both branches. A write that one branch alone holds must be
+      // guarded by that branch, or the other branch would store it too.
+      if (a.node != b.node || !branch_only(a, b, c) || !branch_only(b, a, not_c)) throw NotALoop{};
       Sym both = a;
       std::vector<uint32_t> w;
       std::set_union(a.writes ? a.writes->begin() : w.end(), a.writes ? a.writes->end() : w.end(),
@@ -246,6 +288,34 @@ class LoopCompiler {
     }
     if (a.node == b.node) return a;
     return Sym{prim(PrimId::Select, {c, a.node, b.node}, type_of(a.node)), nullptr};
+  }
+
+  /// Whether every write of `a` that `b` lacks is guarded by `cond` (its guard is cond, or a
+  /// conjunction that holds it: guarded()).
+  bool branch_only(const Sym& a, const Sym& b, uint32_t cond) const {
+    if (!a.writes) return true;
+    for (uint32_t w : *a.writes) {
+      if (b.writes && std::binary_search(b.writes->begin(), b.writes->end(), w)) continue;
+      const KernelNode& n = k_.nodes[w];
+      const size_t guard_arg = n.kind == KernelNode::Kind::SeqWrite ? 3 : 2;
+      if (n.args.size() <= guard_arg || !implies(n.args[guard_arg], cond)) return false;
+    }
+    return true;
+  }
+
+  bool implies(uint32_t g, uint32_t cond) const {
+    if (g == cond) return true;
+    const KernelNode& n = k_.nodes[g];
+    return n.kind == KernelNode::Kind::Prim && n.prim == PrimId::And && n.args.size() == 2 &&
+           (implies(n.args[0], cond) || implies(n.args[1], cond));
+  }
+
+  /// Whether g holds only where node d does not (its conjunction holds not(d)).
+  bool implies_not(uint32_t g, uint32_t d) const {
+    const KernelNode& n = k_.nodes[g];
+    if (n.kind != KernelNode::Kind::Prim) return false;
+    if (n.prim == PrimId::Not) return n.args[0] == d;
+    return n.prim == PrimId::And && n.args.size() == 2 && (implies_not(n.args[0], d) || implies_not(n.args[1], d));
   }
 
   /// The guard of a branch: the enclosing guard and the branch's condition.
@@ -271,7 +341,7 @@ class LoopCompiler {
         Outcome a = tail(e->args[1], s, guarded(guard, c));
         uint32_t not_c = prim(PrimId::Not, {c}, types_.bool_());
         Outcome b = tail(e->args[2], s, guarded(guard, not_c));
-        return combine(c, a, b);
+        return combine(c, not_c, a, b);
       }
       default:
         if (self_call(e, s)) {
@@ -295,7 +365,7 @@ class LoopCompiler {
     return 0;
   }
 
-  Outcome combine(uint32_t c, const Outcome& a, const Outcome& b) {
+  Outcome combine(uint32_t c, uint32_t not_c, const Outcome& a, const Outcome& b) {
     Outcome o;
     if (a.done == b.done && a.done != Outcome::Done::ByNode) {
       o.done = a.done;
@@ -305,7 +375,7 @@ class LoopCompiler {
                                                                                         : prim(PrimId::Select, {c, done_node(a), done_node(b)}, types_.bool_());
     }
     auto either = [&](const std::optional<Sym>& x, const std::optional<Sym>& y) -> std::optional<Sym> {
-      if (x && y) return select(c, *x, *y);
+      if (x && y) return select(c, not_c, *x, *y);
       return x ? x : y;
     };
     o.value = either(a.value, b.value);
@@ -333,6 +403,7 @@ class LoopCompiler {
       }
       case core::Kind::Prim: return primitive(e, s, guard);
       case core::Kind::Call: return call(e, s, guard);
+      case core::Kind::Map: return apply_to_each(e, s, guard);
       default: throw NotALoop{};
     }
   }
@@ -342,23 +413,263 @@ class LoopCompiler {
   std::optional<Sym> sequence_read(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
     if (e->prim != PrimId::Length && e->prim != PrimId::Elt) return std::nullopt;
     Sym rows = value(e->args[0], s, guard);
+    if (rows.virt) {  // Note [Folds in kernels]
+      if (e->prim == PrimId::Length) return Sym{rows.virt->length, nullptr};
+      uint32_t i = int_scalar(value(e->args[1], s, guard));
+      uint32_t outside = prim(PrimId::Or, {prim(PrimId::Lt, {i, int_const(0)}, types_.bool_()),
+                                           prim(PrimId::Ge, {i, rows.virt->length}, types_.bool_())}, types_.bool_());
+      fail(outside, guard, static_cast<uint32_t>(lang::RuntimeErrorId::SeqRefBounds), {i, rows.virt->length}, e->span);
+      return rows.virt->element(i);
+    }
     if (rows.seq < 0) return std::nullopt;
+    if (e->prim == PrimId::Length) return Sym{seq_length(rows), nullptr};
+    return seq_element(rows, int_scalar(value(e->args[1], s, guard)), guard, e->span);
+  }
+
+  /// `#rows` of a sequence the loop reads.
+  uint32_t seq_length(const Sym& rows) {
     if (write_count(rows) > 0) throw NotALoop{};  // reads see the state the iteration started with
     KernelNode n;
     n.input = static_cast<uint32_t>(rows.seq);
     n.args = {rows.node};
-    if (e->prim == PrimId::Length) {
-      n.kind = KernelNode::Kind::SeqLength;
-      n.type = types_.int_();
-      return Sym{add(std::move(n)), nullptr};
-    }
+    n.kind = KernelNode::Kind::SeqLength;
+    n.type = types_.int_();
+    return add(std::move(n));
+  }
+
+  /// `rows[i]` of a sequence the loop reads: the element's components, each a SeqElt node that
+  /// fails out of bounds only where `guard` holds.
+  Sym seq_element(const Sym& rows, uint32_t i, std::optional<uint32_t> guard, lang::Span span) {
+    if (write_count(rows) > 0) throw NotALoop{};
+    KernelNode n;
+    n.input = static_cast<uint32_t>(rows.seq);
+    n.args = {rows.node, i};
     n.kind = KernelNode::Kind::SeqElt;
-    n.span = e->span;
-    n.args.push_back(scalar(value(e->args[1], s, guard)));
-    if (type_of(n.args.back()) != types_.int_()) throw NotALoop{};
+    n.span = span;
     if (guard) n.args.push_back(*guard);
     uint32_t component = 0;
-    return element(n, close(e->type, s), component);
+    return element(n, seq_elems_.at(static_cast<size_t>(rows.seq)), component);
+  }
+
+  uint32_t int_scalar(const Sym& v) {
+    uint32_t x = scalar(v);
+    if (type_of(x) != types_.int_()) throw NotALoop{};
+    return x;
+  }
+
+  uint32_t int_const(int64_t x) { return constant(lang::Value::int_(x), types_.int_()); }
+
+  /// A Fail node: the error `id` (formatted with `operands`) where `cond` and the guard hold.
+  uint32_t fail(uint32_t cond, std::optional<uint32_t> guard, uint32_t id, std::vector<uint32_t> operands,
+                lang::Span span, const Type* t = nullptr, lang::Value message = {}) {
+    KernelNode n;
+    n.kind = KernelNode::Kind::Fail;
+    n.args = {guard ? prim(PrimId::And, {*guard, cond}, types_.bool_()) : cond};
+    n.args.insert(n.args.end(), operands.begin(), operands.end());
+    n.component = id;
+    n.type = t ? t : types_.int_();
+    n.value = std::move(message);
+    n.span = span;
+    return add(std::move(n));
+  }
+
+  /// The sequence `v` as a Virtual: itself, or the elements of a sequence the loop reads.
+  std::optional<Virtual> as_virtual(const Sym& v, std::optional<uint32_t> guard, lang::Span span) {
+    if (v.virt) return *v.virt;
+    if (v.pair || v.seq < 0) return std::nullopt;
+    if (k_.seqs[static_cast<size_t>(v.seq)].appended) throw NotALoop{};
+    Virtual r;
+    r.length = seq_length(v);
+    r.element = [this, v, guard, span](uint32_t k) { return seq_element(v, k, guard, span); };
+    return r;
+  }
+
+  static Sym virtual_seq(Virtual v) {
+    Sym r;
+    r.virt = std::make_shared<const Virtual>(std::move(v));
+    return r;
+  }
+
+  /// `{body : p1 in s1; ...}` without a filter, over ranges and sequences the loop reads: a
+  /// Virtual whose element compiles the body (Note [Folds in kernels]).
+  Sym apply_to_each(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    if (e->has_filter || e->gens.empty()) throw NotALoop{};
+    std::vector<Virtual> sources;
+    for (size_t i = 0; i < e->gens.size(); ++i) {
+      std::optional<Virtual> v = as_virtual(value(e->args[i], s, guard), guard, e->span);
+      if (!v) throw NotALoop{};
+      if (i > 0) {  // the interpreter's check and message
+        uint32_t differ = prim(PrimId::Ne, {sources[0].length, v->length}, types_.bool_());
+        fail(differ, guard, static_cast<uint32_t>(lang::RuntimeErrorId::ApplyToEachLengthMismatch),
+             {sources[0].length, v->length}, e->span);
+      }
+      sources.push_back(std::move(*v));
+    }
+    Virtual r;
+    r.length = sources[0].length;
+    const core::Expr* body = e->args[e->gens.size()];
+    r.element = [this, e, body, sources, scope = s, guard](uint32_t k) {
+      Scope inner = scope;
+      for (size_t i = 0; i < sources.size(); ++i) bind(e->gens[i], sources[i].element(k), inner);
+      return value(body, inner, guard);
+    };
+    return virtual_seq(std::move(r));
+  }
+
+  /// index(n), [s:e] (a stride of 1) and dist(x, n) as Virtuals, failing as the interpreter
+  /// does on a negative length or a bad range.
+  std::optional<Sym> generator(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    using Id = lang::RuntimeErrorId;
+    Virtual r;
+    if (e->prim == PrimId::Index) {
+      uint32_t n = int_scalar(value(e->args[0], s, guard));
+      fail(prim(PrimId::Lt, {n, int_const(0)}, types_.bool_()), guard, static_cast<uint32_t>(Id::IndexNegativeLength), {}, e->span);
+      r.length = n;
+      r.element = [](uint32_t k) { return Sym{k, nullptr}; };
+    } else if (e->prim == PrimId::Iseq) {
+      uint32_t from = int_scalar(value(e->args[0], s, guard));
+      uint32_t stride = int_scalar(value(e->args[1], s, guard));
+      uint32_t to = int_scalar(value(e->args[2], s, guard));
+      const KernelNode& d = k_.nodes[stride];
+      if (d.kind != KernelNode::Kind::Const || d.value.as_int() != 1) throw NotALoop{};
+      fail(prim(PrimId::Lt, {to, from}, types_.bool_()), guard, static_cast<uint32_t>(Id::IseqBadRange), {}, e->span);
+      r.length = prim(PrimId::Sub, {to, from}, types_.int_());
+      r.element = [this, from](uint32_t k) { return Sym{prim(PrimId::Add, {from, k}, types_.int_()), nullptr}; };
+    } else if (e->prim == PrimId::Dist) {
+      Sym x = value(e->args[0], s, guard);
+      if (holds_seq(x)) throw NotALoop{};
+      uint32_t n = int_scalar(value(e->args[1], s, guard));
+      fail(prim(PrimId::Lt, {n, int_const(0)}, types_.bool_()), guard, static_cast<uint32_t>(Id::DistNegativeLength), {}, e->span);
+      r.length = n;
+      r.element = [x](uint32_t) { return x; };
+    } else {
+      return std::nullopt;
+    }
+    return virtual_seq(std::move(r));
+  }
+
+  /// A reduction of a Virtual: a Fold (Note [Folds in kernels]).
+  std::optional<Sym> reduction(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    if (!core::is_reduction(e->prim)) return std::nullopt;
+    const Type* t = close(e->type, s);
+    if (!t->is_scalar() || t->kind == TypeKind::Pair) throw NotALoop{};
+    std::optional<Virtual> v = as_virtual(value(e->args[0], s, guard), guard, e->span);
+    if (!v) throw NotALoop{};
+    uint32_t init = constant(fold_identity(e->prim, t), t);
+    KernelNode at;
+    at.kind = KernelNode::Kind::FoldIndex;
+    at.type = types_.int_();
+    uint32_t index = add(std::move(at));
+    KernelNode acc_node;
+    acc_node.kind = KernelNode::Kind::FoldAcc;
+    acc_node.type = t;
+    uint32_t acc = add(std::move(acc_node));
+    uint32_t x = scalar(v->element(index));
+    if (type_of(x) != t) throw NotALoop{};
+    uint32_t next = fold_step(core::prim_operator(e->prim), acc, x, t);
+    KernelNode f;
+    f.kind = KernelNode::Kind::Fold;
+    f.prim = e->prim;
+    f.type = t;
+    f.input = index;
+    f.args = {v->length, init, next};
+    uint32_t fold = add(std::move(f));
+    k_.nodes[index].input = fold;
+    k_.nodes[acc].input = fold;
+    return Sym{fold, nullptr};
+  }
+
+  /// acc ⊕ x, as the interpreter's reduce combines (lang/eval/prims_seq.cpp).
+  uint32_t fold_step(core::PrimOperator op, uint32_t acc, uint32_t x, const Type* t) {
+    auto binary = [&](PrimId p) {
+      if (!kernel_prim_ok(p, {t, t}, t)) throw NotALoop{};
+      return prim(p, {acc, x}, t);
+    };
+    auto pick = [&](PrimId better) {  // x replaces acc only when strictly better
+      if (!kernel_prim_ok(better, {t, t}, types_.bool_())) throw NotALoop{};
+      return prim(PrimId::Select, {prim(better, {x, acc}, types_.bool_()), x, acc}, t);
+    };
+    switch (op) {
+      case core::PrimOperator::Plus: return binary(PrimId::Add);
+      case core::PrimOperator::Mult: return binary(PrimId::Mul);
+      case core::PrimOperator::Max: return pick(PrimId::Gt);
+      case core::PrimOperator::Min: return pick(PrimId::Lt);
+      case core::PrimOperator::And: return binary(PrimId::And);
+      case core::PrimOperator::Or: return binary(PrimId::Or);
+      case core::PrimOperator::Xor: return binary(PrimId::Xor);
+      case core::PrimOperator::None: break;
+    }
+    throw NotALoop{};
+  }
+
+  /// The value a reduction of nothing gives (lang/eval/prims_seq.cpp's identity).
+  static lang::Value fold_identity(PrimId p, const Type* t) {
+    const bool is_i32 = t->kind == TypeKind::I32;
+    switch (core::prim_identity(p)) {
+      case core::PrimIdentity::Zero: return identity_of_plain(t);
+      case core::PrimIdentity::One: return one_of(t);
+      case core::PrimIdentity::AllOnes:
+        if (t->kind == TypeKind::Bool) return lang::Value::bool_(true);
+        return is_i32 ? lang::Value::i32(-1) : lang::Value::int_(-1);
+      case core::PrimIdentity::Lowest:
+        switch (t->kind) {
+          case TypeKind::Float: return lang::Value::float_(-std::numeric_limits<double>::infinity());
+          case TypeKind::F32: return lang::Value::f32(-std::numeric_limits<float>::infinity());
+          case TypeKind::Char: return lang::Value::char_(0);
+          case TypeKind::I32: return lang::Value::i32(std::numeric_limits<int32_t>::min());
+          case TypeKind::Int: return lang::Value::int_(std::numeric_limits<int64_t>::min());
+          default: break;
+        }
+        break;
+      case core::PrimIdentity::Highest:
+        switch (t->kind) {
+          case TypeKind::Float: return lang::Value::float_(std::numeric_limits<double>::infinity());
+          case TypeKind::F32: return lang::Value::f32(std::numeric_limits<float>::infinity());
+          case TypeKind::Char: return lang::Value::char_(static_cast<char>(255));
+          case TypeKind::I32: return lang::Value::i32(std::numeric_limits<int32_t>::max());
+          case TypeKind::Int: return lang::Value::int_(std::numeric_limits<int64_t>::max());
+          default: break;
+        }
+        break;
+      case core::PrimIdentity::None: break;
+    }
+    throw NotALoop{};
+  }
+
+  /// `rows ++ [x, ...]` of a sequence in the state (Note [Appended sequences in loop kernels]):
+  /// a SeqAppend node per flat component of each x.
+  std::optional<Sym> sequence_append(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
+    if (e->prim != PrimId::Append) return std::nullopt;
+    Sym rows = value(e->args[0], s, guard);
+    if (rows.seq < 0) return std::nullopt;
+    const size_t q = static_cast<size_t>(rows.seq);
+    if (sources_[q].shared || k_.seqs[q].written) throw NotALoop{};
+    const core::Expr* more = e->args[1];
+    if (more->kind == core::Kind::EmptySeq) return rows;
+    if (more->kind != core::Kind::SeqLit) throw NotALoop{};
+    k_.seqs[q].appended = true;
+    std::vector<uint32_t> w = rows.writes ? *rows.writes : std::vector<uint32_t>{};
+    for (const core::Expr* item : more->args) {
+      Sym x = value(item, s, guard);
+      std::vector<uint32_t> parts;
+      leaves(x, parts, nullptr);
+      if (holds_seq_or_mismatch(x, parts, k_.seqs[q].components)) throw NotALoop{};
+      for (uint32_t c = 0; c < parts.size(); ++c) {
+        KernelNode n;
+        n.kind = KernelNode::Kind::SeqAppend;
+        n.input = static_cast<uint32_t>(q);
+        n.component = c;
+        n.type = k_.seqs[q].components[c];
+        n.span = e->span;
+        n.args = {rows.node, parts[c]};
+        if (guard) n.args.push_back(*guard);
+        uint32_t node = add(std::move(n));
+        w.push_back(node);
+        writes_[q].push_back(node);
+      }
+    }
+    rows.writes = std::make_shared<const std::vector<uint32_t>>(std::move(w));
+    return rows;
   }
 
   /// `rep(rows, x, i)` of a sequence in the state (Note [Sequence state in loop kernels]): a
@@ -368,7 +679,7 @@ class LoopCompiler {
     Sym rows = value(e->args[0], s, guard);
     if (rows.seq < 0) return std::nullopt;
     const size_t q = static_cast<size_t>(rows.seq);
-    if (sources_[q].shared) throw NotALoop{};  // every instance's copy would differ
+    if (sources_[q].shared || k_.seqs[q].appended) throw NotALoop{};  // every instance's copy would differ
     Sym x = value(e->args[1], s, guard);
     uint32_t index = scalar(value(e->args[2], s, guard));
     if (type_of(index) != types_.int_()) throw NotALoop{};
@@ -403,7 +714,7 @@ class LoopCompiler {
   }
 
   static bool holds_seq(const Sym& v) {
-    return v.seq >= 0 || (v.pair && (holds_seq(v.pair->first) || holds_seq(v.pair->second)));
+    return v.seq >= 0 || v.virt || (v.pair && (holds_seq(v.pair->first) || holds_seq(v.pair->second)));
   }
 
   /// The element of type `t` whose first flat component is number `component`.
@@ -421,7 +732,23 @@ class LoopCompiler {
   Sym primitive(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
     if (std::optional<Sym> read = sequence_read(e, s, guard)) return *read;
     if (std::optional<Sym> written = sequence_write(e, s, guard)) return *written;
+    if (std::optional<Sym> appended = sequence_append(e, s, guard)) return *appended;
+    if (std::optional<Sym> range = generator(e, s, guard)) return *range;
+    if (std::optional<Sym> folded = reduction(e, s, guard)) return *folded;
     const Type* result = close(e->type, s);
+    if (e->prim == PrimId::RuntimeErrorPrim) {  // fails where its branch is taken
+      const core::Expr* msg = e->args[0];
+      if (msg->kind != core::Kind::Lit || !result->is_scalar() || result->kind == TypeKind::Pair) throw NotALoop{};
+      return Sym{fail(constant(lang::Value::bool_(true), types_.bool_()), guard, kFailRaises, {}, e->span, result, msg->lit),
+                 nullptr};
+    }
+    if (e->prim == PrimId::Select && result->kind == TypeKind::Pair) {  // leaf by leaf
+      uint32_t c = scalar(value(e->args[0], s, guard));
+      Sym a = value(e->args[1], s, guard);
+      Sym b = value(e->args[2], s, guard);
+      if (holds_seq(a) || holds_seq(b)) throw NotALoop{};
+      return select(c, prim(PrimId::Not, {c}, types_.bool_()), a, b);
+    }
     if (!result->is_scalar()) throw NotALoop{};
     std::vector<uint32_t> args;
     std::vector<const Type*> arg_types;
@@ -460,7 +787,8 @@ class LoopCompiler {
     const core::Global& g = *prog_.globals.at(callee->id);
     if (g.kind != core::Global::Kind::Function || !g.fn.body) throw NotALoop{};
     Sym arg = value(e->args[1], s, guard);
-    std::vector<const Type*> targs;
+    // Kept while the compiler lives: an apply-to-each the callee returns compiles its body later.
+    std::vector<const Type*>& targs = targs_kept_.emplace_back();
     for (const Type* t : callee->type_args) targs.push_back(close(t, s));
     Scope inner{&targs, {}};
     bind(g.fn.param, arg, inner);

@@ -141,6 +141,7 @@ class Vectoriser {
   // The function and block being built.
   Function* fn_ = nullptr;
   Block* block_ = nullptr;
+  std::map<uint32_t, VarId> shared_base_of_;  // the function's shared bases by parameter slot
   const std::vector<const Type*>* targs_ = nullptr;
 
   FuncId new_function(std::string name, const Type* arg, const Type* result) {
@@ -422,6 +423,7 @@ class Vectoriser {
   void translate_function(const Pending& p) {
     fn_ = &funcs_[p.id];
     block_ = &fn_->body;
+    shared_base_of_.clear();
     targs_ = &p.targs;
     known_ = p.known;
     fn_->param = new_var(p.fn ? hint_of(p.fn->param) : "unit", fn_->arg_type);
@@ -447,25 +449,56 @@ class Vectoriser {
     } else if (std::optional<LoopKernel> loop = p.fn && p.known.empty()
                                                    ? loop_kernel(core_, *p.fn, inlined_body(p.body), p.targs, p.shared)
                                                    : std::nullopt) {
-      result = loop_kernel_call(std::move(*loop), p);
-    } else {
-      if (p.fn) bind(p.fn->param, fn_->param, c);
-      for (uint32_t slot : p.shared) {  // ids in the argument, the base from the call
-        VarId ids = c.slots.at(slot);
-        VarId base = shared_base(p, slot, fn_->vars[ids].hint);
-        c.slots.erase(slot);
-        c.shared[slot] = Shared{base, ids};
+      if (!folds(loop->body)) {
+        result = loop_kernel_call(std::move(*loop), p);
+      } else {  // Note [Loops that give up]: the flattened body beside it
+        Block* outer = block_;
+        auto then_block = std::make_unique<Block>(), else_block = std::make_unique<Block>();
+        block_ = then_block.get();
+        then_block->result = loop_kernel_call(std::move(*loop), p);
+        block_ = else_block.get();
+        // Its own count of instances: as a recursion loop (Note [Recursion as loops]) it is the
+        // body of every level.
+        Ctx flat;
+        flat.n = host(Op::Length, "n", {fn_->param});
+        flat.path = c.path;
+        else_block->result = flattened_body(p, flat);
+        block_ = outer;
+        result = emit_value(Op::TryLoop, "result", fn_->result_type, {}, p.fn->span);
+        Stmt& s = block_->stmts.back();
+        s.then_block = std::move(then_block);
+        s.else_block = std::move(else_block);
       }
-      result = expr(inlined_body(p.body), c);
+    } else {
+      result = flattened_body(p, c);
     }
     if (!p.fn) fn_->result_type = fn_->vars[result].type;
     fn_->body.result = result;
   }
 
-  /// A new base of the shared parameter `slot`, which each call binds (Note [Shared arguments]).
+  static bool folds(const KernelBody& k) {
+    return std::any_of(k.nodes.begin(), k.nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
+  }
+
+  /// The function's body, flattened (the parameter bound in `c`).
+  VarId flattened_body(const Pending& p, Ctx& c) {
+    if (p.fn) bind(p.fn->param, fn_->param, c);
+    for (uint32_t slot : p.shared) {  // ids in the argument, the base from the call
+      VarId ids = c.slots.at(slot);
+      VarId base = shared_base(p, slot, fn_->vars[ids].hint);
+      c.slots.erase(slot);
+      c.shared[slot] = Shared{base, ids};
+    }
+    return expr(inlined_body(p.body), c);
+  }
+
+  /// The base of the shared parameter `slot`, which each call binds (Note [Shared arguments]):
+  /// made on first use, the same for a loop kernel and the flattened body beside it.
   VarId shared_base(const Pending& p, uint32_t slot, std::string hint) {
+    if (auto it = shared_base_of_.find(slot); it != shared_base_of_.end()) return it->second;
     VarId base = new_var(std::move(hint), close(param_slot_type(p.fn->param, slot), p.fn->span));
     fn_->shared_bases.push_back(base);
+    shared_base_of_[slot] = base;
     return base;
   }
 

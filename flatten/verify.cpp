@@ -12,6 +12,61 @@ namespace ndp::flatten {
 
 namespace {
 
+/// Whether node j of k, a FoldIndex, FoldAcc, Fold, Fail or SeqAppend, is well formed (Notes
+/// [Folds in kernels] and [Appended sequences in loop kernels]): a fold's region lies between
+/// its FoldIndex and its Fold, its count is an int and its init and next of its type, a Fail's
+/// condition a bool, an append's value of its component's type; operands come earlier, and a
+/// node after a region reads none of the region's nodes but its Fold.
+bool kernel_region_node_ok(const KernelBody& k, uint32_t j) {
+  const KernelNode& n = k.nodes[j];
+  const auto type = [&](uint32_t a) { return k.nodes[a].type; };
+  for (uint32_t a : n.args)
+    if (a >= j) return false;
+  switch (n.kind) {
+    case KernelNode::Kind::FoldIndex:
+      return n.input > j && n.input < k.nodes.size() && k.nodes[n.input].kind == KernelNode::Kind::Fold &&
+             k.nodes[n.input].input == j && n.type && n.type->kind == lang::TypeKind::Int;
+    case KernelNode::Kind::FoldAcc: {
+      if (n.input <= j || n.input >= k.nodes.size() || k.nodes[n.input].kind != KernelNode::Kind::Fold) return false;
+      const uint32_t start = k.nodes[n.input].input;
+      return start < j && n.type == k.nodes[n.input].type;
+    }
+    case KernelNode::Kind::Fold:
+      return n.args.size() == 3 && n.input < j && k.nodes[n.input].kind == KernelNode::Kind::FoldIndex &&
+             k.nodes[n.input].input == j && n.args[0] < n.input && n.args[1] < n.input && n.args[2] > n.input &&
+             type(n.args[0])->kind == lang::TypeKind::Int && type(n.args[1]) == n.type && type(n.args[2]) == n.type &&
+             n.type->is_scalar() && n.type->kind != lang::TypeKind::Pair;
+    case KernelNode::Kind::Fail:
+      return !n.args.empty() && type(n.args[0])->kind == lang::TypeKind::Bool && n.type && n.type->is_scalar();
+    case KernelNode::Kind::SeqAppend:
+      return k.loop && n.input < k.seqs.size() && k.seqs[n.input].appended && (n.args.size() == 2 || n.args.size() == 3) &&
+             type(n.args[0])->kind == lang::TypeKind::Int && n.component < k.seqs[n.input].components.size() &&
+             n.type == k.seqs[n.input].components[n.component] && type(n.args[1]) == n.type &&
+             (n.args.size() == 2 || type(n.args[2])->kind == lang::TypeKind::Bool);
+    default: return false;
+  }
+}
+
+/// Whether every node reads only nodes of the regions that hold it (Note [Folds in kernels]):
+/// an operand inside a region is read only inside it.
+bool regions_nest(const KernelBody& k) {
+  std::vector<uint32_t> open;  // the Folds of the regions around the node, innermost last
+  std::vector<uint32_t> end_of(k.nodes.size(), UINT32_MAX);
+  for (uint32_t j = 0; j < k.nodes.size(); ++j) {
+    while (!open.empty() && open.back() < j) open.pop_back();
+    const KernelNode& n = k.nodes[j];
+    for (uint32_t a : n.args)  // (a Fold reads its next from its region)
+      if (a < j && end_of[a] < j) return false;
+    if (!open.empty() && open.back() == j) open.pop_back();  // a Fold is outside its region
+    if (n.kind == KernelNode::Kind::FoldIndex) {
+      if (!open.empty() && n.input >= open.back()) return false;  // regions nest
+      open.push_back(n.input);
+    }
+    if (!open.empty()) end_of[j] = open.back();
+  }
+  return true;
+}
+
 using lang::Type;
 using lang::TypeKind;
 
@@ -145,8 +200,8 @@ struct Verifier {
            s.op == Op::AppendChain ? "lacks its sources" : "has append-chain sources");
     expect(s, s.outs.empty() || defines_outs(s.op), "has outputs it does not define");
     expect(s, (s.loop != nullptr) == (s.op == Op::Recurse), s.op == Op::Recurse ? "lacks its loop" : "has a loop");
-    bool wants_then = s.op == Op::Time || s.op == Op::IfNonEmpty;
-    bool wants_else = s.op == Op::IfNonEmpty;
+    bool wants_then = s.op == Op::Time || s.op == Op::IfNonEmpty || s.op == Op::TryLoop;
+    bool wants_else = s.op == Op::IfNonEmpty || s.op == Op::TryLoop;
     expect(s, (s.then_block != nullptr) == wants_then, wants_then ? "lacks its block" : "has a block it cannot run");
     expect(s, (s.else_block != nullptr) == wants_else, wants_else ? "lacks its else block" : "has an else block");
 
@@ -155,19 +210,19 @@ struct Verifier {
         arity(1);
         use(s, 0, true);
         dst_kind(false);
-        if (s.op == Op::Empty) is(dst, TypeKind::Seq, "the result of empty");
+        if (s.op == Op::Empty) is(dst, lang::TypeKind::Seq, "the result of empty");
         break;
       case Op::Nothing: arity(0); dst_kind(false); break;
       case Op::Length: arity(1); use(s, 0, false); dst_kind(true); break;
-      case Op::Count: arity(1); is(use(s, 0, false), TypeKind::Bool, "the flags"); dst_kind(true); break;
+      case Op::Count: arity(1); is(use(s, 0, false), lang::TypeKind::Bool, "the flags"); dst_kind(true); break;
       case Op::Const: arity(0); dst_kind(true); break;
       case Op::Tuple: {
         arity(2);
         const Type* a = use(s, 0, false);
         const Type* b = use(s, 1, false);
         dst_kind(false);
-        is(dst, TypeKind::Pair, "the result of tuple");
-        if (dst && dst->kind == TypeKind::Pair) {
+        is(dst, lang::TypeKind::Pair, "the result of tuple");
+        if (dst && dst->kind == lang::TypeKind::Pair) {
           same(dst->a, a, "first component");
           same(dst->b, b, "second component");
         }
@@ -177,22 +232,22 @@ struct Verifier {
         arity(1);
         const Type* p = use(s, 0, false);
         dst_kind(false);
-        is(p, TypeKind::Pair, "the operand");
-        if (p && p->kind == TypeKind::Pair) same(s.op == Op::First ? p->a : p->b, dst, "component type");
+        is(p, lang::TypeKind::Pair, "the operand");
+        if (p && p->kind == lang::TypeKind::Pair) same(s.op == Op::First ? p->a : p->b, dst, "component type");
         break;
       }
       case Op::Lengths:
         arity(1);
-        is(use(s, 0, false), TypeKind::Seq, "the operand");
+        is(use(s, 0, false), lang::TypeKind::Seq, "the operand");
         dst_kind(false);
-        is(dst, TypeKind::Int, "the result of lengths");
+        is(dst, lang::TypeKind::Int, "the result of lengths");
         break;
       case Op::Elements: {
         arity(1);
         const Type* q = use(s, 0, false);
         dst_kind(false);
-        is(q, TypeKind::Seq, "the operand");
-        if (q && q->kind == TypeKind::Seq) same(q->a, dst, "element type");
+        is(q, lang::TypeKind::Seq, "the operand");
+        if (q && q->kind == lang::TypeKind::Seq) same(q->a, dst, "element type");
         break;
       }
       case Op::Retype: arity(1); use(s, 0, false); dst_kind(false); break;
@@ -216,45 +271,45 @@ struct Verifier {
       }
       case Op::Nest: {
         arity(2);
-        is(use(s, 0, false), TypeKind::Int, "the lengths");
+        is(use(s, 0, false), lang::TypeKind::Int, "the lengths");
         const Type* e = use(s, 1, false);
         dst_kind(false);
-        is(dst, TypeKind::Seq, "the result of nest");
-        if (dst && dst->kind == TypeKind::Seq) same(dst->a, e, "element type");
+        is(dst, lang::TypeKind::Seq, "the result of nest");
+        if (dst && dst->kind == lang::TypeKind::Seq) same(dst->a, e, "element type");
         break;
       }
       case Op::Replicate: {
         arity(2);
         const Type* v = use(s, 0, false);
-        is(use(s, 1, false), TypeKind::Int, "the counts");
+        is(use(s, 1, false), lang::TypeKind::Int, "the counts");
         dst_kind(false);
         same(v, dst, "result type");
         break;
       }
       case Op::PathStep:
         arity(2);
-        is(use(s, 0, false), TypeKind::Int, "the parent path hashes");
-        is(use(s, 1, false), TypeKind::Int, "the lengths");
+        is(use(s, 0, false), lang::TypeKind::Int, "the parent path hashes");
+        is(use(s, 1, false), lang::TypeKind::Int, "the lengths");
         dst_kind(false);
-        is(dst, TypeKind::Int, "the result of path_step");
+        is(dst, lang::TypeKind::Int, "the result of path_step");
         break;
       case Op::FnTag:
         arity(1);
-        is(use(s, 0, false), TypeKind::Fn, "the function values");
+        is(use(s, 0, false), lang::TypeKind::Fn, "the function values");
         dst_kind(false);
-        is(dst, TypeKind::Int, "the result of fn_tag");
+        is(dst, lang::TypeKind::Int, "the result of fn_tag");
         expect(s, s.lit.kind() == lang::ValueKind::Seq, "lacks its sequence of functions");
         break;
       case Op::Iota:
         arity(1);
         use(s, 0, true);
         dst_kind(false);
-        is(dst, TypeKind::Int, "the result of iota");
+        is(dst, lang::TypeKind::Int, "the result of iota");
         break;
       case Op::Gather: {
         arity(2);
         const Type* v = use(s, 0, false);
-        is(use(s, 1, false), TypeKind::Int, "the instance ids");
+        is(use(s, 1, false), lang::TypeKind::Int, "the instance ids");
         dst_kind(false);
         same(v, dst, "result type");
         break;
@@ -262,24 +317,24 @@ struct Verifier {
       case Op::IndexShared: {
         arity(3);
         const Type* q = use(s, 0, false);
-        is(use(s, 1, false), TypeKind::Int, "the instance ids");
-        is(use(s, 2, false), TypeKind::Int, "the indices");
+        is(use(s, 1, false), lang::TypeKind::Int, "the instance ids");
+        is(use(s, 2, false), lang::TypeKind::Int, "the indices");
         dst_kind(false);
-        is(q, TypeKind::Seq, "the shared sequences");
-        if (q && q->kind == TypeKind::Seq) same(q->a, dst, "element type");
+        is(q, lang::TypeKind::Seq, "the shared sequences");
+        if (q && q->kind == lang::TypeKind::Seq) same(q->a, dst, "element type");
         break;
       }
       case Op::Pack: {
         arity(2);
         const Type* v = use(s, 0, false);
-        is(use(s, 1, false), TypeKind::Bool, "the flags");
+        is(use(s, 1, false), lang::TypeKind::Bool, "the flags");
         dst_kind(false);
         same(v, dst, "result type");
         break;
       }
       case Op::Merge: {
         arity(3);
-        is(use(s, 0, false), TypeKind::Bool, "the flags");
+        is(use(s, 0, false), lang::TypeKind::Bool, "the flags");
         const Type* a = use(s, 1, false);
         const Type* b = use(s, 2, false);
         dst_kind(false);
@@ -290,17 +345,17 @@ struct Verifier {
       case Op::SeqLit: {
         expect(s, !s.uses.empty(), "has no elements");
         dst_kind(false);
-        is(dst, TypeKind::Seq, "the result of seqlit");
+        is(dst, lang::TypeKind::Seq, "the result of seqlit");
         for (size_t i = 0; i < s.uses.size(); ++i) {
           const Type* e = use(s, i, false);
-          if (dst && dst->kind == TypeKind::Seq) same(dst->a, e, "element type");
+          if (dst && dst->kind == lang::TypeKind::Seq) same(dst->a, e, "element type");
         }
         break;
       }
       case Op::CheckLengths:
         arity(2);
-        is(use(s, 0, false), TypeKind::Seq, "operand 0");
-        is(use(s, 1, false), TypeKind::Seq, "operand 1");
+        is(use(s, 0, false), lang::TypeKind::Seq, "operand 0");
+        is(use(s, 1, false), lang::TypeKind::Seq, "operand 1");
         break;
       case Op::Prim: {
         if (s.prim >= lang::core::PrimId::Count_) {
@@ -327,7 +382,7 @@ struct Verifier {
         bool callee_path = s.func < prog.functions.size() && prog.functions[s.func].has_path;
         size_t bases = s.func < prog.functions.size() ? prog.functions[s.func].shared_bases.size() : 0;
         arity((callee_path ? 2 : 1) + bases);
-        if (callee_path && s.uses.size() == 2) is(use(s, 1, false), TypeKind::Int, "the path hashes");
+        if (callee_path && s.uses.size() == 2) is(use(s, 1, false), lang::TypeKind::Int, "the path hashes");
         const Type* a = use(s, 0, false);
         dst_kind(false);
         if (s.func >= prog.functions.size()) {
@@ -350,10 +405,10 @@ struct Verifier {
           bool host = false;
           const Type* r = block(*s.then_block, &host);
           expect(s, !host, "the timed block returns a host variable");
-          is(dst, TypeKind::Pair, "the result of time");
-          if (dst && dst->kind == TypeKind::Pair) {
+          is(dst, lang::TypeKind::Pair, "the result of time");
+          if (dst && dst->kind == lang::TypeKind::Pair) {
             same(dst->a, r, "timed value");
-            is(dst->b, TypeKind::Float, "the seconds");
+            is(dst->b, lang::TypeKind::Float, "the seconds");
           }
         }
         break;
@@ -366,9 +421,13 @@ struct Verifier {
         if (s.loop) recursion(s, dst);
         break;
       }
-      case Op::IfNonEmpty: {
-        arity(1);
-        use(s, 0, true);
+      case Op::IfNonEmpty: case Op::TryLoop: {
+        if (s.op == Op::IfNonEmpty) {
+          arity(1);
+          use(s, 0, true);
+        } else {
+          arity(0);
+        }
         for (const Block* b : {s.then_block.get(), s.else_block.get()}) {
           if (!b) continue;
           bool host = false;
@@ -402,16 +461,16 @@ struct Verifier {
     }
     const Type* value = k->nodes[k->outputs[0]].type;
     if (s.op == Op::PackKernel) {
-      if (first && first->kind > TypeKind::F32) problem(&s, "packs a vector that is not of a flat scalar type");
-      if (value->kind != TypeKind::Bool) problem(&s, "the flags are not bool");
+      if (first && first->kind > lang::TypeKind::F32) problem(&s, "packs a vector that is not of a flat scalar type");
+      if (value->kind != lang::TypeKind::Bool) problem(&s, "the flags are not bool");
       if (first && dst && first != dst) problem(&s, "the result is not of the values' type");
       return;
     }
-    if (first && first->kind != TypeKind::Int) problem(&s, "the lengths are not ints");
+    if (first && first->kind != lang::TypeKind::Int) problem(&s, "the lengths are not ints");
     bool reduce = s.op == Op::ReduceKernel;
     if (!(reduce ? is_reduction(s.prim) : is_scan(s.prim)) || !consumer_prim_ok(s.prim, value))
       problem(&s, "a primitive that is not a reduction or scan of the kernel's output type");
-    if (dst && (reduce ? dst != value : (dst->kind != TypeKind::Seq || dst->a != value)))
+    if (dst && (reduce ? dst != value : (dst->kind != lang::TypeKind::Seq || dst->a != value)))
       problem(&s, "the result is not of the reduced or scanned type");
   }
 
@@ -430,7 +489,7 @@ struct Verifier {
     if (s.kernel) {
       kernel(s);
       for (const Type* t : s.kernel->output_types())
-        if (t && t->kind != TypeKind::Bool) problem(&s, "a predicate is not bool");
+        if (t && t->kind != lang::TypeKind::Bool) problem(&s, "a predicate is not bool");
     } else {
       for (size_t i = 0; i < g->inputs; ++i) use(s, i, false);
     }
@@ -448,12 +507,12 @@ struct Verifier {
       } else {
         size_t input = static_cast<size_t>(-1 - static_cast<int64_t>(member.predicate));
         if (input >= g->inputs) problem(&s, fmt::format("member {} filters by an input the group lacks", m));
-        else if (const Type* f = fn.vars.at(s.uses[input]).type; f && f->kind != TypeKind::Bool)
+        else if (const Type* f = fn.vars.at(s.uses[input]).type; f && f->kind != lang::TypeKind::Bool)
           problem(&s, fmt::format("member {} filters by an input that is not bool", m));
       }
       if (!other || !out) continue;
       if (member.kind == FilterGroup::Kind::Count) {
-        if (other->kind != TypeKind::Int || out->kind != TypeKind::Int)
+        if (other->kind != lang::TypeKind::Int || out->kind != lang::TypeKind::Int)
           problem(&s, fmt::format("count member {} does not take and give ints", m));
       } else if (other != out) {
         problem(&s, fmt::format("pack member {} gives another type than its values'", m));
@@ -467,7 +526,7 @@ struct Verifier {
     const AppendChain* c = s.chain.get();
     if (!c) return;
     expect(s, c->sources.size() >= 2, "a chain of fewer than two sources");
-    if (dst && (dst->kind != TypeKind::Seq || !is_flat_scalar(dst->a)))
+    if (dst && (dst->kind != lang::TypeKind::Seq || !is_flat_scalar(dst->a)))
       problem(&s, fmt::format("the result has type {}, not a sequence of flat scalars", lang::type_to_string(dst, {})));
     size_t next = 0;  // the operand the next source must name
     std::vector<uint32_t> elts;
@@ -485,8 +544,8 @@ struct Verifier {
       }
       elts.push_back(static_cast<uint32_t>(i));
       const Type* index = use(s, static_cast<size_t>(src.index), false);
-      if (index && index->kind != TypeKind::Int) problem(&s, fmt::format("elt source {}'s indices are not ints", i));
-      if (seqs && dst && (seqs->kind != TypeKind::Seq || seqs->a != dst))
+      if (index && index->kind != lang::TypeKind::Int) problem(&s, fmt::format("elt source {}'s indices are not ints", i));
+      if (seqs && dst && (seqs->kind != lang::TypeKind::Seq || seqs->a != dst))
         problem(&s, fmt::format("elt source {} is not of nested sequences of the result's type", i));
     }
     expect(s, next == s.uses.size(), fmt::format("has {} operands for sources that name {}", s.uses.size(), next));
@@ -525,7 +584,7 @@ struct Verifier {
         continue;
       }
       if (n.kind == KernelNode::Kind::Instance) {
-        if (!k->loop || !n.args.empty() || !n.type || n.type->kind != TypeKind::Int)
+        if (!k->loop || !n.args.empty() || !n.type || n.type->kind != lang::TypeKind::Int)
           problem(&s, fmt::format("kernel node {}: a bad instance number", j));
         continue;
       }
@@ -537,14 +596,19 @@ struct Verifier {
         for (size_t a = 0; ok && a < n.args.size(); ++a) {
           ok = n.args[a] < j;
           const Type* t = ok ? k->nodes[n.args[a]].type : nullptr;
-          if (ok && a < 2) ok = t->kind == TypeKind::Int;
-          else if (ok && a == fixed) ok = t->kind == TypeKind::Bool;
+          if (ok && a < 2) ok = t->kind == lang::TypeKind::Int;
+          else if (ok && a == fixed) ok = t->kind == lang::TypeKind::Bool;
           else if (ok) ok = t == n.type;  // a write's value
         }
-        if (ok && n.kind == KernelNode::Kind::SeqLength) ok = n.type->kind == TypeKind::Int;
+        if (ok && n.kind == KernelNode::Kind::SeqLength) ok = n.type->kind == lang::TypeKind::Int;
         else if (ok) ok = n.component < k->seqs[n.input].components.size() && n.type == k->seqs[n.input].components[n.component];
         if (ok && n.kind == KernelNode::Kind::SeqWrite) ok = k->seqs[n.input].written;
         if (!ok) problem(&s, fmt::format("kernel node {}: a bad read or write of a sequence", j));
+        continue;
+      }
+      if (n.kind != KernelNode::Kind::Prim) {
+        if (!kernel_region_node_ok(*k, static_cast<uint32_t>(j)))
+          problem(&s, fmt::format("kernel node {}: a bad fold, failure or append", j));
         continue;
       }
       std::vector<const Type*> args;
@@ -558,6 +622,7 @@ struct Verifier {
         problem(&s, fmt::format("kernel node {}: primitive {} cannot be fused at these types", j,
                                 n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?"));
     }
+    expect(s, regions_nest(*k), "a kernel node reads a node of a fold's region from outside it");
     expect(s, k->loop == (s.op == Op::LoopKernel), "a loop body outside loop_kernel, or a loop_kernel without one");
     expect(s, k->seqs.empty() || k->loop, "sequences read by a kernel that is not a loop");
     if (s.op == Op::LoopKernel) {  // the rows of each sequence it reads follow the inputs
@@ -566,14 +631,16 @@ struct Verifier {
       for (size_t q = 0; q < k->seqs.size() && k->inputs.size() + q < s.uses.size(); ++q) {
         const Type* rows = use(s, k->inputs.size() + q, false);
         std::vector<const Type*> components;
-        if (rows && rows->kind == TypeKind::Seq) flat_components(rows->a, components);
+        if (rows && rows->kind == lang::TypeKind::Seq) flat_components(rows->a, components);
         if (components != k->seqs[q].components)
           problem(&s, fmt::format("operand {} is not a sequence of its components", k->inputs.size() + q));
       }
-      for (uint32_t q : k->seq_outputs) expect(s, q < k->seqs.size() && k->seqs[q].written, "a sequence output that is not written");
+      for (uint32_t q : k->seq_outputs)
+        expect(s, q < k->seqs.size() && (k->seqs[q].written || k->seqs[q].appended), "a sequence output that is not written");
+      for (const KernelBody::Seq& q : k->seqs) expect(s, !(q.written && q.appended), "a sequence both written and appended");
     }
     if (k->loop) {  // Note [Loop kernels]
-      expect(s, k->loop_done < k->nodes.size() && k->nodes[k->loop_done].type->kind == TypeKind::Bool,
+      expect(s, k->loop_done < k->nodes.size() && k->nodes[k->loop_done].type->kind == lang::TypeKind::Bool,
              "the loop's done node is not a bool node");
       expect(s, k->loop_next.size() <= k->inputs.size(), "the loop has more state than inputs");
       for (size_t i = 0; i < k->loop_next.size(); ++i)
@@ -617,13 +684,13 @@ std::vector<std::string> verify(const Program& p) {
       v.define(nullptr, fn.param, top);
     }
     if (fn.has_path) {
-      if (fn.path >= fn.vars.size() || fn.vars[fn.path].is_host() || fn.vars[fn.path].type->kind != TypeKind::Int)
+      if (fn.path >= fn.vars.size() || fn.vars[fn.path].is_host() || fn.vars[fn.path].type->kind != lang::TypeKind::Int)
         v.problem(nullptr, "the rand path parameter must be an int vector");
       else
         v.define(nullptr, fn.path, top);
     }
     for (VarId b : fn.shared_bases) {  // Note [Shared arguments]
-      if (b >= fn.vars.size() || fn.vars[b].is_host() || fn.vars[b].type->kind != TypeKind::Seq)
+      if (b >= fn.vars.size() || fn.vars[b].is_host() || fn.vars[b].type->kind != lang::TypeKind::Seq)
         v.problem(nullptr, "a shared base must be a sequence vector");
       else
         v.define(nullptr, b, top);

@@ -24,6 +24,7 @@
 
 #include "exec/common/vector.h"
 #include "flatten/flat_ir.h"
+#include "flatten/kernel_abi.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/deep_stack.h"
 #include "lang/eval/interp.h"
@@ -242,6 +243,17 @@ class FlatWalk {
         std::vector<const V*> bases;
         for (size_t i = flatten::first_base_operand(callee); i < s.uses.size(); ++i) bases.push_back(&use(i));
         set_vec(f, s.dst, call(s.func, use(0), callee.has_path ? &use(1) : nullptr, s.span, std::move(bases)));
+        return true;
+      }
+      case flatten::Op::TryLoop: {  // Note [Folds in kernels]
+        NDP_ASSERT(s.then_block != nullptr && s.else_block != nullptr, "try_loop without both blocks");
+        Slot r;
+        try {
+          r = run_block(*s.then_block, f);
+        } catch (const flatten::LoopGaveUp&) {
+          r = run_block(*s.else_block, f);
+        }
+        f.slots.at(s.dst) = std::move(r);
         return true;
       }
       case flatten::Op::IfNonEmpty: {

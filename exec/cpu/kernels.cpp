@@ -285,82 +285,182 @@ void eval_seq_node(const KernelBody& k, uint32_t node, const void* const* at_arg
   });
 }
 
-/// A loop kernel by the interpretive loop (Note [Loop kernels]): each instance runs one
-/// iteration at a time as a plain body whose outputs are the done flag, the next state and the
-/// results. Slow, a fallback where nothing compiles kernels.
-void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
-  KernelBody step;
-  step.inputs = k.inputs;
-  step.nodes = k.nodes;
-  step.seqs = k.seqs;
-  step.outputs.push_back(k.loop_done);
-  step.outputs.insert(step.outputs.end(), k.loop_next.begin(), k.loop_next.end());
-  step.outputs.insert(step.outputs.end(), k.outputs.begin(), k.outputs.end());
-  // Each SeqWrite's row, index, value and guard, to store when the iteration goes on (Note
-  // [Sequence state in loop kernels]).
-  struct Write {
-    uint32_t node;
-    size_t out;  // its row's output; index, value and guard follow
-  };
-  std::vector<Write> writes;
-  for (uint32_t j = 0; j < k.nodes.size(); ++j) {
-    KernelNode& n = step.nodes[j];
-    if (n.kind == KernelNode::Kind::Instance) {  // an input after the others: the instance's number
-      n.kind = KernelNode::Kind::Input;
-      n.input = static_cast<uint32_t>(k.inputs.size());
-      if (step.inputs.size() == k.inputs.size()) step.inputs.push_back(n.type);
-    } else if (n.kind == KernelNode::Kind::SeqWrite) {
-      writes.push_back({j, step.outputs.size()});
-      step.outputs.insert(step.outputs.end(), {n.args[0], n.args[1], j, n.args.size() > 3 ? n.args[3] : j});
+/// One instance's nodes by the node functions above at m = 1, each value in 8 bytes: the
+/// interpretive loop's evaluator, which runs a fold's region once per index (Note [Folds in
+/// kernels]). A failing node lowers `record`.
+class OneInstance {
+ public:
+  OneInstance(const KernelBody& k, const void* const* ins, int64_t instance, uint64_t* record)
+      : k_(k), ins_(ins), instance_(instance), record_(record), slot_(k.nodes.size()) {}
+
+  /// The nodes in [begin, end), the first `nstate` inputs read from `state`.
+  void range(uint32_t begin, uint32_t end, const uint64_t* state, size_t nstate) {
+    for (uint32_t j = begin; j < end; ++j) {
+      const KernelNode& n = k_.nodes[j];
+      void* r = &slot_[j];
+      const void* args[4] = {nullptr, nullptr, nullptr, nullptr};
+      for (size_t a = 0; a < n.args.size() && a < 4; ++a) args[a] = &slot_[n.args[a]];
+      if (n.args.size() < 2) args[1] = args[0];
+      switch (n.kind) {
+        case KernelNode::Kind::Input: {
+          const size_t w = storage_width(n.type->kind);
+          if (n.input < nstate) std::memcpy(r, &state[n.input], w);
+          else std::memcpy(r, static_cast<const char*>(ins_[n.input]) + static_cast<size_t>(instance_) * w, w);
+          break;
+        }
+        case KernelNode::Kind::Instance: std::memcpy(r, &instance_, sizeof instance_); break;
+        case KernelNode::Kind::Const:
+          with_scalar(n.type->kind, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            T x = const_value<T>(n.value);
+            std::memcpy(r, &x, sizeof x);
+          });
+          break;
+        case KernelNode::Kind::SeqLength: case KernelNode::Kind::SeqElt: case KernelNode::Kind::SeqWrite:
+          eval_seq_node(k_, j, args, ins_, r, 1, instance_, record_);
+          break;
+        case KernelNode::Kind::SeqAppend: slot_[j] = slot_[n.args[1]]; break;
+        case KernelNode::Kind::Fail:
+          slot_[j] = 0;
+          if (get<bool>(n.args[0]))
+            lower_record(std::atomic_ref<uint64_t>(*record_), flatten::kernel_failure_record(j, static_cast<uint64_t>(instance_)));
+          break;
+        case KernelNode::Kind::FoldIndex: {
+          const uint32_t f = n.input;
+          const KernelNode& fold = k_.nodes[f];
+          uint64_t acc = slot_[fold.args[1]];
+          const int64_t count = get<int64_t>(fold.args[0]);
+          for (int64_t i = 0; i < count; ++i) {
+            ++steps_;
+            std::memcpy(r, &i, sizeof i);
+            for (uint32_t a = j + 1; a < f; ++a)
+              if (k_.nodes[a].kind == KernelNode::Kind::FoldAcc && k_.nodes[a].input == f) slot_[a] = acc;
+            range(j + 1, f, state, nstate);
+            acc = slot_[fold.args[2]];
+          }
+          slot_[f] = acc;
+          j = f;
+          break;
+        }
+        case KernelNode::Kind::FoldAcc: case KernelNode::Kind::Fold: break;  // set by the FoldIndex
+        case KernelNode::Kind::Prim:
+          slot_[j] = 0;
+          if (typed_node(k_, n)) eval_node(k_, n, args, r, 1);
+          else eval_by_value(k_, j, args, r, 1, instance_, record_);
+          break;
+      }
     }
   }
+
+  template <class T>
+  T get(uint32_t node) const {
+    T x;
+    std::memcpy(&x, &slot_[node], sizeof x);
+    return x;
+  }
+  uint64_t bits(uint32_t node) const { return slot_[node]; }
+  /// The fold steps made (Note [Loops that give up]).
+  int64_t steps() const { return steps_; }
+
+ private:
+  const KernelBody& k_;
+  const void* const* ins_;
+  int64_t instance_;
+  uint64_t* record_;
+  std::vector<uint64_t> slot_;
+  int64_t steps_ = 0;
+};
+
+/// Where an appended sequence's pointers are among `ins` (Note [Appended sequences in loop
+/// kernels]): its input rows' offsets and components, then its slots.
+struct AppendedPointers {
+  const int64_t* offsets;
+  size_t first_component;  // in ins
+  const int64_t* slots;
+  int64_t* lengths;
+  size_t first_slot_component;
+};
+
+AppendedPointers appended_pointers(const KernelBody& k, uint32_t q, const void* const* ins) {
+  const size_t p = k.inputs.size() + k.seq_pointer(q), ncomp = k.seqs[q].components.size();
+  return {static_cast<const int64_t*>(ins[p]), p + 1, static_cast<const int64_t*>(ins[p + 1 + ncomp]),
+          static_cast<int64_t*>(const_cast<void*>(ins[p + 2 + ncomp])), p + 3 + ncomp};
+}
+
+/// A loop kernel by the interpretive loop (Note [Loop kernels]): each instance runs one
+/// iteration at a time. Slow, a fallback where nothing compiles kernels.
+void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
   const size_t nstate = k.loop_next.size(), nresults = k.outputs.size();
   uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[nresults]) : nullptr;
-  std::vector<uint64_t> state(nstate), slots(step.outputs.size());
-  int64_t instance = 0;
-  std::vector<const void*> at(step.inputs.size() + k.seq_pointers());
-  if (step.inputs.size() > k.inputs.size()) at[k.inputs.size()] = &instance;
-  for (size_t j = 0; j < k.seq_pointers(); ++j) at[step.inputs.size() + j] = ins[k.inputs.size() + j];  // read in place
-  std::vector<void*> out_at;
-  for (uint64_t& x : slots) out_at.push_back(&x);
-  uint64_t step_record = flatten::kNoKernelFailure;
-  out_at.push_back(&step_record);
+  std::vector<uint64_t> state(nstate);
   for (int64_t i = begin; i < end; ++i) {
-    for (size_t j = 0; j < k.inputs.size(); ++j) {
+    for (size_t j = 0; j < nstate; ++j) {
       const size_t w = storage_width(k.inputs[j]->kind);
-      const char* in = static_cast<const char*>(ins[j]) + static_cast<size_t>(i) * w;
-      if (j < nstate) std::memcpy(&state[j], in, w);
-      at[j] = j < nstate ? static_cast<const void*>(&state[j]) : in;
+      state[j] = 0;
+      std::memcpy(&state[j], static_cast<const char*>(ins[j]) + static_cast<size_t>(i) * w, w);
     }
-    instance = i;
+    // Each appended sequence's row so far: its input row, copied to the slot (what fits).
+    std::vector<int64_t> count(k.seqs.size(), 0);
+    for (uint32_t q = 0; q < k.seqs.size(); ++q) {
+      if (!k.seqs[q].appended) continue;
+      const AppendedPointers a = appended_pointers(k, q, ins);
+      const int64_t length = a.offsets[i + 1] - a.offsets[i], cap = a.slots[i + 1] - a.slots[i];
+      for (size_t c = 0; c < k.seqs[q].components.size(); ++c) {
+        const size_t w = storage_width(k.seqs[q].components[c]->kind);
+        std::memcpy(static_cast<char*>(const_cast<void*>(ins[a.first_slot_component + c])) + static_cast<size_t>(a.slots[i]) * w,
+                    static_cast<const char*>(ins[a.first_component + c]) + static_cast<size_t>(a.offsets[i]) * w,
+                    static_cast<size_t>(std::min(length, cap)) * w);
+      }
+      count[q] = length;
+    }
+    int64_t spent = 0;  // fold steps (Note [Loops that give up])
     for (;;) {
-      interpret_kernel(step, 0, 1, at.data(), out_at.data());
-      if (step_record != flatten::kNoKernelFailure) {
-        lower_record(std::atomic_ref<uint64_t>(*record),
-                     flatten::kernel_failure_record(flatten::failed_node(step_record), static_cast<uint64_t>(i)));
-        step_record = flatten::kNoKernelFailure;
+      uint64_t mine = flatten::kNoKernelFailure;
+      OneInstance e(k, ins, i, &mine);
+      e.range(0, static_cast<uint32_t>(k.nodes.size()), state.data(), nstate);
+      spent += e.steps();
+      if (spent > flatten::kFoldBudget)
+        lower_record(std::atomic_ref<uint64_t>(mine), flatten::kernel_failure_record(k.nodes.size(), static_cast<uint64_t>(i)));
+      if (mine != flatten::kNoKernelFailure) {
+        lower_record(std::atomic_ref<uint64_t>(*record), mine);
         break;
       }
-      if (*reinterpret_cast<const bool*>(&slots[0])) {
+      const bool done = e.get<bool>(k.loop_done);
+      for (uint32_t j = 0; j < k.nodes.size(); ++j) {
+        const KernelNode& n = k.nodes[j];
+        const size_t w = n.type ? storage_width(n.type->kind) : 0;
+        if (n.kind == KernelNode::Kind::SeqWrite && !done) {  // the written sequences' arrays are the executor's copies
+          if (n.args.size() > 3 && !e.get<bool>(n.args[3])) continue;
+          const size_t p = k.inputs.size() + k.seq_pointer(n.input);
+          const int64_t* offsets = static_cast<const int64_t*>(ins[p]);
+          const int64_t row = e.get<int64_t>(n.args[0]), index = e.get<int64_t>(n.args[1]);
+          if (index < 0 || index >= offsets[row + 1] - offsets[row]) continue;
+          char* elems = static_cast<char*>(const_cast<void*>(ins[p + 1 + n.component]));
+          const uint64_t x = e.bits(n.args[2]);
+          std::memcpy(elems + static_cast<size_t>(offsets[row] + index) * w, &x, w);
+        } else if (n.kind == KernelNode::Kind::SeqAppend) {  // done or not
+          if (n.args.size() > 2 && !e.get<bool>(n.args[2])) continue;
+          const AppendedPointers a = appended_pointers(k, n.input, ins);
+          if (count[n.input] < a.slots[i + 1] - a.slots[i]) {
+            char* out = static_cast<char*>(const_cast<void*>(ins[a.first_slot_component + n.component]));
+            const uint64_t x = e.bits(n.args[1]);
+            std::memcpy(out + static_cast<size_t>(a.slots[i] + count[n.input]) * w, &x, w);
+          }
+          if (n.component + 1 == k.seqs[n.input].components.size()) ++count[n.input];
+        }
+      }
+      if (done) {
         for (size_t o = 0; o < nresults; ++o) {
           const size_t w = storage_width(k.nodes[k.outputs[o]].type->kind);
-          std::memcpy(static_cast<char*>(outs[o]) + static_cast<size_t>(i) * w, &slots[1 + nstate + o], w);
+          const uint64_t x = e.bits(k.outputs[o]);
+          std::memcpy(static_cast<char*>(outs[o]) + static_cast<size_t>(i) * w, &x, w);
         }
         break;
       }
-      for (const Write& w : writes) {  // the written sequences' arrays are the executor's copies
-        const KernelNode& n = k.nodes[w.node];
-        const bool wanted = n.args.size() <= 3 || *reinterpret_cast<const bool*>(&slots[w.out + 3]);
-        const size_t p = k.inputs.size() + k.seq_pointer(n.input);
-        const int64_t* offsets = static_cast<const int64_t*>(ins[p]);
-        const int64_t row = static_cast<int64_t>(slots[w.out]), index = static_cast<int64_t>(slots[w.out + 1]);
-        if (!wanted || index < 0 || index >= offsets[row + 1] - offsets[row]) continue;
-        const size_t width = storage_width(n.type->kind);
-        char* elems = static_cast<char*>(const_cast<void*>(ins[p + 1 + n.component]));
-        std::memcpy(elems + static_cast<size_t>(offsets[row] + index) * width, &slots[w.out + 2], width);
-      }
-      for (size_t j = 0; j < nstate; ++j) state[j] = slots[1 + j];
+      for (size_t j = 0; j < nstate; ++j) state[j] = e.bits(k.loop_next[j]);
     }
+    for (uint32_t q = 0; q < k.seqs.size(); ++q)
+      if (k.seqs[q].appended) appended_pointers(k, q, ins).lengths[i] = count[q];
   }
 }
 
@@ -473,6 +573,72 @@ Vec fresh_copy(const Vec& v) {
 
 }  // namespace
 
+namespace {
+
+/// n elements of type t (flat scalars and pairs of them) in fresh buffers, uninitialised; the
+/// pointer of each flat component goes to `ptrs`.
+Vec blank(const lang::Type* t, int64_t n, std::vector<const void*>& ptrs) {
+  if (t->kind == TypeKind::Pair) {
+    Vec a = blank(t->a, n, ptrs);
+    return Vec::pair(t, std::move(a), blank(t->b, n, ptrs));
+  }
+  return with_scalar(t->kind, [&](auto tag) {
+    Buf<typename decltype(tag)::type> b(n);
+    ptrs.push_back(b.data());
+    return Vec::scalar(t, n, b.share());
+  });
+}
+
+/// The room an appended row gets beyond its input row in the first run (Note [Appended
+/// sequences in loop kernels]): what the kernel last needed, by its key, else a guess.
+std::mutex room_mu;
+std::unordered_map<std::string, int64_t> room_by_kernel;
+constexpr int64_t kFirstRoom = 16, kMostRoom = 4096;
+
+int64_t appended_room(const KernelBody& k) {
+  std::lock_guard<std::mutex> lock(room_mu);
+  auto it = room_by_kernel.find(k.key());
+  return it == room_by_kernel.end() ? kFirstRoom : it->second;
+}
+
+void note_appended_room(const KernelBody& k, int64_t room) {
+  std::lock_guard<std::mutex> lock(room_mu);
+  int64_t& r = room_by_kernel[k.key()];
+  r = std::min(kMostRoom, std::max(r, room));
+}
+
+/// An appended sequence's slots for one run and the rows the kernel left in them.
+struct Slots {
+  std::shared_ptr<int64_t[]> offsets;  // n + 1
+  Buf<int64_t> lengths;                // n, written by the kernel
+  Vec elems;                           // the slots' elements
+  std::vector<const void*> components;
+};
+
+/// The rows of `slots` packed one after another: the sequence of rows (Note [Appended sequences
+/// in loop kernels]).
+Vec packed_rows(const lang::Type* t, const std::vector<const lang::Type*>& components, int64_t n, Slots& slots, bool exact) {
+  auto total_offsets = std::shared_ptr<int64_t[]>(new int64_t[static_cast<size_t>(n) + 1]);
+  total_offsets[0] = 0;
+  for (int64_t i = 0; i < n; ++i) total_offsets[i + 1] = total_offsets[i] + slots.lengths[i];
+  std::shared_ptr<const void> lengths = slots.lengths.share();
+  if (exact) return Vec::seq(t, n, lengths, std::move(total_offsets), std::move(slots.elems));
+  std::vector<const void*> out;
+  Vec elems = blank(t->a, total_offsets[n], out);
+  parallel_blocks_for((n + kParallelGrain - 1) / kParallelGrain, [&](int64_t c) {
+    for (int64_t i = c * kParallelGrain; i < std::min(n, (c + 1) * kParallelGrain); ++i)
+      for (size_t comp = 0; comp < out.size(); ++comp) {
+        const size_t w = storage_width(components[comp]->kind);
+        std::memcpy(static_cast<char*>(const_cast<void*>(out[comp])) + static_cast<size_t>(total_offsets[i]) * w,
+                    static_cast<const char*>(slots.components[comp]) + static_cast<size_t>(slots.offsets[i]) * w,
+                    static_cast<size_t>(total_offsets[i + 1] - total_offsets[i]) * w);
+      }
+  });
+  return Vec::seq(t, n, lengths, std::move(total_offsets), std::move(elems));
+}
+
+}  // namespace
+
 std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::span<const lang::Type* const> out_types,
                             std::span<const Vec> seqs) {
   NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && out_types.size() == k.outputs.size() &&
@@ -486,53 +652,89 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
     for (Vec& v : r) v = broadcast_first(v, n);
     return r;
   }
-  std::vector<const void*> in_ptrs;
-  for (const Vec& v : ins) in_ptrs.push_back(v.raw_data());
-  // After the inputs: each sequence's offsets and components, a copy where the loop writes.
-  std::vector<Vec> written(seqs.size());
-  for (size_t q = 0; q < seqs.size(); ++q) {
-    in_ptrs.push_back(seqs[q].offsets());
-    if (k.seqs[q].written) written[q] = fresh_copy(seqs[q].elems());
-    component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), in_ptrs);
+  // Each appended row's slot: its input row and some room, or, on a second run, its length.
+  const int64_t room = appended_room(k);
+  std::vector<std::vector<int64_t>> exact(seqs.size());
+  for (bool again = false;; again = true) {
+    std::vector<const void*> in_ptrs;
+    for (const Vec& v : ins) in_ptrs.push_back(v.raw_data());
+    // After the inputs: each sequence's offsets and components, a copy where the loop writes,
+    // and an appended one's slots.
+    std::vector<Vec> written(seqs.size());
+    std::vector<Slots> slots(seqs.size());
+    for (size_t q = 0; q < seqs.size(); ++q) {
+      in_ptrs.push_back(seqs[q].offsets());
+      if (k.seqs[q].written) written[q] = fresh_copy(seqs[q].elems());
+      component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), in_ptrs);
+      if (!k.seqs[q].appended) continue;
+      Slots& sl = slots[q];
+      sl.offsets = std::shared_ptr<int64_t[]>(new int64_t[static_cast<size_t>(n) + 1]);
+      sl.offsets[0] = 0;
+      for (int64_t i = 0; i < n; ++i)
+        sl.offsets[i + 1] = sl.offsets[i] + (again ? exact[q][static_cast<size_t>(i)] : seqs[q].length(i) + room);
+      sl.lengths = Buf<int64_t>(n);
+      sl.elems = blank(seqs[q].type()->a, sl.offsets[n], sl.components);
+      in_ptrs.push_back(sl.offsets.get());
+      in_ptrs.push_back(sl.lengths.data());
+      in_ptrs.insert(in_ptrs.end(), sl.components.begin(), sl.components.end());
+    }
+    std::vector<std::shared_ptr<const void>> bufs;
+    std::vector<void*> out_ptrs;
+    for (const lang::Type* t : out_types) {
+      with_scalar(t->kind, [&](auto tag) {
+        Buf<typename decltype(tag)::type> b(n);
+        out_ptrs.push_back(b.data());
+        bufs.push_back(b.share());
+      });
+    }
+    uint64_t record = flatten::kNoKernelFailure;  // Note [Kernels that can fail]
+    if (k.can_fail()) out_ptrs.push_back(&record);
+    // A loop kernel's instances may run long: it is compiled whatever their number.
+    HostKernelFn fn = n >= jit_min() || k.loop ? host_kernel(k) : nullptr;
+    // A loop's instances are each a loop's work, so they go to the cores a few at a time, not in
+    // chunks sized for one elementwise pass (Note [Loop kernels]).
+    const int64_t grain = k.loop ? std::max<int64_t>(1, n / kLoopChunks) : kParallelGrain;
+    if (fn) {
+      run_chunks(fn, n, in_ptrs.data(), out_ptrs.data(), grain);
+    } else if (n < grain) {
+      interpret_kernel(k, 0, n, in_ptrs.data(), out_ptrs.data());
+    } else {
+      int64_t chunks = (n + grain - 1) / grain;
+      parallel_blocks_for(chunks, [&](int64_t c) {
+        interpret_kernel(k, c * grain, std::min(n, (c + 1) * grain), in_ptrs.data(), out_ptrs.data());
+      });
+    }
+    if (flatten::gave_up(record, k.nodes.size())) throw flatten::LoopGaveUp{};
+    if (record != flatten::kNoKernelFailure) {
+      std::vector<lang::Value> at;
+      std::vector<std::vector<lang::Value>> rows;
+      for (const Vec& v : ins) at.push_back(to_value(v, flatten::failed_instance(record)));
+      for (const Vec& v : seqs) rows.push_back(to_values(v));
+      raise_kernel_failure(k, record, at, rows);
+    }
+    // A row that outgrew its slot: every row's length is known now, so run again with them.
+    bool outgrown = false;
+    for (size_t q = 0; q < seqs.size(); ++q) {
+      if (!k.seqs[q].appended || again) continue;
+      exact[q].resize(static_cast<size_t>(n));
+      int64_t most = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        exact[q][static_cast<size_t>(i)] = slots[q].lengths[i];
+        most = std::max(most, slots[q].lengths[i] - seqs[q].length(i));
+        outgrown = outgrown || slots[q].lengths[i] > slots[q].offsets[i + 1] - slots[q].offsets[i];
+      }
+      note_appended_room(k, most);
+    }
+    if (outgrown) continue;
+    std::vector<Vec> out;
+    for (size_t o = 0; o < out_types.size(); ++o) out.push_back(Vec::scalar(out_types[o], n, bufs[o]));
+    for (uint32_t q : k.seq_outputs) {
+      if (k.seqs[q].appended) out.push_back(packed_rows(seqs[q].type(), k.seqs[q].components, n, slots[q], again));
+      else  // the written rows, in the shape they came in
+        out.push_back(Vec::seq(seqs[q].type(), seqs[q].size(), seqs[q].buffer(), seqs[q].offsets_buffer(), written[q]));
+    }
+    return out;
   }
-  std::vector<std::shared_ptr<const void>> bufs;
-  std::vector<void*> out_ptrs;
-  for (const lang::Type* t : out_types) {
-    with_scalar(t->kind, [&](auto tag) {
-      Buf<typename decltype(tag)::type> b(n);
-      out_ptrs.push_back(b.data());
-      bufs.push_back(b.share());
-    });
-  }
-  uint64_t record = flatten::kNoKernelFailure;  // Note [Kernels that can fail]
-  if (k.can_fail()) out_ptrs.push_back(&record);
-  // A loop kernel's instances may run long: it is compiled whatever their number.
-  HostKernelFn fn = n >= jit_min() || k.loop ? host_kernel(k) : nullptr;
-  // A loop's instances are each a loop's work, so they go to the cores a few at a time, not in
-  // chunks sized for one elementwise pass (Note [Loop kernels]).
-  const int64_t grain = k.loop ? std::max<int64_t>(1, n / kLoopChunks) : kParallelGrain;
-  if (fn) {
-    run_chunks(fn, n, in_ptrs.data(), out_ptrs.data(), grain);
-  } else if (n < grain) {
-    interpret_kernel(k, 0, n, in_ptrs.data(), out_ptrs.data());
-  } else {
-    int64_t chunks = (n + grain - 1) / grain;
-    parallel_blocks_for(chunks, [&](int64_t c) {
-      interpret_kernel(k, c * grain, std::min(n, (c + 1) * grain), in_ptrs.data(), out_ptrs.data());
-    });
-  }
-  if (record != flatten::kNoKernelFailure) {
-    std::vector<lang::Value> at;
-    std::vector<std::vector<lang::Value>> rows;
-    for (const Vec& v : ins) at.push_back(to_value(v, flatten::failed_instance(record)));
-    for (const Vec& v : seqs) rows.push_back(to_values(v));
-    raise_kernel_failure(k, record, at, rows);
-  }
-  std::vector<Vec> out;
-  for (size_t o = 0; o < out_types.size(); ++o) out.push_back(Vec::scalar(out_types[o], n, bufs[o]));
-  for (uint32_t q : k.seq_outputs)  // the written rows, in the shape they came in
-    out.push_back(Vec::seq(seqs[q].type(), seqs[q].size(), seqs[q].buffer(), seqs[q].offsets_buffer(), written[q]));
-  return out;
 }
 
 }  // namespace ndp::exec::cpu

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <string>
+#include <unordered_map>
 
 #include "exec/common/kernel_compiler.h"
 #include "exec/common/profile.h"
@@ -296,54 +298,137 @@ DVec fresh_copy(Gpu& g, const DVec& v) {
 
 }  // namespace
 
+namespace {
+
+/// n elements of type t (flat scalars and pairs of them) in fresh device buffers; the pointer
+/// of each flat component goes to `ptrs`.
+DVec blank(Gpu& g, const lang::Type* t, int64_t n, std::vector<CUdeviceptr>& ptrs) {
+  if (t->kind == lang::TypeKind::Pair) {
+    DVec a = blank(g, t->a, n, ptrs);
+    return DVec::pair(t, std::move(a), blank(g, t->b, n, ptrs));
+  }
+  DVec v = DVec::scalar(t, n, g.alloc(n * elem_bytes(t)));
+  ptrs.push_back(v.data());
+  return v;
+}
+
+/// The room an appended row gets beyond its input row in the first run (Note [Appended
+/// sequences in loop kernels]), by kernel: doubled each time a row outgrew its slot.
+std::unordered_map<std::string, int64_t>& appended_room() {
+  static std::unordered_map<std::string, int64_t> room;
+  return room;
+}
+constexpr int64_t kFirstRoom = 16, kMostRoom = 4096;
+
+/// An appended sequence's slots for one run.
+struct Slots {
+  DBuf offsets;  // n + 1
+  DBuf lengths;  // n, written by the kernel
+  DVec elems;
+  std::vector<CUdeviceptr> components;
+};
+
+}  // namespace
+
 std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
                                   std::span<const lang::Type* const> out_types, std::span<const DVec> seqs) {
   NDP_ASSERT(!ins.empty() && seqs.size() == k.seqs.size(), "kernel operands do not match its body");
   int64_t n = ins[0].size();
-  std::vector<DVec> outs;
-  outs.reserve(out_types.size());
-  for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
   if (n == 0) {
+    std::vector<DVec> outs;
+    for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, 0, gpu_.alloc(0)));
     for (uint32_t q : k.seq_outputs) outs.push_back(seqs[q]);  // no rows
     return outs;
   }
-  KernelArgs args = kernel_args(ins, SIZE_MAX, nullptr, true);
+  KernelArgs first_args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
-  if (!args.gathered.empty() && !can_load(k, args.gathered)) args = kernel_args(ins, ins.size());
-  const runtime::cuda::Kernel& kernel = kernel_for(k, args.gathered);
-  // ndp_kernel(i64 n, ptr in_0, ..., [ptr positions_0, ...], ptr out_0, ...):
-  // ptx_instances_per_thread instances a thread.
-  // A kernel that can fail takes the failure record last (Note [Kernels that can fail]).
-  std::vector<CUdeviceptr> ptrs = std::move(args.ptrs);
-  // After the inputs and positions: each sequence's offsets, then its components, a copy where
-  // the loop writes (Note [Sequence state in loop kernels]).
-  std::vector<DVec> written(seqs.size());
-  for (size_t q = 0; q < seqs.size(); ++q) {
-    ptrs.push_back(seqs[q].offsets());
-    if (k.seqs[q].written) written[q] = fresh_copy(gpu_, seqs[q].elems());
-    component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), ptrs);
-  }
-  for (const DVec& v : outs) ptrs.push_back(v.data());
-  const bool can_fail = k.can_fail();
-  if (can_fail) ptrs.push_back(gpu_.kernel_record());
-  std::vector<void*> params;
-  params.push_back(&n);
-  for (CUdeviceptr& p : ptrs) params.push_back(&p);
-  const int64_t per_thread = flatten::ptx_instances_per_thread(k.loop);
-  gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element((n + per_thread - 1) / per_thread),
-                                  params.data()));
-  if (can_fail) {
-    if (uint64_t record = gpu_.take_kernel_record(); record != flatten::kNoKernelFailure) {
-      std::vector<lang::Value> at;
-      std::vector<std::vector<lang::Value>> rows;
-      for (const DVec& v : ins) at.push_back(host::to_value(download(gpu_, v), flatten::failed_instance(record)));
-      for (const DVec& v : seqs) rows.push_back(host::to_values(download(gpu_, v)));
-      host::raise_kernel_failure(k, record, at, rows);
+  if (!first_args.gathered.empty() && !can_load(k, first_args.gathered)) first_args = kernel_args(ins, ins.size());
+  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered);
+  int64_t& room = appended_room().try_emplace(k.key(), kFirstRoom).first->second;
+  std::vector<Slots> slots(seqs.size());
+  for (bool again = false;; again = true) {
+    std::vector<DVec> outs;
+    outs.reserve(out_types.size());
+    for (const lang::Type* t : out_types) outs.push_back(DVec::scalar(t, n, gpu_.alloc(n * elem_bytes(t))));
+    // ndp_kernel(i64 n, ptr in_0, ..., [ptr positions_0, ...], ptr out_0, ...):
+    // ptx_instances_per_thread instances a thread.
+    // A kernel that can fail takes the failure record last (Note [Kernels that can fail]).
+    std::vector<CUdeviceptr> ptrs = first_args.ptrs;
+    // After the inputs and positions: each sequence's offsets, then its components, a copy where
+    // the loop writes (Note [Sequence state in loop kernels]), and an appended one's slots.
+    std::vector<DVec> written(seqs.size());
+    for (size_t q = 0; q < seqs.size(); ++q) {
+      ptrs.push_back(seqs[q].offsets());
+      if (k.seqs[q].written) written[q] = fresh_copy(gpu_, seqs[q].elems());
+      component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), ptrs);
+      if (!k.seqs[q].appended) continue;
+      Slots& sl = slots[q];
+      int64_t total = 0;
+      if (again) {  // the exact lengths the first run counted
+        KnownSegments exact = segments_of_valid_lengths(gpu_, n, sl.lengths);
+        sl.offsets = std::move(exact.offsets);
+        total = exact.total;
+      } else {
+        sl.offsets = gpu_.alloc((n + 1) * 8);
+        gpu_.check(gpu_.prims().slot_offsets(seqs[q].offsets(), n, room, sl.offsets->pointer()));
+        total = seqs[q].elems().size() + n * room;
+      }
+      sl.lengths = gpu_.alloc(n * 8);
+      sl.components.clear();
+      sl.elems = blank(gpu_, seqs[q].type()->a, total, sl.components);
+      ptrs.push_back(sl.offsets->pointer());
+      ptrs.push_back(sl.lengths->pointer());
+      ptrs.insert(ptrs.end(), sl.components.begin(), sl.components.end());
     }
+    for (const DVec& v : outs) ptrs.push_back(v.data());
+    const bool can_fail = k.can_fail();
+    if (can_fail) ptrs.push_back(gpu_.kernel_record());
+    std::vector<void*> params;
+    params.push_back(&n);
+    for (CUdeviceptr& p : ptrs) params.push_back(&p);
+    const int64_t per_thread = flatten::ptx_instances_per_thread(k.loop);
+    gpu_.check(runtime::cuda::launch(gpu_.device(), kernel,
+                                    gpu_.device().one_thread_per_element((n + per_thread - 1) / per_thread), params.data()));
+    if (can_fail) {
+      uint64_t record = gpu_.take_kernel_record();
+      if (flatten::gave_up(record, k.nodes.size())) throw flatten::LoopGaveUp{};
+      if (record != flatten::kNoKernelFailure) {
+        std::vector<lang::Value> at;
+        std::vector<std::vector<lang::Value>> rows;
+        for (const DVec& v : ins) at.push_back(host::to_value(download(gpu_, v), flatten::failed_instance(record)));
+        for (const DVec& v : seqs) rows.push_back(host::to_values(download(gpu_, v)));
+        host::raise_kernel_failure(k, record, at, rows);
+      }
+    }
+    // A row that outgrew its slot: every row's length is known now, so run again with them.
+    bool outgrown = false;
+    for (size_t q = 0; q < seqs.size() && !again; ++q)
+      if (k.seqs[q].appended && gpu_.check(gpu_.prims().slot_outgrown(slots[q].offsets->pointer(), slots[q].lengths->pointer(), n)) >= 0)
+        outgrown = true;
+    if (outgrown) {
+      room = std::min(kMostRoom, 2 * room);
+      continue;
+    }
+    for (uint32_t q : k.seq_outputs) {
+      if (!k.seqs[q].appended) {  // the written rows, in the shape they came in
+        outs.push_back(DVec::seq(seqs[q].type(), seqs[q].size(), seqs[q].buffer(), seqs[q].offsets_buffer(), written[q]));
+        continue;
+      }
+      Slots& sl = slots[q];
+      if (again) {  // the slots are the rows
+        outs.push_back(DVec::seq(seqs[q].type(), n, sl.lengths, sl.offsets, sl.elems));
+        continue;
+      }
+      KnownSegments rows = segments_of_valid_lengths(gpu_, n, sl.lengths);
+      std::vector<CUdeviceptr> out_components;
+      DVec elems = blank(gpu_, seqs[q].type()->a, rows.total, out_components);
+      for (size_t c = 0; c < out_components.size(); ++c)
+        gpu_.check(gpu_.prims().slot_pack(static_cast<int>(elem_bytes(k.seqs[q].components[c])), sl.components[c],
+                                          sl.offsets->pointer(), rows.offsets->pointer(), n, out_components[c]));
+      outs.push_back(DVec::seq(seqs[q].type(), n, sl.lengths, std::move(rows.offsets), std::move(elems)));
+    }
+    return outs;
   }
-  for (uint32_t q : k.seq_outputs)  // the written rows, in the shape they came in
-    outs.push_back(DVec::seq(seqs[q].type(), seqs[q].size(), seqs[q].buffer(), seqs[q].offsets_buffer(), written[q]));
-  return outs;
 }
 
 }  // namespace ndp::exec::cuda

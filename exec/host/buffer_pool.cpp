@@ -1,6 +1,8 @@
 // Note [Buffer pool] in buffer_pool.h.
 #include "exec/host/buffer_pool.h"
 
+#include <malloc.h>
+
 #include <bit>
 #include <mutex>
 #include <new>
@@ -27,6 +29,19 @@ Pool& pool() {
 
 /// The class of a pooled size: the next power of two.
 size_t class_bytes(size_t bytes) { return std::bit_ceil(bytes); }
+
+#ifdef __GLIBC__
+/// Note [Buffer pool]: free heap stays with the process, up to kHeapKeptBytes.
+[[maybe_unused]] const bool heap_kept = [] {
+  mallopt(M_TRIM_THRESHOLD, static_cast<int>(kHeapKeptBytes));
+  mallopt(M_TOP_PAD, static_cast<int>(kPooledMinBytes));
+  // Setting those fixes the mmap threshold at 128 KiB (glibc raises it as blocks are freed
+  // otherwise, up to 32 MiB): it is set to that most at once, so blocks up to it come from the
+  // heap and stay.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  return true;
+}();
+#endif
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "flatten/kernel_abi.h"
+#include "flatten/loop_kernels.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
 
@@ -66,30 +67,80 @@ void store(const KernelNode& n, const std::vector<lang::Value>& v, std::vector<s
   row = lang::Value::seq(std::move(elems));
 }
 
-/// The values of nodes [0, end) of `k` on `inputs` at instance `instance`; a node that fails
-/// raises its error.
-std::vector<lang::Value> evaluate(const flatten::KernelBody& k, std::span<const lang::Value> inputs, size_t end,
-                                  std::span<const std::vector<lang::Value>> seqs, int64_t instance) {
-  std::vector<lang::Value> v;
-  v.reserve(end);
-  for (size_t j = 0; j < end; ++j) {
-    const KernelNode& n = k.nodes[j];
-    if (n.kind == KernelNode::Kind::Input) {
-      v.push_back(inputs[n.input]);
-    } else if (n.kind == KernelNode::Kind::Instance) {
-      v.push_back(lang::Value::int_(instance));
-    } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) {
-      v.push_back(sequence_read(n, v, seqs));
-    } else if (n.kind == KernelNode::Kind::Const) {
-      v.push_back(n.value);
-    } else {
-      std::vector<lang::Value> args;
-      for (uint32_t a : n.args) args.push_back(v[a]);
-      lang::eval::PrimCall call{n.prim, n.span, nullptr, nullptr, nullptr};
-      v.push_back(lang::eval::apply_prim(call, args.data()));  // raises the node's error
+/// The values of the nodes of `k`, on `inputs` at instance `instance`; a node that fails raises
+/// its error. A fold's region runs once per index (Note [Folds in kernels]).
+class Evaluator {
+ public:
+  Evaluator(const flatten::KernelBody& k, std::span<const lang::Value> inputs, std::span<const std::vector<lang::Value>> seqs,
+            int64_t instance)
+      : k_(k), inputs_(inputs), seqs_(seqs), instance_(instance), v_(k.nodes.size()) {}
+
+  /// Nodes [0, end), and the whole of a region that `end` falls in.
+  std::vector<lang::Value> run(size_t end) {
+    range(0, static_cast<uint32_t>(k_.nodes.size()), static_cast<uint32_t>(end));
+    return std::move(v_);
+  }
+
+ private:
+  const flatten::KernelBody& k_;
+  std::span<const lang::Value> inputs_;
+  std::span<const std::vector<lang::Value>> seqs_;
+  int64_t instance_;
+  std::vector<lang::Value> v_;
+
+  void range(uint32_t begin, uint32_t end, uint32_t stop) {
+    for (uint32_t j = begin; j < end && j < stop; ++j) {
+      const KernelNode& n = k_.nodes[j];
+      switch (n.kind) {
+        case KernelNode::Kind::Input: v_[j] = inputs_[n.input]; break;
+        case KernelNode::Kind::Instance: v_[j] = lang::Value::int_(instance_); break;
+        case KernelNode::Kind::Const: v_[j] = n.value; break;
+        case KernelNode::Kind::SeqLength: case KernelNode::Kind::SeqElt: case KernelNode::Kind::SeqWrite:
+          v_[j] = sequence_read(n, v_, seqs_);
+          break;
+        case KernelNode::Kind::SeqAppend: v_[j] = v_[n.args.at(1)]; break;  // nothing reads the rows
+        case KernelNode::Kind::Fail: fail(n); v_[j] = flatten::identity_of_plain(n.type); break;
+        case KernelNode::Kind::FoldIndex: {
+          const KernelNode& fold = k_.nodes.at(n.input);
+          lang::Value acc = v_.at(fold.args.at(1));
+          const int64_t count = v_.at(fold.args.at(0)).as_int();
+          for (int64_t i = 0; i < count; ++i) {
+            v_[j] = lang::Value::int_(i);
+            for (uint32_t a = j + 1; a < n.input; ++a)
+              if (k_.nodes[a].kind == KernelNode::Kind::FoldAcc && k_.nodes[a].input == n.input) v_[a] = acc;
+            range(j + 1, n.input, n.input);
+            acc = v_.at(fold.args.at(2));
+          }
+          v_[n.input] = acc;
+          j = n.input;
+          break;
+        }
+        case KernelNode::Kind::FoldAcc: break;  // set by its fold
+        case KernelNode::Kind::Fold: NDP_ASSERT(false, "a Fold outside its region");
+        case KernelNode::Kind::Prim: {
+          std::vector<lang::Value> args;
+          for (uint32_t a : n.args) args.push_back(v_[a]);
+          lang::eval::PrimCall call{n.prim, n.span, nullptr, nullptr, nullptr};
+          v_[j] = lang::eval::apply_prim(call, args.data());  // raises the node's error
+          break;
+        }
+      }
     }
   }
-  return v;
+
+  /// A Fail node raises its error where its condition holds.
+  void fail(const KernelNode& n) const {
+    if (!v_.at(n.args.at(0)).as_bool()) return;
+    if (n.component == flatten::kFailRaises) throw lang::eval::EvalError{n.value.to_string(), n.span};
+    const auto id = static_cast<lang::RuntimeErrorId>(n.component);
+    if (n.args.size() == 3) throw lang::eval::EvalError{lang::message(id, v_[n.args[1]].as_int(), v_[n.args[2]].as_int()), n.span};
+    throw lang::eval::EvalError{lang::message(id), n.span};
+  }
+};
+
+std::vector<lang::Value> evaluate(const flatten::KernelBody& k, std::span<const lang::Value> inputs, size_t end,
+                                  std::span<const std::vector<lang::Value>> seqs, int64_t instance) {
+  return Evaluator(k, inputs, seqs, instance).run(end);
 }
 
 }  // namespace

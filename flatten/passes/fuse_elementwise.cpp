@@ -93,6 +93,13 @@ std::vector<const Type*> node_arg_types(const KernelBody& k, const KernelNode& n
 
 bool KernelBody::node_can_fail(const KernelNode& n) const {
   if (n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) return true;  // an index out of bounds
+  if (n.kind == KernelNode::Kind::Fail) return true;
+  if (n.kind == KernelNode::Kind::Fold) {  // where a node of its region can (Note [Folds in kernels])
+    const uint32_t fold = nodes.at(n.input).input;
+    for (uint32_t j = n.input + 1; j < fold; ++j)
+      if (node_can_fail(nodes[j])) return true;
+    return false;
+  }
   return n.kind == KernelNode::Kind::Prim && kernel_prim_fallible(n.prim, node_arg_types(*this, n), n.type);
 }
 
@@ -147,8 +154,8 @@ std::string KernelBody::compute_key() const {
       k += fmt::format("c{}:{}", static_cast<int>(n.type->kind), const_bits(n.value));
     } else if (n.kind == KernelNode::Kind::Instance) {
       k += "inst";
-    } else if (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) {
-      k += fmt::format("s{}:{}.{}(", static_cast<int>(n.kind), n.input, n.component);
+    } else if (n.kind != KernelNode::Kind::Prim) {  // sequence, fold and fail nodes
+      k += fmt::format("s{}:{}.{}:{}(", static_cast<int>(n.kind), n.input, n.component, static_cast<int>(n.type->kind));
       for (uint32_t a : n.args) k += fmt::format("{},", a);
       k += ")";
     } else {
@@ -164,7 +171,7 @@ std::string KernelBody::compute_key() const {
     k += fmt::format("|loop{}:", loop_done);
     for (uint32_t x : loop_next) k += fmt::format("{},", x);
     for (const Seq& seq : seqs) {
-      k += seq.written ? "|wseq" : "|seq";
+      k += seq.written ? "|wseq" : seq.appended ? "|aseq" : "|seq";
       for (const Type* t : seq.components) k += fmt::format("{},", static_cast<int>(t->kind));
     }
     k += "|seqout";

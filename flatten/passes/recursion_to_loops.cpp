@@ -22,10 +22,12 @@ void move_stmts(std::vector<Stmt>& from, size_t begin, size_t end, Block& to) {
   for (size_t i = begin; i < end; ++i) to.stmts.push_back(std::move(from[i]));
 }
 
-void transform(Function& f, FuncId self) {
-  if (count_self_calls(f.body, self) != 1) return;
+/// The transformation of `body`: the function's body, or the flattened body beside a loop
+/// kernel (Note [Loops that give up] in flat_ir.h).
+void transform(Function& f, Block& body, FuncId self) {
+  if (count_self_calls(body, self) != 1) return;
   // Find `b = if_nonempty(c) { T1; r = call self(a); T2 } else { nothing }` at the top level.
-  std::vector<Stmt>& top = f.body.stmts;
+  std::vector<Stmt>& top = body.stmts;
   size_t k = 0, m = 0;
   bool found = false;
   for (k = 0; k < top.size() && !found; ++k) {
@@ -65,7 +67,7 @@ void transform(Function& f, FuncId self) {
   move_stmts(then_stmts, m + 1, then_stmts.size(), loop->combine);
   loop->combine.result = branch.then_block->result;
   move_stmts(top, k + 1, top.size(), loop->finish);
-  loop->finish.result = f.body.result;
+  loop->finish.result = body.result;
   // Values of a level that its ascent still needs: defined before the call, used after it.
   std::set<VarId> defined{f.param}, used;
   if (f.has_path) defined.insert(f.path);
@@ -85,15 +87,21 @@ void transform(Function& f, FuncId self) {
   rec.span = then_stmts[m].span;
   rec.func = self;
   rec.loop = std::move(loop);
-  f.body.stmts.clear();
-  f.body.stmts.push_back(std::move(rec));
-  f.body.result = result;
+  body.stmts.clear();
+  body.stmts.push_back(std::move(rec));
+  body.result = result;
 }
 
 }  // namespace
 
 Program recursion_to_loops(Program p) {
-  for (size_t i = 0; i < p.functions.size(); ++i) transform(p.functions[i], static_cast<FuncId>(i));
+  for (size_t i = 0; i < p.functions.size(); ++i) {
+    Function& f = p.functions[i];
+    Block* body = &f.body;
+    for (Stmt& s : f.body.stmts)
+      if (s.op == Op::TryLoop) body = s.else_block.get();
+    transform(f, *body, static_cast<FuncId>(i));
+  }
   return p;
 }
 

@@ -229,6 +229,16 @@ class Primitives {
   /// l[i] < 1, or -1 (synchronises).
   Result<int64_t> hash_modulo(CUdeviceptr h, CUdeviceptr l, int64_t n, CUdeviceptr out);
 
+  // ---- the slots of appended sequences (slots.cpp; Note [Appended sequences in loop kernels]) ----
+  /// slots[i] = in_offsets[i] + i * room for i <= n.
+  Status slot_offsets(CUdeviceptr in_offsets, int64_t n, int64_t room, CUdeviceptr slots);
+  /// The lowest i whose lengths[i] passes its slot, or -1 (synchronises).
+  Result<int64_t> slot_outgrown(CUdeviceptr slots, CUdeviceptr lengths, int64_t n);
+  /// Each row i, out_offsets[i + 1] - out_offsets[i] elements of `elem_bytes` (8, 4 or 1) from
+  /// its slot to out + out_offsets[i].
+  Status slot_pack(int elem_bytes, CUdeviceptr slot_elems, CUdeviceptr slots, CUdeviceptr out_offsets, int64_t n,
+                   CUdeviceptr out);
+
   // ---- irregular reduction (combine.cpp) ----
   /// As runtime::combine: deterministic; floats may differ from the sequential fold by rounding only
   /// (extensions.md §4, float reassociation).

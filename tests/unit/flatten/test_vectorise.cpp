@@ -86,8 +86,8 @@ TEST_CASE("a sequence literal of constants is one lit statement, not one per ele
 
 TEST_CASE("an if with a call of one function in every branch becomes one recursion loop") {
   // flatten/merge_tail_calls.h: the Collatz loop has two self-calls, one per branch. (The
-  // sum over the sequence it carries keeps it from being a loop kernel.)
-  Flattened loop("function steps(n, k, s) = if n == 1 then k + sum(s) else if rem(n, 2) == 0 then steps(n / 2, k + 1, s) "
+  // concatenation of the sequence it carries keeps it from being a loop kernel.)
+  Flattened loop("function steps(n, k, s) = if n == 1 then k + #(s ++ s) else if rem(n, 2) == 0 then steps(n / 2, k + 1, s) "
                  "else steps(3 * n + 1, k + 1, s) $ {steps(n, 0, [n]) : n in [1, 7, 27]} $",
                  true);
   CHECK(loop.count("while(") == 1);
@@ -154,6 +154,58 @@ TEST_CASE("a tail-recursive function over flat scalars is one loop kernel") {
   CHECK(search.count("loop_kernel(") == 1);
   CHECK(search.count("; rows ") == 1);
   CHECK(search.count("while(") == 0);
+}
+
+TEST_CASE("an apply-to-each reduced inside a loop is a fold, never stored") {
+  // Note [Folds in kernels]: min_val is a fold over the range, and the element read after it
+  // computes the map's body once more; no statement builds the sequence.
+  Flattened walk("function walk(xs, off, len, j, k) = "
+                 "let ds = {xs[i] * float(k + 1) : i in [off:off + len]}; m = min_val(ds) "
+                 "in if k == 0 or ds[j] == m then j else walk(xs, off, len, rem(j + 1, len), k - 1) $ "
+                 "let xs = [3.0, 1.0, 2.0] in {walk(xs, 0, 3, j, 2) : j in [0, 1]} $",
+                 true);
+  CHECK(walk.count("loop_kernel(") == 1);
+  CHECK(walk.count(" fold from ") == 1);
+  // Note [Loops that give up]: the flattened loop beside it, for instances that fold too long.
+  CHECK(walk.count("try_loop(") == 1);
+  CHECK(walk.count("while(") == 1);
+  CHECK(walk.count("fail if") == 2);  // [off:off + len], ds[j]
+  // Nested: a fold inside a fold's region.
+  Flattened nest("function nest(n, k, acc) = if k > n then acc else nest(n, k + 1, acc + sum({sum({i * j : j in index(i)}) : i in [0:k]})) $ "
+                 "{nest(n, 0, 0) : n in [2, 3]} $",
+                 true);
+  CHECK(nest.count("loop_kernel(") == 1);
+  CHECK(nest.count(" fold from ") == 2);
+  // A filter has no element by index: left to the flattened loop.
+  Flattened filter("function fl(xs, k, acc) = if k == 0 then acc else fl(xs, k - 1, acc + sum({x : x in xs | x > k})) $ "
+                   "let xs = [1, 5] in {fl(xs, k, 0) : k in [1, 2]} $",
+                   true);
+  CHECK(filter.count("loop_kernel(") == 0);
+}
+
+TEST_CASE("a sequence a loop only appends to is filled in slots") {
+  // Note [Appended sequences in loop kernels]: each element's components are SeqAppend nodes;
+  // the done branch may lack the appends of the branch that goes on.
+  Flattened grow("function grow(k, n, acc) = if k == n then acc else grow(k + 1, n, acc ++ [(k, k * k)]) $ "
+                 "{grow(0, n, [] (int, int)) : n in [1, 3]} $",
+                 true);
+  CHECK(grow.count("loop_kernel(") == 1);
+  CHECK(grow.count(" ++= ") == 2);
+  CHECK(grow.count("try_loop(") == 0);  // no fold: it cannot give up
+  // Appended, then dropped by the branch that is done: the done iteration would append too.
+  Flattened dropped("function d(k, acc) = let more = acc ++ [k] in if k == 0 then acc else d(k - 1, more) $ "
+                    "{d(k, [] int) : k in [1, 2]} $",
+                    true);
+  CHECK(dropped.count("loop_kernel(") == 0);
+  // Read after appending: the rows are not there to read.
+  Flattened read("function r(k, acc) = if k == 0 then acc else r(k - 1, acc ++ [#acc]) $ {r(k, [] int) : k in [1, 2]} $", true);
+  CHECK(read.count("loop_kernel(") == 0);
+  // A write a branch drops (Note [Sequence state in loop kernels]): the other branch would
+  // store it too, so this is the flattened loop.
+  Flattened drop_write("function dw(c, k) = if k == 0 then c else let c2 = rep(c, c[0] + 1, 0) in dw((if rem(k, 2) == 0 then c2 else c), k - 1) $ "
+                       "{dw([0], k) : k in [3, 4]} $",
+                       true);
+  CHECK(drop_write.count("loop_kernel(") == 0);
 }
 
 TEST_CASE("a loop that changes a sequence in its state by rep writes it in place") {

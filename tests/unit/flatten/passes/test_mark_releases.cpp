@@ -15,7 +15,7 @@ namespace {
 
 // (Its `++` keeps it a recursion loop rather than a loop kernel: Note [Loop kernels].)
 const char* kCountLoop =
-    "function count_loop(ds, i, counts) = if i == #ds then counts ++ [] int "
+    "function count_loop(ds, i, counts) = if i == #ds then counts ++ counts "
     "else count_loop(ds, i + 1, rep(counts, counts[ds[i]] + 1, ds[i])) $ "
     "{count_loop(d, 0, dist(0, 4)) : d in [[1, 2, 1], [3]]} $";
 
