@@ -654,22 +654,31 @@ class LoopCompiler {
       std::vector<uint32_t> parts;
       leaves(x, parts, nullptr);
       if (holds_seq_or_mismatch(x, parts, k_.seqs[q].components)) throw NotALoop{};
-      for (uint32_t c = 0; c < parts.size(); ++c) {
-        KernelNode n;
-        n.kind = KernelNode::Kind::SeqAppend;
-        n.input = static_cast<uint32_t>(q);
-        n.component = c;
-        n.type = k_.seqs[q].components[c];
-        n.span = e->span;
-        n.args = {rows.node, parts[c]};
-        if (guard) n.args.push_back(*guard);
-        uint32_t node = add(std::move(n));
-        w.push_back(node);
-        writes_[q].push_back(node);
-      }
+      state_change(KernelNode::Kind::SeqAppend, q, {rows.node}, parts, guard, e->span, w);
     }
     rows.writes = std::make_shared<const std::vector<uint32_t>>(std::move(w));
     return rows;
+  }
+
+  /// A SeqWrite or SeqAppend node per flat component of an element of sequence q (its values
+  /// `parts`): operands `args`, the component's value, and the guard. Each joins `w` and
+  /// writes_[q].
+  void state_change(KernelNode::Kind kind, size_t q, const std::vector<uint32_t>& args, const std::vector<uint32_t>& parts,
+                    std::optional<uint32_t> guard, lang::Span span, std::vector<uint32_t>& w) {
+    for (uint32_t c = 0; c < parts.size(); ++c) {
+      KernelNode n;
+      n.kind = kind;
+      n.input = static_cast<uint32_t>(q);
+      n.component = c;
+      n.type = k_.seqs[q].components[c];
+      n.span = span;
+      n.args = args;
+      n.args.push_back(parts[c]);
+      if (guard) n.args.push_back(*guard);
+      uint32_t node = add(std::move(n));
+      w.push_back(node);
+      writes_[q].push_back(node);
+    }
   }
 
   /// `rep(rows, x, i)` of a sequence in the state (Note [Sequence state in loop kernels]): a
@@ -688,19 +697,7 @@ class LoopCompiler {
     if (holds_seq_or_mismatch(x, parts, k_.seqs[q].components)) throw NotALoop{};
     k_.seqs[q].written = true;
     std::vector<uint32_t> w = rows.writes ? *rows.writes : std::vector<uint32_t>{};
-    for (uint32_t c = 0; c < parts.size(); ++c) {
-      KernelNode n;
-      n.kind = KernelNode::Kind::SeqWrite;
-      n.input = static_cast<uint32_t>(q);
-      n.component = c;
-      n.type = k_.seqs[q].components[c];
-      n.span = e->span;
-      n.args = {rows.node, index, parts[c]};
-      if (guard) n.args.push_back(*guard);
-      uint32_t node = add(std::move(n));
-      w.push_back(node);
-      writes_[q].push_back(node);
-    }
+    state_change(KernelNode::Kind::SeqWrite, q, {rows.node, index}, parts, guard, e->span, w);
     rows.writes = std::make_shared<const std::vector<uint32_t>>(std::move(w));
     return rows;
   }

@@ -28,11 +28,19 @@ inline int64_t parallel_blocks(int64_t n) {
 /// inside the parallel region, which no exception may leave). A loop nested in another
 /// parallel region (fn of an outer loop) does not poll: it could not throw, and its caller
 /// must not read unfinished output. fn must not throw.
+//
+// Note [Teams as large as the work]
+// A parallel loop's team is no larger than its blocks. A flat program runs hundreds of
+// parallel statements a second, many of a few blocks, and each thread of a team sleeps between
+// them and is woken for the next. Measured on the 16-core GPU host, Delaunay of 10^4 points
+// (six runs a process): 8000-8300 voluntary context switches and 32-52 ms a run with teams of
+// 16 threads; 4950 and 28-31 ms with teams as large as the blocks.
 template <class Fn>
 void parallel_blocks_for(int64_t blocks, Fn&& fn) {
   const bool may_stop = omp_get_level() == 0;
   bool stopped = false;
-#pragma omp parallel for schedule(static, 1) if (blocks > 1)
+  const int team = static_cast<int>(std::min<int64_t>(blocks, omp_get_max_threads()));
+#pragma omp parallel for schedule(static, 1) if (blocks > 1) num_threads(team)
   for (int64_t b = 0; b < blocks; ++b) {
     if (may_stop && interrupt_pending()) {
 #pragma omp atomic write

@@ -141,7 +141,10 @@ void parallel_chunks(int64_t nchunks, Fn&& fn) {
   }
   const bool may_stop = omp_get_level() == 0;
   bool stopped = false;
-#pragma omp parallel for schedule(static, 1)
+  // A team no larger than the chunks: a thread with nothing to do is not woken (Note [Teams
+  // as large as the work] in exec/host/parallel_loops.h).
+  const int team = static_cast<int>(std::min<int64_t>(nchunks, omp_get_max_threads()));
+#pragma omp parallel for schedule(static, 1) num_threads(team)
   for (int64_t c = 0; c < nchunks; ++c) {
     if (may_stop && interrupt_pending()) {
 #pragma omp atomic write
