@@ -8,6 +8,7 @@
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -368,12 +369,14 @@ class NodeEmitter {
       : b_(b), k_(k), instance_(instance), input_(input), seq_pointer_(seq_pointer), math_(math), v_(k.nodes.size(), nullptr) {}
 
   /// The nodes' values; `work` (an i64) counts the fold steps made so far (Note [Loops that give
-  /// up] in flat_ir.h) and comes back with this instance's steps added.
+  /// up] in flat_ir.h) and comes back with this instance's steps added. A fold stops early once
+  /// the steps pass `budget` (the instance then gives up), if there is one.
   std::vector<llvm::Value*> emit(std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes,
-                                 std::vector<PendingAppend>& appends, llvm::Value*& work) {
+                                 std::vector<PendingAppend>& appends, llvm::Value*& work, std::optional<int64_t> budget) {
     writes_ = &writes;
     appends_ = &appends;
     work_ = work;
+    budget_ = budget;
     range(0, static_cast<uint32_t>(k_.nodes.size()), fails);
     work = work_;
     return v_;
@@ -390,6 +393,7 @@ class NodeEmitter {
   std::vector<PendingWrite>* writes_ = nullptr;
   std::vector<PendingAppend>* appends_ = nullptr;
   llvm::Value* work_ = nullptr;
+  std::optional<int64_t> budget_;
 
   void range(uint32_t begin, uint32_t end, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
     for (uint32_t j = begin; j < end; ++j) {
@@ -463,7 +467,9 @@ class NodeEmitter {
     acc->addIncoming(init, before);
     failed->addIncoming(b_.getFalse(), before);
     work->addIncoming(work_, before);
-    b_.CreateCondBr(b_.CreateICmpSLT(index, count), body, exit);
+    llvm::Value* more = b_.CreateICmpSLT(index, count);
+    if (budget_) more = b_.CreateAnd(more, b_.CreateICmpSLE(work, b_.getInt64(*budget_)));
+    b_.CreateCondBr(more, body, exit);
     b_.SetInsertPoint(body);
     v_[at] = index;
     work_ = b_.CreateAdd(work, b_.getInt64(1));
@@ -490,8 +496,9 @@ std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, 
                                      const std::function<llvm::Value*(uint32_t)>& input,
                                      const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math,
                                      std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes,
-                                     std::vector<PendingAppend>& appends, llvm::Value*& work) {
-  return NodeEmitter(b, k, instance, input, seq_pointer, math).emit(fails, writes, appends, work);
+                                     std::vector<PendingAppend>& appends, llvm::Value*& work,
+                                     std::optional<int64_t> budget = std::nullopt) {
+  return NodeEmitter(b, k, instance, input, seq_pointer, math).emit(fails, writes, appends, work, budget);
 }
 
 /// An appended sequence's slot for this instance (Note [Appended sequences in loop kernels]).
@@ -617,12 +624,13 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
     llvm::PHINode* spent = b.CreatePHI(b.getInt64Ty(), 2);  // fold steps so far (Note [Loops that give up])
     spent->addIncoming(b.getInt64(0), before);
     llvm::Value* work = spent;
+    const int64_t budget = math == MathLibrary::Libdevice ? flatten::kFoldBudgetGpu : flatten::kFoldBudget;
     std::vector<PendingWrite> writes;
     std::vector<PendingAppend> appends;
     v = emit_nodes(b, k, instance, [&](uint32_t j) { return j < nstate ? state[j] : in.at(j); }, seq_pointer, math,
-                   fails, writes, appends, work);
+                   fails, writes, appends, work, budget);
     if (work != spent)  // the body folds: past the budget, the instance gives up
-      fails.emplace_back(static_cast<uint32_t>(k.nodes.size()), b.CreateICmpSGT(work, b.getInt64(flatten::kFoldBudget)));
+      fails.emplace_back(static_cast<uint32_t>(k.nodes.size()), b.CreateICmpSGT(work, b.getInt64(budget)));
     llvm::Value* stop = v.at(k.loop_done);
     if (!fails.empty()) {
       record = failure_record(b, fails, instance);

@@ -290,8 +290,10 @@ void eval_seq_node(const KernelBody& k, uint32_t node, const void* const* at_arg
 /// kernels]). A failing node lowers `record`.
 class OneInstance {
  public:
-  OneInstance(const KernelBody& k, const void* const* ins, int64_t instance, uint64_t* record)
-      : k_(k), ins_(ins), instance_(instance), record_(record), slot_(k.nodes.size()) {}
+  /// A fold stops early once the steps pass `budget` (the instance then gives up: Note [Loops
+  /// that give up]).
+  OneInstance(const KernelBody& k, const void* const* ins, int64_t instance, uint64_t* record, int64_t budget)
+      : k_(k), ins_(ins), instance_(instance), record_(record), budget_(budget), slot_(k.nodes.size()) {}
 
   /// The nodes in [begin, end), the first `nstate` inputs read from `state`.
   void range(uint32_t begin, uint32_t end, const uint64_t* state, size_t nstate) {
@@ -330,7 +332,7 @@ class OneInstance {
           const KernelNode& fold = k_.nodes[f];
           uint64_t acc = slot_[fold.args[1]];
           const int64_t count = get<int64_t>(fold.args[0]);
-          for (int64_t i = 0; i < count; ++i) {
+          for (int64_t i = 0; i < count && steps_ <= budget_; ++i) {
             ++steps_;
             std::memcpy(r, &i, sizeof i);
             for (uint32_t a = j + 1; a < f; ++a)
@@ -367,6 +369,7 @@ class OneInstance {
   const void* const* ins_;
   int64_t instance_;
   uint64_t* record_;
+  int64_t budget_;
   std::vector<uint64_t> slot_;
   int64_t steps_ = 0;
 };
@@ -416,7 +419,7 @@ void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void*
     int64_t spent = 0;  // fold steps (Note [Loops that give up])
     for (;;) {
       uint64_t mine = flatten::kNoKernelFailure;
-      OneInstance e(k, ins, i, &mine);
+      OneInstance e(k, ins, i, &mine, flatten::kFoldBudget - spent);
       e.range(0, static_cast<uint32_t>(k.nodes.size()), state.data(), nstate);
       spent += e.steps();
       if (spent > flatten::kFoldBudget)
