@@ -3,8 +3,8 @@
 #include "flatten/loop_kernels.h"
 
 #include <algorithm>
-#include <functional>
 #include <deque>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -37,9 +37,10 @@ namespace {
 /// Thrown where the body leaves what a loop kernel computes.
 struct NotALoop {};
 
-/// A value while compiling: a node holding a flat scalar, a pair of values, or a sequence
+/// A value while compiling: a node holding a flat scalar, a pair of values, a sequence
 /// (`seq` >= 0: KernelBody::seqs[seq], `node` the instance's row of it, and `writes` the
-/// SeqWrite nodes that made this value from the state the iteration started with).
+/// SeqWrite or SeqAppend nodes that made this value from the state the iteration started
+/// with), or a sequence never stored (`virt`).
 struct Virtual;
 struct Sym {
   uint32_t node = 0;

@@ -29,8 +29,11 @@ struct LoopKernel {
 /// position of the body is a value or a call of `fn` itself at the same type arguments, and at
 /// least one of each; the rest is lets, tuples, ifs, literals and the primitives a kernel holds
 /// (those that can fail too), and calls of other functions whose bodies are all that (their
-/// bodies are compiled in place). The kernel's inputs are the leaves of the parameter, in
-/// order, and its outputs the leaves of the result (Note [Loop kernels]).
+/// bodies are compiled in place); apply-to-eachs over ranges and the sequences the loop reads,
+/// which reductions, # and indexing consume (Note [Folds in kernels]); and appends to a
+/// sequence of the state (Note [Appended sequences in loop kernels]). The kernel's inputs are
+/// the leaves of the parameter, in order, and its outputs the leaves of the result (Note [Loop
+/// kernels]).
 std::optional<LoopKernel> loop_kernel(lang::core::Program& prog, const lang::core::Function& fn,
                                       const lang::core::Expr* body, const std::vector<const lang::Type*>& targs,
                                       const std::set<uint32_t>& shared);
