@@ -36,8 +36,10 @@ bool kernel_region_node_ok(const KernelBody& k, uint32_t j) {
              k.nodes[n.input].input == j && n.args[0] < n.input && n.args[1] < n.input && n.args[2] > n.input &&
              type(n.args[0])->kind == lang::TypeKind::Int && type(n.args[1]) == n.type && type(n.args[2]) == n.type &&
              n.type->is_scalar() && n.type->kind != lang::TypeKind::Pair;
-    case KernelNode::Kind::Fail:
-      return !n.args.empty() && type(n.args[0])->kind == lang::TypeKind::Bool && n.type && n.type->is_scalar();
+    case KernelNode::Kind::Fail:  // a condition, then none or two int operands of its message
+      return (n.args.size() == 1 || n.args.size() == 3) && type(n.args[0])->kind == lang::TypeKind::Bool &&
+             (n.args.size() == 1 || (type(n.args[1])->kind == lang::TypeKind::Int && type(n.args[2])->kind == lang::TypeKind::Int)) &&
+             (n.component != kFailRaises || n.value.kind() == lang::ValueKind::Seq) && n.type && n.type->is_scalar();
     case KernelNode::Kind::SeqAppend:
       return k.loop && n.input < k.seqs.size() && k.seqs[n.input].appended && (n.args.size() == 2 || n.args.size() == 3) &&
              type(n.args[0])->kind == lang::TypeKind::Int && n.component < k.seqs[n.input].components.size() &&

@@ -94,12 +94,9 @@ std::vector<const Type*> node_arg_types(const KernelBody& k, const KernelNode& n
 bool KernelBody::node_can_fail(const KernelNode& n) const {
   if (n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) return true;  // an index out of bounds
   if (n.kind == KernelNode::Kind::Fail) return true;
-  if (n.kind == KernelNode::Kind::Fold) {  // where a node of its region can (Note [Folds in kernels])
-    const uint32_t fold = nodes.at(n.input).input;
-    for (uint32_t j = n.input + 1; j < fold; ++j)
-      if (node_can_fail(nodes[j])) return true;
-    return false;
-  }
+  // A fold gives up past its budget, which its kernel reports as a failure (Note [Loops that
+  // give up]), whether or not a node of its region can fail.
+  if (n.kind == KernelNode::Kind::Fold) return true;
   return n.kind == KernelNode::Kind::Prim && kernel_prim_fallible(n.prim, node_arg_types(*this, n), n.type);
 }
 

@@ -232,3 +232,59 @@ TEST_CASE("a loop that changes a sequence in its state by rep writes it in place
   CHECK(unreturned.count("loop_kernel(") == 1);
   CHECK(unreturned.count(":= ") == 1);
 }
+
+namespace {
+
+/// The first loop_kernel statement of `b` or of a block inside it.
+flatten::Stmt* find_loop_kernel(flatten::Block& b) {
+  for (flatten::Stmt& s : b.stmts) {
+    if (s.op == flatten::Op::LoopKernel) return &s;
+    for (flatten::Block* inner : {s.then_block.get(), s.else_block.get()})
+      if (inner)
+        if (flatten::Stmt* found = find_loop_kernel(*inner)) return found;
+  }
+  return nullptr;
+}
+
+bool any_mentions(const std::vector<std::string>& problems, const std::string& what) {
+  for (const std::string& p : problems)
+    if (p.find(what) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("verify rejects a fold's region read from outside it, and a malformed fail") {
+  // Note [Folds in kernels]: a loop kernel with one fold, broken two ways after the fact.
+  Flattened f("function s(k, acc) = if k == 0 then acc else s(k - 1, acc + sum({x * k : x in [0:k]})) $ "
+              "{s(k, 0) : k in [1, 2]} $",
+              true);
+  REQUIRE(flatten::verify(f.flat).empty());
+  flatten::Stmt* loop = nullptr;
+  for (flatten::Function& fn : f.flat.functions)
+    if (!loop) loop = find_loop_kernel(fn.body);
+  REQUIRE(loop != nullptr);
+  const flatten::KernelBody original = *loop->kernel;
+  uint32_t index = 0, fail = 0;
+  for (uint32_t j = 0; j < original.nodes.size(); ++j) {
+    if (original.nodes[j].kind == flatten::KernelNode::Kind::FoldIndex) index = j;
+    if (original.nodes[j].kind == flatten::KernelNode::Kind::Fail) fail = j;
+  }
+  REQUIRE(original.nodes[index].input > index);  // its Fold
+  REQUIRE(fail > 0);
+  // The loop's next state reads the fold's index after the Fold.
+  flatten::KernelBody outside = original;
+  flatten::KernelNode neg;
+  neg.kind = flatten::KernelNode::Kind::Prim;
+  neg.prim = lang::core::PrimId::Negate;
+  neg.args = {index};
+  neg.type = outside.nodes[index].type;
+  outside.nodes.push_back(neg);
+  loop->kernel = std::make_shared<const flatten::KernelBody>(outside);
+  CHECK(any_mentions(flatten::verify(f.flat), "reads a node of a fold's region from outside it"));
+  // A Fail node with one operand of its message.
+  flatten::KernelBody bad_fail = original;
+  bad_fail.nodes[fail].args.push_back(bad_fail.nodes[fail].args[0]);
+  loop->kernel = std::make_shared<const flatten::KernelBody>(bad_fail);
+  CHECK(any_mentions(flatten::verify(f.flat), "a bad fold, failure or append"));
+}
