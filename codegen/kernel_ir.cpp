@@ -13,7 +13,6 @@
 #include <string>
 
 #include "flatten/kernel_abi.h"
-#include "flatten/loop_kernels.h"
 
 namespace ndp::codegen {
 

@@ -242,6 +242,10 @@ struct BodyMemo {
 // the slots into the rows.
 inline constexpr uint32_t kFailRaises = 0xffffffffu;  // Fail: runtime_error of its message
 
+/// identity(x) at a flat scalar type `t` other than a pair, as lang::eval::identity_of_type
+/// gives it: a literal a kernel can hold, and the harmless value of a Fail node.
+lang::Value identity_of_plain(const lang::Type* t);
+
 // Note [Loops that give up]
 // A loop kernel's instance runs its folds on one thread, where the flattened loop would run
 // each fold over all instances at once: one instance that folds 10^7 elements an iteration

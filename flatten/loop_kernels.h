@@ -38,8 +38,4 @@ std::optional<LoopKernel> loop_kernel(lang::core::Program& prog, const lang::cor
                                       const lang::core::Expr* body, const std::vector<const lang::Type*>& targs,
                                       const std::set<uint32_t>& shared);
 
-/// identity(x) at a flat scalar type `t` other than a pair, as lang::eval::identity_of_type
-/// gives it: a literal a kernel can hold.
-lang::Value identity_of_plain(const lang::Type* t);
-
 }  // namespace ndp::flatten

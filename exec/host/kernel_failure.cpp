@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "flatten/kernel_abi.h"
-#include "flatten/loop_kernels.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
 
