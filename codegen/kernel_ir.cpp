@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "codegen/lanes.h"
 #include "flatten/kernel_abi.h"
 
 namespace ndp::codegen {
@@ -34,14 +35,9 @@ llvm::Type* storage_type(llvm::LLVMContext& c, const lang::Type* t) {
 }
 
 namespace {
-
 bool is_float(const lang::Type* t) { return t->kind == TypeKind::Float || t->kind == TypeKind::F32; }
 bool is_int(const lang::Type* t) { return t->kind == TypeKind::Int || t->kind == TypeKind::I32; }
-
-/// The value type used while computing (bool: i1).
-llvm::Type* value_type(llvm::LLVMContext& c, const lang::Type* t) {
-  return t->kind == TypeKind::Bool ? llvm::Type::getInt1Ty(c) : storage_type(c, t);
-}
+}  // namespace
 
 llvm::Value* compare(llvm::IRBuilder<>& b, PrimId p, const lang::Type* t, llvm::Value* x, llvm::Value* y) {
   using P = llvm::CmpInst::Predicate;
@@ -65,6 +61,14 @@ llvm::Value* compare(llvm::IRBuilder<>& b, PrimId p, const lang::Type* t, llvm::
     default: return b.CreateICmp(sign ? P::ICMP_SGE : P::ICMP_UGE, x, y);
   }
 }
+
+namespace {
+
+/// The value type used while computing (bool: i1).
+llvm::Type* value_type(llvm::LLVMContext& c, const lang::Type* t) {
+  return t->kind == TypeKind::Bool ? llvm::Type::getInt1Ty(c) : storage_type(c, t);
+}
+
 
 /// Numeric conversion between int/i32/float/f32 that cannot fail (C++ static_cast semantics).
 llvm::Value* convert(llvm::IRBuilder<>& b, llvm::Value* x, const lang::Type* from, const lang::Type* to) {
@@ -364,8 +368,9 @@ struct PendingAppend {
 class NodeEmitter {
  public:
   NodeEmitter(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance, const std::function<llvm::Value*(uint32_t)>& input,
-              const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math)
-      : b_(b), k_(k), instance_(instance), input_(input), seq_pointer_(seq_pointer), math_(math), v_(k.nodes.size(), nullptr) {}
+              const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math, Lanes lanes)
+      : b_(b), k_(k), instance_(instance), input_(input), seq_pointer_(seq_pointer), math_(math), lanes_(lanes),
+        v_(k.nodes.size(), nullptr) {}
 
   /// The nodes' values; `work` (an i64) counts the fold steps made so far (Note [Loops that give
   /// up] in flat_ir.h) and comes back with this instance's steps added. A fold stops early once
@@ -388,6 +393,8 @@ class NodeEmitter {
   const std::function<llvm::Value*(uint32_t)>& input_;
   const std::function<llvm::Value*(uint32_t)>& seq_pointer_;
   MathLibrary math_;
+  Lanes lanes_;
+  int fold_depth_ = 0;  // the folds being emitted around the current node
   std::vector<llvm::Value*> v_;
   std::vector<PendingWrite>* writes_ = nullptr;
   std::vector<PendingAppend>* appends_ = nullptr;
@@ -445,12 +452,16 @@ class NodeEmitter {
   }
 
   /// The loop of the fold whose region starts at node `at`; a node of the region that fails at
-  /// some index makes the Fold fail.
+  /// some index makes the Fold fail. An outermost fold of an instance that runs on several
+  /// lanes is spread over them (Lanes in kernel_ir.h).
   void fold(uint32_t at, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
     const uint32_t f = k_.nodes[at].input;
     const KernelNode& fn = k_.nodes.at(f);
     llvm::Value* count = v_.at(fn.args.at(0));
     llvm::Value* init = v_.at(fn.args.at(1));
+    const bool spread = lanes_.count > 1 && fold_depth_ == 0;
+    llvm::Value* first = spread ? lanes_.lane : b_.getInt64(0);
+    llvm::Value* step = b_.getInt64(spread ? lanes_.count : 1);
     llvm::Function* func = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock* before = b_.GetInsertBlock();
     auto* header = llvm::BasicBlock::Create(b_.getContext(), "fold", func);
@@ -462,7 +473,7 @@ class NodeEmitter {
     llvm::PHINode* acc = b_.CreatePHI(init->getType(), 2);
     llvm::PHINode* failed = b_.CreatePHI(b_.getInt1Ty(), 2);
     llvm::PHINode* work = b_.CreatePHI(b_.getInt64Ty(), 2);
-    index->addIncoming(b_.getInt64(0), before);
+    index->addIncoming(first, before);
     acc->addIncoming(init, before);
     failed->addIncoming(b_.getFalse(), before);
     work->addIncoming(work_, before);
@@ -475,17 +486,19 @@ class NodeEmitter {
     for (uint32_t j = at + 1; j < f; ++j)
       if (k_.nodes[j].kind == KernelNode::Kind::FoldAcc && k_.nodes[j].input == f) v_[j] = acc;
     std::vector<std::pair<uint32_t, llvm::Value*>> inner;
+    ++fold_depth_;
     range(at + 1, f, inner);
+    --fold_depth_;
     llvm::Value* failed_next = failed;
     for (const auto& x : inner) failed_next = b_.CreateOr(failed_next, x.second);
     llvm::BasicBlock* latch = b_.GetInsertBlock();
-    index->addIncoming(b_.CreateAdd(index, b_.getInt64(1)), latch);
+    index->addIncoming(b_.CreateAdd(index, step), latch);
     acc->addIncoming(v_.at(fn.args.at(2)), latch);
     failed->addIncoming(failed_next, latch);
     work->addIncoming(work_, latch);
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
-    v_[f] = acc;
+    v_[f] = spread ? combine_across_lanes(b_, fn.prim, fn.type, acc, lanes_) : acc;
     work_ = work;
     if (!inner.empty()) fails.emplace_back(f, failed);
   }
@@ -496,8 +509,8 @@ std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, 
                                      const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math,
                                      std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes,
                                      std::vector<PendingAppend>& appends, llvm::Value*& work,
-                                     std::optional<int64_t> budget = std::nullopt) {
-  return NodeEmitter(b, k, instance, input, seq_pointer, math).emit(fails, writes, appends, work, budget);
+                                     std::optional<int64_t> budget = std::nullopt, Lanes lanes = {}) {
+  return NodeEmitter(b, k, instance, input, seq_pointer, math, lanes).emit(fails, writes, appends, work, budget);
 }
 
 /// An appended sequence's slot for this instance (Note [Appended sequences in loop kernels]).
@@ -576,7 +589,8 @@ llvm::Value* failure_record(llvm::IRBuilder<>& b, const std::vector<std::pair<ui
 
 InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
                              const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
-                             const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
+                             const std::function<llvm::Value*(uint32_t)>& seq_pointer, Lanes lanes) {
+  if (lanes.count > 1 && k.loop) throw std::runtime_error("a loop kernel on several lanes");
   // Inputs as values (bool: i1), each loaded once.
   std::vector<llvm::Value*> in(k.inputs.size(), nullptr);
   auto loaded = [&](uint32_t j) {
@@ -593,7 +607,7 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
     std::vector<PendingWrite> writes;  // none: only loops write and append
     std::vector<PendingAppend> appends;
     llvm::Value* work = b.getInt64(0);  // no budget outside loops
-    v = emit_nodes(b, k, instance, loaded, seq_pointer, math, fails, writes, appends, work);
+    v = emit_nodes(b, k, instance, loaded, seq_pointer, math, fails, writes, appends, work, std::nullopt, lanes);
     if (!fails.empty()) record = failure_record(b, fails, instance);
   } else {
     // Note [Loop kernels]: the invariant inputs are loaded before the loop, the state is a phi

@@ -14,6 +14,10 @@ namespace ndp::codegen {
 /// The LLVM type that holds an element of a flat scalar kind in memory (bool: i8).
 llvm::Type* storage_type(llvm::LLVMContext& c, const lang::Type* t);
 
+/// The comparison `p` (Eq, Ne, Lt, Gt, Le, Ge) of two values of flat scalar type `t`, as the
+/// kernels compute it (an i1): ordered for floats, unsigned for chars and bools.
+llvm::Value* compare(llvm::IRBuilder<>& b, lang::core::PrimId p, const lang::Type* t, llvm::Value* x, llvm::Value* y);
+
 /// Where calls to the math library go: the C library's functions on the host (exp, log, ...),
 /// libdevice's on NVPTX (__nv_exp, __nv_log, ...: Note [Math functions on the GPU] in
 /// kernel_ptx.cpp). Either computes the function within the tolerance extensions.md allows.
@@ -31,8 +35,20 @@ struct InstanceValues {
 /// value as stored in memory, and `seq_pointer(j)` the j-th pointer of the sequences a loop
 /// reads (Note [Sequences in loop kernels]; never called for a body without them). A node that
 /// fails yields a value without undefined behaviour.
+/// The GPU threads that run one instance together (Note [Map kernels] in flatten/flat_ir.h):
+/// `count` of them (1; 2 ... 32, a sub-warp or a warp; 64 ... 1024, warps of one block), this
+/// thread's number `lane` (an i64) among them, and `thread` its %tid.x (lanes within a block are
+/// consecutive threads, from a multiple of count). An outermost fold is spread over the lanes,
+/// each folding every count-th index, and its value is combined across them; every other node
+/// is computed by every lane alike.
+struct Lanes {
+  int count = 1;
+  llvm::Value* lane = nullptr;
+  llvm::Value* thread = nullptr;
+};
+
 InstanceValues emit_instance(llvm::IRBuilder<>& b, const flatten::KernelBody& k, llvm::Value* instance,
                              const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
-                             const std::function<llvm::Value*(uint32_t)>& seq_pointer = nullptr);
+                             const std::function<llvm::Value*(uint32_t)>& seq_pointer = nullptr, Lanes lanes = {});
 
 }  // namespace ndp::codegen

@@ -131,6 +131,23 @@ void link_libdevice(llvm::Module& m, const std::string& entry) {
   mpm.run(m, mam);
 }
 
+/// The O2 pipeline over m, with the target's cost model: for kernels whose instances loop (loop
+/// and map kernels, Note [Map kernels]), whose fold loops then keep each row's offsets and other
+/// invariant loads out of the loop. Elementwise kernels go straight to the backend.
+void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, mam);
+}
+
 /// Verifies m and prints it as PTX.
 std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
   std::string verr;
@@ -202,7 +219,9 @@ bool written_pointer(const flatten::KernelBody& k, size_t param, size_t seqs_at)
 
 }  // namespace
 
-std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
+std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes) {
+  if (lanes < 1 || lanes > 1024 || (lanes & (lanes - 1)) != 0 || (lanes > 1 && !k.instance_at_a_time()))
+    throw std::runtime_error("lanes that are not a power of two up to a block, or lanes for an elementwise kernel");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_kernel", ctx);
@@ -239,19 +258,31 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   llvm::Value* ntid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   // Thread t of block c computes instances c·ntid·U + t + u·ntid for u < U: every step of u is
   // a fully coalesced row, and U independent loads are in flight per thread.
-  const int per_thread = flatten::ptx_instances_per_thread(k.loop);
+  const int per_thread = lanes > 1 ? 1 : flatten::ptx_instances_per_thread(k.instance_at_a_time());
+  llvm::Value* tid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
   llvm::Value* base = b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
                                               b.CreateMul(ntid, b.getInt64(per_thread))),
-                                  sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), "base");
+                                  tid, "base");
   // The lowest failure record of the thread's instances, reported once at the end.
   llvm::Value* none = b.getInt64(flatten::kNoKernelFailure);
   llvm::Value* lowest = none;
+  // Several lanes an instance (Note [Map kernels]): thread g is lane g % lanes of instance
+  // g / lanes. Every lane must reach the combines of its folds, so the lanes past the last
+  // instance run the last one too, and store nothing; lane 0 stores the outputs.
+  Lanes group;
+  llvm::Value* valid = nullptr;
+  if (lanes > 1) {
+    group = Lanes{lanes, b.CreateURem(base, b.getInt64(lanes)), tid};
+    llvm::Value* i = b.CreateUDiv(base, b.getInt64(lanes));
+    valid = b.CreateICmpSLT(i, fn->getArg(0));
+    base = b.CreateSelect(valid, i, b.CreateSub(fn->getArg(0), b.getInt64(1)), "instance");
+  }
   for (int u = 0; u < per_thread; ++u) {
-    llvm::Value* i = b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
+    llvm::Value* i = lanes > 1 ? base : b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
     auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
     auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
     llvm::BasicBlock* from = b.GetInsertBlock();
-    b.CreateCondBr(b.CreateICmpSLT(i, fn->getArg(0)), body, next);
+    b.CreateCondBr(lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
     b.SetInsertPoint(body);
     InstanceValues inst = emit_instance(
         b, k, i,
@@ -267,12 +298,19 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
           }
           return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
         },
-        MathLibrary::Libdevice, [&](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); });
+        MathLibrary::Libdevice, [&](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); }, group);
+    auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
+    auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
+    b.CreateCondBr(lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue(), store, stored);
+    b.SetInsertPoint(store);
     for (size_t o = 0; o < no; ++o) {
       llvm::Type* t = inst.outputs[o]->getType();
       b.CreateStore(inst.outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
     }
-    llvm::Value* lowest_body = can_fail ? b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, inst.failure) : nullptr;
+    b.CreateBr(stored);
+    b.SetInsertPoint(stored);
+    llvm::Value* failure = can_fail && lanes > 1 ? b.CreateSelect(valid, inst.failure, none) : inst.failure;
+    llvm::Value* lowest_body = can_fail ? b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, failure) : nullptr;
     llvm::BasicBlock* body_end = b.GetInsertBlock();
     b.CreateBr(next);
     b.SetInsertPoint(next);
@@ -295,6 +333,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   }
   b.CreateRetVoid();
   link_libdevice(m, "ndp_kernel");
+  if (k.instance_at_a_time()) optimize(m, *tm);
   return emit_ptx(m, *tm);
 }
 

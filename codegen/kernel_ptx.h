@@ -26,7 +26,12 @@ bool has_libdevice();
 /// exec/cuda/kernels.h): instance i reads element idx_g[i] of input gathered[g].input instead
 /// of element i, where idx_g (int64, or i32 where narrow; in range) is passed after the body's
 /// inputs, in order (before the outputs).
-std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {});
+///
+/// `lanes` > 1 (a power of two up to 1024, for a body that runs an instance at a time: Note
+/// [Map kernels]): thread g = %ctaid.x·%ntid.x + %tid.x is lane g % lanes of instance g / lanes,
+/// and the lanes spread the instance's outermost folds among them (Lanes in kernel_ir.h):
+/// launch n·lanes threads in blocks of a multiple of lanes threads.
+std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {}, int lanes = 1);
 
 /// PTX text (sm_90) of the device function `ndp_elements(i64 first, i64 stride, i32 count, ptr
 /// ins) -> {[8 x i64]}` that the consumer kernels call: output 0 of `k` (its only output) for

@@ -14,6 +14,7 @@
 #include "codegen/kernel_ptx.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/kernels.h"
+#include "exec/cuda/map_lanes.h"
 #include "flatten/kernel_abi.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "runtime/gpu/consumer_program.h"
@@ -87,6 +88,10 @@ class ModuleCollector {
     // The plain kernel: a consumer's unfused path and a filter group's flags run it too.
     for (const std::vector<GatheredInput>& g : variants)
       add(exec::cuda::kernel_key(k, g), [&] { return codegen::compile_ptx(k, g); });
+    if (s.op == flatten::Op::MapKernel)  // every level the dispatch may choose (Note [Map kernels])
+      for (int lanes : exec::cuda::map_kernel_lane_choices())
+        for (const std::vector<GatheredInput>& g : variants)
+          add(exec::cuda::kernel_key(k, g, lanes), [&] { return codegen::compile_ptx(k, g, lanes); });
     if (!flatten::is_consumer_kernel(s.op)) return;
     const lang::Type* result = f.vars.at(s.op == flatten::Op::PackKernel ? s.uses.at(0) : s.dst).type;
     for (bool one_segment : {true, false}) {

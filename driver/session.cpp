@@ -97,6 +97,12 @@ void Session::Impl::load_stdlib() {
   interp.set_library_files(library_files);
 }
 
+void Session::Impl::report_warnings(const flatten::Program& program) {
+  for (const lang::Diagnostic& w : program.warnings)
+    if (warned.insert({w.span.file, w.span.begin}).second) diags.add(w);
+  flush_diags();
+}
+
 void Session::Impl::flush_diags() {
   if (!diags.all().empty()) {
     std::string text = format_diagnostics(sm, diags.all());
@@ -149,6 +155,7 @@ lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, boo
   lang::eval::RunResult r;
   try {
     flatten::Program program = flatten::flatten(prog, top.body);
+    report_warnings(program);
     save_ptx_for_check(program);
     exec::host::Vec value;
     r = run_flat(program, {}, &value);

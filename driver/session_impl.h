@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,10 @@ struct Session::Impl {
   void load_stdlib();
 
   void flush_diags();
+
+  /// The flattener's warnings (an `at LEVEL` not honoured), each place once a session.
+  void report_warnings(const flatten::Program& program);
+  std::set<std::pair<uint32_t, uint32_t>> warned;  // (file, offset) of the warnings given
 
   void print_lines(const lang::Lines& lines);
 

@@ -23,7 +23,7 @@ namespace {
 bool failure_message(const KernelNode& n) { return n.kind == KernelNode::Kind::Fail && n.component == kFailRaises; }
 
 
-constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '6'};  // 06: folds and appends in loop kernels
+constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '7'};  // 07: map kernels and their levels
 
 /// What an image depends on besides its own format: the numbering of primitives and Flat IR ops.
 uint64_t fingerprint() {
@@ -296,6 +296,8 @@ class Writer {
     u32(kernel_id(s.kernel));
     u64(s.outs.size());
     for (VarId v : s.outs) u32(v);
+    u8(static_cast<uint8_t>(s.level));
+    u8(s.subwarp_width);
     u8(s.filters != nullptr);
     if (s.filters) {
       u32(s.filters->inputs);
@@ -652,6 +654,10 @@ class Reader {
     s.kernel = kernels_[k];
     size_t nouts = count();
     for (size_t i = 0; i < nouts; ++i) s.outs.push_back(u32());
+    const uint8_t level = u8();
+    if (level > static_cast<uint8_t>(lang::ast::AtLevel::Seq)) fail("an unknown level");
+    s.level = static_cast<lang::ast::AtLevel>(level);
+    s.subwarp_width = u8();
     if (u8()) {
       auto g = std::make_shared<FilterGroup>();
       g->inputs = u32();

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "lang/core.h"
+#include "lang/diagnostics.h"
 #include "lang/source.h"
 #include "lang/types.h"
 #include "lang/value.h"
@@ -71,6 +72,8 @@ struct Stmt {
   std::shared_ptr<const FilterGroup> filters;  // FilterGroup: its members
   std::shared_ptr<const AppendChain> chain;    // AppendChain: its sources
   std::vector<VarId> releases;        // read for the last time here (Note [Releasing dead vectors])
+  lang::ast::AtLevel level = lang::ast::AtLevel::Auto;  // MapKernel: the unit `at LEVEL` pins (Note [Map kernels])
+  uint8_t subwarp_width = 0;                            // MapKernel at subwarp(N): N
 };
 
 struct Block {
@@ -260,7 +263,34 @@ lang::Value identity_of_plain(const lang::Type* t);
 // an H100: one iteration of a bisection folded 2·10^6 elements in 143 ms), so its budget is
 // 2^15, ~2 ms.
 inline constexpr int64_t kFoldBudget = int64_t{1} << 20;
+/// A fold of more steps than any sequence can hold elements (exec/host/vec.h's kMaxElements)
+/// fails "Out of memory.", as storing its sequence would: a map kernel has no budget, and would
+/// otherwise fold [0:2^62] for years.
+inline constexpr int64_t kMostFoldSteps = int64_t{1} << 56;
 inline constexpr int64_t kFoldBudgetGpu = int64_t{1} << 15;
+
+// Note [Map kernels]
+// An apply-to-each whose body folds what flattening would have to store first, `{sum({f(x, y)
+// : x in xs}) : y in ys}` (all pairs: n^2 stored elements) or a matrix product (n^3), is a
+// MapKernel statement when its body compiles as a loop kernel's does (flatten/loop_kernels.h
+// map_kernel): the same nodes without a loop, each fold an inner loop of the instance. Its
+// inputs are the flat scalar leaves of the generators' elements and of the body's free
+// variables, in order, and the ids of the free sequences it reads, which come after the inputs
+// as rows, as a loop kernel's do. Nothing is stored but the results, one per element.
+// A fold that is only over the instance's own row (`{sum(row) : row in rows}`) stays
+// flattened: the segmented primitives already read each element once, and balance rows of any
+// length over the machine. So does a body with a filter or without a fold.
+// The statement's `level` is the unit an instance runs on (extensions.md §2, `at LEVEL`): on
+// cuda 1 to 256 threads, whose lanes share the instance's outermost folds (Lanes in
+// codegen/kernel_ir.h; Note [Map kernel dispatch] in exec/cuda/map_lanes.h); on the host one
+// core. A pinned level (`thread`, `subwarp(N)`, `warp`, `block`) makes a map kernel of a fold
+// over the instance's own row too. `grid` is the flattened form. Where a pinned level cannot be
+// honoured (the body recurses, filters or gives a sequence; `seq` outside a unit) the
+// vectoriser adds a warning with the apply-to-each's location to Program::warnings, and the
+// compiler chooses. The answers never depend on the level.
+// A map kernel has no budget: its instances are the elements of an apply-to-each, whose work
+// the program asked for, and the flattened alternative would store more than the kernel folds.
+// A fold of more than kMostFoldSteps fails "Out of memory." instead, as storing it would.
 
 struct KernelBody {
   std::vector<const lang::Type*> inputs;  // element type of each input
@@ -293,6 +323,13 @@ struct KernelBody {
   }
   /// True when node `n` can fail (Note [Kernels that can fail]).
   bool node_can_fail(const KernelNode& n) const;
+  /// True for a body that runs one instance at a time, on its own thread or core: a loop, or
+  /// a body that reads sequences or folds (Notes [Loop kernels] and [Map kernels]). Other
+  /// bodies are elementwise, and run several instances a thread.
+  bool instance_at_a_time() const {
+    return loop || !seqs.empty() ||
+           std::any_of(nodes.begin(), nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
+  }
   /// True when some node can fail: the kernel then takes a failure record.
   bool can_fail() const {
     return can_fail_memo_.get([&] { return compute_can_fail(); });
@@ -392,9 +429,13 @@ struct AppendChain {
 /// True for the statements that always evaluate a kernel body (Kernel and the consumer
 /// kernels). A FilterGroup has one unless all its members filter by input variables.
 inline bool has_kernel(Op op) {
-  return op == Op::Kernel || op == Op::LoopKernel || op == Op::ReduceKernel || op == Op::ScanKernel ||
-         op == Op::PackKernel;
+  return op == Op::Kernel || op == Op::LoopKernel || op == Op::MapKernel || op == Op::ReduceKernel ||
+         op == Op::ScanKernel || op == Op::PackKernel;
 }
+
+/// True for the kernel statements whose operands after the inputs are the rows of the
+/// sequences the kernel reads (Notes [Sequences in loop kernels] and [Map kernels]).
+inline bool reads_rows(Op op) { return op == Op::LoopKernel || op == Op::MapKernel; }
 
 /// True for the consumer kernels (Note [Consumer kernels]).
 inline bool is_consumer_kernel(Op op) {
@@ -402,16 +443,18 @@ inline bool is_consumer_kernel(Op op) {
 }
 
 /// True for the statements that define the variables `outs` (several results) rather than dst.
-inline bool defines_outs(Op op) { return op == Op::Kernel || op == Op::LoopKernel || op == Op::FilterGroup; }
+inline bool defines_outs(Op op) {
+  return op == Op::Kernel || op == Op::LoopKernel || op == Op::MapKernel || op == Op::FilterGroup;
+}
 
 /// The operands of `s` that feed its kernel's inputs (all of them for Kernel, uses[1..] for the
 /// consumer kernels, the shared inputs of a FilterGroup).
 inline std::vector<VarId> kernel_inputs(const Stmt& s) {
-  if (s.op == Op::LoopKernel)  // the sequences' rows follow the inputs
+  if (reads_rows(s.op))  // the sequences' rows follow the inputs
     return std::vector<VarId>(s.uses.begin(), s.uses.begin() + std::min(s.kernel->inputs.size(), s.uses.size()));
   if (s.op == Op::FilterGroup)
     return std::vector<VarId>(s.uses.begin(), s.uses.begin() + std::min<size_t>(s.filters->inputs, s.uses.size()));
-  return std::vector<VarId>(s.uses.begin() + (s.op == Op::Kernel || s.op == Op::LoopKernel ? 0 : 1), s.uses.end());
+  return std::vector<VarId>(s.uses.begin() + (s.op == Op::Kernel ? 0 : 1), s.uses.end());
 }
 
 /// True for the types stored as one flat buffer (Note [Flat IR semantics] "Values"): the
@@ -471,6 +514,8 @@ inline size_t first_base_operand(const Function& callee) { return callee.has_pat
 struct Program {
   std::vector<Function> functions;
   FuncId entry = 0;
+  /// `at LEVEL`s the flattener could not honour (Note [Map kernels]), for the driver to report.
+  std::vector<lang::Diagnostic> warnings;
 };
 
 /// `--dump=flat`: one function after another, statements indented by block.

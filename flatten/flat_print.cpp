@@ -53,12 +53,15 @@ struct Printer {
     std::string args;
     std::vector<VarId> ins = kernel_inputs(s);
     for (size_t i = 0; i < ins.size(); ++i) args += (i ? ", " : "") + var(ins[i]);
-    if (s.op == Op::Kernel || s.op == Op::LoopKernel) {
+    if (s.op == Op::Kernel || reads_rows(s.op)) {
       // A loop kernel's state inputs come first (Note [Loop kernels]), then the rows of the
       // sequences it reads.
       std::string rows;
-      for (size_t i = ins.size(); s.op == Op::LoopKernel && i < s.uses.size(); ++i) rows += (rows.empty() ? "; rows " : ", ") + var(s.uses[i]);
-      out += fmt::format("{}{} = {}({}{})\n", pad, outs_lhs(s), op_name(s.op), args, rows);
+      for (size_t i = ins.size(); reads_rows(s.op) && i < s.uses.size(); ++i) rows += (rows.empty() ? "; rows " : ", ") + var(s.uses[i]);
+      std::string level = s.op != Op::MapKernel               ? ""
+                          : s.level == lang::ast::AtLevel::Subwarp ? fmt::format(" at subwarp({})", s.subwarp_width)
+                                                                   : fmt::format(" at {}", lang::ast::level_name(s.level));
+      out += fmt::format("{}{} = {}({}{}){}\n", pad, outs_lhs(s), op_name(s.op), args, rows, level);
     } else {
       // `r : int = reduce_kernel sum(lens; x)`: the consumer, its first operand, the inputs.
       std::string prim = s.op == Op::PackKernel ? "" : fmt::format(" {}", lang::core::prim_info(s.prim).name);
@@ -175,7 +178,7 @@ struct Printer {
       if (k.loop && k.loop_done == j) outs += " -> done";
       for (size_t i = 0; k.loop && i < k.loop_next.size(); ++i)
         if (k.loop_next[i] == j) outs += fmt::format(" -> next {}", i < ins.size() ? var(ins[i]) : "?");
-      if (s.op == Op::Kernel || s.op == Op::LoopKernel) {
+      if (s.op == Op::Kernel || reads_rows(s.op)) {
         for (size_t o = 0; o < k.outputs.size() && o < s.outs.size(); ++o)
           if (k.outputs[o] == j) outs += fmt::format(" -> {}", var(s.outs[o]));
       } else if (s.op == Op::FilterGroup) {

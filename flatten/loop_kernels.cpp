@@ -80,13 +80,14 @@ constexpr int kMaxCallDepth = 16;   // calls compiled in place, nested
 
 class LoopCompiler {
  public:
-  LoopCompiler(core::Program& prog, const core::Function& fn, const std::vector<const Type*>& targs)
+  /// `fn`: the loop function, or null for a map kernel (Note [Map kernels]).
+  LoopCompiler(core::Program& prog, const core::Function* fn, const std::vector<const Type*>& targs)
       : prog_(prog), types_(prog.types), fn_(fn), targs_(targs) {}
 
   LoopKernel compile(const core::Expr* body, const std::set<uint32_t>& shared) {
     Scope scope{&targs_, {}};
-    Sym param = parameter(fn_.param, close(fn_.param->type, scope), shared);
-    bind(fn_.param, param, scope);
+    Sym param = parameter(fn_->param, close(fn_->param->type, scope), shared);
+    bind(fn_->param, param, scope);
     Outcome o = tail(body, scope, std::nullopt);
     if (!o.value || !o.next || o.done != Outcome::Done::ByNode || !same_seqs(param, *o.next)) throw NotALoop{};
     k_.loop = true;
@@ -125,10 +126,51 @@ class LoopCompiler {
     return LoopKernel{std::move(k_), std::move(sources_)};
   }
 
+  /// Note [Map kernels]: the body of an apply-to-each, its free variables and generator
+  /// elements `slots` bound to inputs in order (a shared sequence to its row id, the rest by
+  /// inputs()); its value is the output.
+  LoopKernel compile_map(const core::Expr* body, const std::vector<MapKernelSlot>& slots, bool pinned) {
+    Scope scope{&targs_, {}};
+    for (const MapKernelSlot& slot : slots) {
+      if (!slot.shared) {
+        scope.slots[slot.slot] = inputs(slot.type);
+        continue;
+      }
+      Sym rows = inputs(types_.int_());
+      rows.seq = new_seq(slot.type, LoopKernel::Source{true, slot.slot});
+      if (slot.own_row) own_rows_.insert(static_cast<uint32_t>(rows.seq));
+      scope.slots[slot.slot] = rows;
+    }
+    Sym v = value(body, scope, std::nullopt);
+    std::vector<uint32_t> seq_outputs;
+    leaves(v, k_.outputs, &seq_outputs);
+    const bool folds = std::any_of(k_.nodes.begin(), k_.nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
+    if (!seq_outputs.empty() || !folds || (!pinned && !folds_beyond_rows())) throw NotALoop{};
+    // Without an input the kernel would not know its instances' number.
+    const bool count_input = k_.inputs.empty();
+    if (count_input) inputs(types_.int_());
+    LoopKernel r{std::move(k_), std::move(sources_)};
+    r.count_input = count_input;
+    return r;
+  }
+
  private:
+  /// Whether some fold runs over more than the instance's own row: a range, a free sequence
+  /// or an apply-to-each over one, which flattening would have to store (Note [Map kernels]).
+  bool folds_beyond_rows() const {
+    for (const KernelNode& n : k_.nodes) {
+      if (n.kind != KernelNode::Kind::Fold) continue;
+      const KernelNode& count = k_.nodes[n.args[0]];
+      if (count.kind != KernelNode::Kind::SeqLength || (sources_[count.input].shared && !own_rows_.count(count.input)))
+        return true;
+    }
+    return false;
+  }
+  std::set<uint32_t> own_rows_;  // map kernel: the shared sequences that are each instance's own row
+
   core::Program& prog_;
   lang::TypeContext& types_;
-  const core::Function& fn_;
+  const core::Function* fn_;  // null: a map kernel
   const std::vector<const Type*>& targs_;
   KernelBody k_;
   std::vector<LoopKernel::Source> sources_;  // where each sequence comes from
@@ -326,7 +368,8 @@ class LoopCompiler {
 
   /// Whether `e` calls fn_ itself at its own type arguments.
   bool self_call(const core::Expr* e, const Scope& s) {
-    if (e->kind != core::Kind::Call || e->args[0]->kind != core::Kind::FnRef || e->args[0]->id != fn_.global) return false;
+    if (!fn_ || e->kind != core::Kind::Call || e->args[0]->kind != core::Kind::FnRef || e->args[0]->id != fn_->global)
+      return false;
     for (size_t i = 0; i < e->args[0]->type_args.size(); ++i)
       if (i >= targs_.size() || close(e->args[0]->type_args[i], s) != targs_[i]) return false;
     return e->args[0]->type_args.size() == targs_.size();
@@ -556,6 +599,13 @@ class LoopCompiler {
     if (!t->is_scalar() || t->kind == TypeKind::Pair) throw NotALoop{};
     std::optional<Virtual> v = as_virtual(value(e->args[0], s, guard), guard, e->span);
     if (!v) throw NotALoop{};
+    // Past kMostFoldSteps the fold fails, and folds nothing (a stored row is never that long).
+    uint32_t count = v->length;
+    if (k_.nodes[count].kind != KernelNode::Kind::SeqLength) {
+      uint32_t too_long = prim(PrimId::Gt, {count, int_const(kMostFoldSteps)}, types_.bool_());
+      fail(too_long, guard, static_cast<uint32_t>(lang::RuntimeErrorId::OutOfMemory), {}, e->span);
+      count = prim(PrimId::Select, {too_long, int_const(0), count}, types_.int_());
+    }
     uint32_t init = constant(fold_identity(e->prim, t), t);
     KernelNode at;
     at.kind = KernelNode::Kind::FoldIndex;
@@ -573,7 +623,7 @@ class LoopCompiler {
     f.prim = e->prim;
     f.type = t;
     f.input = index;
-    f.args = {v->length, init, next};
+    f.args = {count, init, next};
     uint32_t fold = add(std::move(f));
     k_.nodes[index].input = fold;
     k_.nodes[acc].input = fold;
@@ -812,7 +862,16 @@ std::optional<LoopKernel> loop_kernel(core::Program& prog, const core::Function&
                                       const std::vector<const Type*>& targs, const std::set<uint32_t>& shared) {
   if (!calls(body, fn.global)) return std::nullopt;
   try {
-    return LoopCompiler(prog, fn, targs).compile(body, shared);
+    return LoopCompiler(prog, &fn, targs).compile(body, shared);
+  } catch (const NotALoop&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<LoopKernel> map_kernel(core::Program& prog, const core::Expr* body, const std::vector<const Type*>& targs,
+                                     const std::vector<MapKernelSlot>& slots, bool pinned) {
+  try {
+    return LoopCompiler(prog, nullptr, targs).compile_map(body, slots, pinned);
   } catch (const NotALoop&) {
     return std::nullopt;
   }

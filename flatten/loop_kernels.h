@@ -18,6 +18,10 @@ struct LoopKernel {
   };
   KernelBody body;
   std::vector<Source> seqs;
+  /// A map kernel whose body reads no scalar: input 0, read by no node, is there only so that
+  /// the kernel has its instances' number (the vectoriser passes the enclosing instance of
+  /// each, a replicate: one value read in place where there is one, Note [Broadcast inputs]).
+  bool count_input = false;
 };
 
 /// The loop kernel of function `fn` at the closed type arguments `targs`, with `body` its body
@@ -37,5 +41,24 @@ struct LoopKernel {
 std::optional<LoopKernel> loop_kernel(lang::core::Program& prog, const lang::core::Function& fn,
                                       const lang::core::Expr* body, const std::vector<const lang::Type*>& targs,
                                       const std::set<uint32_t>& shared);
+
+/// A variable a map kernel's body reads (Note [Map kernels]): a generator's element or a free
+/// variable, of closed type `type`; `shared`: a sequence read in place through its row id;
+/// `own_row`: a generator's element that is such a sequence (`row in rows`, rows shared), each
+/// instance its own row all the same.
+struct MapKernelSlot {
+  uint32_t slot;
+  const lang::Type* type;
+  bool shared;
+  bool own_row = false;
+};
+
+/// The map kernel of the body `body` of an apply-to-each, whose variables are `slots` (in the
+/// order of the kernel's inputs) under the closed type arguments `targs`, or nothing: where the
+/// body is not what a loop kernel's body may be (without the loop), gives a sequence, does not
+/// fold, or (unless `pinned`: `at LEVEL` asks for it) folds only over the instance's own rows.
+std::optional<LoopKernel> map_kernel(lang::core::Program& prog, const lang::core::Expr* body,
+                                     const std::vector<const lang::Type*>& targs, const std::vector<MapKernelSlot>& slots,
+                                     bool pinned);
 
 }  // namespace ndp::flatten

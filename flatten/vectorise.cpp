@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <optional>
@@ -1155,6 +1156,76 @@ class Vectoriser {
     return {rows, emit_value(Op::Nest, "rows_of", types_.seq(types_.int_()), {lens, numbers})};
   }
 
+  /// The body of apply-to-each `e` as one map_kernel statement on the instances of `inner`
+  /// (Note [Map kernels]), or nothing where it is not a map kernel.
+  std::optional<VarId> map_kernel_call(const core::Expr* e, const core::Expr* body, Ctx& outer, VarId lengths, Ctx& inner,
+                                       bool pinned) {
+    std::vector<MapKernelSlot> slots;
+    std::set<uint32_t> generated;  // the generators' variables
+    for (const core::Pattern* g : e->gens)
+      if (g->kind == core::PatternKind::Var) generated.insert(g->slot);
+    for (uint32_t slot : free_slots(body)) {
+      if (auto sh = inner.shared.find(slot); sh != inner.shared.end()) {
+        slots.push_back(MapKernelSlot{slot, fn_->vars[sh->second.base].type, true, generated.count(slot) > 0});
+      } else if (auto v = inner.slots.find(slot); v != inner.slots.end() && !known_.count(slot)) {
+        slots.push_back(MapKernelSlot{slot, fn_->vars[v->second].type, false});
+      } else {
+        return std::nullopt;
+      }
+    }
+    static const std::vector<const Type*> no_targs;
+    std::optional<LoopKernel> mk = map_kernel(core_, body, targs_ ? *targs_ : no_targs, slots, pinned);
+    if (!mk) return std::nullopt;
+    KernelBody& k = mk->body;
+    std::vector<VarId> ins, rows;
+    std::map<uint32_t, VarId> base_of;
+    if (mk->count_input) {  // the enclosing instance of each: one value, not stored, where there is one
+      VarId positions = emit_value(Op::Iota, "instance", types_.int_(), {outer.n});
+      ins.push_back(emit_value(Op::Replicate, "instance", types_.int_(), {positions, lengths}));
+    }
+    for (const MapKernelSlot& slot : slots) {
+      if (slot.shared) {
+        ins.push_back(inner.shared.at(slot.slot).ids);
+        base_of[slot.slot] = inner.shared.at(slot.slot).base;
+      } else {
+        leaves(inner.slots.at(slot.slot), ins, rows);
+      }
+    }
+    for (const LoopKernel::Source& from : mk->seqs) ins.push_back(from.shared ? base_of.at(from.which) : rows.at(from.which));
+    std::vector<VarId> outs;
+    for (uint32_t o : k.outputs) outs.push_back(new_var("r", k.nodes[o].type));
+    Stmt& s = emit(Op::MapKernel, outs.at(0), std::move(ins), e->span);
+    s.outs = outs;
+    s.level = e->level;
+    s.subwarp_width = static_cast<uint8_t>(e->subwarp_width);
+    s.kernel = std::make_shared<const KernelBody>(std::move(k));
+    size_t next = 0, next_seq = 0;
+    return rebuild(close(body->type, body->span), outs, next, {}, next_seq);
+  }
+
+  /// Whether `e` may hold parallel work: an apply-to-each, or a call.
+  static bool nested_work(const core::Expr* e) {
+    if (e->kind == core::Kind::Map || e->kind == core::Kind::Call) return true;
+    return std::any_of(e->args.begin(), e->args.end(), [](const core::Expr* a) { return nested_work(a); });
+  }
+
+  /// The warning for an `at LEVEL` the flattener cannot honour (extensions.md §2).
+  void not_honoured(const core::Expr* e) {
+    std::string level = e->level == lang::ast::AtLevel::Subwarp ? fmt::format("subwarp({})", e->subwarp_width)
+                                                                 : lang::ast::level_name(e->level);
+    lang::Diagnostic d;
+    d.severity = lang::Severity::Warning;
+    d.span = e->span;
+    d.message = e->level == lang::ast::AtLevel::Seq
+                    ? "`at seq` is not honoured here: an apply-to-each is a sequential loop only inside the unit of "
+                      "an enclosing one; the compiler chooses the level"
+                    : fmt::format("`at {}` is not honoured here: the body of this apply-to-each cannot run within one "
+                                  "unit (it recurses, filters, gives a sequence, or folds nothing); the compiler "
+                                  "chooses the level",
+                                  level);
+    prog_.warnings.push_back(std::move(d));
+  }
+
   VarId map(const core::Expr* e, Ctx& c) {
     size_t g = e->gens.size();
     std::vector<VarId> seqs;
@@ -1203,8 +1274,16 @@ class Vectoriser {
       return emit_value(Op::Replicate, fn_->vars[v].hint, fn_->vars[v].type, {v, lengths});
     });
     const Type* result = close(e->type, e->span);
+    // Note [Map kernels]: `grid` is the flattened form; the other levels pin a map kernel.
+    using lang::ast::AtLevel;
+    const AtLevel level = e->level;
+    const bool pinned = level == AtLevel::Thread || level == AtLevel::Subwarp || level == AtLevel::Warp || level == AtLevel::Block;
+    std::optional<VarId> folded;
+    if (!filter && level != AtLevel::Grid) folded = map_kernel_call(e, body, c, lengths, inner, pinned);
+    if (!folded && (level == AtLevel::Seq || (pinned && !(level == AtLevel::Thread && !nested_work(body)))))
+      not_honoured(e);
     if (!filter) {
-      VarId b = expr(body, inner);
+      VarId b = folded ? *folded : expr(body, inner);
       return emit_value(Op::Nest, "map", result, {lengths, b});
     }
     // Filter first, then the body only on the instances that pass (language.md §4.4).

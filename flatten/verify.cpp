@@ -373,7 +373,7 @@ struct Verifier {
         dst_kind(false);
         break;
       }
-      case Op::Kernel: case Op::LoopKernel: kernel(s); break;
+      case Op::Kernel: case Op::LoopKernel: case Op::MapKernel: kernel(s); break;
       case Op::FilterGroup: filter_group(s); break;
       case Op::AppendChain: dst_kind(false); append_chain(s, dst); break;
       case Op::ReduceKernel: case Op::ScanKernel: case Op::PackKernel:
@@ -563,10 +563,10 @@ struct Verifier {
     const KernelBody* k = s.kernel.get();
     if (!k) return;
     // kernel_inputs: all operands of a Kernel, uses[1..] of a consumer, a group's first ones.
-    const bool plain = s.op == Op::Kernel || s.op == Op::LoopKernel;
+    const bool plain = s.op == Op::Kernel || reads_rows(s.op);
     const size_t first = plain || s.op == Op::FilterGroup ? 0 : 1;
     const size_t end = s.op == Op::FilterGroup ? std::min<size_t>(s.filters->inputs, s.uses.size())
-                       : s.op == Op::LoopKernel ? std::min(k->inputs.size(), s.uses.size())
+                       : reads_rows(s.op) ? std::min(k->inputs.size(), s.uses.size())
                                                 : s.uses.size();
     const size_t ninputs = end > first ? end - first : 0;
     expect(s, ninputs == k->inputs.size(), fmt::format("has {} operands for {} kernel inputs", ninputs, k->inputs.size()));
@@ -586,7 +586,7 @@ struct Verifier {
         continue;
       }
       if (n.kind == KernelNode::Kind::Instance) {
-        if (!k->loop || !n.args.empty() || !n.type || n.type->kind != lang::TypeKind::Int)
+        if (k->seqs.empty() || !n.args.empty() || !n.type || n.type->kind != lang::TypeKind::Int)
           problem(&s, fmt::format("kernel node {}: a bad instance number", j));
         continue;
       }
@@ -626,8 +626,12 @@ struct Verifier {
     }
     expect(s, regions_nest(*k), "a kernel node reads a node of a fold's region from outside it");
     expect(s, k->loop == (s.op == Op::LoopKernel), "a loop body outside loop_kernel, or a loop_kernel without one");
-    expect(s, k->seqs.empty() || k->loop, "sequences read by a kernel that is not a loop");
-    if (s.op == Op::LoopKernel) {  // the rows of each sequence it reads follow the inputs
+    expect(s, k->seqs.empty() || reads_rows(s.op), "sequences read by a kernel that takes no rows");
+    if (s.op == Op::MapKernel) {  // Note [Map kernels]: it reads sequences, and changes none
+      expect(s, k->seq_outputs.empty(), "a map kernel with a sequence output");
+      for (const KernelBody::Seq& q : k->seqs) expect(s, !q.written && !q.appended, "a map kernel that changes a sequence");
+    }
+    if (reads_rows(s.op)) {  // the rows of each sequence it reads follow the inputs
       expect(s, s.uses.size() == k->inputs.size() + k->seqs.size(),
              fmt::format("has {} operands for {} inputs and {} sequences", s.uses.size(), k->inputs.size(), k->seqs.size()));
       for (size_t q = 0; q < k->seqs.size() && k->inputs.size() + q < s.uses.size(); ++q) {

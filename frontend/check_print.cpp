@@ -57,19 +57,6 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-const char* level_name(AtLevel l) {
-  switch (l) {
-    case AtLevel::Auto: return "auto";
-    case AtLevel::Grid: return "grid";
-    case AtLevel::Block: return "block";
-    case AtLevel::Warp: return "warp";
-    case AtLevel::Subwarp: return "subwarp";
-    case AtLevel::Thread: return "thread";
-    case AtLevel::Seq: return "seq";
-  }
-  return "auto";
-}
-
 // `(a, b)` patterns print without their outer parentheses inside generators and bindings.
 std::string pattern_text(const Pattern* p, bool top);
 

@@ -87,6 +87,20 @@ enum class Sized : uint8_t { Default, I32, F32 };
 /// `at LEVEL` on an apply-to-each (extensions.md §2).
 enum class AtLevel : uint8_t { Auto, Grid, Block, Warp, Subwarp, Thread, Seq };
 
+/// The source spelling of a level: "auto", "grid", ..., "seq".
+inline const char* level_name(AtLevel l) {
+  switch (l) {
+    case AtLevel::Auto: return "auto";
+    case AtLevel::Grid: return "grid";
+    case AtLevel::Block: return "block";
+    case AtLevel::Warp: return "warp";
+    case AtLevel::Subwarp: return "subwarp";
+    case AtLevel::Thread: return "thread";
+    case AtLevel::Seq: return "seq";
+  }
+  return "auto";
+}
+
 struct Expr;
 
 /// One generator of an apply-to-each: `pattern in exp`, or a bare name `x` (means `x in x`;

@@ -72,19 +72,6 @@ std::string lit_str(const Value& v) {
   }
 }
 
-const char* level_str(ast::AtLevel l) {
-  switch (l) {
-    case ast::AtLevel::Auto: return "auto";
-    case ast::AtLevel::Grid: return "grid";
-    case ast::AtLevel::Block: return "block";
-    case ast::AtLevel::Warp: return "warp";
-    case ast::AtLevel::Subwarp: return "subwarp";
-    case ast::AtLevel::Thread: return "thread";
-    case ast::AtLevel::Seq: return "seq";
-  }
-  return "auto";
-}
-
 class Dumper {
  public:
   explicit Dumper(const Program& prog) : prog_(prog) {}
@@ -162,7 +149,7 @@ class Dumper {
       case Kind::Let: return "let";
       case Kind::Map:
         if (e->level == ast::AtLevel::Subwarp) return fmt::format("map at subwarp({})", e->subwarp_width);
-        if (e->level != ast::AtLevel::Auto) return std::string("map at ") + level_str(e->level);
+        if (e->level != ast::AtLevel::Auto) return std::string("map at ") + ast::level_name(e->level);
         return "map";
       case Kind::SeqLit: return "seq";
       case Kind::EmptySeq: return "empty";

@@ -25,9 +25,9 @@ for t in "${targets[@]}"; do
   ldd "$B/$t" | awk '/=> \// {print $3}' | while read -r lib; do
     case "$(basename "$lib")" in
       libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;;
-      # The toolkit's libraries (cuSPARSE for bench/baselines) are too big to travel; the GPU
+      # The toolkit's libraries (cuSPARSE, cuBLAS for bench/baselines) are too big to travel; the GPU
       # machine has the toolkit (run with its lib64 on LD_LIBRARY_PATH).
-      libcusparse.so*|libnvJitLink.so*) ;;
+      libcusparse.so*|libnvJitLink.so*|libcublas.so*|libcublasLt.so*) ;;
       *) cp -L "$lib" $B/lib/ ;;
     esac
   done

@@ -316,7 +316,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
       return;
     }
-    case Op::Kernel: case Op::LoopKernel: {  // a loop kernel loops inside its instances
+    case Op::Kernel: case Op::LoopKernel: case Op::MapKernel: {  // a loop kernel loops inside its instances
       NDP_ASSERT(s.kernel != nullptr, "kernel without its body");
       std::vector<Vec> ins;
       std::vector<const Type*> out_types;

@@ -391,7 +391,8 @@ AppendedPointers appended_pointers(const KernelBody& k, uint32_t q, const void* 
 }
 
 /// A loop kernel by the interpretive loop (Note [Loop kernels]): each instance runs one
-/// iteration at a time. Slow, a fallback where nothing compiles kernels.
+/// iteration at a time; a map kernel's (Note [Map kernels]) runs its body once. Slow, a
+/// fallback where nothing compiles kernels.
 void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
   const size_t nstate = k.loop_next.size(), nresults = k.outputs.size();
   uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[nresults]) : nullptr;
@@ -416,19 +417,21 @@ void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void*
       }
       count[q] = length;
     }
-    int64_t spent = 0;  // fold steps (Note [Loops that give up])
+    // Fold steps (Note [Loops that give up]); a map kernel has no budget (Note [Map kernels]).
+    const int64_t budget = k.loop ? flatten::kFoldBudget : std::numeric_limits<int64_t>::max();
+    int64_t spent = 0;
     for (;;) {
       uint64_t mine = flatten::kNoKernelFailure;
-      OneInstance e(k, ins, i, &mine, flatten::kFoldBudget - spent);
+      OneInstance e(k, ins, i, &mine, budget - spent);
       e.range(0, static_cast<uint32_t>(k.nodes.size()), state.data(), nstate);
       spent += e.steps();
-      if (spent > flatten::kFoldBudget)
+      if (spent > budget)
         lower_record(std::atomic_ref<uint64_t>(mine), flatten::kernel_failure_record(k.nodes.size(), static_cast<uint64_t>(i)));
       if (mine != flatten::kNoKernelFailure) {
         lower_record(std::atomic_ref<uint64_t>(*record), mine);
         break;
       }
-      const bool done = e.get<bool>(k.loop_done);
+      const bool done = !k.loop || e.get<bool>(k.loop_done);
       for (uint32_t j = 0; j < k.nodes.size(); ++j) {
         const KernelNode& n = k.nodes[j];
         const size_t w = n.type ? storage_width(n.type->kind) : 0;
@@ -472,7 +475,7 @@ void interpret_loop(const KernelBody& k, int64_t begin, int64_t end, const void*
 void interpret_kernel(const KernelBody& k, int64_t begin, int64_t end, const void* const* ins, void* const* outs) {
   size_t nn = k.nodes.size();
   if (end <= begin) return;
-  if (k.loop) return interpret_loop(k, begin, end, ins, outs);
+  if (k.instance_at_a_time()) return interpret_loop(k, begin, end, ins, outs);
   // A kernel that can fail has its failure record after the outputs (flatten/kernel_abi.h).
   uint64_t* record = k.can_fail() ? static_cast<uint64_t*>(outs[k.outputs.size()]) : nullptr;
   // 8 bytes per element (the widest storage) per node; left uninitialised, as every row is
@@ -693,10 +696,12 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
     uint64_t record = flatten::kNoKernelFailure;  // Note [Kernels that can fail]
     if (k.can_fail()) out_ptrs.push_back(&record);
     // A loop kernel's instances may run long: it is compiled whatever their number.
-    HostKernelFn fn = n >= jit_min() || k.loop ? host_kernel(k) : nullptr;
-    // A loop's instances are each a loop's work, so they go to the cores a few at a time, not in
-    // chunks sized for one elementwise pass (Note [Loop kernels]).
-    const int64_t grain = k.loop ? std::max<int64_t>(1, n / kLoopChunks) : kParallelGrain;
+    const bool at_a_time = k.instance_at_a_time();
+    HostKernelFn fn = n >= jit_min() || at_a_time ? host_kernel(k) : nullptr;
+    // A loop's instances are each a loop's work (a map kernel's, each a fold's), so they go to
+    // the cores a few at a time, not in chunks sized for one elementwise pass (Note [Loop
+    // kernels]).
+    const int64_t grain = at_a_time ? std::max<int64_t>(1, n / kLoopChunks) : kParallelGrain;
     if (fn) {
       run_chunks(fn, n, in_ptrs.data(), out_ptrs.data(), grain);
     } else if (n < grain) {

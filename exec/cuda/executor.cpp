@@ -14,6 +14,7 @@
 #include "exec/common/profile.h"
 #include "exec/cuda/append_chains.h"
 #include "exec/cuda/consumer_kernels.h"
+#include "exec/cuda/map_lanes.h"
 #include "exec/cuda/device_vec_ops.h"
 #include "exec/cuda/filter_groups.h"
 #include "exec/cuda/kernels.h"
@@ -360,7 +361,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       set_vec(f, s.dst, apply_lifted_prim(ctx, c, args));
       return;
     }
-    case Op::Kernel: case Op::LoopKernel: {  // a loop kernel loops inside its instances
+    case Op::Kernel: case Op::LoopKernel: case Op::MapKernel: {  // a loop kernel loops inside its instances
       NDP_ASSERT(s.kernel != nullptr, "kernel without its body");
       std::vector<DVec> ins;
       std::vector<const Type*> out_types;
@@ -370,7 +371,11 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       std::vector<DVec> seqs(ins.begin() + static_cast<std::ptrdiff_t>(s.kernel->inputs.size()), ins.end());
       ins.resize(s.kernel->inputs.size());
       out_types.resize(s.kernel->outputs.size());  // the written sequences' rows come after
-      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs);
+      // Note [Map kernel dispatch]: the threads of each instance.
+      const int lanes = s.op == Op::MapKernel && !ins.empty()
+                            ? map_kernel_lanes(s, ins[0].size(), seqs, g.device().properties())
+                            : 1;
+      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;
     }

@@ -154,8 +154,8 @@ void register_precompiled_module(std::string key, const void* image) {
   precompiled()[std::move(key)] = image;
 }
 
-std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
-  return std::string(kTarget) + gathered_key(gathered) + "|" + k.key();
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes) {
+  return std::string(kTarget) + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") + "|" + k.key();
 }
 
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
@@ -165,9 +165,9 @@ std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::Consu
          "|" + k.key();
 }
 
-bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) const {
+bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes) const {
   if (compiler_makes_ptx()) return true;
-  std::string key = kernel_key(k, gathered);
+  std::string key = kernel_key(k, gathered, lanes);
   return loaded_.count(key) > 0 || find_precompiled(key) != nullptr;
 }
 
@@ -207,8 +207,9 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
   return module;
 }
 
-const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered) {
-  std::string key = kernel_key(k, gathered);
+const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered,
+                                                   int lanes) {
+  std::string key = kernel_key(k, gathered, lanes);
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return it->second.second;
@@ -217,7 +218,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
   std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
-      ptx = compiler().ptx(k, gathered);
+      ptx = compiler().ptx(k, gathered, lanes);
     } catch (const std::exception& e) {
       throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
     }
@@ -331,7 +332,7 @@ struct Slots {
 }  // namespace
 
 std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
-                                  std::span<const lang::Type* const> out_types, std::span<const DVec> seqs) {
+                                  std::span<const lang::Type* const> out_types, std::span<const DVec> seqs, int lanes) {
   NDP_ASSERT(!ins.empty() && seqs.size() == k.seqs.size(), "kernel operands do not match its body");
   int64_t n = ins[0].size();
   if (n == 0) {
@@ -342,8 +343,8 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   }
   KernelArgs first_args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
-  if (!first_args.gathered.empty() && !can_load(k, first_args.gathered)) first_args = kernel_args(ins, ins.size());
-  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered);
+  if (!first_args.gathered.empty() && !can_load(k, first_args.gathered, lanes)) first_args = kernel_args(ins, ins.size());
+  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes);
   int64_t& room = appended_room().try_emplace(k.key(), kFirstRoom).first->second;
   std::vector<Slots> slots(seqs.size());
   for (bool again = false;; again = true) {
@@ -386,9 +387,11 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     std::vector<void*> params;
     params.push_back(&n);
     for (CUdeviceptr& p : ptrs) params.push_back(&p);
-    const int64_t per_thread = flatten::ptx_instances_per_thread(k.loop);
-    gpu_.check(runtime::cuda::launch(gpu_.device(), kernel,
-                                    gpu_.device().one_thread_per_element((n + per_thread - 1) / per_thread), params.data()));
+    // Several instances a thread, or several threads an instance (blocks of 256 threads hold
+    // whole instances: lanes is at most 256).
+    const int64_t per_thread = flatten::ptx_instances_per_thread(k.instance_at_a_time());
+    const int64_t threads = lanes > 1 ? n * lanes : (n + per_thread - 1) / per_thread;
+    gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element(threads), params.data()));
     if (can_fail) {
       uint64_t record = gpu_.take_kernel_record();
       if (flatten::gave_up(record, k.nodes.size())) throw flatten::LoopGaveUp{};

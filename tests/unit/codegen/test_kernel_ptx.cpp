@@ -13,30 +13,13 @@
 #include "codegen/kernel_ptx.h"
 #include "runtime/gpu/consumer_program.h"
 #include "tests/unit/codegen/kernel_bodies.h"
+#include "tests/unit/codegen/ptxas.h"
 
 using namespace ndp;
 using namespace ndp::test::flat_ir;
+using ndp::test::find_ptxas;
 
 namespace {
-
-/// ptxas as tools/check-ptx.sh finds it: NDP_PTXAS, else on PATH, else the CUDA toolkit's;
-/// empty when none is executable.
-std::string find_ptxas() {
-  std::vector<std::string> candidates;
-  if (const char* e = std::getenv("NDP_PTXAS")) candidates.push_back(e);
-  if (const char* path = std::getenv("PATH")) {
-    std::string p = path;
-    for (size_t b = 0, e; b <= p.size(); b = e + 1) {
-      e = p.find(':', b);
-      if (e == std::string::npos) e = p.size();
-      if (e > b) candidates.push_back(p.substr(b, e - b) + "/ptxas");
-    }
-  }
-  candidates.push_back("/usr/local/cuda/bin/ptxas");
-  for (const std::string& c : candidates)
-    if (access(c.c_str(), X_OK) == 0) return c;
-  return "";
-}
 
 /// The PTX sign-extends a 32-bit integer to 64 bits (as narrow gather positions are: a cvt, or
 /// a widening multiply where the value only scales an address).
@@ -83,17 +66,7 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
       MESSAGE("ptxas not found (NDP_PTXAS, PATH, /usr/local/cuda/bin): PTX not assembled");
       return;
     }
-    char path[] = "/tmp/ndp_kernel_XXXXXX";
-    int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    close(fd);
-    std::string file = std::string(path) + ".ptx";
-    std::rename(path, file.c_str());
-    std::ofstream(file) << ptx;
-    std::string cmd = ptxas + " -arch=sm_90 -o /dev/null " + file + " 2>&1";
-    int rc = std::system(cmd.c_str());
-    std::remove(file.c_str());
-    CHECK_MESSAGE(rc == 0, "ptxas rejected:\n" << ptx);
+    CHECK_MESSAGE(test::ptxas_accepts(ptxas, ptx), "ptxas rejected:\n" << ptx);
   }
 }
 

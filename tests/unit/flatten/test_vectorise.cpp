@@ -169,18 +169,52 @@ TEST_CASE("an apply-to-each reduced inside a loop is a fold, never stored") {
   // Note [Loops that give up]: the flattened loop beside it, for instances that fold too long.
   CHECK(walk.count("try_loop(") == 1);
   CHECK(walk.count("while(") == 1);
-  CHECK(walk.count("fail if") == 2);  // [off:off + len], ds[j]
+  CHECK(walk.count("fail if") == 3);  // [off:off + len], ds[j], a fold past kMostFoldSteps
   // Nested: a fold inside a fold's region.
   Flattened nest("function nest(n, k, acc) = if k > n then acc else nest(n, k + 1, acc + sum({sum({i * j : j in index(i)}) : i in [0:k]})) $ "
                  "{nest(n, 0, 0) : n in [2, 3]} $",
                  true);
   CHECK(nest.count("loop_kernel(") == 1);
-  CHECK(nest.count(" fold from ") == 2);
+  CHECK(nest.count(" fold from ") == 3);  // two in the loop; the flattened loop's inner map, a map kernel
+  CHECK(nest.count("map_kernel(") == 1);
   // A filter has no element by index: left to the flattened loop.
   Flattened filter("function fl(xs, k, acc) = if k == 0 then acc else fl(xs, k - 1, acc + sum({x : x in xs | x > k})) $ "
                    "let xs = [1, 5] in {fl(xs, k, 0) : k in [1, 2]} $",
                    true);
   CHECK(filter.count("loop_kernel(") == 0);
+}
+
+TEST_CASE("an apply-to-each whose body folds a free sequence or a range is one map kernel") {
+  // Note [Map kernels]: all pairs, one instance per y, the fold over xs an inner loop of it;
+  // xs is read in place, never replicated per instance.
+  Flattened pairs("let xs = [1, 2, 3] in {sum({x * y : x in xs}) : y in xs} $", true);
+  CHECK(pairs.count("map_kernel(") == 1);
+  CHECK(pairs.count(" fold from ") == 1);
+  CHECK(pairs.count(") at auto") == 1);
+  CHECK(pairs.count("replicate(") == 1);  // the instances' ids, not xs
+  // A range, and the level `at` names, carried to the statement.
+  Flattened ranges("{sum({i * j : j in [0:i]}) : i in [0:5]} at thread $", true);
+  CHECK(ranges.count("map_kernel(") == 1);
+  CHECK(ranges.count(") at thread") == 1);
+  // A matrix product: the middle apply-to-each, whose body folds the free row; the outer one
+  // gives sequences, and stays flattened.
+  Flattened matmul("let a = [[1, 2], [3, 4]]; bt = [[5, 6], [7, 8]] in {{sum({x * y : x in r; y in c}) : c in bt} : r in a} $",
+                   true);
+  CHECK(matmul.count("map_kernel(") == 1);
+  CHECK(matmul.count(" fold from ") == 1);
+  // A fold over the instance's own row is the segmented reduction, and a filter has no element
+  // by index: both stay flattened.
+  Flattened own("let rows = [[1, 2], [3]] in {sum(r) : r in rows} $", true);
+  CHECK(own.count("map_kernel(") == 0);
+  Flattened filter("let xs = [1, 5] in {sum({x : x in xs | x > y}) : y in [0, 2]} $", true);
+  CHECK(filter.count("map_kernel(") == 0);
+  // The rows of a shared sequence, read in place, are each instance's own rows all the same
+  // (SpMV inside a loop): flattened.
+  Flattened shared_rows("let rows = [[1, 2], [3]]; x = [2] in {{sum({c * x[0] : c in r}) : r in rows} : k in [1, 2]} $", true);
+  CHECK(shared_rows.count("map_kernel(") == 0);
+  // No fold: an elementwise kernel.
+  Flattened plain("let xs = [1, 5] in {x + 1 : x in xs} $", true);
+  CHECK(plain.count("map_kernel(") == 0);
 }
 
 TEST_CASE("a sequence a loop only appends to is filled in slots") {
