@@ -83,6 +83,8 @@ Stmt copy_stmt(const Stmt& s) {
   c.outs = s.outs;
   c.filters = s.filters;
   c.chain = s.chain;
+  c.level = s.level;
+  c.subwarp_width = s.subwarp_width;
   return c;
 }
 

@@ -212,6 +212,10 @@ TEST_CASE("an apply-to-each whose body folds a free sequence or a range is one m
   // (SpMV inside a loop): flattened.
   Flattened shared_rows("let rows = [[1, 2], [3]]; x = [2] in {{sum({c * x[0] : c in r}) : r in rows} : k in [1, 2]} $", true);
   CHECK(shared_rows.count("map_kernel(") == 0);
+  // A pinned level survives the whole pipeline, the inlining of a small function included.
+  Flattened inlined("function pw(xs) = {sum({x * y : x in xs}) : y in xs} at subwarp(8) $ pw([1, 2, 3]) $", true);
+  CHECK(inlined.count("map_kernel(") == 1);
+  CHECK(inlined.count(") at subwarp(8)") == 1);
   // No fold: an elementwise kernel.
   Flattened plain("let xs = [1, 5] in {x + 1 : x in xs} $", true);
   CHECK(plain.count("map_kernel(") == 0);
