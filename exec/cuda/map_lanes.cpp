@@ -26,7 +26,7 @@ bool folds_only_rows(const flatten::KernelBody& k) {
 
 }  // namespace
 
-std::vector<int> map_kernel_lane_choices() { return {2, 4, 8, 16, kWarp, kBlock}; }
+std::vector<int> map_kernel_lane_choices() { return {2, 4, 8, 16, kWarp, 2 * kWarp, 4 * kWarp, kBlock}; }
 
 int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs,
                      const runtime::cuda::DeviceProperties& device) {

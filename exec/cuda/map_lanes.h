@@ -12,7 +12,8 @@
 
 namespace ndp::exec::cuda {
 
-/// Every lanes count but 1 that map_kernel_lanes may give: sub-warps, a warp, a block of 256.
+/// Every lanes count but 1 that map_kernel_lanes may give (powers of two up to a block of 256):
+/// `ndp compile` holds a variant of each map kernel for each.
 std::vector<int> map_kernel_lane_choices();
 
 // Note [Map kernel dispatch]
