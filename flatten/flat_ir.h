@@ -326,9 +326,10 @@ struct KernelBody {
   /// True for a body that runs one instance at a time, on its own thread or core: a loop, or
   /// a body that reads sequences or folds (Notes [Loop kernels] and [Map kernels]). Other
   /// bodies are elementwise, and run several instances a thread.
-  bool instance_at_a_time() const {
-    return loop || !seqs.empty() ||
-           std::any_of(nodes.begin(), nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
+  bool instance_at_a_time() const { return loop || !seqs.empty() || folds(); }
+  /// True when some node is a Fold (Note [Folds in kernels]).
+  bool folds() const {
+    return std::any_of(nodes.begin(), nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
   }
   /// True when some node can fail: the kernel then takes a failure record.
   bool can_fail() const {

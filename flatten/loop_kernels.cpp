@@ -144,8 +144,7 @@ class LoopCompiler {
     Sym v = value(body, scope, std::nullopt);
     std::vector<uint32_t> seq_outputs;
     leaves(v, k_.outputs, &seq_outputs);
-    const bool folds = std::any_of(k_.nodes.begin(), k_.nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
-    if (!seq_outputs.empty() || !folds || (!pinned && !folds_beyond_rows())) throw NotALoop{};
+    if (!seq_outputs.empty() || !k_.folds() || (!pinned && !folds_beyond_rows())) throw NotALoop{};
     // Without an input the kernel would not know its instances' number.
     const bool count_input = k_.inputs.empty();
     if (count_input) inputs(types_.int_());

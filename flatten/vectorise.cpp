@@ -450,7 +450,7 @@ class Vectoriser {
     } else if (std::optional<LoopKernel> loop = p.fn && p.known.empty()
                                                    ? loop_kernel(core_, *p.fn, inlined_body(p.body), p.targs, p.shared)
                                                    : std::nullopt) {
-      if (!folds(loop->body)) {
+      if (!loop->body.folds()) {
         result = loop_kernel_call(std::move(*loop), p);
       } else {  // Note [Loops that give up]: the flattened body beside it
         Block* outer = block_;
@@ -475,10 +475,6 @@ class Vectoriser {
     }
     if (!p.fn) fn_->result_type = fn_->vars[result].type;
     fn_->body.result = result;
-  }
-
-  static bool folds(const KernelBody& k) {
-    return std::any_of(k.nodes.begin(), k.nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
   }
 
   /// The function's body, flattened (the parameter bound in `c`).
@@ -1203,16 +1199,20 @@ class Vectoriser {
     return rebuild(close(body->type, body->span), outs, next, {}, next_seq);
   }
 
-  /// Whether `e` may hold parallel work: an apply-to-each, or a call.
+  /// Whether `e` may hold parallel work, the only work a map kernel's unit shares: an
+  /// apply-to-each, a call, or a primitive on a sequence (a reduction of a free sequence). A
+  /// body without any is elementwise: no map kernel, and `at thread` is what it runs as.
   static bool nested_work(const core::Expr* e) {
     if (e->kind == core::Kind::Map || e->kind == core::Kind::Call) return true;
+    if (e->kind == core::Kind::Prim &&
+        std::any_of(e->args.begin(), e->args.end(), [](const core::Expr* a) { return a->type->kind == TypeKind::Seq; }))
+      return true;
     return std::any_of(e->args.begin(), e->args.end(), [](const core::Expr* a) { return nested_work(a); });
   }
 
   /// The warning for an `at LEVEL` the flattener cannot honour (extensions.md §2).
   void not_honoured(const core::Expr* e) {
-    std::string level = e->level == lang::ast::AtLevel::Subwarp ? fmt::format("subwarp({})", e->subwarp_width)
-                                                                 : lang::ast::level_name(e->level);
+    const std::string level = lang::ast::level_text(e->level, e->subwarp_width);
     lang::Diagnostic d;
     d.severity = lang::Severity::Warning;
     d.span = e->span;
@@ -1278,10 +1278,10 @@ class Vectoriser {
     using lang::ast::AtLevel;
     const AtLevel level = e->level;
     const bool pinned = level == AtLevel::Thread || level == AtLevel::Subwarp || level == AtLevel::Warp || level == AtLevel::Block;
+    const bool nested = nested_work(body);
     std::optional<VarId> folded;
-    if (!filter && level != AtLevel::Grid) folded = map_kernel_call(e, body, c, lengths, inner, pinned);
-    if (!folded && (level == AtLevel::Seq || (pinned && !(level == AtLevel::Thread && !nested_work(body)))))
-      not_honoured(e);
+    if (!filter && level != AtLevel::Grid && nested) folded = map_kernel_call(e, body, c, lengths, inner, pinned);
+    if (!folded && (level == AtLevel::Seq || (pinned && (nested || level != AtLevel::Thread)))) not_honoured(e);
     if (!filter) {
       VarId b = folded ? *folded : expr(body, inner);
       return emit_value(Op::Nest, "map", result, {lengths, b});

@@ -111,8 +111,7 @@ std::string print_raw(const Expr* e) {
       }
       if (e->filter) s += " | " + print(e->filter, 0);
       s += "}";
-      if (e->level == AtLevel::Subwarp) s += fmt::format(" at subwarp({})", e->subwarp_width);
-      else if (e->level != AtLevel::Auto) s += std::string(" at ") + level_name(e->level);
+      if (e->level != AtLevel::Auto) s += " at " + level_text(e->level, e->subwarp_width);
       return s;
     }
     case ExprKind::If:

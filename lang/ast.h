@@ -101,6 +101,12 @@ inline const char* level_name(AtLevel l) {
   return "auto";
 }
 
+/// A level as `at` spells it: its name, and a sub-warp's width (`subwarp(8)`).
+inline std::string level_text(AtLevel l, int subwarp_width) {
+  if (l == AtLevel::Subwarp) return "subwarp(" + std::to_string(subwarp_width) + ")";
+  return level_name(l);
+}
+
 struct Expr;
 
 /// One generator of an apply-to-each: `pattern in exp`, or a bare name `x` (means `x in x`;

@@ -148,8 +148,7 @@ class Dumper {
       case Kind::If: return "if";
       case Kind::Let: return "let";
       case Kind::Map:
-        if (e->level == ast::AtLevel::Subwarp) return fmt::format("map at subwarp({})", e->subwarp_width);
-        if (e->level != ast::AtLevel::Auto) return std::string("map at ") + ast::level_name(e->level);
+        if (e->level != ast::AtLevel::Auto) return "map at " + ast::level_text(e->level, e->subwarp_width);
         return "map";
       case Kind::SeqLit: return "seq";
       case Kind::EmptySeq: return "empty";

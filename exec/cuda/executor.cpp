@@ -372,9 +372,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       ins.resize(s.kernel->inputs.size());
       out_types.resize(s.kernel->outputs.size());  // the written sequences' rows come after
       // Note [Map kernel dispatch]: the threads of each instance.
-      const int lanes = s.op == Op::MapKernel && !ins.empty()
-                            ? map_kernel_lanes(s, ins[0].size(), seqs, g.device().properties())
-                            : 1;
+      const int lanes = s.op == Op::MapKernel ? map_kernel_lanes(s, ins.at(0).size(), seqs, g.device().properties()) : 1;
       std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;

@@ -26,6 +26,7 @@ function fact(n) = if n <= 1 then 1 else n * fact(n - 1) $
 let xs = [1, 2, 3] in {sum({x * y : x in xs}) : y in xs} at block $
 let xs = [1, 2, 3] in {sum({x * y : x in xs}) : y in xs} at grid $
 {fact(n) : n in [4]} at warp $
+{sum(r) : r in [[1, 2], [3]] | #r > 1} at thread $
 NDP
 got=$("$ndp" run --backend=cpu "$dir/levels.ndp" 2>&1)
 check "a recursive body at warp" "levels.ndp:2:1: warning: \`at warp\` is not honoured here" "$got"
@@ -40,6 +41,8 @@ check_not "all pairs at block: a map kernel" "levels.ndp:7:" "$got"
 check_not "all pairs at grid: flattened" "levels.ndp:8:" "$got"
 check "all pairs at grid: its answer" "it = [6, 12, 18] : [int]" "$got"
 check "a second apply-to-each warned of at its own place" "levels.ndp:9:1: warning" "$got"
+check "a reduction of each row, filtered, at thread: the segmented sum runs it" "levels.ndp:10:1: warning: \`at thread\` is not honoured here" "$got"
+check "its answer" "it = [3] : [int]" "$got"
 # The interpreter has no levels: no warning.
 got=$("$ndp" run --backend=interp "$dir/levels.ndp" 2>&1)
 check_not "interp: no warning" "warning" "$got"
