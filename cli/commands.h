@@ -23,6 +23,8 @@ int check_files(const std::vector<std::string>& paths);
 /// `ndp compile FILE -o NAME [OPTIONS]`: its own options (compile_command.cpp), `args` after
 /// the word compile.
 int compile_command(const std::vector<std::string>& args);
+/// `ndp autotune [OPTIONS]`: its own options (autotune_command.cpp), `args` after the word.
+int autotune_command(const std::vector<std::string>& args);
 /// `ndp test PATHS...`: `%test` blocks, REPL transcripts (.in/.out) and error tests.
 int run_tests(const CommonOptions& opts, const std::vector<std::string>& paths, bool verbose);
 

@@ -17,6 +17,7 @@ const char* kUsage =
     "       ndp check FILE...                parse and type-check without running\n"
     "       ndp test PATH... [OPTIONS]       run %test blocks, REPL transcripts and error tests\n"
     "       ndp compile FILE -o NAME [...]   compile ahead of time for C++ programs (ndp compile --help)\n"
+    "       ndp autotune [...]               measure this GPU's switch points (ndp autotune --help)\n"
     "       ndp --help | --version\n"
     "\n"
     "options:\n"
@@ -48,6 +49,14 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "compile") {  // options of its own
     try {
       return cli::compile_command({args.begin() + 1, args.end()});
+    } catch (const lang::InternalError& e) {
+      std::fprintf(stderr, "ndp: %s\n(this is a bug in ndp; please report it)\n", e.what());
+      return 3;
+    }
+  }
+  if (!args.empty() && args[0] == "autotune") {
+    try {
+      return cli::autotune_command({args.begin() + 1, args.end()});
     } catch (const lang::InternalError& e) {
       std::fprintf(stderr, "ndp: %s\n(this is a bug in ndp; please report it)\n", e.what());
       return 3;

@@ -305,11 +305,25 @@ Row row_of(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const
   return {start, b.CreateSub(end, start), component};
 }
 
+/// Whether SeqElt node `n` reads its row at the index of a fold over that same row's length
+/// (`{f(x) : x in row}` folded): an index in [0, length) by construction, never out of bounds.
+bool indexed_by_its_fold(const KernelBody& k, const KernelNode& n) {
+  const KernelNode& index = k.nodes.at(n.args.at(1));
+  if (index.kind != KernelNode::Kind::FoldIndex) return false;
+  const KernelNode& count = k.nodes.at(k.nodes.at(index.input).args.at(0));
+  return count.kind == KernelNode::Kind::SeqLength && count.input == n.input && count.args.at(0) == n.args.at(0);
+}
+
 NodeValue sequence_read(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
                         const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
   const Row row = row_of(b, k, n, v, seq_pointer);
   if (n.kind == KernelNode::Kind::SeqLength) return {row.length};
   llvm::Value* index = v.at(n.args.at(1));
+  if (indexed_by_its_fold(k, n)) {  // no check, and a load the loop's optimisations may move
+    llvm::Type* t = storage_type(b.getContext(), n.type);
+    llvm::Value* x = b.CreateLoad(t, b.CreateGEP(t, row.component, b.CreateAdd(row.start, index)));
+    return {n.type->kind == TypeKind::Bool ? b.CreateICmpNE(x, b.getInt8(0)) : x};
+  }
   llvm::Value* outside = b.CreateICmpUGE(index, row.length);  // negative too
   llvm::Type* t = storage_type(b.getContext(), n.type);
   llvm::Function* fn = b.GetInsertBlock()->getParent();
@@ -678,7 +692,8 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
     if (k.nodes.at(o).type->kind == TypeKind::Bool) x = b.CreateZExt(x, b.getInt8Ty());
     out.outputs.push_back(x);
   }
-  out.failure = record;
+  // A body that can fail may have only nodes that turned out not to (indexed_by_its_fold).
+  out.failure = record != nullptr ? record : b.getInt64(flatten::kNoKernelFailure);
   return out;
 }
 

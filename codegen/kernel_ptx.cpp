@@ -148,11 +148,16 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, mam);
 }
 
-/// Verifies m and prints it as PTX.
-std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
+/// Throws where m is not valid IR: before the optimiser, which may crash on it.
+void verify(llvm::Module& m) {
   std::string verr;
   llvm::raw_string_ostream vs(verr);
   if (llvm::verifyModule(m, &vs)) throw std::runtime_error("invalid kernel IR: " + verr);
+}
+
+/// Verifies m and prints it as PTX.
+std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
+  verify(m);
   llvm::SmallString<4096> ptx;
   llvm::raw_svector_ostream os(ptx);
   llvm::legacy::PassManager pm;
@@ -333,7 +338,10 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   }
   b.CreateRetVoid();
   link_libdevice(m, "ndp_kernel");
-  if (k.instance_at_a_time()) optimize(m, *tm);
+  if (k.instance_at_a_time()) {
+    verify(m);
+    optimize(m, *tm);
+  }
   return emit_ptx(m, *tm);
 }
 

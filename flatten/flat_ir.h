@@ -277,9 +277,12 @@ inline constexpr int64_t kFoldBudgetGpu = int64_t{1} << 15;
 // inputs are the flat scalar leaves of the generators' elements and of the body's free
 // variables, in order, and the ids of the free sequences it reads, which come after the inputs
 // as rows, as a loop kernel's do. Nothing is stored but the results, one per element.
-// A fold that is only over the instance's own row (`{sum(row) : row in rows}`) stays
-// flattened: the segmented primitives already read each element once, and balance rows of any
-// length over the machine. So does a body with a filter or without a fold.
+// A fold that is only over the instance's own row (`{sum(row) : row in rows}`) is either form,
+// chosen at run time: `b = if_nonempty(map_lanes(n, rows)) { map_kernel } else { flattened }`.
+// The segmented primitives read each element once and balance rows of any length over the
+// machine; a unit of a few lanes a row reads the same bytes with less bookkeeping where the rows
+// are neither very short nor very long (Note [Map kernel dispatch] in exec/cuda/map_lanes.h).
+// A body with a filter or without a fold stays flattened.
 // The statement's `level` is the unit an instance runs on (extensions.md §2, `at LEVEL`): on
 // cuda 1 to 256 threads, whose lanes share the instance's outermost folds (Lanes in
 // codegen/kernel_ir.h; Note [Map kernel dispatch] in exec/cuda/map_lanes.h); on the host one

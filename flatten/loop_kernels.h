@@ -56,9 +56,10 @@ struct MapKernelSlot {
 /// The map kernel of the body `body` of an apply-to-each, whose variables are `slots` (in the
 /// order of the kernel's inputs) under the closed type arguments `targs`, or nothing: where the
 /// body is not what a loop kernel's body may be (without the loop), gives a sequence, does not
-/// fold, or (unless `pinned`: `at LEVEL` asks for it) folds only over the instance's own rows.
+/// fold, or (unless `own_rows_too`: `at LEVEL` pins a unit, or the form is chosen at run time)
+/// folds only over the instance's own rows.
 std::optional<LoopKernel> map_kernel(lang::core::Program& prog, const lang::core::Expr* body,
                                      const std::vector<const lang::Type*>& targs, const std::vector<MapKernelSlot>& slots,
-                                     bool pinned);
+                                     bool own_rows_too);
 
 }  // namespace ndp::flatten

@@ -1153,9 +1153,10 @@ class Vectoriser {
   }
 
   /// The body of apply-to-each `e` as one map_kernel statement on the instances of `inner`
-  /// (Note [Map kernels]), or nothing where it is not a map kernel.
+  /// (Note [Map kernels]), or nothing where it is not a map kernel. `own_rows_too`: also where
+  /// it folds only its own rows; then `own_row_bases` gets the rows it reads as its own.
   std::optional<VarId> map_kernel_call(const core::Expr* e, const core::Expr* body, Ctx& outer, VarId lengths, Ctx& inner,
-                                       bool pinned) {
+                                       bool own_rows_too, std::vector<VarId>* own_row_bases = nullptr) {
     std::vector<MapKernelSlot> slots;
     std::set<uint32_t> generated;  // the generators' variables
     for (const core::Pattern* g : e->gens)
@@ -1170,8 +1171,13 @@ class Vectoriser {
       }
     }
     static const std::vector<const Type*> no_targs;
-    std::optional<LoopKernel> mk = map_kernel(core_, body, targs_ ? *targs_ : no_targs, slots, pinned);
+    std::optional<LoopKernel> mk = map_kernel(core_, body, targs_ ? *targs_ : no_targs, slots, own_rows_too);
     if (!mk) return std::nullopt;
+    if (own_row_bases)  // each instance's own rows: a generator's shared rows, or sequences of its own
+      for (const MapKernelSlot& slot : slots) {
+        if (slot.own_row) own_row_bases->push_back(inner.shared.at(slot.slot).base);
+        else if (!slot.shared && slot.type->kind == TypeKind::Seq) own_row_bases->push_back(inner.slots.at(slot.slot));
+      }
     KernelBody& k = mk->body;
     std::vector<VarId> ins, rows;
     std::map<uint32_t, VarId> base_of;
@@ -1197,6 +1203,32 @@ class Vectoriser {
     s.kernel = std::make_shared<const KernelBody>(std::move(k));
     size_t next = 0, next_seq = 0;
     return rebuild(close(body->type, body->span), outs, next, {}, next_seq);
+  }
+
+  /// Note [Map kernels]: a body that folds only its own rows, as a map kernel or flattened,
+  /// whichever map_lanes chooses at run time; nothing where it is no map kernel at all.
+  std::optional<VarId> own_rows_either_form(const core::Expr* e, const core::Expr* body, Ctx& outer, VarId lengths,
+                                            Ctx& inner) {
+    Block* around = block_;
+    auto then_block = std::make_unique<Block>(), else_block = std::make_unique<Block>();
+    block_ = then_block.get();
+    std::vector<VarId> bases;
+    std::optional<VarId> as_map = map_kernel_call(e, body, outer, lengths, inner, true, &bases);
+    block_ = around;
+    if (!as_map || bases.empty()) return std::nullopt;
+    then_block->result = *as_map;
+    block_ = else_block.get();
+    Ctx flat = inner;  // what the flattened body binds stays in its block
+    else_block->result = expr(body, flat);
+    block_ = around;
+    std::vector<VarId> operands{inner.n};
+    operands.insert(operands.end(), bases.begin(), bases.end());
+    VarId lanes = host(Op::MapLanes, "lanes", std::move(operands));
+    VarId r = emit_value(Op::IfNonEmpty, "either", fn_->vars[*as_map].type, {lanes}, e->span);
+    Stmt& s = block_->stmts.back();
+    s.then_block = std::move(then_block);
+    s.else_block = std::move(else_block);
+    return r;
   }
 
   /// Whether `e` may hold parallel work, the only work a map kernel's unit shares: an
@@ -1281,6 +1313,7 @@ class Vectoriser {
     const bool nested = nested_work(body);
     std::optional<VarId> folded;
     if (!filter && level != AtLevel::Grid && nested) folded = map_kernel_call(e, body, c, lengths, inner, pinned);
+    if (!folded && !filter && level == AtLevel::Auto && nested) folded = own_rows_either_form(e, body, c, lengths, inner);
     if (!folded && (level == AtLevel::Seq || (pinned && (nested || level != AtLevel::Thread)))) not_honoured(e);
     if (!filter) {
       VarId b = folded ? *folded : expr(body, inner);

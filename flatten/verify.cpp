@@ -218,6 +218,12 @@ struct Verifier {
       case Op::Length: arity(1); use(s, 0, false); dst_kind(true); break;
       case Op::Count: arity(1); is(use(s, 0, false), lang::TypeKind::Bool, "the flags"); dst_kind(true); break;
       case Op::Const: arity(0); dst_kind(true); break;
+      case Op::MapLanes:
+        if (s.uses.size() < 2) problem(&s, "map_lanes needs the instances and at least one vector of rows");
+        use(s, 0, true);
+        for (size_t i = 1; i < s.uses.size(); ++i) is(use(s, i, false), lang::TypeKind::Seq, "the rows");
+        dst_kind(true);
+        break;
       case Op::Tuple: {
         arity(2);
         const Type* a = use(s, 0, false);

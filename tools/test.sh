@@ -9,7 +9,12 @@ cd "$(dirname "$0")/.."
 ninja -C build
 meson test -C build --suite unit --suite embed --print-errorlogs
 build/tests/difftest --rand --count 300 --seed 1
+# Both forms of a fold over each instance's own rows (Note [Map kernels]), pinned by NDP_MAP_LANES.
+for lanes in 0 8; do
+  NDP_JIT_FALLBACK=error NDP_MAP_LANES=$lanes build/cli/ndp test tests/programs/language/map_kernels.ndp
+done
 rm -rf build/ptx-check
-NDP_PTX_CHECK_DIR=build/ptx-check build/cli/ndp test tests examples | tee build/program-tests.log
+# NDP_JIT_FALLBACK=error: a kernel the compiler fails on is a failure, not a slower interpretation.
+NDP_JIT_FALLBACK=error NDP_PTX_CHECK_DIR=build/ptx-check build/cli/ndp test tests examples | tee build/program-tests.log
 tools/check-ptx.sh build/ptx-check
 tail -1 build/program-tests.log

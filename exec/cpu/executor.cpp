@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "exec/common/flat_walk.h"
+#include "exec/common/tuning.h"
 #include "exec/cpu/append_chains.h"
 #include "exec/cpu/consumer_kernels.h"
 #include "exec/host/convert.h"
@@ -205,6 +206,9 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Count: set_host(f, s.dst, count_true(use(0))); return;
+    case Op::MapLanes:  // Note [Map kernel dispatch]: on the host, the flattened form unless pinned
+      set_host(f, s.dst, forced_map_lanes().value_or(0));
+      return;
     case Op::Nest: {
       const Vec& len = use(0);
       set_vec(f, s.dst, Vec::seq(type_of(f, s.dst), len.size(), len.shared_buffer(), use(1)));

@@ -238,6 +238,10 @@ HostKernelFn host_kernel(const KernelBody& k) {
     CompileTimer timer;  // Note [Compile time apart] (a lookup when compiled before)
     return compiler->host(k);
   } catch (std::exception& e) {
+    // The interpreter gives the same answers, slower; the tests make the fallback an error
+    // (tests/meson.build), so that a kernel the compiler gets wrong cannot hide behind it.
+    if (const char* f = std::getenv("NDP_JIT_FALLBACK"); f && std::string(f) == "error")
+      throw lang::InternalError(std::string("kernel compilation failed (NDP_JIT_FALLBACK=error): ") + e.what());
     const char* d = std::getenv("NDP_DEBUG");
     if (d && std::atoi(d) >= 1)
       std::fprintf(stderr, "ndp: kernel compilation failed, interpreting it instead: %s\n", e.what());

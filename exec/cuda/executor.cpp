@@ -192,6 +192,12 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Count: set_host(f, s.dst, count_true(g, use(0))); return;
+    case Op::MapLanes: {
+      std::vector<const DVec*> rows;
+      for (size_t i = 1; i < s.uses.size(); ++i) rows.push_back(&use(i));
+      set_host(f, s.dst, own_row_form(host(f, s.uses.at(0)), rows, g.device().properties(), g.tuning()));
+      return;
+    }
     case Op::Nest: {
       const DVec& len = use(0);
       set_vec(f, s.dst, seq_from_lengths(g, type_of(f, s.dst), len.size(), len.buffer(), use(1)));
@@ -372,7 +378,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       ins.resize(s.kernel->inputs.size());
       out_types.resize(s.kernel->outputs.size());  // the written sequences' rows come after
       // Note [Map kernel dispatch]: the threads of each instance.
-      const int lanes = s.op == Op::MapKernel ? map_kernel_lanes(s, ins.at(0).size(), seqs, g.device().properties()) : 1;
+      const int lanes = s.op == Op::MapKernel ? map_kernel_lanes(s, ins.at(0).size(), seqs, g.device().properties(), g.tuning()) : 1;
       std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "exec/common/tuning.h"
 #include "exec/cuda/device_vec.h"
 #include "runtime/gpu/primitives.h"
 #include "runtime/cuda/device.h"
@@ -29,6 +31,11 @@ class Gpu {
   runtime::cuda::Device& device() { return *device_; }
   runtime::cuda::MemoryPool& pool() { return *pool_; }
   runtime::gpu::Primitives& prims() { return *prims_; }
+  /// This device's switch points (Note [Tuning]), read on first use.
+  const Tuning& tuning() {
+    if (!tuning_) tuning_ = load_tuning(device_->properties().name);
+    return *tuning_;
+  }
 
   /// A device buffer of `bytes` (at least one byte, so every buffer has an address). Device
   /// out-of-memory is the runtime error "Out of memory."; other failures are check()'s.
@@ -73,6 +80,7 @@ class Gpu {
   std::unique_ptr<runtime::cuda::Device> device_;
   std::unique_ptr<runtime::cuda::MemoryPool> pool_;
   std::unique_ptr<runtime::gpu::Primitives> prims_;
+  std::optional<Tuning> tuning_;
 };
 
 }  // namespace ndp::exec::cuda

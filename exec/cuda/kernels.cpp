@@ -171,13 +171,6 @@ bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const Gathered
   return loaded_.count(key) > 0 || find_precompiled(key) != nullptr;
 }
 
-std::string kernel_cache_dir() {
-  if (const char* d = std::getenv("NDP_CACHE_DIR")) return std::string(d) == "off" ? "" : d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') return std::string(x) + "/ndp/kernels";
-  if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') return std::string(h) + "/.cache/ndp/kernels";
-  return "";
-}
-
 std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string& key,
                                                          const std::function<std::string()>& make_cubin) {
   if (const void* image = find_precompiled(key)) {

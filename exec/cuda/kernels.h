@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "exec/common/cache_dir.h"
+
 #include "exec/common/kernel_compiler.h"
 #include "exec/cuda/device_vec.h"
 #include "exec/cuda/gpu.h"
@@ -100,9 +102,6 @@ class GpuKernels {
   bool consumer_failure_told_ = false;  // a consumer program failed and the user was told
   Stats stats_;
 };
-
-/// The disk cache folder (Note [Kernel cache]); empty when disabled or not determinable.
-std::string kernel_cache_dir();
 
 // Note [Precompiled modules]
 // A program compiled ahead of time (`ndp compile`, Note [Compiled images]) brings its GPU

@@ -16,12 +16,29 @@ int pow2_at_least(int64_t x) {
   return p;
 }
 
-/// Whether every fold of the body runs over a sequence it reads (its count is a row's length).
-bool folds_only_rows(const flatten::KernelBody& k) {
-  for (const flatten::KernelNode& n : k.nodes)
-    if (n.kind == flatten::KernelNode::Kind::Fold && k.nodes[n.args[0]].kind != flatten::KernelNode::Kind::SeqLength)
-      return false;
-  return true;
+int64_t resident_threads(const runtime::cuda::DeviceProperties& device) {
+  return int64_t{device.sm_count} * device.max_threads_per_sm;
+}
+
+/// The largest average row length among the vectors of sequences `rows` (at least 1).
+template <class Rows>
+int64_t longest_average(const Rows& rows) {
+  int64_t longest = 1;
+  for (const DVec* q : rows)
+    if (q->size() > 0) longest = std::max<int64_t>(longest, (q->elems().size() + q->size() - 1) / q->size());
+  return longest;
+}
+
+/// The sequences the body's folds run over, or nothing where some fold runs over a range.
+std::optional<std::vector<const DVec*>> folded_rows(const flatten::KernelBody& k, std::span<const DVec> seqs) {
+  std::vector<const DVec*> rows;
+  for (const flatten::KernelNode& n : k.nodes) {
+    if (n.kind != flatten::KernelNode::Kind::Fold) continue;
+    const flatten::KernelNode& count = k.nodes[n.args[0]];
+    if (count.kind != flatten::KernelNode::Kind::SeqLength || count.input >= seqs.size()) return std::nullopt;
+    rows.push_back(&seqs[count.input]);
+  }
+  return rows;
 }
 
 }  // namespace
@@ -29,7 +46,7 @@ bool folds_only_rows(const flatten::KernelBody& k) {
 std::vector<int> map_kernel_lane_choices() { return {2, 4, 8, 16, kWarp, 2 * kWarp, 4 * kWarp, kBlock}; }
 
 int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs,
-                     const runtime::cuda::DeviceProperties& device) {
+                     const runtime::cuda::DeviceProperties& device, const Tuning& tuning) {
   using lang::ast::AtLevel;
   switch (s.level) {
     case AtLevel::Thread: return 1;
@@ -38,16 +55,20 @@ int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> se
     case AtLevel::Block: return kBlock;
     case AtLevel::Auto: case AtLevel::Grid: case AtLevel::Seq: break;
   }
-  const int64_t resident = int64_t{device.sm_count} * device.max_threads_per_sm;
+  if (std::optional<int> forced = forced_map_lanes(); forced && *forced > 0) return *forced;
+  std::optional<std::vector<const DVec*>> rows = folded_rows(*s.kernel, seqs);
+  if (rows && !rows->empty())
+    if (int lanes = own_row_lanes(tuning, n, longest_average(*rows), resident_threads(device)); lanes > 0) return lanes;
   int lanes = 1;
-  while (lanes < kBlock && n * (2 * lanes) <= 2 * resident) lanes *= 2;
-  if (!seqs.empty() && folds_only_rows(*s.kernel)) {
-    int64_t longest = 1;  // the largest average row length
-    for (const DVec& q : seqs)
-      if (q.size() > 0) longest = std::max<int64_t>(longest, (q.elems().size() + q.size() - 1) / q.size());
-    lanes = std::min(lanes, pow2_at_least(longest));
-  }
+  while (lanes < kBlock && n * (2 * lanes) <= 2 * resident_threads(device)) lanes *= 2;
+  if (rows && !rows->empty()) lanes = std::min(lanes, pow2_at_least(longest_average(*rows)));
   return lanes;
+}
+
+int own_row_form(int64_t n, std::span<const DVec* const> rows, const runtime::cuda::DeviceProperties& device,
+                 const Tuning& tuning) {
+  if (std::optional<int> forced = forced_map_lanes()) return *forced;
+  return own_row_lanes(tuning, n, longest_average(rows), resident_threads(device));
 }
 
 }  // namespace ndp::exec::cuda

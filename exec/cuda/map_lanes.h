@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "exec/common/tuning.h"
 #include "exec/cuda/device_vec.h"
 #include "flatten/flat_ir.h"
 #include "runtime/cuda/device.h"
@@ -19,12 +20,25 @@ std::vector<int> map_kernel_lane_choices();
 // Note [Map kernel dispatch]
 // A map kernel's instances run on `thread` (1 lane), `subwarp(N)` (N), `warp` (32) or `block`
 // (256) as `at LEVEL` says. `auto` (and the levels a map kernel cannot take: `grid`, `seq`,
-// which the compiler warned of) chooses at run time so that the machine is full: the most lanes
-// (at most 256) with n·lanes at most twice the threads the GPU holds at once, so few instances
-// get many lanes each and many instances one. Where every fold runs over a sequence the kernel
-// reads, the lanes are no more than its rows' average length rounded up to a power of two: lanes
-// past a fold's length would idle.
+// which the compiler warned of) chooses at run time:
+// * Where every fold runs over rows of a sequence the kernel reads, from the rows' average
+//   length and the instances' number, by the tuning table (own_row_lanes in
+//   exec/common/tuning.h, measured by `ndp autotune`). The same choice, made by a map_lanes
+//   statement before the kernel, decides whether a body that folds only its own rows runs as
+//   the map kernel or flattened (Note [Map kernels]): a row of 1, or of 2^15 and more, is
+//   faster in the segmented primitives, which spread a long row over many blocks.
+// * Otherwise (a range, or a table that says flattened where the map kernel is the only form)
+//   so that the machine is full: the most lanes (at most 256) with n·lanes at most twice the
+//   threads the GPU holds at once, so few instances get many lanes each and many instances one,
+//   and no more lanes than the folded rows' average length rounded up to a power of two.
+// NDP_MAP_LANES=N pins every auto choice to N lanes, and N=0 makes map_lanes choose the
+// flattened form (tests run both forms so).
 int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs,
-                     const runtime::cuda::DeviceProperties& device);
+                     const runtime::cuda::DeviceProperties& device, const Tuning& tuning);
+
+/// A map_lanes statement's choice for n instances over the rows `rows` (each a vector of
+/// sequences): the lanes of its map kernel, or 0 for the flattened form.
+int own_row_form(int64_t n, std::span<const DVec* const> rows, const runtime::cuda::DeviceProperties& device,
+                 const Tuning& tuning);
 
 }  // namespace ndp::exec::cuda

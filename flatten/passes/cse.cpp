@@ -21,6 +21,7 @@ bool is_pure(const Stmt& s) {
     case Op::Empty:
     case Op::Length:
     case Op::Count:
+    case Op::MapLanes:
     case Op::Const:
     case Op::Tuple:
     case Op::First:

@@ -23,6 +23,7 @@ void for_each_sub_block(const Stmt& s, const std::function<void(const Block&)>& 
 bool pure_and_total(const Function& f, const Stmt& s) {
   switch (s.op) {
     case Op::Lit: case Op::Global: case Op::Empty: case Op::Nothing: case Op::Length: case Op::Count:
+    case Op::MapLanes:
     case Op::Const: case Op::Tuple: case Op::First: case Op::Second: case Op::Lengths: case Op::Elements:
     case Op::Retype: case Op::Nest: case Op::Replicate: case Op::PathStep: case Op::Iota: case Op::FnTag: case Op::Gather:
     case Op::Pack: case Op::Merge: case Op::Concat: case Op::Slice: case Op::SeqLit:

@@ -53,3 +53,27 @@ TEST_CASE("map kernels: PTX at every lanes count, folds combined across the lane
   // A loop kernel has one lane an instance; an elementwise kernel too.
   CHECK_THROWS(codegen::compile_ptx(*k, {}, 3));
 }
+
+TEST_CASE("map kernels: a row read at its own fold's index is not checked, an index from data is") {
+  // {sum(r) : r in rows}: the fold runs over [0, #r), so r[k] is in bounds; nothing can fail,
+  // and the failure record's atomic is gone. SpMV's x[c] keeps its check and its record.
+  Flattened own("let rows = [[1, 2], [3]] in {sum(r) : r in rows} at thread $", true);
+  Flattened spmv("let m = [[(0, 1.0), (2, 2.0)], [(1, 3.0)]]; x = [1.0, 2.0, 3.0] in "
+                 "{sum({v * x[c] : (c, v) in row}) : row in m} at thread $",
+                 true);
+  const flatten::KernelBody* k_own = map_kernel_of(own.flat);
+  const flatten::KernelBody* k_spmv = map_kernel_of(spmv.flat);
+  REQUIRE(k_own != nullptr);
+  REQUIRE(k_spmv != nullptr);
+  const std::string ptxas = test::find_ptxas();
+  for (int lanes : {1, 8}) {
+    CAPTURE(lanes);
+    std::string p_own = codegen::compile_ptx(*k_own, {}, lanes), p_spmv = codegen::compile_ptx(*k_spmv, {}, lanes);
+    CHECK(p_own.find("atom.global.min") == std::string::npos);
+    CHECK(p_spmv.find("atom.global.min") != std::string::npos);
+    if (!ptxas.empty()) {
+      CHECK_MESSAGE(test::ptxas_accepts(ptxas, p_own), "ptxas rejected:\n" << p_own);
+      CHECK_MESSAGE(test::ptxas_accepts(ptxas, p_spmv), "ptxas rejected:\n" << p_spmv);
+    }
+  }
+}

@@ -202,16 +202,25 @@ TEST_CASE("an apply-to-each whose body folds a free sequence or a range is one m
                    true);
   CHECK(matmul.count("map_kernel(") == 1);
   CHECK(matmul.count(" fold from ") == 1);
-  // A fold over the instance's own row is the segmented reduction, and a filter has no element
-  // by index: both stay flattened.
+  // A fold over the instance's own row is either form, the map kernel or the segmented
+  // reduction, as map_lanes chooses at run time; a filter has no element by index: flattened.
   Flattened own("let rows = [[1, 2], [3]] in {sum(r) : r in rows} $", true);
-  CHECK(own.count("map_kernel(") == 0);
+  CHECK(own.count("map_kernel(") == 1);
+  CHECK(own.count("map_lanes(") == 1);
+  CHECK(own.count("prim sum(") == 1);  // the flattened form, in the else branch
+  Flattened pinned_own("let rows = [[1, 2], [3]] in {sum(r) : r in rows} at warp $", true);
+  CHECK(pinned_own.count("map_lanes(") == 0);
+  CHECK(pinned_own.count(") at warp") == 1);
+  Flattened grid_own("let rows = [[1, 2], [3]] in {sum(r) : r in rows} at grid $", true);
+  CHECK(grid_own.count("map_kernel(") == 0);
+  CHECK(grid_own.count("map_lanes(") == 0);
   Flattened filter("let xs = [1, 5] in {sum({x : x in xs | x > y}) : y in [0, 2]} $", true);
   CHECK(filter.count("map_kernel(") == 0);
   // The rows of a shared sequence, read in place, are each instance's own rows all the same
-  // (SpMV inside a loop): flattened.
+  // (SpMV inside a loop): either form, chosen from the shared rows.
   Flattened shared_rows("let rows = [[1, 2], [3]]; x = [2] in {{sum({c * x[0] : c in r}) : r in rows} : k in [1, 2]} $", true);
-  CHECK(shared_rows.count("map_kernel(") == 0);
+  CHECK(shared_rows.count("map_lanes(") == 1);
+  CHECK(shared_rows.count("map_kernel(") == 1);
   // A pinned level survives the whole pipeline, the inlining of a small function included.
   Flattened inlined("function pw(xs) = {sum({x * y : x in xs}) : y in xs} at subwarp(8) $ pw([1, 2, 3]) $", true);
   CHECK(inlined.count("map_kernel(") == 1);

@@ -1,0 +1,231 @@
+// `ndp autotune` (autotune.h): the segmented sum at every level and row length, on the GPU.
+#include "driver/autotune.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "driver/session.h"
+#include "exec/common/tuning.h"
+#include "exec/cuda/gpu.h"
+
+namespace ndp::driver {
+
+namespace {
+
+/// A form of the segmented sum: its name in the program, how the table prints it, its lanes (0:
+/// flattened).
+struct Form {
+  const char* name;
+  const char* level;
+  int lanes;
+};
+
+constexpr Form kForms[] = {{"grid", "flattened", 0},      {"thread", "thread", 1},     {"sub2", "subwarp(2)", 2},
+                           {"sub4", "subwarp(4)", 4},     {"sub8", "subwarp(8)", 8},   {"sub16", "subwarp(16)", 16},
+                           {"warp", "warp", 32},          {"block", "block", 256}};
+
+}  // namespace
+
+namespace autotune_detail {
+
+int form_count() { return static_cast<int>(std::size(kForms)); }
+
+/// The program autotune runs: each form; `tune_timed(j, rows)`, form j timed; and round k, in
+/// which every form is timed once, in nanoseconds, starting with form k mod the forms' count,
+/// so that over the rounds each form runs in each place of a round. Measured: the calls early in
+/// a round (after the last round's work) ran up to 30% slower than the same calls later, and a
+/// fixed order would make the first forms lose. An untimed call of the flattened form opens each
+/// round. The times come back in the order of kForms, with the sum of the sums, or -1 where the
+/// forms' sums differ.
+std::string tuning_program() {
+  const size_t count = std::size(kForms);
+  std::string p, timed = "function tune_timed(j, rows) =\n", lets, sums, places;
+  for (size_t i = 0; i < count; ++i) {
+    const Form& f = kForms[i];
+    std::string level = f.lanes == 0 ? "grid" : f.lanes == 1 ? "thread" : f.lanes == 32 ? "warp" : f.lanes == 256 ? "block"
+                                                                                         : fmt::format("subwarp({})", f.lanes);
+    p += fmt::format("function tune_sum_{0}(rows) = {{sum(r) : r in rows}} at {1} $\n", f.name, level);
+    timed += i + 1 < count ? fmt::format("  {}if j == {} then time(tune_sum_{}(rows))\n", i ? "else " : "", i, f.name)
+                           : fmt::format("  else time(tune_sum_{}(rows)) $\n", f.name);
+    lets += fmt::format("      (r{0}, t{0}) = tune_timed(rem(k + {0}, {1}), rows); s{0} = sum(r{0});\n", i, count);
+    sums += fmt::format("{}s{}", i ? ", " : "", i);
+    places += fmt::format("{}round(t{} * 1000000000.0)", i ? ", " : "", i);
+  }
+  p += timed;
+  p += "function tune_round(rows, k) =\n  let settle = sum(tune_sum_grid(rows));\n" + lets +
+       fmt::format("      by_place = [{}];\n", places) +
+       "      agreed = if all({s == settle : s in [" + sums + "]}) then settle else -1\n" +
+       fmt::format("  in (agreed, {{by_place[rem(j - rem(k, {0}) + {0}, {0})] : j in [0:{0}]}}) $\n", count);
+  p += "function tune_rounds(rows, k, times, check) =\n"
+       "  if k == 0 then (check, times)\n"
+       "  else let (c, ts) = tune_round(rows, k) in tune_rounds(rows, k - 1, times ++ ts, if check < 0 then check else c) $\n";
+  return p;
+}
+
+/// Parses "(CHECK, [NS, NS, ...])".
+bool parse_rounds(const std::string& v, int64_t& check, std::vector<int64_t>& ns) {
+  const char* p = v.c_str();
+  char* end = nullptr;
+  if (*p++ != '(') return false;
+  check = std::strtoll(p, &end, 10);
+  if (end == p || std::strncmp(end, ", [", 3) != 0) return false;
+  p = end + 3;
+  while (*p != ']') {
+    int64_t x = std::strtoll(p, &end, 10);
+    if (end == p) return false;
+    ns.push_back(x);
+    p = end;
+    if (*p == ',') p += 2;
+    else if (*p != ']') return false;
+  }
+  return true;
+}
+
+}  // namespace autotune_detail
+
+namespace {
+
+using autotune_detail::parse_rounds;
+using autotune_detail::tuning_program;
+
+/// Whether form `f` is a candidate on rows of `length`: lanes past twice a row's length idle.
+bool worth_measuring(const Form& f, int64_t length) { return f.lanes <= 1 || f.lanes <= 2 * length; }
+
+class Progress {
+ public:
+  Progress(std::FILE* to, int total) : to_(to), total_(total), bar_(to != nullptr && isatty(fileno(to))) {}
+  void step(const std::string& what) {
+    ++done_;
+    if (!bar_) return;
+    const int width = 30, filled = width * done_ / total_;
+    std::fprintf(to_, "\rautotune [%s%s] %3d%%  %-32s", std::string(static_cast<size_t>(filled), '#').c_str(),
+                 std::string(static_cast<size_t>(width - filled), '.').c_str(), 100 * done_ / total_, what.c_str());
+    std::fflush(to_);
+  }
+  /// Takes the bar off its line, so that other text can go there.
+  void clear() {
+    if (bar_) std::fprintf(to_, "\r%-80s\r", "");
+  }
+  void line(const std::string& text) {
+    clear();
+    if (to_) std::fprintf(to_, "%s\n", text.c_str());
+  }
+
+ private:
+  std::FILE* to_;
+  int total_, done_ = 0;
+  bool bar_;
+};
+
+bool write_atomically(const std::string& path, const std::string& text, std::string& why) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out.flush()) {
+      why = std::strerror(errno);
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int autotune(const AutotuneOptions& opts) {
+  std::string why;
+  exec::cuda::Gpu* gpu = exec::cuda::Gpu::get(&why);
+  if (gpu == nullptr) {
+    std::fprintf(stderr, "ndp autotune: no GPU to tune: %s\n", why.c_str());
+    return 2;
+  }
+  const std::string device = gpu->device().properties().name;
+  std::FILE* quiet = std::fopen("/dev/null", "w");
+  SessionOptions so;
+  so.backend = Backend::Cuda;
+  so.out = quiet != nullptr ? quiet : stdout;
+  Session session(so);
+  if (!session.eval_text("<autotune>", tuning_program(), false, false)) return 1;
+
+  Progress progress(opts.progress, exec::Tuning::kRowLogs);
+  exec::Tuning tuning = exec::Tuning::gpu_defaults();
+  tuning.elements = opts.elements;
+  constexpr size_t kCount = std::size(kForms);
+  std::fprintf(opts.out,
+               "ndp autotune on %s: {sum(r) : r in rows} over %ld ints, every form in turn, median of %d rounds, GB/s "
+               "at 8 bytes an int (in parentheses: lanes past twice the rows' length, not a candidate)\n",
+               device.c_str(), static_cast<long>(opts.elements), opts.runs);
+  std::string header = fmt::format("{:>8}", "row");
+  for (const Form& f : kForms) header += fmt::format(" {:>11}", f.level);
+  std::fprintf(opts.out, "%s  chosen\n", header.c_str());
+  for (int k = 0; k < exec::Tuning::kRowLogs; ++k) {
+    const int64_t length = int64_t{1} << k, rows = std::max<int64_t>(1, opts.elements / length);
+    progress.step(fmt::format("rows of 2^{}", k));
+    // Made on the device by the call: a global would live on the host as a value, and each use
+    // would upload it and rebuild its offsets, which the flattened form then pays for.
+    ExprOutcome r = session.eval_expr(
+        fmt::format("tune_rounds(partition({{rem(i, 1000) : i in [0:{0}]}}, dist({1}, {2})), {3}, [] int, 0)",
+                    rows * length, length, rows, opts.runs + 1));
+    int64_t check = 0;
+    std::vector<int64_t> ns;
+    if (r.status != ExprOutcome::Status::Ok || !parse_rounds(r.value, check, ns) ||
+        ns.size() != kCount * static_cast<size_t>(opts.runs + 1)) {
+      progress.line(fmt::format("ndp autotune: rows of 2^{} failed: {}", k, r.message.empty() ? r.value : r.message));
+      return 1;
+    }
+    if (check < 0) {
+      progress.line(fmt::format("ndp autotune: on rows of 2^{} the forms' sums differ (a bug in ndp)", k));
+      return 1;
+    }
+    std::string row = fmt::format("{:>8}", fmt::format("2^{}", k));
+    int64_t best_ns = 0;
+    int best = 0;
+    for (size_t f = 0; f < kCount; ++f) {
+      std::vector<int64_t> times;
+      for (size_t round = 1; round <= static_cast<size_t>(opts.runs); ++round) times.push_back(ns[round * kCount + f]);
+      std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+      const int64_t median = std::max<int64_t>(times[times.size() / 2], 1);
+      const double gbs = 8.0 * static_cast<double>(rows * length) / static_cast<double>(median);
+      const bool candidate = worth_measuring(kForms[f], length);
+      row += fmt::format(" {:>11}", candidate ? fmt::format("{:.0f}", gbs) : fmt::format("({:.0f})", gbs));
+      if (candidate && (best_ns == 0 || median < best_ns)) best_ns = median, best = static_cast<int>(f);
+    }
+    tuning.own_row_lanes[static_cast<size_t>(k)] = kForms[best].lanes;
+    progress.clear();
+    std::fprintf(opts.out, "%s  %s\n", row.c_str(), kForms[best].level);
+    std::fflush(opts.out);
+  }
+  if (quiet != nullptr) std::fclose(quiet);
+  if (!opts.write) return 0;
+  const std::string path = exec::tuning_file(device);
+  if (path.empty()) {
+    std::fprintf(stderr, "ndp autotune: no cache folder (NDP_CACHE_DIR=off or no HOME): the tuning was not written\n");
+    return 1;
+  }
+  if (!write_atomically(path, tuning.text(device), why)) {
+    std::fprintf(stderr, "ndp autotune: cannot write %s: %s\n", path.c_str(), why.c_str());
+    return 1;
+  }
+  std::fprintf(opts.out, "wrote %s\n", path.c_str());
+  return 0;
+}
+
+}  // namespace ndp::driver

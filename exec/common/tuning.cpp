@@ -1,0 +1,116 @@
+// Tuning files and the choices they drive (Note [Tuning]).
+#include "exec/common/tuning.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "exec/common/cache_dir.h"
+
+namespace ndp::exec {
+
+Tuning Tuning::gpu_defaults() {
+  Tuning t;
+  // `ndp autotune` on an NVIDIA H100 80GB HBM3 (bench/results/session22/tuning_h100.txt).
+  t.own_row_lanes = {1, 1, 1, 2, 4, 8, 16, 32, 32, 32, 256, 256, 32, 256, 256, 256, 0, 0, 0, 0, 0};
+  return t;
+}
+
+std::string Tuning::text(std::string_view device) const {
+  std::string s = fmt::format("# ndp autotune: {}\n", device);
+  s += "# own_row_lanes: by log2 of the rows' average length, 2^0 ... 2^20, the lanes a row gets as a map kernel; "
+       "0: the flattened form\n";
+  s += fmt::format("elements {}\nown_row_lanes", elements);
+  for (int lanes : own_row_lanes) s += fmt::format(" {}", lanes);
+  return s + "\n";
+}
+
+std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
+  Tuning t = gpu_defaults();
+  bool lanes_seen = false;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string key;
+    words >> key;
+    auto bad = [&](std::string_view why) {
+      if (error) *error = fmt::format("line {}: {}", number, why);
+      return std::nullopt;
+    };
+    if (key == "elements") {
+      if (!(words >> t.elements) || t.elements < 1) return bad("`elements` needs a positive count");
+    } else if (key == "own_row_lanes") {
+      for (int& lanes : t.own_row_lanes)
+        if (!(words >> lanes) || lanes < 0 || lanes > 256 || (lanes & (lanes - 1)) != 0)
+          return bad(fmt::format("`own_row_lanes` needs {} powers of two up to 256, or 0", kRowLogs));
+      lanes_seen = true;
+    } else {
+      return bad(fmt::format("unknown key `{}`", key));
+    }
+    std::string extra;
+    if (words >> extra) return bad(fmt::format("unexpected `{}`", extra));
+  }
+  if (!lanes_seen) {
+    if (error) *error = "no `own_row_lanes` line";
+    return std::nullopt;
+  }
+  return t;
+}
+
+int own_row_lanes(const Tuning& t, int64_t n, int64_t average, int64_t resident) {
+  int k = 0;
+  while (k + 1 < Tuning::kRowLogs && (int64_t{3} << k) <= 2 * average) ++k;  // log2, rounded
+  int lanes = t.own_row_lanes[static_cast<size_t>(k)];
+  if (lanes == 0) return 0;
+  int most = 1;  // lanes past a row's length would idle
+  while (most < 256 && most < average) most *= 2;
+  // The threads the measurement ran: as many, where the GPU holds them, with fewer instances.
+  const int64_t measured = std::max<int64_t>(1, t.elements / std::max<int64_t>(1, average)) * lanes;
+  const int64_t wanted = std::min(measured, resident);
+  while (lanes < most && n * lanes < wanted) lanes *= 2;
+  return lanes;
+}
+
+std::string tuning_file(std::string_view device) {
+  std::string dir = kernel_cache_dir();
+  if (dir.empty()) return "";
+  std::string name;
+  for (char c : device) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return dir + "/tuning/" + (name.empty() ? "device" : name) + ".txt";
+}
+
+Tuning load_tuning(std::string_view device) {
+  std::string path = tuning_file(device);
+  std::ifstream in(path);
+  if (path.empty() || !in) return Tuning::gpu_defaults();
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string error;
+  if (std::optional<Tuning> t = Tuning::parse(text.str(), &error)) return *t;
+  std::fprintf(stderr, "ndp: warning: ignoring the tuning file %s (%s); run `ndp autotune` again\n", path.c_str(),
+               error.c_str());
+  return Tuning::gpu_defaults();
+}
+
+std::optional<int> forced_map_lanes() {
+  const char* s = std::getenv("NDP_MAP_LANES");
+  if (s == nullptr || *s == '\0') return std::nullopt;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (*end != '\0' || v < 0 || v > 256 || (v & (v - 1)) != 0) {
+    static bool told = false;
+    if (!told) std::fprintf(stderr, "ndp: warning: NDP_MAP_LANES=%s is not 0 or a power of two up to 256; ignored\n", s);
+    told = true;
+    return std::nullopt;
+  }
+  return static_cast<int>(v);
+}
+
+}  // namespace ndp::exec

@@ -1,0 +1,53 @@
+// The machine's switch points, measured by `ndp autotune` (Note [Tuning]).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ndp::exec {
+
+// Note [Tuning]
+// Some run-time choices depend on the machine more than on the program: where a map kernel
+// over rows beats the flattened segmented primitives, and with how many lanes a row (Note [Map
+// kernel dispatch] in exec/cuda/map_lanes.h). `ndp autotune` (driver/autotune.cpp) measures
+// them on the present GPU and writes a tuning file, `tuning/<device name>.txt` in the cache
+// folder (exec/common/cache_dir.h), which the cuda backend reads when it starts. Without a
+// file, the defaults are what autotune measured on an H100; the same shapes do not carry to
+// every GPU (an H200's bandwidth and SM count differ), which is why the file is per device.
+// NDP_MAP_LANES=N overrides every such choice with N lanes (0: the flattened form), on the cpu
+// backend too, so that tests run both forms everywhere.
+struct Tuning {
+  static constexpr int kRowLogs = 21;  // average row lengths 2^0 ... 2^20
+
+  /// By the rounded log2 of the rows' average length: the lanes a row gets as a map kernel,
+  /// or 0 where the flattened form is faster. Measured on `elements` elements in all.
+  std::array<int, kRowLogs> own_row_lanes{};
+  int64_t elements = int64_t{1} << 24;
+
+  static Tuning gpu_defaults();
+  /// The file's text: a header comment naming `device`, then `key value...` lines.
+  std::string text(std::string_view device) const;
+  /// The tuning in `text`, or nothing (and `error` says why).
+  static std::optional<Tuning> parse(std::string_view text, std::string* error);
+};
+
+/// Lanes for n instances whose folded rows average `average` elements, with `resident`
+/// threads on the GPU at once: the table's choice, with more lanes a row where fewer
+/// instances than the measurement had would leave the GPU emptier (never more lanes than the
+/// rows' length rounded up to a power of two, nor than 256). 0: the flattened form.
+int own_row_lanes(const Tuning& t, int64_t n, int64_t average, int64_t resident);
+
+/// The tuning file of `device`, "" where no cache folder is kept.
+std::string tuning_file(std::string_view device);
+
+/// The tuning of `device`: its file's, else gpu_defaults(). A file that does not parse is
+/// reported once on stderr and ignored.
+Tuning load_tuning(std::string_view device);
+
+/// NDP_MAP_LANES, where set: the lanes every run-time choice of a map kernel's form takes.
+std::optional<int> forced_map_lanes();
+
+}  // namespace ndp::exec

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `ndp autotune` (Note [Tuning] in exec/common/tuning.h): its help, its option errors, and where
+# there is no GPU, a clear refusal that writes nothing. Where there is one, a short real run
+# writes a tuning file that parses back (the measurements themselves are bench/'s business).
+#   tests/cli/autotune.sh NDP
+set -uo pipefail
+ndp=$1
+failures=0
+check() {  # check NAME WANTED_TEXT GOT_TEXT
+  if [[ $3 == *"$2"* ]]; then echo "ok   $1"; else echo "FAIL $1: wanted '$2' in: $3"; failures=$((failures + 1)); fi
+}
+dir=$(mktemp -d)
+export NDP_CACHE_DIR="$dir/cache"
+trap 'rm -rf "$dir"' EXIT
+
+out=$("$ndp" autotune --help 2>&1); rc=$?
+check "help exits 0" "rc=0" "rc=$rc"
+check "help says what it tunes" "an apply-to-each that folds each instance's own row" "$out"
+check "help names the file" "tuning/<device name>.txt" "$out"
+check "ndp --help lists autotune" "ndp autotune [...]" "$("$ndp" --help)"
+out=$("$ndp" autotune --runs=0 2>&1); rc=$?
+check "a bad count exits 2" "rc=2" "rc=$rc"
+check "a bad count is named" "--runs needs a whole number from 1 to 50, not '0'" "$out"
+out=$("$ndp" autotune --colour 2>&1); rc=$?
+check "an unknown option exits 2" "rc=2" "rc=$rc"
+check "an unknown option is named" "unknown option '--colour'" "$out"
+if "$ndp" run --backend=cuda /dev/null >/dev/null 2>&1; then
+  out=$("$ndp" autotune --elements=1048576 --runs=1 2>&1); rc=$?
+  check "a run on the GPU exits 0" "rc=0" "rc=$rc"
+  check "it writes the device's file" "wrote $NDP_CACHE_DIR/tuning/" "$out"
+  check "the file holds the table" "own_row_lanes" "$(cat "$NDP_CACHE_DIR"/tuning/*.txt)"
+else
+  out=$("$ndp" autotune 2>&1); rc=$?
+  check "without a GPU it exits 2" "rc=2" "rc=$rc"
+  check "without a GPU it says so" "ndp autotune: no GPU to tune:" "$out"
+  check "without a GPU it writes nothing" "none" "$(ls "$NDP_CACHE_DIR/tuning" 2>/dev/null || echo none)"
+fi
+exit $((failures > 0))

@@ -1,0 +1,78 @@
+// Tuning files and the choice of a map kernel's form (Note [Tuning], Note [Map kernel dispatch]).
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "exec/common/tuning.h"
+
+using ndp::exec::own_row_lanes;
+using ndp::exec::Tuning;
+
+TEST_CASE("a tuning file's text reads back as the same tuning") {
+  Tuning t = Tuning::gpu_defaults();
+  t.elements = 1 << 20;
+  t.own_row_lanes[3] = 128;
+  std::string error;
+  std::optional<Tuning> back = Tuning::parse(t.text("Some GPU"), &error);
+  REQUIRE(back.has_value());
+  CHECK(back->elements == 1 << 20);
+  CHECK(back->own_row_lanes == t.own_row_lanes);
+  CHECK(t.text("Some GPU").find("# ndp autotune: Some GPU") == 0);
+}
+
+TEST_CASE("a tuning file that does not parse says where") {
+  std::string error;
+  CHECK_FALSE(Tuning::parse("elements 5\n", &error));
+  CHECK(error == "no `own_row_lanes` line");
+  CHECK_FALSE(Tuning::parse("own_row_lanes 1 2 3\n", &error));
+  CHECK(error.find("line 1: `own_row_lanes` needs 21") == 0);
+  CHECK_FALSE(Tuning::parse("# c\nown_row_lanes 0 1 1 2 4 8 8 16 32 16 16 32 64 256 256 0 0 0 0 0 3\n", &error));
+  CHECK(error.find("line 2:") == 0);  // 3 is no power of two
+  CHECK_FALSE(Tuning::parse("colour blue\n", &error));
+  CHECK(error == "line 1: unknown key `colour`");
+  CHECK_FALSE(Tuning::parse("elements 0\nown_row_lanes 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", &error));
+  CHECK_FALSE(Tuning::parse("own_row_lanes 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 9\n", &error));
+  CHECK(error == "line 1: unexpected `9`");
+}
+
+TEST_CASE("own_row_lanes follows the table by the rounded log2 of the rows' length") {
+  Tuning t;
+  t.elements = 1 << 24;
+  for (int k = 0; k < Tuning::kRowLogs; ++k) t.own_row_lanes[static_cast<size_t>(k)] = k < 2 ? 0 : 4;
+  t.own_row_lanes[5] = 16;
+  const int64_t resident = 132 * 2048;
+  // As many instances as the measurement had: the table's lanes.
+  CHECK(own_row_lanes(t, (1 << 24) / 32, 32, resident) == 16);
+  CHECK(own_row_lanes(t, (1 << 24) / 27, 27, resident) == 16);  // 27 rounds to 2^5
+  CHECK(own_row_lanes(t, (1 << 24) / 22, 22, resident) == 4);   // 22 rounds to 2^4
+  CHECK(own_row_lanes(t, 1 << 24, 1, resident) == 0);           // flattened
+  CHECK(own_row_lanes(t, 1 << 23, 2, resident) == 0);
+  // Fewer instances than would fill the GPU at the table's lanes: more lanes each, never
+  // more than the rows' length rounded up, nor than 256.
+  CHECK(own_row_lanes(t, 1000, 32, resident) == 32);
+  CHECK(own_row_lanes(t, 10, 4096, resident) == 256);
+  CHECK(own_row_lanes(t, 1 << 20, 4096, resident) == 4);
+}
+
+TEST_CASE("NDP_MAP_LANES pins the choice, and a bad value is ignored") {
+  setenv("NDP_MAP_LANES", "8", 1);
+  CHECK(ndp::exec::forced_map_lanes() == 8);
+  setenv("NDP_MAP_LANES", "0", 1);
+  CHECK(ndp::exec::forced_map_lanes() == 0);
+  setenv("NDP_MAP_LANES", "6", 1);
+  CHECK_FALSE(ndp::exec::forced_map_lanes().has_value());
+  setenv("NDP_MAP_LANES", "512", 1);
+  CHECK_FALSE(ndp::exec::forced_map_lanes().has_value());
+  unsetenv("NDP_MAP_LANES");
+  CHECK_FALSE(ndp::exec::forced_map_lanes().has_value());
+}
+
+TEST_CASE("the tuning file of a device lives in the cache folder, keyed by its name") {
+  setenv("NDP_CACHE_DIR", "/tmp/ndp-cache", 1);
+  CHECK(ndp::exec::tuning_file("NVIDIA H100 80GB HBM3") == "/tmp/ndp-cache/tuning/NVIDIA_H100_80GB_HBM3.txt");
+  setenv("NDP_CACHE_DIR", "off", 1);
+  CHECK(ndp::exec::tuning_file("X").empty());
+  CHECK(ndp::exec::load_tuning("X").own_row_lanes == Tuning::gpu_defaults().own_row_lanes);
+  unsetenv("NDP_CACHE_DIR");
+}
