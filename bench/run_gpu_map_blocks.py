@@ -11,9 +11,14 @@ Programs (bench/programs/NAME.ndp, run with `ndp run --backend=cuda`: one warm-u
   matmul: 2048 x 2048 f32, against cuBLAS SGEMM (target: >= 0.2x its speed);
   spmv: bench/programs/spmv.ndp, 2^20 rows of 8-24 nonzeros, 64-bit columns, auto and pinned
     to sub-warps and a warp, against cuSPARSE (target: >= 0.9x its speed);
-  segsum: 2^24 ints in segments of 1, 4, 32, 256, 2^10, 2^13, 2^17 at every level and auto,
-    against CUB's segmented sum and a device copy of the ints (bandwidth: the ints' bytes over
-    the time; the copy moves them twice, in and out, so its bandwidth is 16 bytes an int).
+  segsum: 2^24 ints in segments of 1, 2, 4 ... 2^17, auto, flattened and every level in turn in
+    one process a length (--sweep-rounds rounds after a warm-up), against CUB's segmented sum
+    and a device copy of the ints (bandwidth: the ints' bytes over the time; the copy moves them
+    twice, in and out, so its bandwidth is 16 bytes an int);
+  segsort: {sort(s) : s in segs}, 2^16 segments of 2^8 ints, against CUB's DeviceSegmentedSort
+    (target: >= 1x its speed);
+  radix: bench/programs/radix_blocks.ndp (per-block counting with `rep` in loops), 10^6 keys,
+    against CUB's DeviceRadixSort of the same keys on their 32 low bits (target: <= 5x its time).
 The checksums of ndp and its baseline must agree (floats within a relative 1e-9).
 
 Writes OUT.json, OUT.md and OUT_sweep.svg (the sweep: bandwidth against segment length, a line
@@ -37,12 +42,18 @@ from run_gpu_programs import SPMV_ROWS, program, run_cusparse, run_ndp, sh
 
 # The callee of each program's timing line (`function at_level(...) = NAME(...) $`), by level.
 ALLPAIRS_LEVELS = {"allpairs": "auto", "allpairs_thread": "thread", "allpairs_warp": "warp", "allpairs_block": "block"}
-SEGSUM_LEVELS = {"segsum": "auto (flattened)", "segsum_thread": "thread", "segsum_sub4": "subwarp(4)",
-                 "segsum_sub16": "subwarp(16)", "segsum_warp": "warp", "segsum_block": "block"}
-SPMV_LEVELS = {"spmv": "auto (flattened)", "spmv_sub4": "subwarp(4)", "spmv_sub8": "subwarp(8)",
-               "spmv_sub16": "subwarp(16)", "spmv_warp": "warp"}
-SEG_LENGTHS = [1, 4, 32, 256, 1 << 10, 1 << 13, 1 << 17]
+SEGSUM_LEVELS = {"segsum": "auto", "segsum_grid": "flattened", "segsum_thread": "thread", "segsum_sub2": "subwarp(2)",
+                 "segsum_sub4": "subwarp(4)", "segsum_sub8": "subwarp(8)", "segsum_sub16": "subwarp(16)",
+                 "segsum_warp": "warp", "segsum_block": "block"}
+# The threads a segment gets at each level: a level with more than twice the segment's length
+# idles most of them, and is skipped (as `ndp autotune` skips it).
+SEGSUM_LANES = {"thread": 1, "subwarp(2)": 2, "subwarp(4)": 4, "subwarp(8)": 8, "subwarp(16)": 16, "warp": 32, "block": 256}
+SPMV_LEVELS = {"spmv": "auto", "spmv_grid": "flattened", "spmv_sub2": "subwarp(2)", "spmv_sub4": "subwarp(4)",
+               "spmv_sub8": "subwarp(8)", "spmv_sub16": "subwarp(16)", "spmv_warp": "warp"}
+SEG_LENGTHS = [1 << k for k in range(18)]
 SEG_INTS = 1 << 24
+SEGSORT = (1 << 16, 1 << 8)  # segments, their length
+RADIX_KEYS = 1000000
 
 
 def baseline(exe, args):
@@ -128,8 +139,9 @@ def main():
     ap.add_argument("--baselines", default="build-gpu/bench/map_blocks")
     ap.add_argument("--out", default="bench/results/map_blocks")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--sweep-rounds", type=int, default=10, help="timed rounds of every level a length (at most 10)")
     ap.add_argument("--cusparse", default="build-gpu/bench/cusparse_spmv")
-    ap.add_argument("--only", default="allpairs,fractal,matmul,spmv,segsum")
+    ap.add_argument("--only", default="allpairs,fractal,matmul,spmv,segsum,segsort,radix")
     ap.add_argument("--lengths", default=",".join(str(l) for l in SEG_LENGTHS))
     a = ap.parse_args()
     only = a.only.split(",")
@@ -177,31 +189,58 @@ def main():
             r = cus["median_ms"] / rec["median_ms"] if "median_ms" in rec and "median_ms" in cus else None
             row("spmv 2^20 rows, 8–24 a row", name, rec, cus, "cuSPARSE CSR, 64-bit indices",
                 "%.2f× its speed" % r if r else "—", "≥ 0.9×")
+    if "segsort" in only:
+        count, length = SEGSORT
+        base = baseline(a.baselines, ["segsort", count, length])
+        rec = ndp_row(a, work, "segsort", {"bench_count": count, "bench_length": length})
+        r = base["median_ms"] / rec["median_ms"] if "median_ms" in rec and "median_ms" in base else None
+        row("{sort(s) : s in segs}, 2^16 segments of 2^8 ints", "auto", rec, base, "CUB DeviceSegmentedSort, 64-bit keys",
+            "%.2f× its speed" % r if r else "—", "≥ 1×")
+    if "radix" in only:
+        base = baseline(a.baselines, ["radixsort", RADIX_KEYS])
+        rec = ndp_row(a, work, "radix_blocks", {"bench_size": RADIX_KEYS})
+        r = rec["median_ms"] / base["median_ms"] if "median_ms" in rec and "median_ms" in base else None
+        row("per-block counting sort with `rep`, 10^6 keys", "auto", rec, base, "CUB DeviceRadixSort, 64-bit keys, 32 bits",
+            "%.1f× its time" % r if r else "—", "≤ 5×")
     if "segsum" in only:
         copy = baseline(a.baselines, ["copy", SEG_INTS])
         copy_gbs = 16.0 * SEG_INTS / (copy["median_ms"] * 1e6) if "median_ms" in copy else None
         result["copy"] = copy
-        lines += ["", "Segmented sum of 2^24 ints: GB/s = 8 bytes an int over the time; the copy's (%s GB/s) moves 16 bytes an int."
-                  % ("%.0f" % copy_gbs if copy_gbs else "?"), "",
+        lines += ["", "Segmented sum of 2^24 ints: GB/s = 8 bytes an int over the median time of %d rounds, in each of which "
+                  "every level runs once; the copy's (%s GB/s) moves 16 bytes an int. In parentheses: a level with more "
+                  "than twice the segment's length in lanes, shown but not counted as a version." % (a.sweep_rounds,
+                  "%.0f" % copy_gbs if copy_gbs else "?"), "",
                   "| length | " + " | ".join(list(SEGSUM_LEVELS.values()) + ["CUB"]) + " | best level | auto / best |",
                   "|---" * (len(SEGSUM_LEVELS) + 4) + "|"]
+        levels_in_order = list(SEGSUM_LEVELS.values())
         for L in [int(x) for x in a.lengths.split(",")]:
             cub = baseline(a.baselines, ["segsum", SEG_INTS, L])
+            # One process a length: every level in turn each round (segsum.ndp's bench_loop).
+            path = program("segsum", {"bench_size": SEG_INTS, "bench_length": L, "bench_runs": a.sweep_rounds + 1}, work)
+            rec = run_ndp(a.ndp, path, 600)
+            ok = agree(rec.get("checksum"), cub.get("checksum"))
+            failed = failed or "error" in rec or ok is False
             cells, gbs = [], {}
-            for lv, name in SEGSUM_LEVELS.items():
-                rec = ndp_row(a, work, "segsum", {"bench_size": SEG_INTS, "bench_length": L}, lv)
-                ok = agree(rec.get("checksum"), cub.get("checksum"))
-                failed = failed or "error" in rec or ok is False
-                g = 8.0 * SEG_INTS / (rec["median_ms"] * 1e6) if "median_ms" in rec else None
+            for li, name in enumerate(levels_in_order):
+                times = rec.get("all_s", [])[li::len(levels_in_order)][1:]  # round 0 is a warm-up
+                if not times:
+                    cells.append(rec.get("error", "?")[:40])
+                    continue
+                med = sorted(times)[len(times) // 2]
+                g = 8.0 * SEG_INTS / (med * 1e9)
                 gbs[name] = g
-                result["sweep"].append({"length": L, "level": name, "ndp": rec, "gbs": g, "checksums_agree": ok})
-                cells.append(("%.0f" % g if g else rec.get("error", "?")[:40]) + ("" if ok is not False else " DIFFER"))
+                result["sweep"].append({"length": L, "level": name, "median_ms": 1e3 * med, "min_ms": 1e3 * min(times),
+                                        "gbs": g, "checksums_agree": ok, "command": rec.get("command")})
+                idle = SEGSUM_LANES.get(name, 1) > max(2 * L, 1)  # most of its lanes idle: shown, not a candidate
+                cells.append(("(%.0f)" if idle else "%.0f") % g + ("" if ok is not False else " DIFFER"))
+                if idle:
+                    del gbs[name]
             cg = 8.0 * SEG_INTS / (cub["median_ms"] * 1e6) if "median_ms" in cub else None
             result["sweep"].append({"length": L, "level": "CUB", "baseline": cub, "gbs": cg})
             cells.append("%.0f" % cg if cg else cub.get("error", "?")[:40])
-            levels = {k: v for k, v in gbs.items() if v and not k.startswith("auto")}
+            levels = {k: v for k, v in gbs.items() if v and k != "auto"}
             best = max(levels, key=levels.get) if levels else None
-            auto = gbs.get("auto (flattened)")
+            auto = gbs.get("auto")
             lines.append("| %d | %s | %s | %s |" % (L, " | ".join(cells), best or "—",
                                                      "%.2f" % (auto / levels[best]) if best and auto else "—"))
             print(lines[-1], flush=True)

@@ -7,7 +7,11 @@
 //     (bench/programs/fractal.ndp), a thread a pixel;
 //   sgemm N: cuBLAS SGEMM of N x N f32 matrices (bench/programs/matmul.ndp's product);
 //   segsum N L: CUB DeviceSegmentedReduce::Sum of N int64 in segments of L
-//     (bench/programs/segsum.ndp), and copy N: a device copy of N int64, its roof.
+//     (bench/programs/segsum.ndp), and copy N: a device copy of N int64, its roof;
+//   segsort COUNT L: CUB DeviceSegmentedSort::SortKeys of COUNT segments of L int64 keys
+//     (bench/programs/segsort.ndp);
+//   radixsort N: CUB DeviceRadixSort::SortKeys of N int64 keys on 32 bits
+//     (bench/programs/radix_blocks.ndp's sort).
 // Prints one line a row: `NAME n N median MS min MS max MS checksum X`.
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o map_blocks bench/baselines/gpu/map_blocks.cu -lcublas
@@ -171,6 +175,51 @@ void run_segsum(int64_t n, int64_t len) {
               static_cast<long long>(len), t.median, t.min, t.max, sum);
 }
 
+__global__ void gen_keys(int64_t* v, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x)
+    v[i] = bench::hash(i);
+}
+
+/// CUB's segmented sort of `count` segments of `len` 64-bit keys (bench/programs/segsort.ndp);
+/// the checksum weighs each key by its position within its segment.
+void run_segsort(int64_t count, int64_t len) {
+  const int64_t total = count * len;
+  int64_t *in = bench_util::dalloc<int64_t>(total), *out = bench_util::dalloc<int64_t>(total),
+          *off = bench_util::dalloc<int64_t>(count + 1);
+  gen_keys<<<1024, kThreads>>>(in, total);
+  gen_offsets<<<1024, kThreads>>>(off, count, len);
+  void* temp = nullptr;
+  size_t bytes = 0;
+  CK(cub::DeviceSegmentedSort::SortKeys(temp, bytes, in, out, total, count, off, off + 1));
+  CK(cudaMalloc(&temp, bytes ? bytes : 1));
+  bench_util::Times t = bench_util::time_runs(
+      [&] { CK(cub::DeviceSegmentedSort::SortKeys(temp, bytes, in, out, total, count, off, off + 1)); });
+  std::vector<int64_t> r(static_cast<size_t>(total));
+  CK(cudaMemcpy(r.data(), out, r.size() * 8, cudaMemcpyDeviceToHost));
+  uint64_t sum = 0;  // wraps as NESL's ints do
+  for (int64_t i = 0; i < total; ++i) sum += static_cast<uint64_t>(r[static_cast<size_t>(i)]) * static_cast<uint64_t>(i % len + 1);
+  std::printf("segsort n %lld len %lld median %.4f min %.4f max %.4f checksum %lld\n", static_cast<long long>(total),
+              static_cast<long long>(len), t.median, t.min, t.max, static_cast<long long>(static_cast<int64_t>(sum)));
+}
+
+/// CUB's radix sort of n 64-bit keys of 30 bits (bench/programs/radix_blocks.ndp's), on the
+/// 32 low bits: the digits the NESL program sorts by.
+void run_radixsort(int64_t n) {
+  int64_t *in = bench_util::dalloc<int64_t>(n), *out = bench_util::dalloc<int64_t>(n);
+  gen_keys<<<1024, kThreads>>>(in, n);
+  void* temp = nullptr;
+  size_t bytes = 0;
+  CK(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, n, 0, 32));
+  CK(cudaMalloc(&temp, bytes ? bytes : 1));
+  bench_util::Times t = bench_util::time_runs([&] { CK(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, n, 0, 32)); });
+  std::vector<int64_t> r(static_cast<size_t>(n));
+  CK(cudaMemcpy(r.data(), out, r.size() * 8, cudaMemcpyDeviceToHost));
+  uint64_t sum = 0;  // wraps as NESL's ints do
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<uint64_t>(r[static_cast<size_t>(i)]) * static_cast<uint64_t>(i + 1);
+  std::printf("radixsort n %lld median %.4f min %.4f max %.4f checksum %lld\n", static_cast<long long>(n), t.median, t.min,
+              t.max, static_cast<long long>(static_cast<int64_t>(sum)));
+}
+
 void run_copy(int64_t n) {
   int64_t *a = bench_util::dalloc<int64_t>(n), *b = bench_util::dalloc<int64_t>(n);
   gen_values<<<1024, kThreads>>>(a, n);
@@ -182,7 +231,7 @@ void run_copy(int64_t n) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: map_blocks allpairs N | fractal N | sgemm N | segsum N L | copy N\n");
+    std::fprintf(stderr, "usage: map_blocks allpairs N | fractal N | sgemm N | segsum N L | copy N | segsort COUNT L | radixsort N\n");
     return 2;
   }
   bench_util::reps = 10;
@@ -193,6 +242,8 @@ int main(int argc, char** argv) {
   else if (!std::strcmp(what, "sgemm")) run_sgemm(n);
   else if (!std::strcmp(what, "segsum") && argc > 3) run_segsum(n, std::atoll(argv[3]));
   else if (!std::strcmp(what, "copy")) run_copy(n);
+  else if (!std::strcmp(what, "segsort") && argc > 3) run_segsort(n, std::atoll(argv[3]));
+  else if (!std::strcmp(what, "radixsort")) run_radixsort(n);
   else return 2;
   return 0;
 }
