@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <vector>
 
 #include "driver/session.h"
@@ -158,10 +159,11 @@ int autotune(const AutotuneOptions& opts) {
     return 2;
   }
   const std::string device = gpu->device().properties().name;
-  std::FILE* quiet = std::fopen("/dev/null", "w");
+  // The program's answers go nowhere; declared before the session, closed after it.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> quiet(std::fopen("/dev/null", "w"), &std::fclose);
   SessionOptions so;
   so.backend = Backend::Cuda;
-  so.out = quiet != nullptr ? quiet : stdout;
+  so.out = quiet ? quiet.get() : stdout;
   Session session(so);
   if (!session.eval_text("<autotune>", tuning_program(), false, false)) return 1;
 
@@ -213,7 +215,6 @@ int autotune(const AutotuneOptions& opts) {
     std::fprintf(opts.out, "%s  %s\n", row.c_str(), kForms[best].level);
     std::fflush(opts.out);
   }
-  if (quiet != nullptr) std::fclose(quiet);
   if (!opts.write) return 0;
   const std::string path = exec::tuning_file(device);
   if (path.empty()) {
