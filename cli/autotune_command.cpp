@@ -1,6 +1,7 @@
 // `ndp autotune`: options, then driver::autotune.
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,21 +13,24 @@ namespace ndp::cli {
 namespace {
 
 const char* kAutotuneHelp =
-    "usage: ndp autotune [--elements=N] [--runs=N] [--no-write]\n"
+    "usage: ndp autotune [--backend=cuda|cpu] [--elements=N] [--runs=N] [--no-write]\n"
     "\n"
-    "Measures where the cuda backend's run-time choices switch on this GPU, and writes them to\n"
-    "the tuning file of the device, tuning/<device name>.txt in the kernel cache folder\n"
+    "Measures where the run-time choices of the cuda backend switch on this GPU (or, with\n"
+    "--backend=cpu, those of the cpu backend on this processor and its threads), and writes them\n"
+    "to the tuning file of the device, tuning/<device name>.txt in the kernel cache folder\n"
     "(NDP_CACHE_DIR, else $XDG_CACHE_HOME/ndp/kernels, else ~/.cache/ndp/kernels). Programs read\n"
-    "it when they start on that device; without one they use what autotune measured on an H100.\n"
+    "it when they start on that device; without one they use what autotune measured on an H100\n"
+    "(cuda) or on 2 cores (cpu). The backend is cuda where a GPU is present, else cpu.\n"
     "\n"
     "What it tunes: an apply-to-each that folds each instance's own row ({sum(r) : r in rows},\n"
     "a sparse matrix-vector product) runs either flattened, as the segmented primitives, or as a\n"
-    "map kernel with 1, 2, 4 ... 32 or 256 threads a row. For rows of 2^0 ... 2^20 ints it times\n"
+    "map kernel with 1, 2, 4 ... 32 or 256 threads a row (on the cpu backend, a task a row). For rows of 2^0 ... 2^20 ints it times\n"
     "the segmented sum in every form, the forms taking turns, checks that they agree, and keeps\n"
     "the fastest (by its median) for each length. It takes about a minute; a progress bar shows\n"
     "on a terminal.\n"
     "\n"
     "options:\n"
+    "  --backend=B    cuda (this GPU) or cpu (this processor)\n"
     "  --elements=N   ints summed at each row length (default 16777216)\n"
     "  --runs=N       timed rounds, each form once a round; the median counts (default 9; a\n"
     "                 warm-up round more)\n"
@@ -56,6 +60,7 @@ Match number_option(const std::string& a, const char* name, int64_t lo, int64_t 
 
 int autotune_command(const std::vector<std::string>& args) {
   driver::AutotuneOptions opts;
+  bool backend_given = false;
   for (const std::string& a : args) {
     int64_t n = 0;
     Match elements = Match::No, runs = Match::No;
@@ -64,6 +69,14 @@ int autotune_command(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--no-write") {
       opts.write = false;
+    } else if (a.rfind("--backend=", 0) == 0) {
+      std::optional<driver::Backend> b = driver::parse_backend(a.substr(10));
+      if (!b || *b == driver::Backend::Interp) {
+        std::fprintf(stderr, "ndp autotune: --backend is cuda or cpu, not '%s'\n", a.substr(10).c_str());
+        return 2;
+      }
+      opts.backend = *b;
+      backend_given = true;
     } else if ((elements = number_option(a, "--elements", 1 << 20, int64_t{1} << 30, n)) != Match::No) {
       if (elements == Match::Bad) return 2;
       opts.elements = n;
@@ -74,6 +87,10 @@ int autotune_command(const std::vector<std::string>& args) {
       std::fprintf(stderr, "ndp autotune: unknown option '%s'\n%s", a.c_str(), kAutotuneHelp);
       return 2;
     }
+  }
+  if (!backend_given && !driver::backend_unavailable_reason(driver::Backend::Cuda).empty()) {
+    std::fprintf(stderr, "ndp autotune: no GPU here: tuning the cpu backend\n");
+    opts.backend = driver::Backend::Cpu;
   }
   return driver::autotune(opts);
 }

@@ -2,6 +2,7 @@
 #include "driver/autotune.h"
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "driver/session.h"
@@ -30,28 +32,36 @@ struct Form {
   int lanes;
 };
 
-constexpr Form kForms[] = {{"grid", "flattened", 0},      {"thread", "thread", 1},     {"sub2", "subwarp(2)", 2},
-                           {"sub4", "subwarp(4)", 4},     {"sub8", "subwarp(8)", 8},   {"sub16", "subwarp(16)", 16},
-                           {"warp", "warp", 32},          {"block", "block", 256}};
+constexpr Form kGpuForms[] = {{"grid", "flattened", 0},  {"thread", "thread", 1},   {"sub2", "subwarp(2)", 2},
+                              {"sub4", "subwarp(4)", 4}, {"sub8", "subwarp(8)", 8}, {"sub16", "subwarp(16)", 16},
+                              {"warp", "warp", 32},      {"block", "block", 256}};
+// On the host a level is one task an instance whatever its lanes: flattened or a map kernel.
+constexpr Form kCpuForms[] = {{"grid", "flattened", 0}, {"thread", "map kernel", 1}};
+
+std::span<const Form> forms_of(Backend b) {
+  if (b == Backend::Cpu) return kCpuForms;
+  return kGpuForms;
+}
 
 }  // namespace
 
 namespace autotune_detail {
 
-int form_count() { return static_cast<int>(std::size(kForms)); }
+int form_count(Backend b) { return static_cast<int>(forms_of(b).size()); }
 
 /// The program autotune runs: each form; `tune_timed(j, rows)`, form j timed; and round k, in
 /// which every form is timed once, in nanoseconds, starting with form k mod the forms' count,
 /// so that over the rounds each form runs in each place of a round. Measured: the calls early in
 /// a round (after the last round's work) ran up to 30% slower than the same calls later, and a
 /// fixed order would make the first forms lose. An untimed call of the flattened form opens each
-/// round. The times come back in the order of kForms, with the sum of the sums, or -1 where the
-/// forms' sums differ.
-std::string tuning_program() {
-  const size_t count = std::size(kForms);
+/// round. The times come back in the order of the backend's forms, with the sum of the sums, or
+/// -1 where the forms' sums differ.
+std::string tuning_program(Backend b) {
+  const std::span<const Form> forms = forms_of(b);
+  const size_t count = forms.size();
   std::string p, timed = "function tune_timed(j, rows) =\n", lets, sums, places;
   for (size_t i = 0; i < count; ++i) {
-    const Form& f = kForms[i];
+    const Form& f = forms[i];
     std::string level = f.lanes == 0 ? "grid" : f.lanes == 1 ? "thread" : f.lanes == 32 ? "warp" : f.lanes == 256 ? "block"
                                                                                          : fmt::format("subwarp({})", f.lanes);
     p += fmt::format("function tune_sum_{0}(rows) = {{sum(r) : r in rows}} at {1} $\n", f.name, level);
@@ -152,31 +162,39 @@ bool write_atomically(const std::string& path, const std::string& text, std::str
 }  // namespace
 
 int autotune(const AutotuneOptions& opts) {
-  std::string why;
-  exec::cuda::Gpu* gpu = exec::cuda::Gpu::get(&why);
-  if (gpu == nullptr) {
-    std::fprintf(stderr, "ndp autotune: no GPU to tune: %s\n", why.c_str());
-    return 2;
+  const bool cpu = opts.backend == Backend::Cpu;
+  std::string device;
+  if (cpu) {
+    device = exec::cpu_device_name(omp_get_max_threads());
+  } else {
+    std::string why;
+    exec::cuda::Gpu* gpu = opts.backend == Backend::Cuda ? exec::cuda::Gpu::get(&why) : nullptr;
+    if (gpu == nullptr) {
+      std::fprintf(stderr, "ndp autotune: no GPU to tune: %s\n", why.empty() ? "the interp backend has no choices" : why.c_str());
+      return 2;
+    }
+    device = gpu->device().properties().name;
   }
-  const std::string device = gpu->device().properties().name;
+  const std::span<const Form> forms = forms_of(opts.backend);
   // The program's answers go nowhere; declared before the session, closed after it.
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> quiet(std::fopen("/dev/null", "w"), &std::fclose);
   SessionOptions so;
-  so.backend = Backend::Cuda;
+  so.backend = opts.backend;
   so.out = quiet ? quiet.get() : stdout;
   Session session(so);
-  if (!session.eval_text("<autotune>", tuning_program(), false, false)) return 1;
+  if (!session.eval_text("<autotune>", tuning_program(opts.backend), false, false)) return 1;
 
   Progress progress(opts.progress, exec::Tuning::kRowLogs);
-  exec::Tuning tuning = exec::Tuning::gpu_defaults();
+  exec::Tuning tuning = cpu ? exec::Tuning::cpu_defaults() : exec::Tuning::gpu_defaults();
   tuning.elements = opts.elements;
-  constexpr size_t kCount = std::size(kForms);
+  const size_t kCount = forms.size();
   std::fprintf(opts.out,
                "ndp autotune on %s: {sum(r) : r in rows} over %ld ints, every form in turn, median of %d rounds, GB/s "
-               "at 8 bytes an int (in parentheses: lanes past twice the rows' length, not a candidate)\n",
-               device.c_str(), static_cast<long>(opts.elements), opts.runs);
+               "at 8 bytes an int%s\n",
+               device.c_str(), static_cast<long>(opts.elements), opts.runs,
+               cpu ? "" : " (in parentheses: lanes past twice the rows' length, not a candidate)");
   std::string header = fmt::format("{:>8}", "row");
-  for (const Form& f : kForms) header += fmt::format(" {:>11}", f.level);
+  for (const Form& f : forms) header += fmt::format(" {:>11}", f.level);
   std::fprintf(opts.out, "%s  chosen\n", header.c_str());
   for (int k = 0; k < exec::Tuning::kRowLogs; ++k) {
     const int64_t length = int64_t{1} << k, rows = std::max<int64_t>(1, opts.elements / length);
@@ -206,13 +224,13 @@ int autotune(const AutotuneOptions& opts) {
       std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
       const int64_t median = std::max<int64_t>(times[times.size() / 2], 1);
       const double gbs = 8.0 * static_cast<double>(rows * length) / static_cast<double>(median);
-      const bool candidate = worth_measuring(kForms[f], length);
+      const bool candidate = worth_measuring(forms[f], length);
       row += fmt::format(" {:>11}", candidate ? fmt::format("{:.0f}", gbs) : fmt::format("({:.0f})", gbs));
       if (candidate && (best_ns == 0 || median < best_ns)) best_ns = median, best = static_cast<int>(f);
     }
-    tuning.own_row_lanes[static_cast<size_t>(k)] = kForms[best].lanes;
+    tuning.own_row_lanes[static_cast<size_t>(k)] = forms[best].lanes;
     progress.clear();
-    std::fprintf(opts.out, "%s  %s\n", row.c_str(), kForms[best].level);
+    std::fprintf(opts.out, "%s  %s\n", row.c_str(), forms[best].level);
     std::fflush(opts.out);
   }
   if (!opts.write) return 0;
@@ -221,7 +239,7 @@ int autotune(const AutotuneOptions& opts) {
     std::fprintf(stderr, "ndp autotune: no cache folder (NDP_CACHE_DIR=off or no HOME): the tuning was not written\n");
     return 1;
   }
-  if (!write_atomically(path, tuning.text(device), why)) {
+  if (std::string why; !write_atomically(path, tuning.text(device), why)) {
     std::fprintf(stderr, "ndp autotune: cannot write %s: %s\n", path.c_str(), why.c_str());
     return 1;
   }

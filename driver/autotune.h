@@ -1,5 +1,5 @@
-// `ndp autotune`: measures the present GPU's switch points and writes its tuning file (Note
-// [Tuning] in exec/common/tuning.h).
+// `ndp autotune`: measures the switch points of the present GPU, or of the cpu backend on this
+// processor, and writes the tuning file (Note [Tuning] in exec/common/tuning.h).
 #pragma once
 
 #include <cstdint>
@@ -7,30 +7,34 @@
 #include <string>
 #include <vector>
 
+#include "driver/session.h"
+
 namespace ndp::driver {
 
 struct AutotuneOptions {
+  Backend backend = Backend::Cuda;      // Cuda: the GPU's table; Cpu: the processor's
   int64_t elements = int64_t{1} << 24;  // the ints summed at each row length
-  int runs = 9;                          // timed rounds of every form (the median counts), after a warm-up
-  bool write = true;                     // false: measure and print only
-  std::FILE* out = stdout;               // the table and the file's path
-  std::FILE* progress = stderr;          // the progress bar
+  int runs = 9;                         // timed rounds of every form (the median counts), after a warm-up
+  bool write = true;                    // false: measure and print only
+  std::FILE* out = stdout;              // the table and the file's path
+  std::FILE* progress = stderr;         // the progress bar
 };
 
 /// Measures, for rows of 2^0 ... 2^20 ints, the segmented sum `{sum(r) : r in rows}` flattened
-/// (`at grid`) and as a map kernel at every level, the forms taking turns, checks that every
-/// form gives the same sums, and writes the form of least median time at each length as
-/// own_row_lanes. Returns the exit status: 0, 1
-/// when a measurement failed, 2 when there is no GPU.
+/// (`at grid`) and as a map kernel (on cuda at every level), the forms taking turns, checks
+/// that every form gives the same sums, and writes the form of least median time at each length
+/// as own_row_lanes. Returns the exit status: 0, 1 when a measurement failed, 2 when the cuda
+/// backend has no GPU.
 int autotune(const AutotuneOptions& opts);
 
 namespace autotune_detail {  // for tests
 
-/// The forms autotune times, in the order of its rounds' results.
-int form_count();
-/// The NESL program autotune runs: `tune_rounds(rows, rounds, [] int, 0)` gives (the sum of the
-/// sums, or -1 where forms disagree; each round's times in nanoseconds, form by form).
-std::string tuning_program();
+/// The forms autotune times for backend b, in the order of its rounds' results.
+int form_count(Backend b);
+/// The NESL program autotune runs for backend b: `tune_rounds(rows, rounds, [] int, 0)` gives
+/// (the sum of the sums, or -1 where forms disagree; each round's times in nanoseconds, form by
+/// form).
+std::string tuning_program(Backend b);
 /// Parses tune_rounds' printed answer "(CHECK, [NS, NS, ...])".
 bool parse_rounds(const std::string& v, int64_t& check, std::vector<int64_t>& ns);
 

@@ -21,6 +21,14 @@ Tuning Tuning::gpu_defaults() {
   return t;
 }
 
+Tuning Tuning::cpu_defaults() {
+  Tuning t;
+  t.elements = int64_t{1} << 22;
+  // Measured on 2 cores (bench/results/session22/README.md): a row's own loop wins from 2^8 on.
+  for (int k = 8; k < kRowLogs; ++k) t.own_row_lanes[static_cast<size_t>(k)] = 1;
+  return t;
+}
+
 std::string Tuning::text(std::string_view device) const {
   std::string s = fmt::format("# ndp autotune: {}\n", device);
   s += "# own_row_lanes: by log2 of the rows' average length, 2^0 ... 2^20, the lanes a row gets as a map kernel; "
@@ -64,10 +72,35 @@ std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
   return t;
 }
 
-int own_row_lanes(const Tuning& t, int64_t n, int64_t average, int64_t resident) {
+namespace {
+
+/// The table's entry for rows of `average` elements: by log2 of it, rounded.
+int table_entry(const Tuning& t, int64_t average) {
   int k = 0;
-  while (k + 1 < Tuning::kRowLogs && (int64_t{3} << k) <= 2 * average) ++k;  // log2, rounded
-  int lanes = t.own_row_lanes[static_cast<size_t>(k)];
+  while (k + 1 < Tuning::kRowLogs && (int64_t{3} << k) <= 2 * average) ++k;
+  return t.own_row_lanes[static_cast<size_t>(k)];
+}
+
+}  // namespace
+
+int cpu_own_row_form(const Tuning& t, int64_t n, int64_t average, int threads) {
+  return table_entry(t, average) > 0 && n >= 4 * int64_t{threads} ? 1 : 0;
+}
+
+std::string cpu_device_name(int threads) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model = "cpu";
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      model = line.substr(line.find(':') + 1);
+      model.erase(0, model.find_first_not_of(' '));
+      break;
+    }
+  return fmt::format("{} ({} threads)", model, threads);
+}
+
+int own_row_lanes(const Tuning& t, int64_t n, int64_t average, int64_t resident) {
+  int lanes = table_entry(t, average);
   if (lanes == 0) return 0;
   int most = 1;  // lanes past a row's length would idle
   while (most < 256 && most < average) most *= 2;
@@ -86,17 +119,17 @@ std::string tuning_file(std::string_view device) {
   return dir + "/tuning/" + (name.empty() ? "device" : name) + ".txt";
 }
 
-Tuning load_tuning(std::string_view device) {
+Tuning load_tuning(std::string_view device, const Tuning& defaults) {
   std::string path = tuning_file(device);
   std::ifstream in(path);
-  if (path.empty() || !in) return Tuning::gpu_defaults();
+  if (path.empty() || !in) return defaults;
   std::stringstream text;
   text << in.rdbuf();
   std::string error;
   if (std::optional<Tuning> t = Tuning::parse(text.str(), &error)) return *t;
   std::fprintf(stderr, "ndp: warning: ignoring the tuning file %s (%s); run `ndp autotune` again\n", path.c_str(),
                error.c_str());
-  return Tuning::gpu_defaults();
+  return defaults;
 }
 
 std::optional<int> forced_map_lanes() {

@@ -17,6 +17,8 @@ namespace ndp::exec {
 // folder (exec/common/cache_dir.h), which the cuda backend reads when it starts. Without a
 // file, the defaults are what autotune measured on an H100; the same shapes do not carry to
 // every GPU (an H200's bandwidth and SM count differ), which is why the file is per device.
+// The cpu backend has a table of its own, keyed by the processor and its threads
+// (cpu_device_name): there a row is either flattened or one task's loop.
 // NDP_MAP_LANES=N overrides every such choice with N lanes (0: the flattened form), on the cpu
 // backend too, so that tests run both forms everywhere.
 struct Tuning {
@@ -28,6 +30,9 @@ struct Tuning {
   int64_t elements = int64_t{1} << 24;
 
   static Tuning gpu_defaults();
+  /// The cpu backend's: own_row_lanes is 0 (flattened) or 1 (a map kernel, an instance a
+  /// task), measured by `ndp autotune --backend=cpu` on 2 cores.
+  static Tuning cpu_defaults();
   /// The file's text: a header comment naming `device`, then `key value...` lines.
   std::string text(std::string_view device) const;
   /// The tuning in `text`, or nothing (and `error` says why).
@@ -43,9 +48,17 @@ int own_row_lanes(const Tuning& t, int64_t n, int64_t average, int64_t resident)
 /// The tuning file of `device`, "" where no cache folder is kept.
 std::string tuning_file(std::string_view device);
 
-/// The tuning of `device`: its file's, else gpu_defaults(). A file that does not parse is
-/// reported once on stderr and ignored.
-Tuning load_tuning(std::string_view device);
+/// The tuning of `device`: its file's, else `defaults`. A file that does not parse is reported
+/// once on stderr and ignored.
+Tuning load_tuning(std::string_view device, const Tuning& defaults);
+
+/// On the cpu backend, with `threads` threads: whether n instances whose rows average `average`
+/// elements run as the map kernel (1) or flattened (0). The map kernel gives each instance to
+/// one thread, so it needs at least four instances a thread to keep them all busy.
+int cpu_own_row_form(const Tuning& t, int64_t n, int64_t average, int threads);
+
+/// The name the cpu backend's tuning file is keyed by: the processor's model and the threads.
+std::string cpu_device_name(int threads);
 
 /// NDP_MAP_LANES, where set: the lanes every run-time choice of a map kernel's form takes.
 std::optional<int> forced_map_lanes();

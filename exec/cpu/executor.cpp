@@ -10,7 +10,9 @@
 // IR) stay lang::InternalError.
 #include "exec/cpu/executor.h"
 
+#include <omp.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <new>
@@ -206,9 +208,17 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Count: set_host(f, s.dst, count_true(use(0))); return;
-    case Op::MapLanes:  // Note [Map kernel dispatch]: on the host, the flattened form unless pinned
-      set_host(f, s.dst, forced_map_lanes().value_or(0));
+    case Op::MapLanes: {  // Note [Tuning]: a task a row, or flattened
+      static const int threads = omp_get_max_threads();
+      static const Tuning tuning = load_tuning(cpu_device_name(threads), Tuning::cpu_defaults());
+      int64_t average = 1;  // the longest average row, as the cuda backend takes it
+      for (size_t i = 1; i < s.uses.size(); ++i)
+        if (const Vec& rows = use(i); rows.size() > 0)
+          average = std::max<int64_t>(average, (rows.elems().size() + rows.size() - 1) / rows.size());
+      std::optional<int> forced = forced_map_lanes();
+      set_host(f, s.dst, forced ? *forced : cpu_own_row_form(tuning, host(f, s.uses.at(0)), average, threads));
       return;
+    }
     case Op::Nest: {
       const Vec& len = use(0);
       set_vec(f, s.dst, Vec::seq(type_of(f, s.dst), len.size(), len.shared_buffer(), use(1)));

@@ -33,7 +33,7 @@ class Gpu {
   runtime::gpu::Primitives& prims() { return *prims_; }
   /// This device's switch points (Note [Tuning]), read on first use.
   const Tuning& tuning() {
-    if (!tuning_) tuning_ = load_tuning(device_->properties().name);
+    if (!tuning_) tuning_ = load_tuning(device_->properties().name, Tuning::gpu_defaults());
     return *tuning_;
   }
 

@@ -18,22 +18,26 @@ TEST_CASE("autotune's rounds time every form and check that the forms agree") {
   so.out = quiet;
   so.err = quiet;
   Session session(so);
-  REQUIRE(session.eval_text("<autotune>", autotune_detail::tuning_program(), false, false));
-  for (int length : {1, 3, 64}) {
-    CAPTURE(length);
-    const int rounds = 3, forms = autotune_detail::form_count();
-    ExprOutcome r = session.eval_expr("tune_rounds(partition({rem(i, 1000) : i in [0:" + std::to_string(length * 50) +
-                                      "]}, dist(" + std::to_string(length) + ", 50)), " + std::to_string(rounds) +
-                                      ", [] int, 0)");
-    REQUIRE(r.status == ExprOutcome::Status::Ok);
-    int64_t check = 0;
-    std::vector<int64_t> ns;
-    REQUIRE(autotune_detail::parse_rounds(r.value, check, ns));
-    CHECK(ns.size() == static_cast<size_t>(rounds * forms));
-    int64_t want = 0;
-    for (int i = 0; i < length * 50; ++i) want += i % 1000;
-    CHECK(check == want);
-    for (int64_t t : ns) CHECK(t > 0);
+  // The cuda backend's program runs on the cpu backend too: its levels are map kernels there.
+  for (Backend program : {Backend::Cuda, Backend::Cpu}) {
+    CAPTURE(backend_name(program));
+    REQUIRE(session.eval_text("<autotune>", autotune_detail::tuning_program(program), false, false));
+    for (int length : {1, 3, 64}) {
+      CAPTURE(length);
+      const int rounds = 3, forms = autotune_detail::form_count(program);
+      ExprOutcome r = session.eval_expr("tune_rounds(partition({rem(i, 1000) : i in [0:" + std::to_string(length * 50) +
+                                        "]}, dist(" + std::to_string(length) + ", 50)), " + std::to_string(rounds) +
+                                        ", [] int, 0)");
+      REQUIRE(r.status == ExprOutcome::Status::Ok);
+      int64_t check = 0;
+      std::vector<int64_t> ns;
+      REQUIRE(autotune_detail::parse_rounds(r.value, check, ns));
+      CHECK(ns.size() == static_cast<size_t>(rounds * forms));
+      int64_t want = 0;
+      for (int i = 0; i < length * 50; ++i) want += i % 1000;
+      CHECK(check == want);
+      for (int64_t t : ns) CHECK(t > 0);
+    }
   }
   std::fclose(quiet);
 }

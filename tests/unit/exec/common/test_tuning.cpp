@@ -73,6 +73,16 @@ TEST_CASE("the tuning file of a device lives in the cache folder, keyed by its n
   CHECK(ndp::exec::tuning_file("NVIDIA H100 80GB HBM3") == "/tmp/ndp-cache/tuning/NVIDIA_H100_80GB_HBM3.txt");
   setenv("NDP_CACHE_DIR", "off", 1);
   CHECK(ndp::exec::tuning_file("X").empty());
-  CHECK(ndp::exec::load_tuning("X").own_row_lanes == Tuning::gpu_defaults().own_row_lanes);
+  CHECK(ndp::exec::load_tuning("X", Tuning::gpu_defaults()).own_row_lanes == Tuning::gpu_defaults().own_row_lanes);
+  CHECK(ndp::exec::load_tuning("X", Tuning::cpu_defaults()).own_row_lanes == Tuning::cpu_defaults().own_row_lanes);
   unsetenv("NDP_CACHE_DIR");
+}
+
+TEST_CASE("the cpu backend runs long rows as a map kernel where there are enough of them") {
+  const Tuning t = Tuning::cpu_defaults();
+  CHECK(ndp::exec::cpu_own_row_form(t, 1 << 20, 4, 16) == 0);       // short rows: flattened
+  CHECK(ndp::exec::cpu_own_row_form(t, 1 << 14, 256, 16) == 1);     // long rows, many: a task a row
+  CHECK(ndp::exec::cpu_own_row_form(t, 40, 1 << 16, 16) == 0);      // too few rows for 16 threads
+  CHECK(ndp::exec::cpu_own_row_form(t, 64, 1 << 16, 16) == 1);
+  CHECK(ndp::exec::cpu_device_name(16).find("(16 threads)") != std::string::npos);
 }
