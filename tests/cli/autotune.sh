@@ -6,10 +6,7 @@
 #   tests/cli/autotune.sh NDP
 set -uo pipefail
 ndp=$1
-failures=0
-check() {  # check NAME WANTED_TEXT GOT_TEXT
-  if [[ $3 == *"$2"* ]]; then echo "ok   $1"; else echo "FAIL $1: wanted '$2' in: $3"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/checks.sh"
 dir=$(mktemp -d)
 export NDP_CACHE_DIR="$dir/cache"
 trap 'rm -rf "$dir"' EXIT
