@@ -51,7 +51,7 @@ int form_count(Backend b) { return static_cast<int>(forms_of(b).size()); }
 
 /// The program autotune runs: each form; `tune_timed(j, rows)`, form j timed; and round k, in
 /// which every form is timed once, in nanoseconds, starting with form k mod the forms' count,
-/// so that over the rounds each form runs in each place of a round. Measured: the calls early in
+/// so that over as many rounds as forms each form runs in each place of a round. Measured: the calls early in
 /// a round (after the last round's work) ran up to 30% slower than the same calls later, and a
 /// fixed order would make the first forms lose. An untimed call of the flattened form opens each
 /// round. The times come back in the order of the backend's forms, with the sum of the sums, or
@@ -95,10 +95,10 @@ bool parse_rounds(const std::string& v, int64_t& check, std::vector<int64_t>& ns
     if (end == p) return false;
     ns.push_back(x);
     p = end;
-    if (*p == ',') p += 2;
+    if (p[0] == ',' && p[1] == ' ') p += 2;
     else if (*p != ']') return false;
   }
-  return true;
+  return std::strcmp(p, "])") == 0;
 }
 
 }  // namespace autotune_detail

@@ -290,7 +290,9 @@ inline constexpr int64_t kFoldBudgetGpu = int64_t{1} << 15;
 // over the instance's own row too. `grid` is the flattened form. Where a pinned level cannot be
 // honoured (the body recurses, filters or gives a sequence; `seq` outside a unit) the
 // vectoriser adds a warning with the apply-to-each's location to Program::warnings, and the
-// compiler chooses. The answers never depend on the level.
+// compiler chooses. The answers never depend on the level or the form, but for the rounding
+// of float sums and products, which differ in order (extensions.md §4 allows it): fixed for
+// one machine, tuning file and input (docs/cuda.md, Determinism).
 // A map kernel has no budget: its instances are the elements of an apply-to-each, whose work
 // the program asked for, and the flattened alternative would store more than the kernel folds.
 // A fold of more than kMostFoldSteps fails "Out of memory." instead, as storing it would.

@@ -44,16 +44,16 @@ std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
   std::istringstream in{std::string(text)};
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
-    if (line.empty() || line[0] == '#') continue;
     std::istringstream words(line);
     std::string key;
-    words >> key;
+    if (!(words >> key) || key[0] == '#') continue;  // blank (CRLF's `\r` too) or a comment
     auto bad = [&](std::string_view why) {
       if (error) *error = fmt::format("line {}: {}", number, why);
       return std::nullopt;
     };
     if (key == "elements") {
-      if (!(words >> t.elements) || t.elements < 1) return bad("`elements` needs a positive count");
+      if (!(words >> t.elements) || t.elements < 1 || t.elements > kMostElements)
+        return bad(fmt::format("`elements` needs a count from 1 to {}", kMostElements));
     } else if (key == "own_row_lanes") {
       for (int& lanes : t.own_row_lanes)
         if (!(words >> lanes) || lanes < 0 || lanes > 256 || (lanes & (lanes - 1)) != 0)
@@ -104,7 +104,9 @@ int own_row_lanes(const Tuning& t, int64_t n, int64_t average, int64_t resident)
   if (lanes == 0) return 0;
   int most = 1;  // lanes past a row's length would idle
   while (most < 256 && most < average) most *= 2;
+  lanes = std::min(lanes, most);
   // The threads the measurement ran: as many, where the GPU holds them, with fewer instances.
+  // (elements <= 2^40 and lanes <= 256: no overflow.)
   const int64_t measured = std::max<int64_t>(1, t.elements / std::max<int64_t>(1, average)) * lanes;
   const int64_t wanted = std::min(measured, resident);
   while (lanes < most && n * lanes < wanted) lanes *= 2;

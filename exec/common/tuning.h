@@ -23,6 +23,7 @@ namespace ndp::exec {
 // backend too, so that tests run both forms everywhere.
 struct Tuning {
   static constexpr int kRowLogs = 21;  // average row lengths 2^0 ... 2^20
+  static constexpr int64_t kMostElements = int64_t{1} << 40;
 
   /// By the rounded log2 of the rows' average length: the lanes a row gets as a map kernel,
   /// or 0 where the flattened form is faster. Measured on `elements` elements in all.
@@ -41,8 +42,8 @@ struct Tuning {
 
 /// Lanes for n instances whose folded rows average `average` elements, with `resident`
 /// threads on the GPU at once: the table's choice, with more lanes a row where fewer
-/// instances than the measurement had would leave the GPU emptier (never more lanes than the
-/// rows' length rounded up to a power of two, nor than 256). 0: the flattened form.
+/// instances than the measurement had would leave the GPU emptier, and never more lanes than
+/// the rows' length rounded up to a power of two, nor than 256. 0: the flattened form.
 int own_row_lanes(const Tuning& t, int64_t n, int64_t average, int64_t resident);
 
 /// The tuning file of `device`, "" where no cache folder is kept.

@@ -25,8 +25,9 @@ std::vector<int> map_kernel_lane_choices();
 //   length and the instances' number, by the tuning table (own_row_lanes in
 //   exec/common/tuning.h, measured by `ndp autotune`). The same choice, made by a map_lanes
 //   statement before the kernel, decides whether a body that folds only its own rows runs as
-//   the map kernel or flattened (Note [Map kernels]): a row of 1, or of 2^15 and more, is
-//   faster in the segmented primitives, which spread a long row over many blocks.
+//   the map kernel or flattened (Note [Map kernels]): on the H100, rows of 2^16 and more are
+//   faster in the segmented primitives, which spread a long row over many blocks. The same
+//   table serves folds over rows of a free sequence (all pairs, a matrix product's entries).
 // * Otherwise (a range, or a table that says flattened where the map kernel is the only form)
 //   so that the machine is full: the most lanes (at most 256) with n·lanes at most twice the
 //   threads the GPU holds at once, so few instances get many lanes each and many instances one,

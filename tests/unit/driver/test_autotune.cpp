@@ -55,4 +55,6 @@ TEST_CASE("parse_rounds reads the answer and refuses anything else") {
   CHECK_FALSE(autotune_detail::parse_rounds("12, [3]", check, ns));
   CHECK_FALSE(autotune_detail::parse_rounds("(12, [3, x])", check, ns));
   CHECK_FALSE(autotune_detail::parse_rounds("(12 [3])", check, ns));
+  CHECK_FALSE(autotune_detail::parse_rounds("(12, [3,", check, ns));  // ends inside the list
+  CHECK_FALSE(autotune_detail::parse_rounds("(12, [3]", check, ns));   // no closing parenthesis
 }

@@ -86,3 +86,21 @@ TEST_CASE("the cpu backend runs long rows as a map kernel where there are enough
   CHECK(ndp::exec::cpu_own_row_form(t, 64, 1 << 16, 16) == 1);
   CHECK(ndp::exec::cpu_device_name(16).find("(16 threads)") != std::string::npos);
 }
+
+TEST_CASE("a tuning file may hold blank lines, CRLF line ends and indented comments") {
+  std::string error;
+  std::optional<Tuning> t = Tuning::parse(
+      "# ndp autotune\r\n\r\n   # a note\r\n  \r\nown_row_lanes 0 1 1 2 4 8 16 32 32 32 256 256 32 256 256 256 0 0 0 0 0\r\n",
+      &error);
+  REQUIRE_MESSAGE(t.has_value(), error);
+  CHECK(t->own_row_lanes[10] == 256);
+  CHECK_FALSE(Tuning::parse("elements 2000000000000000\nown_row_lanes 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", &error));
+  CHECK(error.find("line 1: `elements` needs a count from 1 to") == 0);
+}
+
+TEST_CASE("a row never gets more lanes than its length rounded up, whatever the table says") {
+  Tuning t;
+  t.own_row_lanes.fill(16);
+  CHECK(own_row_lanes(t, 1 << 22, 6, 132 * 2048) == 8);
+  CHECK(own_row_lanes(t, 1 << 22, 1, 132 * 2048) == 1);
+}
