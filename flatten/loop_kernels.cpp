@@ -129,7 +129,7 @@ class LoopCompiler {
   /// Note [Map kernels]: the body of an apply-to-each, its free variables and generator
   /// elements `slots` bound to inputs in order (a shared sequence to its row id, the rest by
   /// inputs()); its value is the output.
-  LoopKernel compile_map(const core::Expr* body, const std::vector<MapKernelSlot>& slots, bool own_rows_too) {
+  LoopKernel compile_map(const core::Expr* body, const std::vector<MapKernelSlot>& slots) {
     Scope scope{&targs_, {}};
     for (const MapKernelSlot& slot : slots) {
       if (!slot.shared) {
@@ -144,12 +144,14 @@ class LoopCompiler {
     Sym v = value(body, scope, std::nullopt);
     std::vector<uint32_t> seq_outputs;
     leaves(v, k_.outputs, &seq_outputs);
-    if (!seq_outputs.empty() || !k_.folds() || (!own_rows_too && !folds_beyond_rows())) throw NotALoop{};
+    if (!seq_outputs.empty() || !k_.folds()) throw NotALoop{};
+    const bool own_rows_only = !folds_beyond_rows();
     // Without an input the kernel would not know its instances' number.
     const bool count_input = k_.inputs.empty();
     if (count_input) inputs(types_.int_());
     LoopKernel r{std::move(k_), std::move(sources_)};
     r.count_input = count_input;
+    r.own_rows_only = own_rows_only;
     return r;
   }
 
@@ -868,9 +870,9 @@ std::optional<LoopKernel> loop_kernel(core::Program& prog, const core::Function&
 }
 
 std::optional<LoopKernel> map_kernel(core::Program& prog, const core::Expr* body, const std::vector<const Type*>& targs,
-                                     const std::vector<MapKernelSlot>& slots, bool own_rows_too) {
+                                     const std::vector<MapKernelSlot>& slots) {
   try {
-    return LoopCompiler(prog, nullptr, targs).compile_map(body, slots, own_rows_too);
+    return LoopCompiler(prog, nullptr, targs).compile_map(body, slots);
   } catch (const NotALoop&) {
     return std::nullopt;
   }

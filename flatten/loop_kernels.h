@@ -22,6 +22,8 @@ struct LoopKernel {
   /// the kernel has its instances' number (the vectoriser passes the enclosing instance of
   /// each, a replicate: one value read in place where there is one, Note [Broadcast inputs]).
   bool count_input = false;
+  /// A map kernel every fold of which runs over the instance's own rows (Note [Map kernels]).
+  bool own_rows_only = false;
 };
 
 /// The loop kernel of function `fn` at the closed type arguments `targs`, with `body` its body
@@ -55,11 +57,10 @@ struct MapKernelSlot {
 
 /// The map kernel of the body `body` of an apply-to-each, whose variables are `slots` (in the
 /// order of the kernel's inputs) under the closed type arguments `targs`, or nothing: where the
-/// body is not what a loop kernel's body may be (without the loop), gives a sequence, does not
-/// fold, or (unless `own_rows_too`: `at LEVEL` pins a unit, or the form is chosen at run time)
-/// folds only over the instance's own rows.
+/// body is not what a loop kernel's body may be (without the loop), gives a sequence, or does
+/// not fold. Its `own_rows_only` says whether it folds only over the instance's own rows, which the
+/// segmented primitives do as well (Note [Map kernels]).
 std::optional<LoopKernel> map_kernel(lang::core::Program& prog, const lang::core::Expr* body,
-                                     const std::vector<const lang::Type*>& targs, const std::vector<MapKernelSlot>& slots,
-                                     bool own_rows_too);
+                                     const std::vector<const lang::Type*>& targs, const std::vector<MapKernelSlot>& slots);
 
 }  // namespace ndp::flatten

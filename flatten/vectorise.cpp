@@ -1152,40 +1152,54 @@ class Vectoriser {
     return {rows, emit_value(Op::Nest, "rows_of", types_.seq(types_.int_()), {lens, numbers})};
   }
 
-  /// The body of apply-to-each `e` as one map_kernel statement on the instances of `inner`
-  /// (Note [Map kernels]), or nothing where it is not a map kernel. `own_rows_too`: also where
-  /// it folds only its own rows; then `own_row_bases` gets the rows it reads as its own.
-  std::optional<VarId> map_kernel_call(const core::Expr* e, const core::Expr* body, Ctx& outer, VarId lengths, Ctx& inner,
-                                       bool own_rows_too, std::vector<VarId>* own_row_bases = nullptr) {
+  /// The body of apply-to-each `e` compiled as a map kernel (Note [Map kernels]), with the
+  /// variables it reads in the order of its inputs; nothing where it is not a map kernel.
+  struct MapPlan {
     std::vector<MapKernelSlot> slots;
+    LoopKernel kernel;
+  };
+  std::optional<MapPlan> plan_map_kernel(const core::Expr* e, const core::Expr* body, Ctx& inner) {
+    MapPlan plan;
     std::set<uint32_t> generated;  // the generators' variables
     for (const core::Pattern* g : e->gens)
       if (g->kind == core::PatternKind::Var) generated.insert(g->slot);
     for (uint32_t slot : free_slots(body)) {
       if (auto sh = inner.shared.find(slot); sh != inner.shared.end()) {
-        slots.push_back(MapKernelSlot{slot, fn_->vars[sh->second.base].type, true, generated.count(slot) > 0});
+        plan.slots.push_back(MapKernelSlot{slot, fn_->vars[sh->second.base].type, true, generated.count(slot) > 0});
       } else if (auto v = inner.slots.find(slot); v != inner.slots.end() && !known_.count(slot)) {
-        slots.push_back(MapKernelSlot{slot, fn_->vars[v->second].type, false});
+        plan.slots.push_back(MapKernelSlot{slot, fn_->vars[v->second].type, false});
       } else {
         return std::nullopt;
       }
     }
     static const std::vector<const Type*> no_targs;
-    std::optional<LoopKernel> mk = map_kernel(core_, body, targs_ ? *targs_ : no_targs, slots, own_rows_too);
+    std::optional<LoopKernel> mk = map_kernel(core_, body, targs_ ? *targs_ : no_targs, plan.slots);
     if (!mk) return std::nullopt;
-    if (own_row_bases)  // each instance's own rows: a generator's shared rows, or sequences of its own
-      for (const MapKernelSlot& slot : slots) {
-        if (slot.own_row) own_row_bases->push_back(inner.shared.at(slot.slot).base);
-        else if (!slot.shared && slot.type->kind == TypeKind::Seq) own_row_bases->push_back(inner.slots.at(slot.slot));
-      }
-    KernelBody& k = mk->body;
+    plan.kernel = std::move(*mk);
+    return plan;
+  }
+
+  /// The rows a plan reads as each instance's own: a generator's shared rows, or sequences of
+  /// its own (map_lanes's operands).
+  std::vector<VarId> own_row_bases(const MapPlan& plan, const Ctx& inner) const {
+    std::vector<VarId> bases;
+    for (const MapKernelSlot& slot : plan.slots) {
+      if (slot.own_row) bases.push_back(inner.shared.at(slot.slot).base);
+      else if (!slot.shared && slot.type->kind == TypeKind::Seq) bases.push_back(inner.slots.at(slot.slot));
+    }
+    return bases;
+  }
+
+  /// The planned map kernel as one map_kernel statement on the instances of `inner`.
+  VarId map_kernel_call(const core::Expr* e, const core::Expr* body, Ctx& outer, VarId lengths, Ctx& inner, MapPlan plan) {
+    KernelBody& k = plan.kernel.body;
     std::vector<VarId> ins, rows;
     std::map<uint32_t, VarId> base_of;
-    if (mk->count_input) {  // the enclosing instance of each: one value, not stored, where there is one
+    if (plan.kernel.count_input) {  // the enclosing instance of each: one value, not stored, where there is one
       VarId positions = emit_value(Op::Iota, "instance", types_.int_(), {outer.n});
       ins.push_back(emit_value(Op::Replicate, "instance", types_.int_(), {positions, lengths}));
     }
-    for (const MapKernelSlot& slot : slots) {
+    for (const MapKernelSlot& slot : plan.slots) {
       if (slot.shared) {
         ins.push_back(inner.shared.at(slot.slot).ids);
         base_of[slot.slot] = inner.shared.at(slot.slot).base;
@@ -1193,7 +1207,8 @@ class Vectoriser {
         leaves(inner.slots.at(slot.slot), ins, rows);
       }
     }
-    for (const LoopKernel::Source& from : mk->seqs) ins.push_back(from.shared ? base_of.at(from.which) : rows.at(from.which));
+    for (const LoopKernel::Source& from : plan.kernel.seqs)
+      ins.push_back(from.shared ? base_of.at(from.which) : rows.at(from.which));
     std::vector<VarId> outs;
     for (uint32_t o : k.outputs) outs.push_back(new_var("r", k.nodes[o].type));
     Stmt& s = emit(Op::MapKernel, outs.at(0), std::move(ins), e->span);
@@ -1205,18 +1220,14 @@ class Vectoriser {
     return rebuild(close(body->type, body->span), outs, next, {}, next_seq);
   }
 
-  /// Note [Map kernels]: a body that folds only its own rows, as a map kernel or flattened,
-  /// whichever map_lanes chooses at run time; nothing where it is no map kernel at all.
-  std::optional<VarId> own_rows_either_form(const core::Expr* e, const core::Expr* body, Ctx& outer, VarId lengths,
-                                            Ctx& inner) {
+  /// Note [Map kernels]: a body that folds only the rows `bases`, its own, as the planned map
+  /// kernel or flattened, whichever map_lanes chooses at run time.
+  VarId own_rows_either_form(const core::Expr* e, const core::Expr* body, Ctx& outer, VarId lengths, Ctx& inner,
+                             MapPlan plan, const std::vector<VarId>& bases) {
     Block* around = block_;
     auto then_block = std::make_unique<Block>(), else_block = std::make_unique<Block>();
     block_ = then_block.get();
-    std::vector<VarId> bases;
-    std::optional<VarId> as_map = map_kernel_call(e, body, outer, lengths, inner, true, &bases);
-    block_ = around;
-    if (!as_map || bases.empty()) return std::nullopt;
-    then_block->result = *as_map;
+    then_block->result = map_kernel_call(e, body, outer, lengths, inner, std::move(plan));
     block_ = else_block.get();
     Ctx flat = inner;  // what the flattened body binds stays in its block
     else_block->result = expr(body, flat);
@@ -1224,7 +1235,7 @@ class Vectoriser {
     std::vector<VarId> operands{inner.n};
     operands.insert(operands.end(), bases.begin(), bases.end());
     VarId lanes = host(Op::MapLanes, "lanes", std::move(operands));
-    VarId r = emit_value(Op::IfNonEmpty, "either", fn_->vars[*as_map].type, {lanes}, e->span);
+    VarId r = emit_value(Op::IfNonEmpty, "either", fn_->vars[then_block->result].type, {lanes}, e->span);
     Stmt& s = block_->stmts.back();
     s.then_block = std::move(then_block);
     s.else_block = std::move(else_block);
@@ -1312,8 +1323,17 @@ class Vectoriser {
     const bool pinned = level == AtLevel::Thread || level == AtLevel::Subwarp || level == AtLevel::Warp || level == AtLevel::Block;
     const bool nested = nested_work(body);
     std::optional<VarId> folded;
-    if (!filter && level != AtLevel::Grid && nested) folded = map_kernel_call(e, body, c, lengths, inner, pinned);
-    if (!folded && !filter && level == AtLevel::Auto && nested) folded = own_rows_either_form(e, body, c, lengths, inner);
+    if (!filter && level != AtLevel::Grid && nested) {
+      if (std::optional<MapPlan> plan = plan_map_kernel(e, body, inner)) {
+        // A fold over each instance's own rows alone is a map kernel where pinned, either form
+        // at auto (where map_lanes has rows to look at), and flattened otherwise.
+        std::vector<VarId> bases = own_row_bases(*plan, inner);
+        if (pinned || !plan->kernel.own_rows_only)
+          folded = map_kernel_call(e, body, c, lengths, inner, std::move(*plan));
+        else if (level == AtLevel::Auto && !bases.empty())
+          folded = own_rows_either_form(e, body, c, lengths, inner, std::move(*plan), bases);
+      }
+    }
     if (!folded && (level == AtLevel::Seq || (pinned && (nested || level != AtLevel::Thread)))) not_honoured(e);
     if (!filter) {
       VarId b = folded ? *folded : expr(body, inner);
