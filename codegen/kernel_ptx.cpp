@@ -18,12 +18,14 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "codegen/kernel_ptx.h"
 #include "codegen/kernel_ir.h"
 #include "codegen/libdevice.h"
+#include "codegen/staged_rows.h"
 #include "flatten/kernel_abi.h"
 
 namespace ndp::codegen {
@@ -282,28 +284,34 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     valid = b.CreateICmpSLT(i, fn->getArg(0));
     base = b.CreateSelect(valid, i, b.CreateSub(fn->getArg(0), b.getInt64(1)), "instance");
   }
+  // A loop's own rows in the block's shared memory (Note [Staged rows]): a thread an instance.
+  std::optional<StagedRows> staged;
+  auto kernel_seq_pointer = [fn, seqs_at](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); };
+  // Input j of instance i: at i, at a gathered input's position, or a broadcast's one value.
+  auto input_at = [&](uint32_t j, llvm::Value* i) {
+    llvm::Type* t = storage_type(ctx, k.inputs.at(j));
+    llvm::Value* at = i;
+    if (int g = gathered_slot(gathered, j); g >= 0 && gathered[static_cast<size_t>(g)].broadcast) {
+      at = b.getInt64(0);
+    } else if (g >= 0) {
+      llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
+      at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(position_param[static_cast<size_t>(g)]), i)),
+                        b.getInt64Ty());
+    }
+    return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
+  };
+  if (std::vector<flatten::KernelBody::StagedSeq> seqs = k.staged_seqs(); lanes == 1 && !seqs.empty())
+    staged.emplace(b, k, std::move(seqs), fn->getArg(0), kernel_seq_pointer, input_at);
+  auto seq_pointer = [&](uint32_t j) { return staged ? staged->pointer(j) : kernel_seq_pointer(j); };
   for (int u = 0; u < per_thread; ++u) {
-    llvm::Value* i = lanes > 1 ? base : b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
+    llvm::Value* i = staged ? staged->instance() : lanes > 1 ? base : b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
     auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
     auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
     llvm::BasicBlock* from = b.GetInsertBlock();
-    b.CreateCondBr(lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
+    b.CreateCondBr(staged ? staged->runs() : lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
     b.SetInsertPoint(body);
     InstanceValues inst = emit_instance(
-        b, k, i,
-        [&](uint32_t j) {
-          llvm::Type* t = storage_type(ctx, k.inputs.at(j));
-          llvm::Value* at = i;
-          if (int g = gathered_slot(gathered, j); g >= 0 && gathered[static_cast<size_t>(g)].broadcast) {
-            at = b.getInt64(0);
-          } else if (g >= 0) {
-            llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
-            at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(position_param[static_cast<size_t>(g)]), i)),
-                              b.getInt64Ty());
-          }
-          return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
-        },
-        MathLibrary::Libdevice, [&](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); }, group);
+        b, k, i, [&](uint32_t j) { return input_at(j, i); }, MathLibrary::Libdevice, seq_pointer, group);
     auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
     auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
     b.CreateCondBr(lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue(), store, stored);
@@ -326,6 +334,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       lowest = phi;
     }
   }
+  if (staged) staged->write_back();
   if (can_fail) {
     auto* report = llvm::BasicBlock::Create(ctx, "report", fn);
     auto* done = llvm::BasicBlock::Create(ctx, "done", fn);

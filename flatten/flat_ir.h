@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -332,6 +333,45 @@ struct KernelBody {
   /// a body that reads sequences or folds (Notes [Loop kernels] and [Map kernels]). Other
   /// bodies are elementwise, and run several instances a thread.
   bool instance_at_a_time() const { return loop || !seqs.empty() || folds(); }
+  /// A sequence a GPU loop kernel may stage in its block's shared memory (Note [Staged rows] in
+  /// codegen/staged_rows.h), and the node of the row every node of the body reads it at.
+  struct StagedSeq {
+    uint32_t seq;
+    uint32_t row;
+  };
+  /// In a loop, the sequences read or written at one row per instance that the loop never
+  /// changes (an Instance node: its own; an input the loop passes on: a shared sequence's row),
+  /// and not appended.
+  std::vector<StagedSeq> staged_seqs() const {
+    std::vector<StagedSeq> staged;
+    if (!loop) return staged;
+    auto fixed_row = [&](uint32_t r) {
+      const KernelNode& n = nodes[r];
+      if (n.kind == KernelNode::Kind::Instance) return true;
+      if (n.kind != KernelNode::Kind::Input || n.type->kind != lang::TypeKind::Int) return false;
+      if (n.input >= loop_next.size()) return true;  // not state
+      const KernelNode& next = nodes[loop_next[n.input]];
+      return next.kind == KernelNode::Kind::Input && next.input == n.input;
+    };
+    for (uint32_t q = 0; q < seqs.size(); ++q) {
+      if (seqs[q].appended) continue;
+      std::optional<uint32_t> row;
+      bool one_row = true;
+      for (const KernelNode& n : nodes) {
+        const bool reads_q = (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt ||
+                              n.kind == KernelNode::Kind::SeqWrite) && n.input == q;
+        if (!reads_q) continue;
+        const uint32_t r = n.args.at(0);
+        const bool same = row ? (*row == r || (nodes[*row].kind == KernelNode::Kind::Input && nodes[r].kind == KernelNode::Kind::Input &&
+                                                nodes[*row].input == nodes[r].input))
+                              : true;
+        one_row = one_row && same && fixed_row(r);
+        if (!row) row = r;
+      }
+      if (row && one_row) staged.push_back({q, *row});
+    }
+    return staged;
+  }
   /// True when some node is a Fold (Note [Folds in kernels]).
   bool folds() const {
     return std::any_of(nodes.begin(), nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });

@@ -155,7 +155,11 @@ void register_precompiled_module(std::string key, const void* image) {
 }
 
 std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes) {
-  return std::string(kTarget) + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") + "|" + k.key();
+  // "staged": the kernel copies its own rows into shared memory (Note [Staged rows]), which a
+  // cached kernel of an ndp before that did not.
+  const bool staged = lanes == 1 && !k.staged_seqs().empty();
+  return std::string(kTarget) + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") +
+         (staged ? "|staged" : "") + "|" + k.key();
 }
 
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
@@ -306,6 +310,49 @@ DVec blank(Gpu& g, const lang::Type* t, int64_t n, std::vector<CUdeviceptr>& ptr
   return v;
 }
 
+// Note [Staging launches]
+// A loop kernel with staged rows (Note [Staged rows] in codegen/staged_rows.h) runs a thread an
+// instance whichever way it is launched; the launch decides whether its rows go to shared
+// memory. Staged, a step is a few dozen cycles instead of hundreds, but a multiprocessor holds
+// only as many instances as their rows fit in its shared memory, where from global memory it
+// holds up to 2048 at once and hides their latency by their number. So rows are staged where
+// the instances a multiprocessor gets (n over the multiprocessors) mostly fit: a few blocks of
+// long loops (a counting loop per block of 1000 keys: 1000 instances, 10 KB each), or many
+// instances of small rows; not 10^5 instances of 10 KB each, which would leave each
+// multiprocessor 20 at a time. A block holds a power of two of instances, at most 256 and at
+// most its share of n, so that they spread over every multiprocessor, and at least 128
+// threads, which copy the rows in and out; its shared memory is its instances' records and
+// rows at the average length of each sequence's rows, with a quarter more, so that rows of
+// uneven lengths mostly fit too (a block whose rows do not uses global memory).
+namespace {
+
+runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<const DVec> seqs, int64_t n,
+                                        const runtime::cuda::Device& device) {
+  const runtime::cuda::DeviceProperties& p = device.properties();
+  runtime::cuda::LaunchConfig plain = device.one_thread_per_element(n);  // blocks of 256 threads, no shared memory
+  const std::vector<flatten::KernelBody::StagedSeq> staged = k.staged_seqs();
+  double bytes = 8.0 * static_cast<double>(1 + 2 * staged.size());  // an instance's record
+  for (const flatten::KernelBody::StagedSeq& s : staged) {
+    const DVec& rows = seqs[s.seq];
+    if (rows.size() == 0) continue;
+    const double length = static_cast<double>(rows.elems().size()) / static_cast<double>(rows.size());
+    for (const lang::Type* t : k.seqs[s.seq].components) bytes += length * static_cast<double>(elem_bytes(t)) + 8;
+  }
+  const int64_t most = std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block);
+  if (most <= 0 || p.sm_count <= 0) return plain;
+  const double per_instance = 1.25 * bytes;
+  const int64_t share = (n + p.sm_count - 1) / p.sm_count;  // the instances of one multiprocessor
+  const int64_t staged_at_once = std::min(share, static_cast<int64_t>(static_cast<double>(most - 16) / per_instance));
+  if (staged_at_once < 1 || 4 * staged_at_once < std::min<int64_t>(share, p.max_threads_per_sm)) return plain;
+  int64_t block = 1;
+  while (2 * block <= std::min<int64_t>(staged_at_once, 256)) block *= 2;
+  const int64_t threads = std::max<int64_t>(128, block);
+  const int64_t shared = std::min<int64_t>(most, static_cast<int64_t>(per_instance * static_cast<double>(block)) + 16);
+  return {static_cast<unsigned>((n + block - 1) / block), static_cast<unsigned>(threads), static_cast<unsigned>(shared)};
+}
+
+}  // namespace
+
 /// The room an appended row gets beyond its input row in the first run (Note [Appended
 /// sequences in loop kernels]), by kernel: doubled each time a row outgrew its slot.
 std::unordered_map<std::string, int64_t>& appended_room() {
@@ -384,7 +431,10 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     // whole instances: lanes is at most 256).
     const int64_t per_thread = flatten::ptx_instances_per_thread(k.instance_at_a_time());
     const int64_t threads = lanes > 1 ? n * lanes : (n + per_thread - 1) / per_thread;
-    gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, gpu_.device().one_thread_per_element(threads), params.data()));
+    const runtime::cuda::LaunchConfig shape = lanes == 1 && !k.staged_seqs().empty()
+                                                  ? loop_launch(k, seqs, n, gpu_.device())
+                                                  : gpu_.device().one_thread_per_element(threads);
+    gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, shape, params.data()));
     if (can_fail) {
       uint64_t record = gpu_.take_kernel_record();
       if (flatten::gave_up(record, k.nodes.size())) throw flatten::LoopGaveUp{};

@@ -46,6 +46,8 @@ Result<std::unique_ptr<Device>> Device::open(const Driver& d, int ordinal) {
                    p.max_threads_per_sm));
   NDP_CU_TRY(query(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
                    p.max_shared_memory_per_block));
+  NDP_CU_TRY(query(d, dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                   p.max_shared_memory_per_block_optin));
   NDP_CU_TRY(query(d, dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE, p.warp_size));
   int pools = 0;
   NDP_CU_TRY(query(d, dev, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, pools));

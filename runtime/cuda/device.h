@@ -23,6 +23,7 @@ struct DeviceProperties {
   int max_grid_dim_x = 0;
   int max_threads_per_sm = 0;
   int max_shared_memory_per_block = 0;
+  int max_shared_memory_per_block_optin = 0;  ///< with the kernel's leave (Hopper: 227 KB)
   int warp_size = 0;
   bool memory_pools = false;  ///< cuMemAllocAsync is available
   std::size_t total_memory = 0;

@@ -97,6 +97,12 @@ Result<Kernel> Module::kernel(const std::string& name) const {
 }
 
 Status launch(Device& device, const Kernel& kernel, LaunchConfig c, void** parameters) {
+  // More than the default 48 KB of dynamic shared memory needs the kernel's leave first.
+  if (c.shared_bytes > 48 * 1024) {
+    Status allowed = NDP_CU(device.driver(), cuFuncSetAttribute, kernel.function,
+                            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(c.shared_bytes));
+    if (!allowed.ok()) return allowed;
+  }
   Status s = NDP_CU(device.driver(), cuLaunchKernel, kernel.function, c.grid_x, 1, 1, c.block_x,
                     1, 1, c.shared_bytes, device.stream(), parameters, nullptr);
   if (!s.ok()) {

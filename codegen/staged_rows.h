@@ -1,0 +1,93 @@
+// Private to codegen: a loop kernel's rows in its block's shared memory (Note [Staged rows]).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "flatten/flat_ir.h"
+
+namespace ndp::codegen {
+
+// Note [Staged rows]
+// A loop kernel's instance (Note [Loop kernels]) runs its whole loop on one GPU thread, and a
+// row it reads or changes step after step (`ds[i]` of its block of keys, `rep(counts, c + 1,
+// d)`: a counting loop) is a chain of dependent global-memory accesses, ~0.5 µs a step through
+// L2, uncoalesced, since the thread's neighbours read rows kilobytes away.
+// KernelBody::staged_seqs names the sequences each instance reads at one row that the loop
+// never changes: its own row, or a shared sequence's row whose id it passes on. Their rows go
+// to the block's dynamic shared memory for the loop:
+//
+//   A block runs instances [first, first + per_block) on its first per_block threads, where
+//   per_block = ceil(n / blocks): the executor may launch more threads than instances, so
+//   that a block of few long loops has many threads to copy with (Note [Staging launches] in
+//   exec/cuda/kernels.cpp).
+//   At the start, if the block's records fit the bytes the launch gave (%dynamic_smem_size),
+//   each instance writes a record of its rows (where each starts, its length, and the bytes
+//   of all of them) at the front; an exclusive scan of the bytes places the instances' rows one
+//   after another (each component 8-byte aligned); if those fit too, every thread of the
+//   block copies row after row, coalesced; a barrier.
+//   Every instance then reads and writes its rows there, a few dozen cycles a step.
+//   At the end, a barrier, and the written sequences' rows go back to global memory.
+//
+// A block whose rows do not fit (irregular rows, or a launch without shared memory) uses the
+// rows in global memory, as an unstaged kernel does: the answers are the same either way. Every
+// thread of the block reaches every barrier, so no thread returns early.
+class StagedRows {
+ public:
+  /// Emits, at the kernel's start, the records and the copy of the rows of the staged
+  /// sequences `staged` (KernelBody::staged_seqs) into shared memory, and the barrier after.
+  /// `n` is the instances' number, `seq_pointer(j)` the kernel's j-th sequence pointer (Note
+  /// [Sequences in loop kernels]) and `input_at(j, i)` input j of instance i (an i64 row id).
+  StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k, std::vector<flatten::KernelBody::StagedSeq> staged,
+             llvm::Value* n, std::function<llvm::Value*(uint32_t)> seq_pointer,
+             std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at);
+
+  /// This thread's instance (an i64), and whether it has one (an i1).
+  llvm::Value* instance() const { return instance_; }
+  llvm::Value* runs() const { return runs_; }
+
+  /// The j-th sequence pointer as the body reads it: a staged component's elements in shared
+  /// memory (as a generic pointer that the row's global offsets index), else the kernel's.
+  llvm::Value* pointer(uint32_t j);
+
+  /// Emits the barrier and the copy of the written sequences' rows back to global memory.
+  void write_back();
+
+ private:
+  struct Component {
+    uint32_t slot;      // staged_[slot]
+    uint32_t pointer;   // its sequence pointer's number
+    llvm::Type* type;   // its elements' storage type
+    llvm::AllocaInst* base;  // what pointer() gives
+  };
+  llvm::IRBuilder<>& b_;
+  const flatten::KernelBody& k_;
+  std::vector<flatten::KernelBody::StagedSeq> staged_;
+  std::function<llvm::Value*(uint32_t)> global_;
+  llvm::Value* thread_ = nullptr;     // %tid.x
+  llvm::Value* threads_ = nullptr;    // %ntid.x
+  llvm::Value* per_block_ = nullptr;  // instances a block
+  llvm::Value* instance_ = nullptr;
+  llvm::Value* runs_ = nullptr;
+  llvm::Value* shared_ = nullptr;     // the dynamic shared memory, as a generic pointer
+  llvm::Value* data_at_ = nullptr;    // where the rows start in it, after the records
+  llvm::AllocaInst* fits_ = nullptr;  // an i1, the same in every thread of the block
+  std::vector<Component> components_;
+
+  /// Field f of instance r's record (an i64 in shared memory).
+  llvm::Value* field(llvm::Value* r, uint32_t f);
+  /// For every record r < per_block, each staged component's place: body(component, the bytes
+  /// of its row in shared memory, the row's first element in global memory, its length).
+  void each_row(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body);
+  /// `count` elements of type t from[from_start..] to to[to_start..], every thread a share.
+  void copy(llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to, llvm::Value* to_start,
+            llvm::Value* count);
+  /// Emits body() where `cond` (an i1) holds, then a join.
+  void when(llvm::Value* cond, const std::function<void()>& body);
+  void barrier();
+};
+
+}  // namespace ndp::codegen
