@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 #include <stdexcept>
 #include <string>
 
 #include "codegen/lanes.h"
+#include "codegen/tiled_folds.h"
 #include "flatten/kernel_abi.h"
 
 namespace ndp::codegen {
@@ -382,9 +384,9 @@ struct PendingAppend {
 class NodeEmitter {
  public:
   NodeEmitter(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance, const std::function<llvm::Value*(uint32_t)>& input,
-              const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math, Lanes lanes)
+              const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math, Lanes lanes, FoldTiles* tiles)
       : b_(b), k_(k), instance_(instance), input_(input), seq_pointer_(seq_pointer), math_(math), lanes_(lanes),
-        v_(k.nodes.size(), nullptr) {}
+        tiles_(tiles), v_(k.nodes.size(), nullptr) {}
 
   /// The nodes' values; `work` (an i64) counts the fold steps made so far (Note [Loops that give
   /// up] in flat_ir.h) and comes back with this instance's steps added. A fold stops early once
@@ -408,6 +410,9 @@ class NodeEmitter {
   const std::function<llvm::Value*(uint32_t)>& seq_pointer_;
   MathLibrary math_;
   Lanes lanes_;
+  FoldTiles* tiles_;
+  llvm::Value* tile_index_ = nullptr;  // while a tiled fold's region reads its tiles: the index in the chunk
+  int slot_ = 0;                       // and which of the thread's instances this is (FoldTiles)
   int fold_depth_ = 0;  // the folds being emitted around the current node
   std::vector<llvm::Value*> v_;
   std::vector<PendingWrite>* writes_ = nullptr;
@@ -429,6 +434,11 @@ class NodeEmitter {
           break;
         }
         case KernelNode::Kind::SeqLength: case KernelNode::Kind::SeqElt: {
+          if (tile_index_ != nullptr) {  // a tiled fold's read of its row at the fold's index
+            llvm::Value* x = tiles_->read(flatten::tile_of(k_, tiles_->shape(), n), tile_index_, slot_);
+            v_[j] = n.type->kind == TypeKind::Bool ? b_.CreateICmpNE(x, b_.getInt8(0)) : x;
+            break;
+          }
           NodeValue r = sequence_read(b_, k_, n, v_, seq_pointer_);
           if (r.fails != nullptr) fails.emplace_back(j, r.fails);
           v_[j] = r.value;
@@ -468,7 +478,11 @@ class NodeEmitter {
   /// The loop of the fold whose region starts at node `at`; a node of the region that fails at
   /// some index makes the Fold fail. An outermost fold of an instance that runs on several
   /// lanes is spread over them (Lanes in kernel_ir.h).
-  void fold(uint32_t at, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
+  void fold(uint32_t at, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) { fold_untiled(at, fails); }
+
+  /// The fold's loop, each index in turn; its Fold's failure (if its region can fail) goes last
+  /// to `fails`.
+  void fold_untiled(uint32_t at, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
     const uint32_t f = k_.nodes[at].input;
     const KernelNode& fn = k_.nodes.at(f);
     llvm::Value* count = v_.at(fn.args.at(0));
@@ -516,6 +530,179 @@ class NodeEmitter {
     work_ = work;
     if (!inner.empty()) fails.emplace_back(f, failed);
   }
+
+
+ public:
+  llvm::Value* value(uint32_t node) const { return v_.at(node); }
+
+  /// Several instances of a body with a tiled fold (Note [Tiled folds] in
+  /// flatten/tiled_folds.h), an emitter each (instance `slot` r of the thread's, FoldTiles),
+  /// whose folds run together: each one's nodes before the fold, then the folds, where the
+  /// block decides so a chunk of the square's rows at a time from the tiles, each instance its
+  /// own indices in order (an index past its own count changes nothing), else each the plain
+  /// fold; then each one's nodes after. Every thread of the block comes here.
+  static void emit_tiled(std::vector<NodeEmitter>& es, std::vector<std::vector<std::pair<uint32_t, llvm::Value*>>>& fails) {
+    NodeEmitter& e0 = es.front();
+    llvm::IRBuilder<>& b = e0.b_;
+    const KernelBody& k = e0.k_;
+    FoldTiles& tiles = *e0.tiles_;
+    const uint32_t f = tiles.shape().fold, at = k.nodes[f].input;
+    const KernelNode& fn = k.nodes.at(f);
+    const size_t n = es.size();
+    std::vector<llvm::Value*> count(n), init(n);
+    llvm::Value* in_range = b.getTrue();  // every read of every region in range below its count
+    llvm::Value* largest = nullptr;
+    static std::vector<PendingWrite> no_writes;  // a map kernel writes and appends nothing
+    static std::vector<PendingAppend> no_appends;
+    for (size_t r = 0; r < n; ++r) {
+      NodeEmitter& e = es[r];
+      e.writes_ = &no_writes;
+      e.appends_ = &no_appends;
+      e.work_ = b.getInt64(0);  // and has no budget
+      e.range(0, at, fails[r]);
+      count[r] = e.v_.at(fn.args.at(0));
+      init[r] = e.v_.at(fn.args.at(1));
+      for (uint32_t j = at + 1; j < f; ++j)
+        if (k.nodes[j].kind == KernelNode::Kind::SeqElt)
+          in_range = b.CreateAnd(in_range, b.CreateICmpSGE(row_of(b, k, k.nodes[j], e.v_, e.seq_pointer_).length, count[r]));
+      largest = largest ? b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, largest, count[r]) : count[r];
+    }
+    auto [tiled, most] = tiles.decide(largest, in_range);
+    llvm::Function* func = b.GetInsertBlock()->getParent();
+    llvm::Type* i64 = b.getInt64Ty();
+    llvm::Type* acc_type = init[0]->getType();
+    auto* from_tiles = llvm::BasicBlock::Create(b.getContext(), "tiled", func);
+    auto* plain = llvm::BasicBlock::Create(b.getContext(), "untiled", func);
+    auto* join = llvm::BasicBlock::Create(b.getContext(), "tiled_join", func);
+    b.CreateCondBr(tiled, from_tiles, plain);
+
+    b.SetInsertPoint(plain);
+    std::vector<llvm::Value*> plain_acc(n), plain_failed(n);
+    for (size_t r = 0; r < n; ++r) {
+      std::vector<std::pair<uint32_t, llvm::Value*>> own;
+      es[r].fold_untiled(at, own);
+      plain_acc[r] = es[r].v_[f];
+      plain_failed[r] = own.empty() ? b.getFalse() : own.back().second;
+    }
+    llvm::BasicBlock* plain_end = b.GetInsertBlock();
+    b.CreateBr(join);
+
+    // The chunks: k0 = 0, kChunk, ... below the block's largest count.
+    b.SetInsertPoint(from_tiles);
+    auto* chunk = llvm::BasicBlock::Create(b.getContext(), "tile_chunk", func);
+    auto* chunk_body = llvm::BasicBlock::Create(b.getContext(), "tile_chunk_body", func);
+    auto* chunks_done = llvm::BasicBlock::Create(b.getContext(), "tile_chunks_done", func);
+    b.CreateBr(chunk);
+    b.SetInsertPoint(chunk);
+    llvm::PHINode* k0 = b.CreatePHI(i64, 2);
+    k0->addIncoming(b.getInt64(0), from_tiles);
+    std::vector<llvm::PHINode*> acc(n), failed(n);
+    for (size_t r = 0; r < n; ++r) {
+      acc[r] = b.CreatePHI(acc_type, 2);
+      acc[r]->addIncoming(init[r], from_tiles);
+      failed[r] = b.CreatePHI(b.getInt1Ty(), 2);
+      failed[r]->addIncoming(b.getFalse(), from_tiles);
+    }
+    b.CreateCondBr(b.CreateICmpSLT(k0, most), chunk_body, chunks_done);
+    b.SetInsertPoint(chunk_body);
+    tiles.load(k0);
+    // The chunk's indices; where the whole chunk is below every count, no index is checked (a
+    // loop of constant trip count, which LLVM unrolls whole).
+    llvm::Value* whole = b.getTrue();
+    for (size_t r = 0; r < n; ++r)
+      whole = b.CreateAnd(whole, b.CreateICmpSLE(b.CreateAdd(k0, b.getInt64(FoldTiles::kChunk)), count[r]));
+    auto* full = llvm::BasicBlock::Create(b.getContext(), "tile_full", func);
+    auto* part = llvm::BasicBlock::Create(b.getContext(), "tile_part", func);
+    auto* chunk_end = llvm::BasicBlock::Create(b.getContext(), "tile_chunk_end", func);
+    b.CreateCondBr(whole, full, part);
+    struct Steps {
+      std::vector<llvm::Value*> acc, failed;
+      llvm::BasicBlock* end;
+    };
+    auto steps = [&](llvm::BasicBlock* start, bool checked) {
+      b.SetInsertPoint(start);
+      auto* step = llvm::BasicBlock::Create(b.getContext(), "tile_step", func);
+      auto* steps_done = llvm::BasicBlock::Create(b.getContext(), "tile_steps_done", func);
+      b.CreateBr(step);
+      b.SetInsertPoint(step);
+      llvm::PHINode* kk = b.CreatePHI(i64, 2);
+      kk->addIncoming(b.getInt64(0), start);
+      std::vector<llvm::PHINode*> step_acc(n), step_failed(n);
+      for (size_t r = 0; r < n; ++r) {
+        step_acc[r] = b.CreatePHI(acc_type, 2);
+        step_acc[r]->addIncoming(acc[r], start);
+        step_failed[r] = b.CreatePHI(b.getInt1Ty(), 2);
+        step_failed[r]->addIncoming(failed[r], start);
+      }
+      llvm::Value* index = b.CreateAdd(k0, kk);
+      Steps out{std::vector<llvm::Value*>(n), std::vector<llvm::Value*>(n), steps_done};
+      for (size_t r = 0; r < n; ++r) {
+        NodeEmitter& e = es[r];
+        llvm::Value* active = checked ? b.CreateICmpSLT(index, count[r]) : b.getTrue();
+        e.v_[at] = index;
+        for (uint32_t j = at + 1; j < f; ++j)
+          if (k.nodes[j].kind == KernelNode::Kind::FoldAcc && k.nodes[j].input == f) e.v_[j] = step_acc[r];
+        std::vector<std::pair<uint32_t, llvm::Value*>> inner;
+        e.tile_index_ = kk;
+        e.slot_ = static_cast<int>(r);
+        ++e.fold_depth_;
+        e.range(at + 1, f, inner);
+        --e.fold_depth_;
+        e.tile_index_ = nullptr;
+        out.failed[r] = step_failed[r];
+        for (const auto& x : inner) out.failed[r] = b.CreateOr(out.failed[r], b.CreateAnd(active, x.second));
+        out.acc[r] = b.CreateSelect(active, e.v_.at(fn.args.at(2)), step_acc[r]);
+      }
+      llvm::Value* kk_next = b.CreateAdd(kk, b.getInt64(1));
+      llvm::BasicBlock* step_end = b.GetInsertBlock();
+      kk->addIncoming(kk_next, step_end);
+      for (size_t r = 0; r < n; ++r) {
+        step_acc[r]->addIncoming(out.acc[r], step_end);
+        step_failed[r]->addIncoming(out.failed[r], step_end);
+      }
+      llvm::BranchInst* back = b.CreateCondBr(b.CreateICmpSLT(kk_next, b.getInt64(FoldTiles::kChunk)), step, steps_done);
+      if (!checked) {  // unrolled whole: the tiles' addresses become constant offsets
+        llvm::LLVMContext& c = b.getContext();
+        llvm::MDNode* full_unroll = llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.full")});
+        llvm::MDNode* loop = llvm::MDNode::getDistinct(c, {nullptr, full_unroll});
+        loop->replaceOperandWith(0, loop);
+        back->setMetadata(llvm::LLVMContext::MD_loop, loop);
+      }
+      b.SetInsertPoint(steps_done);
+      b.CreateBr(chunk_end);
+      return out;
+    };
+    Steps unchecked = steps(full, false);
+    Steps checked = steps(part, true);
+    b.SetInsertPoint(chunk_end);
+    for (size_t r = 0; r < n; ++r) {
+      llvm::PHINode* a = b.CreatePHI(acc_type, 2);
+      a->addIncoming(unchecked.acc[r], unchecked.end);
+      a->addIncoming(checked.acc[r], checked.end);
+      llvm::PHINode* x = b.CreatePHI(b.getInt1Ty(), 2);
+      x->addIncoming(unchecked.failed[r], unchecked.end);
+      x->addIncoming(checked.failed[r], checked.end);
+      acc[r]->addIncoming(a, chunk_end);
+      failed[r]->addIncoming(x, chunk_end);
+    }
+    k0->addIncoming(b.CreateAdd(k0, b.getInt64(FoldTiles::kChunk)), chunk_end);
+    b.CreateBr(chunk);
+    b.SetInsertPoint(chunks_done);
+    b.CreateBr(join);
+
+    b.SetInsertPoint(join);
+    for (size_t r = 0; r < n; ++r) {
+      llvm::PHINode* result = b.CreatePHI(acc_type, 2);
+      result->addIncoming(acc[r], chunks_done);
+      result->addIncoming(plain_acc[r], plain_end);
+      llvm::PHINode* any_failed = b.CreatePHI(b.getInt1Ty(), 2);
+      any_failed->addIncoming(failed[r], chunks_done);
+      any_failed->addIncoming(plain_failed[r], plain_end);
+      es[r].v_[f] = result;
+      fails[r].emplace_back(f, any_failed);
+    }
+    for (size_t r = 0; r < n; ++r) es[r].range(f + 1, static_cast<uint32_t>(k.nodes.size()), fails[r]);
+  }
 };
 
 std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
@@ -524,7 +711,7 @@ std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, 
                                      std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes,
                                      std::vector<PendingAppend>& appends, llvm::Value*& work,
                                      std::optional<int64_t> budget = std::nullopt, Lanes lanes = {}) {
-  return NodeEmitter(b, k, instance, input, seq_pointer, math, lanes).emit(fails, writes, appends, work, budget);
+  return NodeEmitter(b, k, instance, input, seq_pointer, math, lanes, nullptr).emit(fails, writes, appends, work, budget);
 }
 
 /// An appended sequence's slot for this instance (Note [Appended sequences in loop kernels]).
@@ -694,6 +881,41 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
   }
   // A body that can fail may have only nodes that turned out not to (indexed_by_its_fold).
   out.failure = record != nullptr ? record : b.getInt64(flatten::kNoKernelFailure);
+  return out;
+}
+
+std::vector<InstanceValues> emit_tiled_instances(llvm::IRBuilder<>& b, const KernelBody& k,
+                                                 std::span<llvm::Value* const> instances,
+                                                 const std::function<llvm::Value*(size_t, uint32_t)>& load,
+                                                 const std::function<llvm::Value*(uint32_t)>& seq_pointer, FoldTiles& tiles) {
+  const size_t n = instances.size();
+  // Each instance's inputs, loaded once, as values (bool: i1).
+  std::vector<std::vector<llvm::Value*>> in(n, std::vector<llvm::Value*>(k.inputs.size(), nullptr));
+  std::vector<std::function<llvm::Value*(uint32_t)>> inputs;  // outlive the emitters, which refer to them
+  inputs.reserve(n);
+  for (size_t r = 0; r < n; ++r)
+    inputs.push_back([&, r](uint32_t j) {
+      if (!in[r].at(j)) {
+        llvm::Value* x = load(r, j);
+        in[r][j] = k.inputs[j]->kind == TypeKind::Bool ? b.CreateICmpNE(x, b.getInt8(0)) : x;
+      }
+      return in[r][j];
+    });
+  std::vector<NodeEmitter> emitters;
+  emitters.reserve(n);
+  for (size_t r = 0; r < n; ++r)
+    emitters.emplace_back(b, k, instances[r], inputs[r], seq_pointer, MathLibrary::Libdevice, Lanes{}, &tiles);
+  std::vector<std::vector<std::pair<uint32_t, llvm::Value*>>> fails(n);
+  NodeEmitter::emit_tiled(emitters, fails);
+  std::vector<InstanceValues> out(n);
+  for (size_t r = 0; r < n; ++r) {
+    for (uint32_t o : k.outputs) {
+      llvm::Value* x = emitters[r].value(o);
+      if (k.nodes.at(o).type->kind == TypeKind::Bool) x = b.CreateZExt(x, b.getInt8Ty());
+      out[r].outputs.push_back(x);
+    }
+    out[r].failure = fails[r].empty() ? b.getInt64(flatten::kNoKernelFailure) : failure_record(b, fails[r], instances[r]);
+  }
   return out;
 }
 

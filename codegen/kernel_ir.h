@@ -5,6 +5,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "flatten/flat_ir.h"
@@ -50,5 +51,16 @@ struct Lanes {
 InstanceValues emit_instance(llvm::IRBuilder<>& b, const flatten::KernelBody& k, llvm::Value* instance,
                              const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
                              const std::function<llvm::Value*(uint32_t)>& seq_pointer = nullptr, Lanes lanes = {});
+
+class FoldTiles;
+
+/// The instances `instances` of this thread (FoldTiles' slots, in order) of a body with a tiled
+/// fold (Note [Tiled folds] in flatten/tiled_folds.h), on the GPU, their folds run together
+/// through the block's `tiles`: `load(r, j)` is input j of instance r. Every thread of the
+/// block must come here.
+std::vector<InstanceValues> emit_tiled_instances(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
+                                                 std::span<llvm::Value* const> instances,
+                                                 const std::function<llvm::Value*(size_t, uint32_t)>& load,
+                                                 const std::function<llvm::Value*(uint32_t)>& seq_pointer, FoldTiles& tiles);
 
 }  // namespace ndp::codegen

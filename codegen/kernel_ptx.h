@@ -31,7 +31,13 @@ bool has_libdevice();
 /// [Map kernels]): thread g = %ctaid.x·%ntid.x + %tid.x is lane g % lanes of instance g / lanes,
 /// and the lanes spread the instance's outermost folds among them (Lanes in kernel_ir.h):
 /// launch n·lanes threads in blocks of a multiple of lanes threads.
-std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {}, int lanes = 1);
+///
+/// `tiled` (a body with a tiled fold, Note [Tiled folds] in flatten/tiled_folds.h): the
+/// instances are a grid of n / m rows and m columns, m an i64 after the last pointer; a block
+/// of 256 threads runs a 32 × 32 square of it, four instances a thread (launch ceil(n / m / 32)
+/// · ceil(m / 32) blocks), reading the square's rows through shared memory (FoldTiles).
+std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {}, int lanes = 1,
+                        bool tiled = false);
 
 /// PTX text (sm_90) of the device function `ndp_elements(i64 first, i64 stride, i32 count, ptr
 /// ins) -> {[8 x i64]}` that the consumer kernels call: output 0 of `k` (its only output) for

@@ -17,6 +17,7 @@
 #include "exec/cuda/map_lanes.h"
 #include "flatten/kernel_abi.h"
 #include "flatten/passes/fuse_elementwise.h"
+#include "flatten/tiled_folds.h"
 #include "runtime/gpu/consumer_program.h"
 
 namespace ndp::driver {
@@ -88,10 +89,14 @@ class ModuleCollector {
     // The plain kernel: a consumer's unfused path and a filter group's flags run it too.
     for (const std::vector<GatheredInput>& g : variants)
       add(exec::cuda::kernel_key(k, g), [&] { return codegen::compile_ptx(k, g); });
-    if (s.op == flatten::Op::MapKernel)  // every level the dispatch may choose (Note [Map kernels])
+    if (s.op == flatten::Op::MapKernel) {  // every level the dispatch may choose (Note [Map kernels])
       for (int lanes : exec::cuda::map_kernel_lane_choices())
         for (const std::vector<GatheredInput>& g : variants)
           add(exec::cuda::kernel_key(k, g, lanes), [&] { return codegen::compile_ptx(k, g, lanes); });
+      if (flatten::tiled_fold(k))  // and the tiled kernel (Note [Tiled folds])
+        for (const std::vector<GatheredInput>& g : variants)
+          add(exec::cuda::kernel_key(k, g, 1, true), [&] { return codegen::compile_ptx(k, g, 1, true); });
+    }
     if (!flatten::is_consumer_kernel(s.op)) return;
     const lang::Type* result = f.vars.at(s.op == flatten::Op::PackKernel ? s.uses.at(0) : s.dst).type;
     for (bool one_segment : {true, false}) {

@@ -14,6 +14,7 @@
 #include "exec/cuda/consumer_kernels.h"
 #include "flatten/kernel_abi.h"
 #include "flatten/passes/ir_walk.h"
+#include "flatten/tiled_folds.h"
 #include "runtime/gpu/consumer_program.h"
 
 namespace ndp::driver {
@@ -84,6 +85,9 @@ void save_ptx_for_check(const flatten::Program& program) {
   for_each_kernel(program, [&](const flatten::Stmt& s, const flatten::Function& fn) {
     if (!flatten::is_consumer_kernel(s.op)) {  // a Kernel statement or a filter group's predicates
       save(s.kernel->key(), ".ptx", [&] { return codegen::compile_ptx(*s.kernel); });
+      // A tiled fold's kernel too (Note [Tiled folds]), which the cuda backend may choose.
+      if (s.op == flatten::Op::MapKernel && flatten::tiled_fold(*s.kernel))
+        save(s.kernel->key() + " tiled", ".tiled.ptx", [&] { return codegen::compile_ptx(*s.kernel, {}, 1, true); });
       return;
     }
     // The programs over one segment and over several (one and the same for a pack).

@@ -10,8 +10,9 @@ namespace {
 class LlvmKernels final : public exec::KernelCompiler {
  public:
   flatten::HostKernelFn host(const flatten::KernelBody& k) override { return host_.compile(k); }
-  std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes) override {
-    return codegen::compile_ptx(k, gathered, lanes);
+  std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,
+                  bool tiled) override {
+    return codegen::compile_ptx(k, gathered, lanes, tiled);
   }
   std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) override {
     return codegen::compile_element_ptx(k, gathered);

@@ -24,9 +24,10 @@ class KernelCompiler {
   /// Host code (HostKernelFn convention), valid for the compiler's lifetime.
   /// Throws std::runtime_error when compilation fails.
   virtual flatten::HostKernelFn host(const flatten::KernelBody& k) = 0;
-  /// PTX of the whole-vector kernel, `lanes` threads an instance (codegen/kernel_ptx.h
+  /// PTX of the whole-vector kernel, `lanes` threads an instance, or `tiled` (codegen/kernel_ptx.h
   /// compile_ptx's contract).
-  virtual std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes) = 0;
+  virtual std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,
+                          bool tiled) = 0;
   /// PTX of the consumer kernels' element function (compile_element_ptx's contract).
   virtual std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
   /// False for a compiler that has only what was compiled ahead (Note [Precompiled modules] in

@@ -378,6 +378,12 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       ins.resize(s.kernel->inputs.size());
       out_types.resize(s.kernel->outputs.size());  // the written sequences' rows come after
       // Note [Map kernel dispatch]: the threads of each instance.
+      // Note [Tiled folds]: a grid of instances whose fold reads a row and a column of it.
+      if (const int64_t columns = tiled_columns(s, ins, g, kernels); columns > 0) {
+        std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, 1, columns);
+        for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
+        return;
+      }
       const int lanes = s.op == Op::MapKernel ? map_kernel_lanes(s, ins.at(0).size(), seqs, g.device().properties(), g.tuning()) : 1;
       std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));

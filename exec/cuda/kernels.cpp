@@ -154,12 +154,12 @@ void register_precompiled_module(std::string key, const void* image) {
   precompiled()[std::move(key)] = image;
 }
 
-std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes) {
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled) {
   // "staged": the kernel copies its own rows into shared memory (Note [Staged rows]), which a
   // cached kernel of an ndp before that did not.
   const bool staged = lanes == 1 && !k.staged_seqs().empty();
   return std::string(kTarget) + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") +
-         (staged ? "|staged" : "") + "|" + k.key();
+         (staged ? "|staged" : "") + (tiled ? "|tiled" : "") + "|" + k.key();
 }
 
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
@@ -169,9 +169,9 @@ std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::Consu
          "|" + k.key();
 }
 
-bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes) const {
+bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled) const {
   if (compiler_makes_ptx()) return true;
-  std::string key = kernel_key(k, gathered, lanes);
+  std::string key = kernel_key(k, gathered, lanes, tiled);
   return loaded_.count(key) > 0 || find_precompiled(key) != nullptr;
 }
 
@@ -205,8 +205,8 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
 }
 
 const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered,
-                                                   int lanes) {
-  std::string key = kernel_key(k, gathered, lanes);
+                                                   int lanes, bool tiled) {
+  std::string key = kernel_key(k, gathered, lanes, tiled);
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return it->second.second;
@@ -215,7 +215,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
   std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
-      ptx = compiler().ptx(k, gathered, lanes);
+      ptx = compiler().ptx(k, gathered, lanes, tiled);
     } catch (const std::exception& e) {
       throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
     }
@@ -353,6 +353,12 @@ runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<
 
 }  // namespace
 
+/// A square of 32 × 32 instances of the grid a block of 256 threads (compile_ptx's tiled kernel).
+runtime::cuda::LaunchConfig tiled_launch(int64_t n, int64_t columns) {
+  const int64_t square = 32, across = (columns + square - 1) / square, down = (n / columns + square - 1) / square;
+  return {static_cast<unsigned>(across * down), 256, 0};
+}
+
 /// The room an appended row gets beyond its input row in the first run (Note [Appended
 /// sequences in loop kernels]), by kernel: doubled each time a row outgrew its slot.
 std::unordered_map<std::string, int64_t>& appended_room() {
@@ -372,7 +378,8 @@ struct Slots {
 }  // namespace
 
 std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
-                                  std::span<const lang::Type* const> out_types, std::span<const DVec> seqs, int lanes) {
+                                  std::span<const lang::Type* const> out_types, std::span<const DVec> seqs, int lanes,
+                                  int64_t columns) {
   NDP_ASSERT(!ins.empty() && seqs.size() == k.seqs.size(), "kernel operands do not match its body");
   int64_t n = ins[0].size();
   if (n == 0) {
@@ -383,8 +390,9 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   }
   KernelArgs first_args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
-  if (!first_args.gathered.empty() && !can_load(k, first_args.gathered, lanes)) first_args = kernel_args(ins, ins.size());
-  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes);
+  const bool tiled = columns > 0;
+  if (!first_args.gathered.empty() && !can_load(k, first_args.gathered, lanes, tiled)) first_args = kernel_args(ins, ins.size());
+  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, tiled);
   int64_t& room = appended_room().try_emplace(k.key(), kFirstRoom).first->second;
   std::vector<Slots> slots(seqs.size());
   for (bool again = false;; again = true) {
@@ -427,13 +435,14 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     std::vector<void*> params;
     params.push_back(&n);
     for (CUdeviceptr& p : ptrs) params.push_back(&p);
+    if (tiled) params.push_back(&columns);  // after the last pointer (compile_ptx)
     // Several instances a thread, or several threads an instance (blocks of 256 threads hold
     // whole instances: lanes is at most 256).
     const int64_t per_thread = flatten::ptx_instances_per_thread(k.instance_at_a_time());
     const int64_t threads = lanes > 1 ? n * lanes : (n + per_thread - 1) / per_thread;
-    const runtime::cuda::LaunchConfig shape = lanes == 1 && !k.staged_seqs().empty()
-                                                  ? loop_launch(k, seqs, n, gpu_.device())
-                                                  : gpu_.device().one_thread_per_element(threads);
+    const runtime::cuda::LaunchConfig shape = tiled ? tiled_launch(n, columns)
+                                              : lanes == 1 && !k.staged_seqs().empty() ? loop_launch(k, seqs, n, gpu_.device())
+                                                                                       : gpu_.device().one_thread_per_element(threads);
     gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, shape, params.data()));
     if (can_fail) {
       uint64_t record = gpu_.take_kernel_record();

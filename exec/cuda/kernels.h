@@ -66,9 +66,12 @@ class GpuKernels {
   explicit GpuKernels(Gpu& g) : gpu_(g) {}
   /// Runs the kernel over the inputs (all of one instance count) and returns its outputs.
   /// `seqs`: the rows of each sequence a loop or map kernel reads (Note [Sequences in loop
-  /// kernels]); `lanes`: the threads of one instance (Note [Map kernels]).
+  /// kernels]); `lanes`: the threads of one instance (Note [Map kernels]); `columns` > 0: the
+  /// instances are a grid of that many columns, and the kernel is tiled (Note [Tiled folds]).
   std::vector<DVec> run(const flatten::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types,
-                        std::span<const DVec> seqs = {}, int lanes = 1);
+                        std::span<const DVec> seqs = {}, int lanes = 1, int64_t columns = 0);
+  /// True when the tiled kernel of `k` can be had (a compiler, or ahead of time).
+  bool tiled_available(const flatten::KernelBody& k) const { return can_load(k, {}, 1, true); }
 
   struct Stats {
     int64_t compiled = 0;      ///< kernels generated with LLVM and JIT-compiled by the driver
@@ -91,9 +94,10 @@ class GpuKernels {
                                           std::span<const GatheredInput> gathered = {});
 
  private:
-  const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes);
+  const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
+                                         bool tiled);
   /// True when kernel_for can have this kernel: loaded, precompiled, or a compiler makes PTX.
-  bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1) const;
+  bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1, bool tiled = false) const;
   /// The module of `key` from the disk cache, else from make_cubin() (then written there).
   std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;
@@ -116,7 +120,7 @@ class GpuKernels {
 // (driver/compile_gpu.cpp), so that a compiled program normally needs none of these fallbacks.
 
 /// The cache key of a plain kernel and of a consumer program (Note [Kernel cache]).
-std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1);
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1, bool tiled = false);
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                          std::span<const GatheredInput> gathered);
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "flatten/tiled_folds.h"
+
 namespace ndp::exec::cuda {
 
 namespace {
@@ -63,6 +65,16 @@ int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> se
   while (lanes < kBlock && n * (2 * lanes) <= 2 * resident_threads(device)) lanes *= 2;
   if (rows && !rows->empty()) lanes = std::min(lanes, pow2_at_least(longest_average(*rows)));
   return lanes;
+}
+
+int64_t tiled_columns(const flatten::Stmt& s, std::span<const DVec> ins, Gpu& g, GpuKernels& kernels) {
+  if (s.op != flatten::Op::MapKernel || s.level != lang::ast::AtLevel::Auto || forced_map_lanes()) return 0;
+  const int64_t n = ins.empty() ? 0 : ins[0].size();
+  if (n < kTiledInstances) return 0;
+  std::optional<flatten::TiledFold> shape = flatten::tiled_fold(*s.kernel);
+  if (!shape || !kernels.tiled_available(*s.kernel)) return 0;
+  const int64_t m = g.check(g.prims().grid_columns(ins[shape->rows].data(), ins[shape->columns].data(), n));
+  return m >= 16 && n / m >= 16 ? m : 0;
 }
 
 int own_row_form(int64_t n, std::span<const DVec* const> rows, const runtime::cuda::DeviceProperties& device,

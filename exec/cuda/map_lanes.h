@@ -8,6 +8,8 @@
 
 #include "exec/common/tuning.h"
 #include "exec/cuda/device_vec.h"
+#include "exec/cuda/gpu.h"
+#include "exec/cuda/kernels.h"
 #include "flatten/flat_ir.h"
 #include "runtime/cuda/device.h"
 
@@ -36,6 +38,14 @@ std::vector<int> map_kernel_lane_choices();
 // flattened form (tests run both forms so).
 int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs,
                      const runtime::cuda::DeviceProperties& device, const Tuning& tuning);
+
+/// The columns of the grid a map kernel's instances form, where its tiled kernel is the
+/// choice (Note [Tiled folds] in flatten/tiled_folds.h), else 0: at `auto` (no level pinned,
+/// nor NDP_MAP_LANES), for a body with a tiled fold, at least kTiledInstances instances whose
+/// row ids form a grid of at least 16 rows and 16 columns (a pass over the ids and a read-back,
+/// which a smaller map kernel would feel).
+inline constexpr int64_t kTiledInstances = int64_t{1} << 14;
+int64_t tiled_columns(const flatten::Stmt& s, std::span<const DVec> ins, Gpu& g, GpuKernels& kernels);
 
 /// A map_lanes statement's choice for n instances over the rows `rows` (each a vector of
 /// sequences): the lanes of its map kernel, or 0 for the flattened form.

@@ -229,6 +229,12 @@ class Primitives {
   /// l[i] < 1, or -1 (synchronises).
   Result<int64_t> hash_modulo(CUdeviceptr h, CUdeviceptr l, int64_t n, CUdeviceptr out);
 
+  // ---- the shape of a map kernel's instances (grid.cpp; Note [Tiled folds]) ----
+  /// m where the n int64 row ids `rows` are constant over each run of m and `columns` repeat
+  /// every m (columns[t] = columns[t % m]), m the length of rows' first run, dividing n; else
+  /// -1 (synchronises, twice).
+  Result<int64_t> grid_columns(CUdeviceptr rows, CUdeviceptr columns, int64_t n);
+
   // ---- the slots of appended sequences (slots.cpp; Note [Appended sequences in loop kernels]) ----
   /// slots[i] = in_offsets[i] + i * room for i <= n.
   Status slot_offsets(CUdeviceptr in_offsets, int64_t n, int64_t room, CUdeviceptr slots);
