@@ -1,0 +1,112 @@
+// Kernels that use a block's shared memory for their instances' rows: a loop's staged rows
+// (Note [Staged rows] in codegen/staged_rows.h) and a grid's tiled fold (Note [Tiled folds] in
+// flatten/tiled_folds.h): which bodies take each, and PTX that ptxas assembles.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_ptx.h"
+#include "flatten/tiled_folds.h"
+#include "tests/unit/codegen/ptxas.h"
+#include "tests/unit/flatten/flattened.h"
+
+using namespace ndp;
+using ndp::test::flat_ir::Flattened;
+using ndp::test::flat_ir::occurrences;
+
+namespace {
+
+/// The body of the first statement of kind `op`, in any block.
+const flatten::KernelBody* first_kernel(const flatten::Block& b, flatten::Op op) {
+  for (const flatten::Stmt& s : b.stmts) {
+    if (s.op == op) return s.kernel.get();
+    for (const flatten::Block* sub : {s.then_block.get(), s.else_block.get()})
+      if (sub != nullptr)
+        if (const flatten::KernelBody* k = first_kernel(*sub, op)) return k;
+    if (s.loop)
+      for (const flatten::Block* sub : {&s.loop->prefix, &s.loop->step, &s.loop->combine, &s.loop->finish})
+        if (const flatten::KernelBody* k = first_kernel(*sub, op)) return k;
+  }
+  return nullptr;
+}
+
+const flatten::KernelBody* first_kernel(const flatten::Program& p, flatten::Op op) {
+  for (const flatten::Function& f : p.functions)
+    if (const flatten::KernelBody* k = first_kernel(f.body, op)) return k;
+  return nullptr;
+}
+
+void check_assembles(const std::string& ptx) {
+  const std::string ptxas = test::find_ptxas();
+  if (ptxas.empty()) {
+    MESSAGE("ptxas not found: PTX not assembled");
+    return;
+  }
+  CHECK_MESSAGE(test::ptxas_accepts(ptxas, ptx), "ptxas rejected:\n" << ptx);
+}
+
+const char* kCounting =
+    "function count_loop(ds, i, counts) = if i == #ds then counts "
+    "else count_loop(ds, i + 1, rep(counts, counts[ds[i]] + 1, ds[i])) $ ";
+
+}  // namespace
+
+TEST_CASE("staged rows: a loop's own rows and the rows it passes on are staged, with a fallback to global memory") {
+  // ds: a shared sequence's row, passed on unchanged; counts: each instance's own, written.
+  Flattened f(std::string(kCounting) + "let rows = [[1, 2], [0, 0, 3]] in {count_loop(d, 0, dist(0, 4)) : d in rows} $", true);
+  const flatten::KernelBody* k = first_kernel(f.flat, flatten::Op::LoopKernel);
+  REQUIRE(k != nullptr);
+  std::vector<flatten::KernelBody::StagedSeq> staged = k->staged_seqs();
+  REQUIRE(staged.size() == 2);
+  CHECK(k->seqs[staged[0].seq].written != k->seqs[staged[1].seq].written);
+  std::string ptx = codegen::compile_ptx(*k);
+  CHECK(ptx.find("%dynamic_smem_size") != std::string::npos);  // a block checks what fits
+  CHECK(occurrences(ptx, "bar.sync") >= 2);                      // after the copy in, before the copy out
+  CHECK(ptx.find("st.global") != std::string::npos);             // the written rows go back
+  check_assembles(ptx);
+  // A map kernel stages nothing; a loop stages no sequence it appends to.
+  Flattened map("let rows = [[1, 2], [3]] in {sum(r) : r in rows} at thread $", true);
+  const flatten::KernelBody* m = first_kernel(map.flat, flatten::Op::MapKernel);
+  REQUIRE(m != nullptr);
+  CHECK(m->staged_seqs().empty());
+  CHECK(codegen::compile_ptx(*m).find("%dynamic_smem_size") == std::string::npos);
+  Flattened evens("function evens(xs, i, acc) = if i >= #xs then acc "
+                  "else evens(xs, i + 1, (if rem(xs[i], 2) == 0 then acc ++ [xs[i]] else acc)) $ "
+                  "let rows = [[1, 2], [4]] in {evens(r, 0, [] int) : r in rows} $",
+                  true);
+  const flatten::KernelBody* e = first_kernel(evens.flat, flatten::Op::LoopKernel);
+  REQUIRE(e != nullptr);
+  REQUIRE(e->staged_seqs().size() == 1);
+  CHECK_FALSE(e->seqs[e->staged_seqs()[0].seq].appended);
+}
+
+TEST_CASE("tiled folds: the shape of a grid's fold, and the tiled kernel") {
+  Flattened mm("let a = [[1, 2], [3, 4]]; bt = [[5, 6], [7, 8]] in {{sum({x * y : x in r; y in c}) : c in bt} : r in a} $",
+               true);
+  const flatten::KernelBody* k = first_kernel(mm.flat, flatten::Op::MapKernel);
+  REQUIRE(k != nullptr);
+  std::optional<flatten::TiledFold> shape = flatten::tiled_fold(*k);
+  REQUIRE(shape.has_value());
+  CHECK(shape->rows < shape->columns);
+  REQUIRE(shape->tiles.size() == 2);
+  CHECK(shape->tiles[0].columns != shape->tiles[1].columns);
+  std::string ptx = codegen::compile_ptx(*k, {}, 1, true);
+  CHECK(ptx.find("bar.red.and") != std::string::npos);  // the block decides together
+  CHECK(ptx.find(".minnctapersm 3") != std::string::npos);
+  CHECK(ptx.find("ld.shared") != std::string::npos);
+  check_assembles(ptx);
+  CHECK_THROWS(codegen::compile_ptx(*k, {}, 8, true));  // not on lanes
+  // Not a tiled fold: an index that is not the fold's own, two folds.
+  for (const char* src : {
+           "let a = [[1, 2], [3, 4]]; bt = [[5, 6], [7, 8]] in {{sum({x * c[1] : x in r}) : c in bt} : r in a} $",
+           "let a = [[1, 2], [3, 4]]; bt = [[5, 6], [7, 8]] in "
+           "{{sum({x * y : x in r; y in c}) + max_val(c) : c in bt} : r in a} $"}) {
+    CAPTURE(src);
+    Flattened other(src, true);
+    const flatten::KernelBody* o = first_kernel(other.flat, flatten::Op::MapKernel);
+    REQUIRE(o != nullptr);
+    CHECK_FALSE(flatten::tiled_fold(*o).has_value());
+    CHECK_THROWS(codegen::compile_ptx(*o, {}, 1, true));
+  }
+}
