@@ -39,9 +39,10 @@ llvm::Value* align(llvm::IRBuilder<>& b, llvm::Value* bytes, uint64_t to) {
 
 uint64_t size_of(llvm::Type* t) { return t->getPrimitiveSizeInBits() / 8; }
 
-/// A loop over i = from, from + step, ... below `to` (i64s), body(i) inside.
-void loop(llvm::IRBuilder<>& b, llvm::Value* from, llvm::Value* to, llvm::Value* step,
-          const std::function<void(llvm::Value*)>& body) {
+/// A loop over i = from, from + step, ... below `to` (i64s), body(i) inside; returns the i it
+/// ended at (the first not below `to`).
+llvm::Value* loop(llvm::IRBuilder<>& b, llvm::Value* from, llvm::Value* to, llvm::Value* step,
+                  const std::function<void(llvm::Value*)>& body) {
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* before = b.GetInsertBlock();
   auto* head = llvm::BasicBlock::Create(b.getContext(), "stage_loop", fn);
@@ -57,6 +58,7 @@ void loop(llvm::IRBuilder<>& b, llvm::Value* from, llvm::Value* to, llvm::Value*
   i->addIncoming(b.CreateAdd(i, step), b.GetInsertBlock());
   b.CreateBr(head);
   b.SetInsertPoint(done);
+  return i;
 }
 
 }  // namespace
@@ -219,33 +221,14 @@ void StagedRows::copy(llvm::Type* t, llvm::Value* from, llvm::Value* from_start,
   constexpr int kUnroll = 8;
   llvm::Value* rounds = b_.CreateMul(threads_, b_.getInt64(kUnroll));
   llvm::Value* whole = b_.CreateSub(count, b_.CreateMul(threads_, b_.getInt64(kUnroll - 1)));  // e + 7·threads < count
-  llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  llvm::BasicBlock* before = b_.GetInsertBlock();
-  auto* head = llvm::BasicBlock::Create(b_.getContext(), "stage_copy", fn);
-  auto* inside = llvm::BasicBlock::Create(b_.getContext(), "stage_copy_body", fn);
-  auto* rest = llvm::BasicBlock::Create(b_.getContext(), "stage_copy_rest", fn);
-  b_.CreateBr(head);
-  b_.SetInsertPoint(head);
-  llvm::PHINode* e = b_.CreatePHI(b_.getInt64Ty(), 2);
-  e->addIncoming(thread_, before);
-  b_.CreateCondBr(b_.CreateICmpSLT(e, whole), inside, rest);
-  b_.SetInsertPoint(inside);
-  std::vector<llvm::Value*> xs;
-  for (int u = 0; u < kUnroll; ++u) {
-    llvm::Value* at = b_.CreateAdd(e, b_.CreateMul(threads_, b_.getInt64(u)));
-    xs.push_back(b_.CreateLoad(t, b_.CreateGEP(t, from, b_.CreateAdd(from_start, at))));
-  }
-  for (int u = 0; u < kUnroll; ++u) {
-    llvm::Value* at = b_.CreateAdd(e, b_.CreateMul(threads_, b_.getInt64(u)));
-    b_.CreateStore(xs[u], b_.CreateGEP(t, to, b_.CreateAdd(to_start, at)));
-  }
-  e->addIncoming(b_.CreateAdd(e, rounds), b_.GetInsertBlock());
-  b_.CreateBr(head);
-  b_.SetInsertPoint(rest);
-  loop(b_, e, count, threads_, [&](llvm::Value* i) {
-    llvm::Value* x = b_.CreateLoad(t, b_.CreateGEP(t, from, b_.CreateAdd(from_start, i)));
-    b_.CreateStore(x, b_.CreateGEP(t, to, b_.CreateAdd(to_start, i)));
+  auto element = [&](llvm::Value* e) { return b_.CreateGEP(t, from, b_.CreateAdd(from_start, e)); };
+  auto place = [&](llvm::Value* e) { return b_.CreateGEP(t, to, b_.CreateAdd(to_start, e)); };
+  llvm::Value* rest = loop(b_, thread_, whole, rounds, [&](llvm::Value* e) {
+    std::vector<llvm::Value*> xs;
+    for (int u = 0; u < kUnroll; ++u) xs.push_back(b_.CreateLoad(t, element(b_.CreateAdd(e, b_.CreateMul(threads_, b_.getInt64(u))))));
+    for (int u = 0; u < kUnroll; ++u) b_.CreateStore(xs[u], place(b_.CreateAdd(e, b_.CreateMul(threads_, b_.getInt64(u)))));
   });
+  loop(b_, rest, count, threads_, [&](llvm::Value* e) { b_.CreateStore(b_.CreateLoad(t, element(e)), place(e)); });
 }
 
 void StagedRows::when(llvm::Value* cond, const std::function<void()>& body) {
