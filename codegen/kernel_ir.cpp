@@ -552,8 +552,8 @@ class NodeEmitter {
     std::vector<llvm::Value*> count(n), init(n);
     llvm::Value* in_range = b.getTrue();  // every read of every region in range below its count
     llvm::Value* largest = nullptr;
-    static std::vector<PendingWrite> no_writes;  // a map kernel writes and appends nothing
-    static std::vector<PendingAppend> no_appends;
+    std::vector<PendingWrite> no_writes;  // a map kernel writes and appends nothing
+    std::vector<PendingAppend> no_appends;
     for (size_t r = 0; r < n; ++r) {
       NodeEmitter& e = es[r];
       e.writes_ = &no_writes;
