@@ -41,6 +41,10 @@ bool is_float(const lang::Type* t) { return t->kind == TypeKind::Float || t->kin
 bool is_int(const lang::Type* t) { return t->kind == TypeKind::Int || t->kind == TypeKind::I32; }
 }  // namespace
 
+llvm::Value* special_register(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
+  return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty());
+}
+
 llvm::Value* compare(llvm::IRBuilder<>& b, PrimId p, const lang::Type* t, llvm::Value* x, llvm::Value* y) {
   using P = llvm::CmpInst::Predicate;
   if (is_float(t)) {
@@ -478,11 +482,8 @@ class NodeEmitter {
   /// The loop of the fold whose region starts at node `at`; a node of the region that fails at
   /// some index makes the Fold fail. An outermost fold of an instance that runs on several
   /// lanes is spread over them (Lanes in kernel_ir.h).
-  void fold(uint32_t at, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) { fold_untiled(at, fails); }
-
-  /// The fold's loop, each index in turn; its Fold's failure (if its region can fail) goes last
-  /// to `fails`.
-  void fold_untiled(uint32_t at, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
+  /// Its Fold's failure (if its region can fail) goes last to `fails`.
+  void fold(uint32_t at, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
     const uint32_t f = k_.nodes[at].input;
     const KernelNode& fn = k_.nodes.at(f);
     llvm::Value* count = v_.at(fn.args.at(0));
@@ -530,7 +531,6 @@ class NodeEmitter {
     work_ = work;
     if (!inner.empty()) fails.emplace_back(f, failed);
   }
-
 
  public:
   llvm::Value* value(uint32_t node) const { return v_.at(node); }
@@ -580,7 +580,7 @@ class NodeEmitter {
     std::vector<llvm::Value*> plain_acc(n), plain_failed(n);
     for (size_t r = 0; r < n; ++r) {
       std::vector<std::pair<uint32_t, llvm::Value*>> own;
-      es[r].fold_untiled(at, own);
+      es[r].fold(at, own);
       plain_acc[r] = es[r].v_[f];
       plain_failed[r] = own.empty() ? b.getFalse() : own.back().second;
     }

@@ -15,6 +15,9 @@ namespace ndp::codegen {
 /// The LLVM type that holds an element of a flat scalar kind in memory (bool: i8).
 llvm::Type* storage_type(llvm::LLVMContext& c, const lang::Type* t);
 
+/// An NVPTX special register (%tid.x, %ntid.x, %ctaid.x, %nctaid.x: `id` its read intrinsic) as an i64.
+llvm::Value* special_register(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id);
+
 /// The comparison `p` (Eq, Ne, Lt, Gt, Le, Ge) of two values of flat scalar type `t`, as the
 /// kernels compute it (an i1): ordered for floats, unsigned for chars and bools.
 llvm::Value* compare(llvm::IRBuilder<>& b, lang::core::PrimId p, const lang::Type* t, llvm::Value* x, llvm::Value* y);

@@ -275,7 +275,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   }
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   b.SetInsertPoint(entry);
-  auto sreg = [&](llvm::Intrinsic::ID id) { return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty()); };
+  auto sreg = [&](llvm::Intrinsic::ID id) { return special_register(b, id); };
   llvm::Value* ntid = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   // Thread t of block c computes instances c·ntid·U + t + u·ntid for u < U: every step of u is
   // a fully coalesced row, and U independent loads are in flight per thread.
@@ -316,87 +316,59 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   };
   if (std::vector<flatten::KernelBody::StagedSeq> seqs = k.staged_seqs(); lanes == 1 && !seqs.empty())
     staged.emplace(b, k, std::move(seqs), fn->getArg(0), kernel_seq_pointer, input_at);
-  // A tiled fold's grid (Note [Tiled folds]): a block of kSide² threads is a kSquare² square
-  // of it (FoldTiles), thread (y, x) the instances of rows i0 + y + kSide·a and columns j0 + x
-  // + kSide·c, clamped to the grid where the square passes its edge (such an instance stores
-  // and fails nowhere, but its thread reaches the barriers).
+  // A tiled fold's grid (Note [Tiled folds]): a block is a square of it (FoldTiles).
   std::optional<FoldTiles> tiles;
-  std::vector<llvm::Value*> tiled_instances, in_grid;
-  if (tiled) {
-    const int side = FoldTiles::kSide, square_side = FoldTiles::kSquare;
-    llvm::Value* columns = fn->getArg(fn->arg_size() - 1);
-    llvm::Value* rows = b.CreateUDiv(fn->getArg(0), columns);
-    llvm::Value* squares_across = b.CreateUDiv(b.CreateAdd(columns, b.getInt64(square_side - 1)), b.getInt64(square_side));
-    llvm::Value* square = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
-    llvm::Value* i0 = b.CreateMul(b.CreateUDiv(square, squares_across), b.getInt64(square_side));
-    llvm::Value* j0 = b.CreateMul(b.CreateURem(square, squares_across), b.getInt64(square_side));
-    auto clamp = [&](llvm::Value* x, llvm::Value* bound) {
-      return b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, x, b.CreateSub(bound, b.getInt64(1)));
-    };
-    auto instance_at = [&](llvm::Value* row, llvm::Value* column) {
-      return b.CreateAdd(b.CreateMul(clamp(row, rows), columns), clamp(column, columns));
-    };
-    for (int a = 0; a < FoldTiles::kMicro; ++a)
-      for (int c = 0; c < FoldTiles::kMicro; ++c) {
-        llvm::Value* i = b.CreateAdd(i0, b.CreateAdd(b.CreateUDiv(tid, b.getInt64(side)), b.getInt64(side * a)));
-        llvm::Value* j = b.CreateAdd(j0, b.CreateAdd(b.CreateURem(tid, b.getInt64(side)), b.getInt64(side * c)));
-        in_grid.push_back(b.CreateAnd(b.CreateICmpULT(i, rows), b.CreateICmpULT(j, columns)));
-        tiled_instances.push_back(instance_at(i, j));
-      }
-    tiles.emplace(b, k, *shape, [&](bool by_columns, llvm::Value* r) {
-      return by_columns ? input_at(shape->columns, instance_at(i0, b.CreateAdd(j0, r)))
-                        : input_at(shape->rows, instance_at(b.CreateAdd(i0, r), j0));
-    }, kernel_seq_pointer);
-  }
+  if (tiled) tiles.emplace(b, k, *shape, fn->getArg(0), fn->getArg(fn->arg_size() - 1), input_at, kernel_seq_pointer);
   auto seq_pointer = [&](uint32_t j) { return staged ? staged->pointer(j) : kernel_seq_pointer(j); };
   if (tiles) {
+    const std::vector<llvm::Value*>& instances = tiles->instances();
     std::vector<InstanceValues> insts = emit_tiled_instances(
-        b, k, tiled_instances, [&](size_t r, uint32_t j) { return input_at(j, tiled_instances[r]); }, kernel_seq_pointer,
-        *tiles);
+        b, k, instances, [&](size_t r, uint32_t j) { return input_at(j, instances[r]); }, kernel_seq_pointer, *tiles);
     for (size_t r = 0; r < insts.size(); ++r) {
       auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
       auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
-      b.CreateCondBr(in_grid[r], store, stored);
+      b.CreateCondBr(tiles->in_grid()[r], store, stored);
       b.SetInsertPoint(store);
       for (size_t o = 0; o < no; ++o) {
         llvm::Type* t = insts[r].outputs[o]->getType();
-        b.CreateStore(insts[r].outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), tiled_instances[r]));
+        b.CreateStore(insts[r].outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), instances[r]));
       }
       b.CreateBr(stored);
       b.SetInsertPoint(stored);
       if (can_fail)
-        lowest = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, b.CreateSelect(in_grid[r], insts[r].failure, none));
+        lowest = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, b.CreateSelect(tiles->in_grid()[r], insts[r].failure, none));
     }
-  }
-  for (int u = 0; u < (tiles ? 0 : per_thread); ++u) {
-    llvm::Value* i = staged ? staged->instance() : lanes > 1 ? base : b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
-    auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
-    auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
-    llvm::BasicBlock* from = b.GetInsertBlock();
-    b.CreateCondBr(staged ? staged->runs() : lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
-    b.SetInsertPoint(body);
-    InstanceValues inst = emit_instance(b, k, i, [&](uint32_t j) { return input_at(j, i); }, MathLibrary::Libdevice,
-                                        seq_pointer, group);
-    auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
-    auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
-    b.CreateCondBr(lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue(), store, stored);
-    b.SetInsertPoint(store);
-    for (size_t o = 0; o < no; ++o) {
-      llvm::Type* t = inst.outputs[o]->getType();
-      b.CreateStore(inst.outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
-    }
-    b.CreateBr(stored);
-    b.SetInsertPoint(stored);
-    llvm::Value* failure = can_fail && lanes > 1 ? b.CreateSelect(valid, inst.failure, none) : inst.failure;
-    llvm::Value* lowest_body = can_fail ? b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, failure) : nullptr;
-    llvm::BasicBlock* body_end = b.GetInsertBlock();
-    b.CreateBr(next);
-    b.SetInsertPoint(next);
-    if (can_fail) {
-      llvm::PHINode* phi = b.CreatePHI(b.getInt64Ty(), 2);
-      phi->addIncoming(lowest, from);
-      phi->addIncoming(lowest_body, body_end);
-      lowest = phi;
+  } else {
+    for (int u = 0; u < per_thread; ++u) {
+      llvm::Value* i = staged ? staged->instance() : lanes > 1 ? base : b.CreateAdd(base, b.CreateMul(ntid, b.getInt64(u)), "i");
+      auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
+      auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+      llvm::BasicBlock* from = b.GetInsertBlock();
+      b.CreateCondBr(staged ? staged->runs() : lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
+      b.SetInsertPoint(body);
+      InstanceValues inst = emit_instance(b, k, i, [&](uint32_t j) { return input_at(j, i); }, MathLibrary::Libdevice,
+                                          seq_pointer, group);
+      auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
+      auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
+      b.CreateCondBr(lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue(), store, stored);
+      b.SetInsertPoint(store);
+      for (size_t o = 0; o < no; ++o) {
+        llvm::Type* t = inst.outputs[o]->getType();
+        b.CreateStore(inst.outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
+      }
+      b.CreateBr(stored);
+      b.SetInsertPoint(stored);
+      llvm::Value* failure = can_fail && lanes > 1 ? b.CreateSelect(valid, inst.failure, none) : inst.failure;
+      llvm::Value* lowest_body = can_fail ? b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, failure) : nullptr;
+      llvm::BasicBlock* body_end = b.GetInsertBlock();
+      b.CreateBr(next);
+      b.SetInsertPoint(next);
+      if (can_fail) {
+        llvm::PHINode* phi = b.CreatePHI(b.getInt64Ty(), 2);
+        phi->addIncoming(lowest, from);
+        phi->addIncoming(lowest_body, body_end);
+        lowest = phi;
+      }
     }
   }
   if (staged) staged->write_back();

@@ -29,10 +29,6 @@ llvm::Value* dynamic_shared_bytes(llvm::IRBuilder<>& b) {
   return b.CreateZExt(b.CreateCall(fty, read), b.getInt64Ty());
 }
 
-llvm::Value* sreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
-  return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty());
-}
-
 llvm::Value* align(llvm::IRBuilder<>& b, llvm::Value* bytes, uint64_t to) {
   return b.CreateAnd(b.CreateAdd(bytes, b.getInt64(to - 1)), b.getInt64(~(to - 1)));
 }
@@ -72,11 +68,11 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
-  thread_ = sreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  threads_ = sreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
-  llvm::Value* blocks = sreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
+  thread_ = special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  threads_ = special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+  llvm::Value* blocks = special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
   per_block_ = b.CreateUDiv(b.CreateAdd(n, b.CreateSub(blocks, b.getInt64(1))), blocks);
-  instance_ = b.CreateAdd(b.CreateMul(sreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), per_block_), thread_, "instance");
+  instance_ = b.CreateAdd(b.CreateMul(special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), per_block_), thread_, "instance");
   llvm::Value* recorded = b.CreateICmpULT(thread_, per_block_);  // this thread has a record
   runs_ = b.CreateAnd(recorded, b.CreateICmpSLT(instance_, n));
   shared_ = b.CreateAddrSpaceCast(dynamic_shared(m), b.getPtrTy());
@@ -93,6 +89,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
       b.CreateStore(global_(j), components_.back().base);
     }
   }
+  llvm::AllocaInst* mine = entry.CreateAlloca(i64);  // the bytes of this instance's rows
   when(b.CreateICmpULE(data_at_, room), [&] {
     // Each instance's record: where each of its rows starts and its length (none past n),
     // and the bytes of all of them.
@@ -103,9 +100,8 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
         llvm::Value* me = b_.CreateSelect(runs_, instance_, b_.getInt64(0));  // a record past n reads instance 0
         llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? me : input_at(row.input, me);
         llvm::Value* offsets = global_(static_cast<uint32_t>(k.seq_pointer(staged_[s].seq)));
-        llvm::Value* safe = id;
-        llvm::Value* start = b_.CreateLoad(i64, b_.CreateGEP(i64, offsets, safe));
-        llvm::Value* stop = b_.CreateLoad(i64, b_.CreateGEP(i64, offsets, b_.CreateAdd(safe, b_.getInt64(1))));
+        llvm::Value* start = b_.CreateLoad(i64, b_.CreateGEP(i64, offsets, id));
+        llvm::Value* stop = b_.CreateLoad(i64, b_.CreateGEP(i64, offsets, b_.CreateAdd(id, b_.getInt64(1))));
         llvm::Value* length = b_.CreateSelect(runs_, b_.CreateSub(stop, start), b_.getInt64(0));
         b_.CreateStore(start, field(thread_, 1 + 2 * s));
         b_.CreateStore(length, field(thread_, 2 + 2 * s));
@@ -113,6 +109,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
           if (c.slot == s) bytes = b_.CreateAdd(bytes, align(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
       }
       b_.CreateStore(bytes, field(thread_, 0));
+      b_.CreateStore(bytes, mine);
     });
     // An inclusive scan of the bytes over the records (Hillis and Steele: log2 per_block rounds).
     llvm::AllocaInst* step = entry.CreateAlloca(i64);
@@ -141,16 +138,11 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
     b_.SetInsertPoint(done);
     barrier();
     llvm::Value* total = b_.CreateLoad(i64, field(b_.CreateSub(per_block_, b_.getInt64(1)), 0));
+    barrier();  // every thread has read the total from the last record
     // The records' bytes become where each instance's rows start.
-    llvm::AllocaInst* through = entry.CreateAlloca(i64);
-    when(recorded, [&] { b_.CreateStore(b_.CreateLoad(i64, field(thread_, 0)), through); });
-    barrier();
     when(recorded, [&] {
-      llvm::Value* bytes = b_.getInt64(0);
-      for (const Component& c : components_)
-        bytes = b_.CreateAdd(bytes, align(b_, b_.CreateMul(b_.CreateLoad(i64, field(thread_, 2 + 2 * c.slot)),
-                                                           b_.getInt64(size_of(c.type))), 8));
-      b_.CreateStore(b_.CreateSub(b_.CreateLoad(i64, through), bytes), field(thread_, 0));
+      llvm::Value* at = field(thread_, 0);
+      b_.CreateStore(b_.CreateSub(b_.CreateLoad(i64, at), b_.CreateLoad(i64, mine)), at);
     });
     barrier();
     llvm::Value* fits = b_.CreateICmpULE(b_.CreateAdd(data_at_, total), room);

@@ -27,19 +27,40 @@ llvm::GlobalVariable* shared_array(llvm::Module& m, llvm::Type* t, uint64_t coun
   return g;
 }
 
-llvm::Value* sreg(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id) {
-  return b.CreateZExt(b.CreateIntrinsic(id, {}, {}), b.getInt64Ty());
-}
-
 }  // namespace
 
-FoldTiles::FoldTiles(llvm::IRBuilder<>& b, const flatten::KernelBody& k, flatten::TiledFold shape,
-                     const std::function<llvm::Value*(bool, llvm::Value*)>& row_id,
+FoldTiles::FoldTiles(llvm::IRBuilder<>& b, const flatten::KernelBody& k, flatten::TiledFold shape, llvm::Value* n,
+                     llvm::Value* columns, const std::function<llvm::Value*(uint32_t, llvm::Value*)>& input_at,
                      std::function<llvm::Value*(uint32_t)> seq_pointer)
     : b_(b), k_(k), shape_(std::move(shape)), seq_pointer_(std::move(seq_pointer)) {
   llvm::Module& m = *b.GetInsertBlock()->getModule();
   llvm::Type* i64 = b.getInt64Ty();
-  thread_ = sreg(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  thread_ = special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  // The square: its first row i0 and column j0; thread (y, x)'s instances.
+  llvm::Value* rows = b.CreateUDiv(n, columns);
+  llvm::Value* across = b.CreateUDiv(b.CreateAdd(columns, b.getInt64(kSquare - 1)), b.getInt64(kSquare));
+  llvm::Value* square = special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value* i0 = b.CreateMul(b.CreateUDiv(square, across), b.getInt64(kSquare));
+  llvm::Value* j0 = b.CreateMul(b.CreateURem(square, across), b.getInt64(kSquare));
+  auto clamp = [&](llvm::Value* x, llvm::Value* bound) {
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, x, b.CreateSub(bound, b.getInt64(1)));
+  };
+  auto instance_at = [&](llvm::Value* row, llvm::Value* column) {
+    return b.CreateAdd(b.CreateMul(clamp(row, rows), columns), clamp(column, columns));
+  };
+  for (int a = 0; a < kMicro; ++a)
+    for (int c = 0; c < kMicro; ++c) {
+      llvm::Value* i = b.CreateAdd(i0, b.CreateAdd(b.CreateUDiv(thread_, b.getInt64(kSide)), b.getInt64(kSide * a)));
+      llvm::Value* j = b.CreateAdd(j0, b.CreateAdd(b.CreateURem(thread_, b.getInt64(kSide)), b.getInt64(kSide * c)));
+      in_grid_.push_back(b.CreateAnd(b.CreateICmpULT(i, rows), b.CreateICmpULT(j, columns)));
+      instances_.push_back(instance_at(i, j));
+    }
+  // Row r of the square is read by the instance in its first column, column r by the one in
+  // its first row: the grid's rows are constant along a row, its columns down a column.
+  auto row_id = [&](bool by_columns, llvm::Value* r) {
+    return by_columns ? input_at(shape_.columns, instance_at(i0, b.CreateAdd(j0, r)))
+                      : input_at(shape_.rows, instance_at(b.CreateAdd(i0, r), j0));
+  };
   for (size_t t = 0; t < shape_.tiles.size(); ++t) {
     const flatten::TiledFold::Tile& tile = shape_.tiles[t];
     llvm::Type* type = storage_type(b.getContext(), k.seqs.at(tile.seq).components.at(tile.component));

@@ -27,14 +27,20 @@ class FoldTiles {
   static constexpr int kSquare = kSide * kMicro;
   static constexpr int kChunk = 32;
 
-  /// Emits, at the kernel's start, where each of the block's rows and columns lies: `row_id(
-  /// columns, r)` is the row id of the square's row (or column) r, `seq_pointer(j)` the
-  /// kernel's j-th sequence pointer (Note [Sequences in loop kernels]).
-  FoldTiles(llvm::IRBuilder<>& b, const flatten::KernelBody& k, flatten::TiledFold shape,
-            const std::function<llvm::Value*(bool, llvm::Value*)>& row_id,
+  /// Emits, at the kernel's start, this block's square of the grid of `n` instances in
+  /// `columns` columns (i64s; block %ctaid.x is square %ctaid.x in row-major order) and where
+  /// each of its rows and columns lies: `input_at(j, i)` is input j of instance i, and
+  /// `seq_pointer(j)` the kernel's j-th sequence pointer (Note [Sequences in loop kernels]).
+  FoldTiles(llvm::IRBuilder<>& b, const flatten::KernelBody& k, flatten::TiledFold shape, llvm::Value* n,
+            llvm::Value* columns, const std::function<llvm::Value*(uint32_t, llvm::Value*)>& input_at,
             std::function<llvm::Value*(uint32_t)> seq_pointer);
 
   const flatten::TiledFold& shape() const { return shape_; }
+  /// This thread's instances, in slot order, clamped to the grid where the square passes its
+  /// edge; and whether each lies inside the grid (only those store and fail, but every thread
+  /// reaches the barriers).
+  const std::vector<llvm::Value*>& instances() const { return instances_; }
+  const std::vector<llvm::Value*>& in_grid() const { return in_grid_; }
 
   /// Whether the block folds from the tiles (an i1, the same in every thread): every thread's
   /// rows reach its folds' counts (`in_range`); and the block's largest count (`count` the
@@ -54,6 +60,7 @@ class FoldTiles {
   flatten::TiledFold shape_;
   std::function<llvm::Value*(uint32_t)> seq_pointer_;
   llvm::Value* thread_ = nullptr;
+  std::vector<llvm::Value*> instances_, in_grid_;
   std::vector<llvm::GlobalVariable*> tiles_;  // [kSide][kChunk + 1] of the component's storage type
   /// Per (sequence, side) the tiles read: the square's rows' first elements and lengths.
   struct Rows {

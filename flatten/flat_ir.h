@@ -25,7 +25,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -341,36 +340,9 @@ struct KernelBody {
   };
   /// In a loop, the sequences read or written at one row per instance that the loop never
   /// changes (an Instance node: its own; an input the loop passes on: a shared sequence's row),
-  /// and not appended.
-  std::vector<StagedSeq> staged_seqs() const {
-    std::vector<StagedSeq> staged;
-    if (!loop) return staged;
-    auto fixed_row = [&](uint32_t r) {
-      const KernelNode& n = nodes[r];
-      if (n.kind == KernelNode::Kind::Instance) return true;
-      if (n.kind != KernelNode::Kind::Input || n.type->kind != lang::TypeKind::Int) return false;
-      if (n.input >= loop_next.size()) return true;  // not state
-      const KernelNode& next = nodes[loop_next[n.input]];
-      return next.kind == KernelNode::Kind::Input && next.input == n.input;
-    };
-    for (uint32_t q = 0; q < seqs.size(); ++q) {
-      if (seqs[q].appended) continue;
-      std::optional<uint32_t> row;
-      bool one_row = true;
-      for (const KernelNode& n : nodes) {
-        const bool reads_q = (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt ||
-                              n.kind == KernelNode::Kind::SeqWrite) && n.input == q;
-        if (!reads_q) continue;
-        const uint32_t r = n.args.at(0);
-        const bool same = row ? (*row == r || (nodes[*row].kind == KernelNode::Kind::Input && nodes[r].kind == KernelNode::Kind::Input &&
-                                                nodes[*row].input == nodes[r].input))
-                              : true;
-        one_row = one_row && same && fixed_row(r);
-        if (!row) row = r;
-      }
-      if (row && one_row) staged.push_back({q, *row});
-    }
-    return staged;
+  /// and not appended. Asked at every launch, so kept.
+  const std::vector<StagedSeq>& staged_seqs() const {
+    return staged_memo_.get([&] { return compute_staged_seqs(); });
   }
   /// True when some node is a Fold (Note [Folds in kernels]).
   bool folds() const {
@@ -390,7 +362,9 @@ struct KernelBody {
  private:
   std::string compute_key() const;
   bool compute_can_fail() const;
+  std::vector<StagedSeq> compute_staged_seqs() const;
   BodyMemo<std::string> key_memo_;
+  BodyMemo<std::vector<StagedSeq>> staged_memo_;
   BodyMemo<bool> can_fail_memo_;
 };
 

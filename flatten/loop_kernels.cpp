@@ -878,4 +878,38 @@ std::optional<LoopKernel> map_kernel(core::Program& prog, const core::Expr* body
   }
 }
 
+std::vector<KernelBody::StagedSeq> KernelBody::compute_staged_seqs() const {
+  std::vector<StagedSeq> staged;
+  if (!loop) return staged;
+  // A row the loop never changes: the instance's own, or an int input that is no state or that
+  // every iteration passes on as it is.
+  auto fixed_row = [&](uint32_t r) {
+    const KernelNode& n = nodes[r];
+    if (n.kind == KernelNode::Kind::Instance) return true;
+    if (n.kind != KernelNode::Kind::Input || n.type->kind != lang::TypeKind::Int) return false;
+    if (n.input >= loop_next.size()) return true;
+    const KernelNode& next = nodes[loop_next[n.input]];
+    return next.kind == KernelNode::Kind::Input && next.input == n.input;
+  };
+  auto same_row = [&](uint32_t a, uint32_t b) {
+    return a == b || (nodes[a].kind == KernelNode::Kind::Input && nodes[b].kind == KernelNode::Kind::Input &&
+                      nodes[a].input == nodes[b].input);
+  };
+  for (uint32_t q = 0; q < seqs.size(); ++q) {
+    if (seqs[q].appended) continue;
+    std::optional<uint32_t> row;
+    bool one_row = true;
+    for (const KernelNode& n : nodes) {
+      const bool reads_q = (n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt ||
+                            n.kind == KernelNode::Kind::SeqWrite) && n.input == q;
+      if (!reads_q) continue;
+      const uint32_t r = n.args.at(0);
+      one_row = one_row && (!row || same_row(*row, r)) && fixed_row(r);
+      if (!row) row = r;
+    }
+    if (row && one_row) staged.push_back({q, *row});
+  }
+  return staged;
+}
+
 }  // namespace ndp::flatten

@@ -97,11 +97,12 @@ Result<Kernel> Module::kernel(const std::string& name) const {
 }
 
 Status launch(Device& device, const Kernel& kernel, LaunchConfig c, void** parameters) {
-  // More than the default 48 KB of dynamic shared memory needs the kernel's leave first.
-  if (c.shared_bytes > 48 * 1024) {
+  // More than the default 48 KB of dynamic shared memory needs the kernel's leave first, once.
+  if (c.shared_bytes > kernel.shared_allowed) {
     Status allowed = NDP_CU(device.driver(), cuFuncSetAttribute, kernel.function,
                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(c.shared_bytes));
     if (!allowed.ok()) return allowed;
+    kernel.shared_allowed = c.shared_bytes;
   }
   Status s = NDP_CU(device.driver(), cuLaunchKernel, kernel.function, c.grid_x, 1, 1, c.block_x,
                     1, 1, c.shared_bytes, device.stream(), parameters, nullptr);

@@ -13,6 +13,8 @@ namespace ndp::runtime::cuda {
 struct Kernel {
   CUfunction function = nullptr;
   std::string name;
+  /// The dynamic shared memory a launch may give it (48 KB until launch() asks the driver for more).
+  mutable unsigned shared_allowed = 48 * 1024;
 };
 
 /// A module JIT-compiled from PTX for the device. Unloaded when destroyed (after the stream has
