@@ -23,6 +23,7 @@ struct Entry {
   int64_t calls = 0;
   int64_t instances = 0;
   double seconds = 0;
+  uint64_t waits = 0, launches = 0, wait_ns = 0, call_ns = 0;
 };
 
 struct Table {
@@ -42,6 +43,10 @@ struct Table {
       a.calls += e.calls;
       a.instances += e.instances;
       a.seconds += e.seconds;
+      a.waits += e.waits;
+      a.launches += e.launches;
+      a.wait_ns += e.wait_ns;
+      a.call_ns += e.call_ns;
     }
     current.clear();
   }
@@ -51,26 +56,34 @@ struct Table {
     archive();
     std::vector<const Entry*> rows;
     double total = 0;
+    bool gpu = false;  // the cuda backend's statements count waits and launches
     for (const auto& [s, e] : earlier) {
       rows.push_back(&e);
       total += e.seconds;
+      gpu = gpu || e.launches > 0 || e.waits > 0;
     }
     if (compiling.calls > 0) {
       rows.push_back(&compiling);
       total += compiling.seconds;
     }
     std::sort(rows.begin(), rows.end(), [](const Entry* a, const Entry* b) { return a->seconds > b->seconds; });
-    std::fprintf(stderr, "NDP_PROFILE: %.4f s in data statements, %.4f s of it compiling kernels%s\n%10s %6s %8s %10s %12s  %s\n",
+    std::fprintf(stderr, "NDP_PROFILE: %.4f s in data statements, %.4f s of it compiling kernels%s\n%10s %6s %8s %10s %12s%s  %s\n",
                  total, compiling.seconds, stmt_profile_host_only() ? " (host time: kernels not waited for)" : "",
-                 "seconds", "%", "calls", "us/call", "instances", "statement");
+                 "seconds", "%", "calls", "us/call", "instances", gpu ? "  waits/call launches/call wait us/call driver us/call" : "", "statement");
     // The 60 most expensive statements, down to a hundred-thousandth of the total (a small
     // timed part of a program whose set-up dominates still shows).
     for (size_t r = 0; r < rows.size() && r < 60; ++r) {
       const Entry* e = rows[r];
       if (e->seconds < total * 1e-5) break;
-      std::fprintf(stderr, "%10.4f %6.1f %8lld %10.1f %12lld  %s\n", e->seconds, 100 * e->seconds / total,
-                   static_cast<long long>(e->calls), 1e6 * e->seconds / static_cast<double>(e->calls),
-                   static_cast<long long>(e->instances), e->where.c_str());
+      const double calls = static_cast<double>(e->calls);
+      const std::string stream =
+          gpu ? fmt::format("  {:10.1f} {:13.1f} {:12.1f} {:15.1f}", static_cast<double>(e->waits) / calls,
+                            static_cast<double>(e->launches) / calls, 1e-3 * static_cast<double>(e->wait_ns) / calls,
+                            1e-3 * static_cast<double>(e->call_ns) / calls)
+              : std::string();
+      std::fprintf(stderr, "%10.4f %6.1f %8lld %10.1f %12lld%s  %s\n", e->seconds, 100 * e->seconds / total,
+                   static_cast<long long>(e->calls), 1e6 * e->seconds / calls, static_cast<long long>(e->instances),
+                   stream.c_str(), e->where.c_str());
     }
   }
 };
@@ -132,7 +145,8 @@ void stmt_profile_add_compile(double seconds) {
 
 double stmt_profile_compile_seconds() { return compile_seconds; }
 
-void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances, double seconds) {
+void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances, double seconds,
+                      StreamCounts stream) {
   Table& t = table();
   std::lock_guard<std::mutex> lock(t.mu);
   Entry& e = t.current[&s];
@@ -140,6 +154,10 @@ void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64
   ++e.calls;
   e.instances += instances;
   e.seconds += seconds;
+  e.waits += stream.waits;
+  e.launches += stream.launches;
+  e.wait_ns += stream.wait_ns;
+  e.call_ns += stream.call_ns;
 }
 
 }  // namespace ndp::exec

@@ -24,9 +24,20 @@ bool stmt_profile_enabled();
 /// waits for the GPU there).
 bool stmt_profile_host_only();
 
+/// What one execution of a statement asked of a GPU's stream: waits for it (read-backs,
+/// synchronisations), kernel launches, and the host's nanoseconds in the driver, waiting and
+/// in its other calls. The cpu backend has none.
+struct StreamCounts {
+  uint64_t waits = 0;
+  uint64_t launches = 0;
+  uint64_t wait_ns = 0;
+  uint64_t call_ns = 0;
+};
+
 /// Adds one execution of `s` (in function `fn`, `instances` instances of its first operand,
-/// `seconds` inclusive) to the process-wide table.
-void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances, double seconds);
+/// `seconds` inclusive, `stream` what it asked of the GPU) to the process-wide table.
+void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances, double seconds,
+                      StreamCounts stream = {});
 
 /// Called before a program runs: the statements of the programs before it may be freed and
 /// their addresses reused.
@@ -74,16 +85,20 @@ class StmtTimer {
   ~StmtTimer() {
     if (!on_) return;
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    stmt_profile_add(fn_, s_, n_, seconds - (stmt_profile_compile_seconds() - compiled0_));
+    stmt_profile_add(fn_, s_, n_, seconds - (stmt_profile_compile_seconds() - compiled0_), stream_);
   }
   StmtTimer(const StmtTimer&) = delete;
   StmtTimer& operator=(const StmtTimer&) = delete;
+
+  /// What the statement asked of the GPU's stream (the cuda backend says, before the end).
+  void stream_used(StreamCounts used) { stream_ = used; }
 
  private:
   bool on_;
   const flatten::Function& fn_;
   const flatten::Stmt& s_;
   int64_t n_;
+  StreamCounts stream_;
   double compiled0_ = 0;
   std::chrono::steady_clock::time_point t0_;
 };

@@ -225,14 +225,33 @@ DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
 }
 
 KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
-  if (std::optional<KnownSegments> known = known_segments(lengths, n)) return std::move(*known);
-  KnownSegments s{offsets_from_valid_lengths(g, n, lengths), 0};
-  if (n > 0) g.check(g.pool().download(&s.total, s.offsets->pointer() + static_cast<CUdeviceptr>(n) * 8, 8));
-  // More elements than any memory holds (host::kMaxElements), or a sum that wrapped negative.
-  if (s.total < 0 || s.total > host::kMaxElements)
-    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
-  segment_cache().add(lengths, s.offsets, n, s.total);
-  return s;
+  return std::move(segments_of_valid_lengths(g, n, std::span<const DBuf>(&lengths, 1)).front());
+}
+
+std::vector<KnownSegments> segments_of_valid_lengths(Gpu& g, int64_t n, std::span<const DBuf> lengths) {
+  std::vector<KnownSegments> out(lengths.size());
+  // The scans of those not known yet, queued first, then their totals read back with one wait.
+  std::vector<uint64_t*> to;
+  std::vector<CUdeviceptr> from;
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    if (std::optional<KnownSegments> known = known_segments(lengths[i], n)) {
+      out[i] = std::move(*known);
+      continue;
+    }
+    out[i] = KnownSegments{offsets_from_valid_lengths(g, n, lengths[i]), 0};
+    if (n > 0) {
+      to.push_back(reinterpret_cast<uint64_t*>(&out[i].total));
+      from.push_back(out[i].offsets->pointer() + static_cast<CUdeviceptr>(n) * 8);
+    }
+  }
+  g.check(g.pool().download_words(to, from));
+  for (size_t i = 0; i < lengths.size(); ++i) {
+    // More elements than any memory holds (host::kMaxElements), or a sum that wrapped negative.
+    if (out[i].total < 0 || out[i].total > host::kMaxElements)
+      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
+    segment_cache().add(lengths[i], out[i].offsets, n, out[i].total);
+  }
+  return out;
 }
 
 KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths, int64_t total) {

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "exec/common/vector.h"
 #include "exec/host/vec.h"
@@ -26,6 +27,8 @@ DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 /// The offsets and their total for n lengths known to be valid: known_segments' when known,
 /// else a scan and a read-back of the total, remembered for known_segments.
 KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
+/// The same for several vectors of n lengths, with one wait for all the totals.
+std::vector<KnownSegments> segments_of_valid_lengths(Gpu& g, int64_t n, std::span<const DBuf> lengths);
 /// The same where the caller knows their total (an append's: the two totals): no read-back.
 KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths, int64_t total);
 /// A DVec of type t with no instances.

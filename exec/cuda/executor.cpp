@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 
@@ -77,8 +78,30 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   void exec_data_untimed(const Stmt& s, Frame& f);
 
   /// n copies of a host value, on the device.
+  // Note [Literals as fills]
+  // A flattened level makes a literal's copies for each level (qsort's `lit 2`, the `0` and `1`
+  // of its append): sent up and gathered, that was an upload and two launches a literal. A flat
+  // scalar's copies are instead a deferred broadcast (Note [Deferred vectors]) of its bits: a
+  // kernel that reads it reads the one value in place, and anything else gets one fill.
   DVec constant(const Type* t, const Value& v, int64_t n) {
-    return replicate_one(g, upload(g, host::from_value(prog.types, t, v, 1)), n);
+    host::Vec one = host::from_value(prog.types, t, v, 1);
+    if (!host::is_flat_scalar(t)) return replicate_one(g, upload(g, one), n);
+    uint64_t bits = 0;
+    host::with_scalar(one.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      std::memcpy(&bits, one.data<T>(), sizeof(T));
+    });
+    const int bytes = elem_bytes(t);
+    Gpu* gpu = &g;
+    auto fill = [gpu, bytes, bits](int64_t m) {
+      return [gpu, bytes, bits, m] {
+        DBuf b = gpu->alloc(m * bytes);
+        gpu->check(gpu->prims().fill(b->pointer(), m, bytes, bits));
+        return b;
+      };
+    };
+    DVec single = DVec::deferred(t, 1, fill(1));
+    return n == 1 ? single : DVec::deferred_broadcast(t, n, std::move(single), fill(n));
   }
   DVec rand_with_paths(const Stmt& s, Frame& f);
   DVec rand_seed(const Stmt& s, Frame& f);
@@ -154,7 +177,14 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
   } else {
     const bool counted = !s.uses.empty() && !f.fn->vars.at(s.uses[0]).is_host();
     StmtTimer timer(*f.fn, s, counted ? vec(f, s.uses[0]).size() : 0);
+    const runtime::cuda::Device::Counts before = g.device().counts();
+    const runtime::cuda::Driver::Clock clock0 = g.device().driver().clock();
     exec_data_untimed(s, f);
+    // Read before the profile's own wait.
+    const runtime::cuda::Device::Counts after = g.device().counts();
+    const runtime::cuda::Driver::Clock clock1 = g.device().driver().clock();
+    timer.stream_used({after.waits - before.waits, after.launches - before.launches, clock1.wait_ns - clock0.wait_ns,
+                       clock1.call_ns - clock0.call_ns});
     if (!stmt_profile_host_only()) g.synchronize();
   }
   // Gathers that went unread during the statement (Note [Checked gathers] in device_vec.h).

@@ -1,6 +1,8 @@
 // Running filter groups on the GPU (Note [Filter groups on the GPU] in filter_groups.h).
 #include "exec/cuda/filter_groups.h"
 
+#include <algorithm>
+
 #include "exec/cuda/device_vec_ops.h"
 #include "lang/diagnostics.h"
 
@@ -26,22 +28,32 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
       if (m.kind == FilterGroup::Kind::Pack && m.predicate == predicate) return true;
     return false;
   };
-  // 2. The counts, before the packs: a pack of the same predicate keeps their sum.
+  // 2. The counts, before the packs: a pack of the same predicate keeps their sum. The sums of
+  // all the counts come back with one wait (quicksort's three filters: one, not three).
   std::vector<DVec> out(group.members.size());
+  std::vector<DBuf> summed;        // counts whose sum a pack needs, all of n instances
+  std::vector<const DVec*> whose;  // the flags each counts
+  int64_t n = 0;
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
     if (m.kind != FilterGroup::Kind::Count) continue;
     const DVec& f = FilterGroup::flags_of(m, flags, ins);
     const DVec& lengths = other(a);
-    const int64_t n = lengths.size();
+    NDP_ASSERT(summed.empty() || n == lengths.size(), "a filter group's counts over different instances");
+    n = lengths.size();
     DBuf off = offsets_from_valid_lengths(g, n, lengths.buffer());
     DBuf counts = g.alloc(n * 8);
     g.check(g.prims().pack_lengths(f.data(), runtime::gpu::DSegs::irregular(n, f.size(), off->pointer()),
                                    counts->pointer(), nullptr));
-    if (packs_predicate(m.predicate) && !known_count_true(f))
-      remember_count_true(f, segments_of_valid_lengths(g, n, counts).total);
+    if (packs_predicate(m.predicate) && !known_count_true(f) &&
+        std::find(whose.begin(), whose.end(), &f) == whose.end()) {
+      summed.push_back(counts);
+      whose.push_back(&f);
+    }
     out[a] = DVec::scalar(result_type(s.outs.at(a)), n, std::move(counts));
   }
+  std::vector<KnownSegments> sums = segments_of_valid_lengths(g, n, summed);
+  for (size_t i = 0; i < sums.size(); ++i) remember_count_true(*whose[i], sums[i].total);
   // 3. The packs.
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];

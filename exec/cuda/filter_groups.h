@@ -9,10 +9,10 @@
 //   3. each pack: the one-pass selection by its bytes (select_pass, decoupled look-back).
 // A pack needs its number of kept elements to allocate its output. Where a count of the same
 // predicate is in the group, that number is the sum of the counts, which the filter's `nest`
-// needs as offsets anyway: the group scans the counts once and reads the total back
-// (segments_of_valid_lengths, which remembers both: Note [Segment descriptor cache] in
-// dvec.cpp), and gives the total to count_true's cache, so neither the nest nor the pack
-// counts again.
+// needs as offsets anyway: the group scans the counts once and reads the totals of all its
+// counts back with one wait (segments_of_valid_lengths, which remembers both: Note [Segment
+// descriptor cache] in dvec.cpp), and gives each total to count_true's cache, so neither the
+// nest nor the pack counts again.
 #pragma once
 
 #include <functional>

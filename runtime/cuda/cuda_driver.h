@@ -2,7 +2,12 @@
 // that turns every CUresult into a Status naming the call.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "errors.h"
@@ -34,6 +39,38 @@ class Driver {
 
   const std::string& library() const { return library_; }
 
+  /// The host's time inside the driver so far, for NDP_PROFILE: in stream synchronisations
+  /// (waiting for the GPU) and in every other call (launching, allocating, copying).
+  struct Clock {
+    uint64_t wait_ns = 0;
+    uint64_t call_ns = 0;
+  };
+  const Clock& clock() const { return clock_; }
+
+  /// With NDP_PROFILE set: every entry point's calls and nanoseconds so far, by name (read
+  /// while no other thread calls the driver).
+  struct Tally {
+    uint64_t calls = 0;
+    uint64_t ns = 0;
+  };
+  const std::map<std::string, Tally>& tallies() const { return tallies_; }
+
+  /// Runs one driver call (`call()`, named `name`), timed into clock(), and checks its result.
+  template <class Call>
+  Status timed_check(Call&& call, const char* name) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    const CUresult r = call();
+    const uint64_t ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    (std::strcmp(name, "cuStreamSynchronize") == 0 ? clock_.wait_ns : clock_.call_ns) += ns;
+    if (tally_) {
+      std::lock_guard<std::mutex> lock(tally_mu_);
+      Tally& t = tallies_[name];
+      ++t.calls;
+      t.ns += ns;
+    }
+    return check(r, name);
+  }
+
 #define NDP_CUDA_FN(name, symbol, params) CUresult (*name) params = nullptr;
 #include "cuda_functions.def"
 #undef NDP_CUDA_FN
@@ -42,12 +79,16 @@ class Driver {
   Driver() = default;
   void* handle_ = nullptr;
   std::string library_;
+  mutable Clock clock_;
+  bool tally_ = false;  // NDP_PROFILE is set; the table goes to stderr when the driver is closed
+  mutable std::mutex tally_mu_;
+  mutable std::map<std::string, Tally> tallies_;
 };
 
 }  // namespace ndp::runtime::cuda
 
 /// Calls driver entry point `fn` through `driver` and yields its checked Status, named `fn`.
-#define NDP_CU(driver, fn, ...) (driver).check((driver).fn(__VA_ARGS__), #fn)
+#define NDP_CU(driver, fn, ...) (driver).timed_check([&] { return (driver).fn(__VA_ARGS__); }, #fn)
 
 /// Returns early from a function returning Status (or Result) when the expression fails.
 #define NDP_CU_TRY(expr)                                    \

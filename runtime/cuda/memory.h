@@ -3,10 +3,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <span>
+#include <unordered_map>
+#include <vector>
 
 #include "device.h"
 #include "errors.h"
@@ -60,7 +62,10 @@ class MemoryPool {
   Device& device() const { return *device_; }
   bool stream_ordered() const { return pool_ != nullptr; }
 
+  /// A buffer of at least `bytes` (its bytes() says how many: size_class(bytes)).
   Result<DeviceBuffer> allocate(std::size_t bytes);
+  /// The bytes an allocation of `bytes` gets (Note [Small blocks by size class] in memory.cpp).
+  static std::size_t size_class(std::size_t bytes);
 
   /// Copies host bytes to the start of `to`; `from` may be reused as soon as this returns.
   Status copy_to_device(DeviceBuffer& to, const void* from, std::size_t bytes);
@@ -81,6 +86,8 @@ class MemoryPool {
   /// The same on raw device addresses (inside buffers of this pool), for copies at an offset.
   Status upload(CUdeviceptr to, const void* from, std::size_t bytes);
   Status download(void* to, CUdeviceptr from, std::size_t bytes);  ///< waits, as copy_to_host
+  /// Several small read-backs with one wait: `to[i]` gets the 8 bytes at `from[i]`.
+  Status download_words(std::span<uint64_t* const> to, std::span<const CUdeviceptr> from);
   /// Device-to-device copy, queued on the stream.
   Status copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes);
 
@@ -99,6 +106,8 @@ class MemoryPool {
   CUmemoryPool pool_ = nullptr;
   std::multimap<std::size_t, CUdeviceptr> cached_;  // freed large blocks by size
   std::size_t cached_bytes_ = 0;
+  std::unordered_map<std::size_t, std::vector<CUdeviceptr>> small_free_;  // freed small blocks by size class
+  std::size_t small_cached_bytes_ = 0;
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // page-locked, kStagingBytes; allocated at the first small read-back
   bool staging_failed_ = false;

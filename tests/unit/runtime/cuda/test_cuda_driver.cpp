@@ -294,6 +294,41 @@ TEST_CASE("GPU: allocate, copy up, launch twice, copy back, free") {
   CHECK(reused->release().ok());
   CHECK(other->release().ok());
   CHECK(device->synchronize().ok());
+
+  // A small block is rounded up to its size class and, freed, goes to the next allocation of
+  // that class (Note [Small blocks by size class]); another class gets another block.
+  auto small = (*pool)->allocate(300);
+  REQUIRE_MESSAGE(small.ok(), small.status().message());
+  CHECK(small->bytes() == 320);
+  const CUdeviceptr small_at = small->pointer();
+  CHECK(small->release().ok());
+  auto same_class = (*pool)->allocate(310);
+  REQUIRE_MESSAGE(same_class.ok(), same_class.status().message());
+  CHECK(same_class->pointer() == small_at);
+  auto next_class = (*pool)->allocate(330);
+  REQUIRE_MESSAGE(next_class.ok(), next_class.status().message());
+  CHECK(next_class->pointer() != small_at);
+  CHECK(next_class->bytes() == 384);
+  CHECK(same_class->release().ok());
+  CHECK(next_class->release().ok());
+  CHECK(device->synchronize().ok());
+}
+
+TEST_CASE("the memory pool's size classes: 256 bytes at least, four an octave, exact from 1 MiB") {
+  CHECK(MemoryPool::size_class(1) == 256);
+  CHECK(MemoryPool::size_class(256) == 256);
+  CHECK(MemoryPool::size_class(257) == 320);
+  CHECK(MemoryPool::size_class(320) == 320);
+  CHECK(MemoryPool::size_class(512) == 512);
+  CHECK(MemoryPool::size_class(513) == 640);
+  CHECK(MemoryPool::size_class(1000) == 1024);
+  CHECK(MemoryPool::size_class((std::size_t{1} << 20) - 1) == std::size_t{1} << 20);
+  CHECK(MemoryPool::size_class((std::size_t{1} << 20) + 1) == (std::size_t{1} << 20) + 1);
+  for (std::size_t b = 1; b < (std::size_t{1} << 20); b = b * 3 / 2 + 1) {
+    CAPTURE(b);
+    CHECK(MemoryPool::size_class(b) >= b);
+    CHECK(MemoryPool::size_class(b) <= std::max<std::size_t>(256, b + b / 4 + 1));
+  }
 }
 
 TEST_CASE("GPU: driver errors come back as statuses naming the call") {
