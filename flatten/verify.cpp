@@ -626,7 +626,8 @@ struct Verifier {
         else args.push_back(k->nodes[a].type);
       }
       if (!ok) problem(&s, fmt::format("kernel node {} reads a later node", j));
-      else if (!kernel_prim_ok(n.prim, args, n.type) && !(plain && kernel_prim_fallible(n.prim, args, n.type)))
+      else if (!kernel_prim_ok(n.prim, args, n.type) &&
+               !((plain || !k->node_can_fail(n)) && kernel_prim_fallible(n.prim, args, n.type)))
         problem(&s, fmt::format("kernel node {}: primitive {} cannot be fused at these types", j,
                                 n.prim < lang::core::PrimId::Count_ ? lang::core::prim_info(n.prim).name : "?"));
     }

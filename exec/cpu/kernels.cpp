@@ -165,6 +165,9 @@ bool typed_node(const KernelBody& k, const KernelNode& n) {
     case PrimId::Exp: case PrimId::Sin: case PrimId::Cos: case PrimId::Tan: case PrimId::Asin: case PrimId::Acos:
     case PrimId::Atan: case PrimId::Sinh: case PrimId::Cosh: case PrimId::Tanh: case PrimId::Eql:
       return false;
+    // Integer / and rem, even by a literal they cannot fail by (KernelBody::node_can_fail).
+    case PrimId::Div: case PrimId::Rem:
+      return n.type->kind != TypeKind::Int && n.type->kind != TypeKind::I32 && !k.node_can_fail(n);
     default: return !k.node_can_fail(n);
   }
 }

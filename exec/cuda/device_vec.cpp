@@ -76,6 +76,27 @@ FlagCounts& flag_counts() {
   return counts;
 }
 
+// Note [Complementary flags]
+// A flattened `if` computes its condition's flags and their negation in one kernel and counts
+// both (the sizes of its two branches): two reductions and two read-backs a level of every
+// recursion. The second count is n minus the first, so the kernel's executor records which of
+// its bool outputs negates which (remember_complement), and count_true answers from the other's
+// count where it knows it. By weak reference, as above.
+struct FlagComplements {
+  static constexpr size_t kEntries = 8;
+  struct Entry {
+    std::weak_ptr<const runtime::cuda::DeviceBuffer> flags, of;
+    const void* raw = nullptr;
+  };
+  Entry entries[kEntries];
+  size_t next = 0;
+};
+
+FlagComplements& flag_complements() {
+  thread_local FlagComplements complements;
+  return complements;
+}
+
 }  // namespace
 
 std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n) {
@@ -419,8 +440,30 @@ void remember_count_true(const DVec& flags, int64_t count) {
 
 bool known_count_true(const DVec& flags) { return find_count(flags) != nullptr; }
 
+void remember_complement(const DVec& flags, const DVec& of) {
+  const DBuf& buf = flags.buffer();
+  const DBuf& other = of.buffer();
+  if (!buf || !other || flags.size() != of.size()) return;
+  FlagComplements& c = flag_complements();
+  c.entries[c.next] = FlagComplements::Entry{buf, other, buf.get()};
+  c.next = (c.next + 1) % FlagComplements::kEntries;
+}
+
 int64_t count_true(Gpu& g, const DVec& flags) {
   if (const FlagCounts::Entry* e = find_count(flags)) return e->count;
+  // The negation of flags counted before (Note [Complementary flags]).
+  const DBuf& buf = flags.buffer();
+  for (const FlagComplements::Entry& e : flag_complements().entries) {
+    DBuf of;  // the other of the pair, either way round
+    if (e.raw == buf.get() && e.flags.lock() == buf) of = e.of.lock();
+    else if (buf && e.of.lock() == buf) of = e.flags.lock();
+    if (!of) continue;
+    for (const FlagCounts::Entry& c : flag_counts().entries)
+      if (c.raw == of.get() && c.n == flags.size() && c.flags.lock() == of) {
+        remember_count_true(flags, flags.size() - c.count);
+        return flags.size() - c.count;
+      }
+  }
   int64_t count = g.check(g.prims().count_true(flags.data(), flags.size()));
   remember_count_true(flags, count);
   return count;

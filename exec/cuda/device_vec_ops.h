@@ -51,6 +51,8 @@ int64_t count_true(Gpu& g, const DVec& flags);
 void remember_count_true(const DVec& flags, int64_t count);
 /// count_true would answer without a pass.
 bool known_count_true(const DVec& flags);
+/// Records that the bool vector `flags` is the negation of `of` (Note [Complementary flags]).
+void remember_complement(const DVec& flags, const DVec& of);
 /// The instances whose flag (bool, v.size() of them) is true.
 DVec pack(Gpu& g, const DVec& v, const DVec& flags);
 /// As host::retype: the same buffers at type t.

@@ -77,6 +77,18 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   void exec_data(const Stmt& s, Frame& f);
   void exec_data_untimed(const Stmt& s, Frame& f);
 
+  /// Note [Complementary flags]: each bool output of `k` that is `not` of another output.
+  void remember_complements(const flatten::KernelBody& k, const std::vector<DVec>& outs) {
+    for (size_t a = 0; a < k.outputs.size() && a < outs.size(); ++a) {
+      const flatten::KernelNode& node = k.nodes.at(k.outputs[a]);
+      if (node.kind != flatten::KernelNode::Kind::Prim || node.prim != lang::core::PrimId::Not ||
+          node.type->kind != lang::TypeKind::Bool)
+        continue;
+      for (size_t b = 0; b < k.outputs.size() && b < outs.size(); ++b)
+        if (k.outputs[b] == node.args.at(0)) remember_complement(outs[a], outs[b]);
+    }
+  }
+
   /// n copies of a host value, on the device.
   // Note [Literals as fills]
   // A flattened level makes a literal's copies for each level (qsort's `lit 2`, the `0` and `1`
@@ -416,6 +428,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       }
       const int lanes = s.op == Op::MapKernel ? map_kernel_lanes(s, ins.at(0).size(), seqs, g.device().properties(), g.tuning()) : 1;
       std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes);
+      if (s.op == Op::Kernel) remember_complements(*s.kernel, r);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;
     }

@@ -97,7 +97,16 @@ bool KernelBody::node_can_fail(const KernelNode& n) const {
   // A fold gives up past its budget, which its kernel reports as a failure (Note [Loops that
   // give up]), whether or not a node of its region can fail.
   if (n.kind == KernelNode::Kind::Fold) return true;
-  return n.kind == KernelNode::Kind::Prim && kernel_prim_fallible(n.prim, node_arg_types(*this, n), n.type);
+  if (n.kind != KernelNode::Kind::Prim) return false;
+  // An integer / or rem fails only by a zero divisor, so not by a literal other than zero (the
+  // `#a / 2` of every halving recursion): the kernel has no failure to read back.
+  if ((n.prim == lang::core::PrimId::Div || n.prim == lang::core::PrimId::Rem) && n.args.size() == 2) {
+    const KernelNode& d = nodes.at(n.args[1]);
+    if (d.kind == KernelNode::Kind::Const && ((d.value.kind() == lang::ValueKind::Int && d.value.as_int() != 0) ||
+                                              (d.value.kind() == lang::ValueKind::I32 && d.value.as_i32() != 0)))
+      return false;
+  }
+  return kernel_prim_fallible(n.prim, node_arg_types(*this, n), n.type);
 }
 
 bool KernelBody::compute_can_fail() const {

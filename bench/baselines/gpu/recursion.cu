@@ -11,7 +11,7 @@
 //     is four passes over the points left (the cross products with each segment's count and
 //     farthest point, the farthest point's lowest index, its coordinates, the split into the
 //     two children), with warp-combined atomics, and the segments (a few hundred at most) are
-//     kept in order on the host.
+//     kept in order on the host; the ends of the first line are CUB's ArgMin and ArgMax of x.
 // Times cover the algorithm until its answer is on the device, as NESL's time(e) on the cuda
 // backend waits for the kernels and copies nothing back; quickhull's answer is assembled on the
 // host, as its segments are kept there.
@@ -21,12 +21,12 @@
 //   ./recursion radixsort 16777216 | bitonic 1048576 | quickhull 10000000
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
-#include <thrust/execution_policy.h>
-#include <thrust/extrema.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -174,8 +174,10 @@ __device__ inline unsigned long long ordered(double v) {
 }
 
 // Atomics on one segment's words from every point would serialise, so a warp first combines
-// the lanes of each segment (__match_any_sync, __reduce_*_sync) and one lane makes the atomic.
-// The loops run whole warps to the end (a lane past n is in no segment) so the warp stays converged.
+// the lanes of each segment (__match_any_sync, __reduce_*_sync) and one lane makes the atomic,
+// into the block's shared copy where the segments fit, flushed once a block; the room for the
+// points kept is taken once a block (block_room). The loops run whole warps (or blocks) to the
+// end, a thread past n with no point, so that they stay converged.
 
 /// Lane's exclusive prefix of `v` within the warp and the warp's total (all lanes take part).
 __device__ inline unsigned warp_scan(unsigned v, unsigned* total) {
@@ -189,21 +191,49 @@ __device__ inline unsigned warp_scan(unsigned v, unsigned* total) {
   return x - v;
 }
 
-/// Room for `k` items of this lane at the end of `out`, for the whole warp with one atomic.
-__device__ inline unsigned long long warp_room(unsigned k, unsigned long long* kept) {
+/// Room for `k` items of this thread at the end of `out`, for the whole block with one atomic
+/// (every thread of the block calls it, as often as the others).
+__device__ inline unsigned long long block_room(unsigned k, unsigned long long* kept) {
+  __shared__ unsigned warp_before[32];
+  __shared__ unsigned long long base;
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   unsigned total = 0;
   const unsigned before = warp_scan(k, &total);
-  unsigned long long base = 0;
-  if ((threadIdx.x & 31) == 0 && total > 0) base = atomicAdd(kept, static_cast<unsigned long long>(total));
-  return __shfl_sync(0xffffffffu, base, 0) + before;
+  if (lane == 0) warp_before[warp] = total;
+  __syncthreads();
+  if (warp == 0) {
+    unsigned all = 0;
+    const unsigned mine = lane < warps ? warp_before[lane] : 0u;
+    const unsigned prefix = warp_scan(mine, &all);
+    if (lane < warps) warp_before[lane] = prefix;
+    if (lane == 0) base = all > 0 ? atomicAdd(kept, static_cast<unsigned long long>(all)) : 0ull;
+  }
+  __syncthreads();
+  const unsigned long long at = base + warp_before[warp] + before;
+  __syncthreads();  // the next call writes them again
+  return at;
 }
+
+/// Whole blocks to the end (a thread past n has no point), so that block_room may be called.
+#define FOR_BLOCKS(i, n)                                                                               \
+  for (int64_t i##_base = blockIdx.x * int64_t{blockDim.x}, i = 0; i##_base < (n);                    \
+       i##_base += int64_t{gridDim.x} * blockDim.x)                                                   \
+    if ((i = i##_base + threadIdx.x), true)
 
 #define FOR_WARPS(i, n)                                                                          \
   for (int64_t i##_base = (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) & ~int64_t{31}, i = 0; \
        i##_base < (n); i##_base += int64_t{gridDim.x} * blockDim.x)                              \
     if ((i = i##_base + (threadIdx.x & 31)), true)
 
-__global__ void hull_cross(const Pt* p, int64_t n, SegState* s) {
+/// Segments a block keeps its counts and maxima for in shared memory, flushing them once.
+constexpr int kSharedSegs = 1024;
+
+__global__ void hull_cross(const Pt* p, int64_t n, SegState* s, int segs) {
+  __shared__ unsigned long long count_of[kSharedSegs], best_of[kSharedSegs];
+  const bool local = segs <= kSharedSegs;
+  if (local)
+    for (int k = threadIdx.x; k < segs; k += blockDim.x) count_of[k] = best_of[k] = 0;
+  __syncthreads();
   FOR_WARPS(i, n) {
     const bool live = i < n;
     Pt q{};
@@ -222,10 +252,22 @@ __global__ void hull_cross(const Pt* p, int64_t n, SegState* s) {
     const unsigned hi = __reduce_max_sync(group, static_cast<unsigned>(o >> 32));
     const unsigned lo = __reduce_max_sync(group, static_cast<unsigned>(o >> 32) == hi ? static_cast<unsigned>(o) : 0u);
     if (live && (threadIdx.x & 31) == static_cast<unsigned>(__ffs(group) - 1)) {
-      if (count) atomicAdd(&s[seg].count, static_cast<unsigned long long>(count));
-      atomicMax(&s[seg].best_bits, (static_cast<unsigned long long>(hi) << 32) | lo);
+      const unsigned long long best = (static_cast<unsigned long long>(hi) << 32) | lo;
+      if (local) {
+        if (count) atomicAdd(&count_of[seg], static_cast<unsigned long long>(count));
+        atomicMax(&best_of[seg], best);
+      } else {
+        if (count) atomicAdd(&s[seg].count, static_cast<unsigned long long>(count));
+        atomicMax(&s[seg].best_bits, best);
+      }
     }
   }
+  __syncthreads();
+  if (local)
+    for (int k = threadIdx.x; k < segs; k += blockDim.x) {
+      if (count_of[k]) atomicAdd(&s[k].count, count_of[k]);
+      if (best_of[k]) atomicMax(&s[k].best_bits, best_of[k]);
+    }
 }
 __global__ void hull_best(const Pt* p, int64_t n, SegState* s) {
   FOR_WARPS(i, n) {
@@ -257,7 +299,7 @@ __global__ void hull_best_point(const Pt* p, int64_t n, SegState* s) {
 /// child's line, as NESL's two recursive calls each filter the packed points again.
 __global__ void hull_split(const Pt* p, int64_t n, const SegState* s, const SegState* next, const int32_t* child, Pt* out,
                            unsigned long long* kept) {
-  FOR_WARPS(i, n) {
+  FOR_BLOCKS(i, n) {
     Pt q{};
     bool go[2] = {false, false};
     int32_t to[2] = {-1, -1};
@@ -272,7 +314,7 @@ __global__ void hull_split(const Pt* p, int64_t n, const SegState* s, const SegS
           go[k] = cross(q.x, q.y, h.x1, h.y1, h.x2, h.y2) > 0;
         }
     }
-    unsigned long long at = warp_room(go[0] + go[1], kept);
+    unsigned long long at = block_room(go[0] + go[1], kept);
     for (int k = 0; k < 2; ++k)
       if (go[k]) {
         Pt r = q;
@@ -283,14 +325,14 @@ __global__ void hull_split(const Pt* p, int64_t n, const SegState* s, const SegS
 }
 __global__ void hull_first(const double2* pts, int64_t n, const SegState* s, Pt* out, unsigned long long* kept) {
   // Both top-level calls see every point; a point goes to the call whose line it is left of.
-  FOR_WARPS(i, n) {
+  FOR_BLOCKS(i, n) {
     double2 q{0, 0};
     bool go[2] = {false, false};
     if (i < n) {
       q = pts[i];
       for (int k = 0; k < 2; ++k) go[k] = cross(q.x, q.y, s[k].x1, s[k].y1, s[k].x2, s[k].y2) > 0;
     }
-    unsigned long long at = warp_room(go[0] + go[1], kept);
+    unsigned long long at = block_room(go[0] + go[1], kept);
     for (int k = 0; k < 2; ++k)
       if (go[k]) out[at++] = Pt{q.x, q.y, k, static_cast<int32_t>(i)};
   }
@@ -309,18 +351,31 @@ struct Node {
   std::vector<double2> out;
 };
 
-struct ByX {
-  __device__ bool operator()(const double2& l, const double2& r) const { return l.x < r.x; }
+/// The x coordinates of the points, for CUB's arg-min and arg-max.
+struct XOf {
+  __host__ __device__ double operator()(const double2& p) const { return p.x; }
+};
+
+/// CUB's temporary storage for the two arg reductions, allocated once outside the timing.
+struct ArgTemp {
+  void* p = nullptr;
+  size_t bytes = 0;
+  double* value = nullptr;   // [min, max]
+  int64_t* index = nullptr;  // [argmin, argmax]
 };
 
 std::vector<double2> quickhull(const double2* pts, int64_t n, Pt* a, Pt* b, SegState* segs, SegState* next,
-                               int32_t* child, unsigned long long* kept) {
-  // The leftmost minimum and maximum of x, as min_index and max_index take them.
-  const double2* lo = thrust::min_element(thrust::device, pts, pts + n, ByX());
-  const double2* hi = thrust::max_element(thrust::device, pts, pts + n, ByX());
+                               int32_t* child, unsigned long long* kept, ArgTemp& arg) {
+  // The leftmost minimum and maximum of x, as min_index and max_index take them (CUB's ArgMin
+  // and ArgMax return the first).
+  auto xs = thrust::make_transform_iterator(pts, XOf());
+  CK(cub::DeviceReduce::ArgMin(arg.p, arg.bytes, xs, arg.value, arg.index, n));
+  CK(cub::DeviceReduce::ArgMax(arg.p, arg.bytes, xs, arg.value + 1, arg.index + 1, n));
+  int64_t ends[2];
+  CK(cudaMemcpy(ends, arg.index, sizeof ends, cudaMemcpyDeviceToHost));
   double2 pmin, pmax;
-  CK(cudaMemcpy(&pmin, lo, sizeof pmin, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(&pmax, hi, sizeof pmax, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&pmin, pts + ends[0], sizeof pmin, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&pmax, pts + ends[1], sizeof pmax, cudaMemcpyDeviceToHost));
   std::vector<Node> nodes = {{false, 0, pmin.x, pmin.y, pmax.x, pmax.y, {}}, {false, 1, pmax.x, pmax.y, pmin.x, pmin.y, {}}};
   std::vector<SegState> host(2);
   for (int k = 0; k < 2; ++k) host[k] = SegState{nodes[k].x1, nodes[k].y1, nodes[k].x2, nodes[k].y2, 0, 0, INT32_MAX, 0, 0, 0};
@@ -333,7 +388,7 @@ std::vector<double2> quickhull(const double2* pts, int64_t n, Pt* a, Pt* b, SegS
     const unsigned grid = static_cast<unsigned>(std::min<unsigned long long>(1024, (m + kThreads - 1) / kThreads + 1));
     const int64_t live = static_cast<int64_t>(host.size());
     if (m > 0) {
-      hull_cross<<<grid, kThreads>>>(a, static_cast<int64_t>(m), segs);
+      hull_cross<<<grid, kThreads>>>(a, static_cast<int64_t>(m), segs, static_cast<int>(live));
       hull_best<<<grid, kThreads>>>(a, static_cast<int64_t>(m), segs);
       hull_best_point<<<grid, kThreads>>>(a, static_cast<int64_t>(m), segs);
     }
@@ -389,8 +444,19 @@ void run_quickhull(int64_t n) {
   SegState *segs = bench_util::dalloc<SegState>(max_segs), *next = bench_util::dalloc<SegState>(max_segs);
   int32_t* child = bench_util::dalloc<int32_t>(2 * max_segs);
   unsigned long long* kept = bench_util::dalloc<unsigned long long>(1);
+  ArgTemp arg;
+  arg.value = bench_util::dalloc<double>(2);
+  arg.index = bench_util::dalloc<int64_t>(2);
+  {
+    auto xs = thrust::make_transform_iterator(pts, XOf());
+    size_t lo = 0, hi = 0;
+    CK(cub::DeviceReduce::ArgMin(nullptr, lo, xs, arg.value, arg.index, n));
+    CK(cub::DeviceReduce::ArgMax(nullptr, hi, xs, arg.value + 1, arg.index + 1, n));
+    arg.bytes = std::max(lo, hi);
+    CK(cudaMalloc(&arg.p, std::max<size_t>(arg.bytes, 1)));
+  }
   std::vector<double2> hull;
-  bench_util::Times t = bench_util::time_runs([&] { hull = quickhull(pts, n, a, b, segs, next, child, kept); });
+  bench_util::Times t = bench_util::time_runs([&] { hull = quickhull(pts, n, a, b, segs, next, child, kept, arg); });
   std::vector<int64_t> keys(hull.size());
   for (size_t i = 0; i < hull.size(); ++i)
     keys[i] = static_cast<int64_t>(hull[i].x * 1073741824.0) + 3 * static_cast<int64_t>(hull[i].y * 1073741824.0);
@@ -402,6 +468,9 @@ void run_quickhull(int64_t n) {
   CK(cudaFree(next));
   CK(cudaFree(child));
   CK(cudaFree(kept));
+  CK(cudaFree(arg.p));
+  CK(cudaFree(arg.value));
+  CK(cudaFree(arg.index));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // unfused results is checked where kernels run: exec/cpu/test_kernels.cpp.)
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -207,4 +208,27 @@ TEST_CASE("fuse: scalar literals read only by a kernel become constants") {
   CHECK(scalar_lits.count("9223372036854775807") == 0);
   CHECK(scalar_lits.size() == 4);  // and the lengths of the result's wrapping (9)
   CHECK(flatten::print_program(p).find("const 2.5") != std::string::npos);
+}
+
+TEST_CASE("fuse: an integer / or rem by a literal other than zero cannot fail") {
+  lang::TypeContext T;
+  // x / d with d a constant node (a fused literal) or an input.
+  auto divide = [&](PrimId p, const lang::Type* t, std::optional<lang::Value> d) {
+    flatten::KernelBody k = flatten::one_node_kernel(p, {t, t}, t);
+    if (d) {
+      k.nodes[1].kind = flatten::KernelNode::Kind::Const;
+      k.nodes[1].value = *d;
+      k.inputs.pop_back();
+    }
+    return k;
+  };
+  CHECK(!divide(PrimId::Div, T.int_(), lang::Value::int_(2)).can_fail());
+  CHECK(!divide(PrimId::Div, T.int_(), lang::Value::int_(-1)).can_fail());
+  CHECK(!divide(PrimId::Rem, T.int_(), lang::Value::int_(9)).can_fail());
+  CHECK(!divide(PrimId::Div, T.i32(), lang::Value::i32(3)).can_fail());
+  CHECK(divide(PrimId::Div, T.int_(), lang::Value::int_(0)).can_fail());
+  CHECK(divide(PrimId::Rem, T.int_(), lang::Value::int_(0)).can_fail());
+  CHECK(divide(PrimId::Div, T.i32(), lang::Value::i32(0)).can_fail());
+  CHECK(divide(PrimId::Div, T.int_(), std::nullopt).can_fail());
+  CHECK(divide(PrimId::Rem, T.int_(), std::nullopt).can_fail());
 }
