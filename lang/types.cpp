@@ -58,6 +58,7 @@ const Type* TypeContext::intern(Type t) {
                                 static_cast<const void*>(t.a), static_cast<const void*>(t.b),
                                 static_cast<const void*>(t.data));
   for (const Type* arg : t.args) key += fmt::format(",{}", static_cast<const void*>(arg));
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = table_.find(key);
   if (it != table_.end()) return it->second;
   owned_.push_back(std::make_unique<Type>(std::move(t)));

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -104,6 +105,9 @@ class TypeContext {
   const Type* intern(Type t);
   struct Key;
   struct KeyHash;
+  // Interning is thread-safe: the cpu backend's tasks may make types while running (Note
+  // [Small segments in one task] in exec/cpu/executor.cpp).
+  std::mutex mu_;
   std::unordered_map<std::string, const Type*> table_;
   std::vector<std::unique_ptr<Type>> owned_;
   std::vector<std::unique_ptr<DataDef>> datadefs_;

@@ -8,16 +8,23 @@
 //   void exec_data(const flatten::Stmt&, Frame&)         every statement exec_structural leaves
 //   V empty_vector(const lang::Type*)                 a vector of that type with no instances
 //   lang::TypeContext& types()
+//   std::optional<Slot> finish_levels(const flatten::Stmt& s, Frame& f, const V& arg, bool& again)
+//                                     the rest of recursion loop s from a level whose argument
+//                                     is arg, run some other way, or nothing (then the loop goes
+//                                     on level by level, and asks again at the next level unless
+//                                     `again` was set false)
 // and its vector type V models FlatVector (exec/common/vector.h), as host::Vec and cuda::DVec do.
 //
 // Note [Executor errors] in exec/cpu/executor.cpp says how errors travel; exec() is where.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -71,7 +78,9 @@ class FlatWalk {
 
   uint32_t last_library_file = 0;
   const flatten::Program* program = nullptr;
-  uint64_t depth = 0;
+  /// Calls in progress (atomic: the cpu backend's tasks call at once, Note [Small segments in
+  /// one task] in exec/cpu/executor.cpp).
+  std::atomic<uint64_t> depth = 0;
   /// Drop each statement's `releases` once it has run (Note [Releasing dead vectors] in
   /// flatten/passes/mark_releases.h).
   bool release_dead = false;
@@ -133,8 +142,8 @@ class FlatWalk {
     if (depth >= kMaxCallDepth || lang::eval::DeepStack::nearly_full())
       throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), span};
     struct DepthGuard {
-      uint64_t& d;
-      explicit DepthGuard(uint64_t& x) : d(x) { ++d; }
+      std::atomic<uint64_t>& d;
+      explicit DepthGuard(std::atomic<uint64_t>& x) : d(x) { ++d; }
       ~DepthGuard() { --d; }
     } guard(depth);
     const flatten::Function& fn = program->functions[id];
@@ -156,18 +165,31 @@ class FlatWalk {
   // on a heap stack, so depth costs no C++ stack; the interpreter's depth limit still applies.
   Slot recurse(const flatten::Stmt& s, Frame& f) {
     NDP_ASSERT(s.loop != nullptr, "while without its loop");
+    // The first level's argument is handed over when the loop reads it for the last time
+    // (Note [Releasing dead vectors]).
+    V arg = last_read(s, s.uses.at(0)) ? std::move(f.slots[s.uses[0]].vec) : vec(f, s.uses.at(0));
+    return recurse_from(s, f, std::move(arg), true);
+  }
+
+  /// The loop of `s` from the level whose argument is `arg`; with `may_hand_off`, the backend
+  /// may run the levels from one on itself (Backend::finish_levels).
+  Slot recurse_from(const flatten::Stmt& s, Frame& f, V arg, bool may_hand_off) {
     const flatten::RecursionLoop& loop = *s.loop;
     std::vector<std::vector<Slot>> stack;
-    // The first level's argument is handed over when the loop reads it for the last time; the
-    // step's result likewise, unless the loop saves it: then each level's vectors are held by
-    // their variables alone (Note [Releasing dead vectors]).
-    V arg = last_read(s, s.uses.at(0)) ? std::move(f.slots[s.uses[0]].vec) : vec(f, s.uses.at(0));
+    // The step's result is handed over unless the loop saves it: then each level's vectors are
+    // held by their variables alone (Note [Releasing dead vectors]).
     bool hand_over_step = release_dead && std::find(loop.saved.begin(), loop.saved.end(), loop.step.result) == loop.saved.end();
     V next_path;  // the next level's rand path hashes, for functions that carry them
     Slot result;
     for (uint64_t level = 0;; ++level) {
       if (level >= kMaxCallDepth)
         throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), s.span};
+      if (may_hand_off && !f.fn->has_path) {
+        if (std::optional<Slot> rest = self().finish_levels(s, f, arg, may_hand_off)) {
+          result = std::move(*rest);
+          break;
+        }
+      }
       set_vec(f, loop.param, std::move(arg));
       if (level > 0 && f.fn->has_path) set_vec(f, loop.path, next_path);
       if (run_block(loop.prefix, f).host <= 0) {

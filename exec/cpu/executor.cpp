@@ -15,8 +15,13 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <exception>
+#include <map>
 #include <new>
+#include <optional>
+#include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "exec/common/flat_walk.h"
 #include "exec/common/tuning.h"
@@ -78,7 +83,126 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   Vec rand_with_paths(const Stmt& s, Frame& f);
   Vec merge(const Vec& flags, const Vec& a, const Vec& b);
   Vec seq_lit(const Type* t, const Stmt& s, const Frame& f);
+
+  std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const Vec& arg, bool& again);
+  bool loop_is_pure(const Stmt& s);
+  std::map<const Stmt*, bool> pure_loops;  // loop_is_pure's answers
 };
+
+// Note [Small segments in one task]
+// A flattened recursion makes one parallel step a level for all its instances, and every
+// step is a pass over memory with the whole team: quicksort's 2^24 keys take some thirty
+// levels, each streaming the keys several times. Once a level holds many instances, none of
+// them a large share of its elements, the levels left are run a chunk of instances at a time
+// instead: the instances are cut into about four chunks a thread of equal elements, and each
+// chunk runs the rest of the loop, every level, as one task (an OpenMP thread, whose primitives
+// then run serially, nested parallelism being off), its data in that core's caches. The
+// chunks' results, in order, are the level's result, since the instances of a loop are
+// independent. Only loops with no effect anywhere (no print, no rand, no time, in the loop or
+// the functions it calls) are split, so running a chunk again changes nothing: where a chunk
+// fails (an error, too deep a recursion on a worker's smaller stack), the levels are run one by
+// one as before and report the error they meet, as they would have.
+namespace {
+
+/// Fewer elements than this in a level are not worth splitting into tasks.
+constexpr int64_t kTaskMinElements = 4096;
+
+/// Each instance's element count by its first sequence (1 for an argument without one).
+std::vector<int64_t> instance_weights(const Vec& v) {
+  switch (v.type()->kind) {
+    case lang::TypeKind::Seq: return std::vector<int64_t>(v.lengths(), v.lengths() + v.size());
+    case lang::TypeKind::Pair: {
+      std::vector<int64_t> w = instance_weights(v.first());
+      return w.size() == static_cast<size_t>(v.size()) && std::any_of(w.begin(), w.end(), [](int64_t x) { return x != 1; })
+                 ? w
+                 : instance_weights(v.second());
+    }
+    default: return std::vector<int64_t>(static_cast<size_t>(v.size()), 1);
+  }
+}
+
+/// Whether `b`, and the functions its calls reach, have no effect.
+bool block_is_pure(const flatten::Program& p, const Block& b, std::set<flatten::FuncId>& seen);
+
+bool stmt_is_pure(const flatten::Program& p, const Stmt& s, std::set<flatten::FuncId>& seen) {
+  if (s.op == Op::Time || s.op == Op::Global) return false;
+  if (s.op == Op::Prim && lang::core::prim_has_effect(s.prim)) return false;
+  if (s.op == Op::Call && seen.insert(s.func).second && !block_is_pure(p, p.functions.at(s.func).body, seen)) return false;
+  if (s.loop)
+    for (const Block* b : {&s.loop->prefix, &s.loop->step, &s.loop->combine, &s.loop->finish})
+      if (!block_is_pure(p, *b, seen)) return false;
+  for (const Block* b : {s.then_block.get(), s.else_block.get()})
+    if (b && !block_is_pure(p, *b, seen)) return false;
+  return true;
+}
+
+bool block_is_pure(const flatten::Program& p, const Block& b, std::set<flatten::FuncId>& seen) {
+  return std::all_of(b.stmts.begin(), b.stmts.end(), [&](const Stmt& s) { return stmt_is_pure(p, s, seen); });
+}
+
+}  // namespace
+
+bool CpuExecutor::Impl::loop_is_pure(const Stmt& s) {
+  auto [it, fresh] = pure_loops.emplace(&s, false);
+  if (fresh) {
+    std::set<flatten::FuncId> seen;
+    it->second = stmt_is_pure(*program, s, seen);
+  }
+  return it->second;
+}
+
+std::optional<CpuExecutor::Impl::Slot> CpuExecutor::Impl::finish_levels(const Stmt& s, Frame& f, const Vec& arg, bool& again) {
+  const int threads = omp_get_max_threads();
+  const int64_t n = arg.size();
+  if (threads < 2 || omp_in_parallel() || n < 2 * int64_t{threads}) return std::nullopt;
+  const std::vector<int64_t> weight = instance_weights(arg);
+  int64_t total = 0, largest = 0;
+  for (int64_t w : weight) {
+    total += w;
+    largest = std::max(largest, w);
+  }
+  // Worth the tasks, and no instance so large that its chunk would hold up the rest.
+  if (total < kTaskMinElements || largest * 4 * threads > total || !loop_is_pure(s)) return std::nullopt;
+  const int64_t chunks = std::min<int64_t>(n, 4 * int64_t{threads});
+  std::vector<int64_t> start{0};  // chunk k: instances [start[k], start[k + 1])
+  int64_t sum = 0;
+  for (int64_t i = 0; i < n && static_cast<int64_t>(start.size()) < chunks; ++i) {
+    sum += weight[static_cast<size_t>(i)];
+    if (sum * chunks >= total * static_cast<int64_t>(start.size())) start.push_back(i + 1);
+  }
+  if (start.back() != n) start.push_back(n);
+  const int64_t k_count = static_cast<int64_t>(start.size()) - 1;
+  std::vector<Vec> parts(static_cast<size_t>(k_count));
+  std::vector<std::exception_ptr> failed(static_cast<size_t>(k_count));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int64_t k = 0; k < k_count; ++k) {
+    try {
+      lang::eval::DeepStack::watch_this_thread();
+      std::vector<int64_t> idx(static_cast<size_t>(start[k + 1] - start[k]));
+      for (size_t j = 0; j < idx.size(); ++j) idx[j] = start[k] + static_cast<int64_t>(j);
+      Frame own{f.fn, f.slots};  // the function's other variables (shared bases), shared
+      parts[static_cast<size_t>(k)] = recurse_from(s, own, take(arg, idx), false).vec;
+    } catch (...) {
+      failed[static_cast<size_t>(k)] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& e : failed) {
+    if (!e) continue;
+    try {
+      std::rethrow_exception(e);
+    } catch (const EvalError& err) {
+      if (err.message == lang::message(lang::RuntimeErrorId::Interrupted)) throw;
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }  // anything else (an internal error) goes on up
+    again = false;        // not again in this run of the loop
+    return std::nullopt;  // the levels one by one meet the error again, in their order
+  }
+  Slot r;
+  r.set = true;
+  r.vec = concat(parts);
+  return r;
+}
 
 // rand (and rand_seed) with each instance's path hash (Note [rand] in lang/eval/rand.h): the
 // interpreter's primitive per instance, drawing as if it ran at that instance's position (and

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <stdexcept>
 
 #include "exec/common/flat_walk.h"
@@ -74,6 +75,12 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   // FlatWalk's backend interface
   lang::TypeContext& types() { return prog.types; }
   DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
+  /// The levels of a recursion loop run one by one on the GPU (issue 24's hybrid mode is to
+  /// come here).
+  std::optional<Slot> finish_levels(const Stmt&, Frame&, const DVec&, bool& again) {
+    again = false;
+    return std::nullopt;
+  }
   void exec_data(const Stmt& s, Frame& f);
   void exec_data_untimed(const Stmt& s, Frame& f);
 

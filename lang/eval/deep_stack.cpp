@@ -179,6 +179,17 @@ void DeepStack::run(const std::function<void()>& work) {
   if (std::exception_ptr e = std::exchange(error_, nullptr)) std::rethrow_exception(e);
 }
 
+void DeepStack::watch_this_thread() {
+  if (t_stack_limit != 0) return;
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+  void* low = nullptr;
+  size_t size = 0;
+  pthread_attr_getstack(&attr, &low, &size);
+  pthread_attr_destroy(&attr);
+  t_stack_limit = reinterpret_cast<uintptr_t>(low) + std::max(std::min(DeepStack::kMargin, size / 4), size_t{1});
+}
+
 bool DeepStack::nearly_full() {
   auto sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   if (sp < t_lowest_sp) t_lowest_sp = sp;

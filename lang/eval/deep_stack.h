@@ -33,6 +33,11 @@ class DeepStack {
   /// of its stack: the evaluator then stops with "Recursion too deep." instead of crashing.
   static bool nearly_full();
 
+  /// Makes nearly_full() watch the calling thread's own stack (a worker of the cpu backend's
+  /// tasks, whose stack is the thread library's, not a DeepStack's): the limit is kMargin above
+  /// its end, or a quarter of its size for a small stack.
+  static void watch_this_thread();
+
   /// For a signal handler (async-signal-safe): when a DeepStack thread is evaluating and the
   /// handler runs on another thread, sends it `signo` too, so that a call it is blocked in (a
   /// read from a pipe) returns with EINTR. The kernel may pick any thread for Ctrl-C.
