@@ -30,6 +30,7 @@
 #include "exec/host/convert.h"
 #include "exec/cpu/filter_groups.h"
 #include "exec/cpu/kernels.h"
+#include "exec/cpu/task_chunks.h"
 #include "exec/host/lifted_prims.h"
 #include "exec/host/parallel_loops.h"
 #include "exec/common/profile.h"
@@ -94,7 +95,8 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
 // step is a pass over memory with the whole team: quicksort's 2^24 keys take some thirty
 // levels, each streaming the keys several times. Once a level holds many instances, none of
 // them a large share of its elements, the levels left are run a chunk of instances at a time
-// instead: the instances are cut into about four chunks a thread of equal elements, and each
+// instead: the instances are cut into about four chunks a thread of equal elements
+// (task_chunks.h, which also says when tasks do not pay), and each
 // chunk runs the rest of the loop, every level, as one task (an OpenMP thread, whose primitives
 // then run serially, nested parallelism being off), its data in that core's caches. The
 // chunks' results, in order, are the level's result, since the instances of a loop are
@@ -103,9 +105,6 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
 // fails (an error, too deep a recursion on a worker's smaller stack), the levels are run one by
 // one as before and report the error they meet, as they would have.
 namespace {
-
-/// Fewer elements than this in a level are not worth splitting into tasks.
-constexpr int64_t kTaskMinElements = 4096;
 
 /// Each instance's element count by its first sequence (1 for an argument without one).
 std::vector<int64_t> instance_weights(const Vec& v) {
@@ -153,24 +152,10 @@ bool CpuExecutor::Impl::loop_is_pure(const Stmt& s) {
 
 std::optional<CpuExecutor::Impl::Slot> CpuExecutor::Impl::finish_levels(const Stmt& s, Frame& f, const Vec& arg, bool& again) {
   const int threads = omp_get_max_threads();
-  const int64_t n = arg.size();
-  if (threads < 2 || omp_in_parallel() || n < 2 * int64_t{threads}) return std::nullopt;
-  const std::vector<int64_t> weight = instance_weights(arg);
-  int64_t total = 0, largest = 0;
-  for (int64_t w : weight) {
-    total += w;
-    largest = std::max(largest, w);
-  }
-  // Worth the tasks, and no instance so large that its chunk would hold up the rest.
-  if (total < kTaskMinElements || largest * 4 * threads > total || !loop_is_pure(s)) return std::nullopt;
-  const int64_t chunks = std::min<int64_t>(n, 4 * int64_t{threads});
-  std::vector<int64_t> start{0};  // chunk k: instances [start[k], start[k + 1])
-  int64_t sum = 0;
-  for (int64_t i = 0; i < n && static_cast<int64_t>(start.size()) < chunks; ++i) {
-    sum += weight[static_cast<size_t>(i)];
-    if (sum * chunks >= total * static_cast<int64_t>(start.size())) start.push_back(i + 1);
-  }
-  if (start.back() != n) start.push_back(n);
+  if (threads < 2 || omp_in_parallel() || arg.size() < 2 * int64_t{threads}) return std::nullopt;
+  const std::optional<std::vector<int64_t>> at = task_chunks(instance_weights(arg), threads);
+  if (!at || !loop_is_pure(s)) return std::nullopt;
+  const std::vector<int64_t>& start = *at;  // chunk k: instances [start[k], start[k + 1])
   const int64_t k_count = static_cast<int64_t>(start.size()) - 1;
   std::vector<Vec> parts(static_cast<size_t>(k_count));
   std::vector<std::exception_ptr> failed(static_cast<size_t>(k_count));
