@@ -95,15 +95,15 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
 // step is a pass over memory with the whole team: quicksort's 2^24 keys take some thirty
 // levels, each streaming the keys several times. Once a level holds many instances, none of
 // them a large share of its elements, the levels left are run a chunk of instances at a time
-// instead: the instances are cut into about four chunks a thread of equal elements
-// (task_chunks.h, which also says when tasks do not pay), and each
-// chunk runs the rest of the loop, every level, as one task (an OpenMP thread, whose primitives
-// then run serially, nested parallelism being off), its data in that core's caches. The
-// chunks' results, in order, are the level's result, since the instances of a loop are
-// independent. Only loops with no effect anywhere (no print, no rand, no time, in the loop or
-// the functions it calls) are split, so running a chunk again changes nothing: where a chunk
-// fails (an error, too deep a recursion on a worker's smaller stack), the levels are run one by
-// one as before and report the error they meet, as they would have.
+// instead. The instances are cut into about four chunks a thread of equal elements
+// (task_chunks.h, which also says when tasks do not pay), and each chunk runs the rest of the
+// loop, every level, as one task: an OpenMP thread, whose primitives then run serially (nested
+// parallelism is off), its data in that core's caches. The chunks' results, in order, are the
+// level's result, since the instances of a loop are independent. Only loops with no effect
+// anywhere (no print, no rand, no time, in the loop or the functions it calls) are split, so
+// running a chunk again changes nothing: where a chunk fails (an error, too deep a recursion on
+// a worker's smaller stack), the levels are run one by one as before and report the error they
+// meet, as they would have.
 namespace {
 
 /// Each instance's element count by its first sequence (1 for an argument without one).
