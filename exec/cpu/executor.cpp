@@ -16,10 +16,8 @@
 #include <cctype>
 #include <chrono>
 #include <exception>
-#include <map>
 #include <new>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -31,6 +29,7 @@
 #include "exec/cpu/filter_groups.h"
 #include "exec/cpu/kernels.h"
 #include "exec/cpu/task_chunks.h"
+#include "flatten/passes/ir_walk.h"
 #include "exec/host/lifted_prims.h"
 #include "exec/host/parallel_loops.h"
 #include "exec/common/profile.h"
@@ -86,8 +85,10 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   Vec seq_lit(const Type* t, const Stmt& s, const Frame& f);
 
   std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const Vec& arg, bool& again);
-  bool loop_is_pure(const Stmt& s);
-  std::map<const Stmt*, bool> pure_loops;  // loop_is_pure's answers
+  /// The recursion loop of the function of `f` (its whole body) runs no effect, nor do the
+  /// functions it calls.
+  bool loop_is_pure(const Frame& f);
+  std::optional<std::vector<bool>> effectful;  // flatten::effectful_functions of the program running, once asked
 };
 
 // Note [Small segments in one task]
@@ -112,49 +113,24 @@ std::vector<int64_t> instance_weights(const Vec& v) {
     case lang::TypeKind::Seq: return std::vector<int64_t>(v.lengths(), v.lengths() + v.size());
     case lang::TypeKind::Pair: {
       std::vector<int64_t> w = instance_weights(v.first());
-      return w.size() == static_cast<size_t>(v.size()) && std::any_of(w.begin(), w.end(), [](int64_t x) { return x != 1; })
-                 ? w
-                 : instance_weights(v.second());
+      return std::any_of(w.begin(), w.end(), [](int64_t x) { return x != 1; }) ? w : instance_weights(v.second());
     }
     default: return std::vector<int64_t>(static_cast<size_t>(v.size()), 1);
   }
 }
 
-/// Whether `b`, and the functions its calls reach, have no effect.
-bool block_is_pure(const flatten::Program& p, const Block& b, std::set<flatten::FuncId>& seen);
-
-bool stmt_is_pure(const flatten::Program& p, const Stmt& s, std::set<flatten::FuncId>& seen) {
-  if (s.op == Op::Time || s.op == Op::Global) return false;
-  if (s.op == Op::Prim && lang::core::prim_has_effect(s.prim)) return false;
-  if (s.op == Op::Call && seen.insert(s.func).second && !block_is_pure(p, p.functions.at(s.func).body, seen)) return false;
-  if (s.loop)
-    for (const Block* b : {&s.loop->prefix, &s.loop->step, &s.loop->combine, &s.loop->finish})
-      if (!block_is_pure(p, *b, seen)) return false;
-  for (const Block* b : {s.then_block.get(), s.else_block.get()})
-    if (b && !block_is_pure(p, *b, seen)) return false;
-  return true;
-}
-
-bool block_is_pure(const flatten::Program& p, const Block& b, std::set<flatten::FuncId>& seen) {
-  return std::all_of(b.stmts.begin(), b.stmts.end(), [&](const Stmt& s) { return stmt_is_pure(p, s, seen); });
-}
-
 }  // namespace
 
-bool CpuExecutor::Impl::loop_is_pure(const Stmt& s) {
-  auto [it, fresh] = pure_loops.emplace(&s, false);
-  if (fresh) {
-    std::set<flatten::FuncId> seen;
-    it->second = stmt_is_pure(*program, s, seen);
-  }
-  return it->second;
+bool CpuExecutor::Impl::loop_is_pure(const Frame& f) {
+  if (!effectful) effectful = flatten::effectful_functions(*program);
+  return !effectful->at(static_cast<size_t>(f.fn - program->functions.data()));
 }
 
 std::optional<CpuExecutor::Impl::Slot> CpuExecutor::Impl::finish_levels(const Stmt& s, Frame& f, const Vec& arg, bool& again) {
   const int threads = omp_get_max_threads();
   if (threads < 2 || omp_in_parallel() || arg.size() < 2 * int64_t{threads}) return std::nullopt;
   const std::optional<std::vector<int64_t>> at = task_chunks(instance_weights(arg), threads);
-  if (!at || !loop_is_pure(s)) return std::nullopt;
+  if (!at || !loop_is_pure(f)) return std::nullopt;
   const std::vector<int64_t>& start = *at;  // chunk k: instances [start[k], start[k + 1])
   const int64_t k_count = static_cast<int64_t>(start.size()) - 1;
   std::vector<Vec> parts(static_cast<size_t>(k_count));
@@ -506,6 +482,7 @@ lang::eval::RunResult CpuExecutor::run_bound(const flatten::Program& p, std::spa
   Impl& m = *impl_;
   stmt_profile_new_program();
   m.bound = bound;
+  m.effectful.reset();
   lang::eval::RunResult r = m.run_program(p, m.stack, m.rand, m.out, [&] {
     Vec arg = from_value(m.prog.types, m.prog.types.int_(), Value::int_(0), 1);
     *result = m.call(p.entry, arg, nullptr, Span{});

@@ -6,7 +6,6 @@
 
 #include <cctype>
 #include <chrono>
-#include <cstring>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -21,6 +20,7 @@
 #include "exec/cuda/filter_groups.h"
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/lifted_prims.h"
+#include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/deep_stack.h"
 #include "lang/eval/prim_call.h"
@@ -103,13 +103,8 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   // scalar's copies are instead a deferred broadcast (Note [Deferred vectors]) of its bits: a
   // kernel that reads it reads the one value in place, and anything else gets one fill.
   DVec constant(const Type* t, const Value& v, int64_t n) {
-    host::Vec one = host::from_value(prog.types, t, v, 1);
-    if (!host::is_flat_scalar(t)) return replicate_one(g, upload(g, one), n);
-    uint64_t bits = 0;
-    host::with_scalar(one.kind(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      std::memcpy(&bits, one.data<T>(), sizeof(T));
-    });
+    if (!flatten::const_ok(v, t)) return replicate_one(g, upload(g, host::from_value(prog.types, t, v, 1)), n);
+    const uint64_t bits = flatten::const_bits(v);
     const int bytes = elem_bytes(t);
     Gpu* gpu = &g;
     auto fill = [gpu, bytes, bits](int64_t m) {
@@ -196,14 +191,11 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
   } else {
     const bool counted = !s.uses.empty() && !f.fn->vars.at(s.uses[0]).is_host();
     StmtTimer timer(*f.fn, s, counted ? vec(f, s.uses[0]).size() : 0);
-    const runtime::cuda::Device::Counts before = g.device().counts();
-    const runtime::cuda::Driver::Clock clock0 = g.device().driver().clock();
+    const runtime::cuda::Driver::Clock before = g.device().driver().clock();
     exec_data_untimed(s, f);
-    // Read before the profile's own wait.
-    const runtime::cuda::Device::Counts after = g.device().counts();
-    const runtime::cuda::Driver::Clock clock1 = g.device().driver().clock();
-    timer.stream_used({after.waits - before.waits, after.launches - before.launches, clock1.wait_ns - clock0.wait_ns,
-                       clock1.call_ns - clock0.call_ns});
+    const runtime::cuda::Driver::Clock after = g.device().driver().clock();  // before the profile's own wait
+    timer.stream_used({after.waits - before.waits, after.launches - before.launches, after.wait_ns - before.wait_ns,
+                       after.call_ns - before.call_ns});
     if (!stmt_profile_host_only()) g.synchronize();
   }
   // Gathers that went unread during the statement (Note [Checked gathers] in device_vec.h).

@@ -41,5 +41,8 @@ KernelBody one_node_kernel(lang::core::PrimId p, const std::vector<const lang::T
 
 /// True when `v` is a scalar of the flat scalar type `t` (a kernel Const node).
 bool const_ok(const lang::Value& v, const lang::Type* t);
+/// The bits of such a scalar in its storage type, zero-extended (a kernel key's constants; a
+/// literal's fill on the cuda backend).
+uint64_t const_bits(const lang::Value& v);
 
 }  // namespace ndp::flatten

@@ -34,4 +34,11 @@ void for_each_read(const Block& b, bool has_path, const std::function<void(VarId
 /// How often each variable of `f` is read anywhere (for_each_read over its body).
 std::vector<uint32_t> use_counts(const Function& f);
 
+/// Whether `b` runs an effect (I/O, rand, time), itself or through a function whose entry in
+/// `effectful` is set.
+bool block_has_effect(const Block& b, const std::vector<bool>& effectful);
+/// For each function of `p`, whether it can (transitively) run an effect: merging or splitting
+/// its calls would reorder it.
+std::vector<bool> effectful_functions(const Program& p);
+
 }  // namespace ndp::flatten

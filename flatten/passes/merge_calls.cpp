@@ -11,29 +11,6 @@ namespace ndp::flatten {
 
 namespace {
 
-bool block_has_effect(const Block& b, const std::vector<bool>& effectful) {
-  for (const Stmt& s : b.stmts) {
-    if (s.op == Op::Prim && lang::core::prim_has_effect(s.prim)) return true;
-    if (s.op == Op::Time) return true;
-    if ((s.op == Op::Call || s.op == Op::Recurse) && effectful[s.func]) return true;
-    bool inner = false;
-    for_each_sub_block(s, [&](const Block& sub) { inner = inner || block_has_effect(sub, effectful); });
-    if (inner) return true;
-  }
-  return false;
-}
-
-/// Functions that can (transitively) run an effect; merging their calls would reorder it.
-std::vector<bool> effectful_functions(const Program& p) {
-  std::vector<bool> effectful(p.functions.size(), false);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t i = 0; i < p.functions.size(); ++i)
-      if (!effectful[i] && block_has_effect(p.functions[i].body, effectful)) effectful[i] = changed = true;
-  }
-  return effectful;
-}
-
 struct Merger {
   Function& fn;
   const std::vector<bool>& effectful;

@@ -22,7 +22,7 @@ Result<std::unique_ptr<Driver>> Driver::load(const std::string& library) {
   driver->handle_ = handle;
   driver->library_ = library;
   const char* profile = std::getenv("NDP_PROFILE");
-  driver->tally_ = profile != nullptr && *profile != '\0' && std::string(profile) != "0";
+  driver->profiling_ = profile != nullptr && *profile != '\0' && std::string(profile) != "0";
   // A driver older than some entry point we use lacks its symbol: name it rather than crash later.
 #define NDP_CUDA_FN(name, symbol, params)                                                    \
   driver->name = reinterpret_cast<decltype(driver->name)>(dlsym(handle, symbol));           \
@@ -49,7 +49,7 @@ const Driver* Driver::system(Status* why) {
 }
 
 Driver::~Driver() {
-  if (tally_ && !tallies_.empty()) {  // NDP_PROFILE: where the host's time in the driver went
+  if (profiling_ && !tallies_.empty()) {  // NDP_PROFILE: where the host's time in the driver went
     std::fprintf(stderr, "NDP_PROFILE: CUDA driver calls\n%10s %10s %10s  %s\n", "calls", "seconds", "us/call", "entry point");
     for (const auto& [name, t] : tallies_)
       std::fprintf(stderr, "%10llu %10.4f %10.2f  %s\n", static_cast<unsigned long long>(t.calls), 1e-9 * static_cast<double>(t.ns),

@@ -39,35 +39,36 @@ class Driver {
 
   const std::string& library() const { return library_; }
 
-  /// The host's time inside the driver so far, for NDP_PROFILE: in stream synchronisations
-  /// (waiting for the GPU) and in every other call (launching, allocating, copying).
+  /// With NDP_PROFILE set, what the host has asked of the driver so far, for the profile's
+  /// columns: its waits for the stream (each costs the GPU's whole queue) and its kernel
+  /// launches, and its nanoseconds waiting and in every other call. Zero otherwise.
   struct Clock {
+    uint64_t waits = 0;
+    uint64_t launches = 0;
     uint64_t wait_ns = 0;
     uint64_t call_ns = 0;
   };
   const Clock& clock() const { return clock_; }
 
-  /// With NDP_PROFILE set: every entry point's calls and nanoseconds so far, by name (read
-  /// while no other thread calls the driver).
-  struct Tally {
-    uint64_t calls = 0;
-    uint64_t ns = 0;
-  };
-  const std::map<std::string, Tally>& tallies() const { return tallies_; }
-
-  /// Runs one driver call (`call()`, named `name`), timed into clock(), and checks its result.
+  /// Runs one driver call (`call()`, named `name`) and checks its result; with NDP_PROFILE set,
+  /// also counts and times it into clock() and the table of entry points printed at exit.
   template <class Call>
   Status timed_check(Call&& call, const char* name) const {
+    if (!profiling_) return check(call(), name);
     const auto t0 = std::chrono::steady_clock::now();
     const CUresult r = call();
     const uint64_t ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
-    (std::strcmp(name, "cuStreamSynchronize") == 0 ? clock_.wait_ns : clock_.call_ns) += ns;
-    if (tally_) {
-      std::lock_guard<std::mutex> lock(tally_mu_);
-      Tally& t = tallies_[name];
-      ++t.calls;
-      t.ns += ns;
+    std::lock_guard<std::mutex> lock(tally_mu_);
+    if (std::strcmp(name, "cuStreamSynchronize") == 0) {
+      ++clock_.waits;
+      clock_.wait_ns += ns;
+    } else {
+      clock_.launches += std::strcmp(name, "cuLaunchKernel") == 0;
+      clock_.call_ns += ns;
     }
+    Tally& t = tallies_[name];
+    ++t.calls;
+    t.ns += ns;
     return check(r, name);
   }
 
@@ -79,9 +80,14 @@ class Driver {
   Driver() = default;
   void* handle_ = nullptr;
   std::string library_;
-  mutable Clock clock_;
-  bool tally_ = false;  // NDP_PROFILE is set; the table goes to stderr when the driver is closed
+  /// An entry point's calls and nanoseconds (NDP_PROFILE).
+  struct Tally {
+    uint64_t calls = 0;
+    uint64_t ns = 0;
+  };
+  bool profiling_ = false;  // NDP_PROFILE is set; the table goes to stderr when the driver is closed
   mutable std::mutex tally_mu_;
+  mutable Clock clock_;
   mutable std::map<std::string, Tally> tallies_;
 };
 

@@ -80,7 +80,6 @@ Device::~Device() {
 Status Device::make_current() const { return NDP_CU(*driver_, cuCtxSetCurrent, context_); }
 
 Status Device::synchronize() {
-  count_wait();
   Status s = NDP_CU(*driver_, cuStreamSynchronize, stream_);
   if (!s.ok()) return s;
   Status deferred = std::move(deferred_);

@@ -70,17 +70,6 @@ class Device {
   /// Records a failure from a place that cannot return one (a destructor); the first is kept.
   void defer(Status failure);
 
-  /// What the host has asked of the stream so far, for NDP_PROFILE's columns: the waits for
-  /// it (read-backs and synchronisations: each costs the host the GPU's whole queue) and the
-  /// kernel launches. Counted always; two increments are nothing beside the calls they count.
-  struct Counts {
-    uint64_t waits = 0;
-    uint64_t launches = 0;
-  };
-  const Counts& counts() const { return counts_; }
-  void count_wait() { ++counts_.waits; }
-  void count_launch() { ++counts_.launches; }
-
  private:
   Device() = default;
   const Driver* driver_ = nullptr;
@@ -89,7 +78,6 @@ class Device {
   CUstream stream_ = nullptr;
   DeviceProperties props_;
   Status deferred_;
-  Counts counts_;
 };
 
 }  // namespace ndp::runtime::cuda

@@ -172,7 +172,8 @@ Status MemoryPool::copy_to_device(DeviceBuffer& to, const void* from, std::size_
 // through the driver's own staging; one into page-locked memory is a plain DMA. So copies of up
 // to kStagingBytes land in a page-locked buffer of the pool's and are copied on from there;
 // larger ones (whole results) go straight to the caller's memory. If the page-locked buffer
-// cannot be had, every copy goes straight.
+// cannot be had, every copy goes straight. Several small ones (download_words: a filter
+// group's totals) are queued together and share one wait.
 constexpr std::size_t kStagingBytes = 4096;
 
 // Note [Small uploads through pinned memory]
@@ -209,32 +210,35 @@ MemoryPool::~MemoryPool() {
   if (upload_ring_ != nullptr) (void)NDP_CU(device_->driver(), cuMemFreeHost, upload_ring_);
 }
 
-Status MemoryPool::read_back(void* to, CUdeviceptr from, std::size_t bytes) {
+Status MemoryPool::read_back(std::span<const ReadBack> parts) {
   const Driver& d = device_->driver();
-  device_->count_wait();
-  if (bytes <= kStagingBytes) {
-    std::lock_guard<std::mutex> lock(staging_mutex_);
-    if (staging_ == nullptr && !staging_failed_)
-      staging_failed_ = !NDP_CU(d, cuMemAllocHost, &staging_, kStagingBytes).ok();
-    if (staging_ != nullptr) {
-      NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, staging_, from, bytes, device_->stream()));
-      NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
-      upload_ring_used_ = 0;  // every queued upload is done (Note [Small uploads through pinned memory])
-      std::memcpy(to, staging_, bytes);
-      return Status();
-    }
-  }
-  NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, to, from, bytes, device_->stream()));
-  NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+  std::size_t staged = 0;  // each part at an 8-byte boundary of the staging buffer
+  for (const ReadBack& p : parts) staged += (p.bytes + 7) & ~std::size_t{7};
   std::lock_guard<std::mutex> lock(staging_mutex_);
-  upload_ring_used_ = 0;
+  if (staged <= kStagingBytes && staging_ == nullptr && !staging_failed_)
+    staging_failed_ = !NDP_CU(d, cuMemAllocHost, &staging_, kStagingBytes).ok();
+  const bool via_staging = staged <= kStagingBytes && staging_ != nullptr;
+  std::size_t at = 0;
+  for (const ReadBack& p : parts) {
+    NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, via_staging ? static_cast<char*>(staging_) + at : p.to, p.from, p.bytes,
+                      device_->stream()));
+    at += (p.bytes + 7) & ~std::size_t{7};
+  }
+  NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+  upload_ring_used_ = 0;  // every queued upload is done (Note [Small uploads through pinned memory])
+  at = 0;
+  for (const ReadBack& p : parts) {
+    if (via_staging) std::memcpy(p.to, static_cast<char*>(staging_) + at, p.bytes);
+    at += (p.bytes + 7) & ~std::size_t{7};
+  }
   return Status();
 }
 
 Status MemoryPool::copy_to_host(void* to, const DeviceBuffer& from, std::size_t bytes) {
   if (bytes > from.bytes()) return too_large("cuMemcpyDtoHAsync", bytes, from.bytes());
   if (bytes == 0) return Status();
-  return read_back(to, from.pointer(), bytes);
+  const ReadBack part{to, from.pointer(), bytes};
+  return read_back({&part, 1});
 }
 
 Status MemoryPool::fill_words(DeviceBuffer& buffer, uint32_t word, std::size_t count) {
@@ -254,7 +258,6 @@ Status MemoryPool::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
     if (upload_ring_ != nullptr) {
       const std::size_t room = (bytes + 63) & ~std::size_t{63};
       if (upload_ring_used_ + room > kUploadRingBytes) {
-        device_->count_wait();
         NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
         upload_ring_used_ = 0;
       }
@@ -270,32 +273,15 @@ Status MemoryPool::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
 Status MemoryPool::download_words(std::span<uint64_t* const> to, std::span<const CUdeviceptr> from) {
   if (from.size() != to.size()) return Status::failure("cuMemcpyDtoHAsync", "download_words: as many places as words");
   if (from.empty()) return Status();
-  if (from.size() * 8 > kStagingBytes) {  // more than the staging buffer holds: one at a time
-    for (size_t i = 0; i < from.size(); ++i) NDP_CU_TRY(read_back(to[i], from[i], 8));
-    return Status();
-  }
-  const Driver& d = device_->driver();
-  std::lock_guard<std::mutex> lock(staging_mutex_);
-  if (staging_ == nullptr && !staging_failed_) staging_failed_ = !NDP_CU(d, cuMemAllocHost, &staging_, kStagingBytes).ok();
-  if (staging_ == nullptr) {
-    for (size_t i = 0; i < from.size(); ++i) {
-      NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, to[i], from[i], 8, device_->stream()));
-    }
-  } else {
-    for (size_t i = 0; i < from.size(); ++i)
-      NDP_CU_TRY(NDP_CU(d, cuMemcpyDtoHAsync, static_cast<char*>(staging_) + 8 * i, from[i], 8, device_->stream()));
-  }
-  device_->count_wait();
-  NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
-  upload_ring_used_ = 0;
-  if (staging_ != nullptr)
-    for (size_t i = 0; i < from.size(); ++i) std::memcpy(to[i], static_cast<char*>(staging_) + 8 * i, 8);
-  return Status();
+  std::vector<ReadBack> parts;
+  for (size_t i = 0; i < from.size(); ++i) parts.push_back(ReadBack{to[i], from[i], 8});
+  return read_back(parts);
 }
 
 Status MemoryPool::download(void* to, CUdeviceptr from, std::size_t bytes) {
   if (bytes == 0) return Status();
-  return read_back(to, from, bytes);
+  const ReadBack part{to, from, bytes};
+  return read_back({&part, 1});
 }
 
 Status MemoryPool::copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes) {

@@ -100,8 +100,15 @@ class MemoryPool {
   Status free(CUdeviceptr pointer, std::size_t bytes);
   /// Frees the blocks of cached_ (Note [Large blocks kept for reuse] in memory.cpp).
   Status release_cached();
-  /// The copy of copy_to_host and download (Note [Small read-backs through pinned memory]).
-  Status read_back(void* to, CUdeviceptr from, std::size_t bytes);
+  /// `bytes` at device address `from`, for host memory `to`.
+  struct ReadBack {
+    void* to;
+    CUdeviceptr from;
+    std::size_t bytes;
+  };
+  /// The copies of copy_to_host, download and download_words, all with one wait (Note [Small
+  /// read-backs through pinned memory]).
+  Status read_back(std::span<const ReadBack> parts);
   Device* device_ = nullptr;
   CUmemoryPool pool_ = nullptr;
   std::multimap<std::size_t, CUdeviceptr> cached_;  // freed large blocks by size

@@ -104,7 +104,6 @@ Status launch(Device& device, const Kernel& kernel, LaunchConfig c, void** param
     if (!allowed.ok()) return allowed;
     kernel.shared_allowed = c.shared_bytes;
   }
-  device.count_launch();
   Status s = NDP_CU(device.driver(), cuLaunchKernel, kernel.function, c.grid_x, 1, 1, c.block_x,
                     1, 1, c.shared_bytes, device.stream(), parameters, nullptr);
   if (!s.ok()) {
