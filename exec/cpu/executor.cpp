@@ -139,7 +139,7 @@ std::optional<CpuExecutor::Impl::Slot> CpuExecutor::Impl::finish_levels(const St
   for (int64_t k = 0; k < k_count; ++k) {
     try {
       lang::eval::DeepStack::watch_this_thread();
-      std::vector<int64_t> idx(static_cast<size_t>(start[k + 1] - start[k]));
+      Indices idx(static_cast<size_t>(start[k + 1] - start[k]));
       for (size_t j = 0; j < idx.size(); ++j) idx[j] = start[k] + static_cast<int64_t>(j);
       Frame own{f.fn, f.slots};  // the function's other variables (shared bases), shared
       parts[static_cast<size_t>(k)] = recurse_from(s, own, take(arg, idx), false).vec;
@@ -367,7 +367,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       }
       if (int64_t j = first_failing(n, [&](int64_t j) { return idx[j] < 0 || idx[j] >= len[ids[j]]; }); j >= 0)
         throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds, idx[j], len[ids[j]]), s.span};
-      std::vector<int64_t> pos(static_cast<size_t>(n));
+      Indices pos(static_cast<size_t>(n));
       parallel_for(n, [&](int64_t j) { pos[static_cast<size_t>(j)] = off[ids[j]] + idx[j]; });
       set_vec(f, s.dst, take(seqs.elems(), pos));
       return;
@@ -386,7 +386,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         set_vec(f, s.dst, v);
         return;
       }
-      std::vector<int64_t> idx(static_cast<size_t>(count));
+      Indices idx(static_cast<size_t>(count));
       parallel_for(count, [&](int64_t i) { idx[static_cast<size_t>(i)] = begin + i; });
       set_vec(f, s.dst, take(v, idx));
       return;

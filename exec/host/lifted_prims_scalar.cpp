@@ -263,7 +263,7 @@ std::optional<Vec> select(const LiftedCall& c, const Vec& f, const Vec& a, const
   const bool* flag = f.data<bool>();
   if (!is_flat_scalar(a.type())) {
     // Structured elements: instance i comes from a (position i) or from b (position n + i).
-    std::vector<int64_t> idx(static_cast<size_t>(n));
+    Indices idx(static_cast<size_t>(n));
     parallel_for(n, [&](int64_t i) { idx[static_cast<size_t>(i)] = flag[i] ? i : n + i; });
     return take(append(a, b), idx);
   }

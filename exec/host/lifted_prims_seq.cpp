@@ -132,7 +132,7 @@ Vec elt_regular(const LiftedCall& c, const Vec& v, const Vec& iv) {
   // copy(seg): instance k's elements are inner sequence seg(k).
   auto copy = [&](auto seg) {
     if (!is_flat_scalar(e.type())) {
-      std::vector<int64_t> idx(static_cast<size_t>(n * len));
+      Indices idx(static_cast<size_t>(n * len));
       parallel_regular_runs(n, len, [&](int64_t k, int64_t from, int64_t to) {
         for (int64_t x = from; x < to; ++x) idx[static_cast<size_t>(k * len + x)] = seg(k) * len + x;
       });
@@ -192,7 +192,7 @@ Vec elt(const LiftedCall& c, const Vec& v, const Vec& iv) {
     });
     return Vec::seq(c.result, n, lens.share(), std::move(o), std::move(elems));
   }
-  std::vector<int64_t> flat(static_cast<size_t>(n));
+  Indices flat(static_cast<size_t>(n));
   parallel_for(n, [&](int64_t k) { flat[static_cast<size_t>(k)] = off[k] + i[k]; });
   return take(inner, flat);
 }
@@ -228,7 +228,7 @@ Vec rep(const LiftedCall& c, const Vec& v, const Vec& x, const Vec& iv) {
     });
     return same_shape(c.result, v, std::move(out));
   }
-  std::vector<int64_t> idx(static_cast<size_t>(total));
+  Indices idx(static_cast<size_t>(total));
   parallel_for(total, [&](int64_t p) { idx[static_cast<size_t>(p)] = p; });
   parallel_for(n, [&](int64_t k) { idx[static_cast<size_t>(off[k] + i[k])] = total + k; });
   return same_shape(c.result, v, take(append(e, x), idx));
@@ -271,12 +271,12 @@ Vec gather(const LiftedCall& c, const Vec& v, const Vec& iv) {
   const int64_t* i = ints(ie);
   const int64_t* vlen = v.lengths();
   const int64_t* voff = v.offsets();
-  std::vector<int64_t> seg = segment_ids(iv.segs());
+  Indices seg = segment_ids(iv.segs());
   int64_t m = ie.size();
   auto length_at = [&](int64_t p) { return vlen[seg[static_cast<size_t>(p)]]; };
   if (int64_t p = first_failing(m, [&](int64_t p) { return i[p] < 0 || i[p] >= length_at(p); }); p >= 0)
     c.fail(message(RuntimeErrorId::GatherBounds, i[p], length_at(p)));
-  std::vector<int64_t> flat(static_cast<size_t>(m));
+  Indices flat(static_cast<size_t>(m));
   parallel_for(m, [&](int64_t p) { flat[static_cast<size_t>(p)] = voff[seg[static_cast<size_t>(p)]] + i[p]; });
   return same_shape(c.result, iv, take(v.elems(), flat));
 }
@@ -325,7 +325,7 @@ Vec write(const LiftedCall& c, const Vec& d, const Vec& pairs) {
     });
     return same_shape(c.result, d, std::move(out));
   }
-  std::vector<int64_t> seg = segment_ids(pairs.segs());
+  Indices seg = segment_ids(pairs.segs());
   auto length_at = [&](int64_t p) { return dlen[seg[static_cast<size_t>(p)]]; };
   if (int64_t p = first_failing(pe.size(), [&](int64_t p) { return i[p] < 0 || i[p] >= length_at(p); }); p >= 0)
     c.fail(message(RuntimeErrorId::WriteBounds, i[p], length_at(p)));
@@ -336,7 +336,7 @@ Vec put(const LiftedCall& c, const Vec& v, const Vec& iv, const Vec& d) {
   const int64_t* i = ints(iv.elems());
   const int64_t* dlen = d.lengths();
   int64_t n = v.size();
-  std::vector<int64_t> seg = segment_ids(iv.segs());
+  Indices seg = segment_ids(iv.segs());
   int64_t mismatch = first_failing(n, [&](int64_t k) { return v.length(k) != iv.length(k); });
   int64_t bad = first_failing(iv.elems().size(),
                               [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; });
@@ -419,8 +419,8 @@ Vec append_prim(const LiftedCall& c, const Vec& a, const Vec& b) {
     });
     return Vec::seq(c.result, n, len.share(), std::move(off), std::move(out));
   }
-  std::vector<int64_t> seg = segment_ids(so);
-  std::vector<int64_t> idx(static_cast<size_t>(total));
+  Indices seg = segment_ids(so);
+  Indices idx(static_cast<size_t>(total));
   const int64_t *la = a.lengths(), *oa = a.offsets(), *ob = b.offsets();
   int64_t ta = ea.size();
   parallel_for(total, [&](int64_t p) {
@@ -510,7 +510,7 @@ std::optional<Vec> combine(const LiftedCall& c, const Vec& dest, const Vec& iv, 
   const int64_t* i = ints(iv.elems());
   const int64_t* dlen = dest.lengths();
   const int64_t* ioff = iv.offsets();
-  std::vector<int64_t> seg = segment_ids(iv.segs());
+  Indices seg = segment_ids(iv.segs());
   int64_t mismatch = first_failing(n, [&](int64_t k) { return iv.length(k) != vals.length(k); });
   int64_t bad = first_failing(iv.elems().size(),
                               [&](int64_t p) { return i[p] < 0 || i[p] >= dlen[seg[static_cast<size_t>(p)]]; });
@@ -521,7 +521,7 @@ std::optional<Vec> combine(const LiftedCall& c, const Vec& dest, const Vec& iv, 
     c.fail(message(RuntimeErrorId::CombineBounds, name, i[bad], bad - ioff[bad_instance], dlen[bad_instance]));
   int64_t m = iv.elems().size();
   const int64_t* doff = dest.offsets();
-  std::vector<int64_t> global(static_cast<size_t>(m));
+  Indices global(static_cast<size_t>(m));
   parallel_for(m, [&](int64_t p) { global[static_cast<size_t>(p)] = doff[seg[static_cast<size_t>(p)]] + i[p]; });
   Vec out = with_scalar(de.kind(), [&](auto tag) {
     using T = typename decltype(tag)::type;

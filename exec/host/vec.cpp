@@ -329,16 +329,16 @@ Vec Vec::open_type(const Type* t, int64_t n) {
   return v;
 }
 
-std::vector<int64_t> segment_ids(runtime::SegView segs) {
-  std::vector<int64_t> out(static_cast<size_t>(segs.total()));
-  check_status(runtime::segment_ids(segs, out), "segment ids");
+Indices segment_ids(runtime::SegView segs) {
+  Indices out(static_cast<size_t>(segs.total()));
+  check_status(runtime::segment_ids(segs, std::span<int64_t>(out.data(), out.size())), "segment ids");
   return out;
 }
 
-std::vector<int64_t> true_positions(const bool* flags, int64_t n) {
+Indices true_positions(const bool* flags, int64_t n) {
   // Fixed blocks counted first (FlagSplit), then each block writes at its offset.
   const FlagSplit split(flags, n);
-  std::vector<int64_t> out(static_cast<size_t>(split.a_count()));
+  Indices out(static_cast<size_t>(split.a_count()));
   parallel_blocks_for(split.blocks(), [&](int64_t b) {
     int64_t o = split.a_start(b);
     for (int64_t i = split.begin(b), e = split.begin(b + 1); i < e; ++i)
@@ -346,6 +346,31 @@ std::vector<int64_t> true_positions(const bool* flags, int64_t n) {
   });
   return out;
 }
+
+namespace {
+
+/// Whether every leaf of v is a flat scalar: v is scalars, or pairs and datatypes of them (a
+/// point, a line of two points), so a few flat arrays of the same positions.
+bool flat_leaves(const Vec& v) {
+  switch (v.type()->kind) {
+    case TypeKind::Pair: return flat_leaves(v.first()) && flat_leaves(v.second());
+    case TypeKind::Data: return flat_leaves(v.fields());
+    default: return is_flat_scalar(v.type());
+  }
+}
+
+/// v (flat_leaves) with `move` (a flat scalar Vec to the moved one) applied to each leaf: one
+/// pass a leaf, and no position vector between them.
+template <class Move>
+Vec map_leaves(const Vec& v, Move&& move) {
+  switch (v.type()->kind) {
+    case TypeKind::Pair: return Vec::pair(v.type(), map_leaves(v.first(), move), map_leaves(v.second(), move));
+    case TypeKind::Data: return Vec::data(v.type(), map_leaves(v.fields(), move));
+    default: return move(v);
+  }
+}
+
+}  // namespace
 
 Vec take(const Vec& v, std::span<const int64_t> idx) {
   const Type* t = v.type();
@@ -370,7 +395,7 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
             return Vec::scalar(ve.type(), m * c, out.share());
           });
         } else {
-          std::vector<int64_t> eidx(static_cast<size_t>(m * c));
+          Indices eidx(static_cast<size_t>(m * c));
           parallel_regular_runs(m, c, [&](int64_t i, int64_t from, int64_t to) {
             for (int64_t x = from; x < to; ++x) eidx[static_cast<size_t>(i * c + x)] = ix[i] * c + x;
           });
@@ -386,24 +411,27 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
       auto off = offsets_of(l, m);
       const int64_t* voff = v.offsets();
       const Vec& ve = v.elems();
-      if (is_flat_scalar(ve.type())) {
-        // Scalar elements: each new instance is one contiguous block of the old elements.
-        Vec elems = with_scalar(ve.kind(), [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          Buf<T> out(off[m]);
-          T* o = out.data();
-          const int64_t* oo = off.get();
-          const T* in = ve.data<T>();
-          parallel_runs(m, oo, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i) copy_run(o + oo[i], in + voff[ix[i]], l[i]);
+      if (flat_leaves(ve)) {
+        // Elements of flat scalars (or tuples of them): each new instance is one contiguous
+        // block of the old elements, copied a leaf at a time.
+        const int64_t* oo = off.get();
+        Vec elems = map_leaves(ve, [&](const Vec& leaf) {
+          return with_scalar(leaf.kind(), [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            Buf<T> out(oo[m]);
+            T* o = out.data();
+            const T* in = leaf.data<T>();
+            parallel_runs(m, oo, [&](int64_t begin, int64_t end) {
+              for (int64_t i = begin; i < end; ++i) copy_run(o + oo[i], in + voff[ix[i]], l[i]);
+            });
+            return Vec::scalar(leaf.type(), oo[m], out.share());
           });
-          return Vec::scalar(ve.type(), off[m], out.share());
         });
         return Vec::seq(t, m, len.share(), std::move(off), std::move(elems));
       }
       // Element p of new instance i is element p - off[i] of old instance idx[i].
-      std::vector<int64_t> seg = segment_ids(runtime::SegView(ndp_segdes_irregular(m, len.data(), off.get())));
-      std::vector<int64_t> eidx(seg.size());
+      Indices seg = segment_ids(runtime::SegView(ndp_segdes_irregular(m, len.data(), off.get())));
+      Indices eidx(seg.size());
       parallel_for(static_cast<int64_t>(seg.size()), [&](int64_t p) {
         int64_t i = seg[static_cast<size_t>(p)];
         eidx[static_cast<size_t>(p)] = voff[idx[i]] + (p - off[i]);
@@ -496,7 +524,7 @@ Vec pack(const Vec& v, const bool* flags) {
   if (total == v.size()) return v;
   if (v.is_uniform()) return broadcast_first(v, total);
   if (!is_flat_scalar(v.type())) {
-    std::vector<int64_t> pos = true_positions(flags, v.size());
+    Indices pos = true_positions(flags, v.size());
     return take(v, pos);
   }
   return with_scalar(v.kind(), [&](auto tag) {
@@ -533,7 +561,7 @@ Vec replicate_one(const Vec& one, int64_t n) {
       // n copies of the one sequence: constant lengths, the elements repeated (a literal
       // sequence in a large context, say).
       int64_t len = one.length(0);
-      std::vector<int64_t> idx(static_cast<size_t>(n * len));
+      Indices idx(static_cast<size_t>(n * len));
       parallel_for(n, [&](int64_t i) {
         for (int64_t j = 0; j < len; ++j) idx[static_cast<size_t>(i * len + j)] = j;
       });
@@ -551,6 +579,8 @@ Vec replicate_one(const Vec& one, int64_t n) {
 
 Vec replicate_each(const Vec& v, runtime::SegView segs) {
   NDP_ASSERT(segs.count() == v.size(), "replicate_each with a count per instance missing");
+  if (!is_flat_scalar(v.type()) && flat_leaves(v))
+    return map_leaves(v, [&](const Vec& leaf) { return replicate_each(leaf, segs); });
   if (!is_flat_scalar(v.type())) return take(v, segment_ids(segs));
   if (v.is_uniform()) return broadcast_first(v, segs.total());
   // Scalars: the runtime's DIST writes each value straight into its segment (one pass, no

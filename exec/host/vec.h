@@ -110,6 +110,25 @@ class Buf {
   std::shared_ptr<T[]> p_;
 };
 
+/// Positions or segment ids, one an element: a Buf of int64 that reads like the std::vector it
+/// replaces. std::vector zeroes every entry before it is written, and its large blocks come
+/// from fresh mmaps whose pages fault in at that zeroing (Note [Buffer pool]); an index vector
+/// over all the elements of a level is written once and read once, so that was most of its
+/// cost (quickhull's replicate of its lines over 2·10^7 points).
+class Indices {
+ public:
+  explicit Indices(size_t n) : buf_(static_cast<int64_t>(n)) {}
+  int64_t* data() { return buf_.data(); }
+  const int64_t* data() const { return const_cast<Buf<int64_t>&>(buf_).data(); }
+  size_t size() const { return static_cast<size_t>(buf_.size()); }
+  int64_t& operator[](size_t i) { return data()[i]; }
+  int64_t operator[](size_t i) const { return data()[i]; }
+  operator std::span<const int64_t>() const { return {data(), size()}; }
+
+ private:
+  Buf<int64_t> buf_;
+};
+
 // Note [Uniform buffers]
 // Many vectors hold one value n times: a literal in n instances, the lengths of a seqlit (k
 // each), the lengths of the halves of a split of equal-length segments, and everything computed
@@ -368,9 +387,9 @@ Vec replicate_one(const Vec& one, int64_t n);
 /// Instance k of v repeated segs.length(k) times, in order (segs.count() == v.size()).
 Vec replicate_each(const Vec& v, runtime::SegView segs);
 /// The positions i with flags[i] true, in order.
-std::vector<int64_t> true_positions(const bool* flags, int64_t n);
+Indices true_positions(const bool* flags, int64_t n);
 /// For each element of a segmented vector, the segment it belongs to (segs.total() entries).
-std::vector<int64_t> segment_ids(runtime::SegView segs);
+Indices segment_ids(runtime::SegView segs);
 
 static_assert(FlatVector<Vec>);
 

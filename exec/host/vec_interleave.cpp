@@ -30,8 +30,8 @@ Vec gather_elements(std::span<const Vec> parts, const int64_t* len, const int64_
     base.push_back(b);
     b += p.elems().size();
   }
-  std::vector<int64_t> seg = segment_ids(runtime::SegView(ndp_segdes_irregular(m, len, off)));
-  std::vector<int64_t> idx(seg.size());
+  Indices seg = segment_ids(runtime::SegView(ndp_segdes_irregular(m, len, off)));
+  Indices idx(seg.size());
   parallel_for(static_cast<int64_t>(seg.size()), [&](int64_t q) {
     int64_t i = seg[static_cast<size_t>(q)];
     auto [part, first] = src(i);  // the part and element position where instance i starts
@@ -69,7 +69,7 @@ Vec interleave_regular(std::span<const Vec> parts) {
     });
   } else {
     std::vector<Vec> all = map_parts(parts, [](const Vec& p) { return p.elems(); });
-    std::vector<int64_t> idx(static_cast<size_t>(n * k * c));
+    Indices idx(static_cast<size_t>(n * k * c));
     const int64_t part_size = n * c;  // every part holds n·c elements
     parallel_regular_runs(n * k, c, [&](int64_t q, int64_t from, int64_t to) {
       for (int64_t x = from; x < to; ++x) idx[static_cast<size_t>(q * c + x)] = (q % k) * part_size + (q / k) * c + x;

@@ -434,3 +434,37 @@ TEST_CASE("Vec: first_length_difference and segments_of on regular and irregular
   CHECK(t.view.total() == 5);
   CHECK(t.view.begin(2) == 3);
 }
+
+TEST_CASE("Vec: sequences of points and datatypes are taken, and points replicated, a leaf at a time") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  lang::DataDef* def = T.new_datadef("pt");
+  def->fields = T.pair(T.float_(), T.pair(T.i32(), T.bool_()));
+  const Type* pt = T.data(def, {});
+  auto point = [&](double x, int32_t y, bool z) { return Value::data(def, Value::pair(F(x), Value::pair(Value::i32(y), B(z)))); };
+  // Sequences of a datatype of flat leaves: each taken instance is its old run, leaf by leaf.
+  std::vector<Value> rows = {seq({point(1.5, 2, true), point(-1, 3, false)}), seq({}), seq({point(7, -7, true)})};
+  Vec v = from_values(T, T.seq(pt), rows);
+  auto taken = to_values(take(v, std::vector<int64_t>{2, 0, 1, 0}));
+  REQUIRE(taken.size() == 4);
+  CHECK(lang::values_equal(taken[0], rows[2]));
+  CHECK(lang::values_equal(taken[1], rows[0]));
+  CHECK(lang::values_equal(taken[2], rows[1]));
+  CHECK(lang::values_equal(taken[3], rows[0]));
+  // A pair of points over irregular segments (lengths 2, 0, 3): each copied into its segment.
+  const Type* line = T.pair(T.pair(T.float_(), T.float_()), T.int_());
+  std::vector<Value> lines = {Value::pair(Value::pair(F(1), F(2)), I(10)), Value::pair(Value::pair(F(3), F(4)), I(20)),
+                              Value::pair(Value::pair(F(5), F(6)), I(30))};
+  Vec lv = from_values(T, line, lines);
+  Vec lens = from_values(T, T.int_(), std::vector<Value>{I(2), I(0), I(3)});
+  LengthSegs segs = segments_of(lens);
+  auto spread = to_values(replicate_each(lv, segs.view));
+  REQUIRE(spread.size() == 5);
+  for (size_t i : {0, 1}) CHECK(lang::values_equal(spread[i], lines[0]));
+  for (size_t i : {2, 3, 4}) CHECK(lang::values_equal(spread[i], lines[2]));
+  auto boxes = to_values(replicate_each(from_values(T, pt, std::vector<Value>{point(0.5, 1, false), point(2, 2, true)}),
+                                        runtime::SegView::regular(2, 2)));
+  REQUIRE(boxes.size() == 4);
+  CHECK(lang::values_equal(boxes[3], point(2, 2, true)));
+  CHECK(lang::values_equal(boxes[0], point(0.5, 1, false)));
+}
