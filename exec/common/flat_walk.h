@@ -256,7 +256,7 @@ class FlatWalk {
       case flatten::Op::Tuple: set_vec(f, s.dst, V::pair(type_of(f, s.dst), use(0), use(1))); return true;
       case flatten::Op::First: set_vec(f, s.dst, use(0).first()); return true;
       case flatten::Op::Second: set_vec(f, s.dst, use(0).second()); return true;
-      case flatten::Op::Lengths: set_vec(f, s.dst, V::scalar(type_of(f, s.dst), use(0).size(), use(0).buffer())); return true;
+      case flatten::Op::Lengths: set_vec(f, s.dst, use(0).lengths_vec(type_of(f, s.dst))); return true;
       case flatten::Op::Elements: set_vec(f, s.dst, use(0).elems()); return true;
       case flatten::Op::Retype: set_vec(f, s.dst, retype(self().types(), use(0), type_of(f, s.dst))); return true;
       case flatten::Op::Nothing: set_vec(f, s.dst, self().empty_vector(type_of(f, s.dst))); return true;

@@ -20,6 +20,7 @@ concept FlatVector = std::default_initializable<V> && std::copy_constructible<V>
       { v.size() } -> std::same_as<int64_t>;
       { v.buffer() } -> std::convertible_to<typename V::Buffer>;  // a scalar's or a sequence's lengths
       { v.elems() } -> std::convertible_to<const V&>;               // a sequence's elements
+      { v.lengths_vec(t) } -> std::same_as<V>;                       // a sequence's lengths, as ints
       { v.first() } -> std::convertible_to<const V&>;               // a pair's components
       { v.second() } -> std::convertible_to<const V&>;
       { V::pair(t, v, v) } -> std::same_as<V>;

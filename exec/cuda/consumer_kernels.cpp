@@ -90,8 +90,8 @@ runtime::gpu::ConsumerKernels consumer_kernels_of(const flatten::Stmt& s, const 
 
 DVec reduce_kernel(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s, const DVec& lengths, std::span<const DVec> ins,
                    const lang::Type* result) {
-  DBuf off = offsets_from_valid_lengths(g, lengths.size(), lengths.buffer());
-  const runtime::gpu::DSegs segs = runtime::gpu::DSegs::irregular(lengths.size(), ins[0].size(), off->pointer());
+  DBuf off;
+  const runtime::gpu::DSegs segs = segments_of_lengths(g, lengths, ins[0].size(), off);
   DBuf out = g.alloc(lengths.size() * elem_bytes(result));
   const ndp_elem_type t = elem_type(result);
   ndp_status st;
@@ -111,7 +111,7 @@ DVec scan_kernel(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s, const DVec
   const int64_t total = ins[0].size();
   const lang::Type* e = result->a;
   DBuf out = g.alloc(total * elem_bytes(e));
-  DVec seq = seq_from_lengths(g, result, lengths.size(), lengths.buffer(), DVec::scalar(e, total, out));
+  DVec seq = seq_from_lengths(g, result, lengths, DVec::scalar(e, total, out));
   const ndp_elem_type t = elem_type(e);
   ndp_status st;
   ConsumerArgs args;

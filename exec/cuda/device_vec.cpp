@@ -121,6 +121,10 @@ DVec DVec::seq(const Type* t, int64_t n, DBuf lengths, DBuf offsets, DVec elems)
   v.off_ = std::move(offsets);
   v.a_ = std::make_shared<const DVec>(std::move(elems));
   segment_cache().add(v.buf_, v.off_, n, v.a_->size());
+  if (n == 1) {  // one sequence is regular whatever its length (Note [Known values])
+    v.deferred_ = std::make_shared<Deferred>();
+    v.deferred_->known = static_cast<uint64_t>(v.a_->size());
+  }
   return v;
 }
 
@@ -176,6 +180,76 @@ DVec DVec::deferred_widening(const Type* int_type, DVec narrow, std::function<DB
   NDP_ASSERT(int_type->kind == TypeKind::Int && narrow.type()->kind == TypeKind::I32, "a widening not from i32 to int");
   DVec v = deferred(int_type, narrow.size(), std::move(make));
   v.deferred_->narrow = std::make_shared<const DVec>(std::move(narrow));
+  return v;
+}
+
+// Note [Known values]
+// The cpu backend's uniform buffers (Note [Uniform buffers] in exec/host/vec.h) on the device:
+// a flat scalar vector may carry the one value all its instances hold, known to the host (a
+// literal's copies, `#a` of sequences all of one length, and what a kernel computes from such
+// values alone), and a sequence vector whose lengths are such a value is *regular*. A flattened
+// divide and conquer that splits evenly (Batcher's sort: every segment of a level has 2^k
+// elements) then runs its control on the host: `#a < 2` and its count, the halves' lengths,
+// partition's checks, check_lengths, flatten and nest cost no launch and no wait, and a regular
+// sequence's lengths and offsets are filled only when a kernel reads them. Everything else reads
+// the buffers as before, so every path stays correct.
+DVec DVec::known(Gpu& g, const Type* t, int64_t n, uint64_t bits) {
+  const int bytes = elem_bytes(t);
+  Gpu* gpu = &g;
+  auto fill = [gpu, bytes, bits](int64_t m) {
+    return [gpu, bytes, bits, m] {
+      DBuf b = gpu->alloc(m * bytes);
+      gpu->check(gpu->prims().fill(b->pointer(), m, bytes, bits));
+      return b;
+    };
+  };
+  DVec single = deferred(t, 1, fill(1));
+  single.deferred_->known = bits;
+  if (n == 1) return single;
+  DVec v = deferred_broadcast(t, n, std::move(single), fill(n));
+  v.deferred_->known = bits;
+  return v;
+}
+
+DVec DVec::regular(Gpu& g, const Type* t, int64_t n, int64_t c, DVec elems) {
+  NDP_ASSERT(t->kind == TypeKind::Seq && c >= 0 && n * c == elems.size(), "a regular sequence that does not cover its elements");
+  Gpu* gpu = &g;
+  DVec v;
+  v.type_ = t;
+  v.n_ = n;
+  v.deferred_ = std::make_shared<Deferred>();
+  v.deferred_->make = [gpu, n, c] {
+    DBuf b = gpu->alloc(n * 8);
+    gpu->check(gpu->prims().fill(b->pointer(), n, 8, static_cast<uint64_t>(c)));
+    return b;
+  };
+  v.deferred_->known = static_cast<uint64_t>(c);
+  v.lazy_offsets_ = std::make_shared<Deferred>();
+  v.lazy_offsets_->make = [gpu, n, c] {
+    DBuf b = gpu->alloc((n + 1) * 8);
+    gpu->check(gpu->prims().iota(b->pointer(), n + 1, 0, c));
+    return b;
+  };
+  v.a_ = std::make_shared<const DVec>(std::move(elems));
+  return v;
+}
+
+DVec DVec::lengths_vec(const Type* t) const {
+  NDP_ASSERT(kind() == TypeKind::Seq && t->kind == TypeKind::Int, "the lengths of a non-sequence");
+  DVec v;
+  v.type_ = t;
+  v.n_ = n_;
+  v.buf_ = buf_;
+  v.deferred_ = deferred_;  // a regular sequence's: its fill, and the length it knows
+  return v;
+}
+
+DVec DVec::with_elems(const Type* t, DVec elems) const {
+  NDP_ASSERT(kind() == TypeKind::Seq && t->kind == TypeKind::Seq && elems.size() == total(),
+             "a sequence shape over other elements");
+  DVec v = *this;
+  v.type_ = t;
+  v.a_ = std::make_shared<const DVec>(std::move(elems));
   return v;
 }
 
@@ -287,6 +361,19 @@ DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems
   return DVec::seq(t, n, std::move(lengths), std::move(off), std::move(elems));
 }
 
+DVec seq_from_lengths(Gpu& g, const Type* t, const DVec& lengths, DVec elems) {
+  if (std::optional<uint64_t> c = lengths.known_bits())
+    return DVec::regular(g, t, lengths.size(), static_cast<int64_t>(*c), std::move(elems));
+  return seq_from_lengths(g, t, lengths.size(), lengths.buffer(), std::move(elems));
+}
+
+runtime::gpu::DSegs segments_of_lengths(Gpu& g, const DVec& lengths, int64_t total, DBuf& keep) {
+  const int64_t n = lengths.size();
+  if (std::optional<uint64_t> c = lengths.known_bits()) return runtime::gpu::DSegs{n, total, 0, static_cast<int64_t>(*c)};
+  keep = offsets_from_valid_lengths(g, n, lengths.buffer());
+  return runtime::gpu::DSegs::irregular(n, total, keep->pointer());
+}
+
 DVec empty_of(Gpu& g, lang::TypeContext& types, const Type* t) {
   switch (t->kind) {
     case TypeKind::Seq: {
@@ -311,6 +398,20 @@ DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
   const Type* t = v.type();
   switch (t->kind) {
     case TypeKind::Seq: {
+      if (std::optional<int64_t> c = v.regular_length()) {
+        // Regular: so is the result, of m·c elements (no lengths gathered, no total read back).
+        const runtime::gpu::DSegs out_segs{m, m * *c, 0, *c};
+        const DVec& from = v.elems();
+        if (host::is_flat_scalar(from.type())) {
+          const int bytes = elem_bytes(from.type());
+          DBuf out = g.alloc(out_segs.total * bytes);
+          g.check(g.prims().nested_take(bytes, from.data(), v.offsets(), idx, out_segs, out->pointer()));
+          return DVec::regular(g, t, m, *c, DVec::scalar(from.type(), out_segs.total, std::move(out)));
+        }
+        DBuf eidx = g.alloc(out_segs.total * 8);
+        g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
+        return DVec::regular(g, t, m, *c, take(g, from, eidx->pointer(), out_segs.total));
+      }
       DBuf len = g.alloc(m * 8);
       g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
       DBuf off = g.alloc((m + 1) * 8);
@@ -365,6 +466,17 @@ DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_
   switch (t->kind) {
     case TypeKind::Seq: {
       if (a.elems().kind() == TypeKind::Var) break;
+      if (std::optional<int64_t> c = a.regular_length(); c && b.regular_length() == c) {
+        // Both regular, of one length: so is the result (Note [Known values]).
+        const runtime::gpu::DSegs segs{m, m * *c, 0, *c};
+        if (host::is_flat_scalar(a.elems().type())) {
+          const int bytes = elem_bytes(a.elems().type());
+          DBuf out = g.alloc(segs.total * bytes);
+          g.check(g.prims().nested_take2(bytes, a.elems().data(), a.offsets(), a.size(), b.elems().data(), b.offsets(),
+                                         idx, segs, out->pointer()));
+          return DVec::regular(g, t, m, *c, DVec::scalar(a.elems().type(), segs.total, std::move(out)));
+        }
+      }
       DVec parts[2] = {a, b};
       DBuf both = concat_buffers(g, parts, 8, &DVec::lengths);  // one length per sequence: small
       DBuf len = g.alloc(m * 8);
@@ -450,6 +562,7 @@ void remember_complement(const DVec& flags, const DVec& of) {
 }
 
 int64_t count_true(Gpu& g, const DVec& flags) {
+  if (std::optional<uint64_t> b = flags.known_bits()) return (*b & 1) != 0 ? flags.size() : 0;  // Note [Known values]
   if (const FlagCounts::Entry* e = find_count(flags)) return e->count;
   // The negation of flags counted before (Note [Complementary flags]).
   const DBuf& buf = flags.buffer();
@@ -473,6 +586,7 @@ DVec pack(Gpu& g, const DVec& v, const DVec& flag_vec) {
   NDP_ASSERT(flag_vec.size() == v.size(), "pack with flags of another length");
   int64_t kept = count_true(g, flag_vec);
   if (kept == v.size()) return v;  // buffers are never written (Note [DVec]): no copy needed
+  if (kept == 0 && host::is_flat_scalar(v.type())) return DVec::scalar(v.type(), 0, g.alloc(0));
   CUdeviceptr flags = flag_vec.data();
   if (!host::is_flat_scalar(v.type())) {
     DBuf pos = g.alloc(kept * 8);
@@ -491,8 +605,7 @@ DVec retype(lang::TypeContext& types, const DVec& v, const Type* t) {
   if (t->kind == TypeKind::Data) return DVec::data(t, retype(types, v, types.subst(t->data->fields, t->args)));
   NDP_ASSERT(from->kind == t->kind, "retype between unrelated types");
   switch (t->kind) {
-    case TypeKind::Seq:
-      return DVec::seq(t, v.size(), v.buffer(), v.offsets_buffer(), retype(types, v.elems(), t->a));
+    case TypeKind::Seq: return v.with_elems(t, retype(types, v.elems(), t->a));
     case TypeKind::Pair: return DVec::pair(t, retype(types, v.first(), t->a), retype(types, v.second(), t->b));
     case TypeKind::Var: return DVec::open_type(t, v.size());
     default: return DVec::scalar(t, v.size(), v.buffer());

@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "lang/types.h"
 #include "runtime/gpu/primitives.h"
@@ -104,12 +105,32 @@ class DVec {
   void gather_checked() const;
   [[noreturn]] void gather_failed() const;
 
+  /// The one value every instance holds, where the host knows it (Note [Known values]).
+  std::optional<uint64_t> known_bits() const {
+    return deferred_ && kind() != lang::TypeKind::Seq ? deferred_->known : std::nullopt;
+  }
+
   // ---- sequences ----
   CUdeviceptr lengths() const { return data(); }
-  CUdeviceptr offsets() const { return off_ ? off_->pointer() : 0; }
-  const DBuf& offsets_buffer() const { return off_; }
+  CUdeviceptr offsets() const {
+    const DBuf& o = offsets_buffer();
+    return o ? o->pointer() : 0;
+  }
+  /// The offsets, computed now for a regular sequence that has not needed them yet.
+  const DBuf& offsets_buffer() const {
+    if (!off_ && lazy_offsets_) off_ = lazy_offsets_->get();
+    return off_;
+  }
   int64_t total() const { return a_->size(); }
-  runtime::gpu::DSegs segs() const { return runtime::gpu::DSegs::irregular(n_, total(), offsets()); }
+  /// The length of every sequence, where the host knows that they are all one length.
+  std::optional<int64_t> regular_length() const {
+    if (!deferred_ || kind() != lang::TypeKind::Seq || !deferred_->known) return std::nullopt;
+    return static_cast<int64_t>(*deferred_->known);
+  }
+  runtime::gpu::DSegs segs() const {
+    if (std::optional<int64_t> c = regular_length()) return runtime::gpu::DSegs{n_, total(), 0, *c};
+    return runtime::gpu::DSegs::irregular(n_, total(), offsets());
+  }
   const DVec& elems() const { return *a_; }
 
   // ---- pairs and datatypes ----
@@ -137,6 +158,17 @@ class DVec {
   static DVec deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail = nullptr);
   /// The int vector i64(narrow) of an i32 vector, deferred; `make` computes its buffer.
   static DVec deferred_widening(const lang::Type* int_type, DVec narrow, std::function<DBuf()> make);
+  /// n copies of `bits`, a value the host knows (Note [Known values]): a deferred broadcast
+  /// whose buffers are filled when first read.
+  static DVec known(Gpu& g, const lang::Type* t, int64_t n, uint64_t bits);
+  /// n sequences of c elements each over `elems` (n·c of them): regular (Note [Known values]),
+  /// its lengths and offsets made only when something reads them.
+  static DVec regular(Gpu& g, const lang::Type* t, int64_t n, int64_t c, DVec elems);
+  /// A sequence's lengths as an int vector (t), known where the sequence is regular.
+  DVec lengths_vec(const lang::Type* t) const;
+  /// A sequence of type t with this one's lengths and offsets (regular stays regular) over
+  /// `elems`, as many as this one's.
+  DVec with_elems(const lang::Type* t, DVec elems) const;
 
  private:
   struct Deferred {
@@ -147,6 +179,7 @@ class DVec {
     std::shared_ptr<const DVec> broadcast;      // deferred_broadcast: the one value
     Gpu* gpu = nullptr;
     GatherFailure fail;  // an unchecked gather's error (cleared once checked)
+    std::optional<uint64_t> known;  // every instance's value, known to the host
     const DBuf& get();
     /// An unchecked gather's bounds check, now (throws its error); then it is checked.
     void check();
@@ -158,7 +191,8 @@ class DVec {
   int64_t n_ = 0;
   mutable DBuf buf_;
   std::shared_ptr<Deferred> deferred_;
-  DBuf off_;
+  mutable DBuf off_;
+  std::shared_ptr<Deferred> lazy_offsets_;  // a regular sequence's offsets, until read
   std::shared_ptr<const DVec> a_, b_;
 };
 

@@ -15,6 +15,11 @@ namespace ndp::exec::cuda {
 /// A sequence DVec over `lengths` (n int64 on the device, known to be non-negative): computes
 /// the offsets. The elements must number the lengths' sum.
 DVec seq_from_lengths(Gpu& g, const lang::Type* t, int64_t n, DBuf lengths, DVec elems);
+/// The same from a lengths vector: regular where its value is known (Note [Known values]).
+DVec seq_from_lengths(Gpu& g, const lang::Type* t, const DVec& lengths, DVec elems);
+/// The segments that valid `lengths` describe over `total` elements: regular, with no offsets,
+/// where their value is known; else their offsets, kept alive in `keep`.
+runtime::gpu::DSegs segments_of_lengths(Gpu& g, const DVec& lengths, int64_t total, DBuf& keep);
 /// The offsets and element count of a sequence whose lengths buffer is `lengths` (n of them),
 /// when that sequence is known (Note [Segment descriptor cache] in dvec.cpp).
 struct KnownSegments {

@@ -20,6 +20,7 @@
 #include "exec/cuda/filter_groups.h"
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/lifted_prims.h"
+#include "exec/host/kernel_failure.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/deep_stack.h"
@@ -104,18 +105,32 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   // kernel that reads it reads the one value in place, and anything else gets one fill.
   DVec constant(const Type* t, const Value& v, int64_t n) {
     if (!flatten::const_ok(v, t)) return replicate_one(g, upload(g, host::from_value(prog.types, t, v, 1)), n);
-    const uint64_t bits = flatten::const_bits(v);
-    const int bytes = elem_bytes(t);
-    Gpu* gpu = &g;
-    auto fill = [gpu, bytes, bits](int64_t m) {
-      return [gpu, bytes, bits, m] {
-        DBuf b = gpu->alloc(m * bytes);
-        gpu->check(gpu->prims().fill(b->pointer(), m, bytes, bits));
-        return b;
-      };
-    };
-    DVec single = DVec::deferred(t, 1, fill(1));
-    return n == 1 ? single : DVec::deferred_broadcast(t, n, std::move(single), fill(n));
+    return DVec::known(g, t, n, flatten::const_bits(v));
+  }
+  /// A kernel whose every input is a known value (Note [Known values] in device_vec.cpp): its
+  /// outputs computed once on the host, known too. False where that does not apply.
+  bool known_kernel(const Stmt& s, std::span<const DVec> ins, std::span<const Type* const> out_types, Frame& f) {
+    std::vector<Value> values;
+    for (const DVec& v : ins) {
+      std::optional<uint64_t> bits = v.known_bits();
+      if (!bits) return false;
+      values.push_back(value_of_bits(v.type(), *bits));
+    }
+    std::optional<std::vector<Value>> outs = host::uniform_outputs(*s.kernel, values);
+    if (!outs) return false;
+    const int64_t n = ins.empty() ? 0 : ins[0].size();
+    for (size_t k = 0; k < outs->size(); ++k)
+      set_vec(f, s.outs[k], DVec::known(g, out_types[k], n, flatten::const_bits((*outs)[k])));
+    return true;
+  }
+  /// The value of a known vector's bits at type t (an int, bool, char or i32: host::uniform_outputs' types).
+  static Value value_of_bits(const Type* t, uint64_t bits) {
+    switch (t->kind) {
+      case lang::TypeKind::Bool: return Value::bool_((bits & 1) != 0);
+      case lang::TypeKind::Char: return Value::char_(static_cast<unsigned char>(bits));
+      case lang::TypeKind::I32: return Value::i32(static_cast<int32_t>(static_cast<uint32_t>(bits)));
+      default: return Value::int_(static_cast<int64_t>(bits));
+    }
   }
   DVec rand_with_paths(const Stmt& s, Frame& f);
   DVec rand_seed(const Stmt& s, Frame& f);
@@ -168,18 +183,17 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   std::vector<DVec> parts;
   for (VarId u : s.uses) parts.push_back(vec(f, u));
   int64_t n = parts[0].size();
-  if (k == 1) {  // [x]: each instance's one element is its x, in place
-    DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
-    g.check(g.prims().fill(len->pointer(), n, 8, 1));
-    g.check(g.prims().iota(off->pointer(), n + 1));
-    return DVec::seq(t, n, std::move(len), std::move(off), std::move(parts[0]));
-  }
-  DBuf idx = g.alloc(n * k * 8), len = g.alloc(n * 8);
+  // Every instance holds k elements: regular (Note [Known values] in device_vec.cpp).
+  if (k == 1) return DVec::regular(g, t, n, 1, std::move(parts[0]));  // [x]: each x in place
+  std::optional<uint64_t> same = parts[0].known_bits();
+  for (const DVec& p : parts)
+    if (p.known_bits() != same) same.reset();
+  if (same) return DVec::regular(g, t, n, k, DVec::known(g, t->a, n * k, *same));
+  DBuf idx = g.alloc(n * k * 8);
   g.check(g.prims().seq_lit_positions(n, k, idx->pointer()));
-  g.check(g.prims().fill(len->pointer(), n, 8, static_cast<uint64_t>(k)));
   DVec elems = k == 2 ? take_appended(g, parts[0], parts[1], idx->pointer(), n * k)
                       : take(g, concat(g, parts), idx->pointer(), n * k);
-  return seq_from_lengths(g, t, n, std::move(len), std::move(elems));
+  return DVec::regular(g, t, n, k, std::move(elems));
 }
 
 // NDP_PROFILE=1 (exec/common/profile.h): each statement waits for its kernels, so that
@@ -225,11 +239,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     }
     case Op::Empty: {
       const Type* t = type_of(f, s.dst);
-      int64_t n = host(f, s.uses.at(0));
-      DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
-      g.check(g.prims().fill(len->pointer(), n, 8, 0));
-      g.check(g.prims().fill(off->pointer(), n + 1, 8, 0));
-      set_vec(f, s.dst, DVec::seq(t, n, std::move(len), std::move(off), empty_of(g, prog.types, t->a)));
+      set_vec(f, s.dst, DVec::regular(g, t, host(f, s.uses.at(0)), 0, empty_of(g, prog.types, t->a)));
       return;
     }
     case Op::Count: set_host(f, s.dst, count_true(g, use(0))); return;
@@ -240,17 +250,28 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Nest: {
-      const DVec& len = use(0);
-      set_vec(f, s.dst, seq_from_lengths(g, type_of(f, s.dst), len.size(), len.buffer(), use(1)));
+      set_vec(f, s.dst, seq_from_lengths(g, type_of(f, s.dst), use(0), use(1)));  // regular where known
       return;
     }
     case Op::Replicate: {
       const DVec& v = use(0);
       const DVec& counts = use(1);
       int64_t n = counts.size();
-      // The lengths of a known sequence need no scan, and their total no read-back.
-      auto [off, total] = segments_of_valid_lengths(g, n, counts.buffer());
-      runtime::gpu::DSegs segs = runtime::gpu::DSegs::irregular(n, total, off->pointer());
+      runtime::gpu::DSegs segs;
+      DBuf off;
+      if (std::optional<uint64_t> c = counts.known_bits()) {  // Note [Known values]: no offsets
+        segs = runtime::gpu::DSegs{n, n * static_cast<int64_t>(*c), 0, static_cast<int64_t>(*c)};
+        if (std::optional<uint64_t> bits = v.known_bits()) {
+          set_vec(f, s.dst, DVec::known(g, v.type(), segs.total, *bits));
+          return;
+        }
+      } else {
+        // The lengths of a known sequence need no scan, and their total no read-back.
+        KnownSegments known = segments_of_valid_lengths(g, n, counts.buffer());
+        off = std::move(known.offsets);
+        segs = runtime::gpu::DSegs::irregular(n, known.total, off->pointer());
+      }
+      const int64_t total = segs.total;
       if (host::is_flat_scalar(v.type())) {
         // Deferred (Note [Deferred vectors] in device_vec.h): often nothing reads it stored.
         Gpu& gpu = g;
@@ -377,6 +398,12 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
                           s.span};
         return;
       }
+      // Both regular (Note [Known values]): their one lengths, compared here.
+      if (std::optional<int64_t> ca = a.regular_length(), cb = b.regular_length(); ca && cb) {
+        if (*ca != *cb)
+          throw EvalError{lang::message(lang::RuntimeErrorId::ApplyToEachLengthMismatch, *ca, *cb), s.span};
+        return;
+      }
       // The same lengths (generators cut alike, Note [Segment descriptor cache]): equal.
       if (a.lengths() == b.lengths()) return;
       if (int64_t k = g.check(g.prims().first_difference(a.lengths(), b.lengths(), a.size())); k >= 0)
@@ -425,6 +452,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
         return;
       }
+      if (s.op == Op::Kernel && known_kernel(s, ins, out_types, f)) return;
       const int lanes = s.op == Op::MapKernel ? map_kernel_lanes(s, ins.at(0).size(), seqs, g.device().properties(), g.tuning()) : 1;
       std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes);
       if (s.op == Op::Kernel) remember_complements(*s.kernel, r);

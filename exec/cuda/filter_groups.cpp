@@ -41,10 +41,9 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
     const DVec& lengths = other(a);
     NDP_ASSERT(summed.empty() || n == lengths.size(), "a filter group's counts over different instances");
     n = lengths.size();
-    DBuf off = offsets_from_valid_lengths(g, n, lengths.buffer());
+    DBuf off;
     DBuf counts = g.alloc(n * 8);
-    g.check(g.prims().pack_lengths(f.data(), runtime::gpu::DSegs::irregular(n, f.size(), off->pointer()),
-                                   counts->pointer(), nullptr));
+    g.check(g.prims().pack_lengths(f.data(), segments_of_lengths(g, lengths, f.size(), off), counts->pointer(), nullptr));
     if (packs_predicate(m.predicate) && !known_count_true(f) &&
         std::find(whose.begin(), whose.end(), &f) == whose.end()) {
       summed.push_back(counts);

@@ -76,7 +76,7 @@ bool plain_scalar(const DVec& v) { return host::is_flat_scalar(v.type()) && v.ki
 
 /// A sequence DVec with like's lengths and other elements.
 DVec same_shape(const Type* t, const DVec& like, DVec elems) {
-  return DVec::seq(t, like.size(), like.buffer(), like.offsets_buffer(), std::move(elems));
+  return like.with_elems(t, std::move(elems));
 }
 
 /// Lengths a program asked for (dist, index, iseq) whose sum could wrap around int64: then
@@ -145,7 +145,7 @@ struct Natives {
     return run_one(k, a, c.result);
   }
 
-  DVec length() { return DVec::scalar(int_t(), a[0].size(), a[0].buffer()); }
+  DVec length() { return a[0].lengths_vec(int_t()); }
 
   std::optional<DVec> scan() {
     const DVec& e = a[0].elems();
@@ -169,6 +169,16 @@ struct Natives {
   DVec dist() {
     const DVec &x = a[0], &k = a[1];
     int64_t n = k.size();
+    if (std::optional<uint64_t> known = k.known_bits(); known && host::is_flat_scalar(x.type())) {  // Note [Known values]
+      const int64_t len = static_cast<int64_t>(*known);
+      if (len < 0) fail();
+      check_lengths_fit(len, n);
+      if (std::optional<uint64_t> bits = x.known_bits())
+        return DVec::regular(g, c.result, n, len, DVec::known(g, x.type(), n * len, *bits));
+      DBuf out = g.alloc(n * len * elem_bytes(x.type()));
+      g.check(g.prims().dist(elem_type(x.type()), x.data(), DSegs{n, n * len, 0, len}, out->pointer()));
+      return DVec::regular(g, c.result, n, len, DVec::scalar(x.type(), n * len, std::move(out)));
+    }
     auto off = checked_offsets(g, k);
     if (!off) fail();
     auto [offsets, total] = std::move(*off);
@@ -189,6 +199,16 @@ struct Natives {
   DVec index() {
     const DVec& k = a[0];
     int64_t n = k.size();
+    if (std::optional<uint64_t> known = k.known_bits()) {  // Note [Known values]: [0, len) everywhere
+      const int64_t len = static_cast<int64_t>(*known);
+      if (len < 0) fail();
+      check_lengths_fit(len, n);
+      DBuf zero = g.alloc(n * 8), one = g.alloc(n * 8), out = g.alloc(n * len * 8);
+      g.check(g.prims().fill(zero->pointer(), n, 8, 0));
+      g.check(g.prims().fill(one->pointer(), n, 8, 1));
+      g.check(g.prims().index(NDP_I64, zero->pointer(), one->pointer(), DSegs{n, n * len, 0, len}, out->pointer()));
+      return DVec::regular(g, c.result, n, len, DVec::scalar(int_t(), n * len, std::move(out)));
+    }
     auto off = checked_offsets(g, k);
     if (!off) fail();
     auto [offsets, total] = std::move(*off);
@@ -224,6 +244,14 @@ struct Natives {
   DVec elt() {
     const DVec &v = a[0], &i = a[1];
     int64_t n = v.size();
+    if (std::optional<int64_t> k = v.regular_length(); k && i.known_bits()) {
+      // Element j of every instance's k (Note [Known values]): element r·k + j of r, checked here.
+      const int64_t j = static_cast<int64_t>(*i.known_bits());
+      if (n > 0 && (j < 0 || j >= *k)) fail();
+      DBuf pos = g.alloc(n * 8);
+      g.check(g.prims().iota(pos->pointer(), n, j, *k));
+      return take(g, v.elems(), pos->pointer(), n);
+    }
     DBuf ids = g.alloc(n * 8);
     g.check(g.prims().iota(ids->pointer(), n));
     DBuf pos = positions(v, ids->pointer(), i.data(), n);
@@ -396,6 +424,13 @@ struct Natives {
   DVec partition() {
     const DVec &v = a[0], &lens = a[1];
     const DVec& pieces = lens.elems();
+    if (std::optional<int64_t> k = lens.regular_length(); k && pieces.known_bits() && v.regular_length()) {
+      // k pieces of p elements each out of sequences of c (Note [Known values]): checked here,
+      // and regular again, over the same elements.
+      const int64_t p = static_cast<int64_t>(*pieces.known_bits());
+      if (v.size() > 0 && (p < 0 || *k * p != *v.regular_length())) fail();
+      return lens.with_elems(c.result, DVec::regular(g, c.result->a, pieces.size(), p, v.elems()));
+    }
     if (g.check(g.prims().first_out_of_range(pieces.data(), pieces.size(), std::numeric_limits<int64_t>::max())) >= 0) fail();
     int64_t n = v.size();
     DBuf sums = g.alloc(n * 8);
@@ -417,7 +452,11 @@ struct Natives {
 
   /// Each instance's sequence of v permuted by its sequence of iv (checked).
   DVec permute_by(const DVec& v, const DVec& iv) {
-    if (g.check(g.prims().first_difference(v.lengths(), iv.lengths(), v.size())) >= 0) fail();
+    if (std::optional<int64_t> a = v.regular_length(), b = iv.regular_length(); a && b) {
+      if (*a != *b && v.size() > 0) fail();
+    } else if (g.check(g.prims().first_difference(v.lengths(), iv.lengths(), v.size())) >= 0) {
+      fail();
+    }
     const DVec& e = v.elems();
     int64_t m = e.size();
     if (host::is_flat_scalar(e.type())) {
@@ -467,6 +506,16 @@ struct Natives {
   std::optional<DVec> append_seqs(const Type* t, const DVec& x, const DVec& y) {
     const DVec &ea = x.elems(), &eb = y.elems();
     int64_t n = x.size();
+    if (std::optional<int64_t> la = x.regular_length(), lb = y.regular_length(); la && lb) {
+      // Regular parts make a regular whole (Note [Known values]): no lengths added, no scan.
+      const DSegs so{n, n * (*la + *lb), 0, *la + *lb};
+      auto append = [&](const DVec& u, const DVec& w) -> std::optional<DVec> {
+        DBuf out = g.alloc(so.total * elem_bytes(u.type()));
+        g.check(g.prims().append(elem_type(u.type()), u.data(), x.segs(), w.data(), y.segs(), so, out->pointer()));
+        return DVec::scalar(u.type(), so.total, std::move(out));
+      };
+      if (std::optional<DVec> elems = zip_components(ea, eb, append)) return DVec::regular(g, t, n, *la + *lb, std::move(*elems));
+    }
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     if (!ctx.kernels->available(add)) return std::nullopt;
     DVec lens[2] = {DVec::scalar(int_t(), n, x.buffer()), DVec::scalar(int_t(), n, y.buffer())};
@@ -495,6 +544,8 @@ struct Natives {
     const DVec& v = a[0];
     const DVec& inner = v.elems();
     int64_t n = v.size();
+    if (std::optional<int64_t> k = v.regular_length(), len = inner.regular_length(); k && len)
+      return DVec::regular(g, c.result, n, *k * *len, inner.elems());  // Note [Known values]
     DBuf len = g.alloc(n * 8);
     ndp_status st = g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, inner.lengths(), v.segs(), len->pointer()));
     NDP_ASSERT(st.code == NDP_OK, "flatten's lengths");

@@ -171,4 +171,24 @@ void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::sp
                             ", which the host computes without an error");
 }
 
+std::optional<std::vector<lang::Value>> uniform_outputs(const flatten::KernelBody& k, std::span<const lang::Value> inputs) {
+  if (k.loop || !k.seqs.empty() || inputs.size() != k.inputs.size()) return std::nullopt;
+  auto exact = [](const lang::Type* t) {
+    return t->kind == lang::TypeKind::Int || t->kind == lang::TypeKind::Bool || t->kind == lang::TypeKind::Char ||
+           t->kind == lang::TypeKind::I32;
+  };
+  for (const KernelNode& n : k.nodes) {
+    const bool plain = n.kind == KernelNode::Kind::Input || n.kind == KernelNode::Kind::Const || n.kind == KernelNode::Kind::Prim;
+    if (!plain || !exact(n.type)) return std::nullopt;
+  }
+  try {
+    std::vector<lang::Value> v = evaluate(k, inputs, k.nodes.size(), {}, 0);
+    std::vector<lang::Value> out;
+    for (uint32_t o : k.outputs) out.push_back(v.at(o));
+    return out;
+  } catch (const lang::eval::EvalError&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace ndp::exec::host

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include "flatten/flat_ir.h"
 #include "lang/value.h"
@@ -17,5 +19,12 @@ namespace ndp::exec::host {
 /// result differs in the last bits on the GPU), raises an internal error that says so.
 [[noreturn]] void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::span<const lang::Value> inputs,
                                        std::span<const std::vector<lang::Value>> seqs = {});
+
+/// The outputs of kernel `k` where every instance's inputs are `inputs` (Note [Known values] in
+/// exec/cuda/device_vec.cpp): its nodes evaluated once with the interpreter's primitives. Only
+/// for kernels of inputs, constants and primitives over ints, bools and chars (the host and the
+/// device compute those alike); nothing where the kernel is another kind, or fails (its
+/// instances then fail on the device, which reports the error as always).
+std::optional<std::vector<lang::Value>> uniform_outputs(const flatten::KernelBody& k, std::span<const lang::Value> inputs);
 
 }  // namespace ndp::exec::host
