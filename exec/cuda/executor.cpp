@@ -189,6 +189,17 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   for (const DVec& p : parts)
     if (p.known_bits() != same) same.reset();
   if (same) return DVec::regular(g, t, n, k, DVec::known(g, t->a, n * k, *same));
+  if (std::optional<int64_t> c = parts[0].regular_length();
+      k == 2 && c && parts[1].regular_length() == c && host::is_flat_scalar(parts[0].elems().type())) {
+    // [x, y] of two regular sequences of c elements: each instance's 2c elements are its x's
+    // and then its y's, one append over regular segments (no positions, no offsets).
+    const int64_t total = 2 * n * *c;
+    const Type* e = parts[0].elems().type();
+    DBuf out = g.alloc(total * elem_bytes(e));
+    g.check(g.prims().append(elem_type(e), parts[0].elems().data(), parts[0].segs(), parts[1].elems().data(),
+                             parts[1].segs(), runtime::gpu::DSegs{n, total, 0, 2 * *c}, out->pointer()));
+    return DVec::regular(g, t, n, 2, DVec::regular(g, t->a, 2 * n, *c, DVec::scalar(e, total, std::move(out))));
+  }
   DBuf idx = g.alloc(n * k * 8);
   g.check(g.prims().seq_lit_positions(n, k, idx->pointer()));
   DVec elems = k == 2 ? take_appended(g, parts[0], parts[1], idx->pointer(), n * k)

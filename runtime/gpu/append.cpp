@@ -18,6 +18,13 @@ Result<int64_t> Primitives::elt_segments(CUdeviceptr outer_offsets, CUdeviceptr 
   return first_failure(*this, "ndp_elt_segments", n, outer_offsets, idx, inner_offsets, n, start, length);
 }
 
+Status Primitives::elt_segments_in_range(CUdeviceptr outer_offsets, CUdeviceptr idx, CUdeviceptr inner_offsets, int64_t n,
+                                         CUdeviceptr start, CUdeviceptr length) {
+  Result<CUdeviceptr> word = failure_words();  // never written: every index is in range
+  if (!word.ok()) return word.status();
+  return launch_named(*this, "ndp_elt_segments", n, outer_offsets, idx, inner_offsets, n, start, length, word.value());
+}
+
 namespace {
 
 // The kernels' AppendParts (device/append.cu) is this struct's mirror, passed by value.

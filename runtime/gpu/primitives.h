@@ -153,6 +153,9 @@ class Primitives {
   /// length[k]. Returns the first k whose index is outside its sequence, or -1 (synchronises).
   Result<int64_t> elt_segments(CUdeviceptr outer_offsets, CUdeviceptr idx, CUdeviceptr inner_offsets, int64_t n,
                                CUdeviceptr start, CUdeviceptr length);
+  /// The same where every index is known to be in range: no check read back, so no wait.
+  Status elt_segments_in_range(CUdeviceptr outer_offsets, CUdeviceptr idx, CUdeviceptr inner_offsets, int64_t n,
+                               CUdeviceptr start, CUdeviceptr length);
   /// out[k] = the sum of instance k's part lengths (n instances).
   Status append_parts_lengths(const AppendParts& parts, int64_t n, CUdeviceptr out);
   /// Segment k of out (shape so, whose lengths append_parts_lengths gave) is instance k's parts,

@@ -279,13 +279,14 @@ TEST_CASE("GPU: allocate, copy up, launch twice, copy back, free") {
   CHECK(again->release().ok());
   CHECK(device->synchronize().ok());
 
-  // A freed large block goes to the next allocation of its size (Note [Large blocks kept for
-  // reuse]); another size gets another block.
-  auto large = (*pool)->allocate(std::size_t{4} << 20);
+  // A freed large block goes to the next allocation of its size class (Note [Large blocks kept
+  // for reuse]: 4 MiB + 1 byte and 4.25 MiB share one); another class gets another block.
+  auto large = (*pool)->allocate((std::size_t{4} << 20) + 1);
   REQUIRE_MESSAGE(large.ok(), large.status().message());
   const CUdeviceptr where = large->pointer();
+  CHECK(large->bytes() == (std::size_t{4} << 20) + (std::size_t{1} << 19));
   CHECK(large->release().ok());
-  auto reused = (*pool)->allocate(std::size_t{4} << 20);
+  auto reused = (*pool)->allocate(std::size_t{17} << 18);
   REQUIRE_MESSAGE(reused.ok(), reused.status().message());
   CHECK(reused->pointer() == where);
   auto other = (*pool)->allocate(std::size_t{5} << 20);
@@ -314,7 +315,7 @@ TEST_CASE("GPU: allocate, copy up, launch twice, copy back, free") {
   CHECK(device->synchronize().ok());
 }
 
-TEST_CASE("the memory pool's size classes: 256 bytes at least, four an octave, exact from 1 MiB") {
+TEST_CASE("the memory pool's size classes: 256 bytes at least, four an octave, eight from 1 MiB") {
   CHECK(MemoryPool::size_class(1) == 256);
   CHECK(MemoryPool::size_class(256) == 256);
   CHECK(MemoryPool::size_class(257) == 320);
@@ -323,11 +324,18 @@ TEST_CASE("the memory pool's size classes: 256 bytes at least, four an octave, e
   CHECK(MemoryPool::size_class(513) == 640);
   CHECK(MemoryPool::size_class(1000) == 1024);
   CHECK(MemoryPool::size_class((std::size_t{1} << 20) - 1) == std::size_t{1} << 20);
-  CHECK(MemoryPool::size_class((std::size_t{1} << 20) + 1) == (std::size_t{1} << 20) + 1);
+  CHECK(MemoryPool::size_class(std::size_t{1} << 20) == std::size_t{1} << 20);
+  CHECK(MemoryPool::size_class((std::size_t{1} << 20) + 1) == (std::size_t{1} << 20) + (std::size_t{1} << 17));
+  CHECK(MemoryPool::size_class(std::size_t{3} << 30) == std::size_t{3} << 30);
   for (std::size_t b = 1; b < (std::size_t{1} << 20); b = b * 3 / 2 + 1) {
     CAPTURE(b);
     CHECK(MemoryPool::size_class(b) >= b);
     CHECK(MemoryPool::size_class(b) <= std::max<std::size_t>(256, b + b / 4 + 1));
+  }
+  for (std::size_t b = std::size_t{1} << 20; b < (std::size_t{1} << 40); b = b * 5 / 4 + 12345) {
+    CAPTURE(b);
+    CHECK(MemoryPool::size_class(b) >= b);
+    CHECK(MemoryPool::size_class(b) <= b + b / 8 + 1);
   }
 }
 
