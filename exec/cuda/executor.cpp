@@ -132,6 +132,55 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
       default: return Value::int_(static_cast<int64_t>(bits));
     }
   }
+  /// Instance k of v repeated over segment k of segs (whose offsets `off` holds, if any). A flat
+  /// scalar's copies, and each flat component's of a pair or datatype (a point, a line), are
+  /// deferred (Note [Deferred vectors] in device_vec.h): often nothing reads them stored.
+  DVec spread(const DVec& v, runtime::gpu::DSegs segs, const DBuf& off) {
+    switch (v.kind()) {
+      case lang::TypeKind::Pair: return DVec::pair(v.type(), spread(v.first(), segs, off), spread(v.second(), segs, off));
+      case lang::TypeKind::Data: return DVec::data(v.type(), spread(v.fields(), segs, off));
+      default: break;
+    }
+    const int64_t total = segs.total;
+    if (!host::is_flat_scalar(v.type())) {
+      DBuf ids = g.alloc(total * 8);
+      g.check(g.prims().segment_ids(segs, ids->pointer()));
+      return take(g, v, ids->pointer(), total);
+    }
+    if (std::optional<uint64_t> bits = v.known_bits()) return DVec::known(g, v.type(), total, *bits);
+    Gpu& gpu = g;
+    auto make = [&gpu, v, off, segs] {
+      DBuf buf = gpu.alloc(segs.total * elem_bytes(v.type()));
+      gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
+      return buf;
+    };
+    // One value over every instance (a call's free scalar): kernels may read it in place.
+    return segs.count == 1 ? DVec::deferred_broadcast(v.type(), total, v, make) : DVec::deferred(v.type(), total, make);
+  }
+  /// a[0], b[0], a[1], b[1] ...: for flat scalars, and pairs and datatypes of them, an append
+  /// of one-element segments a component at a time (no positions); nothing for other values.
+  std::optional<DVec> interleave_two(const DVec& a, const DVec& b) {
+    switch (a.kind()) {
+      case lang::TypeKind::Pair: {
+        std::optional<DVec> x = interleave_two(a.first(), b.first());
+        std::optional<DVec> y = x ? interleave_two(a.second(), b.second()) : std::nullopt;
+        return y ? std::optional<DVec>(DVec::pair(a.type(), std::move(*x), std::move(*y))) : std::nullopt;
+      }
+      case lang::TypeKind::Data: {
+        std::optional<DVec> fields = interleave_two(a.fields(), b.fields());
+        return fields ? std::optional<DVec>(DVec::data(a.type(), std::move(*fields))) : std::nullopt;
+      }
+      default: {
+        if (!host::is_flat_scalar(a.type()) || a.gather_unchecked() || b.gather_unchecked()) return std::nullopt;
+        const int64_t n = a.size();
+        const runtime::gpu::DSegs one{n, n, 0, 1};
+        DBuf out = g.alloc(2 * n * elem_bytes(a.type()));
+        g.check(g.prims().append(elem_type(a.type()), a.data(), one, b.data(), one, runtime::gpu::DSegs{n, 2 * n, 0, 2},
+                                 out->pointer()));
+        return DVec::scalar(a.type(), 2 * n, std::move(out));
+      }
+    }
+  }
   DVec rand_with_paths(const Stmt& s, Frame& f);
   DVec rand_seed(const Stmt& s, Frame& f);
   DVec merge(const DVec& flags, const DVec& a, const DVec& b);
@@ -199,6 +248,9 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
     g.check(g.prims().append(elem_type(e), parts[0].elems().data(), parts[0].segs(), parts[1].elems().data(),
                              parts[1].segs(), runtime::gpu::DSegs{n, total, 0, 2 * *c}, out->pointer()));
     return DVec::regular(g, t, n, 2, DVec::regular(g, t->a, 2 * n, *c, DVec::scalar(e, total, std::move(out))));
+  }
+  if (k == 2) {
+    if (std::optional<DVec> pairs = interleave_two(parts[0], parts[1])) return DVec::regular(g, t, n, 2, std::move(*pairs));
   }
   DBuf idx = g.alloc(n * k * 8);
   g.check(g.prims().seq_lit_positions(n, k, idx->pointer()));
@@ -272,32 +324,13 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       DBuf off;
       if (std::optional<uint64_t> c = counts.known_bits()) {  // Note [Known values]: no offsets
         segs = runtime::gpu::DSegs{n, n * static_cast<int64_t>(*c), 0, static_cast<int64_t>(*c)};
-        if (std::optional<uint64_t> bits = v.known_bits()) {
-          set_vec(f, s.dst, DVec::known(g, v.type(), segs.total, *bits));
-          return;
-        }
       } else {
         // The lengths of a known sequence need no scan, and their total no read-back.
         KnownSegments known = segments_of_valid_lengths(g, n, counts.buffer());
         off = std::move(known.offsets);
         segs = runtime::gpu::DSegs::irregular(n, known.total, off->pointer());
       }
-      const int64_t total = segs.total;
-      if (host::is_flat_scalar(v.type())) {
-        // Deferred (Note [Deferred vectors] in device_vec.h): often nothing reads it stored.
-        Gpu& gpu = g;
-        auto make = [&gpu, v, off, segs] {
-          DBuf buf = gpu.alloc(segs.total * elem_bytes(v.type()));
-          gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
-          return buf;
-        };
-        // One value over every instance (a call's free scalar): kernels may read it in place.
-        set_vec(f, s.dst, n == 1 ? DVec::deferred_broadcast(v.type(), total, v, make) : DVec::deferred(v.type(), total, make));
-        return;
-      }
-      DBuf ids = g.alloc(total * 8);
-      g.check(g.prims().segment_ids(segs, ids->pointer()));
-      set_vec(f, s.dst, take(g, v, ids->pointer(), total));
+      set_vec(f, s.dst, spread(v, segs, off));
       return;
     }
     case Op::PathStep: {
