@@ -364,6 +364,7 @@ DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems
 DVec seq_from_lengths(Gpu& g, const Type* t, const DVec& lengths, DVec elems) {
   if (std::optional<uint64_t> c = lengths.known_bits())
     return DVec::regular(g, t, lengths.size(), static_cast<int64_t>(*c), std::move(elems));
+  if (const DBuf& off = lengths.scanned_offsets()) return DVec::seq(t, lengths.size(), lengths.buffer(), off, std::move(elems));
   return seq_from_lengths(g, t, lengths.size(), lengths.buffer(), std::move(elems));
 }
 

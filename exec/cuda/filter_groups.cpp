@@ -33,6 +33,7 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
   std::vector<DVec> out(group.members.size());
   std::vector<DBuf> summed;        // counts whose sum a pack needs, all of n instances
   std::vector<const DVec*> whose;  // the flags each counts
+  std::vector<size_t> member;      // and the member whose counts they are
   int64_t n = 0;
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
@@ -48,11 +49,16 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
         std::find(whose.begin(), whose.end(), &f) == whose.end()) {
       summed.push_back(counts);
       whose.push_back(&f);
+      member.push_back(a);
     }
     out[a] = DVec::scalar(result_type(s.outs.at(a)), n, std::move(counts));
   }
   std::vector<KnownSegments> sums = segments_of_valid_lengths(g, n, summed);
-  for (size_t i = 0; i < sums.size(); ++i) remember_count_true(*whose[i], sums[i].total);
+  for (size_t i = 0; i < sums.size(); ++i) {
+    remember_count_true(*whose[i], sums[i].total);
+    // The nest of these counts and the pack takes the scan's offsets (no scan again).
+    out[member[i]] = out[member[i]].with_scanned_offsets(std::move(sums[i].offsets));
+  }
   // 3. The packs.
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
