@@ -239,16 +239,26 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   m.setDataLayout(tm->createDataLayout());
   llvm::IRBuilder<> b(ctx);
   std::vector<llvm::Type*> params{b.getInt64Ty()};
-  // The positions of each gathered input that is not a broadcast follow the inputs.
+  // The positions of each gathered input that is not a broadcast follow the inputs: a pointer,
+  // or an affine view's three int64s (c, stride, offset).
   std::vector<unsigned> position_param(gathered.size(), 0);
   size_t positions = 0;
-  for (size_t g = 0; g < gathered.size(); ++g)
-    if (!gathered[g].broadcast) position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions++);
+  for (size_t g = 0; g < gathered.size(); ++g) {
+    if (gathered[g].broadcast) continue;
+    position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions);
+    positions += gathered[g].affine ? 3 : 1;
+  }
+  auto is_int_param = [&](unsigned p) {
+    for (size_t g = 0; g < gathered.size(); ++g)
+      if (gathered[g].affine && p >= position_param[g] && p < position_param[g] + 3) return true;
+    return false;
+  };
   // Then the pointers of the sequences a loop reads (Note [Sequences in loop kernels]).
   const size_t seqs_at = 1 + k.inputs.size() + positions;
   size_t ni = k.inputs.size() + positions + k.seq_pointers(), no = k.outputs.size();
   const bool can_fail = k.can_fail();  // then the failure record follows the outputs
-  for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j) params.push_back(b.getPtrTy());
+  for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j)
+    params.push_back(is_int_param(static_cast<unsigned>(1 + j)) ? static_cast<llvm::Type*>(b.getInt64Ty()) : b.getPtrTy());
   if (tiled) params.push_back(b.getInt64Ty());  // m, the grid's columns (Note [Tiled folds])
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
@@ -270,6 +280,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // Distinct buffers: inputs are never written and never alias an output, so loads may use the
   // read-only path.
   for (size_t j = 0; j < ni + no; ++j) {
+    if (is_int_param(static_cast<unsigned>(1 + j))) continue;
     fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::NoAlias);
     if (j < ni && !written_pointer(k, 1 + j, seqs_at)) fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::ReadOnly);
   }
@@ -307,6 +318,11 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     llvm::Value* at = i;
     if (int g = gathered_slot(gathered, j); g >= 0 && gathered[static_cast<size_t>(g)].broadcast) {
       at = b.getInt64(0);
+    } else if (g >= 0 && gathered[static_cast<size_t>(g)].affine) {
+      const unsigned p = position_param[static_cast<size_t>(g)];
+      llvm::Value* c = fn->getArg(p);
+      llvm::Value* q = b.CreateUDiv(i, c);
+      at = b.CreateAdd(b.CreateAdd(b.CreateMul(q, fn->getArg(p + 1)), fn->getArg(p + 2)), b.CreateSub(i, b.CreateMul(q, c)));
     } else if (g >= 0) {
       llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
       at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(position_param[static_cast<size_t>(g)]), i)),
@@ -395,7 +411,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   if (k.can_fail()) throw std::runtime_error("an element function cannot fail (Note [Kernels that can fail])");
   for (const GatheredInput& g : gathered)
-    if (g.broadcast) throw std::runtime_error("an element function has no broadcast inputs");
+    if (g.broadcast || g.affine) throw std::runtime_error("an element function has no broadcast or affine inputs");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);

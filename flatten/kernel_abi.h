@@ -85,13 +85,16 @@ struct GatheredInput {
   uint32_t input = 0;
   bool narrow = false;
   bool broadcast = false;
+  /// Read at (i / c)·stride + offset + i % c, from three int64 parameters in place of the
+  /// positions (Note [Regular elt views] in exec/cuda/device_vec.h).
+  bool affine = false;
 };
 
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
 inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
   for (const GatheredInput& g : gathered)
-    key += "|gather " + std::to_string(g.input) + (g.broadcast ? " broadcast" : g.narrow ? " i32" : "");
+    key += "|gather " + std::to_string(g.input) + (g.broadcast ? " broadcast" : g.affine ? " affine" : g.narrow ? " i32" : "");
   return key;
 }
 

@@ -234,6 +234,25 @@ DVec DVec::regular(Gpu& g, const Type* t, int64_t n, int64_t c, DVec elems) {
   return v;
 }
 
+DVec DVec::deferred_view(Gpu& g, DVec source, int64_t n, Affine shape) {
+  NDP_ASSERT(host::is_flat_scalar(source.type()) && (n == 0 || shape.c > 0), "a view of structured values");
+  Gpu* gpu = &g;
+  DVec v = deferred(source.type(), n, [gpu, source, n, shape] {
+    if (n == 0) return gpu->alloc(0);
+    // Segment r of c positions starts at r·stride + offset.
+    const int64_t segs = n / shape.c;
+    DBuf start = gpu->alloc(segs * 8), step = gpu->alloc(segs * 8), pos = gpu->alloc(n * 8);
+    gpu->check(gpu->prims().iota(start->pointer(), segs, shape.offset, shape.stride));
+    gpu->check(gpu->prims().fill(step->pointer(), segs, 8, 1));
+    gpu->check(gpu->prims().index(NDP_I64, start->pointer(), step->pointer(), runtime::gpu::DSegs{segs, n, 0, shape.c},
+                                  pos->pointer()));
+    return take(*gpu, source, pos->pointer(), n).buffer();
+  });
+  v.deferred_->view = std::make_shared<const DVec>(std::move(source));
+  v.deferred_->affine = shape;
+  return v;
+}
+
 DVec DVec::lengths_vec(const Type* t) const {
   NDP_ASSERT(kind() == TypeKind::Seq && t->kind == TypeKind::Int, "the lengths of a non-sequence");
   DVec v;
@@ -260,6 +279,7 @@ const DBuf& DVec::Deferred::get() {
     make = nullptr;
     source.reset();
     index.reset();
+    view.reset();
   }
   return made;
 }

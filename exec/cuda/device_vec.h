@@ -23,6 +23,15 @@
 //   sums.
 // Anything else reads the buffer and gets the values computed.
 //
+// Note [Regular elt views]
+// Batcher's merge takes both halves of every segment, elt(halves, 0) and elt(halves, 1) of an
+// even partition, and reads them only in the kernels of min and max. Of a regular nested vector
+// (Note [Known values] in device_vec.cpp) with a known index j, instance r's elements are the c
+// at (r·k + j)·c of the inner elements: element i of the result is source[(i / c)·k·c + j·c +
+// i % c]. So the elt is a deferred view of the source, which a fused kernel reads in place (the
+// three numbers are kernel parameters, GatheredInput::affine): no positions, no copy. Anything
+// else reads its buffer and gets the elements gathered.
+//
 // Note [Narrow gather positions]
 // An SpMV over i32 columns, {sum({v * x[i64(c)] : (c, v) in row}) : row in rows}, gathers x
 // through i64(c): computed, the widened positions would cost a pass that reads 4 bytes and
@@ -158,6 +167,17 @@ class DVec {
   static DVec deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail = nullptr);
   /// The int vector i64(narrow) of an i32 vector, deferred; `make` computes its buffer.
   static DVec deferred_widening(const lang::Type* int_type, DVec narrow, std::function<DBuf()> make);
+  /// The shape of a regular elt view (Note [Regular elt views]).
+  struct Affine {
+    int64_t c = 0, stride = 0, offset = 0;
+  };
+  /// A pending regular elt view's elements' source; null otherwise.
+  const DVec* view_source() const { return pending() ? deferred_->view.get() : nullptr; }
+  /// Its shape: element i is view_source()[(i / c)·stride + offset + i % c].
+  Affine view_shape() const { return deferred_->affine; }
+  /// That view of `source` (flat scalars), n elements, deferred: a fused kernel reads it in
+  /// place; anything else gets it gathered.
+  static DVec deferred_view(Gpu& g, DVec source, int64_t n, Affine shape);
   /// n copies of `bits`, a value the host knows (Note [Known values]): a deferred broadcast
   /// whose buffers are filled when first read.
   static DVec known(Gpu& g, const lang::Type* t, int64_t n, uint64_t bits);
@@ -189,6 +209,8 @@ class DVec {
     Gpu* gpu = nullptr;
     GatherFailure fail;  // an unchecked gather's error (cleared once checked)
     std::optional<uint64_t> known;  // every instance's value, known to the host
+    std::shared_ptr<const DVec> view;  // a regular elt view's source, and its shape
+    Affine affine;
     const DBuf& get();
     /// An unchecked gather's bounds check, now (throws its error); then it is checked.
     void check();

@@ -87,6 +87,8 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
     const size_t gathers = positions.size() + 1;
     return ins.size() + (guarded ? 2 * gathers + 1 : gathers) <= max_ptrs;
   };
+  // An affine view's three numbers instead (never guarded).
+  auto fits_view = [&] { return !guarded && ins.size() + positions.size() + 3 <= max_ptrs; };
   // Unguarded, unchecked gathers are checked before the launch, each check a pass and a
   // read-back; gathers through the same positions from sources of the same length (x[i], y[i]
   // and z[i] of one loop body) pass or fail alike, so the first of them is checked for all.
@@ -106,6 +108,13 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
     if (broadcast && guard == nullptr && v.broadcast_source() != nullptr) {
       a.gathered.push_back({static_cast<uint32_t>(j), false, true});
       a.ptrs.push_back(v.broadcast_source()->data());
+      a.unchecked.push_back(nullptr);
+    } else if (broadcast && v.view_source() != nullptr && fits_view()) {
+      // A regular elt view, read in place (Note [Regular elt views] in device_vec.h).
+      a.gathered.push_back({static_cast<uint32_t>(j), false, false, true});
+      a.ptrs.push_back(v.view_source()->data());
+      const DVec::Affine shape = v.view_shape();
+      for (int64_t x : {shape.c, shape.stride, shape.offset}) positions.push_back(static_cast<CUdeviceptr>(x));
       a.unchecked.push_back(nullptr);
     } else if (v.pending() && v.gather_source() != nullptr && fits()) {
       if (!guarded) check(v);

@@ -248,6 +248,12 @@ struct Natives {
       // Element j of every instance's k (Note [Known values]): element r·k + j of r, checked here.
       const int64_t j = static_cast<int64_t>(*i.known_bits());
       if (n > 0 && (j < 0 || j >= *k)) fail();
+      const DVec& inner = v.elems();
+      if (std::optional<int64_t> len = inner.regular_length(); len && *len > 0 && host::is_flat_scalar(inner.elems().type())) {
+        // The c elements at (r·k + j)·c of every instance r, as a view (Note [Regular elt views]).
+        DVec::Affine shape{*len, *k * *len, j * *len};
+        return DVec::regular(g, c.result, n, *len, DVec::deferred_view(g, inner.elems(), n * *len, shape));
+      }
       DBuf pos = g.alloc(n * 8);
       g.check(g.prims().iota(pos->pointer(), n, j, *k));
       return take(g, v.elems(), pos->pointer(), n);

@@ -45,15 +45,21 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   // Inputs 1 and 3 read through positions (Note [Fused gathers]), input 3's i32 (Note [Narrow
   // gather positions]): two more parameters, and it must assemble too.
   // Also input 2 read at position 0 by every instance (Note [Broadcast inputs]): no positions.
-  const flatten::GatheredInput gathered[] = {{1, false}, {3, true}}, broadcast[] = {{1, false}, {2, false, true}, {3, true}};
+  // And input 1 read as a regular elt view (Note [Regular elt views]): three int64 parameters.
+  const flatten::GatheredInput gathered[] = {{1, false}, {3, true}}, broadcast[] = {{1, false}, {2, false, true}, {3, true}},
+                               affine[] = {{1, false, false, true}, {3, true}};
   for (std::span<const flatten::GatheredInput> g :
        {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(gathered),
-        std::span<const flatten::GatheredInput>(broadcast)}) {
+        std::span<const flatten::GatheredInput>(broadcast), std::span<const flatten::GatheredInput>(affine)}) {
     CAPTURE(g.size());
     size_t positions = 0;
-    for (const flatten::GatheredInput& gi : g) positions += gi.broadcast ? 0 : 1;
+    for (const flatten::GatheredInput& gi : g) positions += gi.broadcast ? 0 : gi.affine ? 3 : 1;
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK((ptx_has_widening(codegen::compile_ptx(*bc.body, g))) == !g.empty());
+    if (!g.empty() && g[0].affine) {  // the view's position: a division by its c, no load of positions
+      std::string ptx = codegen::compile_ptx(*bc.body, g);
+      CHECK((ptx.find("div.u64") != std::string::npos || ptx.find("div.s64") != std::string::npos));
+    }
     std::string ptx = codegen::compile_ptx(*bc.body, g);
     CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + positions + 2)) != std::string::npos);
     CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + positions + 3)) == std::string::npos);
