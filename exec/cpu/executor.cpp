@@ -94,9 +94,9 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
 // Note [Small segments in one task]
 // A flattened recursion makes one parallel step a level for all its instances, and every
 // step is a pass over memory with the whole team: quicksort's 2^24 keys take some thirty
-// levels, each streaming the keys several times. Once a level holds many instances, none of
-// them a large share of its elements, the levels left are run a chunk of instances at a time
-// instead. The instances are cut into about four chunks a thread of equal elements
+// levels, each streaming the keys several times. Once a level holds many instances, and its
+// chunks balance over the threads, the levels left are run a chunk of instances at a time
+// instead. The instances are cut into up to four chunks a thread of equal elements
 // (task_chunks.h, which also says when tasks do not pay), and each chunk runs the rest of the
 // loop, every level, as one task: an OpenMP thread, whose primitives then run serially (nested
 // parallelism is off), its data in that core's caches. The chunks' results, in order, are the

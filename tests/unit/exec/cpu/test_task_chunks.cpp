@@ -64,3 +64,17 @@ TEST_CASE("task chunks: none where tasks do not pay") {
   one_large[500] = 100000 / 64;  // under a quarter of a thread's share
   CHECK(task_chunks(one_large, 4));
 }
+
+TEST_CASE("task chunks: equal instances split as soon as there are two a thread") {
+  // An even divide and conquer (Batcher's merge): 32 equal halves on 16 threads, two each.
+  auto at = task_chunks(std::vector<int64_t>(32, 32768), 16);
+  REQUIRE(at);
+  CHECK(at->size() == 33);
+  CHECK(task_chunks(std::vector<int64_t>(64, 16384), 16));
+  CHECK(!task_chunks(std::vector<int64_t>(16, 65536), 16));  // fewer than two a thread
+  CHECK(!task_chunks(std::vector<int64_t>(40, 30000), 16));  // 40 on 16: some thread takes three
+  // Random sizes (a quicksort level): 32 of them do not balance on 16 threads.
+  std::vector<int64_t> uneven;
+  for (int64_t i = 0; i < 32; ++i) uneven.push_back(20000 + (i * 7919) % 60000);
+  CHECK(!task_chunks(uneven, 16));
+}
