@@ -3,6 +3,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <bit>
 #include <mutex>
 #include <new>
@@ -45,6 +46,12 @@ size_t class_bytes(size_t bytes) { return std::bit_ceil(bytes); }
 
 }  // namespace
 
+size_t pooled_max_cached_bytes() {
+  static const size_t cap = static_cast<size_t>(
+      std::clamp<uint64_t>(machine_memory_bytes() / 8, uint64_t{1} << 30, uint64_t{16} << 30));
+  return cap;
+}
+
 void* pooled_alloc(size_t bytes) {
   require_memory(bytes, 1);  // include/ndp/memory_limit.h (also: no size class that big)
   if (bytes < kPooledMinBytes) return ::operator new(bytes > 0 ? bytes : 1, kAlign);
@@ -73,7 +80,7 @@ void pooled_free(void* block, size_t bytes) noexcept {
   Pool& p = pool();
   {
     std::lock_guard<std::mutex> lock(p.mu);
-    if (p.cached + cls <= kPooledMaxCachedBytes) {
+    if (p.cached + cls <= pooled_max_cached_bytes()) {
       p.free_lists[std::countr_zero(cls)].push_back(block);
       p.cached += cls;
       return;

@@ -5,7 +5,7 @@
 // such blocks with fresh mmaps and unmaps them at free, so each new vector page-faults and the
 // kernel zeroes every page (measured: a third of the primes benchmark). Buffers of at least
 // kPooledMinBytes are therefore rounded up to a power of two and, when freed, kept in a
-// per-size free list (up to kPooledMaxCachedBytes in all) for the next allocation of that
+// per-size free list (up to pooled_max_cached_bytes() in all) for the next allocation of that
 // class. Rounding costs address space only: pages beyond what a vector uses are never touched.
 // Smaller buffers use operator new as before. Thread-safe.
 //
@@ -22,7 +22,11 @@
 namespace ndp::exec::host {
 
 inline constexpr size_t kPooledMinBytes = size_t{1} << 20;
-inline constexpr size_t kPooledMaxCachedBytes = size_t{1} << 30;
+/// The most the free lists hold: an eighth of the machine's memory, from 1 to 16 GiB. A
+/// recursion level over 10^7 points makes a dozen vectors of 160 MB (quickhull's), and with a
+/// cap of 1 GiB most of them came fresh from the kernel: on 16 cores, 3·10^6 page faults and as
+/// much system time as work.
+size_t pooled_max_cached_bytes();
 inline constexpr size_t kHeapKeptBytes = size_t{256} << 20;
 
 /// `bytes` (at least 1) of uninitialised memory aligned to 64 bytes.

@@ -30,10 +30,12 @@ TEST_CASE("buffer pool: large blocks are reused by size class, small ones are no
   pooled_free(s, 100);
   CHECK(pooled_cached_bytes() == before_small);
   // The cap: a 1 GiB-class block (address space only; nothing is touched) is kept only while
-  // the total stays within kPooledMaxCachedBytes.
+  // the total stays within pooled_max_cached_bytes() (an eighth of the machine's memory, 1 to 16 GiB).
   void* big = pooled_alloc((size_t{600} << 20));
   pooled_free(big, size_t{600} << 20);
-  CHECK(pooled_cached_bytes() <= kPooledMaxCachedBytes);
+  CHECK(pooled_cached_bytes() <= pooled_max_cached_bytes());
+  CHECK(pooled_max_cached_bytes() >= (size_t{1} << 30));
+  CHECK(pooled_max_cached_bytes() <= (size_t{16} << 30));
   // A Buf's memory goes back to the pool when the last Vec sharing it is gone.
   void* first = nullptr;
   {
