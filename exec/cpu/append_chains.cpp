@@ -1,6 +1,8 @@
 // Running append chains on the cpu backend (Note [Append chains] in flatten/flat_ir.h).
 #include "exec/cpu/append_chains.h"
 
+#include <algorithm>
+
 #include <vector>
 
 #include "exec/host/parallel_loops.h"
@@ -80,14 +82,15 @@ Vec run_append_chain(const Stmt& s, const std::function<const Vec&(VarId)>& oper
     using T = typename decltype(tag)::type;
     Buf<T> out(o[n]);
     T* d = out.data();
-    parallel_runs(n, o, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        int64_t at = o[i];
-        for (const Part& p : parts) {
-          int64_t k = p.segment(i), m = p.len[k];
-          copy_run(d + at, static_cast<const T*>(p.data) + p.off[k], m);
-          at += m;
-        }
+    // Instance i's output [from, to) of its run: the parts' elements that fall in it.
+    parallel_run_pieces(n, o, [&](int64_t i, int64_t from, int64_t to) {
+      int64_t at = 0;  // where the part starts in the run
+      for (const Part& p : parts) {
+        const int64_t k = p.segment(i), m = p.len[k];
+        const int64_t b = std::max(from, at), e = std::min(to, at + m);
+        if (b < e) copy_run(d + o[i] + b, static_cast<const T*>(p.data) + p.off[k] + (b - at), e - b);
+        at += m;
+        if (at >= to) break;
       }
     });
     return Vec::scalar(result->a, o[n], out.share());

@@ -185,8 +185,8 @@ Vec elt(const LiftedCall& c, const Vec& v, const Vec& iv) {
       Buf<T> out(oo[n]);
       T* d = out.data();
       const T* src = inner.elems().template data<T>();
-      parallel_runs(n, oo, [&](int64_t begin, int64_t end) {
-        for (int64_t k = begin; k < end; ++k) copy_run(d + oo[k], src + io[off[k] + i[k]], l[k]);
+      parallel_run_pieces(n, oo, [&](int64_t k, int64_t from, int64_t to) {
+        copy_run(d + oo[k] + from, src + io[off[k] + i[k]] + from, to - from);
       });
       return Vec::scalar(inner.elems().type(), oo[n], out.share());
     });

@@ -70,31 +70,26 @@ void parallel_for(int64_t n, Fn&& fn) {
   });
 }
 
-/// fn(begin, end) over ranges of q covering [0, m), where q is one run of a segmented copy
-/// writing the elements [off[q], off[q + 1]) of its output. The parallel split gives each
-/// thread an equal share of runs plus elements: deciding by the run count alone would copy the
-/// few long runs at the top of a recursion (a million elements in two runs) on one thread.
+/// fn(q, from, to) over pieces of the m runs of a segmented copy, run q writing the elements
+/// [off[q], off[q + 1]) of its output: every element once, as the piece [from, to) of its run,
+/// runs in order within a thread. The elements are split evenly over the threads, so a few long
+/// runs (the top of a recursion: 10^7 elements in one or two runs) are copied by every thread,
+/// not one a run. Empty runs are skipped.
 template <class Fn>
-void parallel_runs(int64_t m, const int64_t* off, Fn&& fn) {
-  int64_t work = m + off[m];
-  int64_t chunks = parallel_blocks(work);
-  if (chunks < 2 || m < 2) {
-    fn(int64_t{0}, m);
-    return;
-  }
-  auto bound = [&](int64_t c) {  // the first run whose work (runs + elements before it) reaches c's share
-    int64_t target = static_cast<int64_t>(static_cast<__int128>(work) * c / chunks);
-    int64_t lo = 0, hi = m;
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      if (mid + off[mid] < target) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
+void parallel_run_pieces(int64_t m, const int64_t* off, Fn&& fn) {
+  const int64_t total = off[m];
+  if (total <= 0) return;
+  const int64_t chunks = parallel_blocks(m + total);
   parallel_blocks_for(chunks, [&](int64_t c) {
-    int64_t b = bound(c), e = bound(c + 1);
-    if (b < e) fn(b, e);
+    const int64_t p0 = static_cast<int64_t>(static_cast<__int128>(total) * c / chunks);
+    const int64_t p1 = static_cast<int64_t>(static_cast<__int128>(total) * (c + 1) / chunks);
+    if (p0 >= p1) return;
+    // The last run starting at or before p0.
+    int64_t q = static_cast<int64_t>(std::upper_bound(off, off + m + 1, p0) - off) - 1;
+    for (; q < m && off[q] < p1; ++q) {
+      const int64_t from = std::max(p0, off[q]) - off[q], to = std::min(p1, off[q + 1]) - off[q];
+      if (from < to) fn(q, from, to);
+    }
   });
 }
 

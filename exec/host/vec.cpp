@@ -421,8 +421,8 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
             Buf<T> out(oo[m]);
             T* o = out.data();
             const T* in = leaf.data<T>();
-            parallel_runs(m, oo, [&](int64_t begin, int64_t end) {
-              for (int64_t i = begin; i < end; ++i) copy_run(o + oo[i], in + voff[ix[i]], l[i]);
+            parallel_run_pieces(m, oo, [&](int64_t i, int64_t from, int64_t to) {
+              copy_run(o + oo[i] + from, in + voff[ix[i]] + from, to - from);
             });
             return Vec::scalar(leaf.type(), oo[m], out.share());
           });

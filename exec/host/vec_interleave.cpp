@@ -114,17 +114,11 @@ Vec interleave(std::span<const Vec> parts) {
           Buf<T> out(off[n * k]);
           T* o = out.data();
           const int64_t* oo = off.get();
-          parallel_runs(n * k, oo, [&](int64_t begin, int64_t end) {
-            // Run q is part j of instance i (q = i·k + j); one division per range, not per run.
-            int64_t i = begin / k, j = begin % k;
-            for (int64_t q = begin; q < end; ++q) {
-              size_t u = static_cast<size_t>(j);
-              copy_run(o + oo[q], data[u] + offs[u][i], oo[q + 1] - oo[q]);
-              if (++j == k) {
-                j = 0;
-                ++i;
-              }
-            }
+          parallel_run_pieces(n * k, oo, [&](int64_t q, int64_t from, int64_t to) {
+            // Run q is part j of instance i (q = i·k + j).
+            const int64_t i = q / k;
+            const size_t u = static_cast<size_t>(q - i * k);
+            copy_run(o + oo[q] + from, data[u] + offs[u][i] + from, to - from);
           });
           return Vec::scalar(e0.type(), off[n * k], out.share());
         });
@@ -222,9 +216,8 @@ Vec merge_flags(const FlagSplit& s, const Vec& a, const Vec& b) {
           const int64_t* oo = off.get();
           const T *da = ea.data<T>(), *db = b.elems().data<T>();
           const bool* f = s.flags();
-          parallel_runs(n, oo, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i)
-              copy_run(o + oo[i], (f[i] ? da : db) + start[static_cast<size_t>(i)], l[i]);
+          parallel_run_pieces(n, oo, [&](int64_t i, int64_t from, int64_t to) {
+            copy_run(o + oo[i] + from, (f[i] ? da : db) + start[static_cast<size_t>(i)] + from, to - from);
           });
           return Vec::scalar(ea.type(), off[n], out.share());
         });
