@@ -121,7 +121,7 @@ DVec DVec::seq(const Type* t, int64_t n, DBuf lengths, DBuf offsets, DVec elems)
   v.off_ = std::move(offsets);
   v.a_ = std::make_shared<const DVec>(std::move(elems));
   segment_cache().add(v.buf_, v.off_, n, v.a_->size());
-  if (n == 1) {  // one sequence is regular whatever its length (Note [Known values])
+  if (n == 1 && v.buf_) {  // one sequence is regular whatever its length (Note [Known values])
     v.deferred_ = std::make_shared<Deferred>();
     v.deferred_->known = static_cast<uint64_t>(v.a_->size());
   }
