@@ -110,6 +110,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   /// A kernel whose every input is a known value (Note [Known values] in device_vec.cpp): its
   /// outputs computed once on the host, known too. False where that does not apply.
   bool known_kernel(const Stmt& s, std::span<const DVec> ins, std::span<const Type* const> out_types, Frame& f) {
+    if (ins.empty()) return false;  // (every kernel reads an input: its instances' count)
     std::vector<Value> values;
     for (const DVec& v : ins) {
       std::optional<uint64_t> bits = v.known_bits();
@@ -118,7 +119,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     }
     std::optional<std::vector<Value>> outs = host::uniform_outputs(*s.kernel, values);
     if (!outs) return false;
-    const int64_t n = ins.empty() ? 0 : ins[0].size();
+    const int64_t n = ins[0].size();
     for (size_t k = 0; k < outs->size(); ++k)
       set_vec(f, s.outs[k], DVec::known(g, out_types[k], n, flatten::const_bits((*outs)[k])));
     return true;
