@@ -193,20 +193,25 @@ DVec DVec::deferred_widening(const Type* int_type, DVec narrow, std::function<DB
 // partition's checks, check_lengths, flatten and nest cost no launch and no wait, and a regular
 // sequence's lengths and offsets are filled only when a kernel reads them. Everything else reads
 // the buffers as before, so every path stays correct.
+namespace {
+
+/// A buffer of m values of `bytes` bytes, each `bits`, made when called.
+std::function<DBuf()> filled_later(Gpu& g, int64_t m, int bytes, uint64_t bits) {
+  return [gpu = &g, m, bytes, bits] {
+    DBuf b = gpu->alloc(m * bytes);
+    gpu->check(gpu->prims().fill(b->pointer(), m, bytes, bits));
+    return b;
+  };
+}
+
+}  // namespace
+
 DVec DVec::known(Gpu& g, const Type* t, int64_t n, uint64_t bits) {
   const int bytes = elem_bytes(t);
-  Gpu* gpu = &g;
-  auto fill = [gpu, bytes, bits](int64_t m) {
-    return [gpu, bytes, bits, m] {
-      DBuf b = gpu->alloc(m * bytes);
-      gpu->check(gpu->prims().fill(b->pointer(), m, bytes, bits));
-      return b;
-    };
-  };
-  DVec single = deferred(t, 1, fill(1));
+  DVec single = deferred(t, 1, filled_later(g, 1, bytes, bits));
   single.deferred_->known = bits;
   if (n == 1) return single;
-  DVec v = deferred_broadcast(t, n, std::move(single), fill(n));
+  DVec v = deferred_broadcast(t, n, std::move(single), filled_later(g, n, bytes, bits));
   v.deferred_->known = bits;
   return v;
 }
@@ -218,11 +223,7 @@ DVec DVec::regular(Gpu& g, const Type* t, int64_t n, int64_t c, DVec elems) {
   v.type_ = t;
   v.n_ = n;
   v.deferred_ = std::make_shared<Deferred>();
-  v.deferred_->make = [gpu, n, c] {
-    DBuf b = gpu->alloc(n * 8);
-    gpu->check(gpu->prims().fill(b->pointer(), n, 8, static_cast<uint64_t>(c)));
-    return b;
-  };
+  v.deferred_->make = filled_later(g, n, 8, static_cast<uint64_t>(c));
   v.deferred_->known = static_cast<uint64_t>(c);
   v.lazy_offsets_ = std::make_shared<Deferred>();
   v.lazy_offsets_->make = [gpu, n, c] {
@@ -384,7 +385,6 @@ DVec seq_from_lengths(Gpu& g, const Type* t, int64_t n, DBuf lengths, DVec elems
 DVec seq_from_lengths(Gpu& g, const Type* t, const DVec& lengths, DVec elems) {
   if (std::optional<uint64_t> c = lengths.known_bits())
     return DVec::regular(g, t, lengths.size(), static_cast<int64_t>(*c), std::move(elems));
-  if (const DBuf& off = lengths.scanned_offsets()) return DVec::seq(t, lengths.size(), lengths.buffer(), off, std::move(elems));
   return seq_from_lengths(g, t, lengths.size(), lengths.buffer(), std::move(elems));
 }
 
@@ -393,6 +393,12 @@ runtime::gpu::DSegs segments_of_lengths(Gpu& g, const DVec& lengths, int64_t tot
   if (std::optional<uint64_t> c = lengths.known_bits()) return runtime::gpu::DSegs{n, total, 0, static_cast<int64_t>(*c)};
   keep = offsets_from_valid_lengths(g, n, lengths.buffer());
   return runtime::gpu::DSegs::irregular(n, total, keep->pointer());
+}
+
+DVec append_flat(Gpu& g, const DVec& a, runtime::gpu::DSegs sa, const DVec& b, runtime::gpu::DSegs sb, runtime::gpu::DSegs so) {
+  DBuf out = g.alloc(so.total * elem_bytes(a.type()));
+  g.check(g.prims().append(elem_type(a.type()), a.data(), sa, b.data(), sb, so, out->pointer()));
+  return DVec::scalar(a.type(), so.total, std::move(out));
 }
 
 DVec empty_of(Gpu& g, lang::TypeContext& types, const Type* t) {

@@ -186,15 +186,15 @@ class DVec {
   static DVec regular(Gpu& g, const lang::Type* t, int64_t n, int64_t c, DVec elems);
   /// A sequence's lengths as an int vector (t), known where the sequence is regular.
   DVec lengths_vec(const lang::Type* t) const;
-  /// These lengths (an int vector) with the offsets a scan of them made, which a sequence of
-  /// these lengths takes instead of scanning them again (a filter group's counts, then nested).
+  /// These lengths (an int vector) holding alive the offsets a scan of them made: the segment
+  /// cache (Note [Segment descriptor cache] in device_vec.cpp) keeps them by weak reference, so
+  /// a sequence later made of these lengths (a filter group's counts, then nested) finds them
+  /// there instead of scanning again.
   DVec with_scanned_offsets(DBuf offsets) const {
     DVec v = *this;
     v.off_ = std::move(offsets);
     return v;
   }
-  /// Those offsets, or null.
-  const DBuf& scanned_offsets() const { return kind() == lang::TypeKind::Seq ? empty_ : off_; }
   /// A sequence of type t with this one's lengths and offsets (regular stays regular) over
   /// `elems`, as many as this one's.
   DVec with_elems(const lang::Type* t, DVec elems) const;
@@ -222,8 +222,7 @@ class DVec {
   int64_t n_ = 0;
   mutable DBuf buf_;
   std::shared_ptr<Deferred> deferred_;
-  mutable DBuf off_;             // a sequence's offsets (a lengths vector's: scanned_offsets)
-  static inline const DBuf empty_;
+  mutable DBuf off_;  // a sequence's offsets (a lengths vector's: with_scanned_offsets)
   std::shared_ptr<Deferred> lazy_offsets_;  // a regular sequence's offsets, until read
   std::shared_ptr<const DVec> a_, b_;
 };

@@ -15,6 +15,9 @@ namespace ndp::exec::cuda {
 /// A sequence DVec over `lengths` (n int64 on the device, known to be non-negative): computes
 /// the offsets. The elements must number the lengths' sum.
 DVec seq_from_lengths(Gpu& g, const lang::Type* t, int64_t n, DBuf lengths, DVec elems);
+/// Segment k of `so` is segment k of a (segments sa) followed by segment k of b (sb): a and b
+/// flat scalars of one type.
+DVec append_flat(Gpu& g, const DVec& a, runtime::gpu::DSegs sa, const DVec& b, runtime::gpu::DSegs sb, runtime::gpu::DSegs so);
 /// The same from a lengths vector: regular where its value is known (Note [Known values]).
 DVec seq_from_lengths(Gpu& g, const lang::Type* t, const DVec& lengths, DVec elems);
 /// The segments that valid `lengths` describe over `total` elements: regular, with no offsets,

@@ -175,10 +175,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
         if (!host::is_flat_scalar(a.type()) || a.gather_unchecked() || b.gather_unchecked()) return std::nullopt;
         const int64_t n = a.size();
         const runtime::gpu::DSegs one{n, n, 0, 1};
-        DBuf out = g.alloc(2 * n * elem_bytes(a.type()));
-        g.check(g.prims().append(elem_type(a.type()), a.data(), one, b.data(), one, runtime::gpu::DSegs{n, 2 * n, 0, 2},
-                                 out->pointer()));
-        return DVec::scalar(a.type(), 2 * n, std::move(out));
+        return append_flat(g, a, one, b, one, runtime::gpu::DSegs{n, 2 * n, 0, 2});
       }
     }
   }
@@ -243,12 +240,9 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
       k == 2 && c && parts[1].regular_length() == c && host::is_flat_scalar(parts[0].elems().type())) {
     // [x, y] of two regular sequences of c elements: each instance's 2c elements are its x's
     // and then its y's, one append over regular segments (no positions, no offsets).
-    const int64_t total = 2 * n * *c;
-    const Type* e = parts[0].elems().type();
-    DBuf out = g.alloc(total * elem_bytes(e));
-    g.check(g.prims().append(elem_type(e), parts[0].elems().data(), parts[0].segs(), parts[1].elems().data(),
-                             parts[1].segs(), runtime::gpu::DSegs{n, total, 0, 2 * *c}, out->pointer()));
-    return DVec::regular(g, t, n, 2, DVec::regular(g, t->a, 2 * n, *c, DVec::scalar(e, total, std::move(out))));
+    DVec xy = append_flat(g, parts[0].elems(), parts[0].segs(), parts[1].elems(), parts[1].segs(),
+                          runtime::gpu::DSegs{n, 2 * n * *c, 0, 2 * *c});
+    return DVec::regular(g, t, n, 2, DVec::regular(g, t->a, 2 * n, *c, std::move(xy)));
   }
   if (k == 2) {
     if (std::optional<DVec> pairs = interleave_two(parts[0], parts[1])) return DVec::regular(g, t, n, 2, std::move(*pairs));

@@ -512,15 +512,14 @@ struct Natives {
   std::optional<DVec> append_seqs(const Type* t, const DVec& x, const DVec& y) {
     const DVec &ea = x.elems(), &eb = y.elems();
     int64_t n = x.size();
+    // Elements without sequences in them: one append of each flat component into segments so.
+    auto append_into = [&](DSegs so) {
+      return [&, so](const DVec& u, const DVec& w) -> std::optional<DVec> { return append_flat(g, u, x.segs(), w, y.segs(), so); };
+    };
     if (std::optional<int64_t> la = x.regular_length(), lb = y.regular_length(); la && lb) {
       // Regular parts make a regular whole (Note [Known values]): no lengths added, no scan.
-      const DSegs so{n, n * (*la + *lb), 0, *la + *lb};
-      auto append = [&](const DVec& u, const DVec& w) -> std::optional<DVec> {
-        DBuf out = g.alloc(so.total * elem_bytes(u.type()));
-        g.check(g.prims().append(elem_type(u.type()), u.data(), x.segs(), w.data(), y.segs(), so, out->pointer()));
-        return DVec::scalar(u.type(), so.total, std::move(out));
-      };
-      if (std::optional<DVec> elems = zip_components(ea, eb, append)) return DVec::regular(g, t, n, *la + *lb, std::move(*elems));
+      if (std::optional<DVec> elems = zip_components(ea, eb, append_into(DSegs{n, n * (*la + *lb), 0, *la + *lb})))
+        return DVec::regular(g, t, n, *la + *lb, std::move(*elems));
     }
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     if (!ctx.kernels->available(add)) return std::nullopt;
@@ -528,13 +527,7 @@ struct Natives {
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer(), ea.size() + eb.size());
     DSegs so = DSegs::irregular(n, total, offsets->pointer());
-    // Elements without sequences in them: one append of each flat component.
-    auto append = [&](const DVec& u, const DVec& w) -> std::optional<DVec> {
-      DBuf out = g.alloc(total * elem_bytes(u.type()));
-      g.check(g.prims().append(elem_type(u.type()), u.data(), x.segs(), w.data(), y.segs(), so, out->pointer()));
-      return DVec::scalar(u.type(), total, std::move(out));
-    };
-    if (std::optional<DVec> elems = zip_components(ea, eb, append))
+    if (std::optional<DVec> elems = zip_components(ea, eb, append_into(so)))
       return DVec::seq(t, n, len.buffer(), std::move(offsets), std::move(*elems));
     const int64_t na = ea.size(), nb = eb.size();
     DBuf from_a = g.alloc(na * 8), from_b = g.alloc(nb * 8), pos = g.alloc(total * 8);

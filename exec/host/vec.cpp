@@ -383,16 +383,18 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
         const Vec& ve = v.elems();
         const int64_t* ix = idx.data();
         Vec elems;
-        if (is_flat_scalar(ve.type())) {
-          elems = with_scalar(ve.kind(), [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            Buf<T> out(m * c);
-            T* o = out.data();
-            const T* in = ve.data<T>();
-            parallel_regular_runs(m, c, [&](int64_t i, int64_t from, int64_t to) {
-              copy_run(o + i * c + from, in + ix[i] * c + from, to - from);
+        if (flat_leaves(ve)) {  // a leaf at a time, as below
+          elems = map_leaves(ve, [&](const Vec& leaf) {
+            return with_scalar(leaf.kind(), [&](auto tag) {
+              using T = typename decltype(tag)::type;
+              Buf<T> out(m * c);
+              T* o = out.data();
+              const T* in = leaf.data<T>();
+              parallel_regular_runs(m, c, [&](int64_t i, int64_t from, int64_t to) {
+                copy_run(o + i * c + from, in + ix[i] * c + from, to - from);
+              });
+              return Vec::scalar(leaf.type(), m * c, out.share());
             });
-            return Vec::scalar(ve.type(), m * c, out.share());
           });
         } else {
           Indices eidx(static_cast<size_t>(m * c));

@@ -97,6 +97,7 @@ class Buf {
   explicit Buf(int64_t n)  // uninitialised
       : n_(n), p_(static_cast<T*>(pooled_alloc(bytes_for(n))), [n](T* q) { pooled_free(q, bytes_for(n)); }) {}
   T* data() { return p_.get(); }
+  const T* data() const { return p_.get(); }
   T& operator[](int64_t i) { return p_[i]; }
   int64_t size() const { return n_; }
   std::shared_ptr<const void> share() { return std::shared_ptr<const T[]>(std::move(p_)); }
@@ -119,7 +120,7 @@ class Indices {
  public:
   explicit Indices(size_t n) : buf_(static_cast<int64_t>(n)) {}
   int64_t* data() { return buf_.data(); }
-  const int64_t* data() const { return const_cast<Buf<int64_t>&>(buf_).data(); }
+  const int64_t* data() const { return buf_.data(); }
   size_t size() const { return static_cast<size_t>(buf_.size()); }
   int64_t& operator[](size_t i) { return data()[i]; }
   int64_t operator[](size_t i) const { return data()[i]; }

@@ -451,6 +451,18 @@ TEST_CASE("Vec: sequences of points and datatypes are taken, and points replicat
   CHECK(lang::values_equal(taken[1], rows[0]));
   CHECK(lang::values_equal(taken[2], rows[1]));
   CHECK(lang::values_equal(taken[3], rows[0]));
+  // Regular sequences of pairs (two each) stay regular, taken a leaf at a time too.
+  const Type* xy = T.pair(T.float_(), T.int_());
+  std::vector<Value> six;
+  for (int i = 0; i < 6; ++i) six.push_back(Value::pair(F(i + 0.5), I(10 * i)));
+  Vec regular = Vec::seq(T.seq(xy), 3, uniform_buffer<int64_t>(2, 3), from_values(T, xy, six));
+  REQUIRE(regular.is_regular());
+  Vec taken_regular = take(regular, std::vector<int64_t>{2, 0});
+  CHECK(taken_regular.is_regular());
+  auto tr = to_values(taken_regular);
+  REQUIRE(tr.size() == 2);
+  CHECK(lang::values_equal(tr[0], seq({six[4], six[5]})));
+  CHECK(lang::values_equal(tr[1], seq({six[0], six[1]})));
   // A pair of points over irregular segments (lengths 2, 0, 3): each copied into its segment.
   const Type* line = T.pair(T.pair(T.float_(), T.float_()), T.int_());
   std::vector<Value> lines = {Value::pair(Value::pair(F(1), F(2)), I(10)), Value::pair(Value::pair(F(3), F(4)), I(20)),
