@@ -143,6 +143,9 @@ def main():
     ap.add_argument("--cusparse", default="build-gpu/bench/cusparse_spmv")
     ap.add_argument("--only", default="allpairs,fractal,matmul,spmv,segsum,segsort,radix")
     ap.add_argument("--lengths", default=",".join(str(l) for l in SEG_LENGTHS))
+    ap.add_argument("--batch", type=int, default=10,
+                    help="segsum and spmv: calls a timing makes back to back, on both sides (1: a call alone, its "
+                         "launch and the wait for its end in its time)")
     a = ap.parse_args()
     only = a.only.split(",")
     work = tempfile.mkdtemp(prefix="ndp_map_blocks_")
@@ -183,9 +186,10 @@ def main():
         r = base["median_ms"] / rec["median_ms"] if "median_ms" in rec and "median_ms" in base else None
         row("matmul 2048² f32", "auto", rec, base, "cuBLAS SGEMM", "%.3f× its speed" % r if r else "—", "≥ 0.2×")
     if "spmv" in only:
-        cus = run_cusparse(a.cusparse, 1, 64, a.runs)
+        cus = run_cusparse(a.cusparse, 1, 64, a.runs, a.batch)
         for lv, name in SPMV_LEVELS.items():
-            rec = ndp_row(a, work, "spmv", {"bench_size": SPMV_ROWS, "bench_shape": 1, "bench_columns": 64}, lv)
+            rec = ndp_row(a, work, "spmv", {"bench_size": SPMV_ROWS, "bench_shape": 1, "bench_columns": 64,
+                                            "bench_batch": a.batch}, lv)
             r = cus["median_ms"] / rec["median_ms"] if "median_ms" in rec and "median_ms" in cus else None
             row("spmv 2^20 rows, 8–24 a row", name, rec, cus, "cuSPARSE CSR, 64-bit indices",
                 "%.2f× its speed" % r if r else "—", "≥ 0.9×")
@@ -203,20 +207,24 @@ def main():
         row("per-block counting sort with `rep`, 10^6 keys", "auto", rec, base, "CUB DeviceRadixSort, 64-bit keys, 32 bits",
             "%.1f× its time" % r if r else "—", "≤ 5×")
     if "segsum" in only:
-        copy = baseline(a.baselines, ["copy", SEG_INTS])
+        copy = baseline(a.baselines, ["copy", SEG_INTS, "--batch", a.batch])
         copy_gbs = 16.0 * SEG_INTS / (copy["median_ms"] * 1e6) if "median_ms" in copy else None
         result["copy"] = copy
-        lines += ["", "Segmented sum of 2^24 ints: GB/s = 8 bytes an int over the median time of %d rounds, in each of which "
-                  "every level runs once; the copy's (%s GB/s) moves 16 bytes an int. In parentheses: a level with more "
+        lines += ["", "Segmented sum of 2^24 ints: GB/s = the bytes read and written (8 an int, 8 a segment's sum) over the "
+                  "median time of a call in %d rounds, in each of which every level runs once, %d calls back to back; the "
+                  "copy (%s GB/s, %d copies back to back) moves 16 bytes an int. In parentheses: a level with more "
                   "than twice the segment's length in lanes, shown but not counted as a version." % (a.sweep_rounds,
-                  "%.0f" % copy_gbs if copy_gbs else "?"), "",
-                  "| length | " + " | ".join(list(SEGSUM_LEVELS.values()) + ["CUB"]) + " | best level | auto / best |",
-                  "|---" * (len(SEGSUM_LEVELS) + 4) + "|"]
+                  a.batch, "%.0f" % copy_gbs if copy_gbs else "?", a.batch), "",
+                  "| length | " + " | ".join(list(SEGSUM_LEVELS.values()) + ["CUB"]) +
+                  " | best level | auto / best | auto / copy |",
+                  "|---" * (len(SEGSUM_LEVELS) + 5) + "|"]
         levels_in_order = list(SEGSUM_LEVELS.values())
         for L in [int(x) for x in a.lengths.split(",")]:
-            cub = baseline(a.baselines, ["segsum", SEG_INTS, L])
+            moved = 8.0 * SEG_INTS + 8.0 * (SEG_INTS // L)  # the ints read, the sums written
+            cub = baseline(a.baselines, ["segsum", SEG_INTS, L, "--batch", a.batch])
             # One process a length: every level in turn each round (segsum.ndp's bench_loop).
-            path = program("segsum", {"bench_size": SEG_INTS, "bench_length": L, "bench_runs": a.sweep_rounds + 1}, work)
+            path = program("segsum", {"bench_size": SEG_INTS, "bench_length": L, "bench_runs": a.sweep_rounds + 1,
+                                      "bench_batch": a.batch}, work)
             rec = run_ndp(a.ndp, path, 600)
             ok = agree(rec.get("checksum"), cub.get("checksum"))
             failed = failed or "error" in rec or ok is False
@@ -227,7 +235,7 @@ def main():
                     cells.append(rec.get("error", "?")[:40])
                     continue
                 med = sorted(times)[len(times) // 2]
-                g = 8.0 * SEG_INTS / (med * 1e9)
+                g = moved / (med * 1e9)
                 gbs[name] = g
                 result["sweep"].append({"length": L, "level": name, "median_ms": 1e3 * med, "min_ms": 1e3 * min(times),
                                         "gbs": g, "checksums_agree": ok, "command": rec.get("command")})
@@ -235,14 +243,15 @@ def main():
                 cells.append(("(%.0f)" if idle else "%.0f") % g + ("" if ok is not False else " DIFFER"))
                 if idle:
                     del gbs[name]
-            cg = 8.0 * SEG_INTS / (cub["median_ms"] * 1e6) if "median_ms" in cub else None
+            cg = moved / (cub["median_ms"] * 1e6) if "median_ms" in cub else None
             result["sweep"].append({"length": L, "level": "CUB", "baseline": cub, "gbs": cg})
             cells.append("%.0f" % cg if cg else cub.get("error", "?")[:40])
             levels = {k: v for k, v in gbs.items() if v and k != "auto"}
             best = max(levels, key=levels.get) if levels else None
             auto = gbs.get("auto")
-            lines.append("| %d | %s | %s | %s |" % (L, " | ".join(cells), best or "—",
-                                                     "%.2f" % (auto / levels[best]) if best and auto else "—"))
+            lines.append("| %d | %s | %s | %s | %s |" % (L, " | ".join(cells), best or "—",
+                                                          "%.2f" % (auto / levels[best]) if best and auto else "—",
+                                                          "%.2f" % (auto / copy_gbs) if auto and copy_gbs else "—"))
             print(lines[-1], flush=True)
         svg_sweep([r for r in result["sweep"] if r.get("gbs")], copy_gbs, a.out + "_sweep.svg")
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)

@@ -111,8 +111,8 @@ def run_ndp(ndp, path, timeout, backend="cuda"):
     return rec
 
 
-def run_cusparse(exe, shape, bits, runs):
-    cmd = [exe, str(SPMV_ROWS), str(runs), str(shape), str(bits)]
+def run_cusparse(exe, shape, bits, runs, batch=1):
+    cmd = [exe, str(SPMV_ROWS), str(runs), str(shape), str(bits), str(batch)]
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = "/usr/local/cuda/lib64" + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     rc, out, err = sh(cmd, 120, env)

@@ -286,6 +286,14 @@ llvm::Value* constant(llvm::IRBuilder<>& b, const KernelNode& n) {
 
 }  // namespace
 
+RowSpan row_span(llvm::IRBuilder<>& b, llvm::Value* offsets, llvm::Value* row) {
+  llvm::Type* i64 = b.getInt64Ty();
+  if (offsets->getType()->isIntegerTy()) return {b.CreateMul(row, offsets), offsets};  // regular rows
+  llvm::Value* start = b.CreateLoad(i64, b.CreateGEP(i64, offsets, row));
+  llvm::Value* end = b.CreateLoad(i64, b.CreateGEP(i64, offsets, b.CreateAdd(row, b.getInt64(1))));
+  return {start, b.CreateSub(end, start)};
+}
+
 namespace {
 
 /// A read of a sequence (Note [Sequences in loop kernels]): the length of row args[0], or
@@ -302,13 +310,9 @@ struct Row {
 Row row_of(llvm::IRBuilder<>& b, const KernelBody& k, const KernelNode& n, const std::vector<llvm::Value*>& v,
            const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
   const uint32_t first = static_cast<uint32_t>(k.seq_pointer(n.input));  // its rows' offsets
-  llvm::Type* i64 = b.getInt64Ty();
-  llvm::Value* offsets = seq_pointer(first);
-  llvm::Value* row = v.at(n.args.at(0));
-  llvm::Value* start = b.CreateLoad(i64, b.CreateGEP(i64, offsets, row));
-  llvm::Value* end = b.CreateLoad(i64, b.CreateGEP(i64, offsets, b.CreateAdd(row, b.getInt64(1))));
+  const RowSpan span = row_span(b, seq_pointer(first), v.at(n.args.at(0)));
   llvm::Value* component = n.kind == KernelNode::Kind::SeqLength ? nullptr : seq_pointer(first + 1 + n.component);
-  return {start, b.CreateSub(end, start), component};
+  return {span.start, span.length, component};
 }
 
 /// Whether SeqElt node `n` reads its row at the index of a fold over that same row's length

@@ -55,6 +55,17 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
                              const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
                              const std::function<llvm::Value*(uint32_t)>& seq_pointer = nullptr, Lanes lanes = {});
 
+/// Where a row of a sequence lies in its elements: [start, start + length).
+struct RowSpan {
+  llvm::Value* start;
+  llvm::Value* length;
+};
+
+/// The span of row `row` (an i64) of a sequence whose offsets parameter is `offsets`: a pointer
+/// to its n + 1 offsets, or, for regular rows, the one length of every row as an i64, row r
+/// then starting at r·length (Note [Regular rows in kernels] in codegen/kernel_ptx.cpp).
+RowSpan row_span(llvm::IRBuilder<>& b, llvm::Value* offsets, llvm::Value* row);
+
 class FoldTiles;
 
 /// The instances `instances` of this thread (FoldTiles' slots, in order) of a body with a tiled

@@ -182,6 +182,16 @@ llvm::Type* position_type(llvm::IRBuilder<>& b, const GatheredInput& g) {
   return g.narrow ? b.getInt32Ty() : b.getInt64Ty();
 }
 
+// Note [Regular rows in kernels]
+// A sequence whose rows all have one length c, known to the host (a regular sequence: Note
+// [Known values] in exec/cuda/device_vec.cpp, such as an even partition), has offsets i·c that
+// the executor would otherwise fill (a launch) and the kernel read (8 bytes a row: as many
+// bytes again as the elements of a segmented sum of rows of one). Such a kernel takes c in the
+// offsets' parameter, and row_span computes a row's start. Only a sequence the kernel reads
+// alone qualifies (a written or appended one's offsets are its own), and the variant has its
+// own key (kernel_key's "|regular"), so a compiled program without it runs the plain kernel
+// on the filled offsets.
+
 // Note [Streamed inputs beside gathers]
 // An element function that gathers (x[c] in SpMV) reads its other inputs, and the positions,
 // once each, in order: a stream far larger than L2 that would evict the gathered array, which is
@@ -227,7 +237,11 @@ bool written_pointer(const flatten::KernelBody& k, size_t param, size_t seqs_at)
 
 }  // namespace
 
-std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled) {
+std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled,
+                        uint64_t regular_rows) {
+  for (uint32_t q = 0; q < 64; ++q)
+    if ((regular_rows >> q & 1) && (q >= k.seqs.size() || k.seqs[q].written || k.seqs[q].appended))
+      throw std::runtime_error("regular rows for a sequence the kernel lacks, writes or appends to");
   if (lanes < 1 || lanes > 1024 || (lanes & (lanes - 1)) != 0 || (lanes > 1 && !k.instance_at_a_time()))
     throw std::runtime_error("lanes that are not a power of two up to a block, or lanes for an elementwise kernel");
   std::optional<flatten::TiledFold> shape = tiled ? flatten::tiled_fold(k) : std::nullopt;
@@ -248,13 +262,16 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions);
     positions += gathered[g].affine ? 3 : 1;
   }
+  // Then the pointers of the sequences a loop reads (Note [Sequences in loop kernels]); the
+  // offsets of one with regular rows are their one length.
+  const size_t seqs_at = 1 + k.inputs.size() + positions;
   auto is_int_param = [&](unsigned p) {
     for (size_t g = 0; g < gathered.size(); ++g)
       if (gathered[g].affine && p >= position_param[g] && p < position_param[g] + 3) return true;
+    for (uint32_t q = 0; q < k.seqs.size(); ++q)
+      if ((regular_rows >> q & 1) && p == seqs_at + k.seq_pointer(q)) return true;
     return false;
   };
-  // Then the pointers of the sequences a loop reads (Note [Sequences in loop kernels]).
-  const size_t seqs_at = 1 + k.inputs.size() + positions;
   size_t ni = k.inputs.size() + positions + k.seq_pointers(), no = k.outputs.size();
   const bool can_fail = k.can_fail();  // then the failure record follows the outputs
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j)

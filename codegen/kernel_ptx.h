@@ -36,8 +36,12 @@ bool has_libdevice();
 /// instances are a grid of n / m rows and m columns, m an i64 after the last pointer; a block
 /// of 256 threads runs a 32 × 32 square of it, four instances a thread (launch ceil(n / m / 32)
 /// · ceil(m / 32) blocks), reading the square's rows through shared memory (FoldTiles).
+///
+/// `regular_rows`: bit q set says that every row of sequence q (one the kernel only reads) has
+/// one length, passed as an i64 in place of the sequence's offsets (Note [Regular rows in
+/// kernels]).
 std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {}, int lanes = 1,
-                        bool tiled = false);
+                        bool tiled = false, uint64_t regular_rows = 0);
 
 /// PTX text (sm_90) of the device function `ndp_elements(i64 first, i64 stride, i32 count, ptr
 /// ins) -> {[8 x i64]}` that the consumer kernels call: output 0 of `k` (its only output) for

@@ -99,11 +99,9 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
         const flatten::KernelNode& row = k.nodes[staged_[s].row];
         llvm::Value* me = b_.CreateSelect(runs_, instance_, b_.getInt64(0));  // a record past n reads instance 0
         llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? me : input_at(row.input, me);
-        llvm::Value* offsets = global_(static_cast<uint32_t>(k.seq_pointer(staged_[s].seq)));
-        llvm::Value* start = b_.CreateLoad(i64, b_.CreateGEP(i64, offsets, id));
-        llvm::Value* stop = b_.CreateLoad(i64, b_.CreateGEP(i64, offsets, b_.CreateAdd(id, b_.getInt64(1))));
-        llvm::Value* length = b_.CreateSelect(runs_, b_.CreateSub(stop, start), b_.getInt64(0));
-        b_.CreateStore(start, field(thread_, 1 + 2 * s));
+        const RowSpan span = row_span(b_, global_(static_cast<uint32_t>(k.seq_pointer(staged_[s].seq))), id);
+        llvm::Value* length = b_.CreateSelect(runs_, span.length, b_.getInt64(0));
+        b_.CreateStore(span.start, field(thread_, 1 + 2 * s));
         b_.CreateStore(length, field(thread_, 2 + 2 * s));
         for (const Component& c : components_)
           if (c.slot == s) bytes = b_.CreateAdd(bytes, align(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));

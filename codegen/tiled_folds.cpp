@@ -82,11 +82,9 @@ FoldTiles::FoldTiles(llvm::IRBuilder<>& b, const flatten::KernelBody& k, flatten
     b.CreateCondBr(b.CreateICmpULT(r, b.getInt64(kSquare)), mine, next);
     b.SetInsertPoint(mine);
     llvm::Value* id = row_id(rows_[p].columns, r);
-    llvm::Value* offsets = seq_pointer_(static_cast<uint32_t>(k.seq_pointer(rows_[p].seq)));
-    llvm::Value* start = b.CreateLoad(i64, b.CreateGEP(i64, offsets, id));
-    llvm::Value* stop = b.CreateLoad(i64, b.CreateGEP(i64, offsets, b.CreateAdd(id, b.getInt64(1))));
-    b.CreateStore(start, at(rows_[p].starts, r));
-    b.CreateStore(b.CreateSub(stop, start), at(rows_[p].lengths, r));
+    const RowSpan span = row_span(b, seq_pointer_(static_cast<uint32_t>(k.seq_pointer(rows_[p].seq))), id);
+    b.CreateStore(span.start, at(rows_[p].starts, r));
+    b.CreateStore(span.length, at(rows_[p].lengths, r));
     b.CreateBr(next);
     b.SetInsertPoint(next);
   }

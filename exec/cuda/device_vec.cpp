@@ -197,6 +197,7 @@ namespace {
 
 /// A buffer of m values of `bytes` bytes, each `bits`, made when called.
 std::function<DBuf()> filled_later(Gpu& g, int64_t m, int bytes, uint64_t bits) {
+  if (m == 1) return [gpu = &g, bytes, bits] { return gpu->single_value(bytes, bits); };
   return [gpu = &g, m, bytes, bits] {
     DBuf b = gpu->alloc(m * bytes);
     gpu->check(gpu->prims().fill(b->pointer(), m, bytes, bits));

@@ -104,6 +104,9 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   // scalar's copies are instead a deferred broadcast (Note [Deferred vectors]) of its bits: a
   // kernel that reads it reads the one value in place, and anything else gets one fill.
   DVec constant(const Type* t, const Value& v, int64_t n) {
+    // A function value is its interned id (Note [Vec representation]), known like a number.
+    if (t->kind == lang::TypeKind::Fn && v.kind() == lang::ValueKind::Fn)
+      return DVec::known(g, t, n, static_cast<uint64_t>(host::function_id(v.fn())));
     if (!flatten::const_ok(v, t)) return replicate_one(g, upload(g, host::from_value(prog.types, t, v, 1)), n);
     return DVec::known(g, t, n, flatten::const_bits(v));
   }
@@ -123,6 +126,26 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     for (size_t k = 0; k < outs->size(); ++k)
       set_vec(f, s.outs[k], DVec::known(g, out_types[k], n, flatten::const_bits((*outs)[k])));
     return true;
+  }
+  /// The same for a lone elementwise primitive of known arguments (a loop's counter `k - 1`):
+  /// known too, so that the loop's test of it is decided on the host, with no launch and no
+  /// wait, and the loop's iterations queue on the GPU one after another.
+  bool known_prim(const host::LiftedCall& c, std::span<const DVec> args, Frame& f, VarId dst) {
+    if (args.empty()) return false;
+    std::vector<Value> values;
+    for (const DVec& v : args) {
+      std::optional<uint64_t> bits = v.known_bits();
+      if (!bits || !has_exact_bits(v.type())) return false;  // (a float's bits are not an int's)
+      values.push_back(value_of_bits(v.type(), *bits));
+    }
+    std::optional<Value> r = host::uniform_prim(c.id, c.type_args, values, c.result);
+    if (!r) return false;
+    set_vec(f, dst, DVec::known(g, c.result, args[0].size(), flatten::const_bits(*r)));
+    return true;
+  }
+  static bool has_exact_bits(const Type* t) {
+    return t->kind == lang::TypeKind::Int || t->kind == lang::TypeKind::Bool || t->kind == lang::TypeKind::Char ||
+           t->kind == lang::TypeKind::I32;
   }
   /// The value of a known vector's bits at type t (an int, bool, char or i32: host::uniform_outputs' types).
   static Value value_of_bits(const Type* t, uint64_t bits) {
@@ -342,6 +365,10 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       // Deferred (Note [Deferred vectors] in device_vec.h): a lifted function's instance ids are
       // often read by nothing that needs them stored.
       const int64_t n = host(f, s.uses.at(0));
+      if (n == 1) {  // one instance, id 0: known (Note [Known values]), read in place by kernels
+        set_vec(f, s.dst, DVec::known(g, type_of(f, s.dst), 1, 0));
+        return;
+      }
       Gpu& gpu = g;
       set_vec(f, s.dst, DVec::deferred(type_of(f, s.dst), n, [&gpu, n] {
                 DBuf buf = gpu.alloc(n * 8);
@@ -363,6 +390,12 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::FnTag: {
       // The tag of every function id so far, a small table, gathered by the vector's ids.
       std::vector<int64_t> table = host::function_tags(s.lit.elems());
+      // One known function (a function passed down a recursion): its tag is known too, and the
+      // dispatch on it costs no launch and no wait (Note [Known values]).
+      if (std::optional<uint64_t> id = use(0).known_bits(); id && *id < table.size()) {
+        set_vec(f, s.dst, DVec::known(g, type_of(f, s.dst), use(0).size(), static_cast<uint64_t>(table[*id])));
+        return;
+      }
       DBuf buf = g.alloc(static_cast<int64_t>(table.size()) * 8);
       g.check(g.pool().upload(buf->pointer(), table.data(), table.size() * 8));
       DVec tags = DVec::scalar(type_of(f, s.dst), static_cast<int64_t>(table.size()), std::move(buf));
@@ -452,6 +485,9 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Prim: {
+      // An effect (a print, a file) happens after every earlier kernel's failure is known (Note
+      // [Deferred failure records] in gpu.h): its arguments may be known on the host, unread.
+      if (lang::core::prim_has_effect(s.prim)) g.check_deferred_records();
       if (s.prim == lang::core::PrimId::Rand && s.uses.size() == 2) {
         set_vec(f, s.dst, rand_with_paths(s, f));
         return;
@@ -463,6 +499,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       std::vector<DVec> args;
       for (VarId u : s.uses) args.push_back(vec(f, u));
       host::LiftedCall c{s.prim, s.span, &s.type_args, type_of(f, s.dst)};
+      if (known_prim(c, args, f, s.dst)) return;
       if (s.prim == lang::core::PrimId::ToI64 && args.at(0).kind() == lang::TypeKind::I32) {
         // Deferred, keeping the i32 values (Note [Narrow gather positions] in device_vec.h).
         const GpuPrimContext* pc = &ctx;
@@ -493,7 +530,9 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       }
       if (s.op == Op::Kernel && known_kernel(s, ins, out_types, f)) return;
       const int lanes = s.op == Op::MapKernel ? map_kernel_lanes(s, ins.at(0).size(), seqs, g.device().properties(), g.tuning()) : 1;
-      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes);
+      // Note [Deferred failure records] in gpu.h: read later, unless in the library.
+      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes, 0,
+                                        in_library(s.span) ? std::nullopt : std::optional<Span>(s.span));
       if (s.op == Op::Kernel) remember_complements(*s.kernel, r);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
       return;
@@ -568,7 +607,14 @@ lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::sp
     m.g.check(m.draws.restart(0));  // a top-level form starts with seed 0 and no draws
     // The entry's argument, the int 0: made once (vectors are never written after they are made).
     if (m.entry_argument.size() != 1) m.entry_argument = m.constant(m.prog.types.int_(), Value::int_(0), 1);
-    DVec r = m.call(p.entry, m.entry_argument, nullptr, Span{});
+    DVec r;
+    try {
+      r = m.call(p.entry, m.entry_argument, nullptr, Span{});
+      m.g.check_deferred_records();
+    } catch (const EvalError&) {
+      m.g.check_deferred_records();  // a kernel's failure queued before this error comes first
+      throw;
+    }
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
     m.g.run_deferred_checks();  // gathers that went with the entry function's frame
     if (device_result) {

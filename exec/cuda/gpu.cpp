@@ -73,6 +73,8 @@ Gpu* Gpu::get(std::string* why) {
       return;
     }
     g->pool_ = std::move(p.value());
+    Gpu* raw = g.get();  // (the Gpu owns the pool, so outlives its hook)
+    g->pool_->set_before_read_back([raw] { raw->check_deferred_records(); });
     auto prims = runtime::gpu::Primitives::load(*g->device_, *g->pool_);
     if (!prims.ok()) {
       reason = prims.status().message();
@@ -90,6 +92,19 @@ void Gpu::check(const runtime::cuda::Status& s) {
   if (s.code() == runtime::cuda::CUDA_ERROR_OUT_OF_MEMORY)
     throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
   throw lang::eval::EvalError{s.message(), lang::Span{}};
+}
+
+DBuf Gpu::single_value(int bytes, uint64_t bits) {
+  DBuf& b = single_values_[{bytes, bits}];
+  if (!b) {
+    if (single_values_.size() > 4096) {  // a program of many distinct constants: start again
+      single_values_.clear();
+      return single_value(bytes, bits);
+    }
+    b = alloc(bytes);
+    check(prims().fill(b->pointer(), 1, bytes, bits));
+  }
+  return b;
 }
 
 DBuf Gpu::alloc(int64_t bytes) {
@@ -111,6 +126,9 @@ void Gpu::run_deferred_checks() {
 
 void Gpu::begin_evaluation() {
   deferred_checks_.clear();
+  // Records an evaluation that failed left unread: cleared, as the failing ones may be set.
+  if (!deferred_raises_.empty()) check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
+  deferred_raises_.clear();
   if (gather_flags_given_) check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
   gather_flags_given_ = false;
   if (kernel_record_given_) check(prims_->fill(kernel_record_->pointer(), 1, 8, flatten::kNoKernelFailure));
@@ -151,6 +169,31 @@ CUdeviceptr Gpu::kernel_record() {
   }
   kernel_record_given_ = true;
   return kernel_record_->pointer();
+}
+
+CUdeviceptr Gpu::deferred_record(std::function<void(uint64_t)> raise) {
+  if (static_cast<int>(deferred_raises_.size()) == kDeferredRecords) check_deferred_records();
+  if (!deferred_records_) {
+    deferred_records_ = alloc(kDeferredRecords * 8);
+    check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
+  }
+  deferred_raises_.push_back(std::move(raise));
+  return deferred_records_->pointer() + (deferred_raises_.size() - 1) * 8;
+}
+
+void Gpu::check_deferred_records() {
+  if (deferred_raises_.empty()) return;
+  // Taken first: the read-back below calls here again (MemoryPool::set_before_read_back), and so
+  // does a raise's download of its inputs.
+  std::vector<std::function<void(uint64_t)>> raises = std::move(deferred_raises_);
+  deferred_raises_.clear();
+  std::vector<uint64_t> records(raises.size());
+  check(pool_->download(records.data(), deferred_records_->pointer(), records.size() * 8));
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i] == flatten::kNoKernelFailure) continue;
+    check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
+    raises[i](records[i]);  // throws
+  }
 }
 
 uint64_t Gpu::take_kernel_record() {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,23 @@
 #include "runtime/cuda/memory.h"
 
 namespace ndp::exec::cuda {
+
+// Note [Deferred failure records]
+// A kernel that can fail (Note [Kernels that can fail]) lowers a failure record, which the
+// host must read to raise the error. Read at once, every such launch waits for the GPU: a loop
+// of SpMV products (x[c] is checked) ran a product, waited, and only then queued the next. So
+// a plain or map kernel gets a record of its own from a small arena instead, read at the next
+// read-back of any kind, which waits for the GPU anyway: the memory pool calls
+// check_deferred_records before each (MemoryPool::set_before_read_back) and the records come
+// back with one wait. The first failing record in launch order raises its kernel's error, as
+// reading each at once would have; an error the host raises meanwhile gives way to it, and the
+// end of an evaluation reads them too (CudaExecutor::run_bound). Nothing computed from a
+// failed kernel's outputs reaches the host before its error, since every way there is a
+// read-back. Deferred are kernels outside the library (a library error names the user's call:
+// FlatWalk::exec in exec/common/flat_walk.h), and neither loops (which may give up and run
+// flattened) nor kernels that write sequences; at most kDeferredRecords at a time, each
+// holding its inputs alive until it is read.
+
 
 class Gpu {
  public:
@@ -70,8 +88,21 @@ class Gpu {
   CUdeviceptr kernel_record();
   /// Reads the record after a kernel (waits for it), and resets it if it is set.
   uint64_t take_kernel_record();
+  /// A failure record of its own for one launch whose failure is read later (Note [Deferred
+  /// failure records]); `raise` raises the error of the record it then holds.
+  CUdeviceptr deferred_record(std::function<void(uint64_t)> raise);
+  /// Reads the deferred records (one wait) and raises the first failure, in launch order.
+  void check_deferred_records();
+  /// A buffer holding one value of `bytes` bytes, `bits`, shared by every known value that is
+  /// read stored (Note [Known values] in device_vec.cpp): filled once, not at each read. Buffers
+  /// are never written (Note [DVec]), so sharing is safe.
+  DBuf single_value(int bytes, uint64_t bits);
 
  private:
+  std::map<std::pair<int, uint64_t>, DBuf> single_values_;
+  static constexpr int kDeferredRecords = 32;
+  DBuf deferred_records_;  // kDeferredRecords words, kNoKernelFailure where no kernel failed
+  std::vector<std::function<void(uint64_t)>> deferred_raises_;  // of the records in use, in order
   std::vector<std::function<void()>> deferred_checks_;
   DBuf gather_flags_;
   bool gather_flags_given_ = false;  // to a kernel since take_gather_flags

@@ -21,6 +21,7 @@
 #include "flatten/kernel_abi.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/interp.h"
+#include "lang/eval/prim_call.h"
 
 namespace ndp::exec::cuda {
 
@@ -163,12 +164,14 @@ void register_precompiled_module(std::string key, const void* image) {
   precompiled()[std::move(key)] = image;
 }
 
-std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled) {
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled,
+                       uint64_t regular_rows) {
   // "staged": the kernel copies its own rows into shared memory (Note [Staged rows]), which a
   // cached kernel of an ndp before that did not.
   const bool staged = lanes == 1 && !k.staged_seqs().empty();
   return std::string(kTarget) + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") +
-         (staged ? "|staged" : "") + (tiled ? "|tiled" : "") + "|" + k.key();
+         (staged ? "|staged" : "") + (tiled ? "|tiled" : "") +
+         (regular_rows != 0 ? "|regular " + std::to_string(regular_rows) : "") + "|" + k.key();
 }
 
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
@@ -178,9 +181,10 @@ std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::Consu
          "|" + k.key();
 }
 
-bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled) const {
+bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled,
+                          uint64_t regular_rows) const {
   if (compiler_makes_ptx()) return true;
-  std::string key = kernel_key(k, gathered, lanes, tiled);
+  std::string key = kernel_key(k, gathered, lanes, tiled, regular_rows);
   return loaded_.count(key) > 0 || find_precompiled(key) != nullptr;
 }
 
@@ -214,8 +218,8 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
 }
 
 const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered,
-                                                   int lanes, bool tiled) {
-  std::string key = kernel_key(k, gathered, lanes, tiled);
+                                                   int lanes, bool tiled, uint64_t regular_rows) {
+  std::string key = kernel_key(k, gathered, lanes, tiled, regular_rows);
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return it->second.second;
@@ -224,7 +228,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
   std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
-      ptx = compiler().ptx(k, gathered, lanes, tiled);
+      ptx = compiler().ptx(k, gathered, lanes, tiled, regular_rows);
     } catch (const std::exception& e) {
       throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
     }
@@ -386,9 +390,24 @@ struct Slots {
 
 }  // namespace
 
+namespace {
+
+/// Raises the error of kernel k's failure record (Note [Kernels that can fail]): the failing
+/// instance's inputs and the rows it read, downloaded, evaluated on the host.
+[[noreturn]] void raise_failure(Gpu& g, const flatten::KernelBody& k, uint64_t record, std::span<const DVec> ins,
+                                std::span<const DVec> seqs) {
+  std::vector<lang::Value> at;
+  std::vector<std::vector<lang::Value>> rows;
+  for (const DVec& v : ins) at.push_back(host::to_value(download(g, v), flatten::failed_instance(record)));
+  for (const DVec& v : seqs) rows.push_back(host::to_values(download(g, v)));
+  host::raise_kernel_failure(k, record, at, rows);
+}
+
+}  // namespace
+
 std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
                                   std::span<const lang::Type* const> out_types, std::span<const DVec> seqs, int lanes,
-                                  int64_t columns) {
+                                  int64_t columns, std::optional<lang::Span> defer_at) {
   NDP_ASSERT(!ins.empty() && seqs.size() == k.seqs.size(), "kernel operands do not match its body");
   int64_t n = ins[0].size();
   if (n == 0) {
@@ -401,7 +420,12 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
   const bool tiled = columns > 0;
   if (!first_args.gathered.empty() && !can_load(k, first_args.gathered, lanes, tiled)) first_args = kernel_args(ins, ins.size());
-  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, tiled);
+  // Note [Regular rows in kernels]: the sequences it only reads whose rows have one length.
+  uint64_t regular_rows = 0;
+  for (size_t q = 0; q < seqs.size() && q < 64; ++q)
+    if (!k.seqs[q].written && !k.seqs[q].appended && seqs[q].regular_length()) regular_rows |= uint64_t{1} << q;
+  if (regular_rows != 0 && !can_load(k, first_args.gathered, lanes, tiled, regular_rows)) regular_rows = 0;
+  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, tiled, regular_rows);
   int64_t& room = appended_room().try_emplace(k.key(), kFirstRoom).first->second;
   std::vector<Slots> slots(seqs.size());
   for (bool again = false;; again = true) {
@@ -416,7 +440,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     // the loop writes (Note [Sequence state in loop kernels]), and an appended one's slots.
     std::vector<DVec> written(seqs.size());
     for (size_t q = 0; q < seqs.size(); ++q) {
-      ptrs.push_back(seqs[q].offsets());
+      ptrs.push_back(regular_rows >> q & 1 ? static_cast<CUdeviceptr>(*seqs[q].regular_length()) : seqs[q].offsets());
       if (k.seqs[q].written) written[q] = fresh_copy(gpu_, seqs[q].elems());
       component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), ptrs);
       if (!k.seqs[q].appended) continue;
@@ -440,7 +464,23 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     }
     for (const DVec& v : outs) ptrs.push_back(v.data());
     const bool can_fail = k.can_fail();
-    if (can_fail) ptrs.push_back(gpu_.kernel_record());
+    // Note [Deferred failure records] in gpu.h: a kernel whose failure nothing here waits on
+    // (not a loop, which may give up, and nothing written back) is checked at the next read.
+    const bool deferred = can_fail && defer_at && !k.loop && k.seq_outputs.empty();
+    if (deferred) {
+      std::vector<DVec> in_copy(ins.begin(), ins.end()), seq_copy(seqs.begin(), seqs.end());
+      ptrs.push_back(gpu_.deferred_record([g = &gpu_, &k, span = *defer_at, in_copy = std::move(in_copy),
+                                           seq_copy = std::move(seq_copy)](uint64_t record) {
+        try {
+          raise_failure(*g, k, record, in_copy, seq_copy);
+        } catch (lang::eval::EvalError& err) {
+          if (!err.span.valid()) err.span = span;  // as FlatWalk::exec would have given it
+          throw;
+        }
+      }));
+    } else if (can_fail) {
+      ptrs.push_back(gpu_.kernel_record());
+    }
     std::vector<void*> params;
     params.push_back(&n);
     for (CUdeviceptr& p : ptrs) params.push_back(&p);
@@ -453,16 +493,10 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
                                               : lanes == 1 && !k.staged_seqs().empty() ? loop_launch(k, seqs, n, gpu_.device())
                                                                                        : gpu_.device().one_thread_per_element(threads);
     gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, shape, params.data()));
-    if (can_fail) {
+    if (can_fail && !deferred) {
       uint64_t record = gpu_.take_kernel_record();
       if (flatten::gave_up(record, k.nodes.size())) throw flatten::LoopGaveUp{};
-      if (record != flatten::kNoKernelFailure) {
-        std::vector<lang::Value> at;
-        std::vector<std::vector<lang::Value>> rows;
-        for (const DVec& v : ins) at.push_back(host::to_value(download(gpu_, v), flatten::failed_instance(record)));
-        for (const DVec& v : seqs) rows.push_back(host::to_values(download(gpu_, v)));
-        host::raise_kernel_failure(k, record, at, rows);
-      }
+      if (record != flatten::kNoKernelFailure) raise_failure(gpu_, k, record, ins, seqs);
     }
     // A row that outgrew its slot: every row's length is known now, so run again with them.
     bool outgrown = false;

@@ -68,8 +68,12 @@ class GpuKernels {
   /// `seqs`: the rows of each sequence a loop or map kernel reads (Note [Sequences in loop
   /// kernels]); `lanes`: the threads of one instance (Note [Map kernels]); `columns` > 0: the
   /// instances are a grid of that many columns, and the kernel is tiled (Note [Tiled folds]).
+  /// `defer_at`: a failure of the kernel may be read at the next read-back instead of now
+  /// (Note [Deferred failure records] in gpu.h); its error then has this statement's span
+  /// where it has none of its own.
   std::vector<DVec> run(const flatten::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types,
-                        std::span<const DVec> seqs = {}, int lanes = 1, int64_t columns = 0);
+                        std::span<const DVec> seqs = {}, int lanes = 1, int64_t columns = 0,
+                        std::optional<lang::Span> defer_at = std::nullopt);
   /// True when the tiled kernel of `k` can be had (a compiler, or ahead of time).
   bool tiled_available(const flatten::KernelBody& k) const { return can_load(k, {}, 1, true); }
 
@@ -95,9 +99,10 @@ class GpuKernels {
 
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
-                                         bool tiled);
+                                         bool tiled, uint64_t regular_rows);
   /// True when kernel_for can have this kernel: loaded, precompiled, or a compiler makes PTX.
-  bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1, bool tiled = false) const;
+  bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1, bool tiled = false,
+                uint64_t regular_rows = 0) const;
   /// The module of `key` from the disk cache, else from make_cubin() (then written there).
   std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;
@@ -120,7 +125,8 @@ class GpuKernels {
 // (driver/compile_gpu.cpp), so that a compiled program normally needs none of these fallbacks.
 
 /// The cache key of a plain kernel and of a consumer program (Note [Kernel cache]).
-std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1, bool tiled = false);
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1, bool tiled = false,
+                       uint64_t regular_rows = 0);
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                          std::span<const GatheredInput> gathered);
 

@@ -27,4 +27,10 @@ namespace ndp::exec::host {
 /// instances then fail on the device, which reports the error as always).
 std::optional<std::vector<lang::Value>> uniform_outputs(const flatten::KernelBody& k, std::span<const lang::Value> inputs);
 
+/// The same for one elementwise primitive `prim` of int, bool, char or i32 arguments and
+/// result (`k - 1` of a loop's known counter): its value, or nothing where it is not such a
+/// primitive or raises an error.
+std::optional<lang::Value> uniform_prim(lang::core::PrimId prim, const std::vector<const lang::Type*>* type_args,
+                                       std::span<const lang::Value> args, const lang::Type* result);
+
 }  // namespace ndp::exec::host

@@ -222,6 +222,14 @@ MemoryPool::~MemoryPool() {
 }
 
 Status MemoryPool::read_back(std::span<const ReadBack> parts) {
+  if (before_read_back_ && !in_before_read_back_) {
+    in_before_read_back_ = true;
+    struct Reset {
+      bool& flag;
+      ~Reset() { flag = false; }
+    } reset{in_before_read_back_};
+    before_read_back_();
+  }
   const Driver& d = device_->driver();
   std::size_t staged = 0;  // each part at an 8-byte boundary of the staging buffer
   for (const ReadBack& p : parts) staged += (p.bytes + 7) & ~std::size_t{7};

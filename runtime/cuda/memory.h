@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -94,6 +95,11 @@ class MemoryPool {
   /// Bytes the pool holds from the driver (in use or cached); 0 without memory pools.
   Result<uint64_t> reserved_bytes() const;
 
+  /// Called before every read-back, which waits for the queued kernels anyway: the executor
+  /// then reads what it deferred to such a moment (Note [Deferred failure records] in
+  /// exec/cuda/gpu.h), and may throw. Not called again while it runs.
+  void set_before_read_back(std::function<void()> hook) { before_read_back_ = std::move(hook); }
+
  private:
   friend class DeviceBuffer;
   MemoryPool() = default;
@@ -118,6 +124,8 @@ class MemoryPool {
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // page-locked, kStagingBytes; allocated at the first small read-back
   bool staging_failed_ = false;
+  std::function<void()> before_read_back_;
+  bool in_before_read_back_ = false;
   void* upload_ring_ = nullptr;  // page-locked (Note [Small uploads through pinned memory] in memory.cpp)
   std::size_t upload_ring_used_ = 0;
   bool upload_ring_failed_ = false;

@@ -18,6 +18,10 @@ namespace bench_util {
 
 /// Timed runs per measurement (--reps).
 inline int reps = 10;
+/// Calls of the body a timed run makes back to back, its time divided among them: 1, or more
+/// to measure a call as it runs in a loop of calls, its launch hidden behind the one before
+/// (the runners give the ndp programs the same number: bench/run_gpu_map_blocks.py --batch).
+inline int batch = 1;
 
 inline void cuda_check(cudaError_t e, const char* what, const char* file, int line) {
   if (e != cudaSuccess) {
@@ -63,13 +67,13 @@ Times time_runs(F&& body, Setup&& setup) {
   for (int r = 0; r < reps; ++r) {
     setup();
     CK(cudaEventRecord(a));
-    body();
+    for (int k = 0; k < batch; ++k) body();
     CK(cudaEventRecord(b));
     CK(cudaEventSynchronize(b));
     CK(cudaGetLastError());
     float ms = 0;
     CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
+    t.push_back(ms / batch);
   }
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));

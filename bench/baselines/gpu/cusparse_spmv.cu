@@ -6,9 +6,11 @@
 // y = A·x with cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT, its buffer allocated once). Both index
 // arrays take the given width, as cuSPARSE requires one width for the row offsets and the
 // columns. Times the product alone with CUDA events after a warm-up, median of `runs`; prints the
-// checksum of trunc(y) weighted as in NESL, so it is comparable with ndp's.
+// checksum of trunc(y) weighted as in NESL, so it is comparable with ndp's. With a batch of B,
+// each timed run makes B products back to back and counts a B-th of their time (spmv.ndp's
+// bench_batch does the same).
 //   cusparse_spmv [rows, default 2^20] [runs, default 20] [shape: spmv.ndp's bench_shape, default 0]
-//                 [index bits: 32 or 64, default 32]
+//                 [index bits: 32 or 64, default 32] [batch, default 1]
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -39,7 +41,7 @@
 
 // The product with Index (int32_t or int64_t) as the width of both index arrays.
 template <typename Index>
-int run(int64_t n, int runs, int shape) {
+int run(int64_t n, int runs, int shape, int batch) {
   constexpr int64_t kStream = int64_t{1} << 32;
   constexpr cusparseIndexType_t kIndexType = sizeof(Index) == 4 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
   std::vector<Index> start(n + 1, 0);
@@ -99,12 +101,12 @@ int run(int64_t n, int runs, int shape) {
   std::vector<float> ms;
   for (int r = 0; r < runs; ++r) {
     CHECK_CUDA(cudaEventRecord(t0));
-    CHECK_SPARSE(product());
+    for (int k = 0; k < batch; ++k) CHECK_SPARSE(product());  // back to back, as in a loop of products
     CHECK_CUDA(cudaEventRecord(t1));
     CHECK_CUDA(cudaEventSynchronize(t1));
     float m = 0;
     CHECK_CUDA(cudaEventElapsedTime(&m, t0, t1));
-    ms.push_back(m);
+    ms.push_back(m / batch);
   }
   std::sort(ms.begin(), ms.end());
   CHECK_CUDA(cudaMemcpy(y.data(), d_y, n * sizeof(double), cudaMemcpyDeviceToHost));
@@ -125,9 +127,10 @@ int main(int argc, char** argv) {
   const int runs = argc > 2 ? std::atoi(argv[2]) : 20;
   const int shape = argc > 3 ? std::atoi(argv[3]) : 0;
   const int index_bits = argc > 4 ? std::atoi(argv[4]) : 32;
-  if (n < 1 || runs < 1 || shape < 0 || shape > 2 || (index_bits != 32 && index_bits != 64)) {
-    std::fprintf(stderr, "usage: cusparse_spmv [rows >= 1] [runs >= 1] [shape 0..2] [index bits 32|64]\n");
+  const int batch = argc > 5 ? std::atoi(argv[5]) : 1;
+  if (n < 1 || runs < 1 || shape < 0 || shape > 2 || (index_bits != 32 && index_bits != 64) || batch < 1) {
+    std::fprintf(stderr, "usage: cusparse_spmv [rows >= 1] [runs >= 1] [shape 0..2] [index bits 32|64] [batch >= 1]\n");
     return 2;
   }
-  return index_bits == 32 ? run<int32_t>(n, runs, shape) : run<int64_t>(n, runs, shape);
+  return index_bits == 32 ? run<int32_t>(n, runs, shape, batch) : run<int64_t>(n, runs, shape, batch);
 }

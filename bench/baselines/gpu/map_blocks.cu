@@ -12,7 +12,8 @@
 //     (bench/programs/segsort.ndp);
 //   radixsort N: CUB DeviceRadixSort::SortKeys of N int64 keys on 32 bits
 //     (bench/programs/radix_blocks.ndp's sort).
-// Prints one line a row: `NAME n N median MS min MS max MS checksum X`.
+// Prints one line a row: `NAME n N median MS min MS max MS checksum X`. A last `--batch B`
+// times B calls back to back a run and counts a B-th of their time (bench_util::batch).
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o map_blocks bench/baselines/gpu/map_blocks.cu -lcublas
 //   ./map_blocks allpairs 16384 | fractal 2000 | sgemm 2048 | segsum 16777216 32 | copy 16777216
@@ -235,6 +236,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   bench_util::reps = 10;
+  if (argc >= 5 && !std::strcmp(argv[argc - 2], "--batch")) {
+    bench_util::batch = std::max(1, std::atoi(argv[argc - 1]));
+    argc -= 2;
+  }
   const char* what = argv[1];
   const int64_t n = std::atoll(argv[2]);
   if (!std::strcmp(what, "allpairs")) run_allpairs(n);

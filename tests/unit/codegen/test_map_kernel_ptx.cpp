@@ -77,3 +77,22 @@ TEST_CASE("map kernels: a row read at its own fold's index is not checked, an in
     }
   }
 }
+
+TEST_CASE("map kernels: regular rows take their one length in place of the offsets, and load none") {
+  // Note [Regular rows in kernels]: row i starts at i·c, so the kernel reads only the elements.
+  Flattened own("let rows = [[1, 2], [3, 4]] in {sum(r) : r in rows} at thread $", true);
+  const flatten::KernelBody* k = map_kernel_of(own.flat);
+  REQUIRE(k != nullptr);
+  REQUIRE(k->seqs.size() == 1);
+  const std::string ptxas = test::find_ptxas();
+  for (int lanes : {1, 8, 256}) {
+    CAPTURE(lanes);
+    const std::string plain = codegen::compile_ptx(*k, {}, lanes), regular = codegen::compile_ptx(*k, {}, lanes, false, 1);
+    // Plain: the offsets' two loads and the elements'; regular: the elements' alone.
+    CHECK(occurrences(regular, "ld.global") < occurrences(plain, "ld.global"));
+    CHECK(occurrences(regular, "ld.global") > 0);
+    if (!ptxas.empty()) CHECK_MESSAGE(test::ptxas_accepts(ptxas, regular), "ptxas rejected:\n" << regular);
+  }
+  // A sequence the body does not have.
+  CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, false, 2));
+}

@@ -380,3 +380,41 @@ TEST_CASE("GPU: driver errors come back as statuses naming the call") {
   // A launch-configuration error is not sticky: the context still works afterwards.
   CHECK(device->synchronize().ok());
 }
+
+TEST_CASE("GPU: the hook before read-backs runs before each, once, and may read back itself") {
+  // Note [Deferred failure records] in exec/cuda/gpu.h: the executor reads its deferred records
+  // there, with a read-back of its own that must not call the hook again.
+  Device* device = test_device();
+  if (device == nullptr) return;
+  auto pool = MemoryPool::create(*device);
+  REQUIRE_MESSAGE(pool.ok(), pool.status().message());
+  auto buffer = (*pool)->allocate(64);
+  REQUIRE_MESSAGE(buffer.ok(), buffer.status().message());
+  REQUIRE(((*pool)->fill_words(*buffer, 7u, 16)).ok());
+  int calls = 0;
+  uint32_t seen_by_hook = 0;
+  MemoryPool& p = **pool;
+  p.set_before_read_back([&] {
+    ++calls;
+    REQUIRE(p.download(&seen_by_hook, buffer->pointer(), 4).ok());
+  });
+  uint32_t word = 0;
+  REQUIRE(p.copy_to_host(&word, *buffer, 4).ok());
+  CHECK(word == 7u);
+  CHECK(seen_by_hook == 7u);
+  uint64_t a = 0, b = 0;
+  uint64_t* to[] = {&a, &b};
+  const CUdeviceptr from[] = {buffer->pointer(), buffer->pointer() + 8};
+  REQUIRE(p.download_words(to, from).ok());
+  CHECK(a == 0x0000000700000007ull);
+  CHECK(calls == 2);
+  // A hook that throws stops the read, and the next read calls it again.
+  p.set_before_read_back([&] {
+    ++calls;
+    throw std::runtime_error("deferred failure");
+  });
+  CHECK_THROWS_AS(p.copy_to_host(&word, *buffer, 4), std::runtime_error);
+  CHECK_THROWS_AS(p.copy_to_host(&word, *buffer, 4), std::runtime_error);
+  CHECK(calls == 4);
+  p.set_before_read_back(nullptr);
+}
