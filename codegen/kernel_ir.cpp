@@ -529,7 +529,18 @@ class NodeEmitter {
     acc->addIncoming(v_.at(fn.args.at(2)), latch);
     failed->addIncoming(failed_next, latch);
     work->addIncoming(work_, latch);
-    b_.CreateBr(header);
+    llvm::BranchInst* back = b_.CreateBr(header);
+    // A fold spread over 8 lanes or more, on the GPU, unrolled four times: each lane's loads of
+    // four steps are in flight together. SpMV of 2^20 rows of 16 (H200, 10 products back to
+    // back): subwarp(8) 0.184 -> 0.178 ms, subwarp(16) 0.253 -> 0.189, warp 0.330 -> 0.269; on
+    // 2 and 4 lanes it cost 15 and 2 percent, so they stay as they are.
+    if (math_ == MathLibrary::Libdevice && spread && lanes_.count >= 8) {
+      llvm::LLVMContext& c = b_.getContext();
+      llvm::Metadata* count[] = {llvm::MDString::get(c, "llvm.loop.unroll.count"), llvm::ConstantAsMetadata::get(b_.getInt32(4))};
+      llvm::MDNode* loop = llvm::MDNode::getDistinct(c, {nullptr, llvm::MDNode::get(c, count)});
+      loop->replaceOperandWith(0, loop);
+      back->setMetadata(llvm::LLVMContext::MD_loop, loop);
+    }
     b_.SetInsertPoint(exit);
     v_[f] = spread ? combine_across_lanes(b_, fn.prim, fn.type, acc, lanes_) : acc;
     work_ = work;

@@ -96,3 +96,17 @@ TEST_CASE("map kernels: regular rows take their one length in place of the offse
   // A sequence the body does not have.
   CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, false, 2));
 }
+
+TEST_CASE("map kernels: a fold spread over 8 lanes or more is unrolled four times, over fewer not") {
+  Flattened spmv("let m = [[(0, 1.0), (2, 2.0)], [(1, 3.0)]]; x = [1.0, 2.0, 3.0] in "
+                 "{sum({v * x[c] : (c, v) in row}) : row in m} at thread $",
+                 true);
+  const flatten::KernelBody* k = map_kernel_of(spmv.flat);
+  REQUIRE(k != nullptr);
+  // Each step loads a column, a value and x[c]: four steps a trip, and the remainder's one.
+  const auto four = occurrences(codegen::compile_ptx(*k, {}, 4), "ld.global");
+  const auto eight = occurrences(codegen::compile_ptx(*k, {}, 8), "ld.global");
+  const auto warp = occurrences(codegen::compile_ptx(*k, {}, 32), "ld.global");
+  CHECK(eight >= four + 9);
+  CHECK(warp == eight);
+}
