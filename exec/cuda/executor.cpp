@@ -614,6 +614,9 @@ lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::sp
     } catch (const EvalError&) {
       m.g.check_deferred_records();  // a kernel's failure queued before this error comes first
       throw;
+    } catch (...) {
+      m.g.forget_deferred_records();
+      throw;
     }
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
     m.g.run_deferred_checks();  // gathers that went with the entry function's frame

@@ -126,9 +126,7 @@ void Gpu::run_deferred_checks() {
 
 void Gpu::begin_evaluation() {
   deferred_checks_.clear();
-  // Records an evaluation that failed left unread: cleared, as the failing ones may be set.
-  if (!deferred_raises_.empty()) check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
-  deferred_raises_.clear();
+  forget_deferred_records();  // any an evaluation that failed left unread
   if (gather_flags_given_) check(prims_->fill(gather_flags_->pointer(), kGatherFlags, 8, 0));
   gather_flags_given_ = false;
   if (kernel_record_given_) check(prims_->fill(kernel_record_->pointer(), 1, 8, flatten::kNoKernelFailure));
@@ -194,6 +192,12 @@ void Gpu::check_deferred_records() {
     check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
     raises[i](records[i]);  // throws
   }
+}
+
+void Gpu::forget_deferred_records() {
+  if (deferred_raises_.empty()) return;
+  deferred_raises_.clear();
+  check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
 }
 
 uint64_t Gpu::take_kernel_record() {

@@ -93,6 +93,9 @@ class Gpu {
   CUdeviceptr deferred_record(std::function<void(uint64_t)> raise);
   /// Reads the deferred records (one wait) and raises the first failure, in launch order.
   void check_deferred_records();
+  /// Drops the deferred records unread (an evaluation that ended by another exception: their
+  /// kernels' bodies may not outlive it), clearing any that a kernel set.
+  void forget_deferred_records();
   /// A buffer holding one value of `bytes` bytes, `bits`, shared by every known value that is
   /// read stored (Note [Known values] in device_vec.cpp): filled once, not at each read. Buffers
   /// are never written (Note [DVec]), so sharing is safe.
