@@ -268,7 +268,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   auto is_int_param = [&](unsigned p) {
     for (size_t g = 0; g < gathered.size(); ++g)
       if (gathered[g].affine && p >= position_param[g] && p < position_param[g] + 3) return true;
-    for (uint32_t q = 0; q < k.seqs.size(); ++q)
+    for (uint32_t q = 0; q < k.seqs.size() && q < 64; ++q)
       if ((regular_rows >> q & 1) && p == seqs_at + k.seq_pointer(q)) return true;
     return false;
   };

@@ -485,9 +485,9 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       return;
     }
     case Op::Prim: {
-      // An effect (a print, a file) happens after every earlier kernel's failure is known (Note
+      // Output (a print, a file) happens after every earlier kernel's failure is known (Note
       // [Deferred failure records] in gpu.h): its arguments may be known on the host, unread.
-      if (lang::core::prim_has_effect(s.prim)) g.check_deferred_records();
+      if (lang::core::prim_family(s.prim) == lang::core::PrimFamily::Io) g.check_deferred_records();
       if (s.prim == lang::core::PrimId::Rand && s.uses.size() == 2) {
         set_vec(f, s.dst, rand_with_paths(s, f));
         return;
@@ -615,8 +615,10 @@ lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::sp
       m.g.check_deferred_records();  // a kernel's failure queued before this error comes first
       throw;
     } catch (...) {
-      m.g.forget_deferred_records();
-      throw;
+      // An earlier kernel's failure comes first here too; else the exception as it was.
+      std::exception_ptr original = std::current_exception();
+      m.g.check_deferred_records();
+      std::rethrow_exception(original);
     }
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
     m.g.run_deferred_checks();  // gathers that went with the entry function's frame

@@ -74,7 +74,7 @@ Gpu* Gpu::get(std::string* why) {
     }
     g->pool_ = std::move(p.value());
     Gpu* raw = g.get();  // (the Gpu owns the pool, so outlives its hook)
-    g->pool_->set_before_read_back([raw] { raw->check_deferred_records(); });
+    g->pool_->set_before_read_back([raw] { raw->read_deferred_records(); });
     auto prims = runtime::gpu::Primitives::load(*g->device_, *g->pool_);
     if (!prims.ok()) {
       reason = prims.status().message();
@@ -88,6 +88,7 @@ Gpu* Gpu::get(std::string* why) {
 }
 
 void Gpu::check(const runtime::cuda::Status& s) {
+  if (failed_raise_) raise_deferred_failure();  // read during the call (Note [Deferred failure records])
   if (s.ok()) return;
   if (s.code() == runtime::cuda::CUDA_ERROR_OUT_OF_MEMORY)
     throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
@@ -169,35 +170,59 @@ CUdeviceptr Gpu::kernel_record() {
   return kernel_record_->pointer();
 }
 
-CUdeviceptr Gpu::deferred_record(std::function<void(uint64_t)> raise) {
-  if (static_cast<int>(deferred_raises_.size()) == kDeferredRecords) check_deferred_records();
+CUdeviceptr Gpu::deferred_record(std::function<void(uint64_t)> raise, int64_t held_bytes) {
+  if (static_cast<int>(deferred_raises_.size()) == kDeferredRecords || deferred_held_bytes_ + held_bytes > kDeferredHeldBytes)
+    check_deferred_records();
   if (!deferred_records_) {
     deferred_records_ = alloc(kDeferredRecords * 8);
     check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
   }
   deferred_raises_.push_back(std::move(raise));
+  deferred_held_bytes_ += held_bytes;
+  deferred_records_used_ = true;
   return deferred_records_->pointer() + (deferred_raises_.size() - 1) * 8;
 }
 
-void Gpu::check_deferred_records() {
+void Gpu::read_deferred_records() {
   if (deferred_raises_.empty()) return;
-  // Taken first: the read-back below calls here again (MemoryPool::set_before_read_back), and so
-  // does a raise's download of its inputs.
+  // Taken first: the read-back below calls here again (MemoryPool::set_before_read_back).
   std::vector<std::function<void(uint64_t)>> raises = std::move(deferred_raises_);
   deferred_raises_.clear();
-  std::vector<uint64_t> records(raises.size());
-  check(pool_->download(records.data(), deferred_records_->pointer(), records.size() * 8));
+  deferred_held_bytes_ = 0;
+  std::vector<uint64_t> records(raises.size(), flatten::kNoKernelFailure);
+  // Called inside runtime calls, which must return to reset their own check words: nothing
+  // here throws. A read that fails leaves the records unread; its failure comes back from
+  // the runtime call whose read-back this precedes.
+  if (!pool_->download(records.data(), deferred_records_->pointer(), records.size() * 8).ok()) return;
   for (size_t i = 0; i < records.size(); ++i) {
     if (records[i] == flatten::kNoKernelFailure) continue;
-    check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
-    raises[i](records[i]);  // throws
+    if (!failed_raise_) {
+      failed_raise_ = std::move(raises[i]);
+      failed_record_ = records[i];
+    }
+    break;
   }
+  if (failed_raise_ && prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure).ok())
+    deferred_records_used_ = false;
+}
+
+void Gpu::raise_deferred_failure() {
+  std::function<void(uint64_t)> raise = std::move(failed_raise_);
+  failed_raise_ = nullptr;
+  raise(failed_record_);  // throws
+}
+
+void Gpu::check_deferred_records() {
+  read_deferred_records();
+  if (failed_raise_) raise_deferred_failure();
 }
 
 void Gpu::forget_deferred_records() {
-  if (deferred_raises_.empty()) return;
   deferred_raises_.clear();
-  check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
+  deferred_held_bytes_ = 0;
+  failed_raise_ = nullptr;
+  if (deferred_records_used_) check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
+  deferred_records_used_ = false;
 }
 
 uint64_t Gpu::take_kernel_record() {

@@ -24,17 +24,21 @@ namespace ndp::exec::cuda {
 // A kernel that can fail (Note [Kernels that can fail]) lowers a failure record, which the
 // host must read to raise the error. Read at once, every such launch waits for the GPU: a loop
 // of SpMV products (x[c] is checked) ran a product, waited, and only then queued the next. So
-// a plain or map kernel gets a record of its own from a small arena instead, read at the next
-// read-back of any kind, which waits for the GPU anyway: the memory pool calls
-// check_deferred_records before each (MemoryPool::set_before_read_back) and the records come
-// back with one wait. The first failing record in launch order raises its kernel's error, as
-// reading each at once would have; an error the host raises meanwhile gives way to it, and the
-// end of an evaluation reads them too (CudaExecutor::run_bound). Nothing computed from a
-// failed kernel's outputs reaches the host before its error, since every way there is a
-// read-back. Deferred are kernels outside the library (a library error names the user's call:
+// a plain or map kernel gets a record of its own from a small arena instead, read with the
+// next read-back of any kind, which waits for the GPU anyway: the memory pool calls
+// read_deferred_records before each (MemoryPool::set_before_read_back), and the records come
+// back with one wait. That happens inside runtime calls, which must return to reset their own
+// check words, so the first failure (in launch order) is kept, and Gpu::check raises it when
+// the call returns, as reading each record at once would have. An error the host raises
+// meanwhile gives way to it, and output and the end of an evaluation read the records first
+// (CudaExecutor::run_bound, the executor's Io primitives). Nothing computed from a failed
+// kernel's outputs reaches the host before its error, since every way there is a read-back;
+// and a map kernel whose fold counts a range (bounds a failed kernel may have computed: it
+// could fold for ever) reads the records before it is launched, where a loop gives up by its
+// budget. Deferred are kernels outside the library (a library error names the user's call:
 // FlatWalk::exec in exec/common/flat_walk.h), and neither loops (which may give up and run
 // flattened) nor kernels that write sequences; at most kDeferredRecords at a time, each
-// holding its inputs alive until it is read.
+// holding its inputs alive until it is read, and at most kDeferredHeldBytes of them.
 
 
 class Gpu {
@@ -62,7 +66,7 @@ class Gpu {
   void check(const runtime::cuda::Status& s);
   template <class T>
   T check(runtime::cuda::Result<T> r) {
-    if (!r.ok()) check(r.status());
+    if (!r.ok() || failed_raise_) check(r.status());
     return std::move(r.value());
   }
   /// Element i of an int64 device array, read back (waits): for the details of an error.
@@ -89,12 +93,13 @@ class Gpu {
   /// Reads the record after a kernel (waits for it), and resets it if it is set.
   uint64_t take_kernel_record();
   /// A failure record of its own for one launch whose failure is read later (Note [Deferred
-  /// failure records]); `raise` raises the error of the record it then holds.
-  CUdeviceptr deferred_record(std::function<void(uint64_t)> raise);
+  /// failure records]); `raise` raises the error of the record it then holds, and keeps about
+  /// `held_bytes` of device memory alive until then.
+  CUdeviceptr deferred_record(std::function<void(uint64_t)> raise, int64_t held_bytes);
   /// Reads the deferred records (one wait) and raises the first failure, in launch order.
   void check_deferred_records();
-  /// Drops the deferred records unread (an evaluation that ended by another exception: their
-  /// kernels' bodies may not outlive it), clearing any that a kernel set.
+  /// Drops the deferred records unread, clearing any that a kernel set: at the start of an
+  /// evaluation, those that one which failed left.
   void forget_deferred_records();
   /// A buffer holding one value of `bytes` bytes, `bits`, shared by every known value that is
   /// read stored (Note [Known values] in device_vec.cpp): filled once, not at each read. Buffers
@@ -103,9 +108,19 @@ class Gpu {
 
  private:
   std::map<std::pair<int, uint64_t>, DBuf> single_values_;
+  /// The records read before a read-back (the pool's hook): the first failure is kept for
+  /// check() to raise once the runtime call returns, as throwing inside it would skip the
+  /// reset of the runtime's own check words.
+  void read_deferred_records();
+  [[noreturn]] void raise_deferred_failure();
   static constexpr int kDeferredRecords = 32;
+  static constexpr int64_t kDeferredHeldBytes = int64_t{2} << 30;  // their inputs, kept alive
   DBuf deferred_records_;  // kDeferredRecords words, kNoKernelFailure where no kernel failed
+  bool deferred_records_used_ = false;  // given to a kernel since last filled
   std::vector<std::function<void(uint64_t)>> deferred_raises_;  // of the records in use, in order
+  int64_t deferred_held_bytes_ = 0;
+  std::function<void(uint64_t)> failed_raise_;  // the first failure read, not yet raised
+  uint64_t failed_record_ = 0;
   std::vector<std::function<void()>> deferred_checks_;
   DBuf gather_flags_;
   bool gather_flags_given_ = false;  // to a kernel since take_gather_flags

@@ -403,6 +403,34 @@ namespace {
   host::raise_kernel_failure(k, record, at, rows);
 }
 
+/// About the device bytes that holding `vs` keeps alive (a deferred one counted as stored).
+int64_t held_bytes(std::span<const DVec> vs) {
+  int64_t bytes = 0;
+  for (const DVec& v : vs) {
+    switch (v.kind()) {
+      case lang::TypeKind::Pair: {
+        const DVec parts[] = {v.first(), v.second()};
+        bytes += held_bytes(parts);
+        break;
+      }
+      case lang::TypeKind::Data: bytes += held_bytes(std::span<const DVec>(&v.fields(), 1)); break;
+      case lang::TypeKind::Seq: bytes += v.size() * 8 + held_bytes(std::span<const DVec>(&v.elems(), 1)); break;
+      default: bytes += v.size() * elem_bytes(v.type()); break;
+    }
+  }
+  return bytes;
+}
+
+/// Whether some fold of k counts a range whose bounds a kernel may have computed, not a row's
+/// length: after a failed kernel's output such a fold could run for ever (Note [Deferred
+/// failure records] in gpu.h).
+bool folds_over_ranges(const flatten::KernelBody& k) {
+  for (const flatten::KernelNode& n : k.nodes)
+    if (n.kind == flatten::KernelNode::Kind::Fold && k.nodes.at(n.args.at(0)).kind != flatten::KernelNode::Kind::SeqLength)
+      return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
@@ -416,6 +444,9 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     for (uint32_t q : k.seq_outputs) outs.push_back(seqs[q]);  // no rows
     return outs;
   }
+  // A fold over a range whose bounds may come from a failed kernel's output waits for the
+  // records first (Note [Deferred failure records] in gpu.h); a loop gives up by its budget.
+  if (!k.loop && folds_over_ranges(k)) gpu_.check_deferred_records();
   KernelArgs first_args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
   const bool tiled = columns > 0;
@@ -469,6 +500,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     const bool deferred = can_fail && defer_at && !k.loop && k.seq_outputs.empty();
     if (deferred) {
       std::vector<DVec> in_copy(ins.begin(), ins.end()), seq_copy(seqs.begin(), seqs.end());
+      const int64_t held = held_bytes(ins) + held_bytes(seqs);
       ptrs.push_back(gpu_.deferred_record([g = &gpu_, &k, span = *defer_at, in_copy = std::move(in_copy),
                                            seq_copy = std::move(seq_copy)](uint64_t record) {
         try {
@@ -477,7 +509,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
           if (!err.span.valid()) err.span = span;  // as FlatWalk::exec would have given it
           throw;
         }
-      }));
+      }, held));
     } else if (can_fail) {
       ptrs.push_back(gpu_.kernel_record());
     }
