@@ -135,17 +135,13 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     std::vector<Value> values;
     for (const DVec& v : args) {
       std::optional<uint64_t> bits = v.known_bits();
-      if (!bits || !has_exact_bits(v.type())) return false;  // (a float's bits are not an int's)
+      if (!bits || !host::computed_alike(v.type())) return false;  // (a float's bits are not an int's)
       values.push_back(value_of_bits(v.type(), *bits));
     }
     std::optional<Value> r = host::uniform_prim(c.id, c.type_args, values, c.result);
     if (!r) return false;
     set_vec(f, dst, DVec::known(g, c.result, args[0].size(), flatten::const_bits(*r)));
     return true;
-  }
-  static bool has_exact_bits(const Type* t) {
-    return t->kind == lang::TypeKind::Int || t->kind == lang::TypeKind::Bool || t->kind == lang::TypeKind::Char ||
-           t->kind == lang::TypeKind::I32;
   }
   /// The value of a known vector's bits at type t (an int, bool, char or i32: host::uniform_outputs' types).
   static Value value_of_bits(const Type* t, uint64_t bits) {
@@ -611,11 +607,8 @@ lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::sp
     try {
       r = m.call(p.entry, m.entry_argument, nullptr, Span{});
       m.g.check_deferred_records();
-    } catch (const EvalError&) {
-      m.g.check_deferred_records();  // a kernel's failure queued before this error comes first
-      throw;
     } catch (...) {
-      // An earlier kernel's failure comes first here too; else the exception as it was.
+      // A kernel's failure queued before this error or exception comes first; else it as it was.
       std::exception_ptr original = std::current_exception();
       m.g.check_deferred_records();
       std::rethrow_exception(original);

@@ -2,6 +2,7 @@
 
 #include "flatten/kernel_abi.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "lang/diagnostics.h"
@@ -194,22 +195,24 @@ void Gpu::read_deferred_records() {
   // here throws. A read that fails leaves the records unread; its failure comes back from
   // the runtime call whose read-back this precedes.
   if (!pool_->download(records.data(), deferred_records_->pointer(), records.size() * 8).ok()) return;
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i] == flatten::kNoKernelFailure) continue;
-    if (!failed_raise_) {
-      failed_raise_ = std::move(raises[i]);
-      failed_record_ = records[i];
-    }
-    break;
+  auto failed = std::find_if(records.begin(), records.end(), [](uint64_t r) { return r != flatten::kNoKernelFailure; });
+  if (failed == records.end()) {
+    deferred_records_used_ = false;  // every slot still reads "no failure"
+    return;
   }
-  if (failed_raise_ && prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure).ok())
+  if (!failed_raise_) {  // (one read earlier and not yet raised comes first)
+    failed_raise_ = std::move(raises[static_cast<size_t>(failed - records.begin())]);
+    failed_record_ = *failed;
+  }
+  if (prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure).ok())
     deferred_records_used_ = false;
 }
 
 void Gpu::raise_deferred_failure() {
   std::function<void(uint64_t)> raise = std::move(failed_raise_);
   failed_raise_ = nullptr;
-  raise(failed_record_);  // throws
+  raise(failed_record_);  // throws the kernel's error
+  throw lang::InternalError("internal error: a kernel's failure record raised no error");
 }
 
 void Gpu::check_deferred_records() {

@@ -40,7 +40,6 @@ namespace ndp::exec::cuda {
 // flattened) nor kernels that write sequences; at most kDeferredRecords at a time, each
 // holding its inputs alive until it is read, and at most kDeferredHeldBytes of them.
 
-
 class Gpu {
  public:
   /// The process's GPU, opened on first use; null with `why` set when there is none (no

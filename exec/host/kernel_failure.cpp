@@ -171,19 +171,14 @@ void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::sp
                             ", which the host computes without an error");
 }
 
-namespace {
-
-/// The types whose values the host computes exactly as the GPU does.
-bool exact(const lang::Type* t) {
+bool computed_alike(const lang::Type* t) {
   return t->kind == lang::TypeKind::Int || t->kind == lang::TypeKind::Bool || t->kind == lang::TypeKind::Char ||
          t->kind == lang::TypeKind::I32;
 }
 
-}  // namespace
-
 std::optional<lang::Value> uniform_prim(lang::core::PrimId prim, const std::vector<const lang::Type*>* type_args,
                                        std::span<const lang::Value> args, const lang::Type* result) {
-  if (!lang::core::is_elementwise(prim) || !exact(result)) return std::nullopt;
+  if (!lang::core::is_elementwise(prim) || !computed_alike(result)) return std::nullopt;
   for (const lang::Value& a : args)
     if (a.kind() != lang::ValueKind::Int && a.kind() != lang::ValueKind::Bool && a.kind() != lang::ValueKind::Char &&
         a.kind() != lang::ValueKind::I32)
@@ -200,7 +195,7 @@ std::optional<std::vector<lang::Value>> uniform_outputs(const flatten::KernelBod
   if (k.loop || !k.seqs.empty() || inputs.size() != k.inputs.size()) return std::nullopt;
   for (const KernelNode& n : k.nodes) {
     const bool plain = n.kind == KernelNode::Kind::Input || n.kind == KernelNode::Kind::Const || n.kind == KernelNode::Kind::Prim;
-    if (!plain || !exact(n.type)) return std::nullopt;
+    if (!plain || !computed_alike(n.type)) return std::nullopt;
   }
   try {
     std::vector<lang::Value> v = evaluate(k, inputs, k.nodes.size(), {}, 0);

@@ -20,6 +20,10 @@ namespace ndp::exec::host {
 [[noreturn]] void raise_kernel_failure(const flatten::KernelBody& k, uint64_t record, std::span<const lang::Value> inputs,
                                        std::span<const std::vector<lang::Value>> seqs = {});
 
+/// Whether the host computes values of type t exactly as the device does (ints, bools, chars
+/// and i32s; not floats, whose math functions may differ in the last bits).
+bool computed_alike(const lang::Type* t);
+
 /// The outputs of kernel `k` where every instance's inputs are `inputs` (Note [Known values] in
 /// exec/cuda/device_vec.cpp): its nodes evaluated once with the interpreter's primitives. Only
 /// for kernels of inputs, constants and primitives over ints, bools and chars (the host and the

@@ -97,7 +97,8 @@ class MemoryPool {
 
   /// Called before every read-back, which waits for the queued kernels anyway: the executor
   /// then reads what it deferred to such a moment (Note [Deferred failure records] in
-  /// exec/cuda/gpu.h), and may throw. Not called again while it runs.
+  /// exec/cuda/gpu.h). Not called again while it runs. It should not throw: the runtime call
+  /// whose read-back it precedes may be midway (its check words set); a throw goes through.
   void set_before_read_back(std::function<void()> hook) { before_read_back_ = std::move(hook); }
 
  private:
