@@ -328,6 +328,9 @@ struct KernelBody {
   }
   /// True when node `n` can fail (Note [Kernels that can fail]).
   bool node_can_fail(const KernelNode& n) const;
+  /// True when SeqElt node `n` reads its row at the index of a fold over that same row's length
+  /// (`{f(x) : x in row}` folded): an index in [0, length) by construction, never out of bounds.
+  bool indexed_by_its_fold(const KernelNode& n) const;
   /// True for a body that runs one instance at a time, on its own thread or core: a loop, or
   /// a body that reads sequences or folds (Notes [Loop kernels] and [Map kernels]). Other
   /// bodies are elementwise, and run several instances a thread.

@@ -91,12 +91,23 @@ std::vector<const Type*> node_arg_types(const KernelBody& k, const KernelNode& n
 
 }  // namespace
 
+bool KernelBody::indexed_by_its_fold(const KernelNode& n) const {
+  if (n.kind != KernelNode::Kind::SeqElt) return false;
+  const KernelNode& index = nodes.at(n.args.at(1));
+  if (index.kind != KernelNode::Kind::FoldIndex) return false;
+  const KernelNode& count = nodes.at(nodes.at(index.input).args.at(0));
+  return count.kind == KernelNode::Kind::SeqLength && count.input == n.input && count.args.at(0) == n.args.at(0);
+}
+
 bool KernelBody::node_can_fail(const KernelNode& n) const {
-  if (n.kind == KernelNode::Kind::SeqElt || n.kind == KernelNode::Kind::SeqWrite) return true;  // an index out of bounds
-  if (n.kind == KernelNode::Kind::Fail) return true;
-  // A fold gives up past its budget, which its kernel reports as a failure (Note [Loops that
-  // give up]), whether or not a node of its region can fail.
-  if (n.kind == KernelNode::Kind::Fold) return true;
+  // An index out of bounds, unless the fold that makes it runs over the row's own length (the
+  // kernel then takes no failure record: a map kernel summing rows has nothing to wait for).
+  if (n.kind == KernelNode::Kind::SeqElt) return !indexed_by_its_fold(n);
+  if (n.kind == KernelNode::Kind::SeqWrite || n.kind == KernelNode::Kind::Fail) return true;
+  // A loop's fold gives up past its budget, which its kernel reports as a failure (Note [Loops
+  // that give up]), whether or not a node of its region can fail. A map kernel's fold has no
+  // budget (Note [Map kernels]); one over a range too long to store has a Fail node of its own.
+  if (n.kind == KernelNode::Kind::Fold) return loop;
   if (n.kind != KernelNode::Kind::Prim) return false;
   // An integer / or rem fails only by a zero divisor, so not by a literal other than zero (the
   // `#a / 2` of every halving recursion): the kernel has no failure to read back.

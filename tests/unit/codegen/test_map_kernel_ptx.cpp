@@ -65,6 +65,10 @@ TEST_CASE("map kernels: a row read at its own fold's index is not checked, an in
   const flatten::KernelBody* k_spmv = map_kernel_of(spmv.flat);
   REQUIRE(k_own != nullptr);
   REQUIRE(k_spmv != nullptr);
+  // The kernel takes no failure record at all, so the cuda backend neither waits for one nor
+  // holds the kernel's inputs until it is read (Note [Deferred failure records]).
+  CHECK(!k_own->can_fail());
+  CHECK(k_spmv->can_fail());
   const std::string ptxas = test::find_ptxas();
   for (int lanes : {1, 8}) {
     CAPTURE(lanes);
@@ -97,16 +101,44 @@ TEST_CASE("map kernels: regular rows take their one length in place of the offse
   CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, false, 2));
 }
 
-TEST_CASE("map kernels: a fold spread over 8 lanes or more is unrolled four times, over fewer not") {
+/// The most loads of one straight-line stretch of `ptx` (between labels and branches).
+size_t most_loads_without_a_branch(const std::string& ptx) {
+  size_t most = 0, now = 0;
+  size_t at = 0;
+  while (at < ptx.size()) {
+    size_t end = ptx.find('\n', at);
+    if (end == std::string::npos) end = ptx.size();
+    const std::string line = ptx.substr(at, end - at);
+    if (line.find("ld.global") != std::string::npos) most = std::max(most, ++now);
+    if (line.find("bra") != std::string::npos || line.find("$L__") == 0) now = 0;
+    at = end + 1;
+  }
+  return most;
+}
+
+TEST_CASE("map kernels: a fold spread over 8 lanes or more is unrolled, its loads together") {
+  // Note [Spread folds count their steps]: each lane's steps are counted before the loop, so
+  // the unrolled body has no exit test between its loads.
+  Flattened own("let rows = [[1, 2], [3]] in {sum(r) : r in rows} at thread $", true);
+  const flatten::KernelBody* k_own = map_kernel_of(own.flat);
+  REQUIRE(k_own != nullptr);
+  // (Over fewer lanes LLVM may unroll a body this small on its own, now that it knows the count.)
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 8)) == 4);
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 16)) == 4);
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 32)) == 8);
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256)) == 8);
+  // Regular rows too (Note [Regular rows in kernels]).
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256, false, 1)) == 8);
   Flattened spmv("let m = [[(0, 1.0), (2, 2.0)], [(1, 3.0)]]; x = [1.0, 2.0, 3.0] in "
                  "{sum({v * x[c] : (c, v) in row}) : row in m} at thread $",
                  true);
   const flatten::KernelBody* k = map_kernel_of(spmv.flat);
   REQUIRE(k != nullptr);
-  // Each step loads a column, a value and x[c]: four steps a trip, and the remainder's one.
+  // Each step loads a column, a value and x[c]: four steps a trip over 8 lanes, eight over a
+  // warp, and the remainder's one.
   const auto four = occurrences(codegen::compile_ptx(*k, {}, 4), "ld.global");
   const auto eight = occurrences(codegen::compile_ptx(*k, {}, 8), "ld.global");
   const auto warp = occurrences(codegen::compile_ptx(*k, {}, 32), "ld.global");
   CHECK(eight >= four + 9);
-  CHECK(warp == eight);
+  CHECK(warp >= eight + 12);
 }
