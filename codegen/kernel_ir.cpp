@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <optional>
 #include <tuple>
 #include <stdexcept>
@@ -913,7 +912,7 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
     if (k.nodes.at(o).type->kind == TypeKind::Bool) x = b.CreateZExt(x, b.getInt8Ty());
     out.outputs.push_back(x);
   }
-    out.failure = record != nullptr ? record : b.getInt64(flatten::kNoKernelFailure);
+  out.failure = record != nullptr ? record : b.getInt64(flatten::kNoKernelFailure);
   return out;
 }
 

@@ -55,13 +55,13 @@ int form_count(Backend b) { return static_cast<int>(forms_of(b).size()); }
 /// The program autotune runs: each form; `tune_timed(j, rows)`, form j timed over kBatchCalls
 /// calls back to back, as a program's loop makes them (a call timed alone would count its
 /// launch and the wait for its end, about 25 µs on a 40 µs segmented sum, and favour the forms
-/// of fewer host steps); and round k, in
-/// which every form is timed once, in nanoseconds a call, starting with form k mod the forms' count,
-/// so that over as many rounds as forms each form runs in each place of a round. Measured: the calls early in
-/// a round (after the last round's work) ran up to 30% slower than the same calls later, and a
-/// fixed order would make the first forms lose. An untimed call of the flattened form opens each
-/// round. The times come back in the order of the backend's forms, with the sum of the sums, or
-/// -1 where the forms' sums differ.
+/// of fewer host steps); and round k, in which every form is timed once, in nanoseconds a call,
+/// starting with form k mod the forms' count, so that over as many rounds as forms each form
+/// runs in each place of a round. Measured: the calls early in a round (after the last round's
+/// work) ran up to 30% slower than the same calls later, and a fixed order would make the first
+/// forms lose. An untimed call of the flattened form opens each round. The times come back in
+/// the order of the backend's forms, with the sum of the sums, or -1 where the forms' sums
+/// differ.
 std::string tuning_program(Backend b) {
   const std::span<const Form> forms = forms_of(b);
   const size_t count = forms.size();
