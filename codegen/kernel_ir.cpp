@@ -519,11 +519,11 @@ class NodeEmitter {
     llvm::Value* trips = nullptr;
     if (spread) {
       b_.SetInsertPoint(before->getTerminator());
-      llvm::Value* left = b_.CreateSub(count, first);
-      trips = b_.CreateSelect(b_.CreateICmpSGT(left, b_.getInt64(0)),
-                              b_.CreateLShr(b_.CreateAdd(left, b_.getInt64(lanes_.count - 1)),
-                                            b_.getInt64(std::countr_zero(static_cast<uint64_t>(lanes_.count)))),
-                              b_.getInt64(0));
+      // The count is raised to the lane first: count - lane of a count near -2^63 would wrap
+      // into many steps. (A count is at most kMostFoldSteps, so left + L - 1 cannot overflow.)
+      llvm::Value* left = b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, count, first), first);
+      trips = b_.CreateLShr(b_.CreateAdd(left, b_.getInt64(lanes_.count - 1)),
+                            b_.getInt64(std::countr_zero(static_cast<uint64_t>(lanes_.count))));
       b_.SetInsertPoint(header);
       trip = b_.CreatePHI(b_.getInt64Ty(), 2);
       trip->addIncoming(b_.getInt64(0), before);

@@ -601,9 +601,14 @@ class LoopCompiler {
     std::optional<Virtual> v = as_virtual(value(e->args[0], s, guard), guard, e->span);
     if (!v) throw NotALoop{};
     // Past kMostFoldSteps the fold fails, and folds nothing (a stored row is never that long).
+    // So does a count below zero that no generator's check caught: [s:e] whose e - s wrapped
+    // past 2^63, which the interpreter cannot store either.
     uint32_t count = v->length;
     if (k_.nodes[count].kind != KernelNode::Kind::SeqLength) {
-      uint32_t too_long = prim(PrimId::Gt, {count, int_const(kMostFoldSteps)}, types_.bool_());
+      uint32_t too_long = prim(PrimId::Or,
+                               {prim(PrimId::Gt, {count, int_const(kMostFoldSteps)}, types_.bool_()),
+                                prim(PrimId::Lt, {count, int_const(0)}, types_.bool_())},
+                               types_.bool_());
       fail(too_long, guard, static_cast<uint32_t>(lang::RuntimeErrorId::OutOfMemory), {}, e->span);
       count = prim(PrimId::Select, {too_long, int_const(0), count}, types_.int_());
     }

@@ -29,7 +29,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kTarget = "sm_90";
+/// The target and the generators' revision (flatten::kKernelRevision), at the head of every key.
+const std::string& target_key() {
+  static const std::string key = "sm_90|rev " + std::to_string(flatten::kKernelRevision);
+  return key;
+}
 
 /// The installed kernel compiler (Note [Kernel compilers] in exec/common/kernel_compiler.h).
 exec::KernelCompiler& compiler() {
@@ -169,7 +173,7 @@ std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInp
   // "staged": the kernel copies its own rows into shared memory (Note [Staged rows]), which a
   // cached kernel of an ndp before that did not.
   const bool staged = lanes == 1 && !k.staged_seqs().empty();
-  return std::string(kTarget) + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") +
+  return target_key() + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") +
          (staged ? "|staged" : "") + (tiled ? "|tiled" : "") +
          (regular_rows != 0 ? "|regular " + std::to_string(regular_rows) : "") + "|" + k.key();
 }
@@ -177,7 +181,7 @@ std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInp
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                          std::span<const GatheredInput> gathered) {
   // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in device_vec.h).
-  return std::string(kTarget) + "|consumer " + use.key() + gathered_key(gathered) + (gathered.empty() ? "" : "|guarded") +
+  return target_key() + "|consumer " + use.key() + gathered_key(gathered) + (gathered.empty() ? "" : "|guarded") +
          "|" + k.key();
 }
 
