@@ -12,6 +12,7 @@ namespace ndp::cli {
 
 namespace {
 
+/// printf's format: %d is driver::kAutotuneBatchCalls.
 const char* kAutotuneHelp =
     "usage: ndp autotune [--backend=cuda|cpu] [--elements=N] [--runs=N] [--no-write]\n"
     "\n"
@@ -25,7 +26,7 @@ const char* kAutotuneHelp =
     "What it tunes: an apply-to-each that folds each instance's own row ({sum(r) : r in rows},\n"
     "a sparse matrix-vector product) runs either flattened, as the segmented primitives, or as a\n"
     "map kernel with 1, 2, 4 ... 32 or 256 threads a row (on the cpu backend, a task a row).\n"
-    "For rows of 2^0 ... 2^20 ints it times the segmented sum in every form, ten calls back to\n"
+    "For rows of 2^0 ... 2^20 ints it times the segmented sum in every form, %d calls back to\n"
     "back as a loop makes them, the forms taking turns; checks that they agree, and keeps the\n"
     "fastest (by its median) for each length. It takes about a minute; a progress bar shows on\n"
     "a terminal.\n"
@@ -66,7 +67,7 @@ int autotune_command(const std::vector<std::string>& args) {
     int64_t n = 0;
     Match elements = Match::No, runs = Match::No;
     if (a == "--help" || a == "-h") {
-      std::fputs(kAutotuneHelp, stdout);
+      std::printf(kAutotuneHelp, driver::kAutotuneBatchCalls);
       return 0;
     } else if (a == "--no-write") {
       opts.write = false;
@@ -85,7 +86,8 @@ int autotune_command(const std::vector<std::string>& args) {
       if (runs == Match::Bad) return 2;
       opts.runs = static_cast<int>(n);
     } else {
-      std::fprintf(stderr, "ndp autotune: unknown option '%s'\n%s", a.c_str(), kAutotuneHelp);
+      std::fprintf(stderr, "ndp autotune: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, kAutotuneHelp, driver::kAutotuneBatchCalls);
       return 2;
     }
   }

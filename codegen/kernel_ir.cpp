@@ -519,8 +519,10 @@ class NodeEmitter {
     llvm::Value* trips = nullptr;
     if (spread) {
       b_.SetInsertPoint(before->getTerminator());
-      // The count is raised to the lane first: count - lane of a count near -2^63 would wrap
-      // into many steps. (A count is at most kMostFoldSteps, so left + L - 1 cannot overflow.)
+      // A fold's count is in [0, kMostFoldSteps] (a row's length, or clamped where the fold is
+      // made: flatten/loop_kernels.cpp), so left + L - 1 cannot overflow; raising it to the
+      // lane first costs one instruction a fold and keeps any negative count from counting
+      // 2^60 steps.
       llvm::Value* left = b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, count, first), first);
       trips = b_.CreateLShr(b_.CreateAdd(left, b_.getInt64(lanes_.count - 1)),
                             b_.getInt64(std::countr_zero(static_cast<uint64_t>(lanes_.count))));
@@ -761,12 +763,9 @@ AppendSlot open_slot(llvm::IRBuilder<>& b, const KernelBody& k, uint32_t q, llvm
   llvm::Type* i64 = b.getInt64Ty();
   const uint32_t first = static_cast<uint32_t>(k.seq_pointer(q));
   const uint32_t ncomp = static_cast<uint32_t>(k.seqs[q].components.size());
-  auto at = [&](llvm::Value* base, llvm::Value* i) { return b.CreateLoad(i64, b.CreateGEP(i64, base, i)); };
-  llvm::Value* next = b.CreateAdd(instance, b.getInt64(1));
-  llvm::Value* in_start = at(seq_pointer(first), instance);
-  llvm::Value* in_length = b.CreateSub(at(seq_pointer(first), next), in_start);
-  llvm::Value* slot = at(seq_pointer(first + 1 + ncomp), instance);
-  llvm::Value* cap = b.CreateSub(at(seq_pointer(first + 1 + ncomp), next), slot);
+  const RowSpan in = row_span(b, seq_pointer(first), instance);            // the input row
+  const RowSpan slot_span = row_span(b, seq_pointer(first + 1 + ncomp), instance);  // its slot
+  llvm::Value *in_start = in.start, *in_length = in.length, *slot = slot_span.start, *cap = slot_span.length;
   llvm::Value* copied = b.CreateSelect(b.CreateICmpSLT(in_length, cap), in_length, cap);
   llvm::Function* fn = b.GetInsertBlock()->getParent();
   llvm::BasicBlock* before = b.GetInsertBlock();

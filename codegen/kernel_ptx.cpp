@@ -265,17 +265,17 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // Then the pointers of the sequences a loop reads (Note [Sequences in loop kernels]); the
   // offsets of one with regular rows are their one length.
   const size_t seqs_at = 1 + k.inputs.size() + positions;
-  auto is_int_param = [&](unsigned p) {
-    for (size_t g = 0; g < gathered.size(); ++g)
-      if (gathered[g].affine && p >= position_param[g] && p < position_param[g] + 3) return true;
-    for (uint32_t q = 0; q < k.seqs.size() && q < 64; ++q)
-      if ((regular_rows >> q & 1) && p == seqs_at + k.seq_pointer(q)) return true;
-    return false;
-  };
   size_t ni = k.inputs.size() + positions + k.seq_pointers(), no = k.outputs.size();
   const bool can_fail = k.can_fail();  // then the failure record follows the outputs
+  // The parameters that are int64 numbers, not pointers: an affine view's three, a regular
+  // sequence's one length.
+  std::vector<bool> int_param(1 + ni + no + 1, false);
+  for (size_t g = 0; g < gathered.size(); ++g)
+    if (gathered[g].affine) std::fill_n(int_param.begin() + position_param[g], 3, true);
+  for (uint32_t q = 0; q < k.seqs.size() && q < 64; ++q)
+    if (regular_rows >> q & 1) int_param[seqs_at + k.seq_pointer(q)] = true;
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j)
-    params.push_back(is_int_param(static_cast<unsigned>(1 + j)) ? static_cast<llvm::Type*>(b.getInt64Ty()) : b.getPtrTy());
+    params.push_back(int_param[1 + j] ? static_cast<llvm::Type*>(b.getInt64Ty()) : b.getPtrTy());
   if (tiled) params.push_back(b.getInt64Ty());  // m, the grid's columns (Note [Tiled folds])
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
@@ -297,7 +297,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // Distinct buffers: inputs are never written and never alias an output, so loads may use the
   // read-only path.
   for (size_t j = 0; j < ni + no; ++j) {
-    if (is_int_param(static_cast<unsigned>(1 + j))) continue;
+    if (int_param[1 + j]) continue;
     fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::NoAlias);
     if (j < ni && !written_pointer(k, 1 + j, seqs_at)) fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::ReadOnly);
   }

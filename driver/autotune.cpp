@@ -47,12 +47,9 @@ std::span<const Form> forms_of(Backend b) {
 
 namespace autotune_detail {
 
-/// The calls a timing makes back to back (tuning_program).
-constexpr int kBatchCalls = 10;
-
 int form_count(Backend b) { return static_cast<int>(forms_of(b).size()); }
 
-/// The program autotune runs: each form; `tune_timed(j, rows)`, form j timed over kBatchCalls
+/// The program autotune runs: each form; `tune_timed(j, rows)`, form j timed over kAutotuneBatchCalls
 /// calls back to back, as a program's loop makes them (a call timed alone would count its
 /// launch and the wait for its end, about 25 µs on a 40 µs segmented sum, and favour the forms
 /// of fewer host steps); and round k, in which every form is timed once, in nanoseconds a call,
@@ -74,12 +71,12 @@ std::string tuning_program(Backend b) {
     // A loop a form: one loop passed the form as a function value would choose it at every call.
     p += fmt::format("function tune_calls_{0}(rows, k, last) = if k == 0 then last else tune_calls_{0}(rows, k - 1, tune_sum_{0}(rows)) $\n",
                      f.name);
-    const std::string call = fmt::format("time(tune_calls_{}(rows, {}, [] int))", f.name, kBatchCalls);
+    const std::string call = fmt::format("time(tune_calls_{}(rows, {}, [] int))", f.name, kAutotuneBatchCalls);
     timed += i + 1 < count ? fmt::format("  {}if j == {} then {}\n", i ? "else " : "", i, call)
                            : fmt::format("  else {} $\n", call);
     lets += fmt::format("      (r{0}, t{0}) = tune_timed(rem(k + {0}, {1}), rows); s{0} = sum(r{0});\n", i, count);
     sums += fmt::format("{}s{}", i ? ", " : "", i);
-    places += fmt::format("{}round(t{} * {:.1f})", i ? ", " : "", i, 1e9 / kBatchCalls);
+    places += fmt::format("{}round(t{} * {:.1f})", i ? ", " : "", i, 1e9 / kAutotuneBatchCalls);
   }
   p += timed;
   p += "function tune_round(rows, k) =\n  let settle = sum(tune_sum_grid(rows));\n" + lets +

@@ -27,6 +27,9 @@ struct AutotuneOptions {
 /// backend has no GPU.
 int autotune(const AutotuneOptions& opts);
 
+/// The calls each timing of a form makes back to back, as a program's loop makes them.
+inline constexpr int kAutotuneBatchCalls = 10;
+
 namespace autotune_detail {  // for tests
 
 /// The forms autotune times for backend b, in the order of its rounds' results.

@@ -31,13 +31,6 @@ inline constexpr int64_t failed_instance(uint64_t record) {
   return static_cast<int64_t>(record & ((uint64_t{1} << kFailureInstanceBits) - 1));
 }
 
-/// The revision of what the code generators make, part of every cached GPU kernel's key
-/// (exec/cuda/kernels.cpp kernel_key): a cubin cached on disk by an ndp whose kernels took other
-/// parameters, or computed otherwise, must not be loaded by this one (a map kernel that lost its
-/// failure record takes one pointer fewer). Raise it with any change to the generated kernels'
-/// parameters or code.
-inline constexpr int kKernelRevision = 2;
-
 /// Thrown by an executor whose loop kernel gave up: Note [Loops that give up] in flat_ir.h.
 /// The record of an instance that gave up names node `node_count`, past the body's last.
 struct LoopGaveUp {};

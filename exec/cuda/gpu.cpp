@@ -186,7 +186,7 @@ CUdeviceptr Gpu::deferred_record(std::function<void(uint64_t)> raise, int64_t he
 
 void Gpu::read_deferred_records() {
   if (deferred_raises_.empty()) return;
-  // Taken first: the read-back below calls here again (MemoryPool::set_before_read_back).
+  // Taken first, so that the records in use are the new ones from here on.
   std::vector<std::function<void(uint64_t)>> raises = std::move(deferred_raises_);
   deferred_raises_.clear();
   deferred_held_bytes_ = 0;

@@ -16,12 +16,13 @@
 #include "exec/common/kernel_compiler.h"
 #include "exec/common/profile.h"
 #include "exec/cuda/device_vec_ops.h"
+#include "exec/kernel_revision.h"  // generated: tools/kernel_revision.py
 #include "exec/host/convert.h"
 #include "exec/host/kernel_failure.h"
 #include "flatten/kernel_abi.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/interp.h"
-#include "lang/eval/prim_call.h"
+#include "lang/eval/prim_call.h"  // EvalError
 
 namespace ndp::exec::cuda {
 
@@ -29,9 +30,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The target and the generators' revision (flatten::kKernelRevision), at the head of every key.
+/// The target and the generators' revision (kKernelRevision), at the head of every key.
 const std::string& target_key() {
-  static const std::string key = "sm_90|rev " + std::to_string(flatten::kKernelRevision);
+  static const std::string key = std::string("sm_90|rev ") + kKernelRevision;
   return key;
 }
 
@@ -170,19 +171,13 @@ void register_precompiled_module(std::string key, const void* image) {
 
 std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled,
                        uint64_t regular_rows) {
-  // "staged": the kernel copies its own rows into shared memory (Note [Staged rows]), which a
-  // cached kernel of an ndp before that did not.
-  const bool staged = lanes == 1 && !k.staged_seqs().empty();
-  return target_key() + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") +
-         (staged ? "|staged" : "") + (tiled ? "|tiled" : "") +
+  return target_key() + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") + (tiled ? "|tiled" : "") +
          (regular_rows != 0 ? "|regular " + std::to_string(regular_rows) : "") + "|" + k.key();
 }
 
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                          std::span<const GatheredInput> gathered) {
-  // "guarded": gathered inputs carry their bounds (Note [Checked gathers] in device_vec.h).
-  return target_key() + "|consumer " + use.key() + gathered_key(gathered) + (gathered.empty() ? "" : "|guarded") +
-         "|" + k.key();
+  return target_key() + "|consumer " + use.key() + gathered_key(gathered) + "|" + k.key();
 }
 
 bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled,
@@ -392,10 +387,6 @@ struct Slots {
   std::vector<CUdeviceptr> components;
 };
 
-}  // namespace
-
-namespace {
-
 /// Raises the error of kernel k's failure record (Note [Kernels that can fail]): the failing
 /// instance's inputs and the rows it read, downloaded, evaluated on the host.
 [[noreturn]] void raise_failure(Gpu& g, const flatten::KernelBody& k, uint64_t record, std::span<const DVec> ins,
@@ -418,7 +409,9 @@ int64_t held_bytes(std::span<const DVec> vs) {
         break;
       }
       case lang::TypeKind::Data: bytes += held_bytes(std::span<const DVec>(&v.fields(), 1)); break;
-      case lang::TypeKind::Seq: bytes += v.size() * 8 + held_bytes(std::span<const DVec>(&v.elems(), 1)); break;
+      case lang::TypeKind::Seq:  // offsets, but for regular rows (Note [Known values])
+        bytes += (v.regular_length() ? 0 : v.size() * 8) + held_bytes(std::span<const DVec>(&v.elems(), 1));
+        break;
       default: bytes += v.size() * elem_bytes(v.type()); break;
     }
   }

@@ -72,22 +72,30 @@ void parallel_for(int64_t n, Fn&& fn) {
 
 /// fn(q, from, to) over pieces of the m runs of a segmented copy, run q writing the elements
 /// [off[q], off[q + 1]) of its output: every element once, as the piece [from, to) of its run,
-/// runs in order within a thread. The elements are split evenly over the threads, so a few long
-/// runs (the top of a recursion: 10^7 elements in one or two runs) are copied by every thread,
-/// not one a run. Empty runs are skipped.
+/// runs in order within a thread. Each thread gets an equal share of runs plus elements (run q's
+/// element e at q + off[q] + e), so a few long runs (the top of a recursion: 10^7 elements in one
+/// or two runs) are copied by every thread, not one a run, and many empty runs are spread too.
 template <class Fn>
 void parallel_run_pieces(int64_t m, const int64_t* off, Fn&& fn) {
-  const int64_t total = off[m];
-  if (total <= 0) return;
-  const int64_t chunks = parallel_blocks(m + total);
+  if (m <= 0 || off[m] <= 0) return;
+  const int64_t work = m + off[m];
+  const int64_t chunks = parallel_blocks(work);
+  // The run and the element within it at position p of the work: the last run q with
+  // q + off[q] <= p, and p's element of it, at most its end.
+  auto at = [&](int64_t p) {
+    int64_t lo = 0, hi = m - 1;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (mid + off[mid] <= p) lo = mid;
+      else hi = mid - 1;
+    }
+    return std::pair<int64_t, int64_t>{lo, std::min(p - lo - off[lo], off[lo + 1] - off[lo])};
+  };
   parallel_blocks_for(chunks, [&](int64_t c) {
-    const int64_t p0 = static_cast<int64_t>(static_cast<__int128>(total) * c / chunks);
-    const int64_t p1 = static_cast<int64_t>(static_cast<__int128>(total) * (c + 1) / chunks);
-    if (p0 >= p1) return;
-    // The last run starting at or before p0.
-    int64_t q = static_cast<int64_t>(std::upper_bound(off, off + m + 1, p0) - off) - 1;
-    for (; q < m && off[q] < p1; ++q) {
-      const int64_t from = std::max(p0, off[q]) - off[q], to = std::min(p1, off[q + 1]) - off[q];
+    const auto [q0, e0] = at(static_cast<int64_t>(static_cast<__int128>(work) * c / chunks));
+    const auto [q1, e1] = at(static_cast<int64_t>(static_cast<__int128>(work) * (c + 1) / chunks));
+    for (int64_t q = q0; q <= q1; ++q) {
+      const int64_t from = q == q0 ? e0 : 0, to = q == q1 ? e1 : off[q + 1] - off[q];
       if (from < to) fn(q, from, to);
     }
   });

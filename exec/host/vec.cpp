@@ -370,6 +370,20 @@ Vec map_leaves(const Vec& v, Move&& move) {
   }
 }
 
+/// v (flat_leaves) with each leaf copied into `total` new elements by copy(out, in), the
+/// leaf's element arrays as T* and const T*.
+template <class Copy>
+Vec copy_leaves(const Vec& v, int64_t total, Copy&& copy) {
+  return map_leaves(v, [&](const Vec& leaf) {
+    return with_scalar(leaf.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Buf<T> out(total);
+      copy(out.data(), leaf.data<T>());
+      return Vec::scalar(leaf.type(), total, out.share());
+    });
+  });
+}
+
 }  // namespace
 
 Vec take(const Vec& v, std::span<const int64_t> idx) {
@@ -384,16 +398,9 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
         const int64_t* ix = idx.data();
         Vec elems;
         if (flat_leaves(ve)) {  // a leaf at a time, as below
-          elems = map_leaves(ve, [&](const Vec& leaf) {
-            return with_scalar(leaf.kind(), [&](auto tag) {
-              using T = typename decltype(tag)::type;
-              Buf<T> out(m * c);
-              T* o = out.data();
-              const T* in = leaf.data<T>();
-              parallel_regular_runs(m, c, [&](int64_t i, int64_t from, int64_t to) {
-                copy_run(o + i * c + from, in + ix[i] * c + from, to - from);
-              });
-              return Vec::scalar(leaf.type(), m * c, out.share());
+          elems = copy_leaves(ve, m * c, [&](auto* o, const auto* in) {
+            parallel_regular_runs(m, c, [&](int64_t i, int64_t from, int64_t to) {
+              copy_run(o + i * c + from, in + ix[i] * c + from, to - from);
             });
           });
         } else {
@@ -417,16 +424,9 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
         // Elements of flat scalars (or tuples of them): each new instance is one contiguous
         // block of the old elements, copied a leaf at a time.
         const int64_t* oo = off.get();
-        Vec elems = map_leaves(ve, [&](const Vec& leaf) {
-          return with_scalar(leaf.kind(), [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            Buf<T> out(oo[m]);
-            T* o = out.data();
-            const T* in = leaf.data<T>();
-            parallel_run_pieces(m, oo, [&](int64_t i, int64_t from, int64_t to) {
-              copy_run(o + oo[i] + from, in + voff[ix[i]] + from, to - from);
-            });
-            return Vec::scalar(leaf.type(), oo[m], out.share());
+        Vec elems = copy_leaves(ve, oo[m], [&](auto* o, const auto* in) {
+          parallel_run_pieces(m, oo, [&](int64_t i, int64_t from, int64_t to) {
+            copy_run(o + oo[i] + from, in + voff[ix[i]] + from, to - from);
           });
         });
         return Vec::seq(t, m, len.share(), std::move(off), std::move(elems));

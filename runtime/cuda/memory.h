@@ -126,7 +126,7 @@ class MemoryPool {
   void* staging_ = nullptr;  // page-locked, kStagingBytes; allocated at the first small read-back
   bool staging_failed_ = false;
   std::function<void()> before_read_back_;
-  bool in_before_read_back_ = false;
+  bool in_before_read_back_ = false;  // (the executor reads back from one thread at a time)
   void* upload_ring_ = nullptr;  // page-locked (Note [Small uploads through pinned memory] in memory.cpp)
   std::size_t upload_ring_used_ = 0;
   bool upload_ring_failed_ = false;

@@ -79,7 +79,7 @@ LD_LIBRARY_PATH="$build/exec" gpu/aot_example | diff -u "$src/tests/embed/aot_ex
 rm -rf stage && mkdir stage
 "$ndp" compile kernels.ndp -o stage/k --emit=ptx
 grep -q '^// ---- module sm_90|' stage/k.ptx || fail "--emit=ptx lists no module"
-grep -q '^// ---- module sm_90|rev [0-9]*|consumer ' stage/k.ptx || fail "--emit=ptx lists no consumer program"
+grep -q '^// ---- module sm_90|rev [0-9a-f][0-9a-f]*|consumer ' stage/k.ptx || fail "--emit=ptx lists no consumer program"
 "$ndp" compile kernels.ndp -o stage/k --emit=fatbin
 [ "$(ls stage/k.fatbin | wc -l)" = "$(grep -c '^// ---- module' stage/k.ptx)" ] || fail "one fatbinary a module"
 "$ndp" compile kernels.ndp -o stage/k --emit=cubin

@@ -53,7 +53,10 @@ struct Times {
 };
 
 /// Times `body` over `reps` runs after a warm-up, each between two events on the default stream;
-/// `setup` runs before each, untimed (a sort's fresh copy of its input).
+/// `setup` runs before each, untimed (a sort's fresh copy of its input). With `batch` > 1 a run
+/// is that many calls back to back, a timing their mean, and `setup` runs once a run, before
+/// them all (so a body that changes its input, a sort in place, times sorted input after its
+/// first call).
 template <class F, class Setup>
 Times time_runs(F&& body, Setup&& setup) {
   cudaEvent_t a, b;

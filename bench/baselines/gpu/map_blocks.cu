@@ -232,7 +232,7 @@ void run_copy(int64_t n) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: map_blocks allpairs N | fractal N | sgemm N | segsum N L | copy N | segsort COUNT L | radixsort N\n");
+    std::fprintf(stderr, "usage: map_blocks (allpairs N | fractal N | sgemm N | segsum N L | copy N | segsort COUNT L | radixsort N) [--batch B]\n");
     return 2;
   }
   bench_util::reps = 10;

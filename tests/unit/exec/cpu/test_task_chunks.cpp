@@ -61,7 +61,7 @@ TEST_CASE("task chunks: none where tasks do not pay") {
   std::vector<int64_t> one_large(1000, 100);
   one_large[500] = 100000;  // half the elements: its chunk would hold up the rest
   CHECK(!task_chunks(one_large, 4));
-  one_large[500] = 100000 / 64;  // under a quarter of a thread's share
+  one_large[500] = 100000 / 64;  // small enough that the chunks finish within an eighth of an even split
   CHECK(task_chunks(one_large, 4));
 }
 

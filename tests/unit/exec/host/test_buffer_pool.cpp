@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "exec/host/buffer_pool.h"
 #include "exec/host/vec.h"
@@ -29,11 +30,15 @@ TEST_CASE("buffer pool: large blocks are reused by size class, small ones are no
   CHECK(reinterpret_cast<uintptr_t>(s) % 64 == 0);
   pooled_free(s, 100);
   CHECK(pooled_cached_bytes() == before_small);
-  // The cap: a 1 GiB-class block (address space only; nothing is touched) is kept only while
-  // the total stays within pooled_max_cached_bytes() (an eighth of the machine's memory, 1 to 16 GiB).
-  void* big = pooled_alloc((size_t{600} << 20));
-  pooled_free(big, size_t{600} << 20);
+  // The cap: 1 GiB-class blocks (address space only; nothing is touched) are kept only while
+  // the total stays within pooled_max_cached_bytes() (an eighth of the machine's memory, 1 to
+  // 16 GiB). One more such block than the cap holds, all freed: at least one goes back.
+  const size_t gib = size_t{1} << 30, before_big = pooled_cached_bytes();
+  std::vector<void*> bigs(pooled_max_cached_bytes() / gib + 1);
+  for (void*& p : bigs) p = pooled_alloc(size_t{600} << 20);
+  for (void* p : bigs) pooled_free(p, size_t{600} << 20);
   CHECK(pooled_cached_bytes() <= pooled_max_cached_bytes());
+  CHECK(pooled_cached_bytes() - before_big < bigs.size() * gib);  // not all kept
   CHECK(pooled_max_cached_bytes() >= (size_t{1} << 30));
   CHECK(pooled_max_cached_bytes() <= (size_t{16} << 30));
   // A Buf's memory goes back to the pool when the last Vec sharing it is gone.

@@ -1,4 +1,4 @@
-// host::uniform_outputs: a kernel evaluated once for inputs every instance shares (Note [Known
+// host::uniform_outputs and uniform_prim: a kernel or a primitive evaluated once for inputs every instance shares (Note [Known
 // values] in exec/cuda/device_vec.cpp), and where it declines.
 #include <doctest/doctest.h>
 
@@ -32,4 +32,24 @@ TEST_CASE("uniform_outputs: integer, bool and char kernels are computed once; fl
   CHECK_FALSE(exec::host::uniform_outputs(fadd, halves));
   // Inputs that do not match the kernel's: nothing.
   CHECK_FALSE(exec::host::uniform_outputs(div, std::vector<Value>{Value::int_(1)}));
+}
+
+TEST_CASE("uniform_prim: a lone elementwise primitive of known integer arguments, once; not floats, failures or others") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const std::vector<const lang::Type*> ints = {T.int_()}, floats = {T.float_()};
+  // A loop's counter, k - 1 of a known k: known too.
+  std::optional<Value> r = exec::host::uniform_prim(PrimId::Sub, &ints, std::vector<Value>{Value::int_(10), Value::int_(1)}, T.int_());
+  REQUIRE(r);
+  CHECK(r->as_int() == 9);
+  std::optional<Value> eq = exec::host::uniform_prim(PrimId::Eq, &ints, std::vector<Value>{Value::int_(0), Value::int_(0)}, T.bool_());
+  REQUIRE(eq);
+  CHECK(eq->as_bool());
+  // A failure stays the device's to report.
+  CHECK_FALSE(exec::host::uniform_prim(PrimId::Div, &ints, std::vector<Value>{Value::int_(1), Value::int_(0)}, T.int_()));
+  // Floats are not computed on the host.
+  CHECK_FALSE(exec::host::uniform_prim(PrimId::Add, &floats, std::vector<Value>{Value::float_(0.5), Value::float_(0.25)}, T.float_()));
+  // Nor a primitive that is not elementwise.
+  CHECK_FALSE(exec::host::uniform_prim(PrimId::Iseq, &ints, std::vector<Value>{Value::int_(0), Value::int_(1), Value::int_(3)},
+                                       T.seq(T.int_())));
 }
