@@ -411,8 +411,16 @@ class NodeEmitter {
     budget_ = budget;
     range(0, static_cast<uint32_t>(k_.nodes.size()), fails);
     work = work_;
+    // Past a split fold, a block other than the last computed from its share alone (Note [Rows
+    // over several blocks]).
+    for (size_t i = after_split_fold_; whole_ != nullptr && i < fails.size(); ++i)
+      fails[i].second = b_.CreateAnd(fails[i].second, whole_);
     return v_;
   }
+
+  /// After emit: an i1, whether this thread's block holds the instance's values (BlockSplit in
+  /// kernel_ir.h), or null where every block does.
+  llvm::Value* whole() const { return whole_; }
 
  private:
   llvm::IRBuilder<>& b_;
@@ -431,6 +439,8 @@ class NodeEmitter {
   std::vector<PendingAppend>* appends_ = nullptr;
   llvm::Value* work_ = nullptr;
   std::optional<int64_t> budget_;
+  llvm::Value* whole_ = nullptr;   // after a split fold: whether this block combined it
+  size_t after_split_fold_ = 0;    // and the first failure past it
 
   void range(uint32_t begin, uint32_t end, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
     for (uint32_t j = begin; j < end; ++j) {
@@ -498,6 +508,17 @@ class NodeEmitter {
     llvm::Value* init = v_.at(fn.args.at(1));
     const bool spread = lanes_.count > 1 && fold_depth_ == 0;
     llvm::Value* first = spread ? lanes_.lane : b_.getInt64(0);
+    llvm::Value* end = count;  // past the indices of this thread's share
+    const bool split = spread && lanes_.split.has_value();
+    if (split) {  // the block's chunk (Note [Rows over several blocks] in codegen/lanes.h)
+      const BlockSplit& s = *lanes_.split;
+      llvm::Value* positive = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, count, b_.getInt64(0));
+      llvm::Value* per_part = b_.CreateUDiv(b_.CreateAdd(positive, b_.CreateSub(s.parts, b_.getInt64(1))), s.parts);
+      llvm::Value* chunk = b_.CreateAnd(b_.CreateAdd(per_part, b_.getInt64(lanes_.count - 1)), b_.getInt64(-int64_t{lanes_.count}));
+      llvm::Value* low = b_.CreateMul(s.part, chunk);
+      first = b_.CreateAdd(low, lanes_.lane);
+      end = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, count, b_.CreateAdd(low, chunk));
+    }
     llvm::Value* step = b_.getInt64(spread ? lanes_.count : 1);
     llvm::Function* func = b_.GetInsertBlock()->getParent();
     llvm::BasicBlock* before = b_.GetInsertBlock();
@@ -523,7 +544,7 @@ class NodeEmitter {
       // made: flatten/loop_kernels.cpp), so left + L - 1 cannot overflow; raising it to the
       // lane first costs one instruction a fold and keeps any negative count from counting
       // 2^60 steps.
-      llvm::Value* left = b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, count, first), first);
+      llvm::Value* left = b_.CreateSub(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, end, first), first);
       trips = b_.CreateLShr(b_.CreateAdd(left, b_.getInt64(lanes_.count - 1)),
                             b_.getInt64(std::countr_zero(static_cast<uint64_t>(lanes_.count))));
       b_.SetInsertPoint(header);
@@ -563,8 +584,10 @@ class NodeEmitter {
     }
     b_.SetInsertPoint(exit);
     v_[f] = spread ? combine_across_lanes(b_, fn.prim, fn.type, acc, lanes_) : acc;
+    if (split) v_[f] = combine_across_blocks(b_, fn.prim, fn.type, v_[f], init, lanes_, whole_);
     work_ = work;
     if (!inner.empty()) fails.emplace_back(f, failed);
+    if (split) after_split_fold_ = fails.size();
   }
 
  public:
@@ -745,8 +768,8 @@ std::vector<llvm::Value*> emit_nodes(llvm::IRBuilder<>& b, const KernelBody& k, 
                                      const std::function<llvm::Value*(uint32_t)>& seq_pointer, MathLibrary math,
                                      std::vector<std::pair<uint32_t, llvm::Value*>>& fails, std::vector<PendingWrite>& writes,
                                      std::vector<PendingAppend>& appends, llvm::Value*& work,
-                                     std::optional<int64_t> budget = std::nullopt, Lanes lanes = {}) {
-  return NodeEmitter(b, k, instance, input, seq_pointer, math, lanes, nullptr).emit(fails, writes, appends, work, budget);
+                                     std::optional<int64_t> budget) {
+  return NodeEmitter(b, k, instance, input, seq_pointer, math, Lanes{}, nullptr).emit(fails, writes, appends, work, budget);
 }
 
 /// An appended sequence's slot for this instance (Note [Appended sequences in loop kernels]).
@@ -824,6 +847,7 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
                              const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
                              const std::function<llvm::Value*(uint32_t)>& seq_pointer, Lanes lanes) {
   if (lanes.count > 1 && k.loop) throw std::runtime_error("a loop kernel on several lanes");
+  if (lanes.split && k.outer_folds() != 1) throw std::runtime_error("an instance split over blocks without exactly one outer fold");
   // Inputs as values (bool: i1), each loaded once.
   std::vector<llvm::Value*> in(k.inputs.size(), nullptr);
   auto loaded = [&](uint32_t j) {
@@ -836,11 +860,15 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
   std::vector<std::pair<uint32_t, llvm::Value*>> fails;  // (node, i1) in node order
   std::vector<llvm::Value*> v;
   llvm::Value* record = nullptr;
+  llvm::Value* whole = nullptr;
   if (!k.loop) {
     std::vector<PendingWrite> writes;  // none: only loops write and append
     std::vector<PendingAppend> appends;
     llvm::Value* work = b.getInt64(0);  // no budget outside loops
-    v = emit_nodes(b, k, instance, loaded, seq_pointer, math, fails, writes, appends, work, std::nullopt, lanes);
+    const std::function<llvm::Value*(uint32_t)> input = loaded;  // outlives the emitter, which refers to it
+    NodeEmitter e(b, k, instance, input, seq_pointer, math, lanes, nullptr);
+    v = e.emit(fails, writes, appends, work, std::nullopt);
+    whole = e.whole();
     if (!fails.empty()) record = failure_record(b, fails, instance);
   } else {
     // Note [Loop kernels]: the invariant inputs are loaded before the loop, the state is a phi
@@ -912,6 +940,7 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
     out.outputs.push_back(x);
   }
   out.failure = record != nullptr ? record : b.getInt64(flatten::kNoKernelFailure);
+  out.whole = whole;
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct InstanceValues {
   /// For a body that can fail: an i64, kernel_failure_record(node, instance) of the first node
   /// that failed at this instance, or kNoKernelFailure (flatten/kernel_abi.h); else null.
   llvm::Value* failure = nullptr;
+  /// An i1: whether this thread's block holds the instance's values (the last of a split
+  /// instance's blocks, BlockSplit), where the other blocks hold only their share; null: it does.
+  llvm::Value* whole = nullptr;
 };
 
 /// Emits the nodes of `k` for instance `instance` (an i64); `load(j)` returns input j's loaded
@@ -45,10 +49,23 @@ struct InstanceValues {
 /// consecutive threads, from a multiple of count). An outermost fold is spread over the lanes,
 /// each folding every count-th index, and its value is combined across them; every other node
 /// is computed by every lane alike.
+/// An instance over several blocks (Note [Rows over several blocks] in codegen/lanes.h): its one
+/// outer fold is cut into `parts` chunks, one a block, and the blocks' values are combined
+/// through `partials` (an i64 of bits a block, this instance's from `first_partial` on) and
+/// `arrivals` (an i32 an instance: its blocks done so far, 0 between launches).
+struct BlockSplit {
+  llvm::Value* parts = nullptr;          // i64
+  llvm::Value* part = nullptr;           // i64: this block's chunk
+  llvm::Value* first_partial = nullptr;  // i64: instance · parts
+  llvm::Value* partials = nullptr;       // ptr
+  llvm::Value* arrival = nullptr;        // ptr: this instance's counter
+};
+
 struct Lanes {
   int count = 1;
   llvm::Value* lane = nullptr;
   llvm::Value* thread = nullptr;
+  std::optional<BlockSplit> split;  // count is then the block's threads
 };
 
 InstanceValues emit_instance(llvm::IRBuilder<>& b, const flatten::KernelBody& k, llvm::Value* instance,

@@ -237,8 +237,9 @@ bool written_pointer(const flatten::KernelBody& k, size_t param, size_t seqs_at)
 
 }  // namespace
 
-std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled,
-                        uint64_t regular_rows) {
+std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
+                        flatten::KernelForm form, uint64_t regular_rows) {
+  const bool tiled = form == flatten::KernelForm::Tiled, split = form == flatten::KernelForm::SplitRows;
   for (uint32_t q = 0; q < 64; ++q)
     if ((regular_rows >> q & 1) && (q >= k.seqs.size() || k.seqs[q].written || k.seqs[q].appended))
       throw std::runtime_error("regular rows for a sequence the kernel lacks, writes or appends to");
@@ -246,6 +247,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     throw std::runtime_error("lanes that are not a power of two up to a block, or lanes for an elementwise kernel");
   std::optional<flatten::TiledFold> shape = tiled ? flatten::tiled_fold(k) : std::nullopt;
   if (tiled && (!shape || lanes > 1)) throw std::runtime_error("a tiled kernel of a body without a tiled fold, or on lanes");
+  if (split && (lanes != flatten::kSplitLanes || k.loop || k.outer_folds() != 1))
+    throw std::runtime_error("instances split over blocks without a block's lanes and one outer fold");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_kernel", ctx);
@@ -277,6 +280,11 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j)
     params.push_back(int_param[1 + j] ? static_cast<llvm::Type*>(b.getInt64Ty()) : b.getPtrTy());
   if (tiled) params.push_back(b.getInt64Ty());  // m, the grid's columns (Note [Tiled folds])
+  if (split) {  // partials, arrivals, parts (Note [Rows over several blocks] in codegen/lanes.h)
+    params.push_back(b.getPtrTy());
+    params.push_back(b.getPtrTy());
+    params.push_back(b.getInt64Ty());
+  }
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
   // Marks the function as a kernel entry (LLVM 19 reads nvvm.annotations).
@@ -320,7 +328,17 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // instance run the last one too, and store nothing; lane 0 stores the outputs.
   Lanes group;
   llvm::Value* valid = nullptr;
-  if (lanes > 1) {
+  if (split) {  // block c is part c % parts of instance c / parts, which has no lanes past it
+    llvm::Value* parts = fn->getArg(static_cast<unsigned>(fn->arg_size() - 1));
+    llvm::Value* block = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+    llvm::Value* i = b.CreateUDiv(block, parts, "instance");
+    llvm::Value* arrivals = fn->getArg(static_cast<unsigned>(fn->arg_size() - 2));
+    group = Lanes{lanes, tid, tid, BlockSplit{parts, b.CreateURem(block, parts), b.CreateMul(i, parts),
+                                              fn->getArg(static_cast<unsigned>(fn->arg_size() - 3)),
+                                              b.CreateGEP(b.getInt32Ty(), arrivals, i)}};
+    valid = b.CreateICmpSLT(i, fn->getArg(0));
+    base = i;
+  } else if (lanes > 1) {
     group = Lanes{lanes, b.CreateURem(base, b.getInt64(lanes)), tid};
     llvm::Value* i = b.CreateUDiv(base, b.getInt64(lanes));
     valid = b.CreateICmpSLT(i, fn->getArg(0));
@@ -377,13 +395,15 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
       auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
       llvm::BasicBlock* from = b.GetInsertBlock();
-      b.CreateCondBr(staged ? staged->runs() : lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
+      b.CreateCondBr(staged ? staged->runs() : split ? valid : lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
       b.SetInsertPoint(body);
       InstanceValues inst = emit_instance(b, k, i, [&](uint32_t j) { return input_at(j, i); }, MathLibrary::Libdevice,
                                           seq_pointer, group);
       auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
       auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
-      b.CreateCondBr(lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue(), store, stored);
+      llvm::Value* stores = lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue();
+      if (inst.whole != nullptr) stores = b.CreateAnd(stores, inst.whole);
+      b.CreateCondBr(stores, store, stored);
       b.SetInsertPoint(store);
       for (size_t o = 0; o < no; ++o) {
         llvm::Type* t = inst.outputs[o]->getType();

@@ -32,16 +32,22 @@ bool has_libdevice();
 /// and the lanes spread the instance's outermost folds among them (Lanes in kernel_ir.h):
 /// launch n·lanes threads in blocks of a multiple of lanes threads.
 ///
-/// `tiled` (a body with a tiled fold, Note [Tiled folds] in flatten/tiled_folds.h): the
+/// `form` Tiled (a body with a tiled fold, Note [Tiled folds] in flatten/tiled_folds.h): the
 /// instances are a grid of n / m rows and m columns, m an i64 after the last pointer; a block
 /// of 256 threads runs a 32 × 32 square of it, four instances a thread (launch ceil(n / m / 32)
 /// · ceil(m / 32) blocks), reading the square's rows through shared memory (FoldTiles).
+///
+/// `form` SplitRows (lanes kSplitLanes, a body with one outer fold, not a loop: Note [Rows over
+/// several blocks] in codegen/lanes.h): three more parameters after the last pointer, `partials`
+/// (an i64 a block), `arrivals` (an i32 an instance, zero, left zero) and `parts` (an i64);
+/// launch n · parts blocks of kSplitLanes threads, block c running part c % parts of instance
+/// c / parts.
 ///
 /// `regular_rows`: bit q set says that every row of sequence q (one the kernel only reads) has
 /// one length, passed as an i64 in place of the sequence's offsets (Note [Regular rows in
 /// kernels]).
 std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {}, int lanes = 1,
-                        bool tiled = false, uint64_t regular_rows = 0);
+                        flatten::KernelForm form = flatten::KernelForm::Instances, uint64_t regular_rows = 0);
 
 /// PTX text (sm_90) of the device function `ndp_elements(i64 first, i64 stride, i32 count, ptr
 /// ins) -> {[8 x i64]}` that the consumer kernels call: output 0 of `k` (its only output) for

@@ -1,6 +1,7 @@
 // A fold's value combined across the threads of one instance (Note [Map kernels]).
 #include "codegen/lanes.h"
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
@@ -106,6 +107,85 @@ llvm::Value* combine_across_lanes(llvm::IRBuilder<>& b, PrimId fold, const lang:
     total = total ? fold_combine(b, fold, t, total, x) : x;
   }
   return total;
+}
+
+llvm::Value* combine_across_blocks(llvm::IRBuilder<>& b, PrimId fold, const lang::Type* t, llvm::Value* block_value,
+                                   llvm::Value* identity, const Lanes& lanes, llvm::Value*& whole) {
+  const BlockSplit& split = lanes.split.value();
+  llvm::LLVMContext& c = b.getContext();
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* i32 = b.getInt32Ty();
+  // Warp 0 alone goes on; the block's other warps are done with the fold.
+  llvm::BasicBlock* others = b.GetInsertBlock();
+  auto* warp0 = llvm::BasicBlock::Create(c, "blocks_warp0", fn);
+  auto* publish = llvm::BasicBlock::Create(c, "blocks_publish", fn);
+  auto* published = llvm::BasicBlock::Create(c, "blocks_published", fn);
+  auto* gather = llvm::BasicBlock::Create(c, "blocks_gather", fn);
+  auto* loop = llvm::BasicBlock::Create(c, "blocks_loop", fn);
+  auto* step = llvm::BasicBlock::Create(c, "blocks_step", fn);
+  auto* gathered = llvm::BasicBlock::Create(c, "blocks_gathered", fn);
+  auto* done = llvm::BasicBlock::Create(c, "blocks_done", fn);
+  b.CreateCondBr(b.CreateICmpULT(lanes.thread, b.getInt64(kWarp)), warp0, done);
+  // Thread 0 publishes the block's value and counts the block in: one atomic that releases the
+  // value and, in the last block, acquires the others'.
+  b.SetInsertPoint(warp0);
+  b.CreateCondBr(b.CreateICmpEQ(lanes.thread, b.getInt64(0)), publish, published);
+  b.SetInsertPoint(publish);
+  b.CreateStore(to_bits(b, block_value), b.CreateGEP(i64, split.partials, b.CreateAdd(split.first_partial, split.part)));
+  auto* count_in = llvm::InlineAsm::get(llvm::FunctionType::get(i32, {b.getPtrTy()}, false),
+                                        "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;", "=r,l,~{memory}", true);
+  llvm::Value* before = b.CreateCall(count_in, {split.arrival});
+  llvm::Value* last_here = b.CreateICmpEQ(b.CreateZExt(before, i64), b.CreateSub(split.parts, b.getInt64(1)));
+  llvm::Value* told_here = b.CreateZExt(last_here, i32);
+  // The last block sets the counter back for the next launch (which sees it: a kernel boundary).
+  auto* reset = llvm::BasicBlock::Create(c, "blocks_reset", fn);
+  auto* counted = llvm::BasicBlock::Create(c, "blocks_counted", fn);
+  b.CreateCondBr(last_here, reset, counted);
+  b.SetInsertPoint(reset);
+  b.CreateStore(b.getInt32(0), split.arrival)->setVolatile(true);
+  b.CreateBr(counted);
+  b.SetInsertPoint(counted);
+  b.CreateBr(published);
+  b.SetInsertPoint(published);
+  llvm::PHINode* told = b.CreatePHI(i32, 2);
+  told->addIncoming(b.getInt32(0), warp0);
+  told->addIncoming(told_here, counted);
+  llvm::Value* last = b.CreateICmpNE(b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
+                                                       {b.getInt32(0xffffffffu), told, b.getInt32(0), b.getInt32(0x1f)}),
+                                     b.getInt32(0));
+  b.CreateCondBr(last, gather, done);
+  // The last block's warp 0: lane l folds partials l, l + 32, ... in order, then the lanes combine.
+  b.SetInsertPoint(gather);
+  llvm::Value* lane = b.CreateAnd(lanes.thread, b.getInt64(kWarp - 1));
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* j = b.CreatePHI(i64, 2);
+  llvm::PHINode* acc = b.CreatePHI(block_value->getType(), 2);
+  j->addIncoming(lane, gather);
+  acc->addIncoming(identity, gather);
+  b.CreateCondBr(b.CreateICmpSLT(j, split.parts), step, gathered);
+  b.SetInsertPoint(step);
+  llvm::LoadInst* bits = b.CreateLoad(i64, b.CreateGEP(i64, split.partials, b.CreateAdd(split.first_partial, j)));
+  bits->setVolatile(true);
+  j->addIncoming(b.CreateAdd(j, b.getInt64(kWarp)), step);
+  acc->addIncoming(fold_combine(b, fold, t, acc, from_bits(b, bits, block_value->getType())), step);
+  b.CreateBr(loop);
+  b.SetInsertPoint(gathered);
+  llvm::Value* total = combine_across_lanes(b, fold, t, acc, Lanes{kWarp, lane, lanes.thread, std::nullopt});
+  llvm::BasicBlock* total_end = b.GetInsertBlock();
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  llvm::PHINode* value = b.CreatePHI(block_value->getType(), 3);
+  value->addIncoming(block_value, others);
+  value->addIncoming(block_value, published);
+  value->addIncoming(total, total_end);
+  llvm::PHINode* is_whole = b.CreatePHI(b.getInt1Ty(), 3);
+  is_whole->addIncoming(b.getFalse(), others);
+  is_whole->addIncoming(b.getFalse(), published);
+  is_whole->addIncoming(b.getTrue(), total_end);
+  whole = is_whole;
+  return value;
 }
 
 }  // namespace ndp::codegen

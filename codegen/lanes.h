@@ -20,4 +20,33 @@ llvm::Value* fold_combine(llvm::IRBuilder<>& b, lang::core::PrimId fold, const l
 llvm::Value* combine_across_lanes(llvm::IRBuilder<>& b, lang::core::PrimId fold, const lang::Type* t, llvm::Value* acc,
                                   const Lanes& lanes);
 
+// Note [Rows over several blocks]
+// A map kernel at `block` gives an instance 256 threads; where the instances are fewer than the
+// blocks the GPU holds at once (a sum of 16 rows of 2^20), most of the GPU would idle, and the
+// flattened form pays several launches of its segmented primitives a call. So a body with one
+// outer fold may spread each instance over `parts` blocks (a kernel form of its own, SplitRows;
+// the dispatch's choice, map_kernel_parts in exec/cuda/map_lanes.h): block c of the instance
+// folds chunk c of the fold's indices, [c·chunk, (c + 1)·chunk) with chunk = ceil(count / parts)
+// rounded up to a multiple of the block, over its lanes as ever. Then its warp 0 goes on alone
+// (the other warps are done): thread 0 stores the block's value in its slot of `partials` and
+// counts the block in the instance's `arrivals` word with one atomic add that releases the
+// value and acquires the other blocks' (atom.acq_rel.gpu). The block that counts last sets the
+// counter back to 0 for the next launch, and its warp 0 combines the partials, each lane a
+// strided share from the fold's identity, then across the warp by shuffles (a fixed order: the
+// same value at every run with the same parts); only that warp's values are whole, so only it
+// stores the outputs and reports failures of the nodes after the fold (a failure inside the
+// fold counts in every block, as it does on every lane). The partials are read with volatile
+// loads, past the SM's L1, which may hold an older launch's values.
+// This tail runs after the instance's last block, on the kernel's critical path: measured with
+// Nsight Compute on an H200, 2048 blocks of 8192 ints took 36.2 µs as 16 parts of 128 rows
+// with a block-wide wait for the count and two fences (membar.gl), against 32.8 µs unsplit
+// (2048 rows); see bench/results/session28 for the form above.
+
+/// The fold's value `block_value` (every lane's, after combine_across_lanes) combined over the
+/// instance's blocks in `split`, starting from the fold's `identity`. Every thread of the block
+/// must reach it. `whole` comes back true in the block that holds the combined value (the
+/// last to arrive), false in the others, which get their own `block_value` back.
+llvm::Value* combine_across_blocks(llvm::IRBuilder<>& b, lang::core::PrimId fold, const lang::Type* t, llvm::Value* block_value,
+                                   llvm::Value* identity, const Lanes& lanes, llvm::Value*& whole);
+
 }  // namespace ndp::codegen

@@ -95,7 +95,12 @@ class ModuleCollector {
           add(exec::cuda::kernel_key(k, g, lanes), [&] { return codegen::compile_ptx(k, g, lanes); });
       if (flatten::tiled_fold(k))  // and the tiled kernel (Note [Tiled folds])
         for (const std::vector<GatheredInput>& g : variants)
-          add(exec::cuda::kernel_key(k, g, 1, true), [&] { return codegen::compile_ptx(k, g, 1, true); });
+          add(exec::cuda::kernel_key(k, g, 1, flatten::KernelForm::Tiled),
+              [&] { return codegen::compile_ptx(k, g, 1, flatten::KernelForm::Tiled); });
+      if (!k.loop && k.outer_folds() == 1)  // and the split one (Note [Rows over several blocks])
+        for (const std::vector<GatheredInput>& g : variants)
+          add(exec::cuda::kernel_key(k, g, flatten::kSplitLanes, flatten::KernelForm::SplitRows),
+              [&] { return codegen::compile_ptx(k, g, flatten::kSplitLanes, flatten::KernelForm::SplitRows); });
     }
     if (!flatten::is_consumer_kernel(s.op)) return;
     const lang::Type* result = f.vars.at(s.op == flatten::Op::PackKernel ? s.uses.at(0) : s.dst).type;

@@ -87,7 +87,12 @@ void save_ptx_for_check(const flatten::Program& program) {
       save(s.kernel->key(), ".ptx", [&] { return codegen::compile_ptx(*s.kernel); });
       // A tiled fold's kernel too (Note [Tiled folds]), which the cuda backend may choose.
       if (s.op == flatten::Op::MapKernel && flatten::tiled_fold(*s.kernel))
-        save(s.kernel->key() + " tiled", ".tiled.ptx", [&] { return codegen::compile_ptx(*s.kernel, {}, 1, true); });
+        save(s.kernel->key() + " tiled", ".tiled.ptx", [&] { return codegen::compile_ptx(*s.kernel, {}, 1, flatten::KernelForm::Tiled); });
+      // And a row over several blocks (Note [Rows over several blocks] in codegen/lanes.h).
+      if (s.op == flatten::Op::MapKernel && !s.kernel->loop && s.kernel->outer_folds() == 1)
+        save(s.kernel->key() + " split", ".split.ptx", [&] {
+          return codegen::compile_ptx(*s.kernel, {}, flatten::kSplitLanes, flatten::KernelForm::SplitRows);
+        });
       return;
     }
     // The programs over one segment and over several (one and the same for a pack).

@@ -11,8 +11,8 @@ class LlvmKernels final : public exec::KernelCompiler {
  public:
   flatten::HostKernelFn host(const flatten::KernelBody& k) override { return host_.compile(k); }
   std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,
-                  bool tiled, uint64_t regular_rows) override {
-    return codegen::compile_ptx(k, gathered, lanes, tiled, regular_rows);
+                  flatten::KernelForm form, uint64_t regular_rows) override {
+    return codegen::compile_ptx(k, gathered, lanes, form, regular_rows);
   }
   std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) override {
     return codegen::compile_element_ptx(k, gathered);

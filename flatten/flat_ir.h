@@ -351,6 +351,17 @@ struct KernelBody {
   bool folds() const {
     return std::any_of(nodes.begin(), nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
   }
+  /// The folds outside every other fold's region: those the lanes of a map kernel's instance
+  /// share (Lanes in codegen/kernel_ir.h).
+  int outer_folds() const {
+    int count = 0;
+    for (size_t j = 0; j < nodes.size(); ++j)
+      if (nodes[j].kind == KernelNode::Kind::FoldIndex) {
+        ++count;
+        j = nodes[j].input;  // on after its Fold
+      }
+    return count;
+  }
   /// True when some node can fail: the kernel then takes a failure record.
   bool can_fail() const {
     return can_fail_memo_.get([&] { return compute_can_fail(); });

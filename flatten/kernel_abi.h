@@ -98,6 +98,19 @@ inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   return key;
 }
 
+/// How a GPU map kernel's instances take its threads (codegen/kernel_ptx.h compile_ptx):
+/// `Instances`, each its lanes; `Tiled`, a block a square of a grid of instances (Note [Tiled
+/// folds] in flatten/tiled_folds.h); `SplitRows`, each instance over several blocks of 256 lanes
+/// that share its one outer fold (Note [Rows over several blocks] in codegen/lanes.h).
+enum class KernelForm : uint8_t { Instances, Tiled, SplitRows };
+
+/// The threads of each block of a SplitRows launch: the `block` level's.
+inline constexpr int kSplitLanes = 256;
+
+/// The blocks of a SplitRows launch, at most: the length of the scratch arrays its blocks
+/// combine their values through (exec/cuda/gpu.h split_scratch).
+inline constexpr int64_t kMostSplitBlocks = int64_t{1} << 16;
+
 /// The consumer kernels' batch of elements (runtime/gpu/device/fused.cu): 64 bytes, holding
 /// element_items(bytes) values of `bytes` bytes each as an array (the items a thread of a
 /// scan or reduction pass holds: 8 of 8 bytes, 16 of 4 bytes, 16 of one byte).

@@ -24,10 +24,10 @@ class KernelCompiler {
   /// Host code (HostKernelFn convention), valid for the compiler's lifetime.
   /// Throws std::runtime_error when compilation fails.
   virtual flatten::HostKernelFn host(const flatten::KernelBody& k) = 0;
-  /// PTX of the whole-vector kernel, `lanes` threads an instance, or `tiled`, the sequences of
+  /// PTX of the whole-vector kernel, `lanes` threads an instance, in `form`, the sequences of
   /// `regular_rows` with rows of one length (codegen/kernel_ptx.h compile_ptx's contract).
   virtual std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,
-                          bool tiled, uint64_t regular_rows) = 0;
+                          flatten::KernelForm form, uint64_t regular_rows) = 0;
   /// PTX of the consumer kernels' element function (compile_element_ptx's contract).
   virtual std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
   /// False for a compiler that has only what was compiled ahead (Note [Precompiled modules] in

@@ -520,14 +520,20 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       // Note [Map kernel dispatch]: the threads of each instance.
       // Note [Tiled folds]: a grid of instances whose fold reads a row and a column of it.
       if (const int64_t columns = tiled_columns(s, ins, g, kernels); columns > 0) {
-        std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, 1, columns);
+        std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, {.lanes = 1, .columns = columns});
         for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));
         return;
       }
       if (s.op == Op::Kernel && known_kernel(s, ins, out_types, f)) return;
-      const int lanes = s.op == Op::MapKernel ? map_kernel_lanes(s, ins.at(0).size(), seqs, g.device().properties(), g.tuning()) : 1;
+      const int64_t n = ins.at(0).size();
+      InstanceThreads threads;
+      if (s.op == Op::MapKernel) {
+        threads.lanes = map_kernel_lanes(s, n, seqs, g.device().properties(), g.tuning());
+        threads.parts = map_kernel_parts(*s.kernel, threads.lanes, n, seqs, g.device().properties());
+        if (threads.parts > 1 && !kernels.form_available(*s.kernel, flatten::KernelForm::SplitRows, threads.lanes)) threads.parts = 1;
+      }
       // Note [Deferred failure records] in gpu.h: read later, unless in the library.
-      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, lanes, 0,
+      std::vector<DVec> r = kernels.run(*s.kernel, ins, out_types, seqs, threads,
                                         in_library(s.span) ? std::nullopt : std::optional<Span>(s.span));
       if (s.op == Op::Kernel) remember_complements(*s.kernel, r);
       for (size_t k = 0; k < r.size(); ++k) set_vec(f, s.outs[k], std::move(r[k]));

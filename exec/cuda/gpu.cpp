@@ -171,6 +171,15 @@ CUdeviceptr Gpu::kernel_record() {
   return kernel_record_->pointer();
 }
 
+std::pair<CUdeviceptr, CUdeviceptr> Gpu::split_scratch() {
+  if (!split_arrivals_) {
+    split_partials_ = alloc(flatten::kMostSplitBlocks * 8);
+    split_arrivals_ = alloc(flatten::kMostSplitBlocks * 4);
+    check(prims_->fill(split_arrivals_->pointer(), flatten::kMostSplitBlocks, 4, 0));
+  }
+  return {split_partials_->pointer(), split_arrivals_->pointer()};
+}
+
 CUdeviceptr Gpu::deferred_record(std::function<void(uint64_t)> raise, int64_t held_bytes) {
   if (static_cast<int>(deferred_raises_.size()) == kDeferredRecords || deferred_held_bytes_ + held_bytes > kDeferredHeldBytes)
     check_deferred_records();

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "exec/common/tuning.h"
@@ -104,6 +105,10 @@ class Gpu {
   /// read stored (Note [Known values] in device_vec.cpp): filled once, not at each read. Buffers
   /// are never written (Note [DVec]), so sharing is safe.
   DBuf single_value(int bytes, uint64_t bits);
+  /// The scratch of split map kernels (Note [Rows over several blocks] in codegen/lanes.h), for
+  /// at most kMostSplitBlocks blocks: their values (8 bytes a block) and their instances'
+  /// counters (4 bytes an instance, zero between kernels, as each kernel leaves them).
+  std::pair<CUdeviceptr, CUdeviceptr> split_scratch();
 
  private:
   std::map<std::pair<int, uint64_t>, DBuf> single_values_;
@@ -123,6 +128,7 @@ class Gpu {
   std::vector<std::function<void()>> deferred_checks_;
   DBuf gather_flags_;
   bool gather_flags_given_ = false;  // to a kernel since take_gather_flags
+  DBuf split_partials_, split_arrivals_;
   DBuf kernel_record_;
   bool kernel_record_given_ = false;  // to a kernel since take_kernel_record
   std::unique_ptr<runtime::cuda::Device> device_;

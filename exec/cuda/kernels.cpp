@@ -11,6 +11,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "exec/common/kernel_compiler.h"
@@ -169,9 +170,10 @@ void register_precompiled_module(std::string key, const void* image) {
   precompiled()[std::move(key)] = image;
 }
 
-std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled,
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, flatten::KernelForm form,
                        uint64_t regular_rows) {
-  return target_key() + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") + (tiled ? "|tiled" : "") +
+  const char* form_key = form == flatten::KernelForm::Tiled ? "|tiled" : form == flatten::KernelForm::SplitRows ? "|split" : "";
+  return target_key() + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") + form_key +
          (regular_rows != 0 ? "|regular " + std::to_string(regular_rows) : "") + "|" + k.key();
 }
 
@@ -180,10 +182,10 @@ std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::Consu
   return target_key() + "|consumer " + use.key() + gathered_key(gathered) + "|" + k.key();
 }
 
-bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, bool tiled,
+bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, flatten::KernelForm form,
                           uint64_t regular_rows) const {
   if (compiler_makes_ptx()) return true;
-  std::string key = kernel_key(k, gathered, lanes, tiled, regular_rows);
+  std::string key = kernel_key(k, gathered, lanes, form, regular_rows);
   return loaded_.count(key) > 0 || find_precompiled(key) != nullptr;
 }
 
@@ -217,8 +219,8 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
 }
 
 const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered,
-                                                   int lanes, bool tiled, uint64_t regular_rows) {
-  std::string key = kernel_key(k, gathered, lanes, tiled, regular_rows);
+                                                   int lanes, flatten::KernelForm form, uint64_t regular_rows) {
+  std::string key = kernel_key(k, gathered, lanes, form, regular_rows);
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return it->second.second;
@@ -227,7 +229,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
   std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
-      ptx = compiler().ptx(k, gathered, lanes, tiled, regular_rows);
+      ptx = compiler().ptx(k, gathered, lanes, form, regular_rows);
     } catch (const std::exception& e) {
       throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
     }
@@ -431,8 +433,8 @@ bool folds_over_ranges(const flatten::KernelBody& k) {
 }  // namespace
 
 std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const DVec> ins,
-                                  std::span<const lang::Type* const> out_types, std::span<const DVec> seqs, int lanes,
-                                  int64_t columns, std::optional<lang::Span> defer_at) {
+                                  std::span<const lang::Type* const> out_types, std::span<const DVec> seqs,
+                                  InstanceThreads threads, std::optional<lang::Span> defer_at) {
   NDP_ASSERT(!ins.empty() && seqs.size() == k.seqs.size(), "kernel operands do not match its body");
   int64_t n = ins[0].size();
   if (n == 0) {
@@ -446,14 +448,15 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   if (!k.loop && folds_over_ranges(k)) gpu_.check_deferred_records();
   KernelArgs first_args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
-  const bool tiled = columns > 0;
-  if (!first_args.gathered.empty() && !can_load(k, first_args.gathered, lanes, tiled)) first_args = kernel_args(ins, ins.size());
+  const int lanes = threads.lanes;
+  const flatten::KernelForm form = threads.form();
+  if (!first_args.gathered.empty() && !can_load(k, first_args.gathered, lanes, form)) first_args = kernel_args(ins, ins.size());
   // Note [Regular rows in kernels]: the sequences it only reads whose rows have one length.
   uint64_t regular_rows = 0;
   for (size_t q = 0; q < seqs.size() && q < 64; ++q)
     if (!k.seqs[q].written && !k.seqs[q].appended && seqs[q].regular_length()) regular_rows |= uint64_t{1} << q;
-  if (regular_rows != 0 && !can_load(k, first_args.gathered, lanes, tiled, regular_rows)) regular_rows = 0;
-  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, tiled, regular_rows);
+  if (regular_rows != 0 && !can_load(k, first_args.gathered, lanes, form, regular_rows)) regular_rows = 0;
+  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, form, regular_rows);
   int64_t& room = appended_room().try_emplace(k.key(), kFirstRoom).first->second;
   std::vector<Slots> slots(seqs.size());
   for (bool again = false;; again = true) {
@@ -513,14 +516,22 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     std::vector<void*> params;
     params.push_back(&n);
     for (CUdeviceptr& p : ptrs) params.push_back(&p);
-    if (tiled) params.push_back(&columns);  // after the last pointer (compile_ptx)
+    // After the last pointer (compile_ptx): a tiled kernel's columns, a split one's scratch.
+    int64_t columns = threads.columns, parts = threads.parts;
+    CUdeviceptr partials = 0, arrivals = 0;
+    if (form == flatten::KernelForm::Tiled) params.push_back(&columns);
+    if (form == flatten::KernelForm::SplitRows) {
+      NDP_ASSERT(lanes == flatten::kSplitLanes && n * parts <= flatten::kMostSplitBlocks, "a split launch past its scratch");
+      std::tie(partials, arrivals) = gpu_.split_scratch();
+      for (void* p : {static_cast<void*>(&partials), static_cast<void*>(&arrivals), static_cast<void*>(&parts)}) params.push_back(p);
+    }
     // Several instances a thread, or several threads an instance (blocks of 256 threads hold
-    // whole instances: lanes is at most 256).
+    // whole instances: lanes is at most 256), or several blocks an instance.
     const int64_t per_thread = flatten::ptx_instances_per_thread(k.instance_at_a_time());
-    const int64_t threads = lanes > 1 ? n * lanes : (n + per_thread - 1) / per_thread;
-    const runtime::cuda::LaunchConfig shape = tiled ? tiled_launch(n, columns)
+    const int64_t thread_count = lanes > 1 ? n * parts * lanes : (n + per_thread - 1) / per_thread;
+    const runtime::cuda::LaunchConfig shape = form == flatten::KernelForm::Tiled ? tiled_launch(n, columns)
                                               : lanes == 1 && !k.staged_seqs().empty() ? loop_launch(k, seqs, n, gpu_.device())
-                                                                                       : gpu_.device().one_thread_per_element(threads);
+                                                                                       : gpu_.device().one_thread_per_element(thread_count);
     gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, shape, params.data()));
     if (can_fail && !deferred) {
       uint64_t record = gpu_.take_kernel_record();

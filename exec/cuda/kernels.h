@@ -61,21 +61,35 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = 
 // a launch, about 6 µs. Element functions and modules compiled ahead without that variant read
 // the copies, made as before.
 
+/// How a kernel's instances take the GPU's threads (KernelForm in flatten/kernel_abi.h): `lanes`
+/// threads an instance (Note [Map kernels]); `columns` > 0: the instances are a grid of that
+/// many columns, and the kernel is tiled (Note [Tiled folds]); `parts` > 1: each instance over
+/// that many blocks of kSplitLanes lanes (Note [Rows over several blocks] in codegen/lanes.h).
+struct InstanceThreads {
+  int lanes = 1;
+  int64_t columns = 0;
+  int64_t parts = 1;
+  flatten::KernelForm form() const {
+    return columns > 0 ? flatten::KernelForm::Tiled : parts > 1 ? flatten::KernelForm::SplitRows : flatten::KernelForm::Instances;
+  }
+};
+
 class GpuKernels {
  public:
   explicit GpuKernels(Gpu& g) : gpu_(g) {}
   /// Runs the kernel over the inputs (all of one instance count) and returns its outputs.
   /// `seqs`: the rows of each sequence a loop or map kernel reads (Note [Sequences in loop
-  /// kernels]); `lanes`: the threads of one instance (Note [Map kernels]); `columns` > 0: the
-  /// instances are a grid of that many columns, and the kernel is tiled (Note [Tiled folds]).
+  /// kernels]); `threads`: how its instances take the GPU's threads.
   /// `defer_at`: a failure of the kernel may be read at the next read-back instead of now
   /// (Note [Deferred failure records] in gpu.h); its error then has this statement's span
   /// where it has none of its own.
   std::vector<DVec> run(const flatten::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types,
-                        std::span<const DVec> seqs = {}, int lanes = 1, int64_t columns = 0,
+                        std::span<const DVec> seqs = {}, InstanceThreads threads = {},
                         std::optional<lang::Span> defer_at = std::nullopt);
-  /// True when the tiled kernel of `k` can be had (a compiler, or ahead of time).
-  bool tiled_available(const flatten::KernelBody& k) const { return can_load(k, {}, 1, true); }
+  /// True when kernel `k` can be had in `form` (a compiler, or ahead of time), at `lanes`.
+  bool form_available(const flatten::KernelBody& k, flatten::KernelForm form, int lanes = 1) const {
+    return can_load(k, {}, lanes, form);
+  }
 
   struct Stats {
     int64_t compiled = 0;      ///< kernels generated with LLVM and JIT-compiled by the driver
@@ -99,9 +113,10 @@ class GpuKernels {
 
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
-                                         bool tiled, uint64_t regular_rows);
+                                         flatten::KernelForm form, uint64_t regular_rows);
   /// True when kernel_for can have this kernel: loaded, precompiled, or a compiler makes PTX.
-  bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1, bool tiled = false,
+  bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1,
+                flatten::KernelForm form = flatten::KernelForm::Instances,
                 uint64_t regular_rows = 0) const;
   /// The module of `key` from the disk cache, else from make_cubin() (then written there).
   std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
@@ -125,7 +140,8 @@ class GpuKernels {
 // (driver/compile_gpu.cpp), so that a compiled program normally needs none of these fallbacks.
 
 /// The cache key of a plain kernel and of a consumer program (Note [Kernel cache]).
-std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1, bool tiled = false,
+std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1,
+                       flatten::KernelForm form = flatten::KernelForm::Instances,
                        uint64_t regular_rows = 0);
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                          std::span<const GatheredInput> gathered);

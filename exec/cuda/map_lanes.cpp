@@ -2,6 +2,8 @@
 #include "exec/cuda/map_lanes.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "flatten/tiled_folds.h"
 
@@ -43,6 +45,22 @@ std::optional<std::vector<const DVec*>> folded_rows(const flatten::KernelBody& k
   return rows;
 }
 
+/// NDP_SPLIT_PARTS, where set to a count from 1 to kMostSplitBlocks.
+std::optional<int64_t> pinned_split_parts() {
+  const char* s = std::getenv("NDP_SPLIT_PARTS");
+  if (s == nullptr || *s == '\0') return std::nullopt;
+  char* end = nullptr;
+  const long long v = std::strtoll(s, &end, 10);
+  if (*end != '\0' || v < 1 || v > flatten::kMostSplitBlocks) {
+    static bool told = false;
+    if (!told) std::fprintf(stderr, "ndp: warning: NDP_SPLIT_PARTS=%s is not a count from 1 to %lld; ignored\n", s,
+                            static_cast<long long>(flatten::kMostSplitBlocks));
+    told = true;
+    return std::nullopt;
+  }
+  return v;
+}
+
 }  // namespace
 
 std::vector<int> map_kernel_lane_choices() { return {2, 4, 8, 16, kWarp, 2 * kWarp, 4 * kWarp, kBlock}; }
@@ -67,12 +85,31 @@ int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> se
   return lanes;
 }
 
+int64_t map_kernel_parts(const flatten::KernelBody& k, int lanes, int64_t n, std::span<const DVec> seqs,
+                         const runtime::cuda::DeviceProperties& device) {
+  if (lanes != flatten::kSplitLanes || k.loop || k.outer_folds() != 1 || n <= 0) return 1;
+  std::optional<std::vector<const DVec*>> rows = folded_rows(k, seqs);
+  if (!rows || rows->empty()) return 1;
+  int64_t parts = 1;
+  if (std::optional<int64_t> pinned = pinned_split_parts()) {
+    parts = *pinned;
+  } else {
+    // Measured on an H200 (bench/results/session28): 2^24 ints in 512 rows ran faster a block
+    // a row (38.4 µs a call) than split (39.3-40.3); in 256 rows, 45.5 µs a block a row and
+    // 39.3-41.0 split into 512 to 4096 blocks.
+    const int64_t resident_blocks = resident_threads(device) / flatten::kSplitLanes;
+    if (n > resident_blocks / 2) return 1;
+    parts = std::min((resident_blocks + n - 1) / n, (longest_average(*rows) + kLeastSplitShare - 1) / kLeastSplitShare);
+  }
+  return std::clamp<int64_t>(parts, 1, std::max<int64_t>(1, flatten::kMostSplitBlocks / n));
+}
+
 int64_t tiled_columns(const flatten::Stmt& s, std::span<const DVec> ins, Gpu& g, GpuKernels& kernels) {
   if (s.op != flatten::Op::MapKernel || s.level != lang::ast::AtLevel::Auto || forced_map_lanes()) return 0;
   const int64_t n = ins.empty() ? 0 : ins[0].size();
   if (n < kTiledInstances) return 0;
   std::optional<flatten::TiledFold> shape = flatten::tiled_fold(*s.kernel);
-  if (!shape || !kernels.tiled_available(*s.kernel)) return 0;
+  if (!shape || !kernels.form_available(*s.kernel, flatten::KernelForm::Tiled)) return 0;
   const int64_t m = g.check(g.prims().grid_columns(ins[shape->rows].data(), ins[shape->columns].data(), n));
   return m >= 16 && n / m >= 16 ? m : 0;
 }

@@ -39,6 +39,16 @@ std::vector<int> map_kernel_lane_choices();
 int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs,
                      const runtime::cuda::DeviceProperties& device, const Tuning& tuning);
 
+/// The blocks each of n instances of map kernel `k` takes at `lanes` (Note [Rows over several
+/// blocks] in codegen/lanes.h): 1, unless the lanes are a block's (kSplitLanes), the body has one
+/// outer fold, over rows of a sequence it reads, and the n blocks would leave half the GPU's
+/// resident blocks idle; then as many as fill them all, each with at least kLeastSplitShare
+/// elements of the average row to fold, and at most kMostSplitBlocks blocks in all.
+/// NDP_SPLIT_PARTS=N pins the parts of every such choice to N (tests spread small rows so).
+inline constexpr int64_t kLeastSplitShare = 4096;
+int64_t map_kernel_parts(const flatten::KernelBody& k, int lanes, int64_t n, std::span<const DVec> seqs,
+                         const runtime::cuda::DeviceProperties& device);
+
 /// The columns of the grid a map kernel's instances form, where its tiled kernel is the
 /// choice (Note [Tiled folds] in flatten/tiled_folds.h), else 0: at `auto` (no level pinned,
 /// nor NDP_MAP_LANES), for a body with a tiled fold, at least kTiledInstances instances whose

@@ -91,14 +91,14 @@ TEST_CASE("map kernels: regular rows take their one length in place of the offse
   const std::string ptxas = test::find_ptxas();
   for (int lanes : {1, 8, 256}) {
     CAPTURE(lanes);
-    const std::string plain = codegen::compile_ptx(*k, {}, lanes), regular = codegen::compile_ptx(*k, {}, lanes, false, 1);
+    const std::string plain = codegen::compile_ptx(*k, {}, lanes), regular = codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, 1);
     // Plain: the offsets' two loads and the elements'; regular: the elements' alone.
     CHECK(occurrences(regular, "ld.global") < occurrences(plain, "ld.global"));
     CHECK(occurrences(regular, "ld.global") > 0);
     if (!ptxas.empty()) CHECK_MESSAGE(test::ptxas_accepts(ptxas, regular), "ptxas rejected:\n" << regular);
   }
   // A sequence the body does not have.
-  CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, false, 2));
+  CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Instances, 2));
 }
 
 /// The most loads of one straight-line stretch of `ptx` (between labels and branches).
@@ -128,7 +128,7 @@ TEST_CASE("map kernels: a fold spread over 8 lanes or more is unrolled, its load
   CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 32)) == 8);
   CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256)) == 8);
   // Regular rows too (Note [Regular rows in kernels]).
-  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256, false, 1)) == 8);
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256, flatten::KernelForm::Instances, 1)) == 8);
   Flattened spmv("let m = [[(0, 1.0), (2, 2.0)], [(1, 3.0)]]; x = [1.0, 2.0, 3.0] in "
                  "{sum({v * x[c] : (c, v) in row}) : row in m} at thread $",
                  true);
@@ -141,4 +141,29 @@ TEST_CASE("map kernels: a fold spread over 8 lanes or more is unrolled, its load
   const auto warp = occurrences(codegen::compile_ptx(*k, {}, 32), "ld.global");
   CHECK(eight >= four + 9);
   CHECK(warp >= eight + 12);
+}
+
+TEST_CASE("map kernels: an instance split over blocks publishes its block's value, and the last block combines") {
+  // Note [Rows over several blocks] in codegen/lanes.h.
+  Flattened own("let rows = [[1, 2], [3]] in {sum(r) * 2 : r in rows} at block $", true);
+  const flatten::KernelBody* k = map_kernel_of(own.flat);
+  REQUIRE(k != nullptr);
+  REQUIRE(k->outer_folds() == 1);
+  const std::string ptx = codegen::compile_ptx(*k, {}, flatten::kSplitLanes, flatten::KernelForm::SplitRows);
+  CHECK(occurrences(ptx, "atom.acq_rel.gpu.global.add.u32") == 1);  // the block counted in
+  CHECK(occurrences(ptx, "ld.volatile.global") >= 1);                  // the partials read past the L1
+  CHECK(occurrences(ptx, "shfl.sync.idx") == 1);                       // the count's verdict, to warp 0
+  CHECK(most_loads_without_a_branch(ptx) == 8);          // the chunk's fold still unrolled
+  // Two stores of 8 bytes: the block's value in its slot, and the output, by the last block.
+  CHECK(occurrences(ptx, "st.global.u64") + occurrences(ptx, "st.global.b64") == 2);
+  CHECK(occurrences(ptx, "st.volatile.global.u32") == 1);  // the counter set back
+  const std::string ptxas = test::find_ptxas();
+  if (!ptxas.empty()) CHECK_MESSAGE(test::ptxas_accepts(ptxas, ptx), "ptxas rejected:\n" << ptx);
+  // Only at a block's lanes, and only a body with one outer fold (the four of `several`).
+  CHECK_THROWS(codegen::compile_ptx(*k, {}, 32, flatten::KernelForm::SplitRows));
+  Flattened several("let rows = [[1, 2], [3]] in {(sum(r), max_val(r)) : r in rows} at block $", true);
+  const flatten::KernelBody* two = map_kernel_of(several.flat);
+  REQUIRE(two != nullptr);
+  CHECK(two->outer_folds() == 2);
+  CHECK_THROWS(codegen::compile_ptx(*two, {}, flatten::kSplitLanes, flatten::KernelForm::SplitRows));
 }

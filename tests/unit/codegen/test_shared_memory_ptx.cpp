@@ -91,12 +91,12 @@ TEST_CASE("tiled folds: the shape of a grid's fold, and the tiled kernel") {
   CHECK(shape->rows < shape->columns);
   REQUIRE(shape->tiles.size() == 2);
   CHECK(shape->tiles[0].columns != shape->tiles[1].columns);
-  std::string ptx = codegen::compile_ptx(*k, {}, 1, true);
+  std::string ptx = codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Tiled);
   CHECK(ptx.find("bar.red.and") != std::string::npos);  // the block decides together
   CHECK(ptx.find(".minnctapersm 3") != std::string::npos);
   CHECK(ptx.find("ld.shared") != std::string::npos);
   check_assembles(ptx);
-  CHECK_THROWS(codegen::compile_ptx(*k, {}, 8, true));  // not on lanes
+  CHECK_THROWS(codegen::compile_ptx(*k, {}, 8, flatten::KernelForm::Tiled));  // not on lanes
   // Not a tiled fold: an index that is not the fold's own, two folds.
   for (const char* src : {
            "let a = [[1, 2], [3, 4]]; bt = [[5, 6], [7, 8]] in {{sum({x * c[1] : x in r}) : c in bt} : r in a} $",
@@ -107,6 +107,6 @@ TEST_CASE("tiled folds: the shape of a grid's fold, and the tiled kernel") {
     const flatten::KernelBody* o = first_kernel(other.flat, flatten::Op::MapKernel);
     REQUIRE(o != nullptr);
     CHECK_FALSE(flatten::tiled_fold(*o).has_value());
-    CHECK_THROWS(codegen::compile_ptx(*o, {}, 1, true));
+    CHECK_THROWS(codegen::compile_ptx(*o, {}, 1, flatten::KernelForm::Tiled));
   }
 }
