@@ -96,10 +96,13 @@ int64_t map_kernel_parts(const flatten::KernelBody& k, int lanes, int64_t n, std
   } else {
     // Measured on an H200 (bench/results/session28): 2^24 ints in 512 rows ran faster a block
     // a row (38.4 µs a call) than split (39.3-40.3); in 256 rows, 45.5 µs a block a row and
-    // 39.3-41.0 split into 512 to 4096 blocks.
+    // 39.3-41.0 split into 512 to 4096 blocks. At most as many blocks as the GPU holds at once:
+    // rounding the parts up left a second wave of a few blocks (64 rows of 2^18 in 17 parts,
+    // 1088 blocks on 1056 places, ran at 0.75 of the copy's bandwidth where 16 rows of 2^20
+    // in 66 parts, 1056 blocks, ran at 0.83).
     const int64_t resident_blocks = resident_threads(device) / flatten::kSplitLanes;
     if (n > resident_blocks / 2) return 1;
-    parts = std::min((resident_blocks + n - 1) / n, (longest_average(*rows) + kLeastSplitShare - 1) / kLeastSplitShare);
+    parts = std::min(resident_blocks / n, (longest_average(*rows) + kLeastSplitShare - 1) / kLeastSplitShare);
   }
   return std::clamp<int64_t>(parts, 1, std::max<int64_t>(1, flatten::kMostSplitBlocks / n));
 }
