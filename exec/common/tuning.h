@@ -46,6 +46,17 @@ struct Tuning {
 /// the rows' length rounded up to a power of two, nor than 256. 0: the flattened form.
 int own_row_lanes(const Tuning& t, int64_t n, int64_t average, int64_t resident);
 
+/// The least share of a row a block folds where a row is split over blocks.
+inline constexpr int64_t kLeastSplitShare = 4096;
+
+/// The blocks each of n instances of a map kernel at `block` takes, where its one outer fold
+/// runs over rows of `average` elements and the GPU holds `resident_blocks` blocks at once (Note
+/// [Rows over several blocks] in codegen/lanes.h): 1 where the instances fill half of those
+/// blocks; else as many as they hold (n · parts at most resident_blocks), each folding at least
+/// kLeastSplitShare elements of a row; never more than kMostSplitBlocks blocks in all.
+/// NDP_SPLIT_PARTS=N pins it to N (within that bound), for tests and measurements.
+int64_t split_parts(int64_t n, int64_t average, int64_t resident_blocks);
+
 /// The tuning file of `device`, "" where no cache folder is kept.
 std::string tuning_file(std::string_view device);
 

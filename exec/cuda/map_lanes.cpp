@@ -2,8 +2,6 @@
 #include "exec/cuda/map_lanes.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 #include "flatten/tiled_folds.h"
 
@@ -45,22 +43,6 @@ std::optional<std::vector<const DVec*>> folded_rows(const flatten::KernelBody& k
   return rows;
 }
 
-/// NDP_SPLIT_PARTS, where set to a count from 1 to kMostSplitBlocks.
-std::optional<int64_t> pinned_split_parts() {
-  const char* s = std::getenv("NDP_SPLIT_PARTS");
-  if (s == nullptr || *s == '\0') return std::nullopt;
-  char* end = nullptr;
-  const long long v = std::strtoll(s, &end, 10);
-  if (*end != '\0' || v < 1 || v > flatten::kMostSplitBlocks) {
-    static bool told = false;
-    if (!told) std::fprintf(stderr, "ndp: warning: NDP_SPLIT_PARTS=%s is not a count from 1 to %lld; ignored\n", s,
-                            static_cast<long long>(flatten::kMostSplitBlocks));
-    told = true;
-    return std::nullopt;
-  }
-  return v;
-}
-
 }  // namespace
 
 std::vector<int> map_kernel_lane_choices() { return {2, 4, 8, 16, kWarp, 2 * kWarp, 4 * kWarp, kBlock}; }
@@ -90,21 +72,7 @@ int64_t map_kernel_parts(const flatten::KernelBody& k, int lanes, int64_t n, std
   if (lanes != flatten::kSplitLanes || k.loop || k.outer_folds() != 1 || n <= 0) return 1;
   std::optional<std::vector<const DVec*>> rows = folded_rows(k, seqs);
   if (!rows || rows->empty()) return 1;
-  int64_t parts = 1;
-  if (std::optional<int64_t> pinned = pinned_split_parts()) {
-    parts = *pinned;
-  } else {
-    // Measured on an H200 (bench/results/session28): 2^24 ints in 512 rows ran faster a block
-    // a row (38.4 µs a call) than split (39.3-40.3); in 256 rows, 45.5 µs a block a row and
-    // 39.3-41.0 split into 512 to 4096 blocks. At most as many blocks as the GPU holds at once:
-    // rounding the parts up left a second wave of a few blocks (64 rows of 2^18 in 17 parts,
-    // 1088 blocks on 1056 places, ran at 0.75 of the copy's bandwidth where 16 rows of 2^20
-    // in 66 parts, 1056 blocks, ran at 0.83).
-    const int64_t resident_blocks = resident_threads(device) / flatten::kSplitLanes;
-    if (n > resident_blocks / 2) return 1;
-    parts = std::min(resident_blocks / n, (longest_average(*rows) + kLeastSplitShare - 1) / kLeastSplitShare);
-  }
-  return std::clamp<int64_t>(parts, 1, std::max<int64_t>(1, flatten::kMostSplitBlocks / n));
+  return split_parts(n, longest_average(*rows), resident_threads(device) / flatten::kSplitLanes);
 }
 
 int64_t tiled_columns(const flatten::Stmt& s, std::span<const DVec> ins, Gpu& g, GpuKernels& kernels) {

@@ -40,12 +40,9 @@ int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> se
                      const runtime::cuda::DeviceProperties& device, const Tuning& tuning);
 
 /// The blocks each of n instances of map kernel `k` takes at `lanes` (Note [Rows over several
-/// blocks] in codegen/lanes.h): 1, unless the lanes are a block's (kSplitLanes), the body has one
-/// outer fold, over rows of a sequence it reads, and the n blocks would leave half the GPU's
-/// resident blocks idle; then as many as they hold (n · parts at most), each with at least kLeastSplitShare
-/// elements of the average row to fold, and at most kMostSplitBlocks blocks in all.
-/// NDP_SPLIT_PARTS=N pins the parts of every such choice to N (tests spread small rows so).
-inline constexpr int64_t kLeastSplitShare = 4096;
+/// blocks] in codegen/lanes.h): 1, unless the lanes are a block's (kSplitLanes) and the body
+/// has one outer fold, over rows of a sequence it reads; then split_parts's choice (exec/common/
+/// tuning.h) from the rows' average length and the blocks the GPU holds at once.
 int64_t map_kernel_parts(const flatten::KernelBody& k, int lanes, int64_t n, std::span<const DVec> seqs,
                          const runtime::cuda::DeviceProperties& device);
 

@@ -104,3 +104,32 @@ TEST_CASE("a row never gets more lanes than its length rounded up, whatever the 
   CHECK(own_row_lanes(t, 1 << 22, 6, 132 * 2048) == 8);
   CHECK(own_row_lanes(t, 1 << 22, 1, 132 * 2048) == 1);
 }
+
+TEST_CASE("split_parts fills the GPU's blocks with few long rows, never past one wave") {
+  // Note [Rows over several blocks]: an H200 holds 1056 blocks of 256 threads.
+  using ndp::exec::split_parts;
+  unsetenv("NDP_SPLIT_PARTS");
+  const int64_t places = 1056;
+  CHECK(split_parts(16, 1 << 20, places) == 66);   // 1056 blocks
+  CHECK(split_parts(64, 1 << 18, places) == 16);   // 1024, not 17 (1088: a second wave)
+  CHECK(split_parts(256, 1 << 16, places) == 4);
+  CHECK(split_parts(528, 1 << 15, places) == 2);   // half the places: still split
+  CHECK(split_parts(529, 1 << 15, places) == 1);   // more: a block a row
+  CHECK(split_parts(4, 20000, places) == 5);       // at least kLeastSplitShare indices a block
+  CHECK(split_parts(4, 100, places) == 1);
+  CHECK(split_parts(0, 1 << 20, places) == 1);
+  CHECK(split_parts(1, int64_t{1} << 30, places) == places);
+}
+
+TEST_CASE("NDP_SPLIT_PARTS pins the parts within the scratch's bound, and a bad value is ignored") {
+  using ndp::exec::split_parts;
+  setenv("NDP_SPLIT_PARTS", "3", 1);
+  CHECK(split_parts(4, 10, 1056) == 3);         // short rows too: most chunks then empty
+  CHECK(split_parts(10000, 1 << 20, 1056) == 3);
+  CHECK(split_parts(int64_t{1} << 15, 8, 1056) == 2);  // kMostSplitBlocks = 2^16 blocks in all
+  setenv("NDP_SPLIT_PARTS", "0", 1);
+  CHECK(split_parts(16, 1 << 20, 1056) == 66);  // ignored
+  setenv("NDP_SPLIT_PARTS", "x", 1);
+  CHECK(split_parts(16, 1 << 20, 1056) == 66);
+  unsetenv("NDP_SPLIT_PARTS");
+}
