@@ -411,15 +411,15 @@ class NodeEmitter {
     budget_ = budget;
     range(0, static_cast<uint32_t>(k_.nodes.size()), fails);
     work = work_;
-    // Past a split fold, a block other than the last computed from its share alone (Note [Rows
-    // over several blocks]).
+    // Past a split fold, a thread other than warp 0 of the last block computed from a block's
+    // share alone (Note [Rows over several blocks]): its failures there do not count.
     for (size_t i = after_split_fold_; whole_ != nullptr && i < fails.size(); ++i)
       fails[i].second = b_.CreateAnd(fails[i].second, whole_);
     return v_;
   }
 
-  /// After emit: an i1, whether this thread's block holds the instance's values (BlockSplit in
-  /// kernel_ir.h), or null where every block does.
+  /// After emit: an i1, whether this thread holds the instance's values (InstanceValues::whole
+  /// in kernel_ir.h), or null where the fold is not split.
   llvm::Value* whole() const { return whole_; }
 
  private:
@@ -439,7 +439,7 @@ class NodeEmitter {
   std::vector<PendingAppend>* appends_ = nullptr;
   llvm::Value* work_ = nullptr;
   std::optional<int64_t> budget_;
-  llvm::Value* whole_ = nullptr;   // after a split fold: whether this block combined it
+  llvm::Value* whole_ = nullptr;   // after a split fold: whether this thread has its combined value
   size_t after_split_fold_ = 0;    // and the first failure past it
 
   void range(uint32_t begin, uint32_t end, std::vector<std::pair<uint32_t, llvm::Value*>>& fails) {
@@ -847,7 +847,7 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
                              const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
                              const std::function<llvm::Value*(uint32_t)>& seq_pointer, Lanes lanes) {
   if (lanes.count > 1 && k.loop) throw std::runtime_error("a loop kernel on several lanes");
-  if (lanes.split && k.outer_folds() != 1) throw std::runtime_error("an instance split over blocks without exactly one outer fold");
+  if (lanes.split && !k.split_fold()) throw std::runtime_error("an instance split over blocks without one outer fold over a row");
   // Inputs as values (bool: i1), each loaded once.
   std::vector<llvm::Value*> in(k.inputs.size(), nullptr);
   auto loaded = [&](uint32_t j) {

@@ -34,8 +34,9 @@ struct InstanceValues {
   /// For a body that can fail: an i64, kernel_failure_record(node, instance) of the first node
   /// that failed at this instance, or kNoKernelFailure (flatten/kernel_abi.h); else null.
   llvm::Value* failure = nullptr;
-  /// An i1: whether this thread's block holds the instance's values (the last of a split
-  /// instance's blocks, BlockSplit), where the other blocks hold only their share; null: it does.
+  /// An i1: whether this thread holds the instance's values where its one outer fold is split
+  /// over blocks (BlockSplit): true in warp 0 of the last block to arrive, false elsewhere (a
+  /// block's share of the fold only); null where the fold is not split (every thread does).
   llvm::Value* whole = nullptr;
 };
 

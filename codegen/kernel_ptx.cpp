@@ -247,8 +247,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     throw std::runtime_error("lanes that are not a power of two up to a block, or lanes for an elementwise kernel");
   std::optional<flatten::TiledFold> shape = tiled ? flatten::tiled_fold(k) : std::nullopt;
   if (tiled && (!shape || lanes > 1)) throw std::runtime_error("a tiled kernel of a body without a tiled fold, or on lanes");
-  if (split && (lanes != flatten::kSplitLanes || k.loop || k.outer_folds() != 1))
-    throw std::runtime_error("instances split over blocks without a block's lanes and one outer fold");
+  if (split && (lanes != flatten::kSplitLanes || !k.split_fold()))
+    throw std::runtime_error("instances split over blocks without a block's lanes and one outer fold over a row");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_kernel", ctx);

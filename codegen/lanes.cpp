@@ -134,7 +134,7 @@ llvm::Value* combine_across_blocks(llvm::IRBuilder<>& b, PrimId fold, const lang
   b.SetInsertPoint(publish);
   b.CreateStore(to_bits(b, block_value), b.CreateGEP(i64, split.partials, b.CreateAdd(split.first_partial, split.part)));
   auto* count_in = llvm::InlineAsm::get(llvm::FunctionType::get(i32, {b.getPtrTy()}, false),
-                                        "atom.acq_rel.gpu.global.add.u32 $0, [$1], 1;", "=r,l,~{memory}", true);
+                                        "atom.acq_rel.gpu.add.u32 $0, [$1], 1;", "=r,l,~{memory}", true);
   llvm::Value* before = b.CreateCall(count_in, {split.arrival});
   llvm::Value* last_here = b.CreateICmpEQ(b.CreateZExt(before, i64), b.CreateSub(split.parts, b.getInt64(1)));
   llvm::Value* told_here = b.CreateZExt(last_here, i32);
@@ -157,6 +157,8 @@ llvm::Value* combine_across_blocks(llvm::IRBuilder<>& b, PrimId fold, const lang
   b.CreateCondBr(last, gather, done);
   // The last block's warp 0: lane l folds partials l, l + 32, ... in order, then the lanes combine.
   b.SetInsertPoint(gather);
+  // The warp's lanes read after thread 0's acquire: __syncwarp orders them after it.
+  b.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {b.getInt32(0xffffffffu)});
   llvm::Value* lane = b.CreateAnd(lanes.thread, b.getInt64(kWarp - 1));
   b.CreateBr(loop);
   b.SetInsertPoint(loop);

@@ -37,10 +37,13 @@ llvm::Value* combine_across_lanes(llvm::IRBuilder<>& b, lang::core::PrimId fold,
 // stores the outputs and reports failures of the nodes after the fold (a failure inside the
 // fold counts in every block, as it does on every lane). The partials are read with volatile
 // loads, past the SM's L1, which may hold an older launch's values.
-// This tail runs after the instance's last block, on the kernel's critical path: measured with
-// Nsight Compute on an H200, 2048 blocks of 8192 ints took 36.2 µs as 16 parts of 128 rows
-// with a block-wide wait for the count and two fences (membar.gl), against 32.8 µs unsplit
-// (2048 rows); see bench/results/session28 for the form above.
+// Lanes 1-31 learn of the count through a shuffle, which orders no memory, so the warp meets
+// at __syncwarp (which does) before they read the partials. The counter is read and written
+// by the atomic at a generic address: the kernel's pointers are global ones.
+// This tail runs after the instance's last block, on the kernel's critical path. Nsight
+// Compute on an H200, 2048 blocks of 8192 ints: 32.8-33.1 µs as 2048 rows, a block each; as
+// 128 rows in 16 parts, 36.2 µs with a block-wide wait for the count and two fences
+// (membar.gl), 35.2 µs in the form above (bench/results/session28).
 
 /// The fold's value `block_value` (every lane's, after combine_across_lanes) combined over the
 /// instance's blocks in `split`, starting from the fold's `identity`. Every thread of the block

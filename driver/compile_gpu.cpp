@@ -97,7 +97,7 @@ class ModuleCollector {
         for (const std::vector<GatheredInput>& g : variants)
           add(exec::cuda::kernel_key(k, g, 1, flatten::KernelForm::Tiled),
               [&] { return codegen::compile_ptx(k, g, 1, flatten::KernelForm::Tiled); });
-      if (!k.loop && k.outer_folds() == 1)  // and the split one (Note [Rows over several blocks])
+      if (k.split_fold())  // and the split one (Note [Rows over several blocks])
         for (const std::vector<GatheredInput>& g : variants)
           add(exec::cuda::kernel_key(k, g, flatten::kSplitLanes, flatten::KernelForm::SplitRows),
               [&] { return codegen::compile_ptx(k, g, flatten::kSplitLanes, flatten::KernelForm::SplitRows); });

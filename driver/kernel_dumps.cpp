@@ -89,7 +89,7 @@ void save_ptx_for_check(const flatten::Program& program) {
       if (s.op == flatten::Op::MapKernel && flatten::tiled_fold(*s.kernel))
         save(s.kernel->key() + " tiled", ".tiled.ptx", [&] { return codegen::compile_ptx(*s.kernel, {}, 1, flatten::KernelForm::Tiled); });
       // And a row over several blocks (Note [Rows over several blocks] in codegen/lanes.h).
-      if (s.op == flatten::Op::MapKernel && !s.kernel->loop && s.kernel->outer_folds() == 1)
+      if (s.op == flatten::Op::MapKernel && s.kernel->split_fold())
         save(s.kernel->key() + " split", ".split.ptx", [&] {
           return codegen::compile_ptx(*s.kernel, {}, flatten::kSplitLanes, flatten::KernelForm::SplitRows);
         });

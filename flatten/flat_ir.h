@@ -25,6 +25,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -351,16 +352,21 @@ struct KernelBody {
   bool folds() const {
     return std::any_of(nodes.begin(), nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
   }
-  /// The folds outside every other fold's region: those the lanes of a map kernel's instance
-  /// share (Lanes in codegen/kernel_ir.h).
-  int outer_folds() const {
-    int count = 0;
+  /// The Fold node a map kernel may split over several blocks (Note [Rows over several blocks]
+  /// in codegen/lanes.h): the body's one outer fold (outside every other fold's region), where
+  /// it runs over a row of a sequence the kernel reads (its count a SeqLength node) and the body
+  /// is not a loop; else nothing.
+  std::optional<uint32_t> split_fold() const {
+    if (loop) return std::nullopt;
+    std::optional<uint32_t> outer;
     for (size_t j = 0; j < nodes.size(); ++j)
       if (nodes[j].kind == KernelNode::Kind::FoldIndex) {
-        ++count;
+        if (outer) return std::nullopt;  // a second outer fold
+        outer = nodes[j].input;
         j = nodes[j].input;  // on after its Fold
       }
-    return count;
+    if (!outer || nodes.at(nodes.at(*outer).args.at(0)).kind != KernelNode::Kind::SeqLength) return std::nullopt;
+    return outer;
   }
   /// True when some node can fail: the kernel then takes a failure record.
   bool can_fail() const {

@@ -147,9 +147,14 @@ int64_t split_parts(int64_t n, int64_t average, int64_t resident_blocks) {
     // 1088 blocks on 1056 places, ran at 0.75 of the copy's bandwidth where 16 rows of 2^20 in
     // 66 parts, 1056 blocks, ran at 0.83).
     if (n > resident_blocks / 2) return 1;
-    parts = std::min(resident_blocks / n, (average + kLeastSplitShare - 1) / kLeastSplitShare);
+    parts = std::min(resident_blocks / n, average / kLeastSplitShare);
   }
   return std::clamp<int64_t>(parts, 1, std::max<int64_t>(1, flatten::kMostSplitBlocks / n));
+}
+
+int64_t split_parts_within(int64_t parts, int64_t n, int64_t resident_blocks) {
+  if (pinned_split_parts() || n <= 0) return parts;
+  return std::clamp<int64_t>(resident_blocks / n, 1, parts);
 }
 
 std::string tuning_file(std::string_view device) {

@@ -57,6 +57,11 @@ inline constexpr int64_t kLeastSplitShare = 4096;
 /// NDP_SPLIT_PARTS=N pins it to N (within that bound), for tests and measurements.
 int64_t split_parts(int64_t n, int64_t average, int64_t resident_blocks);
 
+/// `parts` (split_parts's choice, from the device's threads) cut to the blocks of the kernel
+/// that runs them the GPU holds at once, `resident_blocks` (its registers may allow fewer than
+/// the device's threads), at least 1: one wave at most, unless NDP_SPLIT_PARTS pins them.
+int64_t split_parts_within(int64_t parts, int64_t n, int64_t resident_blocks);
+
 /// The tuning file of `device`, "" where no cache folder is kept.
 std::string tuning_file(std::string_view device);
 

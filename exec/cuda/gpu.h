@@ -107,7 +107,9 @@ class Gpu {
   DBuf single_value(int bytes, uint64_t bits);
   /// The scratch of split map kernels (Note [Rows over several blocks] in codegen/lanes.h), for
   /// at most kMostSplitBlocks blocks: their values (8 bytes a block) and their instances'
-  /// counters (4 bytes an instance, zero between kernels, as each kernel leaves them).
+  /// counters (4 bytes an instance, zero between kernels, as each kernel leaves them). One
+  /// scratch for every split launch: sound because launches go one after another on the one
+  /// stream (a second stream, or launches captured in a graph, would need a scratch each).
   std::pair<CUdeviceptr, CUdeviceptr> split_scratch();
 
  private:

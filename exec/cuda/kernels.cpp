@@ -457,6 +457,12 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     if (!k.seqs[q].written && !k.seqs[q].appended && seqs[q].regular_length()) regular_rows |= uint64_t{1} << q;
   if (regular_rows != 0 && !can_load(k, first_args.gathered, lanes, form, regular_rows)) regular_rows = 0;
   const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, form, regular_rows);
+  // At most as many blocks as the GPU holds of this kernel at once; the driver's answer is
+  // advice, so without one the parts stay as asked.
+  int64_t parts = threads.parts;
+  if (form == flatten::KernelForm::SplitRows)
+    if (runtime::cuda::Result<int64_t> held = runtime::cuda::resident_blocks(gpu_.device(), kernel, lanes); held.ok())
+      parts = split_parts_within(parts, n, held.value());
   int64_t& room = appended_room().try_emplace(k.key(), kFirstRoom).first->second;
   std::vector<Slots> slots(seqs.size());
   for (bool again = false;; again = true) {
@@ -517,7 +523,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     params.push_back(&n);
     for (CUdeviceptr& p : ptrs) params.push_back(&p);
     // After the last pointer (compile_ptx): a tiled kernel's columns, a split one's scratch.
-    int64_t columns = threads.columns, parts = threads.parts;
+    int64_t columns = threads.columns;
     CUdeviceptr partials = 0, arrivals = 0;
     if (form == flatten::KernelForm::Tiled) params.push_back(&columns);
     if (form == flatten::KernelForm::SplitRows) {

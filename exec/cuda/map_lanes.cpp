@@ -2,6 +2,7 @@
 #include "exec/cuda/map_lanes.h"
 
 #include <algorithm>
+#include <array>
 
 #include "flatten/tiled_folds.h"
 
@@ -69,10 +70,12 @@ int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> se
 
 int64_t map_kernel_parts(const flatten::KernelBody& k, int lanes, int64_t n, std::span<const DVec> seqs,
                          const runtime::cuda::DeviceProperties& device) {
-  if (lanes != flatten::kSplitLanes || k.loop || k.outer_folds() != 1 || n <= 0) return 1;
-  std::optional<std::vector<const DVec*>> rows = folded_rows(k, seqs);
-  if (!rows || rows->empty()) return 1;
-  return split_parts(n, longest_average(*rows), resident_threads(device) / flatten::kSplitLanes);
+  const std::optional<uint32_t> f = k.split_fold();
+  if (lanes != flatten::kSplitLanes || !f || n <= 0) return 1;
+  const uint32_t rows_of = k.nodes.at(k.nodes.at(*f).args.at(0)).input;  // the sequence it folds a row of
+  if (rows_of >= seqs.size()) return 1;
+  const std::array<const DVec*, 1> rows{&seqs[rows_of]};
+  return split_parts(n, longest_average(rows), resident_threads(device) / flatten::kSplitLanes);
 }
 
 int64_t tiled_columns(const flatten::Stmt& s, std::span<const DVec> ins, Gpu& g, GpuKernels& kernels) {

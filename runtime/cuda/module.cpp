@@ -96,6 +96,17 @@ Result<Kernel> Module::kernel(const std::string& name) const {
   return k;
 }
 
+Result<int64_t> resident_blocks(Device& device, const Kernel& kernel, int block) {
+  if (kernel.resident_block != block) {
+    int per_sm = 0;
+    Status s = NDP_CU(device.driver(), cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, kernel.function, block, 0);
+    if (!s.ok()) return s;
+    kernel.resident_per_sm = per_sm;
+    kernel.resident_block = block;
+  }
+  return int64_t{kernel.resident_per_sm} * device.properties().sm_count;
+}
+
 Status launch(Device& device, const Kernel& kernel, LaunchConfig c, void** parameters) {
   // More than the default 48 KB of dynamic shared memory needs the kernel's leave first, once.
   if (c.shared_bytes > kernel.shared_allowed) {

@@ -15,6 +15,10 @@ struct Kernel {
   std::string name;
   /// The dynamic shared memory a launch may give it (48 KB until launch() asks the driver for more).
   mutable unsigned shared_allowed = 48 * 1024;
+  /// Blocks of `resident_block` threads (no dynamic shared memory) one multiprocessor holds at
+  /// once, by its registers and static shared memory: 0 until resident_blocks asks the driver.
+  mutable int resident_per_sm = 0;
+  mutable int resident_block = 0;
 };
 
 /// A module JIT-compiled from PTX for the device. Unloaded when destroyed (after the stream has
@@ -47,6 +51,11 @@ class Module {
 /// Queues `kernel` on the device stream; `parameters` points at each kernel argument's value.
 /// Returns as soon as it is queued: Device::synchronize reports faults during execution.
 Status launch(Device& device, const Kernel& kernel, LaunchConfig config, void** parameters);
+
+/// The blocks of `block` threads of `kernel` (without dynamic shared memory) the whole device
+/// holds at once (cuOccupancyMaxActiveBlocksPerMultiprocessor times the multiprocessors),
+/// asked once a kernel and block size.
+Result<int64_t> resident_blocks(Device& device, const Kernel& kernel, int block);
 
 /// launch() with the arguments passed by value (device pointers as CUdeviceptr, sizes as the
 /// exact integer type the PTX parameter declares).

@@ -148,9 +148,10 @@ TEST_CASE("map kernels: an instance split over blocks publishes its block's valu
   Flattened own("let rows = [[1, 2], [3]] in {sum(r) * 2 : r in rows} at block $", true);
   const flatten::KernelBody* k = map_kernel_of(own.flat);
   REQUIRE(k != nullptr);
-  REQUIRE(k->outer_folds() == 1);
+  REQUIRE(k->split_fold().has_value());
   const std::string ptx = codegen::compile_ptx(*k, {}, flatten::kSplitLanes, flatten::KernelForm::SplitRows);
-  CHECK(occurrences(ptx, "atom.acq_rel.gpu.global.add.u32") == 1);  // the block counted in
+  CHECK(occurrences(ptx, "atom.acq_rel.gpu.add.u32") == 1);  // the block counted in
+  CHECK(occurrences(ptx, "bar.warp.sync") == 1);             // the last block's warp, after it
   CHECK(occurrences(ptx, "ld.volatile.global") >= 1);                  // the partials read past the L1
   CHECK(occurrences(ptx, "shfl.sync.idx") == 1);                       // the count's verdict, to warp 0
   CHECK(most_loads_without_a_branch(ptx) == 8);          // the chunk's fold still unrolled
@@ -164,6 +165,19 @@ TEST_CASE("map kernels: an instance split over blocks publishes its block's valu
   Flattened several("let rows = [[1, 2], [3]] in {(sum(r), max_val(r)) : r in rows} at block $", true);
   const flatten::KernelBody* two = map_kernel_of(several.flat);
   REQUIRE(two != nullptr);
-  CHECK(two->outer_folds() == 2);
+  CHECK_FALSE(two->split_fold().has_value());
   CHECK_THROWS(codegen::compile_ptx(*two, {}, flatten::kSplitLanes, flatten::KernelForm::SplitRows));
+  // Nor a fold over a range: no rows to measure the split by.
+  Flattened range("let ys = [3, 4] in {sum({i * y : i in [0:y]}) : y in ys} at block $", true);
+  const flatten::KernelBody* over_range = map_kernel_of(range.flat);
+  REQUIRE(over_range != nullptr);
+  CHECK_FALSE(over_range->split_fold().has_value());
+  // A fold nested inside the one outer fold is the outer one's business.
+  Flattened nested("let rows = [[1, 2], [3]] in {sum({max_val(r) - x : x in r}) : r in rows} at block $", true);
+  const flatten::KernelBody* inner = map_kernel_of(nested.flat);
+  REQUIRE(inner != nullptr);
+  REQUIRE(inner->split_fold().has_value());
+  const std::string nested_ptx = codegen::compile_ptx(*inner, {}, flatten::kSplitLanes, flatten::KernelForm::SplitRows);
+  CHECK(occurrences(nested_ptx, "atom.acq_rel.gpu.add.u32") == 1);
+  if (!ptxas.empty()) CHECK_MESSAGE(test::ptxas_accepts(ptxas, nested_ptx), "ptxas rejected:\n" << nested_ptx);
 }

@@ -115,7 +115,8 @@ TEST_CASE("split_parts fills the GPU's blocks with few long rows, never past one
   CHECK(split_parts(256, 1 << 16, places) == 4);
   CHECK(split_parts(528, 1 << 15, places) == 2);   // half the places: still split
   CHECK(split_parts(529, 1 << 15, places) == 1);   // more: a block a row
-  CHECK(split_parts(4, 20000, places) == 5);       // at least kLeastSplitShare indices a block
+  CHECK(split_parts(4, 20000, places) == 4);       // at least kLeastSplitShare indices a block
+  CHECK(split_parts(4, 8191, places) == 1);
   CHECK(split_parts(4, 100, places) == 1);
   CHECK(split_parts(0, 1 << 20, places) == 1);
   CHECK(split_parts(1, int64_t{1} << 30, places) == places);
@@ -131,5 +132,17 @@ TEST_CASE("NDP_SPLIT_PARTS pins the parts within the scratch's bound, and a bad 
   CHECK(split_parts(16, 1 << 20, 1056) == 66);  // ignored
   setenv("NDP_SPLIT_PARTS", "x", 1);
   CHECK(split_parts(16, 1 << 20, 1056) == 66);
+  unsetenv("NDP_SPLIT_PARTS");
+}
+
+TEST_CASE("split_parts_within keeps a split to one wave of the kernel that runs it") {
+  // A kernel whose registers allow 4 blocks of 256 threads a multiprocessor, not 8.
+  using ndp::exec::split_parts_within;
+  unsetenv("NDP_SPLIT_PARTS");
+  CHECK(split_parts_within(66, 16, 528) == 33);
+  CHECK(split_parts_within(66, 16, 1056) == 66);  // never more than asked
+  CHECK(split_parts_within(4, 400, 528) == 1);    // the kernel holds fewer blocks than instances
+  setenv("NDP_SPLIT_PARTS", "66", 1);
+  CHECK(split_parts_within(66, 16, 528) == 66);   // pinned
   unsetenv("NDP_SPLIT_PARTS");
 }
