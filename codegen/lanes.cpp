@@ -140,17 +140,15 @@ llvm::Value* combine_across_blocks(llvm::IRBuilder<>& b, PrimId fold, const lang
   llvm::Value* told_here = b.CreateZExt(last_here, i32);
   // The last block sets the counter back for the next launch (which sees it: a kernel boundary).
   auto* reset = llvm::BasicBlock::Create(c, "blocks_reset", fn);
-  auto* counted = llvm::BasicBlock::Create(c, "blocks_counted", fn);
-  b.CreateCondBr(last_here, reset, counted);
+  b.CreateCondBr(last_here, reset, published);
   b.SetInsertPoint(reset);
   b.CreateStore(b.getInt32(0), split.arrival)->setVolatile(true);
-  b.CreateBr(counted);
-  b.SetInsertPoint(counted);
   b.CreateBr(published);
   b.SetInsertPoint(published);
-  llvm::PHINode* told = b.CreatePHI(i32, 2);
+  llvm::PHINode* told = b.CreatePHI(i32, 3);
   told->addIncoming(b.getInt32(0), warp0);
-  told->addIncoming(told_here, counted);
+  told->addIncoming(told_here, publish);
+  told->addIncoming(told_here, reset);
   llvm::Value* last = b.CreateICmpNE(b.CreateIntrinsic(llvm::Intrinsic::nvvm_shfl_sync_idx_i32, {},
                                                        {b.getInt32(0xffffffffu), told, b.getInt32(0), b.getInt32(0x1f)}),
                                      b.getInt32(0));

@@ -47,8 +47,8 @@ llvm::Value* combine_across_lanes(llvm::IRBuilder<>& b, lang::core::PrimId fold,
 
 /// The fold's value `block_value` (every lane's, after combine_across_lanes) combined over the
 /// instance's blocks in `split`, starting from the fold's `identity`. Every thread of the block
-/// must reach it. `whole` comes back true in the block that holds the combined value (the
-/// last to arrive), false in the others, which get their own `block_value` back.
+/// must reach it. `whole` comes back true in warp 0 of the last block to arrive, which gets the
+/// combined value; every other thread gets false and its own `block_value` back.
 llvm::Value* combine_across_blocks(llvm::IRBuilder<>& b, lang::core::PrimId fold, const lang::Type* t, llvm::Value* block_value,
                                    llvm::Value* identity, const Lanes& lanes, llvm::Value*& whole);
 

@@ -538,6 +538,8 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     const runtime::cuda::LaunchConfig shape = form == flatten::KernelForm::Tiled ? tiled_launch(n, columns)
                                               : lanes == 1 && !k.staged_seqs().empty() ? loop_launch(k, seqs, n, gpu_.device())
                                                                                        : gpu_.device().one_thread_per_element(thread_count);
+    NDP_ASSERT(form != flatten::KernelForm::SplitRows || shape.block_x == static_cast<unsigned>(lanes),
+               "a split launch's blocks are not its instances' parts");
     gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, shape, params.data()));
     if (can_fail && !deferred) {
       uint64_t record = gpu_.take_kernel_record();

@@ -42,8 +42,9 @@ int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> se
 /// The blocks each of n instances of map kernel `k` takes at `lanes` (Note [Rows over several
 /// blocks] in codegen/lanes.h): 1, unless the lanes are a block's (kSplitLanes) and the body
 /// has a split_fold (one outer fold, over rows of a sequence it reads); then split_parts's
-/// choice (exec/common/tuning.h) from those rows' average length and the blocks of this
-/// kernel the GPU holds at once, `resident_blocks`.
+/// choice (exec/common/tuning.h) from those rows' average length and the blocks of 256 threads
+/// the device holds at once. GpuKernels::run cuts it to what the launched kernel's registers
+/// allow (split_parts_within).
 int64_t map_kernel_parts(const flatten::KernelBody& k, int lanes, int64_t n, std::span<const DVec> seqs,
                          const runtime::cuda::DeviceProperties& device);
 
