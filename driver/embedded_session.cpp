@@ -156,11 +156,9 @@ exec::host::ExecValue EmbeddedSession::call(const Entry& e, const exec::host::Ex
   if (s.opts.backend == Backend::Interp) {
     NDP_ASSERT(!argument.device, "a device vector on the interp backend");
     lang::core::Global& g = *s.prog.globals.at(e.argument);
-    g.value = exec::host::to_value(argument.vec, 0);
-    g.has_value = true;
+    g.set_value(exec::host::to_value(argument.vec, 0));
     r = s.interp.run(lang::core::TopExpr{calls_.at(&e), 0});
-    g.value = {};
-    g.has_value = false;
+    g.clear_value();
     if (r.ok) result.vec = exec::host::from_value(s.prog.types, e.result_type, r.value, 1);
   } else {
     r = s.run_flat(e.flat, bound, &result.vec,

@@ -148,18 +148,57 @@ void Session::Impl::report_runtime_error(const lang::eval::RuntimeError& e) {
   std::fflush(opts.err);
 }
 
+// Note [Globals kept as vectors]
+// A top-level form's value on a flat backend is a vector of one instance. Made into an
+// interpreter Value, a sequence of 10^7 points is 10^7 objects: seconds of allocation and page
+// faults, where the program that made it took milliseconds, and again when the next form reads
+// it back into a vector. So a form whose value goes to one global (`x = e $`, or `e $` into
+// `it`) keeps the vector there (Global::set_vector): a Global statement reads it as it is (on
+// cuda uploaded once, or kept on the device where it was made), the answer prints from a
+// Value of the elements it shows (print_length a sequence, exec::host::shown_value), and the
+// whole Value is made only where something needs one (the interp backend, `ndp compile`'s
+// image). A value holding functions, and a tuple pattern's parts, go through Values as before.
+struct KeptVector {
+  std::shared_ptr<const exec::host::Vec> vec;
+  std::shared_ptr<const void> device;  // on cuda: the same value on the device
+};
+
+namespace {
+
+bool holds_functions(const lang::Type* t) {
+  if (t == nullptr) return true;
+  switch (t->kind) {
+    case lang::TypeKind::Fn: case lang::TypeKind::Var: case lang::TypeKind::Data: case lang::TypeKind::Stream:
+      return true;  // functions, or what may hold them; streams stay as they were
+    case lang::TypeKind::Seq: return holds_functions(t->a);
+    case lang::TypeKind::Pair: return holds_functions(t->a) || holds_functions(t->b);
+    default: return false;
+  }
+}
+
+}  // namespace
+
 /// Runs a top-level body on the session's backend. For an assignment the top frame's slots
 /// are filled from the value (the flat backends have no frame of their own).
-lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, bool assignment) {
+lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, bool assignment, KeptVector* kept) {
   if (opts.backend == Backend::Interp) return interp.run(top);
   lang::eval::RunResult r;
   try {
     flatten::Program program = flatten::flatten(prog, top.body);
     report_warnings(program);
     save_ptx_for_check(program);
+    if (kept != nullptr && holds_functions(top.body->type)) kept = nullptr;
     exec::host::Vec value;
-    r = run_flat(program, {}, &value);
-    if (r.ok) r.value = exec::host::to_value(value, 0);
+    std::shared_ptr<const void> device;
+    r = run_flat(program, {}, &value, kept != nullptr && opts.backend == Backend::Cuda ? &device : nullptr);
+    if (r.ok && kept != nullptr) {
+      const int64_t shown = std::max(print.print_length, 0) + 1;  // one past the limit prints `...`
+      r.value = exec::host::shown_value(value, 0, shown);
+      kept->vec = std::make_shared<const exec::host::Vec>(std::move(value));
+      kept->device = std::move(device);
+    } else if (r.ok) {
+      r.value = exec::host::to_value(value, 0);
+    }
   } catch (const flatten::Unsupported& u) {
     r.ok = false;
     r.error = lang::eval::RuntimeError{std::string("not supported by the ") + backend_name(opts.backend) + " backend yet: " + u.message, u.span};
@@ -170,7 +209,7 @@ lang::eval::RunResult Session::Impl::run_top(const lang::core::TopExpr& top, boo
     r.error = lang::eval::RuntimeError{lang::message(lang::RuntimeErrorId::Interrupted), top.body->span};
     return r;
   }
-  if (r.ok && assignment) {  // the body is `let PATTERN = value in PATTERN-as-a-value`
+  if (r.ok && assignment && (kept == nullptr || !kept->vec)) {  // the body is `let PATTERN = value in PATTERN-as-a-value`
     r.frame.resize(top.num_slots);
     bind_slots(top.body->pattern, r.value, r.frame);
   }
@@ -214,21 +253,25 @@ void Session::Impl::bind_slots(const lang::core::Pattern* p, const lang::Value& 
 /// Runs an expression or assignment form and stores what it defines; a failed run restores the
 /// bindings the form replaced, so `it` and the variables keep their previous values.
 lang::eval::RunResult Session::Impl::run_and_bind(const frontend::CheckedForm& cf) {
-  lang::eval::RunResult r = run_top(cf.top, cf.kind == lang::ast::TopKind::Assign);
+  const bool assignment = cf.kind == lang::ast::TopKind::Assign;
+  // Note [Globals kept as vectors]: a value that goes to one global whole.
+  const bool one_global = assignment ? cf.top.body->pattern->kind == lang::core::PatternKind::Var && cf.assign_slots.size() == 1
+                                     : cf.kind == lang::ast::TopKind::Expr;
+  KeptVector kept;
+  lang::eval::RunResult r = run_top(cf.top, assignment, one_global ? &kept : nullptr);
   if (!r.ok) {
     checker.restore(cf);
     return r;
   }
-  if (cf.kind == lang::ast::TopKind::Assign) {
-    for (auto [slot, global] : cf.assign_slots) {
-      auto& g = *prog.globals.at(global);
-      g.value = r.frame.at(slot);
-      g.has_value = true;
-    }
+  if (kept.vec) {
+    auto& g = *prog.globals.at(assignment ? cf.assign_slots.front().second : cf.global);
+    std::shared_ptr<const exec::host::Vec> vec = kept.vec;
+    g.set_vector(vec, [vec] { return exec::host::to_value(*vec, 0); });
+    g.device_vector = std::move(kept.device);
+  } else if (assignment) {
+    for (auto [slot, global] : cf.assign_slots) prog.globals.at(global)->set_value(r.frame.at(slot));
   } else if (cf.kind == lang::ast::TopKind::Expr) {
-    auto& g = *prog.globals.at(cf.global);
-    g.value = r.value;
-    g.has_value = true;
+    prog.globals.at(cf.global)->set_value(r.value);
   }
   return r;
 }

@@ -65,7 +65,9 @@ struct Session::Impl {
 
   /// Runs a top-level body on the session's backend. For an assignment the top frame's slots
   /// are filled from the value (the flat backends have no frame of their own).
-  lang::eval::RunResult run_top(const lang::core::TopExpr& top, bool assignment);
+  /// `kept`, where given and the body's value can stay a vector (Note [Globals kept as
+  /// vectors] in session.cpp), receives it, and the result's value is only what prints.
+  lang::eval::RunResult run_top(const lang::core::TopExpr& top, bool assignment, struct KeptVector* kept = nullptr);
 
   /// Runs a flattened body on the cpu or cuda backend (made on first use), with `bound` globals
   /// (exec/host/bound_global.h); the result is left in `*result`.

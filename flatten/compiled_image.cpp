@@ -77,7 +77,7 @@ class Writer {
       str(g.name);
       type(g.scheme.type);
       u8(g.has_value);
-      if (g.has_value) value(g.value);
+      if (g.has_value) value(g.variable_value());
     }
     std::string kernels;
     out_ = &kernels;
@@ -367,8 +367,7 @@ class Reader {
       g.kind = lang::core::Global::Kind::Variable;
       g.name = str();
       g.scheme.type = type();
-      g.has_value = u8() != 0;
-      if (g.has_value) g.value = value();
+      if (u8() != 0) g.set_value(value());
     }
     CompiledImage img;
     img.library_files = u32();

@@ -123,10 +123,10 @@ class Vectoriser {
       const core::Global& g = *core_.globals.at(e->id);
       uint32_t fn = e->id;
       if (g.kind == core::Global::Kind::Variable) {  // a global holding a function value
-        if (!g.has_value || g.value.kind() != lang::ValueKind::Fn ||
-            g.value.fn().target != lang::FnObj::Target::Global)
+        if (!g.has_value || g.vector || g.variable_value().kind() != lang::ValueKind::Fn ||
+            g.variable_value().fn().target != lang::FnObj::Target::Global)
           return false;
-        fn = g.value.fn().id;
+        fn = g.variable_value().fn().id;
       } else if (g.kind != core::Global::Kind::Function) {
         return false;
       }
@@ -301,11 +301,11 @@ class Vectoriser {
         // A global variable bound to a function (`g = sq`) holds its value already: forms run in
         // order, and redefining g with the same type updates this same global.
         const core::Global& g = *core_.globals.at(e->id);
-        if (!g.has_value || g.value.kind() != lang::ValueKind::Fn) return std::nullopt;
+        if (!g.has_value || g.vector || g.variable_value().kind() != lang::ValueKind::Fn) return std::nullopt;
         // A closure with captured values is made by the interpreter only (the flat backends
         // refuse to keep one as data), so no flat program meets one.
-        if (!g.value.fn().env.empty()) return std::nullopt;
-        KnownFn f = g.value.fn();
+        if (!g.variable_value().fn().env.empty()) return std::nullopt;
+        KnownFn f = g.variable_value().fn();
         std::vector<const Type*> outer = close_all(e->type_args);
         for (const Type*& t : f.type_args) t = lang::contains_vars(t) ? types_.subst(t, outer) : t;
         return f;
@@ -863,7 +863,8 @@ class Vectoriser {
       universe_.emplace();
       for (const auto& g : core_.globals) {
         if (g->kind == core::Global::Kind::Function && g->fn.body) collect_values(g->fn.body, false);
-        if (g->kind == core::Global::Kind::Variable && g->has_value) collect_values(g->value);
+        // A global kept as a vector holds no function values (Note [Globals kept as vectors]).
+        if (g->kind == core::Global::Kind::Variable && g->has_value && !g->vector) collect_values(g->variable_value());
       }
       collect_values(entry_body_, false);
     }

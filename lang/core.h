@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -185,8 +186,41 @@ struct Global {
   PrimId prim = PrimId::Count_;  // Prim
   const DataDef* data = nullptr; // Constructor
   Function fn;                   // Function
-  Value value;                   // Variable: set by the interpreter when the form runs
-  bool has_value = false;
+  bool has_value = false;        // Variable: its form has run
+
+  /// Variable: the value (has_value), made from `vector` the first time something needs it.
+  const Value& variable_value() const {
+    if (make_value) {
+      value = make_value();
+      make_value = nullptr;
+    }
+    return value;
+  }
+  /// Variable: its value as an interpreter Value.
+  void set_value(Value v) {
+    value = std::move(v);
+    has_value = true;
+    vector = nullptr;
+    device_vector = nullptr;
+    make_value = nullptr;
+  }
+  /// Variable: its value as a flat backend's vector, made into a Value only where one is needed
+  /// (Note [Globals kept as vectors] in driver/session.cpp).
+  void set_vector(std::shared_ptr<const void> v, std::function<Value()> make) {
+    value = {};
+    has_value = true;
+    vector = std::move(v);
+    device_vector = nullptr;
+    make_value = std::move(make);
+  }
+  void clear_value() { set_value({}), has_value = false; }
+
+  std::shared_ptr<const void> vector;                // an exec::host::Vec of one instance, or null
+  mutable std::shared_ptr<const void> device_vector;  // its copy on the GPU (exec::cuda::DVec), once made
+
+ private:
+  mutable Value value;
+  mutable std::function<Value()> make_value;
 };
 
 /// The growing program of a session (library + user forms).

@@ -282,7 +282,12 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       const lang::core::Global& g = *prog.globals[s.global];
       if (g.kind != lang::core::Global::Kind::Variable) fail_function_value();
       if (!g.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(g.name)), s.span};
-      set_vec(f, s.dst, from_value(prog.types, type_of(f, s.dst), g.value, host(f, s.uses.at(0))));
+      if (g.vector) {  // Note [Globals kept as vectors] in driver/session.cpp
+        const Vec& one = *static_cast<const Vec*>(g.vector.get());
+        set_vec(f, s.dst, replicate_one(retype(prog.types, one, type_of(f, s.dst)), host(f, s.uses.at(0))));
+        return;
+      }
+      set_vec(f, s.dst, from_value(prog.types, type_of(f, s.dst), g.variable_value(), host(f, s.uses.at(0))));
       return;
     }
     case Op::Empty: {

@@ -311,7 +311,14 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       const lang::core::Global& gl = *prog.globals[s.global];
       if (gl.kind != lang::core::Global::Kind::Variable) host::fail_function_value();
       if (!gl.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(gl.name)), s.span};
-      set_vec(f, s.dst, constant(type_of(f, s.dst), gl.value, host(f, s.uses.at(0))));
+      if (gl.vector) {  // Note [Globals kept as vectors] in driver/session.cpp: uploaded once
+        if (!gl.device_vector)
+          gl.device_vector = std::make_shared<const DVec>(upload(g, *static_cast<const host::Vec*>(gl.vector.get())));
+        DVec one = retype(prog.types, *static_cast<const DVec*>(gl.device_vector.get()), type_of(f, s.dst));
+        set_vec(f, s.dst, replicate_one(g, one, host(f, s.uses.at(0))));
+        return;
+      }
+      set_vec(f, s.dst, constant(type_of(f, s.dst), gl.variable_value(), host(f, s.uses.at(0))));
       return;
     }
     case Op::Empty: {
@@ -622,8 +629,8 @@ lang::eval::RunResult CudaExecutor::run_bound(const flatten::Program& p, std::sp
     NDP_ASSERT(r.size() == 1, "the entry function did not return one instance");
     m.g.run_deferred_checks();  // gathers that went with the entry function's frame
     if (device_result) {
-      *device_result = std::make_shared<const DVec>(std::move(r));
-      return Value{};
+      *device_result = std::make_shared<const DVec>(r);
+      if (result == nullptr) return Value{};
     }
     *result = download(m.g, r);
     m.g.synchronize();

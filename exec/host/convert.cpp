@@ -2,6 +2,8 @@
 // and the fallback primitives' arguments leave it.
 #include "exec/host/convert.h"
 
+#include <algorithm>
+
 #include "lang/diagnostics.h"
 
 namespace ndp::exec::host {
@@ -125,5 +127,32 @@ Value to_value(const Vec& v, int64_t i) {
   int64_t idx[1] = {i};
   return to_values(take(v, idx))[0];
 }
+
+namespace {
+
+/// v with each sequence row but a string's cut to its first `keep` elements, at every depth.
+Vec cut_rows(const Vec& v, int64_t keep) {
+  switch (v.kind()) {
+    case lang::TypeKind::Pair: return Vec::pair(v.type(), cut_rows(v.first(), keep), cut_rows(v.second(), keep));
+    case lang::TypeKind::Data: return Vec::data(v.type(), cut_rows(v.fields(), keep));
+    case lang::TypeKind::Seq: {
+      if (v.type()->a->kind == lang::TypeKind::Char) return v;
+      const int64_t n = v.size();
+      const int64_t* offsets = v.offsets();
+      Buf<int64_t> lengths(n);
+      std::vector<int64_t> kept;
+      for (int64_t r = 0; r < n; ++r) {
+        lengths[r] = std::min(v.length(r), keep);
+        for (int64_t k = 0; k < lengths[r]; ++k) kept.push_back(offsets[r] + k);
+      }
+      return Vec::seq(v.type(), n, lengths.share(), cut_rows(take(v.elems(), kept), keep));
+    }
+    default: return v;
+  }
+}
+
+}  // namespace
+
+Value shown_value(const Vec& v, int64_t i, int64_t keep) { return to_value(cut_rows(v, keep), i); }
 
 }  // namespace ndp::exec::host

@@ -18,5 +18,9 @@ Vec from_value(lang::TypeContext& types, const lang::Type* t, const lang::Value&
 std::vector<lang::Value> to_values(const Vec& v);
 /// Instance i of v.
 lang::Value to_value(const Vec& v, int64_t i);
+/// Instance i of v with every sequence but a string cut to its first `keep` elements, at
+/// every depth: what an answer prints (print_length elements a sequence, then `...`) without
+/// making a Value of every element of a vector of millions.
+lang::Value shown_value(const Vec& v, int64_t i, int64_t keep);
 
 }  // namespace ndp::exec::host

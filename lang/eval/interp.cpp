@@ -146,7 +146,7 @@ Value Interpreter::Impl::eval(const core::Expr* e, Frame& f) {
     return make_fn_value(e->id, *close_types(e->type_args, f, &storage));
   }
   if (!g.has_value) fail(e->span, message(RuntimeErrorId::Undefined, upper(g.name)));
-  return g.value;
+  return g.variable_value();
 }
 
 [[gnu::noinline]] Value Interpreter::Impl::eval_prim(const core::Expr* e, Frame& f) {

@@ -29,8 +29,7 @@ TEST_CASE("exec: global values, undefined globals and function globals") {
   ExecFixture fx;
   auto& T = fx.T;
   auto* g = fx.prog.new_global(lang::core::Global::Kind::Variable, "table");
-  g->value = ints({4, 5});
-  g->has_value = true;
+  g->set_value(ints({4, 5}));
   auto* u = fx.prog.new_global(lang::core::Global::Kind::Variable, "later");
   auto* f = fx.prog.new_global(lang::core::Global::Kind::Function, "fun");
   auto program = [&](uint32_t id, const Type* t) {

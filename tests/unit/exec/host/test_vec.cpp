@@ -480,3 +480,31 @@ TEST_CASE("Vec: sequences of points and datatypes are taken, and points replicat
   CHECK(lang::values_equal(boxes[3], point(2, 2, true)));
   CHECK(lang::values_equal(boxes[0], point(0.5, 1, false)));
 }
+
+TEST_CASE("Vec: shown_value keeps what an answer prints: `keep` elements a sequence at every depth, strings whole") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  auto seqs = [](std::vector<Value> xs) { return Value::seq(std::move(xs)); };
+  auto str = [](const std::string& s) {
+    std::vector<Value> cs;
+    for (char c : s) cs.push_back(Value::char_(static_cast<unsigned char>(c)));
+    return Value::seq(std::move(cs));
+  };
+  // [[0..4], [], [7]] cut to 2: [[0, 1], []]
+  std::vector<Value> one_nested{seqs({ints({0, 1, 2, 3, 4}), ints({}), ints({7})})};
+  Vec nested = from_values(T, T.seq(T.seq(T.int_())), one_nested);
+  CHECK(lang::values_equal(shown_value(nested, 0, 2), seqs({ints({0, 1}), ints({})})));
+  CHECK(lang::values_equal(shown_value(nested, 0, 5), seqs({ints({0, 1, 2, 3, 4}), ints({}), ints({7})})));
+  // Pairs cut on both sides; a string inside stays whole.
+  const Type* t = T.seq(T.pair(T.seq(T.char_()), T.seq(T.int_())));
+  std::vector<Value> one_pairs{seqs({Value::pair(str("long words"), ints({1, 2, 3})), Value::pair(str("x"), ints({})),
+                                     Value::pair(str(""), ints({4}))})};
+  Vec pairs = from_values(T, t, one_pairs);
+  CHECK(lang::values_equal(shown_value(pairs, 0, 2),
+                           seqs({Value::pair(str("long words"), ints({1, 2})), Value::pair(str("x"), ints({}))})));
+  // Several instances: instance i alone.
+  std::vector<Value> two{ints({1, 2, 3}), ints({4, 5, 6, 7})};
+  Vec many = from_values(T, T.seq(T.int_()), two);
+  CHECK(lang::values_equal(shown_value(many, 1, 3), ints({4, 5, 6})));
+  CHECK(lang::values_equal(shown_value(many, 0, 0), ints({})));
+}

@@ -179,8 +179,7 @@ class CoreBuilder {
   }
   uint32_t variable(std::string name, Value v) {
     auto* g = prog.new_global(lang::core::Global::Kind::Variable, std::move(name));
-    g->value = std::move(v);
-    g->has_value = true;
+    g->set_value(std::move(v));
     return static_cast<uint32_t>(prog.globals.size() - 1);
   }
   uint32_t prim_global(PrimId p) {

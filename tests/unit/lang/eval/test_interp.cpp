@@ -98,7 +98,7 @@ TEST_CASE("functions: frames, direct calls, function values, late binding") {
   auto r = b.run(b.call(b.fnref(inc), b.i(1)));
   REQUIRE(r.ok);
   CHECK(r.value.as_int() == 11);
-  b.prog.globals[y]->value = Value::int_(20);
+  b.prog.globals[y]->set_value(Value::int_(20));
   r = b.run(b.call(b.fnref(inc), b.i(1)));
   CHECK(r.value.as_int() == 21);
 
