@@ -213,7 +213,11 @@ struct Global {
     device_vector = nullptr;
     make_value = std::move(make);
   }
-  void clear_value() { set_value({}), has_value = false; }
+  /// Variable: no value (its form has not run, or the embedding API's call is over).
+  void clear_value() {
+    set_value({});
+    has_value = false;
+  }
 
   std::shared_ptr<const void> vector;                // an exec::host::Vec of one instance, or null
   mutable std::shared_ptr<const void> device_vector;  // its copy on the GPU (exec::cuda::DVec), once made
