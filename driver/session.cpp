@@ -266,8 +266,7 @@ lang::eval::RunResult Session::Impl::run_and_bind(const frontend::CheckedForm& c
   if (kept.vec) {
     auto& g = *prog.globals.at(assignment ? cf.assign_slots.front().second : cf.global);
     std::shared_ptr<const exec::host::Vec> vec = kept.vec;
-    g.set_vector(vec, [vec] { return exec::host::to_value(*vec, 0); });
-    g.device_vector = std::move(kept.device);
+    g.set_vector(vec, std::move(kept.device), [vec] { return exec::host::to_value(*vec, 0); });
   } else if (assignment) {
     for (auto [slot, global] : cf.assign_slots) prog.globals.at(global)->set_value(r.frame.at(slot));
   } else if (cf.kind == lang::ast::TopKind::Expr) {

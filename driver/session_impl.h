@@ -21,6 +21,8 @@
 
 namespace ndp::driver {
 
+struct KeptVector;  // session.cpp (Note [Globals kept as vectors])
+
 /// Errors kept instead of printed (the embedding API turns them into exceptions).
 struct CapturedErrors {
   std::string text;          // every diagnostic and runtime error, as they would print
@@ -67,7 +69,7 @@ struct Session::Impl {
   /// are filled from the value (the flat backends have no frame of their own).
   /// `kept`, where given and the body's value can stay a vector (Note [Globals kept as
   /// vectors] in session.cpp), receives it, and the result's value is only what prints.
-  lang::eval::RunResult run_top(const lang::core::TopExpr& top, bool assignment, struct KeptVector* kept = nullptr);
+  lang::eval::RunResult run_top(const lang::core::TopExpr& top, bool assignment, KeptVector* kept = nullptr);
 
   /// Runs a flattened body on the cpu or cuda backend (made on first use), with `bound` globals
   /// (exec/host/bound_global.h); the result is left in `*result`.

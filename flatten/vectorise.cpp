@@ -123,10 +123,9 @@ class Vectoriser {
       const core::Global& g = *core_.globals.at(e->id);
       uint32_t fn = e->id;
       if (g.kind == core::Global::Kind::Variable) {  // a global holding a function value
-        if (!g.has_value || g.vector || g.variable_value().kind() != lang::ValueKind::Fn ||
-            g.variable_value().fn().target != lang::FnObj::Target::Global)
-          return false;
-        fn = g.variable_value().fn().id;
+        const lang::Value* v = g.function_value();
+        if (v == nullptr || v->fn().target != lang::FnObj::Target::Global) return false;
+        fn = v->fn().id;
       } else if (g.kind != core::Global::Kind::Function) {
         return false;
       }
@@ -301,11 +300,12 @@ class Vectoriser {
         // A global variable bound to a function (`g = sq`) holds its value already: forms run in
         // order, and redefining g with the same type updates this same global.
         const core::Global& g = *core_.globals.at(e->id);
-        if (!g.has_value || g.vector || g.variable_value().kind() != lang::ValueKind::Fn) return std::nullopt;
+        const lang::Value* v = g.function_value();
+        if (v == nullptr) return std::nullopt;
         // A closure with captured values is made by the interpreter only (the flat backends
         // refuse to keep one as data), so no flat program meets one.
-        if (!g.variable_value().fn().env.empty()) return std::nullopt;
-        KnownFn f = g.variable_value().fn();
+        if (!v->fn().env.empty()) return std::nullopt;
+        KnownFn f = v->fn();
         std::vector<const Type*> outer = close_all(e->type_args);
         for (const Type*& t : f.type_args) t = lang::contains_vars(t) ? types_.subst(t, outer) : t;
         return f;

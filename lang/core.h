@@ -204,14 +204,22 @@ struct Global {
     device_vector = nullptr;
     make_value = nullptr;
   }
-  /// Variable: its value as a flat backend's vector, made into a Value only where one is needed
-  /// (Note [Globals kept as vectors] in driver/session.cpp).
-  void set_vector(std::shared_ptr<const void> v, std::function<Value()> make) {
+  /// Variable: its value as a flat backend's vector (and its copy on the GPU, if made there),
+  /// made into a Value only where one is needed (Note [Globals kept as vectors] in
+  /// driver/session.cpp).
+  void set_vector(std::shared_ptr<const void> v, std::shared_ptr<const void> device, std::function<Value()> make) {
     value = {};
     has_value = true;
     vector = std::move(v);
-    device_vector = nullptr;
+    device_vector = std::move(device);
     make_value = std::move(make);
+  }
+  /// Variable: its value where it is a function value, else null. A value kept as a vector
+  /// holds no functions, and is not made into a Value to find that out.
+  const Value* function_value() const {
+    if (!has_value || vector) return nullptr;
+    const Value& v = variable_value();
+    return v.kind() == ValueKind::Fn ? &v : nullptr;
   }
   /// Variable: no value (its form has not run, or the embedding API's call is over).
   void clear_value() {

@@ -274,20 +274,22 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     }
     case Op::Global: {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
+      // The value as a vector of one instance: a call's bound argument, or a global kept as a
+      // vector (Note [Globals kept as vectors] in driver/session.cpp); else made from its Value.
+      const lang::core::Global& g = *prog.globals[s.global];
+      const Vec* one = nullptr;
       if (const BoundGlobal* b = find_bound(bound, s.global)) {
         NDP_ASSERT(!b->device, "a device vector bound on the cpu backend");
-        set_vec(f, s.dst, replicate_one(retype(prog.types, b->value, type_of(f, s.dst)), host(f, s.uses.at(0))));
-        return;
+        one = &b->value;
+      } else {
+        if (g.kind != lang::core::Global::Kind::Variable) fail_function_value();
+        if (!g.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(g.name)), s.span};
+        if (g.vector) one = static_cast<const Vec*>(g.vector.get());
       }
-      const lang::core::Global& g = *prog.globals[s.global];
-      if (g.kind != lang::core::Global::Kind::Variable) fail_function_value();
-      if (!g.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(g.name)), s.span};
-      if (g.vector) {  // Note [Globals kept as vectors] in driver/session.cpp
-        const Vec& one = *static_cast<const Vec*>(g.vector.get());
-        set_vec(f, s.dst, replicate_one(retype(prog.types, one, type_of(f, s.dst)), host(f, s.uses.at(0))));
-        return;
-      }
-      set_vec(f, s.dst, from_value(prog.types, type_of(f, s.dst), g.variable_value(), host(f, s.uses.at(0))));
+      if (one != nullptr)
+        set_vec(f, s.dst, replicate_one(retype(prog.types, *one, type_of(f, s.dst)), host(f, s.uses.at(0))));
+      else
+        set_vec(f, s.dst, from_value(prog.types, type_of(f, s.dst), g.variable_value(), host(f, s.uses.at(0))));
       return;
     }
     case Op::Empty: {

@@ -302,23 +302,29 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::Lit: set_vec(f, s.dst, constant(type_of(f, s.dst), s.lit, host(f, s.uses.at(0)))); return;
     case Op::Global: {
       NDP_ASSERT(s.global < prog.globals.size(), "Flat IR global with a bad id");
-      if (const host::BoundGlobal* b = host::find_bound(bound, s.global)) {
-        DVec one = b->device ? retype(prog.types, *static_cast<const DVec*>(b->device.get()), type_of(f, s.dst))
-                             : upload(g, host::retype(prog.types, b->value, type_of(f, s.dst)));
-        set_vec(f, s.dst, replicate_one(g, one, host(f, s.uses.at(0))));
-        return;
-      }
+      // The value as a vector of one instance, on the device or on the host: a call's bound
+      // argument, or a global kept as a vector (Note [Globals kept as vectors] in
+      // driver/session.cpp), uploaded once; else made from its Value.
       const lang::core::Global& gl = *prog.globals[s.global];
-      if (gl.kind != lang::core::Global::Kind::Variable) host::fail_function_value();
-      if (!gl.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(gl.name)), s.span};
-      if (gl.vector) {  // Note [Globals kept as vectors] in driver/session.cpp: uploaded once
-        if (!gl.device_vector)
+      const Type* t = type_of(f, s.dst);
+      std::shared_ptr<const void> device;
+      const host::Vec* on_host = nullptr;
+      if (const host::BoundGlobal* b = host::find_bound(bound, s.global)) {
+        device = b->device;
+        on_host = &b->value;
+      } else {
+        if (gl.kind != lang::core::Global::Kind::Variable) host::fail_function_value();
+        if (!gl.has_value) throw EvalError{lang::message(lang::RuntimeErrorId::Undefined, upper_name(gl.name)), s.span};
+        if (gl.vector && !gl.device_vector)
           gl.device_vector = std::make_shared<const DVec>(upload(g, *static_cast<const host::Vec*>(gl.vector.get())));
-        DVec one = retype(prog.types, *static_cast<const DVec*>(gl.device_vector.get()), type_of(f, s.dst));
-        set_vec(f, s.dst, replicate_one(g, one, host(f, s.uses.at(0))));
-        return;
+        device = gl.device_vector;
       }
-      set_vec(f, s.dst, constant(type_of(f, s.dst), gl.variable_value(), host(f, s.uses.at(0))));
+      if (device || on_host) {
+        DVec one = device ? retype(prog.types, *static_cast<const DVec*>(device.get()), t) : upload(g, host::retype(prog.types, *on_host, t));
+        set_vec(f, s.dst, replicate_one(g, one, host(f, s.uses.at(0))));
+      } else {
+        set_vec(f, s.dst, constant(t, gl.variable_value(), host(f, s.uses.at(0))));
+      }
       return;
     }
     case Op::Empty: {
