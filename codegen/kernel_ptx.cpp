@@ -25,6 +25,7 @@
 #include "codegen/kernel_ptx.h"
 #include "codegen/kernel_ir.h"
 #include "codegen/libdevice.h"
+#include "codegen/block_rows.h"
 #include "codegen/staged_rows.h"
 #include "codegen/tiled_folds.h"
 #include "flatten/kernel_abi.h"
@@ -367,10 +368,17 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   };
   if (std::vector<flatten::KernelBody::StagedSeq> seqs = k.staged_seqs(); lanes == 1 && !seqs.empty())
     staged.emplace(b, k, std::move(seqs), fn->getArg(0), kernel_seq_pointer, input_at);
+  // A map kernel block's own rows in its shared memory (Note [Block rows]): a few lanes an instance.
+  std::optional<BlockRows> block_rows;
+  if (std::vector<flatten::KernelBody::StagedSeq> rows = flatten::copied_block_rows(k, gathered);
+      form == flatten::KernelForm::Instances && lanes <= flatten::kMostBlockRowLanes && !rows.empty())
+    block_rows.emplace(b, k, rows, fn->getArg(0), lanes, kernel_seq_pointer, input_at);
   // A tiled fold's grid (Note [Tiled folds]): a block is a square of it (FoldTiles).
   std::optional<FoldTiles> tiles;
   if (tiled) tiles.emplace(b, k, *shape, fn->getArg(0), fn->getArg(fn->arg_size() - 1), input_at, kernel_seq_pointer);
-  auto seq_pointer = [&](uint32_t j) { return staged ? staged->pointer(j) : kernel_seq_pointer(j); };
+  auto seq_pointer = [&](uint32_t j) {
+    return staged ? staged->pointer(j) : block_rows ? block_rows->pointer(j) : kernel_seq_pointer(j);
+  };
   if (tiles) {
     const std::vector<llvm::Value*>& instances = tiles->instances();
     std::vector<InstanceValues> insts = emit_tiled_instances(

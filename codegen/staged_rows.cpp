@@ -1,61 +1,17 @@
 // A loop kernel's rows in its block's shared memory (Note [Staged rows]).
 #include "codegen/staged_rows.h"
 
-#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
+#include "codegen/block_memory.h"
 #include "codegen/kernel_ir.h"
 
 namespace ndp::codegen {
 
 namespace {
 
-/// The block's dynamic shared memory (`extern __shared__`), one per module.
-llvm::GlobalVariable* dynamic_shared(llvm::Module& m) {
-  const char* name = "ndp_staged_rows";
-  if (llvm::GlobalVariable* g = m.getGlobalVariable(name, true)) return g;
-  auto* t = llvm::ArrayType::get(llvm::Type::getInt8Ty(m.getContext()), 0);
-  auto* g = new llvm::GlobalVariable(m, t, false, llvm::GlobalValue::ExternalLinkage, nullptr, name, nullptr,
-                                     llvm::GlobalValue::NotThreadLocal, 3);
-  g->setAlignment(llvm::Align(16));
-  return g;
-}
-
-/// %dynamic_smem_size, the shared bytes this launch gave each block, as an i64.
-llvm::Value* dynamic_shared_bytes(llvm::IRBuilder<>& b) {
-  auto* fty = llvm::FunctionType::get(b.getInt32Ty(), false);
-  llvm::InlineAsm* read = llvm::InlineAsm::get(fty, "mov.u32 $0, %dynamic_smem_size;", "=r", /*hasSideEffects=*/false);
-  return b.CreateZExt(b.CreateCall(fty, read), b.getInt64Ty());
-}
-
-llvm::Value* align(llvm::IRBuilder<>& b, llvm::Value* bytes, uint64_t to) {
-  return b.CreateAnd(b.CreateAdd(bytes, b.getInt64(to - 1)), b.getInt64(~(to - 1)));
-}
-
 uint64_t size_of(llvm::Type* t) { return t->getPrimitiveSizeInBits() / 8; }
-
-/// A loop over i = from, from + step, ... below `to` (i64s), body(i) inside; returns the i it
-/// ended at (the first not below `to`).
-llvm::Value* loop(llvm::IRBuilder<>& b, llvm::Value* from, llvm::Value* to, llvm::Value* step,
-                  const std::function<void(llvm::Value*)>& body) {
-  llvm::Function* fn = b.GetInsertBlock()->getParent();
-  llvm::BasicBlock* before = b.GetInsertBlock();
-  auto* head = llvm::BasicBlock::Create(b.getContext(), "stage_loop", fn);
-  auto* inside = llvm::BasicBlock::Create(b.getContext(), "stage_loop_body", fn);
-  auto* done = llvm::BasicBlock::Create(b.getContext(), "stage_loop_done", fn);
-  b.CreateBr(head);
-  b.SetInsertPoint(head);
-  llvm::PHINode* i = b.CreatePHI(b.getInt64Ty(), 2);
-  i->addIncoming(from, before);
-  b.CreateCondBr(b.CreateICmpSLT(i, to), inside, done);
-  b.SetInsertPoint(inside);
-  body(i);
-  i->addIncoming(b.CreateAdd(i, step), b.GetInsertBlock());
-  b.CreateBr(head);
-  b.SetInsertPoint(done);
-  return i;
-}
 
 }  // namespace
 
@@ -77,7 +33,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
   runs_ = b.CreateAnd(recorded, b.CreateICmpSLT(instance_, n));
   shared_ = b.CreateAddrSpaceCast(dynamic_shared(m), b.getPtrTy());
   const uint64_t fields = 1 + 2 * staged_.size();
-  data_at_ = align(b, b.CreateMul(per_block_, b.getInt64(8 * fields)), 16);
+  data_at_ = align_up(b, b.CreateMul(per_block_, b.getInt64(8 * fields)), 16);
   llvm::Value* room = dynamic_shared_bytes(b);
   fits_ = entry.CreateAlloca(b.getInt1Ty(), nullptr, "staged");
   b.CreateStore(b.getFalse(), fits_);
@@ -104,7 +60,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
         b_.CreateStore(span.start, field(thread_, 1 + 2 * s));
         b_.CreateStore(length, field(thread_, 2 + 2 * s));
         for (const Component& c : components_)
-          if (c.slot == s) bytes = b_.CreateAdd(bytes, align(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
+          if (c.slot == s) bytes = b_.CreateAdd(bytes, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
       }
       b_.CreateStore(bytes, field(thread_, 0));
       b_.CreateStore(bytes, mine);
@@ -161,7 +117,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
           llvm::Value* moved = b_.CreateSub(at, b_.CreateMul(start, b_.getInt64(size_of(c.type))));
           llvm::Value* base = b_.CreateAdd(b_.CreatePtrToInt(shared_, i64), moved);
           b_.CreateStore(b_.CreateIntToPtr(base, b_.getPtrTy()), c.base);
-          at = b_.CreateAdd(at, align(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
+          at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
         }
       });
     });
@@ -193,45 +149,24 @@ llvm::Value* StagedRows::field(llvm::Value* r, uint32_t f) {
 
 void StagedRows::each_row(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body) {
   llvm::Type* i64 = b_.getInt64Ty();
-  loop(b_, b_.getInt64(0), per_block_, b_.getInt64(1), [&](llvm::Value* r) {
+  counted_loop(b_, b_.getInt64(0), per_block_, b_.getInt64(1), [&](llvm::Value* r) {
     llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(r, 0)));
     for (const Component& c : components_) {
       llvm::Value* start = b_.CreateLoad(i64, field(r, 1 + 2 * c.slot));
       llvm::Value* length = b_.CreateLoad(i64, field(r, 2 + 2 * c.slot));
       body(c, at, start, length);
-      at = b_.CreateAdd(at, align(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
+      at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
     }
   });
 }
 
 void StagedRows::copy(llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to, llvm::Value* to_start,
                       llvm::Value* count) {
-  // kUnroll loads a thread in flight before their stores: a load's latency is paid once for
-  // all of them (a loop of one load and its store waits for each).
-  constexpr int kUnroll = 8;
-  llvm::Value* rounds = b_.CreateMul(threads_, b_.getInt64(kUnroll));
-  llvm::Value* whole = b_.CreateSub(count, b_.CreateMul(threads_, b_.getInt64(kUnroll - 1)));  // e + 7·threads < count
-  auto element = [&](llvm::Value* e) { return b_.CreateGEP(t, from, b_.CreateAdd(from_start, e)); };
-  auto place = [&](llvm::Value* e) { return b_.CreateGEP(t, to, b_.CreateAdd(to_start, e)); };
-  llvm::Value* rest = loop(b_, thread_, whole, rounds, [&](llvm::Value* e) {
-    std::vector<llvm::Value*> xs;
-    for (int u = 0; u < kUnroll; ++u) xs.push_back(b_.CreateLoad(t, element(b_.CreateAdd(e, b_.CreateMul(threads_, b_.getInt64(u))))));
-    for (int u = 0; u < kUnroll; ++u) b_.CreateStore(xs[u], place(b_.CreateAdd(e, b_.CreateMul(threads_, b_.getInt64(u)))));
-  });
-  loop(b_, rest, count, threads_, [&](llvm::Value* e) { b_.CreateStore(b_.CreateLoad(t, element(e)), place(e)); });
+  copy_by_block(b_, t, from, from_start, to, to_start, count, thread_, threads_);
 }
 
-void StagedRows::when(llvm::Value* cond, const std::function<void()>& body) {
-  llvm::Function* fn = b_.GetInsertBlock()->getParent();
-  auto* yes = llvm::BasicBlock::Create(b_.getContext(), "stage_if", fn);
-  auto* join = llvm::BasicBlock::Create(b_.getContext(), "stage_join", fn);
-  b_.CreateCondBr(cond, yes, join);
-  b_.SetInsertPoint(yes);
-  body();
-  b_.CreateBr(join);
-  b_.SetInsertPoint(join);
-}
+void StagedRows::when(llvm::Value* cond, const std::function<void()>& body) { emit_when(b_, cond, body); }
 
-void StagedRows::barrier() { b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
+void StagedRows::barrier() { block_barrier(b_); }
 
 }  // namespace ndp::codegen

@@ -336,8 +336,9 @@ struct KernelBody {
   /// a body that reads sequences or folds (Notes [Loop kernels] and [Map kernels]). Other
   /// bodies are elementwise, and run several instances a thread.
   bool instance_at_a_time() const { return loop || !seqs.empty() || folds(); }
-  /// A sequence a GPU loop kernel may stage in its block's shared memory (Note [Staged rows] in
-  /// codegen/staged_rows.h), and the node of the row every node of the body reads it at.
+  /// A sequence a GPU kernel may stage in its block's shared memory (Notes [Staged rows] in
+  /// codegen/staged_rows.h and [Block rows] in codegen/block_rows.h), and the node of the row
+  /// every node of the body reads it at.
   struct StagedSeq {
     uint32_t seq;
     uint32_t row;
@@ -347,6 +348,15 @@ struct KernelBody {
   /// and not appended. Asked at every launch, so kept.
   const std::vector<StagedSeq>& staged_seqs() const {
     return staged_memo_.get([&] { return compute_staged_seqs(); });
+  }
+  /// In a map kernel (no loop), the sequences each instance reads at one row only, its own (an
+  /// Instance node) or one whose id is an int input, and whole: every read is the row's length
+  /// or an element at the index of a fold over that length, and one element read at least. A GPU
+  /// block's instances' rows, where they are consecutive, lie one after another, so a kernel on a
+  /// few lanes an instance may copy them to shared memory first (Note [Block rows] in
+  /// codegen/block_rows.h). Asked at every launch, so kept.
+  const std::vector<StagedSeq>& block_rows() const {
+    return block_rows_memo_.get([&] { return compute_block_rows(); });
   }
   /// True when some node is a Fold (Note [Folds in kernels]).
   bool folds() const {
@@ -383,8 +393,10 @@ struct KernelBody {
   std::string compute_key() const;
   bool compute_can_fail() const;
   std::vector<StagedSeq> compute_staged_seqs() const;
+  std::vector<StagedSeq> compute_block_rows() const;
   BodyMemo<std::string> key_memo_;
   BodyMemo<std::vector<StagedSeq>> staged_memo_;
+  BodyMemo<std::vector<StagedSeq>> block_rows_memo_;
   BodyMemo<bool> can_fail_memo_;
 };
 

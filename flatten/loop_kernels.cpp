@@ -917,4 +917,30 @@ std::vector<KernelBody::StagedSeq> KernelBody::compute_staged_seqs() const {
   return staged;
 }
 
+std::vector<KernelBody::StagedSeq> KernelBody::compute_block_rows() const {
+  std::vector<StagedSeq> rows;
+  if (loop) return rows;
+  auto row_id = [&](uint32_t r) {
+    const KernelNode& n = nodes[r];
+    return n.kind == KernelNode::Kind::Instance || (n.kind == KernelNode::Kind::Input && n.type->kind == lang::TypeKind::Int);
+  };
+  for (uint32_t q = 0; q < seqs.size(); ++q) {
+    if (seqs[q].written || seqs[q].appended) continue;
+    std::optional<uint32_t> row;
+    bool one_row_whole = true, read = false;
+    for (const KernelNode& n : nodes) {
+      if (n.input != q || (n.kind != KernelNode::Kind::SeqLength && n.kind != KernelNode::Kind::SeqElt &&
+                           n.kind != KernelNode::Kind::SeqWrite && n.kind != KernelNode::Kind::SeqAppend))
+        continue;
+      const uint32_t r = n.args.at(0);
+      one_row_whole = one_row_whole && (!row || *row == r) && row_id(r) &&
+                      (n.kind == KernelNode::Kind::SeqLength || indexed_by_its_fold(n));
+      if (!row) row = r;
+      read = read || n.kind == KernelNode::Kind::SeqElt;
+    }
+    if (one_row_whole && read) rows.push_back({q, *row});
+  }
+  return rows;
+}
+
 }  // namespace ndp::flatten

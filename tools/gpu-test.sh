@@ -21,6 +21,8 @@ if want tests; then
   run $B/tests/unit_exec_llvm_free > "$out/unit_exec_llvm_free.log" 2>&1; summary+=("unit_exec_llvm_free: $(grep -E 'test cases:' "$out/unit_exec_llvm_free.log")")
   export NDP_CACHE_DIR=$(mktemp -d)
   run $B/cli/ndp test tests examples --backend=cuda > "$out/programs_cuda.log" 2>&1; summary+=("ndp test --backend=cuda: $(tail -1 "$out/programs_cuda.log")")
+  # Map kernels without their block rows in shared memory (Note [Block rows launches]).
+  NDP_BLOCK_ROWS=0 run $B/cli/ndp test tests/programs/language/block_rows.ndp tests/programs/language/map_kernels.ndp --backend=cuda > "$out/block_rows_off.log" 2>&1; summary+=("map kernels with NDP_BLOCK_ROWS=0: $(tail -1 "$out/block_rows_off.log")")
   # What still runs on the host (issue 21): each failing case names the primitive that did
   # (lifted_prims.h, NDP_HOST_FALLBACK=error). A census, not a gate, until none is left.
   NDP_HOST_FALLBACK=error run $B/cli/ndp test tests examples --backend=cuda > "$out/host_fallbacks.log" 2>&1

@@ -192,4 +192,14 @@ std::optional<int> forced_map_lanes() {
   return static_cast<int>(v);
 }
 
+bool block_rows_allowed() {
+  const char* s = std::getenv("NDP_BLOCK_ROWS");
+  if (s == nullptr || *s == '\0' || std::string_view(s) == "1") return true;
+  if (std::string_view(s) == "0") return false;
+  static bool told = false;
+  if (!told) std::fprintf(stderr, "ndp: warning: NDP_BLOCK_ROWS=%s is not 0 or 1; ignored\n", s);
+  told = true;
+  return true;
+}
+
 }  // namespace ndp::exec

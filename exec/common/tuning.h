@@ -80,4 +80,9 @@ std::string cpu_device_name(int threads);
 /// NDP_MAP_LANES, where set: the lanes every run-time choice of a map kernel's form takes.
 std::optional<int> forced_map_lanes();
 
+/// False where NDP_BLOCK_ROWS=0: GPU map kernels then launch without shared memory for their
+/// block's rows (Note [Block rows launches] in exec/cuda/kernels.cpp), so that tests and
+/// measurements run both ways.
+bool block_rows_allowed();
+
 }  // namespace ndp::exec

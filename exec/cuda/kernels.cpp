@@ -16,6 +16,7 @@
 
 #include "exec/common/kernel_compiler.h"
 #include "exec/common/profile.h"
+#include "exec/common/tuning.h"
 #include "exec/cuda/device_vec_ops.h"
 #include "exec/kernel_revision.h"  // generated: tools/kernel_revision.py
 #include "exec/host/convert.h"
@@ -367,6 +368,44 @@ runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<
 
 }  // namespace
 
+// Note [Block rows launches]
+// A map kernel with block rows (Note [Block rows] in codegen/block_rows.h) copies a block's
+// rows to shared memory only where its launch gives the room. A block gets its instances' rows
+// at the rows' average length, a quarter more so that uneven rows mostly fit, and 8 bytes a
+// component for alignment; only where a multiprocessor then still holds as many blocks as its
+// threads allow (shared memory that cut them would cost more in hidden latency than the copies
+// save), and where rows by id come from a sequence of at least as many rows as instances; else
+// none, and every block reads global memory.
+namespace {
+
+runtime::cuda::LaunchConfig block_rows_launch(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered,
+                                              std::span<const DVec> seqs, int lanes, int64_t thread_count,
+                                              const runtime::cuda::Device& device) {
+  runtime::cuda::LaunchConfig shape = device.one_thread_per_element(thread_count);
+  const runtime::cuda::DeviceProperties& p = device.properties();
+  if (!block_rows_allowed() || p.max_threads_per_sm <= 0) return shape;
+  const double instances = static_cast<double>(shape.block_x / static_cast<unsigned>(lanes));
+  const std::vector<flatten::KernelBody::StagedSeq> copied = flatten::copied_block_rows(k, gathered);
+  if (copied.empty()) return shape;
+  double bytes = 16;
+  for (const flatten::KernelBody::StagedSeq& s : copied) {
+    const DVec& rows = seqs[s.seq];
+    // Rows by id from a sequence of fewer rows than instances: the ids repeat, and a block's
+    // are rarely consecutive.
+    if (k.nodes[s.row].kind == flatten::KernelNode::Kind::Input && rows.size() < thread_count / lanes) return shape;
+    if (rows.size() == 0) continue;
+    const double length = static_cast<double>(rows.elems().size()) / static_cast<double>(rows.size());
+    for (const lang::Type* t : k.seqs[s.seq].components) bytes += 1.25 * instances * length * static_cast<double>(elem_bytes(t)) + 8;
+  }
+  const double blocks_held = static_cast<double>(p.max_threads_per_sm / static_cast<int>(shape.block_x));
+  const double most = static_cast<double>(std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block));
+  if (bytes * blocks_held <= most && bytes <= static_cast<double>(p.max_shared_memory_per_block))
+    shape.shared_bytes = static_cast<unsigned>(bytes);
+  return shape;
+}
+
+}  // namespace
+
 /// A square of 32 × 32 instances of the grid a block of 256 threads (compile_ptx's tiled kernel).
 runtime::cuda::LaunchConfig tiled_launch(int64_t n, int64_t columns) {
   const int64_t square = 32, across = (columns + square - 1) / square, down = (n / columns + square - 1) / square;
@@ -537,7 +576,10 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     const int64_t thread_count = lanes > 1 ? n * parts * lanes : (n + per_thread - 1) / per_thread;
     const runtime::cuda::LaunchConfig shape = form == flatten::KernelForm::Tiled ? tiled_launch(n, columns)
                                               : lanes == 1 && !k.staged_seqs().empty() ? loop_launch(k, seqs, n, gpu_.device())
-                                                                                       : gpu_.device().one_thread_per_element(thread_count);
+                                              : form == flatten::KernelForm::Instances && lanes <= flatten::kMostBlockRowLanes &&
+                                                        !k.block_rows().empty()
+                                                  ? block_rows_launch(k, first_args.gathered, seqs, lanes, thread_count, gpu_.device())
+                                                  : gpu_.device().one_thread_per_element(thread_count);
     NDP_ASSERT(form != flatten::KernelForm::SplitRows || shape.block_x == static_cast<unsigned>(lanes),
                "a split launch's blocks are not its instances' parts");
     gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, shape, params.data()));

@@ -1,5 +1,6 @@
 // Kernels that use a block's shared memory for their instances' rows: a loop's staged rows
-// (Note [Staged rows] in codegen/staged_rows.h) and a grid's tiled fold (Note [Tiled folds] in
+// (Note [Staged rows] in codegen/staged_rows.h), a map kernel's block rows (Note [Block rows]
+// in codegen/block_rows.h) and a grid's tiled fold (Note [Tiled folds] in
 // flatten/tiled_folds.h): which bodies take each, and PTX that ptxas assembles.
 #include <doctest/doctest.h>
 
@@ -65,12 +66,13 @@ TEST_CASE("staged rows: a loop's own rows and the rows it passes on are staged, 
   CHECK(occurrences(ptx, "bar.sync") >= 2);                      // after the copy in, before the copy out
   CHECK(ptx.find("st.global") != std::string::npos);             // the written rows go back
   check_assembles(ptx);
-  // A map kernel stages nothing; a loop stages no sequence it appends to.
+  // A map kernel stages nothing (its block's rows are block rows instead); a loop stages no
+  // sequence it appends to.
   Flattened map("let rows = [[1, 2], [3]] in {sum(r) : r in rows} at thread $", true);
   const flatten::KernelBody* m = first_kernel(map.flat, flatten::Op::MapKernel);
   REQUIRE(m != nullptr);
   CHECK(m->staged_seqs().empty());
-  CHECK(codegen::compile_ptx(*m).find("%dynamic_smem_size") == std::string::npos);
+  CHECK(k->block_rows().empty());  // nor has a loop block rows
   Flattened evens("function evens(xs, i, acc) = if i >= #xs then acc "
                   "else evens(xs, i + 1, (if rem(xs[i], 2) == 0 then acc ++ [xs[i]] else acc)) $ "
                   "let rows = [[1, 2], [4]] in {evens(r, 0, [] int) : r in rows} $",
@@ -79,6 +81,44 @@ TEST_CASE("staged rows: a loop's own rows and the rows it passes on are staged, 
   REQUIRE(e != nullptr);
   REQUIRE(e->staged_seqs().size() == 1);
   CHECK_FALSE(e->seqs[e->staged_seqs()[0].seq].appended);
+}
+
+TEST_CASE("block rows: a map kernel's own rows read whole, copied by its block on up to 16 lanes") {
+  // SpMV: the matrix's rows are its own and read whole; x is a free sequence, read at its id.
+  Flattened spmv("let m = [[(0, 2.0), (1, 1.0)], [(1, 3.0)]]; x = [1.0, 2.0] in "
+                 "{sum({v * x[c] : (c, v) in row}) : row in m} at subwarp(4) $",
+                 true);
+  const flatten::KernelBody* k = first_kernel(spmv.flat, flatten::Op::MapKernel);
+  REQUIRE(k != nullptr);
+  REQUIRE(k->block_rows().size() == 1);
+  CHECK(k->seqs[k->block_rows()[0].seq].components.size() == 2);  // columns and values
+  CHECK(k->nodes[k->block_rows()[0].row].kind == flatten::KernelNode::Kind::Instance);
+  for (int lanes : {1, 4, 16}) {
+    CAPTURE(lanes);
+    std::string ptx = codegen::compile_ptx(*k, {}, lanes);
+    CHECK(ptx.find("%dynamic_smem_size") != std::string::npos);  // a block checks what fits
+    CHECK(occurrences(ptx, "bar.sync") == 1);                      // after the copy, before any instance
+    CHECK(ptx.find("bar.red") == std::string::npos);               // its own rows: consecutive
+    check_assembles(ptx);
+  }
+  // From a warp on, the loads take whole sectors: no copy.
+  CHECK(codegen::compile_ptx(*k, {}, 32).find("%dynamic_smem_size") == std::string::npos);
+  // Not block rows: a row read at one index only (not whole).
+  Flattened other("let rows = [[1, 2], [3]] in {r[0] + sum(r) : r in rows} at subwarp(4) $", true);
+  const flatten::KernelBody* o = first_kernel(other.flat, flatten::Op::MapKernel);
+  REQUIRE(o != nullptr);
+  CHECK(o->block_rows().empty());
+  CHECK(codegen::compile_ptx(*o, {}, 4).find("%dynamic_smem_size") == std::string::npos);
+  // A row given by an id input (a free sequence's, here the same row for every instance): the
+  // block checks that its ids are consecutive, with a barrier that ands every thread's answer.
+  Flattened pairs("let xs = [1, 2, 3] in {sum({x * y : x in xs}) : y in xs} at subwarp(4) $", true);
+  const flatten::KernelBody* p = first_kernel(pairs.flat, flatten::Op::MapKernel);
+  REQUIRE(p != nullptr);
+  REQUIRE(p->block_rows().size() == 1);
+  CHECK(p->nodes[p->block_rows()[0].row].kind == flatten::KernelNode::Kind::Input);
+  std::string ptx = codegen::compile_ptx(*p, {}, 4);
+  CHECK(ptx.find("bar.red.and") != std::string::npos);
+  check_assembles(ptx);
 }
 
 TEST_CASE("tiled folds: the shape of a grid's fold, and the tiled kernel") {
