@@ -351,10 +351,11 @@ struct KernelBody {
   }
   /// In a map kernel (no loop), the sequences each instance reads at one row only, its own (an
   /// Instance node) or one whose id is an int input, and whole: every read is the row's length
-  /// or an element at the index of a fold over that length, and one element read at least. A GPU
-  /// block's instances' rows, where they are consecutive, lie one after another, so a kernel on a
-  /// few lanes an instance may copy them to shared memory first (Note [Block rows] in
-  /// codegen/block_rows.h). Asked at every launch, so kept.
+  /// or an element at the index of a fold over that length, and one element read at least; and
+  /// only where the body also reads elements of another sequence (a gather: SpMV's x[c]). A
+  /// GPU block's instances' rows, where they are consecutive, lie one after another, so a
+  /// kernel on a few lanes an instance may copy them to shared memory first (Note [Block rows]
+  /// in codegen/block_rows.h). Asked at every launch, so kept.
   const std::vector<StagedSeq>& block_rows() const {
     return block_rows_memo_.get([&] { return compute_block_rows(); });
   }

@@ -940,6 +940,12 @@ std::vector<KernelBody::StagedSeq> KernelBody::compute_block_rows() const {
     }
     if (one_row_whole && read) rows.push_back({q, *row});
   }
+  // Only beside gathers from other sequences (Note [Block rows] in codegen/block_rows.h).
+  const bool gathers = std::any_of(nodes.begin(), nodes.end(), [&](const KernelNode& n) {
+    return n.kind == KernelNode::Kind::SeqElt &&
+           std::none_of(rows.begin(), rows.end(), [&](const StagedSeq& r) { return r.seq == n.input; });
+  });
+  if (!gathers) rows.clear();
   return rows;
 }
 

@@ -41,10 +41,9 @@ TEST_CASE("map kernels: PTX at every lanes count, folds combined across the lane
     CAPTURE(lanes);
     std::string ptx = codegen::compile_ptx(*k, {}, lanes);
     // Lanes within a warp combine by butterfly shuffles; a block's warps through shared memory.
-    // On few lanes, xs (read whole, at an id input) is a block row (Note [Block rows]).
     CHECK((occurrences(ptx, "shfl.sync.bfly") > 0) == (lanes > 1));
-    CHECK((ptx.find("bar.sync") != std::string::npos) == (lanes > 32 || lanes <= flatten::kMostBlockRowLanes));
-    CHECK((ptx.find(".shared") != std::string::npos) == (lanes > 32 || lanes <= flatten::kMostBlockRowLanes));
+    CHECK((ptx.find("bar.sync") != std::string::npos) == (lanes > 32));
+    CHECK((ptx.find(".shared") != std::string::npos) == (lanes > 32));
     if (ptxas.empty()) {
       MESSAGE("ptxas not found: PTX not assembled");
       continue;
@@ -102,7 +101,8 @@ TEST_CASE("map kernels: regular rows take their one length in place of the offse
   CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Instances, 2));
 }
 
-/// True for a line of PTX that loads through a generic address (no state space named).
+/// True for a line of PTX that loads through a generic address (no state space named): a
+/// block's rows in shared memory (Note [Block rows] in codegen/block_rows.h).
 bool generic_load(const std::string& line) {
   const size_t at = line.find("\tld.");
   if (at == std::string::npos) return false;
@@ -111,17 +111,15 @@ bool generic_load(const std::string& line) {
   return true;
 }
 
-/// The most loads of one straight-line stretch of `ptx` (between labels and branches): loads
-/// from global memory, or, where `generic`, through generic addresses (a block's rows in shared
-/// memory, Note [Block rows] in codegen/block_rows.h).
-size_t most_loads_without_a_branch(const std::string& ptx, bool generic = false) {
+/// The most loads of one straight-line stretch of `ptx` (between labels and branches).
+size_t most_loads_without_a_branch(const std::string& ptx) {
   size_t most = 0, now = 0;
   size_t at = 0;
   while (at < ptx.size()) {
     size_t end = ptx.find('\n', at);
     if (end == std::string::npos) end = ptx.size();
     const std::string line = ptx.substr(at, end - at);
-    if (generic ? generic_load(line) : line.find("ld.global") != std::string::npos) most = std::max(most, ++now);
+    if (line.find("ld.global") != std::string::npos) most = std::max(most, ++now);
     if (line.find("bra") != std::string::npos || line.find("$L__") == 0) now = 0;
     at = end + 1;
   }
@@ -148,9 +146,8 @@ TEST_CASE("map kernels: a fold spread over 8 lanes or more is unrolled, its load
   const flatten::KernelBody* k_own = map_kernel_of(own.flat);
   REQUIRE(k_own != nullptr);
   // (Over fewer lanes LLVM may unroll a body this small on its own, now that it knows the count.)
-  // On 16 lanes or fewer the rows are the block's, read from shared memory (Note [Block rows]).
-  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 8), true) == 4);
-  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 16), true) == 4);
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 8)) == 4);
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 16)) == 4);
   CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 32)) == 8);
   CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256)) == 8);
   // Regular rows too (Note [Regular rows in kernels]).
