@@ -58,28 +58,12 @@ void emit_when(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void
   b.SetInsertPoint(join);
 }
 
-void copy_by_block(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to,
-                   llvm::Value* to_start, llvm::Value* count, llvm::Value* thread, llvm::Value* threads) {
-  // kUnroll loads a thread in flight before their stores: a load's latency is paid once for
-  // all of them (a loop of one load and its store waits for each).
-  constexpr int kUnroll = 8;
-  llvm::Value* rounds = b.CreateMul(threads, b.getInt64(kUnroll));
-  llvm::Value* whole = b.CreateSub(count, b.CreateMul(threads, b.getInt64(kUnroll - 1)));  // e + 7·threads < count
-  auto element = [&](llvm::Value* e) { return b.CreateGEP(t, from, b.CreateAdd(from_start, e)); };
-  auto place = [&](llvm::Value* e) { return b.CreateGEP(t, to, b.CreateAdd(to_start, e)); };
-  llvm::Value* rest = counted_loop(b, thread, whole, rounds, [&](llvm::Value* e) {
-    std::vector<llvm::Value*> xs;
-    for (int u = 0; u < kUnroll; ++u) xs.push_back(b.CreateLoad(t, element(b.CreateAdd(e, b.CreateMul(threads, b.getInt64(u))))));
-    for (int u = 0; u < kUnroll; ++u) b.CreateStore(xs[u], place(b.CreateAdd(e, b.CreateMul(threads, b.getInt64(u)))));
-  });
-  counted_loop(b, rest, count, threads, [&](llvm::Value* e) { b.CreateStore(b.CreateLoad(t, element(e)), place(e)); });
-}
-
 void copy_range_by_block(llvm::IRBuilder<>& b, const std::vector<llvm::Type*>& types, const std::vector<llvm::Value*>& froms,
                          llvm::Value* from_start, const std::vector<llvm::Value*>& tos, llvm::Value* count,
                          llvm::Value* thread, llvm::Value* threads) {
   // A block's rows are a few elements a thread (SpMV at subwarp(4): 64 rows of ~16 nonzeros,
-  // 4 a thread a component), so a round covers them whole, every load in flight at once.
+  // 4 a thread a component; a counting loop's row of 1000 keys, 8 a thread), so a round or two
+  // covers them, every load of a round in flight at once.
   constexpr int kRoundLoads = 4;
   llvm::Value* last = b.CreateSub(count, b.getInt64(1));
   llvm::Value* round = b.CreateMul(threads, b.getInt64(kRoundLoads));

@@ -27,11 +27,6 @@ llvm::Value* counted_loop(llvm::IRBuilder<>& b, llvm::Value* from, llvm::Value* 
 /// Emits body() where `cond` (an i1) holds, then a join.
 void emit_when(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void()>& body);
 
-/// `count` elements of type t from[from_start..] to to[to_start..], thread `thread` of
-/// `threads` (i64s) copying its share: coalesced, several loads in flight before their stores.
-void copy_by_block(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to,
-                   llvm::Value* to_start, llvm::Value* count, llvm::Value* thread, llvm::Value* threads);
-
 /// Elements [from_start, from_start + count) of each array froms[c] (of type types[c]) to
 /// tos[c][0, count), thread `thread` of `threads` (i64s) copying its share: each round a thread
 /// loads kRoundLoads elements of every array before it stores any, so their latencies overlap

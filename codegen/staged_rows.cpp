@@ -162,7 +162,7 @@ void StagedRows::each_row(const std::function<void(const Component&, llvm::Value
 
 void StagedRows::copy(llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to, llvm::Value* to_start,
                       llvm::Value* count) {
-  copy_by_block(b_, t, from, from_start, to, to_start, count, thread_, threads_);
+  copy_range_by_block(b_, {t}, {from}, from_start, {b_.CreateGEP(t, to, to_start)}, count, thread_, threads_);
 }
 
 void StagedRows::when(llvm::Value* cond, const std::function<void()>& body) { emit_when(b_, cond, body); }
