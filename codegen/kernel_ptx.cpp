@@ -370,8 +370,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     staged.emplace(b, k, std::move(seqs), fn->getArg(0), kernel_seq_pointer, input_at);
   // A map kernel block's own rows in its shared memory (Note [Block rows]): a few lanes an instance.
   std::optional<BlockRows> block_rows;
-  if (std::vector<flatten::KernelBody::StagedSeq> rows = flatten::copied_block_rows(k, gathered);
-      form == flatten::KernelForm::Instances && lanes <= flatten::kMostBlockRowLanes && !rows.empty())
+  if (std::vector<flatten::KernelBody::StagedSeq> rows = flatten::copied_block_rows(k, gathered, form, lanes); !rows.empty())
     block_rows.emplace(b, k, rows, fn->getArg(0), lanes, kernel_seq_pointer, input_at);
   // A tiled fold's grid (Note [Tiled folds]): a block is a square of it (FoldTiles).
   std::optional<FoldTiles> tiles;

@@ -93,22 +93,6 @@ struct GatheredInput {
   bool affine = false;
 };
 
-/// The block rows (KernelBody::block_rows) that a kernel compiled with `gathered` copies to
-/// shared memory: not those whose row id is a broadcast input, which every instance reads at
-/// one row, so that a block's ids are never consecutive (Note [Block rows] in
-/// codegen/block_rows.h).
-inline std::vector<KernelBody::StagedSeq> copied_block_rows(const KernelBody& k, std::span<const GatheredInput> gathered) {
-  std::vector<KernelBody::StagedSeq> rows;
-  for (const KernelBody::StagedSeq& s : k.block_rows()) {
-    const KernelNode& row = k.nodes[s.row];
-    const bool broadcast = row.kind == KernelNode::Kind::Input &&
-                           std::any_of(gathered.begin(), gathered.end(),
-                                       [&](const GatheredInput& g) { return g.input == row.input && g.broadcast; });
-    if (!broadcast) rows.push_back(s);
-  }
-  return rows;
-}
-
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
 inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
@@ -130,6 +114,25 @@ inline constexpr int kSplitLanes = 256;
 /// shared memory first (Note [Block rows] in codegen/block_rows.h): from a warp on, a step's
 /// loads take whole sectors already.
 inline constexpr int kMostBlockRowLanes = 16;
+
+/// The block rows (KernelBody::block_rows) that a kernel of `form` on `lanes` compiled with
+/// `gathered` copies to shared memory (Note [Block rows] in codegen/block_rows.h): none but in
+/// an `Instances` kernel on at most kMostBlockRowLanes lanes, and not those whose row id is a
+/// broadcast input, which every instance reads at one row, so that a block's ids are never
+/// consecutive. The kernel's code and its launch both ask.
+inline std::vector<KernelBody::StagedSeq> copied_block_rows(const KernelBody& k, std::span<const GatheredInput> gathered,
+                                                            KernelForm form, int lanes) {
+  std::vector<KernelBody::StagedSeq> rows;
+  if (form != KernelForm::Instances || lanes > kMostBlockRowLanes) return rows;
+  for (const KernelBody::StagedSeq& s : k.block_rows()) {
+    const KernelNode& row = k.nodes[s.row];
+    const bool broadcast = row.kind == KernelNode::Kind::Input &&
+                           std::any_of(gathered.begin(), gathered.end(),
+                                       [&](const GatheredInput& g) { return g.input == row.input && g.broadcast; });
+    if (!broadcast) rows.push_back(s);
+  }
+  return rows;
+}
 
 /// The blocks of a SplitRows launch, at most: the length of the scratch arrays its blocks
 /// combine their values through (exec/cuda/gpu.h split_scratch).

@@ -378,21 +378,19 @@ runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<
 // none, and every block reads global memory.
 namespace {
 
-runtime::cuda::LaunchConfig block_rows_launch(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered,
-                                              std::span<const DVec> seqs, int lanes, int64_t thread_count,
+runtime::cuda::LaunchConfig block_rows_launch(const flatten::KernelBody& k, std::span<const flatten::KernelBody::StagedSeq> copied,
+                                              std::span<const DVec> seqs, int64_t n, int lanes,
                                               const runtime::cuda::Device& device) {
-  runtime::cuda::LaunchConfig shape = device.one_thread_per_element(thread_count);
+  runtime::cuda::LaunchConfig shape = device.one_thread_per_element(n * lanes);
   const runtime::cuda::DeviceProperties& p = device.properties();
   if (!block_rows_allowed() || p.max_threads_per_sm <= 0) return shape;
   const double instances = static_cast<double>(shape.block_x / static_cast<unsigned>(lanes));
-  const std::vector<flatten::KernelBody::StagedSeq> copied = flatten::copied_block_rows(k, gathered);
-  if (copied.empty()) return shape;
   double bytes = 16;
   for (const flatten::KernelBody::StagedSeq& s : copied) {
     const DVec& rows = seqs[s.seq];
     // Rows by id from a sequence of fewer rows than instances: the ids repeat, and a block's
     // are rarely consecutive.
-    if (k.nodes[s.row].kind == flatten::KernelNode::Kind::Input && rows.size() < thread_count / lanes) return shape;
+    if (k.nodes[s.row].kind == flatten::KernelNode::Kind::Input && rows.size() < n) return shape;
     if (rows.size() == 0) continue;
     const double length = static_cast<double>(rows.elems().size()) / static_cast<double>(rows.size());
     for (const lang::Type* t : k.seqs[s.seq].components) bytes += 1.25 * instances * length * static_cast<double>(elem_bytes(t)) + 8;
@@ -574,12 +572,11 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     // whole instances: lanes is at most 256), or several blocks an instance.
     const int64_t per_thread = flatten::ptx_instances_per_thread(k.instance_at_a_time());
     const int64_t thread_count = lanes > 1 ? n * parts * lanes : (n + per_thread - 1) / per_thread;
+    const std::vector<flatten::KernelBody::StagedSeq> copied = flatten::copied_block_rows(k, first_args.gathered, form, lanes);
     const runtime::cuda::LaunchConfig shape = form == flatten::KernelForm::Tiled ? tiled_launch(n, columns)
                                               : lanes == 1 && !k.staged_seqs().empty() ? loop_launch(k, seqs, n, gpu_.device())
-                                              : form == flatten::KernelForm::Instances && lanes <= flatten::kMostBlockRowLanes &&
-                                                        !k.block_rows().empty()
-                                                  ? block_rows_launch(k, first_args.gathered, seqs, lanes, thread_count, gpu_.device())
-                                                  : gpu_.device().one_thread_per_element(thread_count);
+                                              : !copied.empty() ? block_rows_launch(k, copied, seqs, n, lanes, gpu_.device())
+                                                                : gpu_.device().one_thread_per_element(thread_count);
     NDP_ASSERT(form != flatten::KernelForm::SplitRows || shape.block_x == static_cast<unsigned>(lanes),
                "a split launch's blocks are not its instances' parts");
     gpu_.check(runtime::cuda::launch(gpu_.device(), kernel, shape, params.data()));
