@@ -60,6 +60,10 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   if (!env_disabled("NDP_NO_INLINE")) {  // for measuring what inlining gains
     p = inline_calls(std::move(p));
     log_pass("inline_calls", p);
+    // Inlined bodies repeat what their callers computed (Batcher's lows and highs each take
+    // the halves' elements again), and the fusions below need one name for one value.
+    p = cse(std::move(p));
+    log_pass("cse", p);
   }
   // Last: the passes above do not know Kernel statements (their several results).
   if (!env_disabled("NDP_NO_FUSE")) {

@@ -318,7 +318,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     }
     case Op::Replicate: {
       LengthSegs segs = segments_of(use(1));
-      set_vec(f, s.dst, replicate_each(use(0), segs.view));
+      set_vec(f, s.dst, replicate_each(use(0), segs));  // generated (Note [Generated buffers])
       return;
     }
     case Op::PathStep: {

@@ -536,6 +536,53 @@ void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const*
   });
 }
 
+namespace {
+
+/// A kernel input whose buffer is generated (Note [Generated buffers] in exec/host/vec.h) and
+/// not yet in memory: filled a slice at a time where the kernel runs.
+struct GeneratedInput {
+  size_t input;
+  const GeneratedBuffer* buffer;
+};
+
+/// The generated inputs among `ins`.
+std::vector<GeneratedInput> generated_inputs(std::span<const Vec> ins) {
+  std::vector<GeneratedInput> g;
+  for (size_t j = 0; j < ins.size(); ++j)
+    if (const GeneratedBuffer* b = ins[j].generated(); b && !b->filled()) g.push_back({j, b});
+  return g;
+}
+
+/// The instances a generated input is filled for at once: its slice stays in the core's L1
+/// and L2 caches until the kernel reads it.
+constexpr int64_t kFillSlice = 2048;
+
+/// run(begin, end, ins) over instances [from, to) with `ins` (pointers at instance 0; the
+/// generated inputs' are not read): a slice at a time, each generated input filled into
+/// scratch of its own that its pointer is moved over, so that instance i reads it at i. The
+/// kernel's instance i is element `first` + i of the generated buffers.
+template <class Run>
+void run_filling(int64_t from, int64_t to, const std::vector<const void*>& ins, std::span<const GeneratedInput> generated,
+                 const Run& run, int64_t first = 0) {
+  std::vector<const void*> at = ins;
+  std::vector<std::unique_ptr<uint64_t[]>> scratch;
+  for (size_t g = 0; g < generated.size(); ++g)
+    scratch.emplace_back(new uint64_t[static_cast<size_t>(std::min(kFillSlice, to - from))]);
+  for (int64_t begin = from; begin < to; begin += kFillSlice) {
+    const int64_t end = std::min(to, begin + kFillSlice);
+    for (size_t g = 0; g < generated.size(); ++g) {
+      generated[g].buffer->fill(first + begin, first + end, scratch[g].get());
+      // (as an address: element `begin` of the moved pointer is the scratch's first)
+      const uintptr_t first = reinterpret_cast<uintptr_t>(scratch[g].get());
+      at[generated[g].input] =
+          reinterpret_cast<const void*>(first - static_cast<uintptr_t>(begin) * generated[g].buffer->width());
+    }
+    run(begin, end, at.data());
+  }
+}
+
+}  // namespace
+
 std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& k, std::span<const Vec> ins) {
   NDP_ASSERT(!ins.empty() && ins.size() == k.inputs.size() && ins.size() <= flatten::kMaxConsumerInputs &&
                  k.outputs.size() == 1 && !k.can_fail(),
@@ -550,13 +597,19 @@ std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& 
     in.width[j] = storage_width(k.inputs[j]->kind);
   }
   HostKernelFn fn = ins[0].size() >= jit_min() ? host_kernel(k) : nullptr;
-  return [&k, in, fn, ninputs = ins.size()](int64_t begin, int64_t end, void* out) {
+  std::vector<GeneratedInput> generated = generated_inputs(ins);
+  for (const GeneratedInput& g : generated) in.base[g.input] = nullptr;  // filled a slice at a time
+  return [&k, in, fn, ninputs = ins.size(), generated = std::move(generated)](int64_t begin, int64_t end, void* out) {
     // The inputs moved to `begin`, so the kernel's instances [0, end - begin) are the window.
-    std::array<const void*, flatten::kMaxConsumerInputs> at{};
-    for (size_t j = 0; j < ninputs; ++j) at[j] = in.base[j] + static_cast<size_t>(begin) * in.width[j];
-    void* outs[1] = {out};
-    if (fn) flatten::call_host_kernel(fn, 0, end - begin, at.data(), outs);
-    else interpret_kernel(k, 0, end - begin, at.data(), outs);
+    std::vector<const void*> at(ninputs);
+    for (size_t j = 0; j < ninputs; ++j) at[j] = in.base[j] ? in.base[j] + static_cast<size_t>(begin) * in.width[j] : nullptr;
+    auto run = [&](int64_t from, int64_t to, const void* const* moved) {
+      void* outs[1] = {out};
+      if (fn) flatten::call_host_kernel(fn, from, to, moved, outs);
+      else interpret_kernel(k, from, to, moved, outs);
+    };
+    if (generated.empty()) run(0, end - begin, at.data());
+    else run_filling(0, end - begin, at, generated, run, begin);
   };
 }
 
@@ -667,10 +720,14 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
   }
   // Each appended row's slot: its input row and some room, or, on a second run, its length.
   const int64_t room = appended_room(k);
+  const std::vector<GeneratedInput> generated = generated_inputs(ins);
   std::vector<std::vector<int64_t>> exact(seqs.size());
   for (bool again = false;; again = true) {
-    std::vector<const void*> in_ptrs;
-    for (const Vec& v : ins) in_ptrs.push_back(v.raw_data());
+    std::vector<const void*> in_ptrs;  // (a generated input's is set where it is filled)
+    for (size_t j = 0; j < ins.size(); ++j)
+      in_ptrs.push_back(std::any_of(generated.begin(), generated.end(), [&](const GeneratedInput& g) { return g.input == j; })
+                            ? nullptr
+                            : ins[j].raw_data());
     // After the inputs: each sequence's offsets and components, a copy where the loop writes,
     // and an appended one's slots.
     std::vector<Vec> written(seqs.size());
@@ -709,15 +766,19 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
     // the cores a few at a time, not in chunks sized for one elementwise pass (Note [Loop
     // kernels]).
     const int64_t grain = at_a_time ? std::max<int64_t>(1, n / kLoopChunks) : kParallelGrain;
-    if (fn) {
-      run_chunks(fn, n, in_ptrs.data(), out_ptrs.data(), grain);
-    } else if (n < grain) {
-      interpret_kernel(k, 0, n, in_ptrs.data(), out_ptrs.data());
+    auto run = [&](int64_t begin, int64_t end, const void* const* at) {
+      if (fn) flatten::call_host_kernel(fn, begin, end, at, out_ptrs.data());
+      else interpret_kernel(k, begin, end, at, out_ptrs.data());
+    };
+    auto chunk = [&](int64_t begin, int64_t end) {
+      if (generated.empty()) run(begin, end, in_ptrs.data());
+      else run_filling(begin, end, in_ptrs, generated, run);
+    };
+    if (n <= grain) {
+      chunk(0, n);
     } else {
-      int64_t chunks = (n + grain - 1) / grain;
-      parallel_blocks_for(chunks, [&](int64_t c) {
-        interpret_kernel(k, c * grain, std::min(n, (c + 1) * grain), in_ptrs.data(), out_ptrs.data());
-      });
+      const int64_t chunks = (n + grain - 1) / grain;
+      parallel_blocks_for(chunks, [&](int64_t c) { chunk(c * grain, std::min(n, (c + 1) * grain)); });
     }
     if (flatten::gave_up(record, k.nodes.size())) throw flatten::LoopGaveUp{};
     if (record != flatten::kNoKernelFailure) {

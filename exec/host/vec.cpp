@@ -5,7 +5,9 @@
 #include <map>
 #include <mutex>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "exec/host/parallel_loops.h"
 #include "lang/diagnostics.h"
@@ -137,6 +139,62 @@ const UniformBuffer* as_uniform(const std::shared_ptr<const void>& buf) {
   return d ? d->state : nullptr;
 }
 
+// ---- generated buffers (Note [Generated buffers] in vec.h) ----
+
+namespace {
+
+struct GeneratedDeleter {
+  const GeneratedBuffer* state;
+  void operator()(const void*) const { delete state; }
+};
+
+/// `buf` itself, or, for a generated buffer, its memory under a handle that is no longer
+/// recognised as generated: lengths (which offsets and segment descriptors read as memory).
+std::shared_ptr<const void> stored(std::shared_ptr<const void> buf) {
+  const GeneratedBuffer* g = as_generated(buf);
+  if (!g) return buf;
+  const void* data = g->data();
+  return std::shared_ptr<const void>(data, [keep = std::move(buf)](const void*) {});
+}
+
+}  // namespace
+
+GeneratedBuffer::~GeneratedBuffer() {
+  if (data_) pooled_free(data_, static_cast<size_t>(std::max<int64_t>(n_, 1)) * width_);
+}
+
+const void* GeneratedBuffer::data() const {
+  std::call_once(data_once_, [&] {
+    void* p = pooled_alloc(static_cast<size_t>(std::max<int64_t>(n_, 1)) * width_);
+    const int64_t blocks = parallel_blocks(n_);
+    parallel_blocks_for(blocks, [&](int64_t b) {
+      const int64_t from = block_start(n_, b, blocks), to = block_start(n_, b + 1, blocks);
+      if (from < to) fill_(from, to, static_cast<char*>(p) + static_cast<size_t>(from) * width_);
+    });
+    data_ = p;
+    filled_.store(true, std::memory_order_release);
+  });
+  return data_;
+}
+
+bool generated_allowed() {
+  static const bool allowed = [] {
+    const char* s = std::getenv("NDP_GENERATED");
+    return !(s && std::string(s) == "0");
+  }();
+  return allowed;
+}
+
+std::shared_ptr<const void> generated_buffer(size_t width, int64_t n, FillRange fill) {
+  auto* g = new GeneratedBuffer(width, n, std::move(fill));
+  return std::shared_ptr<const void>(static_cast<const void*>(g), GeneratedDeleter{g});
+}
+
+const GeneratedBuffer* as_generated(const std::shared_ptr<const void>& buf) {
+  const GeneratedDeleter* d = std::get_deleter<GeneratedDeleter>(buf);
+  return d ? d->state : nullptr;
+}
+
 bool same_uniform(std::span<const Vec> parts) {
   for (const Vec& p : parts)
     if (!(p.is_uniform() || p.is_regular()) || p.uniform_bits() != parts[0].uniform_bits()) return false;
@@ -247,6 +305,7 @@ OffsetsCache& offsets_cache() {
 std::shared_ptr<const int64_t[]> offsets_for(const std::shared_ptr<const void>& lengths, int64_t n) {
   // A uniform buffer keeps its own offsets (i·length, no scan); the alias keeps it alive.
   if (const UniformBuffer* u = as_uniform(lengths)) return std::shared_ptr<const int64_t[]>(lengths, u->offsets());
+  if (as_generated(lengths)) return offsets_for(stored(lengths), n);
   OffsetsCache& cache = offsets_cache();
   if (auto hit = cache.find(lengths, n)) return hit;
   auto off = offsets_of(static_cast<const int64_t*>(lengths.get()), n);
@@ -261,11 +320,14 @@ Vec Vec::scalar(const Type* t, int64_t n, std::shared_ptr<const void> buf) {
   v.n_ = n;
   v.buf_ = std::move(buf);
   v.uni_ = as_uniform(v.buf_);
+  v.gen_ = as_generated(v.buf_);
   NDP_ASSERT(!v.uni_ || v.uni_->size() >= n, "a Vec past the end of its uniform buffer");
+  NDP_ASSERT(!v.gen_ || v.gen_->size() >= n, "a Vec past the end of its generated buffer");
   return v;
 }
 
 Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec elems) {
+  lengths = stored(std::move(lengths));
   // Regular, or one sequence (made regular below): no offsets to compute.
   if (n == 1 || as_uniform(lengths)) return seq(t, n, std::move(lengths), nullptr, std::move(elems));
   auto off = offsets_for(lengths, n);
@@ -275,6 +337,7 @@ Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, Vec 
 Vec Vec::seq(const Type* t, int64_t n, std::shared_ptr<const void> lengths, std::shared_ptr<const int64_t[]> offsets,
              Vec elems) {
   NDP_ASSERT(t->kind == TypeKind::Seq, "Vec::seq of a non-sequence type");
+  lengths = stored(std::move(lengths));
   // One sequence is regular whatever its length: a recursion over a single input sequence
   // starts regular, and stays so while its segments split evenly (Note [Uniform buffers]).
   const UniformBuffer* uni = as_uniform(lengths);
@@ -593,6 +656,34 @@ Vec replicate_each(const Vec& v, runtime::SegView segs) {
     Buf<T> buf(m);
     check_status(runtime::dist<T>(v.values<T>(), segs, std::span<T>(buf.data(), static_cast<size_t>(m))), "dist");
     return Vec::scalar(v.type(), m, buf.share());
+  });
+}
+
+Vec replicate_each(const Vec& v, const LengthSegs& segs) {
+  const runtime::SegView view = segs.view;
+  NDP_ASSERT(view.count() == v.size(), "replicate_each with a count per instance missing");
+  if (!is_flat_scalar(v.type()) && flat_leaves(v))
+    return map_leaves(v, [&](const Vec& leaf) { return replicate_each(leaf, segs); });
+  if (!is_flat_scalar(v.type()) || v.is_uniform() || view.total() < kLeastGenerated || !generated_allowed())
+    return replicate_each(v, view);
+  (void)readable_in_runs(v, 1);  // (read a value at a time)
+  // Element p is the value of the segment it lies in: found once for a range (the offsets'
+  // upper bound), then followed along it.
+  return with_scalar(v.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    FillRange fill = [values = v, offsets = segs.offsets, view](int64_t begin, int64_t end, void* out) {
+      const T* x = values.template data<T>();
+      T* o = static_cast<T*>(out);
+      const int64_t* off = view.offsets();
+      int64_t seg = view.is_regular() ? begin / view.regular_length()
+                                      : std::upper_bound(off, off + view.count() + 1, begin) - off - 1;
+      for (int64_t p = begin; p < end; ++seg) {
+        const int64_t stop = std::min(end, view.end(seg));
+        std::fill(o + (p - begin), o + (stop - begin), x[seg]);
+        p = stop;
+      }
+    };
+    return Vec::scalar(v.type(), view.total(), generated_buffer(sizeof(T), view.total(), std::move(fill)));
   });
 }
 

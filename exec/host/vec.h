@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <new>
 #include <mutex>
@@ -176,6 +178,57 @@ class UniformBuffer {
   mutable int64_t* offsets_ = nullptr;
 };
 
+// Note [Generated buffers]
+// Some vectors are read once, by one kernel, right after they are made: the values a lifted
+// function spreads over its segments (quickhull's line ends over every point, quicksort's
+// pivot over every element of its segment: Replicate) and elt's rows of a regular nested
+// vector (Batcher's halves, elt_regular). Stored, each costs a pass that writes it and the
+// kernel's read of it back from memory. So such a buffer may be *generated*: made by
+// generated_buffer(width, n, fill), it holds a function that writes any range of its values
+// (fill(begin, end, out): values [begin, end) to out[0, end - begin)) instead of memory, and
+// is recognised by its deleter (as_generated), as a uniform buffer is. A kernel statement
+// fills a generated input a cache-sized chunk at a time, just before the chunk's instances
+// run (run_kernel and kernel_generator in exec/cpu/kernels.cpp), so its values never go to
+// memory. Any other reader calls data() and gets memory, filled on first use (once, in
+// parallel) and kept with the buffer. A Vec over a generated buffer is never updated in place.
+using FillRange = std::function<void(int64_t begin, int64_t end, void* out)>;
+
+class GeneratedBuffer {
+ public:
+  GeneratedBuffer(size_t width, int64_t n, FillRange fill) : width_(width), n_(n), fill_(std::move(fill)) {}
+  ~GeneratedBuffer();
+  GeneratedBuffer(const GeneratedBuffer&) = delete;
+  GeneratedBuffer& operator=(const GeneratedBuffer&) = delete;
+
+  size_t width() const { return width_; }
+  int64_t size() const { return n_; }
+  /// Writes values [begin, end) to out[0, end - begin).
+  void fill(int64_t begin, int64_t end, void* out) const { fill_(begin, end, out); }
+  /// Whether data() has made the memory already (then reading it is cheaper than filling).
+  bool filled() const { return filled_.load(std::memory_order_acquire); }
+  /// The n values in memory (made on the first call).
+  const void* data() const;
+
+ private:
+  size_t width_;
+  int64_t n_;
+  FillRange fill_;
+  mutable std::once_flag data_once_;
+  mutable std::atomic<bool> filled_ = false;
+  mutable void* data_ = nullptr;
+};
+
+/// A buffer of n values of `width` bytes that `fill` writes when they are read (Note
+/// [Generated buffers]).
+std::shared_ptr<const void> generated_buffer(size_t width, int64_t n, FillRange fill);
+/// The GeneratedBuffer a buffer is, or null for any other buffer.
+const GeneratedBuffer* as_generated(const std::shared_ptr<const void>& buf);
+/// Below this many values a generated buffer costs more than it saves: they are stored.
+inline constexpr int64_t kLeastGenerated = int64_t{1} << 12;
+/// Whether vectors may be generated at all: NDP_GENERATED=0 stores every one (for measuring
+/// what generating gains, and for telling a wrong answer's cause).
+bool generated_allowed();
+
 /// A buffer of n copies of `value` (T a storage type of with_scalar), without its memory.
 std::shared_ptr<const void> uniform_buffer_bits(uint64_t bits, size_t width, int64_t n);
 template <class T>
@@ -204,7 +257,9 @@ class Vec {
     return static_cast<const T*>(raw_data());
   }
   /// The buffer's memory (a uniform buffer's is made on first use; see buffer() for the handle).
-  const void* raw_data() const { return uni_ ? uni_->data() : buf_.get(); }
+  const void* raw_data() const { return uni_ ? uni_->data() : gen_ ? gen_->data() : buf_.get(); }
+  /// The generated buffer of a scalar Vec (Note [Generated buffers]), or null.
+  const GeneratedBuffer* generated() const { return gen_; }
   /// All instances hold one value: a scalar Vec over a uniform buffer, or of one instance.
   bool is_uniform() const { return is_flat_scalar(type_) && (uni_ != nullptr || n_ == 1); }
   /// That value (is_uniform()), as its storage type T.
@@ -226,14 +281,16 @@ class Vec {
   }
   /// The buffer with its memory: a uniform buffer is filled first. For code outside the cpu
   /// backend (and FlatWalk's Lengths), which may read buffer().get(); it stays uniform.
-  std::shared_ptr<const void> buffer() const { return uni_ ? std::shared_ptr<const void>(buf_, uni_->data()) : buf_; }
-  /// The buffer to share with another Vec as it is: a uniform buffer stays unfilled (its get()
-  /// is not the data: read through data() or raw_data()).
+  std::shared_ptr<const void> buffer() const {
+    return uni_ || gen_ ? std::shared_ptr<const void>(buf_, raw_data()) : buf_;
+  }
+  /// The buffer to share with another Vec as it is: a uniform or generated buffer stays
+  /// unfilled (its get() is not the data: read through data() or raw_data()).
   const std::shared_ptr<const void>& shared_buffer() const { return buf_; }
   /// A sequence whose element vector (a flat scalar one, in memory) no other Vec shares: this
   /// Vec alone holds its element buffer (Note [Updates in place] in lifted_prims.h).
   bool elements_unshared() const {
-    return a_ != nullptr && a_.use_count() == 1 && a_->uni_ == nullptr && a_->buf_ != nullptr &&
+    return a_ != nullptr && a_.use_count() == 1 && a_->uni_ == nullptr && a_->gen_ == nullptr && a_->buf_ != nullptr &&
            a_->buf_.use_count() == 1 && as_uniform(a_->buf_) == nullptr;
   }
 
@@ -280,6 +337,7 @@ class Vec {
   int64_t n_ = 0;
   std::shared_ptr<const void> buf_;          // scalar data, or sequence lengths
   const UniformBuffer* uni_ = nullptr;       // buf_ as a uniform buffer, or null
+  const GeneratedBuffer* gen_ = nullptr;     // buf_ as a generated buffer (scalars only), or null
   std::shared_ptr<const int64_t[]> off_;     // sequence offsets (null when regular)
   std::shared_ptr<const Vec> a_, b_;         // elements / first / fields, and second
 };
@@ -293,6 +351,24 @@ inline void copy_run(T* dst, const T* src, int64_t len) {
   } else {
     std::memcpy(dst, src, static_cast<size_t>(len) * sizeof(T));
   }
+}
+
+/// Elements [begin, end) of a flat scalar Vec to out: copied from memory, or written by its
+/// generated buffer where that is not stored (a view of a view stores nothing between them:
+/// Note [Generated buffers]).
+template <class T>
+inline void read_range(const Vec& v, int64_t begin, int64_t end, T* out) {
+  if (const GeneratedBuffer* g = v.generated(); g && !g->filled()) g->fill(begin, end, out);
+  else copy_run(out, v.data<T>() + begin, end - begin);
+}
+/// A view reads another generated buffer through its fill only in runs of at least this many
+/// elements (a call each); over shorter runs that buffer is stored first.
+inline constexpr int64_t kLeastGeneratedRun = 16;
+/// v, with its generated buffer stored unless a view reading runs of `run` elements of it
+/// may fill them (kLeastGeneratedRun): stored here, in parallel, not inside some fill.
+inline const Vec& readable_in_runs(const Vec& v, int64_t run) {
+  if (v.generated() && run < kLeastGeneratedRun) (void)v.raw_data();
+  return v;
 }
 
 /// offsets[0] = 0, offsets[i+1] = offsets[i] + lengths[i] (n + 1 entries).
@@ -389,6 +465,9 @@ Vec retype(lang::TypeContext& types, const Vec& v, const lang::Type* t);
 Vec replicate_one(const Vec& one, int64_t n);
 /// Instance k of v repeated segs.length(k) times, in order (segs.count() == v.size()).
 Vec replicate_each(const Vec& v, runtime::SegView segs);
+/// The same over segments whose offsets `segs` keeps alive: flat scalar values of at least
+/// kLeastGenerated elements are generated, not stored (Note [Generated buffers]).
+Vec replicate_each(const Vec& v, const LengthSegs& segs);
 /// The positions i with flags[i] true, in order.
 Indices true_positions(const bool* flags, int64_t n);
 /// For each element of a segmented vector, the segment it belongs to (segs.total() entries).

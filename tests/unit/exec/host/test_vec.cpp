@@ -265,6 +265,82 @@ TEST_CASE("uniform buffers: filled once when many threads ask at the same time")
   CHECK(static_cast<const int64_t*>(first)[12345] == 3);
 }
 
+TEST_CASE("generated buffers: filled by range, stored once on first read, never a lengths buffer's memory") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const int64_t n = 100000;
+  std::atomic<int64_t> filled{0};
+  auto buf = generated_buffer(sizeof(int64_t), n, [&](int64_t begin, int64_t end, void* out) {
+    filled += end - begin;
+    for (int64_t i = begin; i < end; ++i) static_cast<int64_t*>(out)[i - begin] = 3 * i + 1;
+  });
+  const GeneratedBuffer* g = as_generated(buf);
+  REQUIRE(g != nullptr);
+  CHECK(as_uniform(buf) == nullptr);
+  CHECK(as_generated(uniform_buffer(int64_t{1}, 4)) == nullptr);
+  CHECK(!g->filled());
+  int64_t slice[5];
+  g->fill(700, 705, slice);  // any range, written from out[0]
+  CHECK(slice[0] == 2101);
+  CHECK(slice[4] == 2113);
+  CHECK(!g->filled());
+  Vec v = Vec::scalar(T.int_(), n, buf);
+  CHECK(v.generated() == g);
+  CHECK(!v.is_uniform());
+  const int64_t* d = v.data<int64_t>();  // stored now, once
+  CHECK(g->filled());
+  CHECK(d == v.data<int64_t>());
+  CHECK(filled.load() == 5 + n);
+  for (int64_t i = 0; i < n; ++i)
+    if (d[i] != 3 * i + 1) FAIL("generated data differs at " << i);
+  CHECK(static_cast<const int64_t*>(v.buffer().get())[n - 1] == 3 * (n - 1) + 1);
+  CHECK(as_generated(v.shared_buffer()) == g);
+  // As the lengths of a sequence the values are stored, and that buffer is no longer generated.
+  auto lens = generated_buffer(sizeof(int64_t), 3, [](int64_t begin, int64_t end, void* out) {
+    for (int64_t i = begin; i < end; ++i) static_cast<int64_t*>(out)[i - begin] = i + 1;
+  });
+  Vec s = Vec::seq(T.seq(T.int_()), 3, lens, mk(T, T.int_(), {I(1), I(2), I(3), I(4), I(5), I(6)}));
+  CHECK(as_generated(s.shared_buffer()) == nullptr);
+  CHECK(s.offsets()[3] == 6);
+  CHECK(s.length(2) == 3);
+}
+
+TEST_CASE("generated buffers: replicate_each over kept segments equals the stored replicate, at any range") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  // Ragged lengths with empty segments (first, inside and last), and a regular descriptor.
+  std::vector<Value> lens_values, values;
+  for (int64_t k = 0; k < 3000; ++k) {
+    lens_values.push_back(I(k == 0 || k == 2999 ? 0 : (k * 7) % 13));
+    values.push_back(I(1000 + k));
+  }
+  Vec lens = from_values(T, T.int_(), lens_values);
+  Vec v = from_values(T, T.int_(), values);
+  for (bool regular : {false, true}) {
+    CAPTURE(regular);
+    Vec l = regular ? Vec::scalar(T.int_(), 3000, uniform_buffer(int64_t{5}, 3000)) : lens;
+    LengthSegs segs = segments_of(l);
+    Vec lazy = replicate_each(v, segs);
+    Vec stored = replicate_each(v, segs.view);
+    REQUIRE(lazy.size() == stored.size());
+    REQUIRE(lazy.size() >= kLeastGenerated);
+    const GeneratedBuffer* g = lazy.generated();
+    REQUIRE(g != nullptr);
+    const int64_t* want = stored.data<int64_t>();
+    std::vector<int64_t> got(static_cast<size_t>(lazy.size()));
+    for (int64_t begin : {int64_t{0}, int64_t{1}, int64_t{6}, int64_t{7}, lazy.size() - 3}) {
+      const int64_t end = std::min(lazy.size(), begin + 2048);
+      g->fill(begin, end, got.data());
+      for (int64_t p = begin; p < end; ++p)
+        if (got[static_cast<size_t>(p - begin)] != want[p]) FAIL("replicate differs at " << p << " from " << begin);
+    }
+    same_values(lazy, stored);
+  }
+  // Small ones and uniform values are not generated.
+  Vec few = replicate_each(take(v, std::vector<int64_t>{0, 1}), segments_of(take(lens, std::vector<int64_t>{1, 2})));
+  CHECK(few.generated() == nullptr);
+}
+
 TEST_CASE("Vec: uniform scalars and regular sequences read like any other") {
   lang::core::Program prog;
   auto& T = prog.types;
