@@ -539,7 +539,7 @@ void run_chunks(HostKernelFn fn, int64_t n, const void* const* ins, void* const*
 namespace {
 
 /// A kernel input whose buffer is generated (Note [Generated buffers] in exec/host/vec.h) and
-/// not yet in memory: filled a slice at a time where the kernel runs.
+/// not yet in memory: read in place or filled where the kernel runs.
 struct GeneratedInput {
   size_t input;
   const GeneratedBuffer* buffer;
@@ -557,27 +557,53 @@ std::vector<GeneratedInput> generated_inputs(std::span<const Vec> ins) {
 /// and L2 caches until the kernel reads it.
 constexpr int64_t kFillSlice = 2048;
 
+/// The pointer whose element i is `element` (as an address: it may lie before any buffer).
+const void* moved_to(const void* element, int64_t i, size_t width) {
+  return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(element) - static_cast<uintptr_t>(i) * width);
+}
+
 /// run(begin, end, ins) over instances [from, to) with `ins` (pointers at instance 0; the
-/// generated inputs' are not read): a slice at a time, each generated input filled into
-/// scratch of its own that its pointer is moved over, so that instance i reads it at i. The
-/// kernel's instance i is element `first` + i of the generated buffers.
+/// generated inputs' are not read), a slice at a time: within a slice, a view is read in place,
+/// its pointer moved over each run's source and the kernel run a run at a time, and any other
+/// generated input (or a view whose source is not in memory) is filled into scratch of its own
+/// for the rest of the slice. Either way instance i reads it at i. The kernel's instance i is
+/// element `first` + i of the generated buffers.
 template <class Run>
-void run_filling(int64_t from, int64_t to, const std::vector<const void*>& ins, std::span<const GeneratedInput> generated,
-                 const Run& run, int64_t first = 0) {
+void run_generated(int64_t from, int64_t to, const std::vector<const void*>& ins, std::span<const GeneratedInput> generated,
+                   const Run& run, int64_t first = 0) {
   std::vector<const void*> at = ins;
-  std::vector<std::unique_ptr<uint64_t[]>> scratch;
-  for (size_t g = 0; g < generated.size(); ++g)
-    scratch.emplace_back(new uint64_t[static_cast<size_t>(std::min(kFillSlice, to - from))]);
-  for (int64_t begin = from; begin < to; begin += kFillSlice) {
-    const int64_t end = std::min(to, begin + kFillSlice);
-    for (size_t g = 0; g < generated.size(); ++g) {
-      generated[g].buffer->fill(first + begin, first + end, scratch[g].get());
-      // (as an address: element `begin` of the moved pointer is the scratch's first)
-      const uintptr_t first = reinterpret_cast<uintptr_t>(scratch[g].get());
-      at[generated[g].input] =
-          reinterpret_cast<const void*>(first - static_cast<uintptr_t>(begin) * generated[g].buffer->width());
+  struct Reading {
+    const void* base = nullptr;  // instance i's value at i
+    int64_t until = 0;           // for instances before this one
+    std::unique_ptr<uint64_t[]> scratch;
+  };
+  std::vector<Reading> reading(generated.size());
+  for (int64_t b = from; b < to; b += kFillSlice) {
+    const int64_t e = std::min(to, b + kFillSlice);
+    for (Reading& r : reading) r.until = b;
+    for (int64_t p = b; p < e;) {
+      int64_t stop = e;
+      for (size_t g = 0; g < generated.size(); ++g) {
+        Reading& r = reading[g];
+        const GeneratedBuffer& buf = *generated[g].buffer;
+        if (r.until <= p) {  // the next run in place, else the rest of the slice filled
+          int64_t run_end = 0;
+          if (const void* q = buf.in_place(first + p, run_end)) {
+            r.base = moved_to(q, p, buf.width());
+            r.until = std::min(e, run_end - first);
+          } else {
+            if (!r.scratch) r.scratch.reset(new uint64_t[static_cast<size_t>(kFillSlice)]);
+            buf.fill(first + p, first + e, r.scratch.get());
+            r.base = moved_to(r.scratch.get(), p, buf.width());
+            r.until = e;
+          }
+        }
+        at[generated[g].input] = r.base;
+        stop = std::min(stop, r.until);
+      }
+      run(p, stop, at.data());
+      p = stop;
     }
-    run(begin, end, at.data());
   }
 }
 
@@ -609,7 +635,7 @@ std::function<void(int64_t, int64_t, void*)> kernel_generator(const KernelBody& 
       else interpret_kernel(k, from, to, moved, outs);
     };
     if (generated.empty()) run(0, end - begin, at.data());
-    else run_filling(0, end - begin, at, generated, run, begin);
+    else run_generated(0, end - begin, at, generated, run, begin);
   };
 }
 
@@ -772,7 +798,7 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
     };
     auto chunk = [&](int64_t begin, int64_t end) {
       if (generated.empty()) run(begin, end, in_ptrs.data());
-      else run_filling(begin, end, in_ptrs, generated, run);
+      else run_generated(begin, end, in_ptrs, generated, run);
     };
     if (n <= grain) {
       chunk(0, n);

@@ -152,21 +152,15 @@ Vec elt_regular(const LiftedCall& c, const Vec& v, const Vec& iv) {
   // The inner sequence instance k takes is (k·K or offsets[k]) + (i or i[k]); the usual case,
   // a regular outer vector and one index for all (`halves[0]`), is a strided copy.
   Vec elems;
-  if (v.is_regular() && iv.is_uniform() && is_flat_scalar(e.type()) && n * len >= kLeastGenerated && generated_allowed()) {
-    // A strided view, generated where a kernel reads it (Note [Generated buffers]).
+  if (v.is_regular() && iv.is_uniform() && is_flat_scalar(e.type()) && n * len >= kLeastGenerated &&
+      len >= kLeastGeneratedRun && generated_allowed()) {
+    // A view (Note [Generated buffers]): instance k's row is row k·stride + i0 of the source's.
     const int64_t stride = v.regular_length(), i0 = iv.uniform_value<int64_t>();
-    elems = with_scalar(e.kind(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      FillRange fill = [source = readable_in_runs(e, len), len, stride, i0](int64_t begin, int64_t end, void* out) {
-        T* o = static_cast<T*>(out);
-        for (int64_t p = begin, k = begin / len; p < end; ++k) {
-          const int64_t stop = std::min(end, (k + 1) * len), from = (k * stride + i0) * len + (p - k * len);
-          read_range(source, from, from + (stop - p), o + (p - begin));
-          p = stop;
-        }
-      };
-      return Vec::scalar(e.type(), n * len, generated_buffer(sizeof(T), n * len, std::move(fill)));
-    });
+    Locate locate = [source = e, len, stride, i0](int64_t p) {
+      const int64_t k = p / len;
+      return Located{&source, (k * stride + i0) * len + (p - k * len), (k + 1) * len};
+    };
+    elems = Vec::scalar(e.type(), n * len, generated_view(storage_width(e.kind()), n * len, std::move(locate)));
   } else if (v.is_regular() && iv.is_uniform()) {
     int64_t stride = v.regular_length(), i0 = iv.uniform_value<int64_t>();
     elems = copy([=](int64_t k) { return k * stride + i0; });

@@ -6,6 +6,8 @@
 #include <mutex>
 
 #include <cstdlib>
+#include <omp.h>
+#include <unistd.h>
 #include <cstring>
 #include <string>
 
@@ -169,7 +171,7 @@ const void* GeneratedBuffer::data() const {
     const int64_t blocks = parallel_blocks(n_);
     parallel_blocks_for(blocks, [&](int64_t b) {
       const int64_t from = block_start(n_, b, blocks), to = block_start(n_, b + 1, blocks);
-      if (from < to) fill_(from, to, static_cast<char*>(p) + static_cast<size_t>(from) * width_);
+      if (from < to) fill(from, to, static_cast<char*>(p) + static_cast<size_t>(from) * width_);
     });
     data_ = p;
     filled_.store(true, std::memory_order_release);
@@ -183,6 +185,55 @@ bool generated_allowed() {
     return !(s && std::string(s) == "0");
   }();
   return allowed;
+}
+
+bool generated_worthwhile(int64_t bytes, int64_t n) {
+  static const int mode = [] {  // 0 none, 1 from kLeastGenerated values, 2 past the caches
+    const char* s = std::getenv("NDP_GENERATED");
+    return s && std::string(s) == "0" ? 0 : s && std::string(s) == "1" ? 1 : 2;
+  }();
+  // The cores' own caches together: what a pass over a stored vector reads back from, if it fits.
+  static const int64_t caches = [] {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return static_cast<int64_t>(l2 > 0 ? l2 : 1 << 20) * std::max(1, omp_get_max_threads());
+  }();
+  if (mode == 0 || n < kLeastGenerated) return false;
+  return mode == 1 || bytes > caches;
+}
+
+void GeneratedBuffer::fill(int64_t begin, int64_t end, void* out) const {
+  if (fill_) return fill_(begin, end, out);
+  char* o = static_cast<char*>(out);
+  for (int64_t p = begin; p < end;) {
+    const Located at = locate_(p);
+    const int64_t stop = std::min(end, at.end), count = stop - p;
+    const GeneratedBuffer* g = at.source->generated();
+    if (g && !g->filled()) g->fill(at.pos, at.pos + count, o + static_cast<size_t>(p - begin) * width_);
+    else std::memcpy(o + static_cast<size_t>(p - begin) * width_,
+                     static_cast<const char*>(at.source->raw_data()) + static_cast<size_t>(at.pos) * width_,
+                     static_cast<size_t>(count) * width_);
+    p = stop;
+  }
+}
+
+const void* GeneratedBuffer::in_place(int64_t p, int64_t& end) const {
+  if (filled()) {
+    end = n_;
+    return static_cast<const char*>(data_) + static_cast<size_t>(p) * width_;
+  }
+  if (!locate_) return nullptr;
+  const Located at = locate_(p);
+  const GeneratedBuffer* g = at.source->generated();
+  int64_t source_end = at.source->size();
+  const void* q = g && !g->filled() ? g->in_place(at.pos, source_end)
+                                    : static_cast<const char*>(at.source->raw_data()) + static_cast<size_t>(at.pos) * width_;
+  end = std::min(at.end, p + (source_end - at.pos));
+  return q;
+}
+
+std::shared_ptr<const void> generated_view(size_t width, int64_t n, Locate locate) {
+  auto* g = new GeneratedBuffer(width, n, std::move(locate));
+  return std::shared_ptr<const void>(static_cast<const void*>(g), GeneratedDeleter{g});
 }
 
 std::shared_ptr<const void> generated_buffer(size_t width, int64_t n, FillRange fill) {
@@ -660,13 +711,19 @@ Vec replicate_each(const Vec& v, runtime::SegView segs) {
 }
 
 Vec replicate_each(const Vec& v, const LengthSegs& segs) {
-  const runtime::SegView view = segs.view;
-  NDP_ASSERT(view.count() == v.size(), "replicate_each with a count per instance missing");
+  NDP_ASSERT(segs.view.count() == v.size(), "replicate_each with a count per instance missing");
   if (!is_flat_scalar(v.type()) && flat_leaves(v))
     return map_leaves(v, [&](const Vec& leaf) { return replicate_each(leaf, segs); });
-  if (!is_flat_scalar(v.type()) || v.is_uniform() || view.total() < kLeastGenerated || !generated_allowed())
-    return replicate_each(v, view);
-  (void)readable_in_runs(v, 1);  // (read a value at a time)
+  const int64_t m = segs.view.total();
+  if (is_flat_scalar(v.type()) && !v.is_uniform() && generated_worthwhile(m * static_cast<int64_t>(storage_width(v.kind())), m))
+    return generated_replicate(v, segs);
+  return replicate_each(v, segs.view);
+}
+
+Vec generated_replicate(const Vec& v, const LengthSegs& segs) {
+  NDP_ASSERT(is_flat_scalar(v.type()) && segs.view.count() == v.size(), "generated_replicate of a structured vector");
+  const runtime::SegView view = segs.view;
+  (void)v.raw_data();  // (stored here, in parallel, not inside some fill)
   // Element p is the value of the segment it lies in: found once for a range (the offsets'
   // upper bound), then followed along it.
   return with_scalar(v.kind(), [&](auto tag) {

@@ -179,23 +179,42 @@ class UniformBuffer {
 };
 
 // Note [Generated buffers]
-// Some vectors are read once, by one kernel, right after they are made: the values a lifted
-// function spreads over its segments (quickhull's line ends over every point, quicksort's
-// pivot over every element of its segment: Replicate) and elt's rows of a regular nested
-// vector (Batcher's halves, elt_regular). Stored, each costs a pass that writes it and the
-// kernel's read of it back from memory. So such a buffer may be *generated*: made by
-// generated_buffer(width, n, fill), it holds a function that writes any range of its values
-// (fill(begin, end, out): values [begin, end) to out[0, end - begin)) instead of memory, and
-// is recognised by its deleter (as_generated), as a uniform buffer is. A kernel statement
-// fills a generated input a cache-sized chunk at a time, just before the chunk's instances
-// run (run_kernel and kernel_generator in exec/cpu/kernels.cpp), so its values never go to
-// memory. Any other reader calls data() and gets memory, filled on first use (once, in
+// Some vectors are read once, by one kernel, right after they are made. Stored, each costs a
+// pass that writes it and the kernel's read of it back, from memory where it outgrows the
+// caches. So such a buffer may be *generated*: it holds how to compute its values instead of
+// memory, and is recognised by its deleter (as_generated), as a uniform buffer is. Two kinds:
+// * A *view* (generated_view) says where each of its elements lies in another vector, a run
+//   at a time: elt's rows of a regular nested vector (Batcher's halves, elt_regular) and an
+//   interleave of regular rows (Batcher's [lows, highs]), made where rows are at least
+//   kLeastGeneratedRun long. A kernel reads a view in place: it runs a run of instances at a
+//   time with its input pointer moved over the run's source (a view of a view too), so
+//   Batcher's merge level reads the last level's lows and highs where they are and writes the
+//   new ones, and nothing else moves.
+// * A *filled* buffer (generated_buffer) has a function that writes any range of its values
+//   (fill(begin, end, out): values [begin, end) to out[0, end - begin)): the values a lifted
+//   function spreads over its segments (quickhull's line ends over every point, quicksort's
+//   pivot over its segment: Replicate). A kernel fills it a slice of kFillSlice instances at
+//   a time into scratch that stays in the core's caches, just before the slice runs. Filling
+//   costs what storing does where the vector fits the caches anyway, so these are made only
+//   for vectors larger than the cores' caches (generated_worthwhile).
+// A kernel statement (run_kernel and kernel_generator in exec/cpu/kernels.cpp) reads both
+// kinds so. Any other reader calls data() and gets memory, filled on first use (once, in
 // parallel) and kept with the buffer. A Vec over a generated buffer is never updated in place.
+class Vec;
 using FillRange = std::function<void(int64_t begin, int64_t end, void* out)>;
+/// Where element p of a view lies: its elements [p, end) are elements [pos, pos + end - p) of
+/// *source (a flat scalar Vec of the same type, which the view keeps alive).
+struct Located {
+  const Vec* source;
+  int64_t pos;
+  int64_t end;
+};
+using Locate = std::function<Located(int64_t p)>;
 
 class GeneratedBuffer {
  public:
   GeneratedBuffer(size_t width, int64_t n, FillRange fill) : width_(width), n_(n), fill_(std::move(fill)) {}
+  GeneratedBuffer(size_t width, int64_t n, Locate locate) : width_(width), n_(n), locate_(std::move(locate)) {}
   ~GeneratedBuffer();
   GeneratedBuffer(const GeneratedBuffer&) = delete;
   GeneratedBuffer& operator=(const GeneratedBuffer&) = delete;
@@ -203,7 +222,10 @@ class GeneratedBuffer {
   size_t width() const { return width_; }
   int64_t size() const { return n_; }
   /// Writes values [begin, end) to out[0, end - begin).
-  void fill(int64_t begin, int64_t end, void* out) const { fill_(begin, end, out); }
+  void fill(int64_t begin, int64_t end, void* out) const;
+  /// Element p where it already is in memory, with `end` set to the end of the run that follows
+  /// it there (a view over stored vectors, or any buffer once stored); else null.
+  const void* in_place(int64_t p, int64_t& end) const;
   /// Whether data() has made the memory already (then reading it is cheaper than filling).
   bool filled() const { return filled_.load(std::memory_order_acquire); }
   /// The n values in memory (made on the first call).
@@ -212,22 +234,30 @@ class GeneratedBuffer {
  private:
   size_t width_;
   int64_t n_;
-  FillRange fill_;
+  FillRange fill_;  // one of these two
+  Locate locate_;
   mutable std::once_flag data_once_;
   mutable std::atomic<bool> filled_ = false;
   mutable void* data_ = nullptr;
 };
 
-/// A buffer of n values of `width` bytes that `fill` writes when they are read (Note
-/// [Generated buffers]).
+/// A buffer of n values of `width` bytes that `fill` writes when they are read.
 std::shared_ptr<const void> generated_buffer(size_t width, int64_t n, FillRange fill);
+/// A view of n values of `width` bytes, each where `locate` says.
+std::shared_ptr<const void> generated_view(size_t width, int64_t n, Locate locate);
 /// The GeneratedBuffer a buffer is, or null for any other buffer.
 const GeneratedBuffer* as_generated(const std::shared_ptr<const void>& buf);
-/// Below this many values a generated buffer costs more than it saves: they are stored.
+/// Below this many values a view costs more than it saves: they are stored.
 inline constexpr int64_t kLeastGenerated = int64_t{1} << 12;
-/// Whether vectors may be generated at all: NDP_GENERATED=0 stores every one (for measuring
-/// what generating gains, and for telling a wrong answer's cause).
+/// A view's runs are at least this long: a kernel call each.
+inline constexpr int64_t kLeastGeneratedRun = 16;
+/// Whether views may be made (NDP_GENERATED=0 stores every vector: for measuring what they
+/// gain, and for telling a wrong answer's cause).
 bool generated_allowed();
+/// Whether a filled buffer of `bytes` saves more than it costs: larger than the caches of the
+/// cores that run it. NDP_GENERATED=1 makes it any of kLeastGenerated values or more (the tests
+/// of small vectors), NDP_GENERATED=0 none.
+bool generated_worthwhile(int64_t bytes, int64_t n);
 
 /// A buffer of n copies of `value` (T a storage type of with_scalar), without its memory.
 std::shared_ptr<const void> uniform_buffer_bits(uint64_t bits, size_t width, int64_t n);
@@ -353,24 +383,6 @@ inline void copy_run(T* dst, const T* src, int64_t len) {
   }
 }
 
-/// Elements [begin, end) of a flat scalar Vec to out: copied from memory, or written by its
-/// generated buffer where that is not stored (a view of a view stores nothing between them:
-/// Note [Generated buffers]).
-template <class T>
-inline void read_range(const Vec& v, int64_t begin, int64_t end, T* out) {
-  if (const GeneratedBuffer* g = v.generated(); g && !g->filled()) g->fill(begin, end, out);
-  else copy_run(out, v.data<T>() + begin, end - begin);
-}
-/// A view reads another generated buffer through its fill only in runs of at least this many
-/// elements (a call each); over shorter runs that buffer is stored first.
-inline constexpr int64_t kLeastGeneratedRun = 16;
-/// v, with its generated buffer stored unless a view reading runs of `run` elements of it
-/// may fill them (kLeastGeneratedRun): stored here, in parallel, not inside some fill.
-inline const Vec& readable_in_runs(const Vec& v, int64_t run) {
-  if (v.generated() && run < kLeastGeneratedRun) (void)v.raw_data();
-  return v;
-}
-
 /// offsets[0] = 0, offsets[i+1] = offsets[i] + lengths[i] (n + 1 entries).
 std::shared_ptr<const int64_t[]> offsets_of(const int64_t* lengths, int64_t n);
 /// Room for n + 1 offsets, uninitialised, from the buffer pool like the vectors themselves:
@@ -465,9 +477,11 @@ Vec retype(lang::TypeContext& types, const Vec& v, const lang::Type* t);
 Vec replicate_one(const Vec& one, int64_t n);
 /// Instance k of v repeated segs.length(k) times, in order (segs.count() == v.size()).
 Vec replicate_each(const Vec& v, runtime::SegView segs);
-/// The same over segments whose offsets `segs` keeps alive: flat scalar values of at least
-/// kLeastGenerated elements are generated, not stored (Note [Generated buffers]).
+/// The same over segments whose offsets `segs` keeps alive: flat scalar values are generated,
+/// not stored, where generated_worthwhile (Note [Generated buffers]).
 Vec replicate_each(const Vec& v, const LengthSegs& segs);
+/// replicate_each of flat scalar values as a filled buffer, whatever its size.
+Vec generated_replicate(const Vec& v, const LengthSegs& segs);
 /// The positions i with flags[i] true, in order.
 Indices true_positions(const bool* flags, int64_t n);
 /// For each element of a segmented vector, the segment it belongs to (segs.total() entries).

@@ -52,22 +52,15 @@ Vec interleave_regular(std::span<const Vec> parts) {
     // One element per sequence (the leaves of a recursion): the elements interleave as they are.
     elems = interleave(map_parts(parts, [](const Vec& p) { return p.elems(); }));
   } else if (is_flat_scalar(e0.type()) && n * k * c >= kLeastGenerated && c >= kLeastGeneratedRun && generated_allowed()) {
-    // Generated (Note [Generated buffers]): a recursion's next level reads it through views
-    // (Batcher's halves of [lows, highs]), and only its last is stored. Row q of the result
-    // is row q / k of part q % k.
-    elems = with_scalar(e0.kind(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      std::vector<Vec> sources = map_parts(parts, [](const Vec& p) { return p.elems(); });
-      FillRange fill = [sources = std::move(sources), k, c](int64_t begin, int64_t end, void* out) {
-        T* o = static_cast<T*>(out);
-        for (int64_t p = begin, q = begin / c; p < end; ++q) {
-          const int64_t stop = std::min(end, (q + 1) * c), from = (q / k) * c + (p - q * c);
-          read_range(sources[static_cast<size_t>(q % k)], from, from + (stop - p), o + (p - begin));
-          p = stop;
-        }
-      };
-      return Vec::scalar(e0.type(), n * k * c, generated_buffer(sizeof(T), n * k * c, std::move(fill)));
-    });
+    // A view (Note [Generated buffers]): a recursion's next level reads it in place (Batcher's
+    // halves of [lows, highs]), and only its last is stored. Row q of the result is row q / k
+    // of part q % k.
+    auto sources = std::make_shared<std::vector<Vec>>(map_parts(parts, [](const Vec& p) { return p.elems(); }));
+    Locate locate = [sources, k, c](int64_t p) {
+      const int64_t q = p / c;
+      return Located{&(*sources)[static_cast<size_t>(q % k)], (q / k) * c + (p - q * c), (q + 1) * c};
+    };
+    elems = Vec::scalar(e0.type(), n * k * c, generated_view(storage_width(e0.kind()), n * k * c, std::move(locate)));
   } else if (is_flat_scalar(e0.type())) {
     elems = with_scalar(e0.kind(), [&](auto tag) {
       using T = typename decltype(tag)::type;

@@ -305,7 +305,7 @@ TEST_CASE("generated buffers: filled by range, stored once on first read, never 
   CHECK(s.length(2) == 3);
 }
 
-TEST_CASE("generated buffers: replicate_each over kept segments equals the stored replicate, at any range") {
+TEST_CASE("generated buffers: a generated replicate equals the stored one, at any range") {
   lang::core::Program prog;
   auto& T = prog.types;
   // Ragged lengths with empty segments (first, inside and last), and a regular descriptor.
@@ -320,10 +320,9 @@ TEST_CASE("generated buffers: replicate_each over kept segments equals the store
     CAPTURE(regular);
     Vec l = regular ? Vec::scalar(T.int_(), 3000, uniform_buffer(int64_t{5}, 3000)) : lens;
     LengthSegs segs = segments_of(l);
-    Vec lazy = replicate_each(v, segs);
+    Vec lazy = generated_replicate(v, segs);
     Vec stored = replicate_each(v, segs.view);
     REQUIRE(lazy.size() == stored.size());
-    REQUIRE(lazy.size() >= kLeastGenerated);
     const GeneratedBuffer* g = lazy.generated();
     REQUIRE(g != nullptr);
     const int64_t* want = stored.data<int64_t>();
@@ -336,9 +335,59 @@ TEST_CASE("generated buffers: replicate_each over kept segments equals the store
     }
     same_values(lazy, stored);
   }
-  // Small ones and uniform values are not generated.
+  // Small ones are not generated (they fit any cache).
   Vec few = replicate_each(take(v, std::vector<int64_t>{0, 1}), segments_of(take(lens, std::vector<int64_t>{1, 2})));
   CHECK(few.generated() == nullptr);
+  CHECK(!generated_worthwhile(8 * kLeastGenerated, kLeastGenerated - 1));
+}
+
+TEST_CASE("generated buffers: views read in place a run at a time, through views, and fill where they cannot") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const int64_t n = 6000;
+  std::vector<Value> values;
+  for (int64_t i = 0; i < n; ++i) values.push_back(I(10 * i));
+  Vec source = from_values(T, T.int_(), values);
+  // Rows of 20, every second one (elt 1 of pairs of rows): 150 rows, 3000 values.
+  Locate odd_rows = [&source](int64_t p) {
+    const int64_t k = p / 20;
+    return Located{&source, (2 * k + 1) * 20 + (p - k * 20), (k + 1) * 20};
+  };
+  Vec view = Vec::scalar(T.int_(), 3000, generated_view(sizeof(int64_t), 3000, odd_rows));
+  const GeneratedBuffer* g = view.generated();
+  REQUIRE(g != nullptr);
+  int64_t end = 0;
+  const int64_t* at = static_cast<const int64_t*>(g->in_place(45, end));
+  REQUIRE(at != nullptr);
+  CHECK(*at == 10 * (5 * 20 + 5));  // row 2 of the view is source row 5
+  CHECK(end == 60);
+  std::vector<int64_t> got(100);
+  g->fill(15, 115, got.data());
+  for (int64_t p = 15; p < 115; ++p) CHECK(got[static_cast<size_t>(p - 15)] == 10 * ((2 * (p / 20) + 1) * 20 + p % 20));
+  // A view of that view (its first 1000 values, shifted by 7): runs end where either's does.
+  Locate shifted = [&view](int64_t p) { return Located{&view, p + 7, 1000}; };
+  const GeneratedBuffer* h = as_generated(generated_view(sizeof(int64_t), 993, shifted));
+  REQUIRE(h != nullptr);
+  at = static_cast<const int64_t*>(h->in_place(0, end));
+  REQUIRE(at != nullptr);
+  CHECK(*at == 10 * (20 + 7));
+  CHECK(end == 13);  // view element 20 starts the next row
+  CHECK(!g->filled());
+  // Over a filled buffer nothing is in place, but the values come through its fill.
+  Vec counted = Vec::scalar(T.int_(), 100, generated_buffer(sizeof(int64_t), 100, [](int64_t b, int64_t e, void* out) {
+    for (int64_t i = b; i < e; ++i) static_cast<int64_t*>(out)[i - b] = -i;
+  }));
+  Locate all = [&counted](int64_t p) { return Located{&counted, p, 100}; };
+  const GeneratedBuffer* f = as_generated(generated_view(sizeof(int64_t), 100, all));
+  CHECK(f->in_place(3, end) == nullptr);
+  f->fill(3, 9, got.data());
+  CHECK(got[0] == -3);
+  CHECK(got[5] == -8);
+  // Once stored, the view is in place everywhere, to its end.
+  const int64_t* d = view.data<int64_t>();
+  CHECK(g->filled());
+  CHECK(g->in_place(10, end) == d + 10);
+  CHECK(end == 3000);
 }
 
 TEST_CASE("Vec: uniform scalars and regular sequences read like any other") {
