@@ -262,7 +262,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   std::vector<unsigned> position_param(gathered.size(), 0);
   size_t positions = 0;
   for (size_t g = 0; g < gathered.size(); ++g) {
-    if (gathered[g].broadcast) continue;
+    if (gathered[g].broadcast || gathered[g].iota) continue;
     position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions);
     positions += gathered[g].affine ? 3 : 1;
   }
@@ -349,10 +349,12 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   std::optional<StagedRows> staged;
   auto kernel_seq_pointer = [fn, seqs_at](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); };
   // Input j of instance i: at i, at a gathered input's position, or a broadcast's one value.
-  auto input_at = [&](uint32_t j, llvm::Value* i) {
+  auto input_at = [&](uint32_t j, llvm::Value* i) -> llvm::Value* {
     llvm::Type* t = storage_type(ctx, k.inputs.at(j));
     llvm::Value* at = i;
-    if (int g = gathered_slot(gathered, j); g >= 0 && gathered[static_cast<size_t>(g)].broadcast) {
+    if (int g = gathered_slot(gathered, j); g >= 0 && gathered[static_cast<size_t>(g)].iota) {
+      return i;  // (an int: i64 as stored)
+    } else if (g >= 0 && gathered[static_cast<size_t>(g)].broadcast) {
       at = b.getInt64(0);
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].affine) {
       const unsigned p = position_param[static_cast<size_t>(g)];
@@ -455,7 +457,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   if (k.can_fail()) throw std::runtime_error("an element function cannot fail (Note [Kernels that can fail])");
   for (const GatheredInput& g : gathered)
-    if (g.broadcast || g.affine) throw std::runtime_error("an element function has no broadcast or affine inputs");
+    if (g.broadcast || g.affine || g.iota) throw std::runtime_error("an element function has no broadcast, affine or iota inputs");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);

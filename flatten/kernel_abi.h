@@ -91,13 +91,17 @@ struct GatheredInput {
   /// Read at (i / c)·stride + offset + i % c, from three int64 parameters in place of the
   /// positions (Note [Regular elt views] in exec/cuda/device_vec.h).
   bool affine = false;
+  /// Instance i's value is i: a lifted function's instance ids, never stored (Note [Iota
+  /// inputs] in exec/cuda/kernels.h); no memory and no positions.
+  bool iota = false;
 };
 
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
 inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
   for (const GatheredInput& g : gathered)
-    key += "|gather " + std::to_string(g.input) + (g.broadcast ? " broadcast" : g.affine ? " affine" : g.narrow ? " i32" : "");
+    key += "|gather " + std::to_string(g.input) +
+           (g.broadcast ? " broadcast" : g.affine ? " affine" : g.iota ? " iota" : g.narrow ? " i32" : "");
   return key;
 }
 

@@ -157,6 +157,17 @@ DVec DVec::deferred(const Type* t, int64_t n, std::function<DBuf()> make) {
   return v;
 }
 
+DVec DVec::deferred_iota(Gpu& g, const Type* t, int64_t n) {
+  Gpu* gpu = &g;
+  DVec v = deferred(t, n, [gpu, n] {
+    DBuf buf = gpu->alloc(n * 8);
+    gpu->check(gpu->prims().iota(buf->pointer(), n));
+    return buf;
+  });
+  v.deferred_->iota = true;
+  return v;
+}
+
 DVec DVec::deferred_broadcast(const Type* t, int64_t n, DVec one, std::function<DBuf()> make) {
   NDP_ASSERT(one.size() == 1 && one.type() == t, "a broadcast of other than one value of its type");
   DVec v = deferred(t, n, std::move(make));

@@ -161,6 +161,11 @@ class DVec {
   static DVec deferred_broadcast(const lang::Type* t, int64_t n, DVec one, std::function<DBuf()> make);
   /// The one value a pending deferred_broadcast repeats, or null.
   const DVec* broadcast_source() const { return pending() ? deferred_->broadcast.get() : nullptr; }
+  /// 0, 1, ..., n - 1 (int), deferred: a fused kernel takes instance i's value as i (Note [Iota
+  /// inputs] in kernels.h); anything else gets it stored.
+  static DVec deferred_iota(Gpu& g, const lang::Type* t, int64_t n);
+  /// A pending deferred_iota.
+  bool pending_iota() const { return pending() && deferred_->iota; }
   /// result[i] = source[index[i]] (flat scalars; index int64), deferred. With `fail`, the
   /// indices are unchecked and `fail` reports the first one out of [0, source.size()); else
   /// every one is in range.
@@ -211,6 +216,7 @@ class DVec {
     std::optional<uint64_t> known;  // every instance's value, known to the host
     std::shared_ptr<const DVec> view;  // a regular elt view's source, and its shape
     Affine affine;
+    bool iota = false;  // deferred_iota
     const DBuf& get();
     /// An unchecked gather's bounds check, now (throws its error); then it is checked.
     void check();

@@ -378,12 +378,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         set_vec(f, s.dst, DVec::known(g, type_of(f, s.dst), 1, 0));
         return;
       }
-      Gpu& gpu = g;
-      set_vec(f, s.dst, DVec::deferred(type_of(f, s.dst), n, [&gpu, n] {
-                DBuf buf = gpu.alloc(n * 8);
-                gpu.check(gpu.prims().iota(buf->pointer(), n));
-                return buf;
-              }));
+      set_vec(f, s.dst, DVec::deferred_iota(g, type_of(f, s.dst), n));
       return;
     }
     case Op::Gather: {

@@ -113,7 +113,12 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
   };
   for (size_t j = 0; j < ins.size(); ++j) {
     const DVec& v = ins[j];
-    if (broadcast && guard == nullptr && v.broadcast_source() != nullptr) {
+    if (broadcast && guard == nullptr && v.pending_iota()) {
+      // Instance ids, taken as the instance (Note [Iota inputs] in kernels.h).
+      a.gathered.push_back({.input = static_cast<uint32_t>(j), .iota = true});
+      a.ptrs.push_back(0);
+      a.unchecked.push_back(nullptr);
+    } else if (broadcast && guard == nullptr && v.broadcast_source() != nullptr) {
       a.gathered.push_back({static_cast<uint32_t>(j), false, true});
       a.ptrs.push_back(v.broadcast_source()->data());
       a.unchecked.push_back(nullptr);

@@ -60,6 +60,16 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = 
 // never made: for a call through the embedding API on 16 elements that saves an allocation and
 // a launch, about 6 µs. Element functions and modules compiled ahead without that variant read
 // the copies, made as before.
+//
+// Note [Iota inputs]
+// A lifted function called once over a shared sequence's rows reads them by id, and the ids
+// are an iota (row_ids = nest(lengths, iota(#rows)) gathered by the one instance's id 0): the
+// segmented sum called in a loop over 2^22 rows of 4 stored 32 MB of 0, 1, 2, ... each call, a
+// launch, an allocation and twice that in memory traffic, for a map kernel that reads id i at
+// instance i. So Iota is deferred as such (DVec::deferred_iota), and a plain fused kernel
+// takes an iota input's value at instance i as i (GatheredInput::iota, compile_ptx): no
+// memory, no positions. Element functions and modules compiled ahead without that variant
+// read it stored.
 
 /// How a kernel's instances take the GPU's threads (KernelForm in flatten/kernel_abi.h): `lanes`
 /// threads an instance (Note [Map kernels]); `columns` > 0: the instances are a grid of that

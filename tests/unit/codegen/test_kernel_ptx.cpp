@@ -47,17 +47,24 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   // gather positions]): two more parameters, and it must assemble too.
   // Also input 2 read at position 0 by every instance (Note [Broadcast inputs]): no positions.
   // And input 1 read as a regular elt view (Note [Regular elt views]): three int64 parameters.
+  // And input 0 (an int) taken as the instance itself (Note [Iota inputs]): no parameter read.
   const flatten::GatheredInput gathered[] = {{1, false}, {3, true}}, broadcast[] = {{1, false}, {2, false, true}, {3, true}},
-                               affine[] = {{1, false, false, true}, {3, true}};
+                               affine[] = {{1, false, false, true}, {3, true}},
+                               iota[] = {{.input = 0, .iota = true}, {3, true}};
   for (std::span<const flatten::GatheredInput> g :
        {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(gathered),
-        std::span<const flatten::GatheredInput>(broadcast), std::span<const flatten::GatheredInput>(affine)}) {
+        std::span<const flatten::GatheredInput>(broadcast), std::span<const flatten::GatheredInput>(affine),
+        std::span<const flatten::GatheredInput>(iota)}) {
     CAPTURE(g.size());
     size_t positions = 0;
-    for (const flatten::GatheredInput& gi : g) positions += gi.broadcast ? 0 : gi.affine ? 3 : 1;
+    for (const flatten::GatheredInput& gi : g) positions += gi.broadcast || gi.iota ? 0 : gi.affine ? 3 : 1;
     const std::string ptx = codegen::compile_ptx(*bc.body, g);
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK(ptx_has_widening(ptx) == !g.empty());
+    if (!g.empty() && g[0].iota) {  // input 0's pointer is never read; the others' are
+      CHECK(ptx.find("ndp_kernel_param_1]") == std::string::npos);
+      CHECK(ptx.find("ndp_kernel_param_2]") != std::string::npos);
+    }
     if (!g.empty() && g[0].affine) {  // the view's position: a division by its c, no load of positions
       CHECK(ptx.find("div.u64") != std::string::npos);
       CHECK(occurrences(ptx, "ld.global") < occurrences(codegen::compile_ptx(*bc.body, gathered), "ld.global"));
