@@ -13,6 +13,10 @@ build/tests/difftest --rand --count 300 --seed 1
 for lanes in 0 8; do
   NDP_JIT_FALLBACK=error NDP_MAP_LANES=$lanes build/cli/ndp test tests/programs/language/map_kernels.ndp
 done
+# Generated buffers (Note [Generated buffers] in exec/host/vec.h) at every size from 4096 values,
+# read by interpreted and by compiled kernels (the test's sizes are below both thresholds).
+NDP_JIT_FALLBACK=error NDP_GENERATED=1 build/cli/ndp test tests/programs/language/generated_views.ndp
+NDP_JIT_FALLBACK=error NDP_GENERATED=1 NDP_JIT_MIN=0 build/cli/ndp test tests/programs/language/generated_views.ndp
 rm -rf build/ptx-check
 # NDP_JIT_FALLBACK=error: a kernel the compiler fails on is a failure, not a slower interpretation.
 NDP_JIT_FALLBACK=error NDP_PTX_CHECK_DIR=build/ptx-check build/cli/ndp test tests examples | tee build/program-tests.log
