@@ -48,7 +48,7 @@ void init_native() {
 
 /// void name(i64 begin, i64 end, ptr ins, ptr outs); a kernel that can fail finds its failure
 /// record after the outputs (flatten/kernel_abi.h), lowered once after the loop.
-void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string& name) {
+void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string& name, uint64_t strided) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   llvm::Type* i64 = b.getInt64Ty();
@@ -69,18 +69,46 @@ void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string&
   std::vector<llvm::Value*> seq_base;  // after the inputs (Note [Sequences in loop kernels])
   for (size_t j = 0; j < k.seq_pointers(); ++j)
     seq_base.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, fn->getArg(2), k.inputs.size() + j), "seq"));
+  // A strided input's three numbers follow the sequences' pointers; its position is carried
+  // through the loop as a row's start and a column (no division an instance).
+  struct Strided {
+    uint32_t input;
+    llvm::Value *c, *stride, *row0, *column0;
+    llvm::PHINode *row = nullptr, *column = nullptr;
+  };
+  std::vector<Strided> strides;
+  for (uint32_t j = 0; j < k.inputs.size() && j < 64; ++j) {
+    if (!(strided >> j & 1)) continue;
+    const size_t at = k.inputs.size() + k.seq_pointers() + 3 * strides.size();
+    auto number = [&](size_t x) { return b.CreateLoad(i64, b.CreateConstGEP1_64(ptr, fn->getArg(2), at + x)); };
+    llvm::Value *c = number(0), *stride = number(1), *offset = number(2);
+    llvm::Value* q = b.CreateUDiv(begin, c);
+    strides.push_back({j, c, stride, b.CreateAdd(b.CreateMul(q, stride), offset), b.CreateSub(begin, b.CreateMul(q, c))});
+  }
   const bool can_fail = k.can_fail();
   llvm::Value* none = b.getInt64(flatten::kNoKernelFailure);
   b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, exit);
   b.SetInsertPoint(loop);
   llvm::PHINode* i = b.CreatePHI(i64, 2, "i");
   i->addIncoming(begin, entry);
+  for (Strided& s : strides) {
+    s.row = b.CreatePHI(i64, 2, "row");
+    s.column = b.CreatePHI(i64, 2, "column");
+    s.row->addIncoming(s.row0, entry);
+    s.column->addIncoming(s.column0, entry);
+  }
+  auto strided_of = [&](uint32_t j) -> const Strided* {
+    for (const Strided& s : strides)
+      if (s.input == j) return &s;
+    return nullptr;
+  };
   llvm::PHINode* lowest = can_fail ? b.CreatePHI(i64, 2, "lowest") : nullptr;  // the lowest record so far
   InstanceValues inst = emit_instance(
       b, k, i,
       [&](uint32_t j) {
         llvm::Type* t = storage_type(ctx, k.inputs.at(j));
-        return b.CreateLoad(t, b.CreateGEP(t, in_base[j], i));
+        const Strided* s = strided_of(j);
+        return b.CreateLoad(t, b.CreateGEP(t, in_base[j], s ? b.CreateAdd(s->row, s->column) : static_cast<llvm::Value*>(i)));
       },
       MathLibrary::Host, [&](uint32_t j) { return seq_base.at(j); });
   for (size_t o = 0; o < inst.outputs.size(); ++o)
@@ -88,6 +116,12 @@ void emit_loop(llvm::Module& m, const flatten::KernelBody& k, const std::string&
   llvm::Value* lowest_next = nullptr;
   if (can_fail) lowest_next = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, inst.failure);
   llvm::Value* next = b.CreateAdd(i, b.getInt64(1));
+  for (Strided& s : strides) {  // the next column, or the next row's first
+    llvm::Value* column = b.CreateAdd(s.column, b.getInt64(1));
+    llvm::Value* wrap = b.CreateICmpEQ(column, s.c);
+    s.column->addIncoming(b.CreateSelect(wrap, b.getInt64(0), column), b.GetInsertBlock());
+    s.row->addIncoming(b.CreateSelect(wrap, b.CreateAdd(s.row, s.stride), s.row), b.GetInsertBlock());
+  }
   llvm::BasicBlock* loop_end = b.GetInsertBlock();  // a node may have added blocks (^)
   i->addIncoming(next, loop_end);
   if (can_fail) {
@@ -136,8 +170,8 @@ struct HostKernelCompiler::Impl {
 HostKernelCompiler::HostKernelCompiler() : impl_(std::make_unique<Impl>()) {}
 HostKernelCompiler::~HostKernelCompiler() = default;
 
-HostKernelFn HostKernelCompiler::compile(const flatten::KernelBody& k) {
-  std::string key = k.key();
+HostKernelFn HostKernelCompiler::compile(const flatten::KernelBody& k, uint64_t strided) {
+  std::string key = k.key() + (strided != 0 ? "|strided " + std::to_string(strided) : "");
   std::lock_guard<std::mutex> lock(mu_);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
@@ -153,7 +187,7 @@ HostKernelFn HostKernelCompiler::compile(const flatten::KernelBody& k) {
   auto m = std::make_unique<llvm::Module>("ndp_kernels", *ctx);
   m->setDataLayout(impl_->jit->getDataLayout());
   m->setTargetTriple(impl_->jit->getTargetTriple().str());
-  emit_loop(*m, k, name);
+  emit_loop(*m, k, name, strided);
   std::string verr;
   llvm::raw_string_ostream vs(verr);
   if (llvm::verifyModule(*m, &vs)) throw std::runtime_error("invalid kernel IR: " + verr);

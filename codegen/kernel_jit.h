@@ -18,9 +18,10 @@ class HostKernelCompiler {
  public:
   HostKernelCompiler();
   ~HostKernelCompiler();
-  /// The compiled kernel (HostKernelFn convention), valid for the compiler's lifetime; throws
+  /// The compiled kernel (HostKernelFn convention), valid for the compiler's lifetime, with the
+  /// inputs in the mask `strided` read at (i / c)·stride + offset + i % c; throws
   /// std::runtime_error when LLVM fails.
-  flatten::HostKernelFn compile(const flatten::KernelBody& k);
+  flatten::HostKernelFn compile(const flatten::KernelBody& k, uint64_t strided = 0);
   /// Kernels compiled so far (cache misses).
   size_t compiled() const { return compiled_; }
 

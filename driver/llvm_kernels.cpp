@@ -10,6 +10,9 @@ namespace {
 class LlvmKernels final : public exec::KernelCompiler {
  public:
   flatten::HostKernelFn host(const flatten::KernelBody& k) override { return host_.compile(k); }
+  flatten::HostKernelFn host_strided(const flatten::KernelBody& k, uint64_t strided) override {
+    return host_.compile(k, strided);
+  }
   std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,
                   flatten::KernelForm form, uint64_t regular_rows) override {
     return codegen::compile_ptx(k, gathered, lanes, form, regular_rows);

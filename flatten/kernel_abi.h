@@ -18,6 +18,10 @@ namespace ndp::flatten {
 /// j and output k, stored as Note [Vec representation] says (bool: one byte 0/1, char: uint8,
 /// int: int64, i32: int32, float: double, f32: float). A kernel that can fail (Note [Kernels
 /// that can fail] in flat_ir.h) takes one more pointer after its outputs: its failure record.
+/// A kernel compiled with strided inputs (a mask of input numbers, HostKernelCompiler::compile)
+/// reads each such input j at (i / c)·stride + offset + i % c: after the inputs and the
+/// sequences' pointers, `ins` holds three int64 numbers c, stride, offset for every strided
+/// input, in input order (Note [Generated buffers] in exec/host/vec.h: a view of regular rows).
 using HostKernelFn = void (*)(int64_t begin, int64_t end, const void* const* ins, void* const* outs);
 
 /// The failure record of a kernel that can fail: a uint64 that starts as kNoKernelFailure and

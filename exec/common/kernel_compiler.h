@@ -10,6 +10,7 @@
 #pragma once
 
 #include <span>
+#include <stdexcept>
 #include <string>
 
 #include "flatten/flat_ir.h"
@@ -24,6 +25,11 @@ class KernelCompiler {
   /// Host code (HostKernelFn convention), valid for the compiler's lifetime.
   /// Throws std::runtime_error when compilation fails.
   virtual flatten::HostKernelFn host(const flatten::KernelBody& k) = 0;
+  /// The same with the inputs in the mask `strided` read at (i / c)·stride + offset + i % c
+  /// (flatten/kernel_abi.h). Throws where the compiler has no such kernel (an AOT program's).
+  virtual flatten::HostKernelFn host_strided(const flatten::KernelBody&, uint64_t) {
+    throw std::runtime_error("no kernel with strided inputs");
+  }
   /// PTX of the whole-vector kernel, `lanes` threads an instance, in `form`, the sequences of
   /// `regular_rows` with rows of one length (codegen/kernel_ptx.h compile_ptx's contract).
   virtual std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,

@@ -254,6 +254,28 @@ HostKernelFn host_kernel(const KernelBody& k) {
   }
 }
 
+/// The installed compiler's kernel with the inputs in `strided` read strided (HostKernelFn), or
+/// nullptr where there is none (not retried).
+HostKernelFn host_kernel_strided(const KernelBody& k, uint64_t strided) {
+  exec::KernelCompiler* compiler = kernel_compiler();
+  if (compiler == nullptr || host_kernel(k) == nullptr) return nullptr;  // (NDP_NO_JIT, a failure)
+  static std::mutex failed_mu;
+  static std::unordered_map<std::string, bool> failed;
+  const std::string key = k.key() + "|strided " + std::to_string(strided);
+  try {
+    {
+      std::lock_guard<std::mutex> lock(failed_mu);
+      if (failed.count(key)) return nullptr;
+    }
+    CompileTimer timer;  // Note [Compile time apart]
+    return compiler->host_strided(k, strided);
+  } catch (std::exception&) {  // an AOT program's compiler, or LLVM: the plain kernel serves
+    std::lock_guard<std::mutex> lock(failed_mu);
+    failed[key] = true;
+    return nullptr;
+  }
+}
+
 /// A sequence node over elements [first, first + m) (Note [Sequences in loop kernels]): the
 /// pointers of the sequences follow the inputs in `ins`. An index out of bounds lowers
 /// `record` (where the node's guard holds) and reads 0.
@@ -565,8 +587,8 @@ const void* moved_to(const void* element, int64_t i, size_t width) {
 /// run(begin, end, ins) over instances [from, to) with `ins` (pointers at instance 0; the
 /// generated inputs' are not read), a slice at a time: within a slice, a view is read in place,
 /// its pointer moved over each run's source and the kernel run a run at a time, and any other
-/// generated input (or a view whose source is not in memory) is filled into scratch of its own
-/// for the rest of the slice. Either way instance i reads it at i. The kernel's instance i is
+/// generated input (or a view whose source is not in memory, or whose run is short) is filled
+/// into scratch of its own for the rest of the slice. Either way instance i reads it at i. The kernel's instance i is
 /// element `first` + i of the generated buffers.
 template <class Run>
 void run_generated(int64_t from, int64_t to, const std::vector<const void*>& ins, std::span<const GeneratedInput> generated,
@@ -588,7 +610,10 @@ void run_generated(int64_t from, int64_t to, const std::vector<const void*>& ins
         const GeneratedBuffer& buf = *generated[g].buffer;
         if (r.until <= p) {  // the next run in place, else the rest of the slice filled
           int64_t run_end = 0;
-          if (const void* q = buf.in_place(first + p, run_end)) {
+          const void* q = buf.in_place(first + p, run_end);
+          // (a short run costs a kernel call for a few instances: filled, it costs a copy)
+          if (q && run_end - first < e && run_end - (first + p) < kLeastGeneratedRun) q = nullptr;
+          if (q) {
             r.base = moved_to(q, p, buf.width());
             r.until = std::min(e, run_end - first);
           } else {
@@ -788,6 +813,27 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
     // A loop kernel's instances may run long: it is compiled whatever their number.
     const bool at_a_time = k.instance_at_a_time();
     HostKernelFn fn = n >= jit_min() || at_a_time ? host_kernel(k) : nullptr;
+    // Strided views of short rows, read strided by the compiled kernel (a run of a few instances
+    // a call would cost more than the instances): their sources and numbers in `ins`.
+    std::vector<GeneratedInput> rest = generated;
+    if (fn != nullptr) {
+      uint64_t mask = 0;
+      std::vector<std::pair<size_t, Strided>> strided;
+      for (const GeneratedInput& g : generated)
+        if (std::optional<Strided> s = g.buffer->strided(); s && s->c < kLeastGeneratedRun && g.input < 64) {
+          mask |= uint64_t{1} << g.input;
+          strided.emplace_back(g.input, *s);
+        }
+      if (HostKernelFn with = mask != 0 ? host_kernel_strided(k, mask) : nullptr) {
+        fn = with;
+        NDP_ASSERT(in_ptrs.size() == k.inputs.size() + k.seq_pointers(), "a strided kernel's numbers after other pointers");
+        for (const auto& [j, s] : strided) {
+          in_ptrs[j] = s.source->raw_data();
+          for (int64_t x : {s.c, s.stride, s.offset}) in_ptrs.push_back(reinterpret_cast<const void*>(static_cast<intptr_t>(x)));
+        }
+        std::erase_if(rest, [&](const GeneratedInput& g) { return mask >> g.input & 1; });
+      }
+    }
     // A loop's instances are each a loop's work (a map kernel's, each a fold's), so they go to
     // the cores a few at a time, not in chunks sized for one elementwise pass (Note [Loop
     // kernels]).
@@ -797,8 +843,8 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
       else interpret_kernel(k, begin, end, at, out_ptrs.data());
     };
     auto chunk = [&](int64_t begin, int64_t end) {
-      if (generated.empty()) run(begin, end, in_ptrs.data());
-      else run_generated(begin, end, in_ptrs, generated, run);
+      if (rest.empty()) run(begin, end, in_ptrs.data());
+      else run_generated(begin, end, in_ptrs, rest, run);
     };
     if (n <= grain) {
       chunk(0, n);

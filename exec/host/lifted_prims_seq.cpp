@@ -152,15 +152,19 @@ Vec elt_regular(const LiftedCall& c, const Vec& v, const Vec& iv) {
   // The inner sequence instance k takes is (k·K or offsets[k]) + (i or i[k]); the usual case,
   // a regular outer vector and one index for all (`halves[0]`), is a strided copy.
   Vec elems;
-  if (v.is_regular() && iv.is_uniform() && is_flat_scalar(e.type()) && n * len >= kLeastGenerated &&
-      len >= kLeastGeneratedRun && generated_allowed()) {
-    // A view (Note [Generated buffers]): instance k's row is row k·stride + i0 of the source's.
-    const int64_t stride = v.regular_length(), i0 = iv.uniform_value<int64_t>();
-    Locate locate = [source = e, len, stride, i0](int64_t p) {
+  if (v.is_regular() && iv.is_uniform() && is_flat_scalar(e.type()) && n * len >= kLeastGenerated && len > 0 &&
+      generated_allowed()) {
+    // A strided view (Note [Generated buffers]): instance k's row is row k·rows + i0 of the
+    // source's.
+    const int64_t rows = v.regular_length(), i0 = iv.uniform_value<int64_t>();
+    auto source = std::make_shared<const Vec>(e);
+    Locate locate = [source, len, rows, i0](int64_t p) {
       const int64_t k = p / len;
-      return Located{&source, (k * stride + i0) * len + (p - k * len), (k + 1) * len};
+      return Located{source.get(), (k * rows + i0) * len + (p - k * len), (k + 1) * len};
     };
-    elems = Vec::scalar(e.type(), n * len, generated_view(storage_width(e.kind()), n * len, std::move(locate)));
+    elems = Vec::scalar(e.type(), n * len,
+                        generated_view(storage_width(e.kind()), n * len, std::move(locate),
+                                       Strided{source.get(), len, rows * len, i0 * len}));
   } else if (v.is_regular() && iv.is_uniform()) {
     int64_t stride = v.regular_length(), i0 = iv.uniform_value<int64_t>();
     elems = copy([=](int64_t k) { return k * stride + i0; });

@@ -201,8 +201,38 @@ bool generated_worthwhile(int64_t bytes, int64_t n) {
   return mode == 1 || bytes > caches;
 }
 
+std::optional<Strided> GeneratedBuffer::strided() const {
+  if (!strided_) return std::nullopt;
+  const GeneratedBuffer* g = strided_->source->generated();
+  if (g && !g->filled()) return std::nullopt;  // (a view of a view: in runs)
+  return strided_;
+}
+
+namespace {
+
+/// Elements [begin, end) of a strided view of a vector in memory, to out: a row's run at a time.
+template <class T>
+void fill_strided(const Strided& s, int64_t begin, int64_t end, T* out) {
+  const T* src = static_cast<const T*>(s.source->raw_data());
+  for (int64_t p = begin, q = begin / s.c; p < end; ++q) {
+    const int64_t stop = std::min(end, (q + 1) * s.c);
+    copy_run(out + (p - begin), src + q * s.stride + s.offset + (p - q * s.c), stop - p);
+    p = stop;
+  }
+}
+
+}  // namespace
+
 void GeneratedBuffer::fill(int64_t begin, int64_t end, void* out) const {
   if (fill_) return fill_(begin, end, out);
+  if (std::optional<Strided> s = strided()) {
+    switch (width_) {
+      case 1: return fill_strided(*s, begin, end, static_cast<uint8_t*>(out));
+      case 4: return fill_strided(*s, begin, end, static_cast<uint32_t*>(out));
+      case 8: return fill_strided(*s, begin, end, static_cast<uint64_t*>(out));
+      default: break;
+    }
+  }
   char* o = static_cast<char*>(out);
   for (int64_t p = begin; p < end;) {
     const Located at = locate_(p);
@@ -231,8 +261,8 @@ const void* GeneratedBuffer::in_place(int64_t p, int64_t& end) const {
   return q;
 }
 
-std::shared_ptr<const void> generated_view(size_t width, int64_t n, Locate locate) {
-  auto* g = new GeneratedBuffer(width, n, std::move(locate));
+std::shared_ptr<const void> generated_view(size_t width, int64_t n, Locate locate, std::optional<Strided> strided) {
+  auto* g = new GeneratedBuffer(width, n, std::move(locate), strided);
   return std::shared_ptr<const void>(static_cast<const void*>(g), GeneratedDeleter{g});
 }
 

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <mutex>
 #include <span>
 #include <string>
@@ -185,11 +186,14 @@ class UniformBuffer {
 // memory, and is recognised by its deleter (as_generated), as a uniform buffer is. Two kinds:
 // * A *view* (generated_view) says where each of its elements lies in another vector, a run
 //   at a time: elt's rows of a regular nested vector (Batcher's halves, elt_regular) and an
-//   interleave of regular rows (Batcher's [lows, highs]), made where rows are at least
-//   kLeastGeneratedRun long. A kernel reads a view in place: it runs a run of instances at a
-//   time with its input pointer moved over the run's source (a view of a view too), so
-//   Batcher's merge level reads the last level's lows and highs where they are and writes the
-//   new ones, and nothing else moves.
+//   interleave of regular rows of at least kLeastGeneratedRun (Batcher's [lows, highs]). A
+//   kernel reads a view in place: it runs a run of instances at a time with its input pointer
+//   moved over the run's source (a view of a view too), so Batcher's merge level reads the last
+//   level's lows and highs where they are and writes the new ones, and nothing else moves.
+//   Rows shorter than kLeastGeneratedRun would cost a kernel call for a few instances: elt's
+//   view is *strided* (Strided: element p at (p / c)·stride + offset + p % c of a vector in
+//   memory), and the compiled kernel takes it as a strided input, whose position it carries
+//   through its loop (HostKernelFn in flatten/kernel_abi.h); an interpreted one fills it.
 // * A *filled* buffer (generated_buffer) has a function that writes any range of its values
 //   (fill(begin, end, out): values [begin, end) to out[0, end - begin)): the values a lifted
 //   function spreads over its segments (quickhull's line ends over every point, quicksort's
@@ -210,11 +214,19 @@ struct Located {
   int64_t end;
 };
 using Locate = std::function<Located(int64_t p)>;
+/// A view whose element p is source[(p / c)·stride + offset + p % c]: elt's rows of a regular
+/// nested vector. A compiled kernel reads it so, whatever its rows' length (HostKernelFn's
+/// strided inputs), and it fills without a call a row.
+struct Strided {
+  const Vec* source;  // kept alive by the view
+  int64_t c, stride, offset;
+};
 
 class GeneratedBuffer {
  public:
   GeneratedBuffer(size_t width, int64_t n, FillRange fill) : width_(width), n_(n), fill_(std::move(fill)) {}
-  GeneratedBuffer(size_t width, int64_t n, Locate locate) : width_(width), n_(n), locate_(std::move(locate)) {}
+  GeneratedBuffer(size_t width, int64_t n, Locate locate, std::optional<Strided> strided = std::nullopt)
+      : width_(width), n_(n), locate_(std::move(locate)), strided_(strided) {}
   ~GeneratedBuffer();
   GeneratedBuffer(const GeneratedBuffer&) = delete;
   GeneratedBuffer& operator=(const GeneratedBuffer&) = delete;
@@ -228,6 +240,8 @@ class GeneratedBuffer {
   const void* in_place(int64_t p, int64_t& end) const;
   /// Whether data() has made the memory already (then reading it is cheaper than filling).
   bool filled() const { return filled_.load(std::memory_order_acquire); }
+  /// Its stride, where it is a strided view of a vector in memory.
+  std::optional<Strided> strided() const;
   /// The n values in memory (made on the first call).
   const void* data() const;
 
@@ -236,6 +250,7 @@ class GeneratedBuffer {
   int64_t n_;
   FillRange fill_;  // one of these two
   Locate locate_;
+  std::optional<Strided> strided_;
   mutable std::once_flag data_once_;
   mutable std::atomic<bool> filled_ = false;
   mutable void* data_ = nullptr;
@@ -243,8 +258,9 @@ class GeneratedBuffer {
 
 /// A buffer of n values of `width` bytes that `fill` writes when they are read.
 std::shared_ptr<const void> generated_buffer(size_t width, int64_t n, FillRange fill);
-/// A view of n values of `width` bytes, each where `locate` says.
-std::shared_ptr<const void> generated_view(size_t width, int64_t n, Locate locate);
+/// A view of n values of `width` bytes, each where `locate` says (a strided one: `strided` too).
+std::shared_ptr<const void> generated_view(size_t width, int64_t n, Locate locate,
+                                           std::optional<Strided> strided = std::nullopt);
 /// The GeneratedBuffer a buffer is, or null for any other buffer.
 const GeneratedBuffer* as_generated(const std::shared_ptr<const void>& buf);
 /// Below this many values a view costs more than it saves: they are stored.

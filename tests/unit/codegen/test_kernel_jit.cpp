@@ -211,3 +211,45 @@ TEST_CASE("kernels: primitives that can fail and math functions equal the interp
     }
   }
 }
+
+// Strided inputs (flatten/kernel_abi.h): input j of instance i read at (i / c)·stride + offset +
+// i % c, the numbers after the inputs; from any begin (a chunk that starts inside a row).
+TEST_CASE("kernels: strided inputs read their rows where they are") {
+  lang::TypeContext T;
+  Chain c{{T.int_(), T.int_()}, [&](FnBuilder& b, Block& body, const std::vector<VarId>& in) {
+            VarId d = prim(b, body, PrimId::Sub, T.int_(), {in[0], in[1]});
+            VarId r = prim(b, body, PrimId::Mul, T.int_(), {d, in[0]});
+            return std::vector<VarId>{r};
+          }};
+  codegen::HostKernelCompiler compiler;
+  // A source of 40 rows of 3 in pairs (the halves of 20 instances): x the first of each pair,
+  // y the second, as elt(halves, 0) and elt(halves, 1) of a regular nested vector.
+  const int64_t c3 = 3, n = 60;
+  std::vector<int64_t> source(120);
+  for (size_t p = 0; p < source.size(); ++p) source[p] = static_cast<int64_t>((p * 37) % 101);
+  BodyCase bc = kernel_of(T, c, static_cast<size_t>(n), static_cast<size_t>(n));
+  const flatten::KernelBody& k = *bc.body;
+  REQUIRE(k.inputs.size() == 2);
+  for (uint64_t mask : {uint64_t{1}, uint64_t{3}}) {
+    CAPTURE(mask);
+    flatten::HostKernelFn fn = compiler.compile(k, mask);
+    REQUIRE(static_cast<bool>(fn));
+    // y: strided too where the mask says, else a copy of its elements.
+    std::vector<int64_t> y_copy(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) y_copy[static_cast<size_t>(i)] = source[static_cast<size_t>((i / c3) * 2 * c3 + c3 + i % c3)];
+    std::vector<const void*> in{source.data(), mask & 2 ? static_cast<const void*>(source.data()) : y_copy.data()};
+    for (int64_t x : {c3, 2 * c3, int64_t{0}}) in.push_back(reinterpret_cast<const void*>(static_cast<intptr_t>(x)));
+    if (mask & 2)
+      for (int64_t x : {c3, 2 * c3, c3}) in.push_back(reinterpret_cast<const void*>(static_cast<intptr_t>(x)));
+    std::vector<int64_t> r(static_cast<size_t>(n), -1);
+    void* outs[] = {r.data()};
+    for (int64_t begin : {int64_t{0}, int64_t{4}}) {  // a start inside a row
+      flatten::call_host_kernel(fn, begin, n, in.data(), outs);
+      for (int64_t i = begin; i < n; ++i) {
+        const int64_t x = source[static_cast<size_t>((i / c3) * 2 * c3 + i % c3)], y = y_copy[static_cast<size_t>(i)];
+        CHECK(r[static_cast<size_t>(i)] == (x - y) * x);
+      }
+    }
+  }
+  CHECK(compiler.compiled() == 2);  // a kernel a mask
+}
