@@ -23,7 +23,7 @@ struct Entry {
   int64_t calls = 0;
   int64_t instances = 0;
   double seconds = 0;
-  uint64_t waits = 0, launches = 0, wait_ns = 0, call_ns = 0;
+  uint64_t waits = 0, launches = 0, wait_ns = 0, call_ns = 0, allocs = 0;
 };
 
 struct Table {
@@ -47,6 +47,7 @@ struct Table {
       a.launches += e.launches;
       a.wait_ns += e.wait_ns;
       a.call_ns += e.call_ns;
+      a.allocs += e.allocs;
     }
     current.clear();
   }
@@ -69,7 +70,7 @@ struct Table {
     std::sort(rows.begin(), rows.end(), [](const Entry* a, const Entry* b) { return a->seconds > b->seconds; });
     std::fprintf(stderr, "NDP_PROFILE: %.4f s in data statements, %.4f s of it compiling kernels%s\n%10s %6s %8s %10s %12s%s  %s\n",
                  total, compiling.seconds, stmt_profile_host_only() ? " (host time: kernels not waited for)" : "",
-                 "seconds", "%", "calls", "us/call", "instances", gpu ? "  waits/call launches/call wait us/call driver us/call" : "", "statement");
+                 "seconds", "%", "calls", "us/call", "instances", gpu ? "  waits/call launches/call wait us/call driver us/call allocs/call" : "", "statement");
     // The 60 most expensive statements, down to a hundred-thousandth of the total (a small
     // timed part of a program whose set-up dominates still shows).
     for (size_t r = 0; r < rows.size() && r < 60; ++r) {
@@ -77,9 +78,9 @@ struct Table {
       if (e->seconds < total * 1e-5) break;
       const double calls = static_cast<double>(e->calls);
       const std::string stream =
-          gpu ? fmt::format("  {:10.1f} {:13.1f} {:12.1f} {:15.1f}", static_cast<double>(e->waits) / calls,
+          gpu ? fmt::format("  {:10.1f} {:13.1f} {:12.1f} {:15.1f} {:11.2f}", static_cast<double>(e->waits) / calls,
                             static_cast<double>(e->launches) / calls, 1e-3 * static_cast<double>(e->wait_ns) / calls,
-                            1e-3 * static_cast<double>(e->call_ns) / calls)
+                            1e-3 * static_cast<double>(e->call_ns) / calls, static_cast<double>(e->allocs) / calls)
               : std::string();
       std::fprintf(stderr, "%10.4f %6.1f %8lld %10.1f %12lld%s  %s\n", e->seconds, 100 * e->seconds / total,
                    static_cast<long long>(e->calls), 1e6 * e->seconds / calls, static_cast<long long>(e->instances),
@@ -158,6 +159,7 @@ void stmt_profile_add(const flatten::Function& fn, const flatten::Stmt& s, int64
   e.launches += stream.launches;
   e.wait_ns += stream.wait_ns;
   e.call_ns += stream.call_ns;
+  e.allocs += stream.allocs;
 }
 
 }  // namespace ndp::exec

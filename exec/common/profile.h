@@ -32,6 +32,7 @@ struct StreamCounts {
   uint64_t launches = 0;
   uint64_t wait_ns = 0;
   uint64_t call_ns = 0;
+  uint64_t allocs = 0;  // allocations the driver made (a pool's cached block is not one)
 };
 
 /// Adds one execution of `s` (in function `fn`, `instances` instances of its first operand,

@@ -286,7 +286,7 @@ void CudaExecutor::Impl::exec_data(const Stmt& s, Frame& f) {
     exec_data_untimed(s, f);
     const runtime::cuda::Driver::Clock after = g.device().driver().clock();  // before the profile's own wait
     timer.stream_used({after.waits - before.waits, after.launches - before.launches, after.wait_ns - before.wait_ns,
-                       after.call_ns - before.call_ns});
+                       after.call_ns - before.call_ns, after.allocs - before.allocs});
     if (!stmt_profile_host_only()) g.synchronize();
   }
   // Gathers that went unread during the statement (Note [Checked gathers] in device_vec.h).

@@ -47,6 +47,7 @@ class Driver {
     uint64_t launches = 0;
     uint64_t wait_ns = 0;
     uint64_t call_ns = 0;
+    uint64_t allocs = 0;  // device memory from the driver (not from the pool's own cache)
   };
   const Clock& clock() const { return clock_; }
 
@@ -64,6 +65,7 @@ class Driver {
       clock_.wait_ns += ns;
     } else {
       clock_.launches += std::strcmp(name, "cuLaunchKernel") == 0;
+      clock_.allocs += std::strcmp(name, "cuMemAllocAsync") == 0 || std::strcmp(name, "cuMemAlloc") == 0;
       clock_.call_ns += ns;
     }
     Tally& t = tallies_[name];
