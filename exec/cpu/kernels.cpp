@@ -588,8 +588,8 @@ const void* moved_to(const void* element, int64_t i, size_t width) {
 /// generated inputs' are not read), a slice at a time: within a slice, a view is read in place,
 /// its pointer moved over each run's source and the kernel run a run at a time, and any other
 /// generated input (or a view whose source is not in memory, or whose run is short) is filled
-/// into scratch of its own for the rest of the slice. Either way instance i reads it at i. The kernel's instance i is
-/// element `first` + i of the generated buffers.
+/// into scratch of its own for the rest of the slice. Either way instance i reads it at i. The
+/// kernel's instance i is element `first` + i of the generated buffers.
 template <class Run>
 void run_generated(int64_t from, int64_t to, const std::vector<const void*>& ins, std::span<const GeneratedInput> generated,
                    const Run& run, int64_t first = 0) {
