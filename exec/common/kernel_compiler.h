@@ -10,7 +10,6 @@
 #pragma once
 
 #include <span>
-#include <stdexcept>
 #include <string>
 
 #include "flatten/flat_ir.h"
@@ -26,10 +25,9 @@ class KernelCompiler {
   /// Throws std::runtime_error when compilation fails.
   virtual flatten::HostKernelFn host(const flatten::KernelBody& k) = 0;
   /// The same with the inputs in the mask `strided` read at (i / c)·stride + offset + i % c
-  /// (flatten/kernel_abi.h). Throws where the compiler has no such kernel (an AOT program's).
-  virtual flatten::HostKernelFn host_strided(const flatten::KernelBody&, uint64_t) {
-    throw std::runtime_error("no kernel with strided inputs");
-  }
+  /// (flatten/kernel_abi.h); nullptr where the compiler holds no such kernel (an AOT program's).
+  /// Throws std::runtime_error when compilation fails.
+  virtual flatten::HostKernelFn host_strided(const flatten::KernelBody&, uint64_t) { return nullptr; }
   /// PTX of the whole-vector kernel, `lanes` threads an instance, in `form`, the sequences of
   /// `regular_rows` with rows of one length (codegen/kernel_ptx.h compile_ptx's contract).
   virtual std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,

@@ -221,10 +221,11 @@ void eval_node(const KernelBody& k, const KernelNode& n, const void* const* a, v
   });
 }
 
-/// The installed compiler's kernel (Note [Kernel compilers]), or nullptr where there is none,
-/// NDP_NO_JIT is set or compilation failed (said at NDP_DEBUG >= 1; the interpretive loop then
-/// runs). A failing kernel is not retried.
-HostKernelFn host_kernel(const KernelBody& k) {
+/// The installed compiler's kernel (Note [Kernel compilers]), with the inputs in the mask
+/// `strided` read strided (HostKernelFn), or nullptr where there is none (an AOT program holds
+/// no strided ones), NDP_NO_JIT is set or compilation failed (said at NDP_DEBUG >= 1; the
+/// interpretive loop then runs). A failing kernel is not retried.
+HostKernelFn host_kernel(const KernelBody& k, uint64_t strided = 0) {
   static const bool disabled = [] {
     const char* s = std::getenv("NDP_NO_JIT");
     return s && *s && std::string(s) != "0";
@@ -233,13 +234,18 @@ HostKernelFn host_kernel(const KernelBody& k) {
   if (disabled || compiler == nullptr) return nullptr;
   static std::mutex failed_mu;
   static std::unordered_map<std::string, bool> failed;
+  const std::string key = strided == 0 ? k.key() : k.key() + "|strided " + std::to_string(strided);
   try {
     {
       std::lock_guard<std::mutex> lock(failed_mu);
-      if (failed.count(k.key())) return nullptr;
+      if (failed.count(key)) return nullptr;
     }
     CompileTimer timer;  // Note [Compile time apart] (a lookup when compiled before)
-    return compiler->host(k);
+    if (strided == 0) return compiler->host(k);
+    if (HostKernelFn fn = compiler->host_strided(k, strided)) return fn;
+    std::lock_guard<std::mutex> lock(failed_mu);
+    failed[key] = true;  // not held: the plain kernel serves
+    return nullptr;
   } catch (std::exception& e) {
     // The interpreter gives the same answers, slower; the tests make the fallback an error
     // (tests/meson.build), so that a kernel the compiler gets wrong cannot hide behind it.
@@ -248,28 +254,6 @@ HostKernelFn host_kernel(const KernelBody& k) {
     const char* d = std::getenv("NDP_DEBUG");
     if (d && std::atoi(d) >= 1)
       std::fprintf(stderr, "ndp: kernel compilation failed, interpreting it instead: %s\n", e.what());
-    std::lock_guard<std::mutex> lock(failed_mu);
-    failed[k.key()] = true;
-    return nullptr;
-  }
-}
-
-/// The installed compiler's kernel with the inputs in `strided` read strided (HostKernelFn), or
-/// nullptr where there is none (not retried).
-HostKernelFn host_kernel_strided(const KernelBody& k, uint64_t strided) {
-  exec::KernelCompiler* compiler = kernel_compiler();
-  if (compiler == nullptr || host_kernel(k) == nullptr) return nullptr;  // (NDP_NO_JIT, a failure)
-  static std::mutex failed_mu;
-  static std::unordered_map<std::string, bool> failed;
-  const std::string key = k.key() + "|strided " + std::to_string(strided);
-  try {
-    {
-      std::lock_guard<std::mutex> lock(failed_mu);
-      if (failed.count(key)) return nullptr;
-    }
-    CompileTimer timer;  // Note [Compile time apart]
-    return compiler->host_strided(k, strided);
-  } catch (std::exception&) {  // an AOT program's compiler, or LLVM: the plain kernel serves
     std::lock_guard<std::mutex> lock(failed_mu);
     failed[key] = true;
     return nullptr;
@@ -812,27 +796,27 @@ std::vector<Vec> run_kernel(const KernelBody& k, std::span<const Vec> ins, std::
     if (k.can_fail()) out_ptrs.push_back(&record);
     // A loop kernel's instances may run long: it is compiled whatever their number.
     const bool at_a_time = k.instance_at_a_time();
-    HostKernelFn fn = n >= jit_min() || at_a_time ? host_kernel(k) : nullptr;
+    const bool compiled = n >= jit_min() || at_a_time;
     // Strided views of short rows, read strided by the compiled kernel (a run of a few instances
     // a call would cost more than the instances): their sources and numbers in `ins`.
-    std::vector<GeneratedInput> rest = generated;
-    if (fn != nullptr) {
-      uint64_t mask = 0;
-      std::vector<std::pair<size_t, Strided>> strided;
-      for (const GeneratedInput& g : generated)
-        if (std::optional<Strided> s = g.buffer->strided(); s && s->c < kLeastGeneratedRun && g.input < 64) {
-          mask |= uint64_t{1} << g.input;
-          strided.emplace_back(g.input, *s);
-        }
-      if (HostKernelFn with = mask != 0 ? host_kernel_strided(k, mask) : nullptr) {
-        fn = with;
-        NDP_ASSERT(in_ptrs.size() == k.inputs.size() + k.seq_pointers(), "a strided kernel's numbers after other pointers");
-        for (const auto& [j, s] : strided) {
-          in_ptrs[j] = s.source->raw_data();
-          for (int64_t x : {s.c, s.stride, s.offset}) in_ptrs.push_back(reinterpret_cast<const void*>(static_cast<intptr_t>(x)));
-        }
-        std::erase_if(rest, [&](const GeneratedInput& g) { return mask >> g.input & 1; });
+    uint64_t mask = 0;
+    std::vector<std::pair<size_t, Strided>> strided;
+    for (const GeneratedInput& g : generated)
+      if (std::optional<Strided> s = g.buffer->strided(); compiled && s && s->c < kLeastGeneratedRun && g.input < 64) {
+        mask |= uint64_t{1} << g.input;
+        strided.emplace_back(g.input, *s);
       }
+    HostKernelFn fn = mask != 0 ? host_kernel(k, mask) : nullptr;
+    if (fn == nullptr) mask = 0;
+    if (fn == nullptr && compiled) fn = host_kernel(k);
+    std::vector<GeneratedInput> rest = generated;
+    if (mask != 0) {
+      NDP_ASSERT(in_ptrs.size() == k.inputs.size() + k.seq_pointers(), "a strided kernel's numbers after other pointers");
+      for (const auto& [j, s] : strided) {
+        in_ptrs[j] = s.source->raw_data();
+        for (int64_t x : {s.c, s.stride, s.offset}) in_ptrs.push_back(reinterpret_cast<const void*>(static_cast<intptr_t>(x)));
+      }
+      std::erase_if(rest, [&](const GeneratedInput& g) { return mask >> g.input & 1; });
     }
     // A loop's instances are each a loop's work (a map kernel's, each a fold's), so they go to
     // the cores a few at a time, not in chunks sized for one elementwise pass (Note [Loop

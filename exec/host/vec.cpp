@@ -2,14 +2,14 @@
 #include "exec/host/vec.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 
-#include <cstdlib>
 #include <omp.h>
 #include <unistd.h>
-#include <cstring>
-#include <string>
 
 #include "exec/host/parallel_loops.h"
 #include "lang/diagnostics.h"
@@ -179,19 +179,23 @@ const void* GeneratedBuffer::data() const {
   return data_;
 }
 
-bool generated_allowed() {
-  static const bool allowed = [] {
-    const char* s = std::getenv("NDP_GENERATED");
-    return !(s && std::string(s) == "0");
-  }();
-  return allowed;
-}
+namespace {
 
-bool generated_worthwhile(int64_t bytes, int64_t n) {
-  static const int mode = [] {  // 0 none, 1 from kLeastGenerated values, 2 past the caches
+/// NDP_GENERATED: 0 none, 1 filled buffers from kLeastGenerated values, 2 (unset) past the caches.
+int generated_mode() {
+  static const int mode = [] {
     const char* s = std::getenv("NDP_GENERATED");
     return s && std::string(s) == "0" ? 0 : s && std::string(s) == "1" ? 1 : 2;
   }();
+  return mode;
+}
+
+}  // namespace
+
+bool generated_allowed() { return generated_mode() != 0; }
+
+bool generated_worthwhile(int64_t bytes, int64_t n) {
+  const int mode = generated_mode();
   // The cores' own caches together: what a pass over a stored vector reads back from, if it fits.
   static const int64_t caches = [] {
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);

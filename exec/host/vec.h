@@ -17,15 +17,15 @@
 //   structural operation moves function values as plain integers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
-#include <atomic>
 #include <functional>
+#include <iterator>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
-#include <mutex>
 #include <span>
 #include <string>
 #include <type_traits>
