@@ -23,7 +23,7 @@ namespace {
 bool failure_message(const KernelNode& n) { return n.kind == KernelNode::Kind::Fail && n.component == kFailRaises; }
 
 
-constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '7'};  // 07: map kernels and their levels
+constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '8'};  // 08: recursion loops laid out before their calls
 
 /// What an image depends on besides its own format: the numbering of primitives and Flat IR ops.
 uint64_t fingerprint() {
@@ -292,6 +292,21 @@ class Writer {
       for (VarId v : {l.param, l.path, l.next_path, l.call_result, l.branch}) u32(v);
       u64(l.saved.size());
       for (VarId v : l.saved) u32(v);
+      u8(l.laid_out.has_value());
+      if (l.laid_out) {
+        for (VarId v : {l.laid_out->flags, l.laid_out->base, l.laid_out->child_counts}) u32(v);
+        u8(l.laid_out->base_when);
+        u64(l.laid_out->pieces.size());
+        for (const LaidOut::Piece& p : l.laid_out->pieces) {
+          u8(static_cast<uint8_t>(p.kind));
+          u32(p.child);
+          u32(p.rows);
+        }
+        for (const std::vector<uint32_t>* early : {&l.laid_out->early_finish, &l.laid_out->early_combine}) {
+          u64(early->size());
+          for (uint32_t i : *early) u32(i);
+        }
+      }
     }
     u32(kernel_id(s.kernel));
     u64(s.outs.size());
@@ -646,6 +661,25 @@ class Reader {
       l->branch = u32();
       size_t nsaved = count();
       for (size_t i = 0; i < nsaved; ++i) l->saved.push_back(u32());
+      if (u8()) {
+        LaidOut& o = l->laid_out.emplace();
+        o.flags = u32();
+        o.base = u32();
+        o.child_counts = u32();
+        o.base_when = u8() != 0;
+        size_t npieces = count();
+        for (size_t i = 0; i < npieces; ++i) {
+          const uint8_t kind = u8();
+          if (kind > static_cast<uint8_t>(LaidOut::Piece::Kind::Rows)) fail("an unknown laid-out piece");
+          LaidOut::Piece p{static_cast<LaidOut::Piece::Kind>(kind), u32(), 0};
+          p.rows = u32();
+          o.pieces.push_back(p);
+        }
+        for (std::vector<uint32_t>* early : {&o.early_finish, &o.early_combine}) {
+          size_t n = count();
+          for (size_t i = 0; i < n; ++i) early->push_back(u32());
+        }
+      }
       s.loop = std::move(l);
     }
     uint32_t k = u32();

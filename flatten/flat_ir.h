@@ -97,6 +97,50 @@ struct Block {
 // Each iteration of the descent processes every instance of one recursion depth at once;
 // finished instances leave through the base branch of their level, and the stack holds, per
 // level, the segment descriptors and values the ascent needs to put results back together.
+// Note [Results laid out before the calls]
+// Quicksort's ascent moves every element twice a level: `sorted[0] ++ equal ++ sorted[1]` (the
+// combine's append chain) and the merge of the finished instances' results with the recursing
+// ones' (the finish). Where every level's result has exactly the length of its argument, each
+// instance's result has a place known before its calls: instance i of the first level owns
+// elements [at_i, at_i + #arg_i) of the loop's result, its children own consecutive parts of
+// that range in the order the combine concatenates them, and the pieces the combine takes from
+// the level (`equal`) go to the parts between. flatten/passes/lay_out_results finds the loops
+// whose combine only concatenates and whose finish only merges (LaidOut); the executor then
+// runs the descent alone, placing each finished instance's result and each piece where it
+// belongs, level by level, and never ascends (exec/common/flat_walk.h, lay_out_from).
+// The lengths are checked as the descent goes, per instance: a finished instance's result has
+// its argument's length; a recursing instance has as many children as the combine takes, and
+// its children's arguments and its pieces together have its argument's length. By induction
+// from the deepest level every result then has its argument's length. A check that fails (a
+// function that drops or adds elements) abandons the layout, and the loop runs again from its
+// first level as Note [Recursion as loops] says; so only loops with no effect anywhere are laid
+// out (flatten::effectful_functions), and the answer never depends on it.
+struct LaidOut {
+  /// A part of a recursing instance's result, in order: child `child` (its `child`-th
+  /// recursive call), all its children in order (a combine that flattens them), or the
+  /// instance's row of the level's vector `rows` (defined in P1 or T1).
+  struct Piece {
+    enum class Kind : uint8_t { Child, Children, Rows };
+    Kind kind = Kind::Child;
+    uint32_t child = 0;
+    VarId rows = 0;
+  };
+  VarId flags = 0;         // the finish merge's flags
+  bool base_when = true;   // the instances whose flag is this finish at this level
+  VarId base = 0;          // their results, in instance order
+  VarId child_counts = 0;  // each recursing instance's number of children (the combine's nest)
+  std::vector<Piece> pieces;
+  /// The finish's statements that compute the base results (all but the merge), run right
+  /// after the prefix, and the combine's statements that do not read the calls' results (the
+  /// pieces: quicksort's `equal` where only the combine reads it), run right after the step.
+  /// None can fail, so running them a level early reports no other error.
+  std::vector<uint32_t> early_finish, early_combine;
+  /// The Child pieces' number: every recursing instance has exactly that many children.
+  uint32_t children() const {
+    return static_cast<uint32_t>(std::count_if(pieces.begin(), pieces.end(), [](const Piece& p) { return p.kind == Piece::Kind::Child; }));
+  }
+};
+
 struct RecursionLoop {
   Block prefix;   // P1; result: the host count c of instances that recurse
   Block step;     // T1; result: the next level's argument a
@@ -108,6 +152,7 @@ struct RecursionLoop {
   VarId call_result = 0;  // r
   VarId branch = 0;       // b
   std::vector<VarId> saved;  // defined in P1/T1 and used in T2/P2
+  std::optional<LaidOut> laid_out;  // Note [Results laid out before the calls]
 };
 
 // Note [Fused kernels]

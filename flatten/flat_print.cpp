@@ -189,6 +189,21 @@ struct Printer {
     }
   }
 
+  /// Note [Results laid out before the calls]: what the descent places, in the finish's terms.
+  void laid_out(const LaidOut& l, const std::string& pad) {
+    std::string pieces;
+    for (const LaidOut::Piece& p : l.pieces) {
+      if (!pieces.empty()) pieces += ", ";
+      switch (p.kind) {
+        case LaidOut::Piece::Kind::Child: pieces += fmt::format("child {}", p.child); break;
+        case LaidOut::Piece::Kind::Children: pieces += "every child"; break;
+        case LaidOut::Piece::Kind::Rows: pieces += var(p.rows); break;
+      }
+    }
+    out += fmt::format("{}  (results laid out before the calls: {} where {} is {}; else {} by {})\n", pad, var(l.base),
+                       var(l.flags), l.base_when ? "T" : "F", pieces, var(l.child_counts));
+  }
+
   void stmt(const Stmt& s, int indent) {
     std::string pad(indent, ' ');
     std::string args;
@@ -234,6 +249,7 @@ struct Printer {
       out += fmt::format("{}    ({} := {})\n", pad, var(l.branch), var(l.combine.result));
       out += fmt::format("{}  finish every level:\n", pad);
       block(l.finish, indent + 4);
+      if (l.laid_out) laid_out(*l.laid_out, pad);
     }
   }
 };

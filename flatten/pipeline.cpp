@@ -13,6 +13,7 @@
 #include "flatten/passes/fuse_siblings.h"
 #include "flatten/passes/group_filters.h"
 #include "flatten/passes/inline_calls.h"
+#include "flatten/passes/lay_out_results.h"
 #include "flatten/passes/mark_releases.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
@@ -87,6 +88,10 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   log_pass("chain_appends", p);
   p = group_filters(std::move(p));
   log_pass("group_filters", p);
+  if (!env_disabled("NDP_NO_LAY_OUT")) {  // for measuring what laying out results gains
+    p = lay_out_results(std::move(p));      // reads the append chains
+    log_pass("lay_out_results", p);
+  }
   p = mark_releases(std::move(p));
   log_pass("mark_releases", p);
   return p;

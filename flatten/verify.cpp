@@ -173,6 +173,12 @@ struct Verifier {
     if (r && dst && r != dst) problem(&s, "the finish block's result is not the result type");
     for (VarId v : loop.saved)
       if (exists(&s, v) && !defined[v]) problem(&s, fmt::format("saved {} is never defined", name(v)));
+    if (const std::optional<LaidOut>& o = loop.laid_out) {  // Note [Results laid out before the calls]
+      for (uint32_t i : o->early_finish)
+        if (i + 1 >= loop.finish.stmts.size()) problem(&s, "the layout runs the finish's merge early");
+      for (uint32_t i : o->early_combine)
+        if (i + 1 >= loop.combine.stmts.size()) problem(&s, "the layout runs the combine's root early");
+    }
     close(scope);
   }
 

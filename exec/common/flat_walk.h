@@ -13,6 +13,14 @@
 //                                     is arg, run some other way, or nothing (then the loop goes
 //                                     on level by level, and asks again at the next level unless
 //                                     `again` was set false)
+// and, to lay out recursion loops' results before their calls (Note [Results laid out before
+// the calls] in flatten/flat_ir.h), optionally
+//   std::unique_ptr<PlacedRows<V>> placed_rows(const lang::Type* rows, int64_t elements)
+//                                     room for a loop's results, or null for rows it cannot place
+//   std::vector<int64_t> host_lengths(const V&), host_ints(const V&); std::vector<uint8_t> host_bools(const V&)
+//   std::optional<bool> finish_levels_into(s, f, arg, at, out, again)
+//                                     finish_levels for a laid-out loop: the results placed in
+//                                     out at `at`; false where a level's lengths did not lay out
 // and its vector type V models FlatVector (exec/common/vector.h), as host::Vec and cuda::DVec do.
 //
 // Note [Executor errors] in exec/cpu/executor.cpp says how errors travel; exec() is where.
@@ -29,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/common/placed_rows.h"
 #include "exec/common/vector.h"
 #include "flatten/flat_ir.h"
 #include "flatten/kernel_abi.h"
@@ -168,7 +177,132 @@ class FlatWalk {
     // The first level's argument is handed over when the loop reads it for the last time
     // (Note [Releasing dead vectors]).
     V arg = last_read(s, s.uses.at(0)) ? std::move(f.slots[s.uses[0]].vec) : vec(f, s.uses.at(0));
+    if (std::optional<Slot> r = recurse_laid_out(s, f, arg)) return std::move(*r);
     return recurse_from(s, f, std::move(arg), true);
+  }
+
+  // ---- Note [Results laid out before the calls] in flatten/flat_ir.h ----
+
+  /// Loop s from the level whose argument is `top`, its results laid out before the calls; or
+  /// nothing where the loop is not laid out, the backend places no such rows, or a level's
+  /// lengths turn out not to lay out (the loop then runs as Note [Recursion as loops] says).
+  std::optional<Slot> recurse_laid_out(const flatten::Stmt& s, Frame& f, const V& top) {
+    if constexpr (requires(Derived& d) { d.placed_rows(nullptr, int64_t{0}); }) {
+      if (!s.loop->laid_out || f.fn->has_path) return std::nullopt;
+      std::optional<std::vector<int64_t>> len = laid_out_lengths(top);
+      if (!len) return std::nullopt;
+      std::vector<int64_t> at(len->size());
+      int64_t total = 0;
+      for (size_t i = 0; i < at.size(); ++i) {
+        at[i] = total;
+        total += (*len)[i];
+      }
+      auto out = self().placed_rows(type_of(f, s.dst), total);
+      if (!out || !lay_out_from(s, f, top, std::move(at), *out, true)) return std::nullopt;
+      Slot r;
+      r.set = true;
+      r.vec = out->rows(type_of(f, s.dst), *len);
+      return r;
+    }
+    return std::nullopt;
+  }
+
+  /// The lengths a laid-out level checks its results against: each instance's row of the
+  /// argument's first sequence (any one would do, the same at every level); nothing for an
+  /// argument without one.
+  std::optional<std::vector<int64_t>> laid_out_lengths(const V& arg) {
+    switch (arg.type()->kind) {
+      case lang::TypeKind::Seq: return self().host_lengths(arg);
+      case lang::TypeKind::Pair:
+        if (auto l = laid_out_lengths(arg.first())) return l;
+        return laid_out_lengths(arg.second());
+      default: return std::nullopt;
+    }
+  }
+
+  /// The levels of laid-out loop s from the one whose argument is `arg`, instance i's result
+  /// placed in `out` at at[i]; false where a level's lengths do not lay out. With
+  /// `may_hand_off`, the backend may run the levels from one on itself (finish_levels_into).
+  bool lay_out_from(const flatten::Stmt& s, Frame& f, V arg, std::vector<int64_t> at, PlacedRows<V>& out, bool may_hand_off) {
+    using Piece = flatten::LaidOut::Piece;
+    const flatten::RecursionLoop& loop = *s.loop;
+    const flatten::LaidOut& plan = *loop.laid_out;
+    const int64_t children = plan.children();
+    const bool hand_over_step = release_dead && std::find(loop.saved.begin(), loop.saved.end(), loop.step.result) == loop.saved.end();
+    for (uint64_t level = 0;; ++level) {
+      if (level >= kMaxCallDepth)
+        throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), s.span};
+      if (may_hand_off)
+        if (std::optional<bool> done = self().finish_levels_into(s, f, arg, at, out, may_hand_off)) return *done;
+      const std::optional<std::vector<int64_t>> len = laid_out_lengths(arg);
+      if (!len) return false;
+      set_vec(f, loop.param, std::move(arg));
+      const int64_t recursing = run_block(loop.prefix, f).host;
+      for (uint32_t i : plan.early_finish) exec(loop.finish.stmts[i], f);
+      // The finished instances' results go to their places.
+      const std::vector<uint8_t> flags = self().host_bools(vec(f, plan.flags));
+      if (flags.size() != len->size()) return false;
+      std::vector<int64_t> base_at, rec;  // rec: the recursing instances
+      for (size_t i = 0; i < flags.size(); ++i) (static_cast<bool>(flags[i]) == plan.base_when ? base_at : rec).push_back(static_cast<int64_t>(i));
+      if (static_cast<int64_t>(rec.size()) != std::max<int64_t>(recursing, 0)) return false;
+      if (!base_at.empty()) {
+        const V& base = vec(f, plan.base);
+        const std::vector<int64_t> base_len = self().host_lengths(base);
+        if (base_len.size() != base_at.size()) return false;
+        for (size_t k = 0; k < base_at.size(); ++k) {
+          if (base_len[k] != (*len)[static_cast<size_t>(base_at[k])]) return false;
+          base_at[k] = at[static_cast<size_t>(base_at[k])];
+        }
+        out.put(base, base_at);
+      }
+      if (rec.empty()) return true;
+      // Each recursing instance's children and pieces, one after another in its place.
+      Slot next = run_block(loop.step, f);
+      if (hand_over_step) f.slots[loop.step.result] = Slot{};
+      for (uint32_t i : plan.early_combine) exec(loop.combine.stmts[i], f);
+      const std::optional<std::vector<int64_t>> child_len = laid_out_lengths(next.vec);
+      const std::vector<int64_t> counts = self().host_ints(vec(f, plan.child_counts));
+      if (!child_len || counts.size() != rec.size()) return false;
+      std::vector<std::vector<int64_t>> piece_len(plan.pieces.size()), piece_at(plan.pieces.size());
+      for (size_t p = 0; p < plan.pieces.size(); ++p) {
+        if (plan.pieces[p].kind != Piece::Kind::Rows) continue;
+        piece_len[p] = self().host_lengths(vec(f, plan.pieces[p].rows));
+        if (piece_len[p].size() != rec.size()) return false;
+        piece_at[p].resize(rec.size());
+      }
+      std::vector<int64_t> next_at(child_len->size());
+      size_t first_child = 0;  // the instance's first child among the next level's instances
+      for (size_t j = 0; j < rec.size(); ++j) {
+        if (counts[j] < 0 || (children > 0 && counts[j] != children) || first_child + static_cast<size_t>(counts[j]) > next_at.size())
+          return false;
+        const int64_t start = at[static_cast<size_t>(rec[j])];
+        int64_t pos = start;
+        auto place_child = [&](size_t c) {
+          next_at[c] = pos;
+          pos += (*child_len)[c];
+        };
+        for (size_t p = 0; p < plan.pieces.size(); ++p) {
+          const Piece& piece = plan.pieces[p];
+          switch (piece.kind) {
+            case Piece::Kind::Child: place_child(first_child + piece.child); break;
+            case Piece::Kind::Children:
+              for (int64_t c = 0; c < counts[j]; ++c) place_child(first_child + static_cast<size_t>(c));
+              break;
+            case Piece::Kind::Rows:
+              piece_at[p][j] = pos;
+              pos += piece_len[p][j];
+              break;
+          }
+        }
+        if (pos - start != (*len)[static_cast<size_t>(rec[j])]) return false;
+        first_child += static_cast<size_t>(counts[j]);
+      }
+      if (first_child != next_at.size()) return false;
+      for (size_t p = 0; p < plan.pieces.size(); ++p)
+        if (plan.pieces[p].kind == Piece::Kind::Rows) out.put(vec(f, plan.pieces[p].rows), piece_at[p]);
+      arg = std::move(next.vec);
+      at = std::move(next_at);
+    }
   }
 
   /// The loop of `s` from the level whose argument is `arg`; with `may_hand_off`, the backend

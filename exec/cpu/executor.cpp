@@ -13,27 +13,31 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <new>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "exec/common/flat_walk.h"
+#include "exec/common/profile.h"
 #include "exec/common/tuning.h"
 #include "exec/cpu/append_chains.h"
 #include "exec/cpu/consumer_kernels.h"
-#include "exec/host/convert.h"
 #include "exec/cpu/filter_groups.h"
 #include "exec/cpu/kernels.h"
 #include "exec/cpu/task_chunks.h"
-#include "flatten/passes/ir_walk.h"
+#include "exec/host/convert.h"
 #include "exec/host/lifted_prims.h"
 #include "exec/host/parallel_loops.h"
-#include "exec/common/profile.h"
+#include "exec/host/placed_rows.h"
 #include "exec/host/vec.h"
+#include "flatten/passes/ir_walk.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/deep_stack.h"
 #include "lang/eval/prim_call.h"
@@ -85,6 +89,30 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   Vec seq_lit(const Type* t, const Stmt& s, const Frame& f);
 
   std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const Vec& arg, bool& again);
+  std::optional<bool> finish_levels_into(const Stmt& s, Frame& f, const Vec& arg, const std::vector<int64_t>& at,
+                                         PlacedRows<Vec>& out, bool& again);
+  std::unique_ptr<PlacedRows<Vec>> placed_rows(const Type* rows, int64_t elements) { return host::placed_rows(rows, elements); }
+  std::vector<int64_t> host_lengths(const Vec& v) {
+    std::vector<int64_t> r(static_cast<size_t>(v.size()));
+    for (int64_t i = 0; i < v.size(); ++i) r[static_cast<size_t>(i)] = v.length(i);
+    return r;
+  }
+  std::vector<int64_t> host_ints(const Vec& v) {
+    std::span<const int64_t> x = v.values<int64_t>();
+    return {x.begin(), x.end()};
+  }
+  std::vector<uint8_t> host_bools(const Vec& v) {
+    std::span<const bool> x = v.values<bool>();
+    return {x.begin(), x.end()};
+  }
+  /// Where the instances of a level whose argument is `arg` are cut into tasks (Note [Small
+  /// segments in one task]): each chunk's first instance, then the count; or nothing.
+  std::optional<std::vector<int64_t>> task_starts(const Frame& f, const Vec& arg);
+  /// chunk(k, frame, argument) for every chunk k of `start` as a task, on a frame of its own
+  /// that shares f's other variables; false (and `again` false) where one raised an error that
+  /// the levels one by one will meet again.
+  bool run_tasks(Frame& f, const Vec& arg, const std::vector<int64_t>& start,
+                 const std::function<void(int64_t, Frame&, Vec)>& chunk, bool& again);
   /// The recursion loop of the function of `f` (its whole body) runs no effect, nor do the
   /// functions it calls.
   bool loop_is_pure(const Frame& f);
@@ -126,23 +154,26 @@ bool CpuExecutor::Impl::loop_is_pure(const Frame& f) {
   return !effectful->at(static_cast<size_t>(f.fn - program->functions.data()));
 }
 
-std::optional<CpuExecutor::Impl::Slot> CpuExecutor::Impl::finish_levels(const Stmt& s, Frame& f, const Vec& arg, bool& again) {
+std::optional<std::vector<int64_t>> CpuExecutor::Impl::task_starts(const Frame& f, const Vec& arg) {
   const int threads = omp_get_max_threads();
   if (threads < 2 || omp_in_parallel() || arg.size() < 2 * int64_t{threads}) return std::nullopt;
-  const std::optional<std::vector<int64_t>> at = task_chunks(instance_weights(arg), threads);
+  std::optional<std::vector<int64_t>> at = task_chunks(instance_weights(arg), threads);
   if (!at || !loop_is_pure(f)) return std::nullopt;
-  const std::vector<int64_t>& start = *at;  // chunk k: instances [start[k], start[k + 1])
+  return at;
+}
+
+bool CpuExecutor::Impl::run_tasks(Frame& f, const Vec& arg, const std::vector<int64_t>& start,
+                                  const std::function<void(int64_t, Frame&, Vec)>& chunk, bool& again) {
   const int64_t k_count = static_cast<int64_t>(start.size()) - 1;
-  std::vector<Vec> parts(static_cast<size_t>(k_count));
   std::vector<std::exception_ptr> failed(static_cast<size_t>(k_count));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(omp_get_max_threads())
   for (int64_t k = 0; k < k_count; ++k) {
     try {
       lang::eval::DeepStack::watch_this_thread();
       Indices idx(static_cast<size_t>(start[k + 1] - start[k]));
       for (size_t j = 0; j < idx.size(); ++j) idx[j] = start[k] + static_cast<int64_t>(j);
       Frame own{f.fn, f.slots};  // the function's other variables (shared bases), shared
-      parts[static_cast<size_t>(k)] = recurse_from(s, own, take(arg, idx), false).vec;
+      chunk(k, own, take(arg, idx));
     } catch (...) {
       failed[static_cast<size_t>(k)] = std::current_exception();
     }
@@ -156,13 +187,37 @@ std::optional<CpuExecutor::Impl::Slot> CpuExecutor::Impl::finish_levels(const St
     } catch (const std::bad_alloc&) {
     } catch (const std::length_error&) {
     }  // anything else (an internal error) goes on up
-    again = false;        // not again in this run of the loop
-    return std::nullopt;  // the levels one by one meet the error again, in their order
+    again = false;  // not again in this run of the loop
+    return false;   // the levels one by one meet the error again, in their order
   }
+  return true;
+}
+
+std::optional<CpuExecutor::Impl::Slot> CpuExecutor::Impl::finish_levels(const Stmt& s, Frame& f, const Vec& arg, bool& again) {
+  const std::optional<std::vector<int64_t>> start = task_starts(f, arg);
+  if (!start) return std::nullopt;
+  std::vector<Vec> parts(start->size() - 1);
+  auto chunk = [&](int64_t k, Frame& own, Vec part) { parts[static_cast<size_t>(k)] = recurse_from(s, own, std::move(part), false).vec; };
+  if (!run_tasks(f, arg, *start, chunk, again)) return std::nullopt;
   Slot r;
   r.set = true;
   r.vec = concat(parts);
   return r;
+}
+
+// Note [Results laid out before the calls] in flatten/flat_ir.h: each task places its
+// instances' results itself, in the loop's one buffer.
+std::optional<bool> CpuExecutor::Impl::finish_levels_into(const Stmt& s, Frame& f, const Vec& arg, const std::vector<int64_t>& at,
+                                                          PlacedRows<Vec>& out, bool& again) {
+  const std::optional<std::vector<int64_t>> start = task_starts(f, arg);
+  if (!start) return std::nullopt;
+  std::atomic<bool> laid_out = true;
+  auto chunk = [&](int64_t k, Frame& own, Vec part) {
+    std::vector<int64_t> part_at(at.begin() + (*start)[static_cast<size_t>(k)], at.begin() + (*start)[static_cast<size_t>(k) + 1]);
+    if (!lay_out_from(s, own, std::move(part), std::move(part_at), out, false)) laid_out = false;
+  };
+  if (!run_tasks(f, arg, *start, chunk, again)) return std::nullopt;
+  return laid_out.load();
 }
 
 // rand (and rand_seed) with each instance's path hash (Note [rand] in lang/eval/rand.h): the

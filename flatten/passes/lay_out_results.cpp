@@ -1,0 +1,142 @@
+// Finding the recursion loops whose results are laid out before their calls (see
+// lay_out_results.h, Note [Results laid out before the calls] in flatten/flat_ir.h).
+#include "flatten/passes/lay_out_results.h"
+
+#include <map>
+#include <set>
+
+#include "flatten/passes/ir_walk.h"
+
+namespace ndp::flatten {
+
+namespace {
+
+using Piece = LaidOut::Piece;
+
+bool is_rows_of_scalars(const lang::Type* t) { return t != nullptr && t->kind == lang::TypeKind::Seq && is_flat_scalar(t->a); }
+
+/// A statement that cannot fail, nor anything in its branches.
+bool total(const Function& fn, const Stmt& s) {
+  if (s.op == Op::IfNonEmpty) {
+    for (const Block* b : {s.then_block.get(), s.else_block.get()})
+      for (const Stmt& t : b->stmts)
+        if (!total(fn, t)) return false;
+    return true;
+  }
+  return pure_and_total(fn, s);
+}
+
+bool reads_any(const Stmt& s, const std::set<VarId>& vars) {
+  std::set<VarId> read;
+  collect_uses(s, read);
+  return std::any_of(read.begin(), read.end(), [&](VarId v) { return vars.count(v) > 0; });
+}
+
+void add_defs(const Stmt& s, std::set<VarId>& out) {
+  if (defines_outs(s.op)) out.insert(s.outs.begin(), s.outs.end());
+  else if (s.op != Op::CheckLengths) out.insert(s.dst);
+}
+
+/// The combine's pieces, or nothing where it does more than concatenate; sets the nest's
+/// lengths and the statements that may run before the calls' results exist.
+std::optional<std::vector<Piece>> combine_pieces(const Function& fn, const RecursionLoop& l, LaidOut& out) {
+  const std::vector<Stmt>& stmts = l.combine.stmts;
+  if (stmts.empty() || stmts.back().dst != l.combine.result) return std::nullopt;
+  std::optional<VarId> nest;
+  std::map<VarId, int64_t> ints;  // the loop's int literals (cse shares them between its parts)
+  for (const Block* b : {&l.prefix, &l.step})
+    for (const Stmt& s : b->stmts)
+      if (s.op == Op::Lit && s.lit.kind() == lang::ValueKind::Int) ints[s.dst] = s.lit.as_int();
+  std::set<VarId> late{l.call_result}, early;  // variables defined from the calls' results, and not
+  for (uint32_t i = 0; i + 1 < stmts.size(); ++i) {
+    const Stmt& s = stmts[i];
+    if (s.op == Op::Lit && s.lit.kind() == lang::ValueKind::Int) ints[s.dst] = s.lit.as_int();
+    if (!reads_any(s, late) && total(fn, s)) {
+      out.early_combine.push_back(i);
+      add_defs(s, early);
+    } else if (s.op == Op::Nest && !nest && s.uses.size() == 2 && s.uses[1] == l.call_result) {
+      nest = s.dst;
+      out.child_counts = s.uses[0];
+      late.insert(s.dst);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!nest || out.child_counts == l.call_result || early.count(out.child_counts)) return std::nullopt;
+  const Stmt& root = stmts.back();
+  if (root.op == Op::Prim && root.prim == lang::core::PrimId::Flatten && root.uses.size() == 1 && root.uses[0] == *nest)
+    return std::vector<Piece>{Piece{Piece::Kind::Children, 0, 0}};
+  if (root.op != Op::AppendChain || root.chain == nullptr) return std::nullopt;
+  std::vector<Piece> pieces;
+  std::vector<bool> taken;
+  for (const AppendChain::Source& src : root.chain->sources) {
+    const VarId seqs = root.uses.at(src.seqs);
+    if (src.is_elt()) {
+      auto k = ints.find(root.uses.at(static_cast<size_t>(src.index)));
+      if (seqs != *nest || k == ints.end() || k->second < 0 || k->second > 1024) return std::nullopt;
+      const auto child = static_cast<uint32_t>(k->second);
+      if (taken.size() <= child) taken.resize(child + 1, false);
+      if (taken[child]) return std::nullopt;  // a child's result twice
+      taken[child] = true;
+      pieces.push_back(Piece{Piece::Kind::Child, child, 0});
+    } else {
+      // Rows the level computes before its calls, of the result's element type.
+      if (late.count(seqs) || fn.vars.at(seqs).type != fn.vars.at(l.combine.result).type) return std::nullopt;
+      pieces.push_back(Piece{Piece::Kind::Rows, 0, seqs});
+    }
+  }
+  // Every child once: children 0 .. K-1.
+  if (taken.empty() || std::find(taken.begin(), taken.end(), false) != taken.end()) return std::nullopt;
+  return pieces;
+}
+
+std::optional<LaidOut> plan(const Function& fn, const RecursionLoop& l) {
+  // The finish: `merge(flags, base, branch)` or `merge(flags, branch, base)`, after statements
+  // that compute the base results from the prefix's values.
+  const std::vector<Stmt>& finish = l.finish.stmts;
+  if (finish.empty()) return std::nullopt;
+  const Stmt& m = finish.back();
+  if (m.op != Op::Merge || m.dst != l.finish.result || m.uses.size() != 3 || !is_rows_of_scalars(fn.vars.at(m.dst).type))
+    return std::nullopt;
+  LaidOut out;
+  out.flags = m.uses[0];
+  if (m.uses[2] == l.branch && m.uses[1] != l.branch) {
+    out.base = m.uses[1];
+    out.base_when = true;
+  } else if (m.uses[1] == l.branch && m.uses[2] != l.branch) {
+    out.base = m.uses[2];
+    out.base_when = false;
+  } else {
+    return std::nullopt;
+  }
+  std::set<VarId> unseen{l.branch, l.call_result};  // at the last level, the step does not run
+  collect_defs(l.step, unseen);
+  collect_defs(l.combine, unseen);
+  for (uint32_t i = 0; i + 1 < finish.size(); ++i) {
+    if (reads_any(finish[i], unseen) || !total(fn, finish[i])) return std::nullopt;
+    out.early_finish.push_back(i);
+  }
+  if (unseen.count(out.flags) || unseen.count(out.base)) return std::nullopt;
+  std::optional<std::vector<Piece>> pieces = combine_pieces(fn, l, out);
+  if (!pieces) return std::nullopt;
+  out.pieces = std::move(*pieces);
+  return out;
+}
+
+void visit(const Function& fn, Block& b) {
+  for (Stmt& s : b.stmts) {
+    if (s.loop) s.loop->laid_out = fn.has_path ? std::nullopt : plan(fn, *s.loop);
+    for_each_sub_block(s, [&](Block& inner) { visit(fn, inner); });
+  }
+}
+
+}  // namespace
+
+Program lay_out_results(Program p) {
+  const std::vector<bool> effectful = effectful_functions(p);
+  for (size_t i = 0; i < p.functions.size(); ++i)
+    if (!effectful[i]) visit(p.functions[i], p.functions[i].body);
+  return p;
+}
+
+}  // namespace ndp::flatten
