@@ -196,7 +196,6 @@ struct Printer {
       if (!pieces.empty()) pieces += ", ";
       switch (p.kind) {
         case LaidOut::Piece::Kind::Child: pieces += fmt::format("child {}", p.child); break;
-        case LaidOut::Piece::Kind::Children: pieces += "every child"; break;
         case LaidOut::Piece::Kind::Rows: pieces += var(p.rows); break;
       }
     }

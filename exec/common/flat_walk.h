@@ -273,20 +273,16 @@ class FlatWalk {
       std::vector<int64_t> next_at(child_len->size());
       size_t first_child = 0;  // the instance's first child among the next level's instances
       for (size_t j = 0; j < rec.size(); ++j) {
-        if (counts[j] < 0 || (children > 0 && counts[j] != children) || first_child + static_cast<size_t>(counts[j]) > next_at.size())
+        if (counts[j] != children || first_child + static_cast<size_t>(counts[j]) > next_at.size())
           return false;
         const int64_t start = at[static_cast<size_t>(rec[j])];
         int64_t pos = start;
-        auto place_child = [&](size_t c) {
-          next_at[c] = pos;
-          pos += (*child_len)[c];
-        };
         for (size_t p = 0; p < plan.pieces.size(); ++p) {
           const Piece& piece = plan.pieces[p];
           switch (piece.kind) {
-            case Piece::Kind::Child: place_child(first_child + piece.child); break;
-            case Piece::Kind::Children:
-              for (int64_t c = 0; c < counts[j]; ++c) place_child(first_child + static_cast<size_t>(c));
+            case Piece::Kind::Child:
+              next_at[first_child + piece.child] = pos;
+              pos += (*child_len)[first_child + piece.child];
               break;
             case Piece::Kind::Rows:
               piece_at[p][j] = pos;

@@ -1,6 +1,8 @@
 // A laid-out recursion loop's results in one host buffer (see placed_rows.h).
 #include "exec/host/placed_rows.h"
 
+#include <algorithm>
+
 #include "exec/host/parallel_loops.h"
 #include "lang/diagnostics.h"
 
@@ -28,10 +30,14 @@ class HostPlacedRows final : public PlacedRows<Vec> {
 
   Vec rows(const lang::Type* t, const std::vector<int64_t>& lengths) override {
     const auto n = static_cast<int64_t>(lengths.size());
+    const int64_t total = elems_.size();
+    Vec elems = Vec::scalar(t->a, total, elems_.share());
+    // Rows of one length stay regular (Note [Uniform buffers]), as the argument's were.
+    if (n > 0 && std::all_of(lengths.begin(), lengths.end(), [&](int64_t l) { return l == lengths[0]; }))
+      return Vec::seq(t, n, uniform_buffer(lengths[0], n), std::move(elems));
     Buf<int64_t> len(n);
     std::copy(lengths.begin(), lengths.end(), len.data());
-    const int64_t total = elems_.size();
-    return Vec::seq(t, n, len.share(), Vec::scalar(t->a, total, elems_.share()));
+    return Vec::seq(t, n, len.share(), std::move(elems));
   }
 
  private:

@@ -64,8 +64,6 @@ std::optional<std::vector<Piece>> combine_pieces(const Function& fn, const Recur
   }
   if (!nest || out.child_counts == l.call_result || early.count(out.child_counts)) return std::nullopt;
   const Stmt& root = stmts.back();
-  if (root.op == Op::Prim && root.prim == lang::core::PrimId::Flatten && root.uses.size() == 1 && root.uses[0] == *nest)
-    return std::vector<Piece>{Piece{Piece::Kind::Children, 0, 0}};
   if (root.op != Op::AppendChain || root.chain == nullptr) return std::nullopt;
   std::vector<Piece> pieces;
   std::vector<bool> taken;

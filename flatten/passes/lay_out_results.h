@@ -10,7 +10,7 @@ namespace ndp::flatten {
 /// Guarantees: RecursionLoop::laid_out is set exactly on the loops of functions with no effect
 /// whose finish is one merge of the base results with the branch, whose combine only
 /// concatenates the children's results (an AppendChain of `elt(nest(counts, r), k)` for each
-/// child k once and of rows defined before the calls, or `flatten(nest(counts, r))`) and whose
+/// child k once and of rows defined before the calls) and whose
 /// results are sequences of flat scalars; nothing else changes.
 Program lay_out_results(Program p);
 
