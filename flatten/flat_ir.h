@@ -97,6 +97,7 @@ struct Block {
 // Each iteration of the descent processes every instance of one recursion depth at once;
 // finished instances leave through the base branch of their level, and the stack holds, per
 // level, the segment descriptors and values the ascent needs to put results back together.
+//
 // Note [Results laid out before the calls]
 // Quicksort's ascent moves every element twice a level: `sorted[0] ++ equal ++ sorted[1]` (the
 // combine's append chain) and the merge of the finished instances' results with the recursing

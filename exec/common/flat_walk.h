@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "exec/common/placed_rows.h"
+#include "exec/common/profile.h"
 #include "exec/common/vector.h"
 #include "flatten/flat_ir.h"
 #include "flatten/kernel_abi.h"
@@ -223,44 +224,50 @@ class FlatWalk {
   /// The levels of laid-out loop s from the one whose argument is `arg`, instance i's result
   /// placed in `out` at at[i]; false where a level's lengths do not lay out. With
   /// `may_hand_off`, the backend may run the levels from one on itself (finish_levels_into).
+  /// The placing is NDP_PROFILE's row of the loop statement itself.
   bool lay_out_from(const flatten::Stmt& s, Frame& f, V arg, std::vector<int64_t> at, PlacedRows<V>& out, bool may_hand_off) {
     using Piece = flatten::LaidOut::Piece;
     const flatten::RecursionLoop& loop = *s.loop;
     const flatten::LaidOut& plan = *loop.laid_out;
     const int64_t children = plan.children();
     const bool hand_over_step = release_dead && std::find(loop.saved.begin(), loop.saved.end(), loop.step.result) == loop.saved.end();
+    std::optional<std::vector<int64_t>> len = laid_out_lengths(arg);  // the level's, then the next's
     for (uint64_t level = 0;; ++level) {
       if (level >= kMaxCallDepth)
         throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), s.span};
       if (may_hand_off)
         if (std::optional<bool> done = self().finish_levels_into(s, f, arg, at, out, may_hand_off)) return *done;
-      const std::optional<std::vector<int64_t>> len = laid_out_lengths(arg);
       if (!len) return false;
       set_vec(f, loop.param, std::move(arg));
       const int64_t recursing = run_block(loop.prefix, f).host;
       for (uint32_t i : plan.early_finish) exec(loop.finish.stmts[i], f);
-      // The finished instances' results go to their places.
-      const std::vector<uint8_t> flags = self().host_bools(vec(f, plan.flags));
-      if (flags.size() != len->size()) return false;
-      std::vector<int64_t> base_at, rec;  // rec: the recursing instances
-      for (size_t i = 0; i < flags.size(); ++i) (static_cast<bool>(flags[i]) == plan.base_when ? base_at : rec).push_back(static_cast<int64_t>(i));
-      if (static_cast<int64_t>(rec.size()) != std::max<int64_t>(recursing, 0)) return false;
-      if (!base_at.empty()) {
-        const V& base = vec(f, plan.base);
-        const std::vector<int64_t> base_len = self().host_lengths(base);
-        if (base_len.size() != base_at.size()) return false;
-        for (size_t k = 0; k < base_at.size(); ++k) {
-          if (base_len[k] != (*len)[static_cast<size_t>(base_at[k])]) return false;
-          base_at[k] = at[static_cast<size_t>(base_at[k])];
+      std::vector<int64_t> rec;  // the recursing instances
+      {
+        // The finished instances' results go to their places.
+        StmtTimer placing(*f.fn, s, static_cast<int64_t>(len->size()));
+        const std::vector<uint8_t> flags = self().host_bools(vec(f, plan.flags));
+        if (flags.size() != len->size()) return false;
+        std::vector<int64_t> base_at;
+        for (size_t i = 0; i < flags.size(); ++i) (static_cast<bool>(flags[i]) == plan.base_when ? base_at : rec).push_back(static_cast<int64_t>(i));
+        if (static_cast<int64_t>(rec.size()) != std::max<int64_t>(recursing, 0)) return false;
+        if (!base_at.empty()) {
+          const V& base = vec(f, plan.base);
+          const std::vector<int64_t> base_len = self().host_lengths(base);
+          if (base_len.size() != base_at.size()) return false;
+          for (size_t k = 0; k < base_at.size(); ++k) {
+            if (base_len[k] != (*len)[static_cast<size_t>(base_at[k])]) return false;
+            base_at[k] = at[static_cast<size_t>(base_at[k])];
+          }
+          out.put(base, base_at);
         }
-        out.put(base, base_at);
       }
       if (rec.empty()) return true;
-      // Each recursing instance's children and pieces, one after another in its place.
       Slot next = run_block(loop.step, f);
       if (hand_over_step) f.slots[loop.step.result] = Slot{};
       for (uint32_t i : plan.early_combine) exec(loop.combine.stmts[i], f);
-      const std::optional<std::vector<int64_t>> child_len = laid_out_lengths(next.vec);
+      // Each recursing instance's children and pieces, one after another in its place.
+      StmtTimer placing(*f.fn, s, static_cast<int64_t>(rec.size()));
+      std::optional<std::vector<int64_t>> child_len = laid_out_lengths(next.vec);
       const std::vector<int64_t> counts = self().host_ints(vec(f, plan.child_counts));
       if (!child_len || counts.size() != rec.size()) return false;
       std::vector<std::vector<int64_t>> piece_len(plan.pieces.size()), piece_at(plan.pieces.size());
@@ -273,8 +280,7 @@ class FlatWalk {
       std::vector<int64_t> next_at(child_len->size());
       size_t first_child = 0;  // the instance's first child among the next level's instances
       for (size_t j = 0; j < rec.size(); ++j) {
-        if (counts[j] != children || first_child + static_cast<size_t>(counts[j]) > next_at.size())
-          return false;
+        if (counts[j] != children || first_child + static_cast<size_t>(counts[j]) > next_at.size()) return false;
         const int64_t start = at[static_cast<size_t>(rec[j])];
         int64_t pos = start;
         for (size_t p = 0; p < plan.pieces.size(); ++p) {
@@ -298,6 +304,7 @@ class FlatWalk {
         if (plan.pieces[p].kind == Piece::Kind::Rows) out.put(vec(f, plan.pieces[p].rows), piece_at[p]);
       arg = std::move(next.vec);
       at = std::move(next_at);
+      len = std::move(child_len);
     }
   }
 

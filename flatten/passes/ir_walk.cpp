@@ -49,12 +49,14 @@ void collect_uses(const Block& b, std::set<VarId>& out) {
   out.insert(b.result);
 }
 
+void collect_defs(const Stmt& s, std::set<VarId>& out) {
+  if (defines_outs(s.op)) out.insert(s.outs.begin(), s.outs.end());
+  else if (s.op != Op::CheckLengths) out.insert(s.dst);
+  for_each_sub_block(s, [&](const Block& sub) { collect_defs(sub, out); });
+}
+
 void collect_defs(const Block& b, std::set<VarId>& out) {
-  for (const Stmt& s : b.stmts) {
-    if (defines_outs(s.op)) out.insert(s.outs.begin(), s.outs.end());
-    else if (s.op != Op::CheckLengths) out.insert(s.dst);
-    for_each_sub_block(s, [&](const Block& sub) { collect_defs(sub, out); });
-  }
+  for (const Stmt& s : b.stmts) collect_defs(s, out);
 }
 
 void for_each_read(const Stmt& s, bool has_path, const std::function<void(VarId)>& read) {

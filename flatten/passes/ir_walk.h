@@ -16,7 +16,8 @@ void for_each_sub_block(const Stmt& s, const std::function<void(const Block&)>& 
 /// Every variable `s` reads, including inside its nested blocks, and block results.
 void collect_uses(const Stmt& s, std::set<VarId>& out);
 void collect_uses(const Block& b, std::set<VarId>& out);
-/// Every variable defined by the statements of `b` (nested blocks included).
+/// Every variable defined by `s` or by the statements of `b` (nested blocks included).
+void collect_defs(const Stmt& s, std::set<VarId>& out);
 void collect_defs(const Block& b, std::set<VarId>& out);
 
 /// True for statements with no effect and no possible error: one may be removed when nobody

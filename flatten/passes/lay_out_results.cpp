@@ -32,11 +32,6 @@ bool reads_any(const Stmt& s, const std::set<VarId>& vars) {
   return std::any_of(read.begin(), read.end(), [&](VarId v) { return vars.count(v) > 0; });
 }
 
-void add_defs(const Stmt& s, std::set<VarId>& out) {
-  if (defines_outs(s.op)) out.insert(s.outs.begin(), s.outs.end());
-  else if (s.op != Op::CheckLengths) out.insert(s.dst);
-}
-
 /// The combine's pieces, or nothing where it does more than concatenate; sets the nest's
 /// lengths and the statements that may run before the calls' results exist.
 std::optional<std::vector<Piece>> combine_pieces(const Function& fn, const RecursionLoop& l, LaidOut& out) {
@@ -53,7 +48,7 @@ std::optional<std::vector<Piece>> combine_pieces(const Function& fn, const Recur
     if (s.op == Op::Lit && s.lit.kind() == lang::ValueKind::Int) ints[s.dst] = s.lit.as_int();
     if (!reads_any(s, late) && total(fn, s)) {
       out.early_combine.push_back(i);
-      add_defs(s, early);
+      collect_defs(s, early);
     } else if (s.op == Op::Nest && !nest && s.uses.size() == 2 && s.uses[1] == l.call_result) {
       nest = s.dst;
       out.child_counts = s.uses[0];
@@ -71,6 +66,7 @@ std::optional<std::vector<Piece>> combine_pieces(const Function& fn, const Recur
     const VarId seqs = root.uses.at(src.seqs);
     if (src.is_elt()) {
       auto k = ints.find(root.uses.at(static_cast<size_t>(src.index)));
+      // (A seqlit of more than 1024 calls is not worth a table of that many children.)
       if (seqs != *nest || k == ints.end() || k->second < 0 || k->second > 1024) return std::nullopt;
       const auto child = static_cast<uint32_t>(k->second);
       if (taken.size() <= child) taken.resize(child + 1, false);
