@@ -14,6 +14,7 @@
 #include "exec/host/convert.h"
 #include "exec/common/profile.h"
 #include "exec/cuda/append_chains.h"
+#include "exec/cuda/block_levels.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/map_lanes.h"
 #include "exec/cuda/device_vec_ops.h"
@@ -76,11 +77,49 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   // FlatWalk's backend interface
   lang::TypeContext& types() { return prog.types; }
   DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
-  /// The levels of a recursion loop run one by one on the GPU (issue 24's hybrid mode is to
-  /// come here).
-  std::optional<Slot> finish_levels(const Stmt&, Frame&, const DVec&, bool& again) {
-    again = false;
-    return std::nullopt;
+  /// Once a laid-out loop's instances are small, one kernel runs the levels left (Note [Levels
+  /// in a block] in runtime/gpu/block_levels.h); where only some are, they leave the loop there
+  /// and the others go on level by level.
+  std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const DVec& arg, bool& again) {
+    BlockLevels blocks(g, *f.fn, s);
+    if (!blocks.ok()) {
+      again = false;
+      return std::nullopt;
+    }
+    const Type* result_type = type_of(f, s.dst);
+    std::optional<DVec> small_results;
+    BlockLevels::Fit fit;
+    DVec small_flags, large_flags;
+    {
+      StmtTimer timer(*f.fn, s, arg.size());
+      fit = blocks.fit(arg);
+      const bool all = fit.small == fit.instances;
+      // Splitting the level costs two packs and a merge: worth it once a quarter of the
+      // elements can leave.
+      if (fit.small == 0 || (!all && fit.small_elements * 4 < fit.elements)) return std::nullopt;
+      if (all) {
+        small_results = blocks.run(arg, result_type);
+      } else {
+        small_flags = DVec::scalar(prog.types.bool_(), fit.instances, fit.small_flags);
+        large_flags = DVec::scalar(prog.types.bool_(), fit.instances, fit.large_flags);
+        small_results = blocks.run(pack(g, arg, small_flags), result_type);
+      }
+      if (!small_results) {
+        again = false;  // the levels one by one report what failed
+        return std::nullopt;
+      }
+      if (all) {
+        Slot r;
+        r.set = true;
+        r.vec = std::move(*small_results);
+        return r;
+      }
+    }
+    Slot rest = recurse_from(s, f, pack(g, arg, large_flags), true);
+    Slot r;
+    r.set = true;
+    r.vec = merge(small_flags, *small_results, rest.vec);
+    return r;
   }
   void exec_data(const Stmt& s, Frame& f);
   void exec_data_untimed(const Stmt& s, Frame& f);

@@ -1,0 +1,87 @@
+// Note [Levels in a block] (runtime/gpu/block_levels.h): which instances fit a block, and the
+// launch that runs their levels.
+#include "exec/cuda/block_levels.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "runtime/gpu/launch.h"
+
+namespace ndp::exec::cuda {
+
+namespace bl = runtime::gpu::block_levels;
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+/// The shared memory a block takes: a third of the SM's, so that three blocks run on each SM at once
+/// (NDP_BLOCK_LEVELS_BYTES sets it, for measuring).
+int64_t block_bytes(Gpu& g) {
+  if (const char* e = std::getenv("NDP_BLOCK_LEVELS_BYTES")) return std::max<int64_t>(4096, std::atoll(e));
+  const runtime::cuda::DeviceProperties& p = g.device().properties();
+  return std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block) / 3 - 1024;
+}
+
+template <class T>
+DBuf upload_array(Gpu& g, const std::vector<T>& v) {
+  DBuf b = g.alloc(static_cast<int64_t>(std::max<size_t>(1, v.size()) * sizeof(T)));
+  if (!v.empty()) g.check(g.pool().upload(b->pointer(), v.data(), v.size() * sizeof(T)));
+  return b;
+}
+
+}  // namespace
+
+BlockLevels::BlockLevels(Gpu& g, const flatten::Function& fn, const flatten::Stmt& s) : g_(g) {
+  // Off unless asked for: interpreted, the statements cost more than the launches they save
+  // (Note [Levels in a block], "Measured").
+  if (std::getenv("NDP_BLOCK_LEVELS") == nullptr) return;
+  prog_ = block_levels_program(fn, s, nullptr);
+  if (!prog_) return;
+  cap_ = ((block_bytes(g) / 8 - bl::header_words(prog_->shape)) / prog_->shape.n_slots) / 32 * 32;
+  if (cap_ < 64) prog_.reset();
+}
+
+BlockLevels::Fit BlockLevels::fit(const DVec& arg) {
+  Fit r;
+  r.instances = arg.size();
+  r.elements = arg.total();
+  if (r.instances == 0) return r;
+  runtime::gpu::Primitives& prims = g_.prims();
+  DBuf sizes = g_.alloc(16);
+  g_.check(prims.fill(sizes->pointer(), 2, 8, 0));
+  r.small_flags = g_.alloc(r.instances);
+  r.large_flags = g_.alloc(r.instances);
+  g_.check(runtime::gpu::launch_named(prims, "ndp_block_levels_fit", r.instances, arg.offsets(), r.instances, cap_ / 2,
+                                      r.small_flags->pointer(), r.large_flags->pointer(), sizes->pointer()));
+  int64_t h[2];
+  g_.check(g_.pool().download(h, sizes->pointer(), sizeof h));
+  r.small = h[0];
+  r.small_elements = h[1];
+  return r;
+}
+
+std::optional<DVec> BlockLevels::run(const DVec& arg, const lang::Type* result_type) {
+  const int64_t n = arg.size(), total = arg.total(), window = cap_ / 2;
+  DBuf ops = upload_array(g_, prog_->ops), nodes = upload_array(g_, prog_->nodes), lists = upload_array(g_, prog_->lists),
+       vars = upload_array(g_, prog_->vars);
+  auto at = [](const DBuf& b) { return reinterpret_cast<const void*>(b->pointer()); };
+  const bl::Program device_prog = prog_->at(at(ops), at(nodes), at(lists), at(vars), cap_);
+  DBuf out = g_.alloc(std::max<int64_t>(1, total) * prog_->shape.out_bytes);
+  DBuf failed = g_.alloc(4);
+  runtime::gpu::Primitives& prims = g_.prims();
+  g_.check(prims.fill(failed->pointer(), 1, 4, 0));
+  runtime::cuda::Kernel k = g_.check(prims.kernel("ndp_block_levels"));
+  runtime::cuda::LaunchConfig shape;
+  shape.grid_x = static_cast<unsigned>(std::max<int64_t>(1, (total + window - 1) / window));
+  shape.block_x = kThreads;
+  shape.shared_bytes = static_cast<unsigned>((bl::header_words(prog_->shape) + prog_->shape.n_slots * cap_) * 8);
+  g_.check(runtime::cuda::launch_with(g_.device(), k, shape, device_prog, arg.offsets(), n, window, arg.elems().data(),
+                                      out->pointer(), failed->pointer()));
+  int32_t bad = 0;
+  g_.check(g_.pool().download(&bad, failed->pointer(), 4));
+  if (bad != 0) return std::nullopt;
+  return DVec::seq(result_type, n, arg.buffer(), arg.offsets_buffer(), DVec::scalar(result_type->a, total, out));
+}
+
+}  // namespace ndp::exec::cuda
