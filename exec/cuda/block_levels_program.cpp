@@ -400,6 +400,7 @@ class Translator {
     nodes(*s.kernel);
     op.nodes_n = static_cast<int32_t>(s.kernel->nodes.size());
     op.list = static_cast<int32_t>(out_.lists.size());
+    if (s.uses.size() > static_cast<size_t>(bl::kMaxInputs)) throw Refused{"a kernel of too many inputs"};
     for (VarId u : s.uses) {
       if (shape_of(u) != bl::kFlat) throw Refused{"a kernel over sequences"};
       out_.lists.push_back(use(u));
@@ -424,6 +425,7 @@ class Translator {
       op.nodes_n = static_cast<int32_t>(s.kernel->nodes.size());
     }
     op.list = static_cast<int32_t>(out_.lists.size());
+    if (g.inputs > static_cast<uint32_t>(bl::kMaxInputs)) throw Refused{"a filter group of too many inputs"};
     for (uint32_t k = 0; k < g.inputs; ++k) {
       if (shape_of(s.uses.at(k)) != bl::kFlat) throw Refused{"a filter over sequences"};
       out_.lists.push_back(use(s.uses[k]));

@@ -103,6 +103,7 @@ enum MemberKind : int32_t { kMemberCount, kMemberPack };
 enum PieceKind : int32_t { kPieceChild, kPieceRows };
 
 constexpr int kMaxNodes = 48;  // a kernel's nodes (they live in a thread's registers or local memory)
+constexpr int kMaxInputs = 8;  // a kernel's inputs
 
 /// The program, with pointers to its arrays (device or host memory) and the reserved slots.
 struct Program {

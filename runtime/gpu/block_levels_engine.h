@@ -135,9 +135,11 @@ NDP_BL_FN void Engine<Team>::kernel(const Op& op) {
   const int ni = static_cast<int>(op.imm);
   const int no = (op.list_n - ni) / 2;
   const int64_t n = counts[L[0]];
+  const int64_t* in[kMaxInputs];
+  for (int k = 0; k < ni; ++k) in[k] = data(L[k]);
   team.each(n, [&](int64_t i) {
     int64_t v[kMaxNodes];
-    if (!eval(op, i, [&](int k, int64_t at) { return data(L[k])[at]; }, v)) {
+    if (!eval(op, i, [&](int k, int64_t at) { return in[k][at]; }, v)) {
       fail();
       return;
     }
@@ -224,14 +226,16 @@ NDP_BL_FN void Engine<Team>::filter_group(const Op& op) {
   int64_t* scanned = slot(p.tmp0);
   int64_t* seg = slot(p.tmp1);
   int64_t* bits = slot(p.tmp2);
+  const int64_t* in[kMaxInputs];
+  for (int k = 0; k < ni; ++k) in[k] = data(L[k]);
   // Every predicate once an element: member m's flag is bit m (the translator allows 63).
   team.each(n, [&](int64_t i) {
     int64_t v[kMaxNodes];
-    if (op.nodes_n > 0 && !eval(op, i, [&](int k, int64_t at) { return data(L[k])[at]; }, v)) fail();
+    if (op.nodes_n > 0 && !eval(op, i, [&](int k, int64_t at) { return in[k][at]; }, v)) fail();
     int64_t word = 0;
     for (int m = 0; m < members; ++m) {
       const int32_t predicate = L[ni + 4 * m + 1];
-      const bool flag = predicate < 0 ? data(L[-1 - predicate])[i] != 0 : v[predicate] != 0;
+      const bool flag = predicate < 0 ? in[-1 - predicate][i] != 0 : v[predicate] != 0;
       word |= static_cast<int64_t>(flag) << m;
     }
     bits[i] = word;
