@@ -29,8 +29,12 @@ const char* kAutotuneHelp =
     "at 256, rows too few to fill the GPU take several blocks each (NDP_SPLIT_PARTS pins them).\n"
     "For rows of 2^0 ... 2^20 ints it times the segmented sum in every form, %d calls back to\n"
     "back as a loop makes them, the forms taking turns; checks that they agree, and keeps the\n"
-    "fastest (by its median) for each length. It takes about a minute; a progress bar shows on\n"
-    "a terminal.\n"
+    "fastest (by its median) for each length.\n"
+    "On the GPU it also tunes where a recursion whose results lay out (quicksort) finishes its\n"
+    "levels inside blocks, a block running every level left of its small instances: it times\n"
+    "NESL's quicksort of a quarter as many ints with the blocks never taking over, and taking\n"
+    "over from levels of 2^14, 2^16, 2^18 or 2^20 elements, and keeps the fastest.\n"
+    "It takes about a minute; a progress bar shows on a terminal.\n"
     "\n"
     "options:\n"
     "  --backend=B    cuda (this GPU) or cpu (this processor)\n"
@@ -39,7 +43,9 @@ const char* kAutotuneHelp =
     "                 warm-up round more)\n"
     "  --no-write     measure and print the table only\n"
     "\n"
-    "NDP_MAP_LANES=N overrides the tuning for one run: N lanes a row (0: flattened).\n";
+    "NDP_MAP_LANES=N overrides the tuning for one run: N lanes a row (0: flattened);\n"
+    "NDP_BLOCK_LEVELS_ELEMENTS=N the recursion's switch point, and NDP_BLOCK_LEVELS=0 keeps\n"
+    "recursions out of the blocks.\n";
 
 enum class Match { No, Yes, Bad };
 

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
+#include <optional>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +91,34 @@ std::string tuning_program(Backend b) {
   return p;
 }
 
+/// The program of the recursion's switch point (Note [Levels in a block] in
+/// runtime/gpu/block_levels.h): NESL's quicksort of n hashed ints, timed around the sort alone;
+/// `tune_sort(n)` gives (a position-weighted checksum of the sorted keys, the seconds).
+std::string recursion_program() {
+  return "function tune_qsort(a) =\n"
+         "  if #a < 2 then a\n"
+         "  else let p = a[#a / 2]; l = {e in a | e < p}; m = {e in a | e == p}; g = {e in a | e > p};\n"
+         "           r = {tune_qsort(v) : v in [l, g]}\n"
+         "       in r[0] ++ m ++ r[1] $\n"
+         "function tune_sort(n) =\n"
+         "  let keys = {rem((i * 6364136223846793005 + 1442695040888963407) xor rshift(i * 2685821657736338717, 29), "
+         "1073741824) : i in [0:n]};\n"
+         "      (s, secs) = time(tune_qsort(keys))\n"
+         "  in (sum({x * (i + 1) : x in s; i in [0:#s]}), secs) $\n";
+}
+
+/// Parses "(CHECK, SECONDS)".
+bool parse_sort(const std::string& v, int64_t& check, double& seconds) {
+  const char* p = v.c_str();
+  char* end = nullptr;
+  if (*p++ != '(') return false;
+  check = std::strtoll(p, &end, 10);
+  if (end == p || std::strncmp(end, ", ", 2) != 0) return false;
+  p = end + 2;
+  seconds = std::strtod(p, &end);
+  return end != p && std::strcmp(end, ")") == 0;
+}
+
 /// Parses "(CHECK, [NS, NS, ...])".
 bool parse_rounds(const std::string& v, int64_t& check, std::vector<int64_t>& ns) {
   const char* p = v.c_str();
@@ -166,16 +196,67 @@ bool write_atomically(const std::string& path, const std::string& text, std::str
   return true;
 }
 
+/// The recursion's switch point on the GPU (Tuning::block_levels_elements): quicksort of
+/// opts.elements / 4 ints with each candidate in turn, the candidates taking turns in each round
+/// as the forms do; the least median time wins. False (reported) where a sort failed or the
+/// candidates' answers differ.
+bool tune_recursion(const AutotuneOptions& opts, Session& session, exec::cuda::Gpu& gpu, exec::Tuning& tuning, Progress& progress) {
+  using autotune_detail::parse_sort;
+  constexpr int64_t kCandidates[] = {0, int64_t{1} << 14, int64_t{1} << 16, int64_t{1} << 18, int64_t{1} << 20};
+  constexpr size_t kCount = std::size(kCandidates);
+  const int64_t n = std::max<int64_t>(opts.elements / 4, 1024);
+  progress.step("recursion levels in blocks");
+  if (!session.eval_text("<autotune>", autotune_detail::recursion_program(), false, false)) return false;
+  std::vector<std::vector<double>> seconds(kCount);
+  std::optional<int64_t> check;
+  exec::Tuning trial = tuning;
+  for (int round = 0; round <= opts.runs; ++round) {
+    for (size_t place = 0; place < kCount; ++place) {
+      const size_t c = (place + static_cast<size_t>(round)) % kCount;
+      trial.block_levels_elements = kCandidates[c];
+      gpu.set_tuning(trial);
+      ExprOutcome r = session.eval_expr(fmt::format("tune_sort({})", n));
+      int64_t sum = 0;
+      double secs = 0;
+      if (r.status != ExprOutcome::Status::Ok || !parse_sort(r.value, sum, secs)) {
+        progress.line(fmt::format("ndp autotune: the quicksort failed: {}", r.message.empty() ? r.value : r.message));
+        return false;
+      }
+      if (check && *check != sum) {
+        progress.line("ndp autotune: the quicksort's answers differ with the switch point (a bug in ndp)");
+        return false;
+      }
+      check = sum;
+      if (round > 0) seconds[c].push_back(secs);  // round 0 warms up
+    }
+  }
+  gpu.set_tuning(tuning);
+  std::string row = fmt::format("quicksort of {} ints, ms by the most elements of a level that finishes in blocks:", n);
+  double best_ms = 0;
+  for (size_t c = 0; c < kCount; ++c) {
+    std::vector<double>& t = seconds[c];
+    std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
+    const double ms = 1e3 * t[t.size() / 2];
+    row += fmt::format(" {}: {:.2f}", kCandidates[c] == 0 ? std::string("never") : fmt::format("2^{}", std::countr_zero(static_cast<uint64_t>(kCandidates[c]))), ms);
+    if (c == 0 || ms < best_ms) best_ms = ms, tuning.block_levels_elements = kCandidates[c];
+  }
+  progress.clear();
+  std::fprintf(opts.out, "%s; chosen %ld\n", row.c_str(), static_cast<long>(tuning.block_levels_elements));
+  std::fflush(opts.out);
+  return true;
+}
+
 }  // namespace
 
 int autotune(const AutotuneOptions& opts) {
   const bool cpu = opts.backend == Backend::Cpu;
   std::string device;
+  exec::cuda::Gpu* gpu = nullptr;
   if (cpu) {
     device = exec::cpu_device_name(omp_get_max_threads());
   } else {
     std::string why;
-    exec::cuda::Gpu* gpu = opts.backend == Backend::Cuda ? exec::cuda::Gpu::get(&why) : nullptr;
+    gpu = opts.backend == Backend::Cuda ? exec::cuda::Gpu::get(&why) : nullptr;
     if (gpu == nullptr) {
       std::fprintf(stderr, "ndp autotune: no GPU to tune: %s\n", why.empty() ? "the interp backend has no choices" : why.c_str());
       return 2;
@@ -191,7 +272,7 @@ int autotune(const AutotuneOptions& opts) {
   Session session(so);
   if (!session.eval_text("<autotune>", tuning_program(opts.backend), false, false)) return 1;
 
-  Progress progress(opts.progress, exec::Tuning::kRowLogs);
+  Progress progress(opts.progress, exec::Tuning::kRowLogs + (cpu ? 0 : 1));
   exec::Tuning tuning = cpu ? exec::Tuning::cpu_defaults() : exec::Tuning::gpu_defaults();
   tuning.elements = opts.elements;
   const size_t kCount = forms.size();
@@ -240,6 +321,7 @@ int autotune(const AutotuneOptions& opts) {
     std::fprintf(opts.out, "%s  %s\n", row.c_str(), forms[best].level);
     std::fflush(opts.out);
   }
+  if (gpu != nullptr && !tune_recursion(opts, session, *gpu, tuning, progress)) return 1;
   if (!opts.write) return 0;
   const std::string path = exec::tuning_file(device);
   if (path.empty()) {

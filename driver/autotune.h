@@ -23,8 +23,11 @@ struct AutotuneOptions {
 /// Measures, for rows of 2^0 ... 2^20 ints, the segmented sum `{sum(r) : r in rows}` flattened
 /// (`at grid`) and as a map kernel (on cuda at every level), the forms taking turns, checks
 /// that every form gives the same sums, and writes the form of least median time at each length
-/// as own_row_lanes. Returns the exit status: 0, 1 when a measurement failed, 2 when the cuda
-/// backend has no GPU.
+/// as own_row_lanes. On the GPU it then times NESL's quicksort of elements / 4 ints with each
+/// candidate switch point of the hybrid recursion (never, 2^14 ... 2^20 elements a level; Note
+/// [Levels in a block] in runtime/gpu/block_levels.h) and writes the fastest as
+/// block_levels_elements. Returns the exit status: 0, 1 when a measurement failed, 2 when the
+/// cuda backend has no GPU.
 int autotune(const AutotuneOptions& opts);
 
 /// The calls each timing of a form makes back to back, as a program's loop makes them.
@@ -40,6 +43,11 @@ int form_count(Backend b);
 std::string tuning_program(Backend b);
 /// Parses tune_rounds' printed answer "(CHECK, [NS, NS, ...])".
 bool parse_rounds(const std::string& v, int64_t& check, std::vector<int64_t>& ns);
+/// The program of the recursion's switch point: `tune_sort(n)` gives (a checksum of NESL's
+/// quicksort of n hashed ints, the seconds of the sort).
+std::string recursion_program();
+/// Parses tune_sort's printed answer "(CHECK, SECONDS)".
+bool parse_sort(const std::string& v, int64_t& check, double& seconds);
 
 }  // namespace autotune_detail
 

@@ -36,7 +36,8 @@ std::string Tuning::text(std::string_view device) const {
        "0: the flattened form\n";
   s += fmt::format("elements {}\nown_row_lanes", elements);
   for (int lanes : own_row_lanes) s += fmt::format(" {}", lanes);
-  return s + "\n";
+  s += "\n# block_levels_elements: the most elements a recursion level may hold to finish in GPU blocks; 0: never\n";
+  return s + fmt::format("block_levels_elements {}\n", block_levels_elements);
 }
 
 std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
@@ -55,6 +56,9 @@ std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
     if (key == "elements") {
       if (!(words >> t.elements) || t.elements < 1 || t.elements > kMostElements)
         return bad(fmt::format("`elements` needs a count from 1 to {}", kMostElements));
+    } else if (key == "block_levels_elements") {
+      if (!(words >> t.block_levels_elements) || t.block_levels_elements < 0 || t.block_levels_elements > kMostElements)
+        return bad(fmt::format("`block_levels_elements` needs a count from 0 to {}", kMostElements));
     } else if (key == "own_row_lanes") {
       for (int& lanes : t.own_row_lanes)
         if (!(words >> lanes) || lanes < 0 || lanes > 256 || (lanes & (lanes - 1)) != 0)

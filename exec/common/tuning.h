@@ -29,6 +29,11 @@ struct Tuning {
   /// or 0 where the flattened form is faster. Measured on `elements` elements in all.
   std::array<int, kRowLogs> own_row_lanes{};
   int64_t elements = int64_t{1} << 24;
+  /// The cuda backend's hybrid recursion (Note [Levels in a block] in runtime/gpu/block_levels.h):
+  /// a laid-out loop's level of at most this many elements hands its small instances to one
+  /// kernel; 0: never. Measured by `ndp autotune` with a quicksort; an older file without the
+  /// key keeps this default (the best of 2^14 ... 2^20 on an H200, bench/results/session33).
+  int64_t block_levels_elements = int64_t{1} << 18;
 
   static Tuning gpu_defaults();
   /// The cpu backend's: own_row_lanes is 0 (flattened) or 1 (a map kernel, an instance a

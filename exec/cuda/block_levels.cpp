@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "runtime/gpu/launch.h"
 
@@ -32,10 +33,16 @@ DBuf upload_array(Gpu& g, const std::vector<T>& v) {
 
 }  // namespace
 
+int64_t BlockLevels::most_elements(Gpu& g) {
+  const char* on = std::getenv("NDP_BLOCK_LEVELS");
+  if (on != nullptr && std::string(on) == "0") return -1;
+  if (const char* e = std::getenv("NDP_BLOCK_LEVELS_ELEMENTS")) return static_cast<int64_t>(std::atoll(e));
+  const int64_t most = g.tuning().block_levels_elements;
+  return most > 0 ? most : -1;
+}
+
 BlockLevels::BlockLevels(Gpu& g, const flatten::Function& fn, const flatten::Stmt& s) : g_(g) {
-  // Off unless asked for: interpreted, the statements cost more than the launches they save
-  // (Note [Levels in a block], "Measured").
-  if (std::getenv("NDP_BLOCK_LEVELS") == nullptr) return;
+  if (most_elements(g) < 0) return;
   prog_ = block_levels_program(fn, s, nullptr);
   if (!prog_) return;
   cap_ = ((block_bytes(g) / 8 - bl::header_words(prog_->shape)) / prog_->shape.n_slots) / 32 * 32;

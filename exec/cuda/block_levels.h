@@ -18,6 +18,11 @@ class BlockLevels {
   BlockLevels(Gpu& g, const flatten::Function& fn, const flatten::Stmt& s);
   bool ok() const { return prog_.has_value(); }
 
+  /// The most elements a level may hold for its small instances to leave it for the blocks:
+  /// the tuning's block_levels_elements (Note [Tuning]), NDP_BLOCK_LEVELS_ELEMENTS where set;
+  /// -1 for never (a tuning of 0, or NDP_BLOCK_LEVELS=0).
+  static int64_t most_elements(Gpu& g);
+
   /// Which instances of a level's argument a block can take (those of at most a window).
   struct Fit {
     int64_t instances = 0, small = 0;            // the level's, and those that fit

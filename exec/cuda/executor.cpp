@@ -81,6 +81,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   /// in a block] in runtime/gpu/block_levels.h); where only some are, they leave the loop there
   /// and the others go on level by level.
   std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const DVec& arg, bool& again) {
+    if (arg.kind() != lang::TypeKind::Seq || arg.total() > BlockLevels::most_elements(g)) return std::nullopt;
     BlockLevels blocks(g, *f.fn, s);
     if (!blocks.ok()) {
       again = false;

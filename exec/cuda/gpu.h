@@ -58,6 +58,8 @@ class Gpu {
     if (!tuning_) tuning_ = load_tuning(device_->properties().name, Tuning::gpu_defaults());
     return *tuning_;
   }
+  /// Replaces the tuning for what runs next (`ndp autotune` trying a switch point).
+  void set_tuning(const Tuning& t) { tuning_ = t; }
 
   /// A device buffer of `bytes` (at least one byte, so every buffer has an address). Device
   /// out-of-memory is the runtime error "Out of memory."; other failures are check()'s.

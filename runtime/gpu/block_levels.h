@@ -19,12 +19,18 @@
 // barrier or two. Every vector is a column of 64-bit words (ints, floats' bits, bools and chars
 // as 0/1 and codes): the translator gives each variable its slots of `cap` words, reusing a
 // slot once nothing reads it any more.
-// Measured (NVIDIA H200, quicksort of 10^6 ints, bench/results/session33): 25.6 ms a sort with
-// the blocks against 16.0 ms level by level in the same call. Under Nsight Compute a launch of
-// ~1000 blocks takes 1.5-1.9 ms: the warps issue an instruction every 14 cycles and the SMs run
-// at a third of their throughput, so the interpretation itself (node by node, variable by
-// variable lookups, a binary search per element for its segment) is the cost, not memory. So
-// the mode is off unless NDP_BLOCK_LEVELS=1 asks for it, until the statements are compiled.
+// When: interpreted, a statement costs a block far more than its compiled kernel costs the
+// grid (under Nsight Compute a launch of ~1000 blocks of ~500 elements takes 1.5-1.9 ms; the
+// warps issue an instruction every 14 cycles), so the blocks lose where the levels hold many
+// elements: handing off every level whose instances fit made quicksort of 10^6 ints 29.5 ms
+// against 20.5 ms (H200, bench/results/session33). What they save is the levels' fixed cost, a
+// few dozen launches and waits a level, which is all a level of few elements costs: the long
+// tail of quicksort's levels. So a level hands off only once it holds at most
+// Tuning::block_levels_elements elements (2^18 by default; `ndp autotune` measures it on the
+// present GPU): then 15.1-15.5 against 20.3-21.5 ms for 10^6, 55.1-55.3 against 63.3-66.2 ms for
+// 2^24, in the same calls. Where only some instances fit, they leave (a pack), the rest go on
+// level by level, and the two results are merged, once at least a quarter of the level's
+// elements can leave.
 // Anything a block cannot do (a vector past its capacity, a statement's error, a level whose
 // lengths do not lay out) marks the run failed; the executor then runs the levels one by one
 // from where it handed off, which reports the error as ever, so the answer never depends on

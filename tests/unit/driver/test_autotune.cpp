@@ -58,3 +58,29 @@ TEST_CASE("parse_rounds reads the answer and refuses anything else") {
   CHECK_FALSE(autotune_detail::parse_rounds("(12, [3,", check, ns));  // ends inside the list
   CHECK_FALSE(autotune_detail::parse_rounds("(12, [3]", check, ns));   // no closing parenthesis
 }
+
+TEST_CASE("autotune's quicksort sorts, and its answer reads back") {
+  std::FILE* quiet = std::tmpfile();
+  SessionOptions so;
+  so.backend = Backend::Cpu;
+  so.out = quiet;
+  so.err = quiet;
+  Session session(so);
+  REQUIRE(session.eval_text("<autotune>", autotune_detail::recursion_program(), false, false));
+  // The checksum is position-weighted: equal only where the keys come out in order.
+  ExprOutcome by_sort =
+      session.eval_expr("let keys = {rem((i * 6364136223846793005 + 1442695040888963407) xor rshift(i * 2685821657736338717, 29), "
+                        "1073741824) : i in [0:3000]}; s = sort(keys) in sum({x * (i + 1) : x in s; i in [0:#s]})");
+  REQUIRE(by_sort.status == ExprOutcome::Status::Ok);
+  ExprOutcome r = session.eval_expr("tune_sort(3000)");
+  REQUIRE(r.status == ExprOutcome::Status::Ok);
+  int64_t check = 0;
+  double seconds = -1;
+  REQUIRE(autotune_detail::parse_sort(r.value, check, seconds));
+  CHECK(std::to_string(check) == by_sort.value);
+  CHECK(seconds >= 0);
+  CHECK_FALSE(autotune_detail::parse_sort("(12, x)", check, seconds));
+  CHECK_FALSE(autotune_detail::parse_sort("(12 0.5)", check, seconds));
+  CHECK_FALSE(autotune_detail::parse_sort("(12, 0.5", check, seconds));
+  std::fclose(quiet);
+}
