@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,13 +12,26 @@
 
 using namespace ndp::driver;
 
+namespace {
+
+/// A cpu backend session whose printing goes nowhere (autotune's answers are read back).
+struct QuietSession {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> quiet{std::tmpfile(), &std::fclose};
+  Session session{options(quiet.get())};
+  static SessionOptions options(std::FILE* to) {
+    SessionOptions so;
+    so.backend = Backend::Cpu;
+    so.out = to;
+    so.err = to;
+    return so;
+  }
+};
+
+}  // namespace
+
 TEST_CASE("autotune's rounds time every form and check that the forms agree") {
-  std::FILE* quiet = std::tmpfile();
-  SessionOptions so;
-  so.backend = Backend::Cpu;
-  so.out = quiet;
-  so.err = quiet;
-  Session session(so);
+  QuietSession quiet;
+  Session& session = quiet.session;
   // The cuda backend's program runs on the cpu backend too: its levels are map kernels there.
   for (Backend program : {Backend::Cuda, Backend::Cpu}) {
     CAPTURE(backend_name(program));
@@ -39,7 +53,6 @@ TEST_CASE("autotune's rounds time every form and check that the forms agree") {
       for (int64_t t : ns) CHECK(t > 0);
     }
   }
-  std::fclose(quiet);
 }
 
 TEST_CASE("parse_rounds reads the answer and refuses anything else") {
@@ -60,12 +73,8 @@ TEST_CASE("parse_rounds reads the answer and refuses anything else") {
 }
 
 TEST_CASE("autotune's quicksort sorts, and its answer reads back") {
-  std::FILE* quiet = std::tmpfile();
-  SessionOptions so;
-  so.backend = Backend::Cpu;
-  so.out = quiet;
-  so.err = quiet;
-  Session session(so);
+  QuietSession quiet;
+  Session& session = quiet.session;
   REQUIRE(session.eval_text("<autotune>", autotune_detail::recursion_program(), false, false));
   // The checksum is position-weighted: equal only where the keys come out in order.
   ExprOutcome by_sort =
@@ -82,5 +91,4 @@ TEST_CASE("autotune's quicksort sorts, and its answer reads back") {
   CHECK_FALSE(autotune_detail::parse_sort("(12, x)", check, seconds));
   CHECK_FALSE(autotune_detail::parse_sort("(12 0.5)", check, seconds));
   CHECK_FALSE(autotune_detail::parse_sort("(12, 0.5", check, seconds));
-  std::fclose(quiet);
 }
