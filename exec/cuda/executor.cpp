@@ -77,9 +77,10 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   // FlatWalk's backend interface
   lang::TypeContext& types() { return prog.types; }
   DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
-  /// Once a laid-out loop's instances are small, one kernel runs the levels left (Note [Levels
-  /// in a block] in runtime/gpu/block_levels.h); where only some are, they leave the loop there
-  /// and the others go on level by level.
+  /// Once a level of a laid-out loop holds few elements, the instances that fit a block leave
+  /// for one kernel that runs all their levels left (Note [Levels in a block] in
+  /// runtime/gpu/block_levels.h); the others, if any, go on level by level, and the two
+  /// results are merged back in instance order.
   std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const DVec& arg, bool& again) {
     if (arg.kind() != lang::TypeKind::Seq || arg.total() > BlockLevels::most_elements(g)) return std::nullopt;
     BlockLevels blocks(g, *f.fn, s);
@@ -87,40 +88,35 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
       again = false;
       return std::nullopt;
     }
+    auto slot_of = [](DVec v) {
+      Slot r;
+      r.set = true;
+      r.vec = std::move(v);
+      return r;
+    };
     const Type* result_type = type_of(f, s.dst);
     std::optional<DVec> small_results;
-    BlockLevels::Fit fit;
     DVec small_flags, large_flags;
     {
       StmtTimer timer(*f.fn, s, arg.size());
-      fit = blocks.fit(arg);
+      const BlockLevels::Fit fit = blocks.fit(arg);
       const bool all = fit.small == fit.instances;
       // Splitting the level costs two packs and a merge: worth it once a quarter of the
       // elements can leave.
       if (fit.small == 0 || (!all && fit.small_elements * 4 < fit.elements)) return std::nullopt;
-      if (all) {
-        small_results = blocks.run(arg, result_type);
-      } else {
+      if (!all) {
         small_flags = DVec::scalar(prog.types.bool_(), fit.instances, fit.small_flags);
         large_flags = DVec::scalar(prog.types.bool_(), fit.instances, fit.large_flags);
-        small_results = blocks.run(pack(g, arg, small_flags), result_type);
       }
+      small_results = blocks.run(all ? arg : pack(g, arg, small_flags), result_type);
       if (!small_results) {
         again = false;  // the levels one by one report what failed
         return std::nullopt;
       }
-      if (all) {
-        Slot r;
-        r.set = true;
-        r.vec = std::move(*small_results);
-        return r;
-      }
+      if (all) return slot_of(std::move(*small_results));
     }
     Slot rest = recurse_from(s, f, pack(g, arg, large_flags), true);
-    Slot r;
-    r.set = true;
-    r.vec = merge(small_flags, *small_results, rest.vec);
-    return r;
+    return slot_of(merge(small_flags, *small_results, rest.vec));
   }
   void exec_data(const Stmt& s, Frame& f);
   void exec_data_untimed(const Stmt& s, Frame& f);

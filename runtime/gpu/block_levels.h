@@ -1,15 +1,16 @@
 // The levels of a laid-out recursion run inside one GPU block (Note [Levels in a block]): the
-// program format, which the cuda backend writes (exec/cuda/block_levels.cpp), and the engine
+// program format, which the cuda backend writes (exec/cuda/block_levels_program.cpp), and the engine
 // that runs it, written once for a team of threads: a CUDA block (device/block_levels.cu) or
 // one host thread (the unit tests, which so check the engine's logic without a GPU).
 //
 // Note [Levels in a block]
 // A flattened recursion makes each level a grid-wide step: quicksort's 2^24 keys take some
 // sixty levels of some sixty launches and several read-backs each, and once its segments are
-// small, every level is nearly all overhead. Issue 24's hybrid mode: once every instance of a
-// level is small (its argument at most half a block's capacity), one kernel runs all the levels
-// left, each block the instances whose argument starts in its window of the elements, the
-// level's vectors in the block's shared memory. The block steps through the descent's
+// small, every level is nearly all overhead. Issue 24's hybrid mode: once a level is small
+// (see "When" below), its instances that fit a block (an argument of at most half a block's
+// capacity) leave the loop for one kernel that runs all their levels left, each block the
+// instances whose argument starts in its window of the elements, the level's vectors in the
+// block's shared memory. The block steps through the descent's
 // statements itself (this engine: each statement a block-wide pass between barriers), places
 // each finished instance's result and each piece of a recursing one where the layout says
 // (Note [Results laid out before the calls] in flatten/flat_ir.h), and goes on to the next level
@@ -19,6 +20,7 @@
 // barrier or two. Every vector is a column of 64-bit words (ints, floats' bits, bools and chars
 // as 0/1 and codes): the translator gives each variable its slots of `cap` words, reusing a
 // slot once nothing reads it any more.
+//
 // When: interpreted, a statement costs a block far more than its compiled kernel costs the
 // grid (under Nsight Compute a launch of ~1000 blocks of ~500 elements takes 1.5-1.9 ms; the
 // warps issue an instruction every 14 cycles), so the blocks lose where the levels hold many
@@ -31,6 +33,7 @@
 // 2^24, in the same calls. Where only some instances fit, they leave (a pack), the rest go on
 // level by level, and the two results are merged, once at least a quarter of the level's
 // elements can leave.
+//
 // Anything a block cannot do (a vector past its capacity, a statement's error, a level whose
 // lengths do not lay out) marks the run failed; the executor then runs the levels one by one
 // from where it handed off, which reports the error as ever, so the answer never depends on
@@ -130,7 +133,7 @@ struct Program {
 NDP_BL_FN int64_t header_words(const Program& p) { return 2 * static_cast<int64_t>(p.n_vars) + 8; }
 
 /// One block's run: the instances [first, last) of the level whose argument has offsets
-/// `arg_off` and elements `arg` (out_bytes each), results to `out` at the argument's offsets.
+/// `arg_off` and elements `arg` (in_bytes each), results to `out` at the argument's offsets.
 /// `mem` holds header_words + n_slots · cap words. Returns false where the block could not run
 /// them (Note [Levels in a block]); `out` then holds nothing that counts.
 template <class Team>
@@ -139,7 +142,7 @@ struct Engine {
   Team& team;
   int64_t* counts;  // per variable: its instances
   int64_t* hosts;   // per variable: a host value
-  int64_t* flags;   // [0]: failed
+  int64_t* flags;   // [0]: the run failed; [1]: the level's recursing instances
   int64_t* slots;
 
   NDP_BL_FN Engine(const Program& prog, Team& t, int64_t* mem)
