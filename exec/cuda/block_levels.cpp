@@ -34,9 +34,14 @@ DBuf upload_array(Gpu& g, const std::vector<T>& v) {
 }  // namespace
 
 int64_t BlockLevels::most_elements(Gpu& g) {
-  const char* on = std::getenv("NDP_BLOCK_LEVELS");
-  if (on != nullptr && std::string(on) == "0") return -1;
-  if (const char* e = std::getenv("NDP_BLOCK_LEVELS_ELEMENTS")) return static_cast<int64_t>(std::atoll(e));
+  // Asked at every level of every recursion: the environment is read once.
+  static const int64_t forced = [] {
+    const char* on = std::getenv("NDP_BLOCK_LEVELS");
+    if (on != nullptr && std::string(on) == "0") return int64_t{-1};
+    const char* e = std::getenv("NDP_BLOCK_LEVELS_ELEMENTS");
+    return e != nullptr ? static_cast<int64_t>(std::atoll(e)) : int64_t{-2};
+  }();
+  if (forced != -2) return forced;
   const int64_t most = g.tuning().block_levels_elements;
   return most > 0 ? most : -1;
 }
