@@ -109,7 +109,8 @@ struct Block {
 // whose combine only concatenates (an append chain) and whose finish only merges (LaidOut);
 // the executor then runs the descent alone, placing each finished instance's result and each
 // piece where it belongs, level by level, and never ascends (exec/common/flat_walk.h,
-// lay_out_from; the cpu backend, whose tasks place their instances' results themselves).
+// lay_out_from; the cpu backend, whose tasks place their instances' results themselves; the
+// cuda backend's lay_out_levels, which keeps the places on the device).
 // A combine that flattens its children's results (`flatten({f(h) : h in halves})`: Batcher's
 // merge) is not laid out: its ascent copies nothing (nest and flatten only cut the results
 // anew), where the layout would copy every element once more and turn the views of regular

@@ -188,7 +188,10 @@ class FlatWalk {
   /// nothing where the loop is not laid out, the backend places no such rows, or a level's
   /// lengths turn out not to lay out (the loop then runs as Note [Recursion as loops] says).
   std::optional<Slot> recurse_laid_out(const flatten::Stmt& s, Frame& f, const V& top) {
-    if constexpr (requires(Derived& d) { d.placed_rows(nullptr, int64_t{0}); }) {
+    // A backend that places the results itself, level by level (the cuda backend's on the device).
+    if constexpr (requires(Derived& d) { d.lay_out_levels(s, f, top); }) {
+      return self().lay_out_levels(s, f, top);
+    } else if constexpr (requires(Derived& d) { d.placed_rows(nullptr, int64_t{0}); }) {
       if (!s.loop->laid_out || f.fn->has_path) return std::nullopt;
       std::optional<std::vector<int64_t>> len = laid_out_lengths(top);
       if (!len) return std::nullopt;

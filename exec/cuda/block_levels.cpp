@@ -73,13 +73,12 @@ BlockLevels::Fit BlockLevels::fit(const DVec& arg) {
   return r;
 }
 
-std::optional<DVec> BlockLevels::run(const DVec& arg, const lang::Type* result_type) {
+bool BlockLevels::launch(const DVec& arg, CUdeviceptr places, CUdeviceptr out) {
   const int64_t n = arg.size(), total = arg.total(), window = cap_ / 2;
   DBuf ops = upload_array(g_, prog_->ops), nodes = upload_array(g_, prog_->nodes), lists = upload_array(g_, prog_->lists),
        vars = upload_array(g_, prog_->vars);
   auto at = [](const DBuf& b) { return reinterpret_cast<const void*>(b->pointer()); };
   const bl::Program device_prog = prog_->at(at(ops), at(nodes), at(lists), at(vars), cap_);
-  DBuf out = g_.alloc(std::max<int64_t>(1, total) * prog_->shape.out_bytes);
   DBuf failed = g_.alloc(4);
   runtime::gpu::Primitives& prims = g_.prims();
   g_.check(prims.fill(failed->pointer(), 1, 4, 0));
@@ -88,12 +87,20 @@ std::optional<DVec> BlockLevels::run(const DVec& arg, const lang::Type* result_t
   shape.grid_x = static_cast<unsigned>(std::max<int64_t>(1, (total + window - 1) / window));
   shape.block_x = kThreads;
   shape.shared_bytes = static_cast<unsigned>((bl::header_words(prog_->shape) + prog_->shape.n_slots * cap_) * 8);
-  g_.check(runtime::cuda::launch_with(g_.device(), k, shape, device_prog, arg.offsets(), n, window, arg.elems().data(),
-                                      out->pointer(), failed->pointer()));
+  g_.check(runtime::cuda::launch_with(g_.device(), k, shape, device_prog, arg.offsets(), n, window, arg.elems().data(), out,
+                                      places, failed->pointer()));
   int32_t bad = 0;
   g_.check(g_.pool().download(&bad, failed->pointer(), 4));
-  if (bad != 0) return std::nullopt;
-  return DVec::seq(result_type, n, arg.buffer(), arg.offsets_buffer(), DVec::scalar(result_type->a, total, out));
+  return bad == 0;
 }
+
+std::optional<DVec> BlockLevels::run(const DVec& arg, const lang::Type* result_type) {
+  const int64_t total = arg.total();
+  DBuf out = g_.alloc(std::max<int64_t>(1, total) * prog_->shape.out_bytes);
+  if (!launch(arg, 0, out->pointer())) return std::nullopt;
+  return DVec::seq(result_type, arg.size(), arg.buffer(), arg.offsets_buffer(), DVec::scalar(result_type->a, total, out));
+}
+
+bool BlockLevels::run_into(const DVec& arg, CUdeviceptr places, CUdeviceptr out) { return launch(arg, places, out); }
 
 }  // namespace ndp::exec::cuda

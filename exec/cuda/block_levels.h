@@ -35,8 +35,13 @@ class BlockLevels {
   /// nested vector of `result_type` with arg's lengths; nothing where a block could not run
   /// them (an error, a vector past its capacity, lengths that do not lay out).
   std::optional<DVec> run(const DVec& arg, const lang::Type* result_type);
+  /// The same with instance i's result placed at out + places[i] (elements of the result's
+  /// type); false where a block could not run them.
+  bool run_into(const DVec& arg, CUdeviceptr places, CUdeviceptr out);
 
  private:
+  /// One launch over the instances of `arg`: results at `places` (0: arg's offsets) in `out`.
+  bool launch(const DVec& arg, CUdeviceptr places, CUdeviceptr out);
   Gpu& g_;
   std::optional<BlockLevelsProgram> prog_;
   int64_t cap_ = 0;

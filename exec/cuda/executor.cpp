@@ -15,6 +15,7 @@
 #include "exec/common/profile.h"
 #include "exec/cuda/append_chains.h"
 #include "exec/cuda/block_levels.h"
+#include "exec/cuda/laid_out_levels.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/map_lanes.h"
 #include "exec/cuda/device_vec_ops.h"
@@ -118,6 +119,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     Slot rest = recurse_from(s, f, pack(g, arg, large_flags), true);
     return slot_of(merge(small_flags, *small_results, rest.vec));
   }
+  std::optional<Slot> lay_out_levels(const Stmt& s, Frame& f, const DVec& top);
   void exec_data(const Stmt& s, Frame& f);
   void exec_data_untimed(const Stmt& s, Frame& f);
 
@@ -239,6 +241,101 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   DVec merge(const DVec& flags, const DVec& a, const DVec& b);
   DVec seq_lit(const Type* t, const Stmt& s, const Frame& f);
 };
+
+// Note [Results laid out on the GPU] in exec/cuda/laid_out_levels.h: the levels of laid-out
+// loop s from the one whose argument is `top`, each instance's result placed in one buffer at
+// its place; nothing where the loop is not laid out, or where a level's lengths do not lay
+// out (read once, at the end), and FlatWalk then runs the loop as before.
+std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const Stmt& s, Frame& f, const DVec& top) {
+  const flatten::RecursionLoop& loop = *s.loop;
+  const Type* result_type = type_of(f, s.dst);
+  if (!loop.laid_out || f.fn->has_path || top.kind() != lang::TypeKind::Seq ||
+      !host::is_flat_scalar(top.type()->a) || result_type->kind != lang::TypeKind::Seq || !host::is_flat_scalar(result_type->a))
+    return std::nullopt;
+  const flatten::LaidOut& plan = *loop.laid_out;
+  const int64_t children = plan.children(), total = top.total();
+  const Type* int_type = prog.types.int_();
+  DBuf out = g.alloc(std::max<int64_t>(1, total) * elem_bytes(result_type->a));
+  DBuf failed = g.alloc(4);
+  g.check(g.prims().fill(failed->pointer(), 1, 4, 0));
+  BlockLevels blocks(g, *f.fn, s);
+  DVec arg = top;
+  DVec at = DVec::scalar(int_type, top.size(), top.offsets_buffer());  // (n + 1 offsets: the first n)
+  for (uint64_t level = 0;; ++level) {
+    if (level >= kMaxCallDepth) throw EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), s.span};
+    // Once the level holds few elements, the instances that fit a block finish there.
+    if (blocks.ok() && arg.size() > 0 && arg.total() <= BlockLevels::most_elements(g)) {
+      StmtTimer timer(*f.fn, s, arg.size());
+      const BlockLevels::Fit fit = blocks.fit(arg);
+      const bool all = fit.small == fit.instances;
+      if (fit.small > 0 && (all || fit.small_elements * 4 >= fit.elements)) {
+        DVec small = DVec::scalar(prog.types.bool_(), fit.instances, fit.small_flags);
+        if (!blocks.run_into(all ? arg : pack(g, arg, small), all ? at.data() : pack(g, at, small).data(), out->pointer()))
+          return std::nullopt;  // the levels one by one report what failed
+        if (all) break;
+        DVec large = DVec::scalar(prog.types.bool_(), fit.instances, fit.large_flags);
+        arg = pack(g, arg, large);
+        at = pack(g, at, large);
+      }
+    }
+    const int64_t n = arg.size();
+    set_vec(f, loop.param, arg);
+    const int64_t recursing = std::max<int64_t>(run_block(loop.prefix, f).host, 0);
+    for (uint32_t i : plan.early_finish) exec(loop.finish.stmts[i], f);
+    DVec rec_flags, lengths;
+    {
+      // The finished instances' results to their places.
+      StmtTimer placing(*f.fn, s, n);
+      const DVec& flags = vec(f, plan.flags);
+      if (flags.size() != n) return std::nullopt;
+      const DVec finished = plan.base_when ? flags : flags_not(g, flags);
+      rec_flags = flags_not(g, finished);
+      remember_count_true(finished, n - recursing);
+      remember_count_true(rec_flags, recursing);
+      lengths = arg.lengths_vec(int_type);
+      if (recursing < n) {
+        const DVec& base = vec(f, plan.base);
+        if (base.size() != n - recursing) return std::nullopt;
+        check_lengths(g, pack(g, lengths, finished), base, failed->pointer());
+        place_rows(g, base, pack(g, at, finished).data(), out->pointer());
+      }
+    }
+    if (recursing == 0) break;
+    Slot next = run_block(loop.step, f);
+    for (uint32_t i : plan.early_combine) exec(loop.combine.stmts[i], f);
+    // Each recursing instance's children and pieces, one after another in its place.
+    StmtTimer placing(*f.fn, s, recursing);
+    const DVec& counts = vec(f, plan.child_counts);
+    if (next.vec.kind() != lang::TypeKind::Seq || counts.size() != recursing || next.vec.size() != recursing * children)
+      return std::nullopt;
+    std::vector<LaidOutPart> parts;
+    for (const flatten::LaidOut::Piece& piece : plan.pieces) {
+      LaidOutPart part;
+      if (piece.kind == flatten::LaidOut::Piece::Kind::Child) {
+        part.child = static_cast<int>(piece.child);
+      } else {
+        part.rows = &vec(f, piece.rows);
+        if (part.rows->size() != recursing) return std::nullopt;
+      }
+      parts.push_back(part);
+    }
+    if (parts.size() > 4) return std::nullopt;
+    std::vector<DBuf> rows_at;
+    DBuf next_at = place_parts(g, parts, recursing, pack(g, at, rec_flags).data(), pack(g, lengths, rec_flags).data(), counts,
+                               children, next.vec, rows_at, failed->pointer());
+    for (size_t q = 0, r = 0; q < parts.size(); ++q)
+      if (parts[q].child < 0) place_rows(g, *parts[q].rows, rows_at[r++]->pointer(), out->pointer());
+    arg = std::move(next.vec);
+    at = DVec::scalar(int_type, arg.size(), std::move(next_at));
+  }
+  int32_t bad = 0;
+  g.check(g.pool().download(&bad, failed->pointer(), 4));
+  if (bad != 0) return std::nullopt;
+  Slot r;
+  r.set = true;
+  r.vec = DVec::seq(result_type, top.size(), top.buffer(), top.offsets_buffer(), DVec::scalar(result_type->a, total, std::move(out)));
+  return r;
+}
 
 // rand with per-instance path hashes, drawn on the device as the interpreter draws (Note
 // [Draw counts on the device] in runtime/gpu/rand.h).

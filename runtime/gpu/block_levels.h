@@ -30,9 +30,11 @@
 // tail of quicksort's levels. So a level hands off only once it holds at most
 // Tuning::block_levels_elements elements (2^18 by default; `ndp autotune` measures it on the
 // present GPU): then 15.1-15.5 against 20.3-21.5 ms for 10^6, 55.1-55.3 against 63.3-66.2 ms for
-// 2^24, in the same calls. Where only some instances fit, they leave (a pack), the rest go on
-// level by level, and the two results are merged, once at least a quarter of the level's
-// elements can leave.
+// 2^24, in the same calls (before the places stayed on the device). Where only some instances
+// fit, they leave (a pack) once at least a quarter of the level's elements can, the rest go on
+// level by level: with the places on the device (Note [Results laid out on the GPU] in
+// exec/cuda/laid_out_levels.h) the blocks write their results at their places; where a loop
+// runs without them (a layout abandoned), the two parts' results are merged.
 //
 // Anything a block cannot do (a vector past its capacity, a statement's error, a level whose
 // lengths do not lay out) marks the run failed; the executor then runs the levels one by one
@@ -133,7 +135,8 @@ struct Program {
 NDP_BL_FN int64_t header_words(const Program& p) { return 2 * static_cast<int64_t>(p.n_vars) + 8; }
 
 /// One block's run: the instances [first, last) of the level whose argument has offsets
-/// `arg_off` and elements `arg` (in_bytes each), results to `out` at the argument's offsets.
+/// `arg_off` and elements `arg` (in_bytes each), instance i's result to `out` at places[i]
+/// (where null: at the argument's offsets).
 /// `mem` holds header_words + n_slots · cap words. Returns false where the block could not run
 /// them (Note [Levels in a block]); `out` then holds nothing that counts.
 template <class Team>
@@ -258,7 +261,7 @@ struct Engine {
   }
 
   /// Loads the block's instances and runs every level; false where it failed.
-  NDP_BL_FN bool run(const int64_t* arg_off, int64_t first, int64_t last, const void* arg, void* out) {
+  NDP_BL_FN bool run(const int64_t* arg_off, int64_t first, int64_t last, const void* arg, void* out, const int64_t* places) {
     out_ = out;
     if (team.rank() == 0) flags[0] = 0;
     team.sync();
@@ -268,7 +271,7 @@ struct Engine {
     int64_t* pd = data(p.param);
     int64_t* at = slot(p.at);
     team.each(n + 1, [&](int64_t i) { po[i] = arg_off[first + i] - base; });
-    team.each(n, [&](int64_t i) { at[i] = arg_off[first + i]; });
+    team.each(n, [&](int64_t i) { at[i] = places ? places[first + i] : arg_off[first + i]; });
     team.each(total, [&](int64_t i) { pd[i] = p.in_bytes == 1 ? static_cast<const uint8_t*>(arg)[base + i] : static_cast<const int64_t*>(arg)[base + i]; });
     set_count(p.param, n);
     team.sync();

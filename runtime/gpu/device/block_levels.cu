@@ -82,9 +82,10 @@ __device__ int64_t first_at_or_after(const int64_t* off, int64_t n, int64_t e) {
 }  // namespace
 
 /// Block b runs the instances whose argument starts in [b·window, (b + 1)·window) (the last
-/// block: from b·window on); any block that cannot sets *failed.
+/// block: from b·window on), their results to `out` at `places` (null: the argument's
+/// offsets); any block that cannot sets *failed.
 extern "C" __global__ void __launch_bounds__(1024) ndp_block_levels(Program prog, const int64_t* arg_off, int64_t n, int64_t window,
-                                                                    const void* arg, void* out, int* failed) {
+                                                                    const void* arg, void* out, const int64_t* places, int* failed) {
   extern __shared__ int64_t mem[];
   __shared__ int64_t scratch[33];
   __shared__ int64_t range[2];
@@ -97,7 +98,7 @@ extern "C" __global__ void __launch_bounds__(1024) ndp_block_levels(Program prog
   if (range[0] >= range[1]) return;
   BlockTeam team{scratch};
   Engine<BlockTeam> engine(prog, team, mem);
-  if (!engine.run(arg_off, range[0], range[1], arg, out) && threadIdx.x == 0) atomicExch(failed, 1);
+  if (!engine.run(arg_off, range[0], range[1], arg, out, places) && threadIdx.x == 0) atomicExch(failed, 1);
 }
 
 /// Which of the n sequences whose offsets are `off` have at most `window` elements: a flag

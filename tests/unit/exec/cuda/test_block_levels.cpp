@@ -68,7 +68,7 @@ bool run_ints(const exec::cuda::BlockLevelsProgram& prog, const std::vector<std:
   out.assign(elems.size(), -1);
   SerialTeam team;
   bl::Engine<SerialTeam> engine(p, team, mem.data());
-  return engine.run(off.data(), 0, static_cast<int64_t>(rows.size()), elems.data(), out.data());
+  return engine.run(off.data(), 0, static_cast<int64_t>(rows.size()), elems.data(), out.data(), nullptr);
 }
 
 }  // namespace
