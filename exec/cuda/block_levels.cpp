@@ -16,8 +16,8 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-/// The shared memory a block takes: a third of the SM's, so that three blocks run on each SM at once
-/// (NDP_BLOCK_LEVELS_BYTES sets it, for measuring).
+/// The shared memory a block takes: a third of the SM's, so that three blocks run on each SM at
+/// once (NDP_BLOCK_LEVELS_BYTES sets it, for measuring: bench/results/session33/laid_out).
 int64_t block_bytes(Gpu& g) {
   if (const char* e = std::getenv("NDP_BLOCK_LEVELS_BYTES")) return std::max<int64_t>(4096, std::atoll(e));
   const runtime::cuda::DeviceProperties& p = g.device().properties();
