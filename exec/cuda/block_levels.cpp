@@ -73,7 +73,7 @@ BlockLevels::Fit BlockLevels::fit(const DVec& arg) {
   return r;
 }
 
-bool BlockLevels::launch(const DVec& arg, CUdeviceptr places, CUdeviceptr out) {
+bool BlockLevels::run(const DVec& arg, CUdeviceptr places, CUdeviceptr out) {
   const int64_t n = arg.size(), total = arg.total(), window = cap_ / 2;
   DBuf ops = upload_array(g_, prog_->ops), nodes = upload_array(g_, prog_->nodes), lists = upload_array(g_, prog_->lists),
        vars = upload_array(g_, prog_->vars);
@@ -93,14 +93,5 @@ bool BlockLevels::launch(const DVec& arg, CUdeviceptr places, CUdeviceptr out) {
   g_.check(g_.pool().download(&bad, failed->pointer(), 4));
   return bad == 0;
 }
-
-std::optional<DVec> BlockLevels::run(const DVec& arg, const lang::Type* result_type) {
-  const int64_t total = arg.total();
-  DBuf out = g_.alloc(std::max<int64_t>(1, total) * prog_->shape.out_bytes);
-  if (!launch(arg, 0, out->pointer())) return std::nullopt;
-  return DVec::seq(result_type, arg.size(), arg.buffer(), arg.offsets_buffer(), DVec::scalar(result_type->a, total, out));
-}
-
-bool BlockLevels::run_into(const DVec& arg, CUdeviceptr places, CUdeviceptr out) { return launch(arg, places, out); }
 
 }  // namespace ndp::exec::cuda

@@ -31,17 +31,12 @@ class BlockLevels {
   };
   Fit fit(const DVec& arg);
 
-  /// The results of the levels left of the instances of `arg`, every one of which fits: a
-  /// nested vector of `result_type` with arg's lengths; nothing where a block could not run
-  /// them (an error, a vector past its capacity, lengths that do not lay out).
-  std::optional<DVec> run(const DVec& arg, const lang::Type* result_type);
-  /// The same with instance i's result placed at out + places[i] (elements of the result's
-  /// type); false where a block could not run them.
-  bool run_into(const DVec& arg, CUdeviceptr places, CUdeviceptr out);
+  /// Runs the levels left of the instances of `arg`, every one of which fits, instance i's
+  /// result placed at out + places[i] (elements of the result's type); false where a block
+  /// could not run them (an error, a vector past its capacity, lengths that do not lay out).
+  bool run(const DVec& arg, CUdeviceptr places, CUdeviceptr out);
 
  private:
-  /// One launch over the instances of `arg`: results at `places` (0: arg's offsets) in `out`.
-  bool launch(const DVec& arg, CUdeviceptr places, CUdeviceptr out);
   Gpu& g_;
   std::optional<BlockLevelsProgram> prog_;
   int64_t cap_ = 0;

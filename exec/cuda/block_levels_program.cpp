@@ -458,8 +458,7 @@ class Translator {
     test.a = use16(s.uses.at(0));
     const size_t test_at = out_.ops.size();
     emit(test);
-    const bl::Op copy_then = branch(*s.then_block, s.dst);
-    (void)copy_then;
+    branch(*s.then_block, s.dst);
     bl::Op jump;
     jump.kind = bl::kJump;
     const size_t jump_at = out_.ops.size();
@@ -469,14 +468,14 @@ class Translator {
     out_.ops[jump_at].imm = pos();
   }
 
-  bl::Op branch(const flatten::Block& b, VarId dst) {
+  /// The block's statements, then its result copied to `dst`.
+  void branch(const flatten::Block& b, VarId dst) {
     block(b);
     bl::Op copy;
     copy.kind = bl::kCopy;
     copy.a = use16(b.result);
     copy.dst = static_cast<int16_t>(define(dst));
     emit(copy);
-    return copy;
   }
 
   /// Slots for the units: in op order, each unit takes a slot no live unit holds; a unit's

@@ -16,6 +16,7 @@
 #include "exec/cuda/append_chains.h"
 #include "exec/cuda/block_levels.h"
 #include "exec/cuda/laid_out_levels.h"
+#include "runtime/gpu/laid_out.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/map_lanes.h"
 #include "exec/cuda/device_vec_ops.h"
@@ -78,46 +79,11 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   // FlatWalk's backend interface
   lang::TypeContext& types() { return prog.types; }
   DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
-  /// Once a level of a laid-out loop holds few elements, the instances that fit a block leave
-  /// for one kernel that runs all their levels left (Note [Levels in a block] in
-  /// runtime/gpu/block_levels.h); the others, if any, go on level by level, and the two
-  /// results are merged back in instance order.
-  std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const DVec& arg, bool& again) {
-    if (arg.kind() != lang::TypeKind::Seq || arg.total() > BlockLevels::most_elements(g)) return std::nullopt;
-    BlockLevels blocks(g, *f.fn, s);
-    if (!blocks.ok()) {
-      again = false;
-      return std::nullopt;
-    }
-    auto slot_of = [](DVec v) {
-      Slot r;
-      r.set = true;
-      r.vec = std::move(v);
-      return r;
-    };
-    const Type* result_type = type_of(f, s.dst);
-    std::optional<DVec> small_results;
-    DVec small_flags, large_flags;
-    {
-      StmtTimer timer(*f.fn, s, arg.size());
-      const BlockLevels::Fit fit = blocks.fit(arg);
-      const bool all = fit.small == fit.instances;
-      // Splitting the level costs two packs and a merge: worth it once a quarter of the
-      // elements can leave.
-      if (fit.small == 0 || (!all && fit.small_elements * 4 < fit.elements)) return std::nullopt;
-      if (!all) {
-        small_flags = DVec::scalar(prog.types.bool_(), fit.instances, fit.small_flags);
-        large_flags = DVec::scalar(prog.types.bool_(), fit.instances, fit.large_flags);
-      }
-      small_results = blocks.run(all ? arg : pack(g, arg, small_flags), result_type);
-      if (!small_results) {
-        again = false;  // the levels one by one report what failed
-        return std::nullopt;
-      }
-      if (all) return slot_of(std::move(*small_results));
-    }
-    Slot rest = recurse_from(s, f, pack(g, arg, large_flags), true);
-    return slot_of(merge(small_flags, *small_results, rest.vec));
+  /// The levels of a recursion loop run one by one on the GPU; a laid-out loop's last levels
+  /// finish in blocks as lay_out_levels runs it (Note [Levels in a block]).
+  std::optional<Slot> finish_levels(const Stmt&, Frame&, const DVec&, bool& again) {
+    again = false;
+    return std::nullopt;
   }
   std::optional<Slot> lay_out_levels(const Stmt& s, Frame& f, const DVec& top);
   void exec_data(const Stmt& s, Frame& f);
@@ -259,23 +225,29 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
   DBuf failed = g.alloc(4);
   g.check(g.prims().fill(failed->pointer(), 1, 4, 0));
   BlockLevels blocks(g, *f.fn, s);
+  bool blocks_on = blocks.ok();
   DVec arg = top;
   DVec at = DVec::scalar(int_type, top.size(), top.offsets_buffer());  // (n + 1 offsets: the first n)
   for (uint64_t level = 0;; ++level) {
     if (level >= kMaxCallDepth) throw EvalError{lang::message(lang::RuntimeErrorId::RecursionTooDeep), s.span};
     // Once the level holds few elements, the instances that fit a block finish there.
-    if (blocks.ok() && arg.size() > 0 && arg.total() <= BlockLevels::most_elements(g)) {
+    if (blocks_on && arg.size() > 0 && arg.total() <= BlockLevels::most_elements(g)) {
       StmtTimer timer(*f.fn, s, arg.size());
       const BlockLevels::Fit fit = blocks.fit(arg);
       const bool all = fit.small == fit.instances;
       if (fit.small > 0 && (all || fit.small_elements * 4 >= fit.elements)) {
         DVec small = DVec::scalar(prog.types.bool_(), fit.instances, fit.small_flags);
-        if (!blocks.run_into(all ? arg : pack(g, arg, small), all ? at.data() : pack(g, at, small).data(), out->pointer()))
-          return std::nullopt;  // the levels one by one report what failed
-        if (all) break;
-        DVec large = DVec::scalar(prog.types.bool_(), fit.instances, fit.large_flags);
-        arg = pack(g, arg, large);
-        at = pack(g, at, large);
+        if (blocks.run(all ? arg : pack(g, arg, small), all ? at.data() : pack(g, at, small).data(), out->pointer())) {
+          if (all) break;
+          DVec large = DVec::scalar(prog.types.bool_(), fit.instances, fit.large_flags);
+          arg = pack(g, arg, large);
+          at = pack(g, at, large);
+        } else {
+          // A block could not finish (an error, its capacity, lengths that do not lay out): the
+          // levels go on one by one, and place again whatever the blocks placed; they meet the
+          // error, or the check, as ever.
+          blocks_on = false;
+        }
       }
     }
     const int64_t n = arg.size();
@@ -288,8 +260,9 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
       StmtTimer placing(*f.fn, s, n);
       const DVec& flags = vec(f, plan.flags);
       if (flags.size() != n) return std::nullopt;
-      const DVec finished = plan.base_when ? flags : flags_not(g, flags);
-      rec_flags = flags_not(g, finished);
+      const DVec not_flags = flags_not(g, flags);
+      const DVec& finished = plan.base_when ? flags : not_flags;
+      rec_flags = plan.base_when ? not_flags : flags;
       remember_count_true(finished, n - recursing);
       remember_count_true(rec_flags, recursing);
       lengths = arg.lengths_vec(int_type);
@@ -319,7 +292,7 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
       }
       parts.push_back(part);
     }
-    if (parts.size() > 4) return std::nullopt;
+    if (parts.size() > static_cast<size_t>(runtime::gpu::LaidOutPieces::kMost)) return std::nullopt;
     std::vector<DBuf> rows_at;
     DBuf next_at = place_parts(g, parts, recursing, pack(g, at, rec_flags).data(), pack(g, lengths, rec_flags).data(), counts,
                                children, next.vec, rows_at, failed->pointer());

@@ -2,21 +2,10 @@
 #include "exec/cuda/laid_out_levels.h"
 
 #include "lang/diagnostics.h"
+#include "runtime/gpu/laid_out.h"
 #include "runtime/gpu/launch.h"
 
 namespace ndp::exec::cuda {
-
-namespace {
-
-/// The kernel's Pieces (device/laid_out.cu), passed by value.
-struct Pieces {
-  int count = 0;
-  int child[4] = {-1, -1, -1, -1};
-  CUdeviceptr off[4] = {0, 0, 0, 0};
-  CUdeviceptr at[4] = {0, 0, 0, 0};
-};
-
-}  // namespace
 
 DVec flags_not(Gpu& g, const DVec& flags) {
   const int64_t n = flags.size();
@@ -39,15 +28,15 @@ void check_lengths(Gpu& g, const DVec& lens, const DVec& rows, CUdeviceptr faile
 
 DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUdeviceptr rec_at, CUdeviceptr rec_len,
                  const DVec& counts, int64_t k, const DVec& next, std::vector<DBuf>& rows_at, CUdeviceptr failed) {
-  NDP_ASSERT(parts.size() <= 4, "more than four parts of a laid-out instance");
-  Pieces p;
+  NDP_ASSERT(parts.size() <= static_cast<size_t>(runtime::gpu::LaidOutPieces::kMost), "too many parts of a laid-out instance");
+  runtime::gpu::LaidOutPieces p;
   p.count = static_cast<int>(parts.size());
   for (size_t q = 0; q < parts.size(); ++q) {
     p.child[q] = parts[q].child;
     if (parts[q].child >= 0) continue;
     rows_at.push_back(g.alloc(rec * 8));
-    p.off[q] = parts[q].rows->offsets();
-    p.at[q] = rows_at.back()->pointer();
+    p.off[q] = reinterpret_cast<const int64_t*>(parts[q].rows->offsets());
+    p.at[q] = reinterpret_cast<int64_t*>(rows_at.back()->pointer());
   }
   DBuf next_at = g.alloc(next.size() * 8);
   g.check(runtime::gpu::launch_named(g.prims(), "ndp_laid_out_pieces", rec, p, rec, rec_at, rec_len, counts.data(), k,

@@ -32,14 +32,14 @@
 // present GPU): then 15.1-15.5 against 20.3-21.5 ms for 10^6, 55.1-55.3 against 63.3-66.2 ms for
 // 2^24, in the same calls (before the places stayed on the device). Where only some instances
 // fit, they leave (a pack) once at least a quarter of the level's elements can, the rest go on
-// level by level: with the places on the device (Note [Results laid out on the GPU] in
-// exec/cuda/laid_out_levels.h) the blocks write their results at their places; where a loop
-// runs without them (a layout abandoned), the two parts' results are merged.
+// level by level; the blocks write their results at the places the executor keeps on the device
+// (Note [Results laid out on the GPU] in exec/cuda/laid_out_levels.h).
 //
 // Anything a block cannot do (a vector past its capacity, a statement's error, a level whose
-// lengths do not lay out) marks the run failed; the executor then runs the levels one by one
-// from where it handed off, which reports the error as ever, so the answer never depends on
-// this mode. Only laid-out loops (no effects) come here.
+// lengths do not lay out) marks the run failed; the executor then goes on level by level from
+// where it handed off, placing those instances' results again, and meets the error or the
+// failed check as ever, so the answer never depends on this mode. Only laid-out loops (no
+// effects) come here.
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,6 @@ namespace ndp::runtime::gpu::block_levels {
 
 template <class Team>
 NDP_BL_FN void Engine<Team>::step(const Op& op, int& next, bool& done) {
-  const int32_t* L = p.lists + op.list;
   switch (op.kind) {
     case kLen: {
       const int64_t n = counts[op.a];
@@ -125,7 +124,6 @@ NDP_BL_FN void Engine<Team>::step(const Op& op, int& next, bool& done) {
       next = 0;
       return;
   }
-  (void)L;
   fail();
 }
 

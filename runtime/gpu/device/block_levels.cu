@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "common.cuh"
+#include "thread/boundaries.cuh"
 #include "runtime/gpu/block_levels.h"
 
 using namespace ndp::runtime::gpu::block_levels;
@@ -69,16 +70,6 @@ struct BlockTeam {
   }
 };
 
-/// The first i in [0, n] with off[i] >= e.
-__device__ int64_t first_at_or_after(const int64_t* off, int64_t n, int64_t e) {
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (off[mid] < e) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
 }  // namespace
 
 /// Block b runs the instances whose argument starts in [b·window, (b + 1)·window) (the last
@@ -91,8 +82,13 @@ extern "C" __global__ void __launch_bounds__(1024) ndp_block_levels(Program prog
   __shared__ int64_t range[2];
   if (threadIdx.x == 0) {
     const int64_t lo = static_cast<int64_t>(blockIdx.x) * window;
-    range[0] = first_at_or_after(arg_off, n, lo);
-    range[1] = blockIdx.x + 1 == gridDim.x ? n : first_at_or_after(arg_off, n, lo + window);
+    // The first instance starting at or after an element (off[i] > e - 1), at most n.
+    const long long* off = reinterpret_cast<const long long*>(arg_off);
+    auto first_at = [&](int64_t e) {
+      return min(n, static_cast<int64_t>(ndp::runtime::gpu::device::upper_bound_in(off, 0, n + 1, e - 1)));
+    };
+    range[0] = first_at(lo);
+    range[1] = blockIdx.x + 1 == gridDim.x ? n : first_at(lo + window);
   }
   __syncthreads();
   if (range[0] >= range[1]) return;

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "common.cuh"
+#include "runtime/gpu/laid_out.h"
 
 using namespace ndp::runtime::gpu::device;
 
@@ -15,13 +16,10 @@ extern "C" __global__ void ndp_laid_out_not(const unsigned char* f, long long n,
 #define NDP_LAID_OUT_PLACE(W, bytes)                                                                              \
   extern "C" __global__ void ndp_laid_out_place_##bytes(const long long* off, long long rows, long long total,     \
                                                         const W* elems, const long long* at, W* out) {             \
+    const Segs s{rows, total, off, 0};                                                                            \
     NDP_GRID_STRIDE(e, total) {                                                                                   \
-      long long lo = 0, hi = rows - 1;                                                                            \
-      while (lo < hi) {                                                                                           \
-        const long long mid = lo + (hi - lo + 1) / 2;                                                            \
-        if (off[mid] <= e) lo = mid; else hi = mid - 1;                                                           \
-      }                                                                                                           \
-      out[at[lo] + e - off[lo]] = elems[e];                                                                       \
+      const long long r = s.segment_of(e);                                                                        \
+      out[at[r] + e - off[r]] = elems[e];                                                                         \
     }                                                                                                             \
   }
 NDP_FOR_SIZES(NDP_LAID_OUT_PLACE)
@@ -33,21 +31,11 @@ extern "C" __global__ void ndp_laid_out_same_lengths(const long long* lens, cons
   }
 }
 
-/// A recursing instance's pieces in order (Note [Results laid out before the calls]): a child
-/// (its index among the instance's children) or rows of the level (their offsets; each row's
-/// place written to `at`).
-struct Pieces {
-  int count;
-  int child[4];                // -1 for rows
-  const long long* off[4];     // rows: their offsets
-  long long* at[4];            // rows: each row's place
-};
-
 /// Per recursing instance j (of `rec`): its children's places in the next level (next_at,
 /// children `k` each, the next argument's offsets `child_off`) and its rows' places, from its
 /// own place rec_at[j]; *failed = 1 where its children are not k, or its parts' lengths do not
 /// add up to its argument's rec_len[j].
-extern "C" __global__ void ndp_laid_out_pieces(Pieces p, long long rec, const long long* rec_at, const long long* rec_len,
+extern "C" __global__ void ndp_laid_out_pieces(ndp::runtime::gpu::LaidOutPieces p, long long rec, const long long* rec_at, const long long* rec_len,
                                                const long long* counts, long long k, const long long* child_off,
                                                long long* next_at, int* failed) {
   NDP_GRID_STRIDE(j, rec) {

@@ -55,9 +55,10 @@ std::optional<exec::cuda::BlockLevelsProgram> program_of(const std::string& src,
   return std::nullopt;
 }
 
-/// Runs `p` on the instances `rows` (ints) with one host thread; false where the run failed.
+/// Runs `p` on the instances `rows` (ints) with one host thread, instance i's result at
+/// places[i] (none: in order); false where the run failed.
 bool run_ints(const exec::cuda::BlockLevelsProgram& prog, const std::vector<std::vector<int64_t>>& rows, std::vector<int64_t>& out,
-              int64_t cap = 512) {
+              int64_t cap = 512, const std::vector<int64_t>& places = {}) {
   std::vector<int64_t> off{0}, elems;
   for (const auto& r : rows) {
     elems.insert(elems.end(), r.begin(), r.end());
@@ -68,7 +69,7 @@ bool run_ints(const exec::cuda::BlockLevelsProgram& prog, const std::vector<std:
   out.assign(elems.size(), -1);
   SerialTeam team;
   bl::Engine<SerialTeam> engine(p, team, mem.data());
-  return engine.run(off.data(), 0, static_cast<int64_t>(rows.size()), elems.data(), out.data(), nullptr);
+  return engine.run(off.data(), 0, static_cast<int64_t>(rows.size()), elems.data(), out.data(), places.empty() ? nullptr : places.data());
 }
 
 }  // namespace
@@ -95,6 +96,15 @@ TEST_CASE("block levels: quicksort's descent translates and sorts every instance
     expect.insert(expect.end(), r.begin(), r.end());
   }
   CHECK(out == expect);
+}
+
+TEST_CASE("block levels: each instance's result goes to the place it is given") {
+  auto prog = program_of(kQuicksort, "qs", nullptr);
+  REQUIRE(prog.has_value());
+  // Three instances of lengths 3, 1 and 2, placed last, first and in the middle.
+  std::vector<int64_t> out;
+  REQUIRE(run_ints(*prog, {{9, 7, 8}, {5}, {2, 1}}, out, 512, {3, 0, 1}));
+  CHECK(out == std::vector<int64_t>{5, 1, 2, 7, 8, 9});
 }
 
 TEST_CASE("block levels: a level past the block's capacity fails the run, and nothing else") {
