@@ -382,6 +382,10 @@ std::vector<KnownSegments> segments_of_valid_lengths(Gpu& g, int64_t n, std::spa
   return out;
 }
 
+void remember_segments(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total) {
+  segment_cache().add(lengths, offsets, n, total);
+}
+
 KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths, int64_t total) {
   if (std::optional<KnownSegments> known = known_segments(lengths, n)) return std::move(*known);
   KnownSegments s{offsets_from_valid_lengths(g, n, lengths), total};

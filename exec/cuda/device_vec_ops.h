@@ -30,6 +30,10 @@ struct KnownSegments {
   int64_t total = 0;
 };
 std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n);
+/// Records that `offsets` (n + 1, the last `total`) are the scan of `lengths`, which a later
+/// sequence of these lengths then takes without a scan (the caller keeps `offsets` alive: the
+/// cache holds it weakly).
+void remember_segments(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total);
 /// The n + 1 offsets of n lengths known to be valid (no check, no read-back).
 DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 /// The offsets and their total for n lengths known to be valid: known_segments' when known,

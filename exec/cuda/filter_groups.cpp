@@ -2,6 +2,9 @@
 #include "exec/cuda/filter_groups.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
 
 #include "exec/cuda/device_vec_ops.h"
 #include "lang/diagnostics.h"
@@ -10,6 +13,149 @@ namespace ndp::exec::cuda {
 
 using flatten::FilterGroup;
 using flatten::VarId;
+
+namespace {
+
+/// NDP_PARTITIONS=0 runs filter groups as separate counts and packs (for measuring).
+bool partitions_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("NDP_PARTITIONS");
+    return e == nullptr || std::strcmp(e, "0") != 0;
+  }();
+  return on;
+}
+
+/// The flat vectors v is made of (a pair's and a datatype's components, in order); false where
+/// it holds sequences.
+bool flat_leaves(const DVec& v, std::vector<const DVec*>& out) {
+  switch (v.kind()) {
+    case lang::TypeKind::Pair: return flat_leaves(v.first(), out) && flat_leaves(v.second(), out);
+    case lang::TypeKind::Data: return flat_leaves(v.fields(), out);
+    default:
+      if (!host::is_flat_scalar(v.type())) return false;
+      out.push_back(&v);
+      return true;
+  }
+}
+
+/// A vector shaped as `like` with n instances, its flat leaves the next buffers of `bufs`.
+DVec rebuilt(const DVec& like, int64_t n, std::vector<DBuf>::iterator& bufs) {
+  switch (like.kind()) {
+    case lang::TypeKind::Pair: {
+      DVec a = rebuilt(like.first(), n, bufs);
+      return DVec::pair(like.type(), std::move(a), rebuilt(like.second(), n, bufs));
+    }
+    case lang::TypeKind::Data: return DVec::data(like.type(), rebuilt(like.fields(), n, bufs));
+    default: return DVec::scalar(like.type(), n, std::move(*bufs++));
+  }
+}
+
+/// The group as one partition (Note [Partitions] in runtime/gpu/partition.h), or nothing where
+/// it is not one: more than PartitionFlags::kMost predicates or PartitionColumns::kMost
+/// columns, packs of sequences, counts over different segments, or no pack at all (counts
+/// alone need no read-back as they are).
+std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s, const std::vector<DVec>& flags,
+                                                  const std::vector<DVec>& ins,
+                                                  const std::function<const DVec&(VarId)>& operand,
+                                                  const std::function<const lang::Type*(VarId)>& result_type) {
+  const FilterGroup& group = *s.filters;
+  auto other = [&](size_t a) -> const DVec& { return operand(s.uses.at(group.inputs + a)); };
+  std::vector<const DVec*> predicates;  // distinct, in order of first use
+  std::vector<int> predicate_of(group.members.size());
+  const DVec* lengths = nullptr;  // the counts' segments
+  bool packs = false;
+  for (size_t a = 0; a < group.members.size(); ++a) {
+    const FilterGroup::Member& m = group.members[a];
+    const DVec* f = &FilterGroup::flags_of(m, flags, ins);
+    auto it = std::find(predicates.begin(), predicates.end(), f);
+    predicate_of[a] = static_cast<int>(it - predicates.begin());
+    if (it == predicates.end()) predicates.push_back(f);
+    if (m.kind == FilterGroup::Kind::Pack) {
+      packs = true;
+    } else if (lengths == nullptr) {
+      lengths = &other(a);
+    } else if (other(a).buffer() != lengths->buffer() || other(a).size() != lengths->size()) {
+      return std::nullopt;
+    }
+  }
+  if (!packs || predicates.size() > static_cast<size_t>(runtime::gpu::PartitionFlags::kMost)) return std::nullopt;
+  const int64_t n = predicates.front()->size();
+  runtime::gpu::PartitionFlags pf;
+  pf.count = static_cast<int>(predicates.size());
+  for (int k = 0; k < pf.count; ++k) {
+    if (predicates[k]->size() != n) return std::nullopt;
+    pf.of[k] = reinterpret_cast<const unsigned char*>(predicates[k]->data());
+  }
+  // Each pack's flat leaves are its columns.
+  std::vector<std::vector<const DVec*>> leaves(group.members.size());
+  size_t columns = 0;
+  for (size_t a = 0; a < group.members.size(); ++a) {
+    if (group.members[a].kind != FilterGroup::Kind::Pack) continue;
+    if (!flat_leaves(other(a), leaves[a]) || other(a).size() != n) return std::nullopt;
+    columns += leaves[a].size();
+  }
+  if (columns > static_cast<size_t>(runtime::gpu::PartitionColumns::kMost)) return std::nullopt;
+
+  DBuf bases = g.alloc(runtime::gpu::partition_bases_words(n, pf.count) * 8);
+  int64_t totals[runtime::gpu::PartitionFlags::kMost] = {};
+  g.check(g.prims().partition_totals(pf, n, bases->pointer(), totals));
+  for (int k = 0; k < pf.count; ++k) remember_count_true(*predicates[k], totals[k]);
+
+  std::vector<DVec> out(group.members.size());
+  std::vector<bool> whole(group.members.size(), false);
+  runtime::gpu::PartitionColumns pc;
+  std::vector<std::vector<DBuf>> packed(group.members.size());
+  for (size_t a = 0; a < group.members.size(); ++a) {
+    if (group.members[a].kind != FilterGroup::Kind::Pack) continue;
+    const int k = predicate_of[a];
+    if (totals[k] == n) {  // all kept: the values as they are (buffers are never written)
+      out[a] = other(a);
+      whole[a] = true;
+      continue;
+    }
+    for (const DVec* leaf : leaves[a]) {
+      const int bytes = elem_bytes(leaf->type());
+      packed[a].push_back(g.alloc(totals[k] * bytes));
+      if (totals[k] == 0) continue;
+      pc.predicate[pc.count] = k;
+      pc.bytes[pc.count] = bytes;
+      pc.src[pc.count] = reinterpret_cast<const void*>(leaf->data());
+      pc.dst[pc.count] = reinterpret_cast<void*>(packed[a].back()->pointer());
+      ++pc.count;
+    }
+  }
+  // The counts' segments: each counted predicate's offsets and counts.
+  runtime::gpu::DSegs segs;
+  DBuf keep;
+  std::vector<DBuf> offsets(pf.count), counts(pf.count);
+  runtime::gpu::PartitionSegments ps;
+  if (lengths != nullptr) {
+    segs = segments_of_lengths(g, *lengths, n, keep);
+    for (size_t a = 0; a < group.members.size(); ++a) {
+      const int k = predicate_of[a];
+      if (group.members[a].kind != FilterGroup::Kind::Count || offsets[k]) continue;
+      offsets[k] = g.alloc((segs.count + 1) * 8);
+      counts[k] = g.alloc(segs.count * 8);
+      ps.offsets[k] = reinterpret_cast<int64_t*>(offsets[k]->pointer());
+      ps.counts[k] = reinterpret_cast<int64_t*>(counts[k]->pointer());
+    }
+  }
+  g.check(g.prims().partition_scatter(pf, pc, n, bases->pointer(), segs, ps));
+  for (size_t a = 0; a < group.members.size(); ++a) {
+    const int k = predicate_of[a];
+    if (group.members[a].kind == FilterGroup::Kind::Pack) {
+      if (whole[a]) continue;
+      auto it = packed[a].begin();
+      out[a] = rebuilt(other(a), totals[k], it);
+    } else {
+      remember_segments(counts[k], offsets[k], segs.count, totals[k]);
+      out[a] = DVec::scalar(result_type(s.outs.at(a)), segs.count, counts[k]).with_scanned_offsets(offsets[k]);
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::Stmt& s,
                                    const std::function<const DVec&(VarId)>& operand,
@@ -23,6 +169,8 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
   // 1. Every distinct predicate, once, as a byte per element.
   std::vector<DVec> flags;
   if (s.kernel) flags = kernels.run(*s.kernel, ins, s.kernel->output_types());
+  if (partitions_on())
+    if (std::optional<std::vector<DVec>> out = run_as_partition(g, s, flags, ins, operand, result_type)) return *out;
   auto packs_predicate = [&](int32_t predicate) {
     for (const FilterGroup::Member& m : group.members)
       if (m.kind == FilterGroup::Kind::Pack && m.predicate == predicate) return true;

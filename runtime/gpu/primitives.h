@@ -28,6 +28,7 @@
 #include "runtime/cuda/errors.h"
 #include "runtime/cuda/memory.h"
 #include "runtime/cuda/module.h"
+#include "runtime/gpu/partition.h"
 
 namespace ndp::runtime::gpu {
 
@@ -136,6 +137,17 @@ class Primitives {
   /// is the number written, which the pass itself counts (one pass over the flags, not
   /// count_true and then pack; synchronises to read the number back).
   Result<int64_t> pack_counted(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n, CUdeviceptr out);
+
+  // ---- partitions (partition.cpp, Note [Partitions] in partition.h) ----
+  /// Stage 1 of a partition of n elements by f's predicates: `bases` (partition_bases_words
+  /// words) receives each predicate's true flags before every tile, and totals[k] predicate k's
+  /// number of true flags (read back: synchronises).
+  Status partition_totals(const PartitionFlags& f, int64_t n, CUdeviceptr bases, int64_t* totals);
+  /// Stage 2: each column of c to its pack (room for its predicate's total), in order; where s
+  /// has segments (s.total == n), out's buffers receive each predicate's count + 1 offsets of
+  /// its pack's segments and its count per segment.
+  Status partition_scatter(const PartitionFlags& f, const PartitionColumns& c, int64_t n, CUdeviceptr bases, DSegs s,
+                           const PartitionSegments& out);
 
   // ---- append, reverse, rotate (append.cpp) ----
   Status append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr b, DSegs sb, DSegs so, CUdeviceptr out);

@@ -137,3 +137,84 @@ TEST_CASE_TEMPLATE("gpu pack matches the cpu runtime", T, int64_t, double, int32
     }
   }
 }
+
+// Note [Partitions]: three predicates (one of them also a pack's of 4-byte and 1-byte
+// columns), every column's pack and every predicate's offsets and counts per segment, at every
+// shape; the tiles are 4096 elements and the chunks 32.
+TEST_CASE("gpu partition packs and counts several predicates in one pass") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 91;
+  for (const Shape& s : all_shapes()) {
+    for (double share : {0.0, 0.3, 1.0}) {
+      CAPTURE(s.name);
+      CAPTURE(share);
+      const int64_t n = s.total();
+      constexpr int kPreds = 3;
+      Vec<bool> flags[kPreds] = {random_flags(n, share, seed++), random_flags(n, 0.5, seed++),
+                                 random_flags(n, 1.0 - share, seed++)};
+      Vec<int64_t> v64 = random_values<int64_t>(n, seed++, -1000, 1000);
+      Vec<float> v32 = random_values<float>(n, seed++, -1000, 1000);
+      Vec<uint8_t> v8 = random_values<uint8_t>(n, seed++, 0, 200);
+      std::vector<DArray<bool>> df;
+      gpu::PartitionFlags pf;
+      pf.count = kPreds;
+      for (int k = 0; k < kPreds; ++k) {
+        df.emplace_back(*p, flags[k].cspan());
+        pf.of[k] = reinterpret_cast<const unsigned char*>(df.back().ptr());
+      }
+      DArray<int64_t> bases(*p, gpu::partition_bases_words(n, kPreds));
+      int64_t totals[gpu::PartitionFlags::kMost] = {-1, -1, -1, -1};
+      REQUIRE(p->partition_totals(pf, n, bases.ptr(), totals).ok());
+      for (int k = 0; k < kPreds; ++k) {
+        int64_t want = 0;
+        for (int64_t i = 0; i < n; ++i) want += flags[k][i];
+        CHECK(totals[k] == want);
+      }
+      // Columns: v64 by predicates 0, 1 and 2; v32 and v8 by predicate 2.
+      DArray<int64_t> d64(*p, v64.cspan());
+      DArray<float> d32(*p, v32.cspan());
+      DArray<uint8_t> d8(*p, v8.cspan());
+      std::vector<DArray<int64_t>> out64;
+      for (int k = 0; k < kPreds; ++k) out64.emplace_back(*p, totals[k]);
+      DArray<float> out32(*p, totals[2]);
+      DArray<uint8_t> out8(*p, totals[2]);
+      gpu::PartitionColumns pc;
+      auto column = [&](int k, int bytes, cuda::CUdeviceptr src, cuda::CUdeviceptr dst) {
+        pc.predicate[pc.count] = k;
+        pc.bytes[pc.count] = bytes;
+        pc.src[pc.count] = reinterpret_cast<const void*>(src);
+        pc.dst[pc.count] = reinterpret_cast<void*>(dst);
+        ++pc.count;
+      };
+      for (int k = 0; k < kPreds; ++k) column(k, 8, d64.ptr(), out64[k].ptr());
+      column(2, 4, d32.ptr(), out32.ptr());
+      column(2, 1, d8.ptr(), out8.ptr());
+      DShape ds(*p, s);
+      std::vector<DArray<int64_t>> offsets, counts;
+      gpu::PartitionSegments ps;
+      for (int k = 0; k < kPreds; ++k) {
+        offsets.emplace_back(*p, s.count() + 1);
+        counts.emplace_back(*p, s.count());
+      }
+      for (int k = 0; k < kPreds; ++k) {
+        ps.offsets[k] = reinterpret_cast<int64_t*>(offsets[k].ptr());
+        ps.counts[k] = k == 1 ? nullptr : reinterpret_cast<int64_t*>(counts[k].ptr());  // not wanted: not written
+      }
+      REQUIRE(p->partition_scatter(pf, pc, n, bases.ptr(), ds.segs, ps).ok());
+      for (int k = 0; k < kPreds; ++k) {
+        CAPTURE(k);
+        CHECK(first_diff<int64_t>(out64[k].host(*p).cspan(), packed(v64, flags[k])) == -1);
+        Vec<int64_t> want_counts(s.count()), want_offsets(s.count() + 1);
+        int64_t total = 0;
+        REQUIRE(ok(pack_lengths(flags[k], s.view(), want_counts, &total)));
+        want_offsets[0] = 0;
+        for (int64_t i = 0; i < s.count(); ++i) want_offsets[i + 1] = want_offsets[i] + want_counts[i];
+        CHECK(first_diff<int64_t>(offsets[k].host(*p).cspan(), want_offsets) == -1);
+        if (k != 1) CHECK(first_diff<int64_t>(counts[k].host(*p).cspan(), want_counts) == -1);
+      }
+      CHECK(first_diff<float>(out32.host(*p).cspan(), packed(v32, flags[2])) == -1);
+      CHECK(first_diff<uint8_t>(out8.host(*p).cspan(), packed(v8, flags[2])) == -1);
+    }
+  }
+}
