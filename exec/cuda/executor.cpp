@@ -226,6 +226,7 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
   g.check(g.prims().fill(failed->pointer(), 1, 4, 0));
   BlockLevels blocks(g, *f.fn, s);
   bool blocks_on = blocks.ok();
+  const Stmt* lit = child_major_on() ? children_literal(loop) : nullptr;
   DVec arg = top;
   DVec at = DVec::scalar(int_type, top.size(), top.offsets_buffer());  // (n + 1 offsets: the first n)
   for (uint64_t level = 0;; ++level) {
@@ -274,7 +275,26 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
       }
     }
     if (recursing == 0) break;
-    Slot next = run_block(loop.step, f);
+    Slot next;
+    if (lit != nullptr) {
+      // The children one after another (Note [Children one after another]): the step but its
+      // literal, whose lengths are k each and whose elements are its parts' concatenation.
+      for (size_t i = 0; i + 3 < loop.step.stmts.size(); ++i) exec(loop.step.stmts[i], f);
+      const std::vector<Stmt>& tail = loop.step.stmts;
+      const Stmt& lens = tail[tail.size() - 2];
+      const Stmt& elems = tail[tail.size() - 1];
+      std::vector<DVec> kids;
+      for (VarId u : lit->uses) kids.push_back(vec(f, u));
+      {
+        StmtTimer timer(*f.fn, *lit, recursing);
+        set_vec(f, elems.dst, concat(g, kids));
+      }
+      set_vec(f, lens.dst, DVec::known(g, int_type, recursing, children));
+      for (VarId v : lit->releases) f.slots[v] = Slot{};
+      next = slot(f, loop.step.result);
+    } else {
+      next = run_block(loop.step, f);
+    }
     for (uint32_t i : plan.early_combine) exec(loop.combine.stmts[i], f);
     // Each recursing instance's children and pieces, one after another in its place.
     StmtTimer placing(*f.fn, s, recursing);
@@ -295,7 +315,7 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
     if (parts.size() > static_cast<size_t>(runtime::gpu::LaidOutPieces::kMost)) return std::nullopt;
     std::vector<DBuf> rows_at;
     DBuf next_at = place_parts(g, parts, recursing, pack(g, at, rec_flags).data(), pack(g, lengths, rec_flags).data(), counts,
-                               children, next.vec, rows_at, failed->pointer());
+                               children, lit != nullptr, next.vec, rows_at, failed->pointer());
     for (size_t q = 0, r = 0; q < parts.size(); ++q)
       if (parts[q].child < 0) place_rows(g, *parts[q].rows, rows_at[r++]->pointer(), out->pointer());
     arg = std::move(next.vec);

@@ -104,6 +104,11 @@ std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s
   std::vector<DVec> out(group.members.size());
   std::vector<bool> whole(group.members.size(), false);
   runtime::gpu::PartitionColumns pc;
+  struct Column {
+    int predicate, bytes;
+    CUdeviceptr src, dst;
+  };
+  std::vector<Column> columns_of;
   std::vector<std::vector<DBuf>> packed(group.members.size());
   for (size_t a = 0; a < group.members.size(); ++a) {
     if (group.members[a].kind != FilterGroup::Kind::Pack) continue;
@@ -116,13 +121,17 @@ std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s
     for (const DVec* leaf : leaves[a]) {
       const int bytes = elem_bytes(leaf->type());
       packed[a].push_back(g.alloc(totals[k] * bytes));
-      if (totals[k] == 0) continue;
-      pc.predicate[pc.count] = k;
-      pc.bytes[pc.count] = bytes;
-      pc.src[pc.count] = reinterpret_cast<const void*>(leaf->data());
-      pc.dst[pc.count] = reinterpret_cast<void*>(packed[a].back()->pointer());
-      ++pc.count;
+      if (totals[k] > 0) columns_of.push_back(Column{k, bytes, leaf->data(), packed[a].back()->pointer()});
     }
+  }
+  // Columns of one source next to each other: the scatter reads a source once for all of them.
+  std::stable_sort(columns_of.begin(), columns_of.end(), [](const Column& x, const Column& y) { return x.src < y.src; });
+  for (const Column& col : columns_of) {
+    pc.predicate[pc.count] = col.predicate;
+    pc.bytes[pc.count] = col.bytes;
+    pc.src[pc.count] = reinterpret_cast<const void*>(col.src);
+    pc.dst[pc.count] = reinterpret_cast<void*>(col.dst);
+    ++pc.count;
   }
   // The counts' segments: each counted predicate's offsets and counts.
   runtime::gpu::DSegs segs;

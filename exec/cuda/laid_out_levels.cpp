@@ -1,6 +1,10 @@
 // Note [Results laid out on the GPU] (laid_out_levels.h): the launches.
 #include "exec/cuda/laid_out_levels.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
 #include "lang/diagnostics.h"
 #include "runtime/gpu/laid_out.h"
 #include "runtime/gpu/launch.h"
@@ -27,10 +31,12 @@ void check_lengths(Gpu& g, const DVec& lens, const DVec& rows, CUdeviceptr faile
 }
 
 DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUdeviceptr rec_at, CUdeviceptr rec_len,
-                 const DVec& counts, int64_t k, const DVec& next, std::vector<DBuf>& rows_at, CUdeviceptr failed) {
+                 const DVec& counts, int64_t k, bool child_major, const DVec& next, std::vector<DBuf>& rows_at,
+                 CUdeviceptr failed) {
   NDP_ASSERT(parts.size() <= static_cast<size_t>(runtime::gpu::LaidOutPieces::kMost), "too many parts of a laid-out instance");
   runtime::gpu::LaidOutPieces p;
   p.count = static_cast<int>(parts.size());
+  p.child_major = child_major;
   for (size_t q = 0; q < parts.size(); ++q) {
     p.child[q] = parts[q].child;
     if (parts[q].child >= 0) continue;
@@ -42,6 +48,35 @@ DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUd
   g.check(runtime::gpu::launch_named(g.prims(), "ndp_laid_out_pieces", rec, p, rec, rec_at, rec_len, counts.data(), k,
                                      next.offsets(), next_at->pointer(), failed));
   return next_at;
+}
+
+bool child_major_on() {
+  static const bool on = [] {
+    const char* e = std::getenv("NDP_CHILD_MAJOR");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  return on;
+}
+
+const flatten::Stmt* children_literal(const flatten::RecursionLoop& loop) {
+  using flatten::Op;
+  const std::vector<flatten::Stmt>& st = loop.step.stmts;
+  if (!loop.laid_out || st.size() < 3) return nullptr;
+  const flatten::Stmt& lit = st[st.size() - 3];
+  const flatten::Stmt& lens = st[st.size() - 2];
+  const flatten::Stmt& elems = st[st.size() - 1];
+  if (lit.op != Op::SeqLit || lens.op != Op::Lengths || elems.op != Op::Elements || lens.uses.at(0) != lit.dst ||
+      elems.uses.at(0) != lit.dst || elems.dst != loop.step.result || lens.dst != loop.laid_out->child_counts ||
+      lit.uses.size() != loop.laid_out->children())
+    return nullptr;
+  auto reads_lit = [&](const flatten::Stmt& s) { return std::find(s.uses.begin(), s.uses.end(), lit.dst) != s.uses.end(); };
+  for (size_t i = 0; i + 2 < st.size(); ++i)
+    if (reads_lit(st[i])) return nullptr;
+  for (uint32_t i : loop.laid_out->early_combine)
+    if (reads_lit(loop.combine.stmts.at(i))) return nullptr;
+  for (flatten::VarId v : loop.saved)
+    if (v == lit.dst) return nullptr;
+  return &lit;
 }
 
 }  // namespace ndp::exec::cuda

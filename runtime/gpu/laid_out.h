@@ -9,10 +9,13 @@ namespace ndp::runtime::gpu {
 
 /// A recursing instance's pieces in order (Note [Results laid out before the calls] in
 /// flatten/flat_ir.h): a child (its index among the instance's children) or rows of the level
-/// (their offsets; each row's place written to `at`). Device pointers; passed by value.
+/// (their offsets; each row's place written to `at`). Device pointers; passed by value. Child c
+/// of instance j is the next level's instance j·k + c, or c·rec + j where child_major (Note
+/// [Children one after another] in exec/cuda/laid_out_levels.h).
 struct LaidOutPieces {
   static constexpr int kMost = 4;
   int count = 0;
+  bool child_major = false;
   int child[kMost] = {-1, -1, -1, -1};  // -1 for rows
   const int64_t* off[kMost] = {};       // rows: their offsets
   int64_t* at[kMost] = {};              // rows: each row's place

@@ -43,7 +43,7 @@ extern "C" __global__ void ndp_laid_out_pieces(ndp::runtime::gpu::LaidOutPieces 
     long long pos = rec_at[j];
     for (int q = 0; q < p.count; ++q) {
       if (p.child[q] >= 0) {
-        const long long c = j * k + p.child[q];
+        const long long c = p.child_major ? p.child[q] * rec + j : j * k + p.child[q];
         next_at[c] = pos;
         pos += child_off[c + 1] - child_off[c];
       } else {

@@ -4,6 +4,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "common.cuh"
+#include "thread/words.cuh"
 #include "runtime/gpu/partition.h"
 
 using namespace ndp::runtime::gpu;
@@ -31,29 +32,61 @@ __device__ __forceinline__ long long field(unsigned long long w, int k) {
   return static_cast<long long>((w >> (kFieldBits * k)) & kField);
 }
 
-/// Moves one element of `bytes` from src[e] to dst[at].
-__device__ __forceinline__ void move_element(int bytes, const void* src, long long e, void* dst, long long at) {
+/// Elements of flags a thread reads at once: one 16-byte word (a tile is kPartitionBlock of them).
+constexpr int kThreadFlags = kPartitionTile / kPartitionBlock;
+static_assert(kThreadFlags == 16, "a thread's flags are one 16-byte word");
+
+/// Bit i set where predicate k holds for element first + i, i < kThreadFlags: one 16-byte load
+/// where the tile is whole and the flags aligned.
+__device__ __forceinline__ unsigned thread_flags(const PartitionFlags& f, int k, long long first, long long n,
+                                                 bool whole) {
+  const unsigned char* flags = f.of[k];
+  unsigned mask = 0;
+  if (whole && aligned16(flags)) {
+    const uint4 w = *reinterpret_cast<const uint4*>(flags + first);
+    const unsigned words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+#pragma unroll
+      for (int b = 0; b < 4; ++b) mask |= ((words[q] >> (8 * b)) & 0xffu) != 0 ? 1u << (4 * q + b) : 0u;
+  } else {
+#pragma unroll
+    for (int i = 0; i < kThreadFlags; ++i) mask |= first + i < n && flags[first + i] != 0 ? 1u << i : 0u;
+  }
+  return mask;
+}
+
+__device__ __forceinline__ unsigned long long load_element(int bytes, const void* src, long long e) {
   switch (bytes) {
-    case 8: static_cast<unsigned long long*>(dst)[at] = static_cast<const unsigned long long*>(src)[e]; break;
-    case 4: static_cast<unsigned*>(dst)[at] = static_cast<const unsigned*>(src)[e]; break;
-    default: static_cast<unsigned char*>(dst)[at] = static_cast<const unsigned char*>(src)[e]; break;
+    case 8: return static_cast<const unsigned long long*>(src)[e];
+    case 4: return static_cast<const unsigned*>(src)[e];
+    default: return static_cast<const unsigned char*>(src)[e];
+  }
+}
+
+__device__ __forceinline__ void store_element(int bytes, void* dst, long long at, unsigned long long x) {
+  switch (bytes) {
+    case 8: static_cast<unsigned long long*>(dst)[at] = x; break;
+    case 4: static_cast<unsigned*>(dst)[at] = static_cast<unsigned>(x); break;
+    default: static_cast<unsigned char*>(dst)[at] = static_cast<unsigned char>(x); break;
   }
 }
 
 }  // namespace
 
-/// Stage 1: tile_counts[t] = tile t's true flags, a 16-bit field a predicate. A block a tile.
+/// Stage 1: tile_counts[t] = tile t's true flags, a 16-bit field a predicate. A block a tile,
+/// a thread 16 consecutive flags of each predicate.
 extern "C" __global__ void __launch_bounds__(kPartitionBlock)
     ndp_partition_count(PartitionFlags f, long long n, unsigned long long* tile_counts) {
   using Reduce = cub::BlockReduce<unsigned long long, kPartitionBlock>;
   __shared__ typename Reduce::TempStorage storage;
   const long long t0 = static_cast<long long>(blockIdx.x) * kPartitionTile;
+  const long long first = t0 + threadIdx.x * kThreadFlags;
+  const bool whole = n - t0 >= kPartitionTile;
   unsigned long long mine = 0;
-#pragma unroll 4
-  for (int r = 0; r < kRounds; ++r) {
-    const long long e = t0 + r * kPartitionBlock + threadIdx.x;
-    if (e < n) mine += flag_fields(f, e);
-  }
+#pragma unroll
+  for (int k = 0; k < PartitionFlags::kMost; ++k)
+    if (k < f.count) mine |= static_cast<unsigned long long>(__popc(thread_flags(f, k, first, n, whole))) << (kFieldBits * k);
   const unsigned long long sum = Reduce(storage).Sum(mine);
   if (threadIdx.x == 0) tile_counts[blockIdx.x] = sum;
 }
@@ -86,14 +119,19 @@ extern "C" __global__ void __launch_bounds__(kScanBlock)
   }
 }
 
-/// Stage 3: a block a tile. The tile's flags become a mask per predicate and chunk (a warp's
-/// round of 32 elements); a scan over the chunks gives each chunk's flags before it in the tile;
-/// then each column's kept elements go to their packs, a warp's next to each other. With
-/// chunk_prefix, each chunk's prefix and masks are left for stage 4 (chunks of them).
+/// Stage 3: a block a tile. The tile's flags become a mask per predicate and chunk of 32
+/// elements (a thread reads 16 consecutive flags; two threads make a chunk); a scan over the
+/// chunks gives each chunk's flags before it in the tile; then each column's kept elements go
+/// to their packs a round of kPartitionBlock elements at a time (chunk r·kWarps + w is warp w's
+/// in round r), so a warp's kept elements are written next to each other, and a thread's loads
+/// of kBatch rounds are in flight together; columns of one source read it once. With chunk_prefix, each chunk's prefix and masks
+/// are left for stage 4 (chunks of them).
 extern "C" __global__ void __launch_bounds__(kPartitionBlock)
     ndp_partition_scatter(PartitionFlags f, PartitionColumns c, long long n, const long long* bases, long long tiles,
                           unsigned long long* chunk_prefix, unsigned* chunk_masks, long long chunks) {
   using Scan = cub::BlockScan<unsigned long long, kPartitionBlock>;
+  constexpr int kBatch = 4;  // rounds whose loads are in flight together
+  static_assert(kRounds % kBatch == 0, "rounds in whole batches");
   __shared__ typename Scan::TempStorage storage;
   __shared__ unsigned masks[PartitionFlags::kMost][kTileChunks];
   __shared__ unsigned long long prefix[kTileChunks];
@@ -101,15 +139,13 @@ extern "C" __global__ void __launch_bounds__(kPartitionBlock)
   const long long tile = blockIdx.x, t0 = tile * kPartitionTile;
   const int lane = threadIdx.x % kPartitionChunk, warp = threadIdx.x / kPartitionChunk;
   if (threadIdx.x < f.count) base[threadIdx.x] = bases[threadIdx.x * (tiles + 1) + tile];
-#pragma unroll 4
-  for (int r = 0; r < kRounds; ++r) {
-    const long long e = t0 + r * kPartitionBlock + threadIdx.x;
+  const bool whole = n - t0 >= kPartitionTile;
 #pragma unroll
-    for (int k = 0; k < PartitionFlags::kMost; ++k) {
-      if (k >= f.count) break;
-      const unsigned m = __ballot_sync(~0u, e < n && f.of[k][e] != 0);
-      if (lane == 0) masks[k][r * kWarps + warp] = m;
-    }
+  for (int k = 0; k < PartitionFlags::kMost; ++k) {
+    if (k >= f.count) break;
+    const unsigned mine = thread_flags(f, k, t0 + threadIdx.x * kThreadFlags, n, whole);
+    const unsigned next = __shfl_down_sync(~0u, mine, 1);
+    if (lane % 2 == 0) masks[k][threadIdx.x / 2] = mine | next << kThreadFlags;
   }
   __syncthreads();
   unsigned long long count = 0;
@@ -128,15 +164,29 @@ extern "C" __global__ void __launch_bounds__(kPartitionBlock)
   }
   __syncthreads();
   const unsigned below = (1u << lane) - 1;
-  for (int r = 0; r < kRounds; ++r) {
-    const long long e = t0 + r * kPartitionBlock + threadIdx.x;
-    if (e >= n) break;
-    const int chunk = r * kWarps + warp;
-    for (int j = 0; j < c.count; ++j) {
-      const int k = c.predicate[j];
-      const unsigned m = masks[k][chunk];
-      if (((m >> lane) & 1u) == 0) continue;
-      move_element(c.bytes[j], c.src[j], e, c.dst[j], base[k] + field(prefix[chunk], k) + __popc(m & below));
+  // Columns of one source (the host puts them next to each other: quicksort's three packs of
+  // the same keys) load each element once, where any of them keeps it.
+  for (int j0 = 0, j1; j0 < c.count; j0 = j1) {
+    for (j1 = j0 + 1; j1 < c.count && c.src[j1] == c.src[j0] && c.bytes[j1] == c.bytes[j0];) ++j1;
+    const int bytes = c.bytes[j0];
+    for (int r0 = 0; r0 < kRounds; r0 += kBatch) {
+      unsigned long long x[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int chunk = (r0 + u) * kWarps + warp;
+        unsigned any = 0;  // 0 past n
+        for (int j = j0; j < j1; ++j) any |= masks[c.predicate[j]][chunk];
+        if ((any >> lane) & 1u) x[u] = load_element(bytes, c.src[j0], t0 + (r0 + u) * kPartitionBlock + threadIdx.x);
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int chunk = (r0 + u) * kWarps + warp;
+        for (int j = j0; j < j1; ++j) {
+          const int k = c.predicate[j];
+          const unsigned m = masks[k][chunk];
+          if ((m >> lane) & 1u) store_element(bytes, c.dst[j], base[k] + field(prefix[chunk], k) + __popc(m & below), x[u]);
+        }
+      }
     }
   }
 }
