@@ -457,9 +457,10 @@ DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
       }
       DBuf len = g.alloc(m * 8);
       g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
-      DBuf off = g.alloc((m + 1) * 8);
+      // Lengths of v's rows are valid: a plain scan (no check), and its total read back.
+      DBuf off = offsets_from_valid_lengths(g, m, len);
       int64_t total = 0;
-      g.check(g.prims().offsets_from_lengths(len->pointer(), m, off->pointer(), &total));
+      g.check(g.pool().download(&total, off->pointer() + static_cast<CUdeviceptr>(m) * 8, sizeof total));
       const runtime::gpu::DSegs out_segs = runtime::gpu::DSegs::irregular(m, total, off->pointer());
       const DVec& from = v.elems();
       if (host::is_flat_scalar(from.type())) {  // the elements in one pass, without positions

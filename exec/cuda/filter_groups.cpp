@@ -98,8 +98,14 @@ std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s
 
   DBuf bases = g.alloc(runtime::gpu::partition_bases_words(n, pf.count) * 8);
   int64_t totals[runtime::gpu::PartitionFlags::kMost] = {};
-  g.check(g.prims().partition_totals(pf, n, bases->pointer(), totals));
-  for (int k = 0; k < pf.count; ++k) remember_count_true(*predicates[k], totals[k]);
+  // Flags counted before (a loop's `if` counts its own) need no read-back.
+  const bool known = std::all_of(predicates.begin(), predicates.end(),
+                                 [](const DVec* f) { return f->known_bits() || known_count_true(*f); });
+  g.check(g.prims().partition_totals(pf, n, bases->pointer(), known ? nullptr : totals));
+  for (int k = 0; k < pf.count; ++k) {
+    if (known) totals[k] = count_true(g, *predicates[k]);
+    else remember_count_true(*predicates[k], totals[k]);
+  }
 
   std::vector<DVec> out(group.members.size());
   std::vector<bool> whole(group.members.size(), false);

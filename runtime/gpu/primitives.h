@@ -141,7 +141,7 @@ class Primitives {
   // ---- partitions (partition.cpp, Note [Partitions] in partition.h) ----
   /// Stage 1 of a partition of n elements by f's predicates: `bases` (partition_bases_words
   /// words) receives each predicate's true flags before every tile, and totals[k] predicate k's
-  /// number of true flags (read back: synchronises).
+  /// number of true flags (read back: synchronises; not where totals is null).
   Status partition_totals(const PartitionFlags& f, int64_t n, CUdeviceptr bases, int64_t* totals);
   /// Stage 2: each column of c to its pack (room for its predicate's total), in order; where s
   /// has segments (s.total == n), out's buffers receive each predicate's count + 1 offsets of

@@ -280,7 +280,8 @@ TEST_CASE("GPU: allocate, copy up, launch twice, copy back, free") {
   CHECK(device->synchronize().ok());
 
   // A freed large block goes to the next allocation of its size class (Note [Large blocks kept
-  // for reuse]: 4 MiB + 1 byte and 4.25 MiB share one); another class gets another block.
+  // for reuse]: 4 MiB + 1 byte and 4.25 MiB share one), or of up to two classes below; another
+  // class gets another block.
   auto large = (*pool)->allocate((std::size_t{4} << 20) + 1);
   REQUIRE_MESSAGE(large.ok(), large.status().message());
   const CUdeviceptr where = large->pointer();
@@ -293,6 +294,15 @@ TEST_CASE("GPU: allocate, copy up, launch twice, copy back, free") {
   REQUIRE_MESSAGE(other.ok(), other.status().message());
   CHECK(other->pointer() != where);
   CHECK(reused->release().ok());
+  auto smaller = (*pool)->allocate(std::size_t{4} << 20);  // class 4 MiB, one below 4.5 MiB
+  REQUIRE_MESSAGE(smaller.ok(), smaller.status().message());
+  CHECK(smaller->pointer() == where);
+  CHECK(smaller->bytes() == (std::size_t{4} << 20) + (std::size_t{1} << 19));
+  CHECK(smaller->release().ok());
+  auto far_smaller = (*pool)->allocate(std::size_t{7} << 19);  // 3.5 MiB: three classes below
+  REQUIRE_MESSAGE(far_smaller.ok(), far_smaller.status().message());
+  CHECK(far_smaller->pointer() != where);
+  CHECK(far_smaller->release().ok());
   CHECK(other->release().ok());
   CHECK(device->synchronize().ok());
 

@@ -171,6 +171,10 @@ TEST_CASE("gpu partition packs and counts several predicates in one pass") {
         for (int64_t i = 0; i < n; ++i) want += flags[k][i];
         CHECK(totals[k] == want);
       }
+      // Without the read-back (counts known to the caller): the same bases.
+      DArray<int64_t> unread(*p, gpu::partition_bases_words(n, kPreds));
+      REQUIRE(p->partition_totals(pf, n, unread.ptr(), nullptr).ok());
+      if (n > 0) CHECK(first_diff<int64_t>(unread.host(*p).cspan(), bases.host(*p)) == -1);
       // Columns: v64 by predicates 0, 1 and 2; v32 and v8 by predicate 2.
       DArray<int64_t> d64(*p, v64.cspan());
       DArray<float> d32(*p, v32.cspan());
