@@ -96,11 +96,17 @@ std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s
   }
   if (columns > static_cast<size_t>(runtime::gpu::PartitionColumns::kMost)) return std::nullopt;
 
-  DBuf bases = g.alloc(runtime::gpu::partition_bases_words(n, pf.count) * 8);
-  int64_t totals[runtime::gpu::PartitionFlags::kMost] = {};
-  // Flags counted before (a loop's `if` counts its own) need no read-back.
+  // Flags counted before (a loop's `if` counts its own) need no read-back; where each keeps all
+  // of its vectors or nothing (a recursion's one instance), the packs launch nothing at all.
   const bool known = std::all_of(predicates.begin(), predicates.end(),
                                  [](const DVec* f) { return f->known_bits() || known_count_true(*f); });
+  if (known && std::all_of(predicates.begin(), predicates.end(), [&](const DVec* f) {
+        const int64_t c = count_true(g, *f);
+        return c == 0 || c == n;
+      }))
+    return std::nullopt;
+  DBuf bases = g.alloc(runtime::gpu::partition_bases_words(n, pf.count) * 8);
+  int64_t totals[runtime::gpu::PartitionFlags::kMost] = {};
   g.check(g.prims().partition_totals(pf, n, bases->pointer(), known ? nullptr : totals));
   for (int k = 0; k < pf.count; ++k) {
     if (known) totals[k] = count_true(g, *predicates[k]);

@@ -1,6 +1,7 @@
 // The stream-ordered device memory pool and the copies between host and device.
 #include "memory.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -55,10 +56,10 @@ Result<std::unique_ptr<MemoryPool>> MemoryPool::create(Device& device) {
 // timed eleven times allocates 80 MB of prices each time, while the last level's are still
 // alive. The driver's pool does not hand the freed block back: measured on an H200, such an
 // allocation took 115-345 µs (it maps memory anew), where a block it reuses takes 1-4 µs. So the
-// pool keeps freed blocks of kCachedMinBytes or more itself, up to kCachedLimitBytes in all, and
-// gives one back to an allocation of its size class, or of up to kLargerClasses classes below
-// it: eight classes an octave, so at most an eighth wasted by the class and a quarter or so by
-// the larger block. (By exact size, a recursion whose vectors shrink unevenly, quicksort's,
+// pool keeps freed blocks of kCachedMinBytes or more itself, up to a quarter of the device's
+// memory in all (kCachedLimitBytes at least), and gives one back to an allocation of its size
+// class, or of up to kLargerClasses classes below it: eight classes an octave, so at most an
+// eighth wasted by the class and a quarter or so by the larger block. (By exact size, a recursion whose vectors shrink unevenly, quicksort's,
 // missed nearly always: 1200 allocations a sort of 2^24 keys at 7 µs each on an H200. By class
 // alone, 867 in two sorts at 19.5 µs: each level's vectors are a little smaller than the last's,
 // and a request one class below every kept block missed.) Reuse is safe on the one stream: the block
@@ -166,7 +167,8 @@ Status MemoryPool::free(CUdeviceptr pointer, std::size_t bytes) {
     small_cached_bytes_ += bytes;
     return Status();
   }
-  if (bytes >= kCachedMinBytes && cached_bytes_ + bytes <= kCachedLimitBytes) {
+  if (bytes >= kCachedMinBytes &&
+      cached_bytes_ + bytes <= std::max(kCachedLimitBytes, device_->properties().total_memory / 4)) {
     cached_.emplace(bytes, pointer);
     cached_bytes_ += bytes;
     return Status();
