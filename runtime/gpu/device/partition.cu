@@ -19,15 +19,6 @@ constexpr int kFieldBits = 16;
 constexpr unsigned long long kField = (1ull << kFieldBits) - 1;
 constexpr int kScanBlock = 1024;
 
-/// Element e's flags as one word: 1 in predicate k's field where it holds.
-__device__ __forceinline__ unsigned long long flag_fields(const PartitionFlags& f, long long e) {
-  unsigned long long w = 0;
-#pragma unroll
-  for (int k = 0; k < PartitionFlags::kMost; ++k)
-    if (k < f.count && f.of[k][e] != 0) w |= 1ull << (kFieldBits * k);
-  return w;
-}
-
 __device__ __forceinline__ long long field(unsigned long long w, int k) {
   return static_cast<long long>((w >> (kFieldBits * k)) & kField);
 }
@@ -36,24 +27,10 @@ __device__ __forceinline__ long long field(unsigned long long w, int k) {
 constexpr int kThreadFlags = kPartitionTile / kPartitionBlock;
 static_assert(kThreadFlags == 16, "a thread's flags are one 16-byte word");
 
-/// Bit i set where predicate k holds for element first + i, i < kThreadFlags: one 16-byte load
-/// where the tile is whole and the flags aligned.
+/// Bit i set where predicate k holds for element first + i, i < kThreadFlags.
 __device__ __forceinline__ unsigned thread_flags(const PartitionFlags& f, int k, long long first, long long n,
                                                  bool whole) {
-  const unsigned char* flags = f.of[k];
-  unsigned mask = 0;
-  if (whole && aligned16(flags)) {
-    const uint4 w = *reinterpret_cast<const uint4*>(flags + first);
-    const unsigned words[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-#pragma unroll
-      for (int b = 0; b < 4; ++b) mask |= ((words[q] >> (8 * b)) & 0xffu) != 0 ? 1u << (4 * q + b) : 0u;
-  } else {
-#pragma unroll
-    for (int i = 0; i < kThreadFlags; ++i) mask |= first + i < n && flags[first + i] != 0 ? 1u << i : 0u;
-  }
-  return mask;
+  return flag_mask16(f.of[k], first, n, whole);
 }
 
 __device__ __forceinline__ unsigned long long load_element(int bytes, const void* src, long long e) {

@@ -59,4 +59,22 @@ __device__ AlignedSpan aligned_span(const T* p, long long n) {
   return AlignedSpan{head, (n - head) / kVec<T>};
 }
 
+/// Bit i set where flags[first + i] is nonzero (first + i < n), i < 16: one 16-byte load where
+/// the 16 flags are all before n (`whole`) and the array aligned.
+__device__ __forceinline__ unsigned flag_mask16(const unsigned char* flags, long long first, long long n, bool whole) {
+  unsigned mask = 0;
+  if (whole && aligned16(flags)) {
+    const uint4 w = *reinterpret_cast<const uint4*>(flags + first);
+    const unsigned words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+#pragma unroll
+      for (int b = 0; b < 4; ++b) mask |= ((words[k] >> (8 * b)) & 0xffu) != 0 ? 1u << (4 * k + b) : 0u;
+  } else {
+#pragma unroll
+    for (int i = 0; i < 16; ++i) mask |= first + i < n && flags[first + i] != 0 ? 1u << i : 0u;
+  }
+  return mask;
+}
+
 }  // namespace ndp::runtime::gpu::device

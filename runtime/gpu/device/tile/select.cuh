@@ -27,19 +27,9 @@ struct SelectFetch {
 template <class T, bool kPositions>
 __device__ __forceinline__ SelectFetch<T, kPositions> fetch_select(const T* v, const unsigned char* flags, long long n,
                                                                    long long first, bool whole) {
+  static_assert(kSelectItems == 16, "a thread's flags are one 16-byte word");
   SelectFetch<T, kPositions> r;
-  r.mask = 0;
-  if (whole && aligned16(flags)) {
-    const uint4 w = *reinterpret_cast<const uint4*>(flags + first);
-    const unsigned words[4] = {w.x, w.y, w.z, w.w};
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-#pragma unroll
-      for (int b = 0; b < 4; ++b) r.mask |= ((words[k] >> (8 * b)) & 0xffu) != 0 ? 1u << (4 * k + b) : 0u;
-  } else {
-#pragma unroll
-    for (int i = 0; i < kSelectItems; ++i) r.mask |= first + i < n && flags[first + i] != 0 ? 1u << i : 0u;
-  }
+  r.mask = flag_mask16(flags, first, n, whole);
   if constexpr (!kPositions) {
     if (whole && aligned16(v)) {
 #pragma unroll
