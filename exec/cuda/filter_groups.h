@@ -13,6 +13,10 @@
 // counts back with one wait (segments_of_valid_lengths, which remembers both: Note [Segment
 // descriptor cache] in dvec.cpp), and gives each total to count_true's cache, so neither the
 // nest nor the pack counts again.
+// Most groups no longer go that way: a group with a pack, at most four predicates and eight
+// columns, over one set of segments, is one partition after step 1 (Note [Partitions] in
+// runtime/gpu/partition.h: four launches and one wait in all; quicksort's took 25 launches).
+// The steps above remain for the others, and for NDP_PARTITIONS=0.
 #pragma once
 
 #include <functional>

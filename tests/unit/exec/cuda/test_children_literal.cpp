@@ -1,0 +1,71 @@
+// Note [Children one after another] (exec/cuda/laid_out_levels.h): which laid-out loops end
+// their step in a literal of the children that nothing else reads.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/cuda/laid_out_levels.h"
+#include "tests/unit/flatten/flattened.h"
+
+using namespace ndp;
+using namespace ndp::test::flat_ir;
+
+namespace {
+
+/// The one recursion loop of `src`'s function `name` (the program is kept alive).
+const flatten::RecursionLoop& loop_of(const std::string& src, const std::string& name) {
+  static std::vector<std::unique_ptr<Flattened>> kept;
+  kept.push_back(std::make_unique<Flattened>(src, true));
+  for (const flatten::Function& fn : kept.back()->flat.functions) {
+    if (fn.name.rfind(name + "<", 0) != 0 && fn.name != name) continue;
+    for (const flatten::Stmt& s : fn.body.stmts)
+      if (s.op == flatten::Op::Recurse) return *s.loop;
+  }
+  FAIL("no recursion loop in ", name);
+  throw;
+}
+
+const char* kQuicksort =
+    "function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; "
+    "e = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $ qs([3, 1, 2]) $";
+
+}  // namespace
+
+TEST_CASE("quicksort's step ends in the literal of its two children") {
+  const flatten::RecursionLoop& loop = loop_of(kQuicksort, "qs");
+  REQUIRE(loop.laid_out.has_value());
+  const flatten::Stmt* lit = exec::cuda::children_literal(loop);
+  REQUIRE(lit != nullptr);
+  CHECK(lit->op == flatten::Op::SeqLit);
+  CHECK(lit->uses.size() == 2);
+}
+
+TEST_CASE("a three-way split's literal of three children") {
+  const flatten::RecursionLoop& loop = loop_of(
+      "function tw(a) = if #a < 3 then a else let p = a[0]; lo = {x in a | x < p}; mid = {x in a | x == p}; "
+      "hi = {x in a | x > p}; r = {tw(v) : v in [lo, mid, hi]} in r[0] ++ r[1] ++ r[2] $ tw([3, 1, 2, 5]) $",
+      "tw");
+  const flatten::Stmt* lit = exec::cuda::children_literal(loop);
+  REQUIRE(lit != nullptr);
+  CHECK(lit->uses.size() == 3);
+}
+
+TEST_CASE("children that are not a literal, or a loop not laid out, keep their order") {
+  // The children are the rows of a partition, not a literal.
+  const flatten::RecursionLoop& halves = loop_of(
+      "function hs(a) = if #a < 2 then a else let h = #a / 2; r = {hs(v) : v in partition(a, [h, #a - h])} "
+      "in r[1] ++ r[0] $ hs([4, 3, 2, 1]) $",
+      "hs");
+  REQUIRE(halves.laid_out.has_value());
+  CHECK(exec::cuda::children_literal(halves) == nullptr);
+  // Batcher's merge flattens its children's results: not laid out at all.
+  const flatten::RecursionLoop& merge = loop_of(
+      "function bm(a) = if #a == 1 then a else let h = #a / 2; xs = {a[i] : i in [0:h]}; ys = {a[i + h] : i in [0:h]}; "
+      "lo = {if x < y then x else y : x in xs; y in ys}; hi = {if x < y then y else x : x in xs; y in ys} "
+      "in flatten({bm(v) : v in [lo, hi]}) $ bm([2, 1, 4, 3]) $",
+      "bm");
+  CHECK_FALSE(merge.laid_out.has_value());
+  CHECK(exec::cuda::children_literal(merge) == nullptr);
+}
