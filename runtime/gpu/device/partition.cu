@@ -101,8 +101,9 @@ extern "C" __global__ void __launch_bounds__(kScanBlock)
 /// chunks gives each chunk's flags before it in the tile; then each column's kept elements go
 /// to their packs a round of kPartitionBlock elements at a time (chunk r·kWarps + w is warp w's
 /// in round r), so a warp's kept elements are written next to each other, and a thread's loads
-/// of kBatch rounds are in flight together; columns of one source read it once. With chunk_prefix, each chunk's prefix and masks
-/// are left for stage 4 (chunks of them).
+/// of kBatch rounds are in flight together. (Staging a tile's kept elements in shared memory,
+/// to store whole sectors, measured slower: 55 against 48 µs a level of 2^22 keys, H200.) With
+/// chunk_prefix, each chunk's prefix and masks are left for stage 4 (chunks of them).
 extern "C" __global__ void __launch_bounds__(kPartitionBlock)
     ndp_partition_scatter(PartitionFlags f, PartitionColumns c, long long n, const long long* bases, long long tiles,
                           unsigned long long* chunk_prefix, unsigned* chunk_masks, long long chunks) {
