@@ -59,11 +59,12 @@ Result<std::unique_ptr<MemoryPool>> MemoryPool::create(Device& device) {
 // pool keeps freed blocks of kCachedMinBytes or more itself, up to a quarter of the device's
 // memory in all (kCachedLimitBytes at least), and gives one back to an allocation of its size
 // class, or of up to kLargerClasses classes below it: eight classes an octave, so at most an
-// eighth wasted by the class and a quarter or so by the larger block. (By exact size, a recursion whose vectors shrink unevenly, quicksort's,
-// missed nearly always: 1200 allocations a sort of 2^24 keys at 7 µs each on an H200. By class
-// alone, 867 in two sorts at 19.5 µs: each level's vectors are a little smaller than the last's,
-// and a request one class below every kept block missed.) Reuse is safe on the one stream: the block
-// is free in stream order, so whatever the new owner queues runs after its last use. An
+// eighth wasted by the class and a quarter or so by the larger block. (By exact size, a
+// recursion whose vectors shrink unevenly, quicksort's, missed nearly always: 1200 allocations
+// a sort of 2^24 keys at 7 µs each on an H200. By class alone, 867 in two sorts at 19.5 µs:
+// each level's vectors are a little smaller than the last's, and a request one class below
+// every kept block missed; with the larger classes, 653.) Reuse is safe on the one stream: the
+// block is free in stream order, so whatever the new owner queues runs after its last use. An
 // allocation that fails for want of memory returns the kept blocks to the driver and tries again.
 //
 // Note [Small blocks by size class]
