@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <optional>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -107,26 +107,30 @@ std::string recursion_program() {
          "  in (sum({x * (i + 1) : x in s; i in [0:#s]}), secs) $\n";
 }
 
-/// Parses "(CHECK, SECONDS)".
-bool parse_sort(const std::string& v, int64_t& check, double& seconds) {
+/// The answers' common start "(CHECK, ": what follows it, or null where v does not start so.
+const char* after_check(const std::string& v, int64_t& check) {
   const char* p = v.c_str();
   char* end = nullptr;
-  if (*p++ != '(') return false;
+  if (*p++ != '(') return nullptr;
   check = std::strtoll(p, &end, 10);
-  if (end == p || std::strncmp(end, ", ", 2) != 0) return false;
-  p = end + 2;
+  if (end == p || std::strncmp(end, ", ", 2) != 0) return nullptr;
+  return end + 2;
+}
+
+/// Parses "(CHECK, SECONDS)".
+bool parse_sort(const std::string& v, int64_t& check, double& seconds) {
+  const char* p = after_check(v, check);
+  if (p == nullptr) return false;
+  char* end = nullptr;
   seconds = std::strtod(p, &end);
   return end != p && std::strcmp(end, ")") == 0;
 }
 
 /// Parses "(CHECK, [NS, NS, ...])".
 bool parse_rounds(const std::string& v, int64_t& check, std::vector<int64_t>& ns) {
-  const char* p = v.c_str();
+  const char* p = after_check(v, check);
+  if (p == nullptr || *p++ != '[') return false;
   char* end = nullptr;
-  if (*p++ != '(') return false;
-  check = std::strtoll(p, &end, 10);
-  if (end == p || std::strncmp(end, ", [", 3) != 0) return false;
-  p = end + 3;
   while (*p != ']') {
     int64_t x = std::strtoll(p, &end, 10);
     if (end == p) return false;

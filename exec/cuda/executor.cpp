@@ -15,13 +15,12 @@
 #include "exec/common/profile.h"
 #include "exec/cuda/append_chains.h"
 #include "exec/cuda/block_levels.h"
-#include "exec/cuda/laid_out_levels.h"
-#include "runtime/gpu/laid_out.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/map_lanes.h"
 #include "exec/cuda/device_vec_ops.h"
 #include "exec/cuda/filter_groups.h"
 #include "exec/cuda/kernels.h"
+#include "exec/cuda/laid_out_levels.h"
 #include "exec/cuda/lifted_prims.h"
 #include "exec/host/kernel_failure.h"
 #include "flatten/passes/fuse_elementwise.h"
@@ -30,6 +29,7 @@
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
 #include "lang/eval/streams.h"
+#include "runtime/gpu/laid_out.h"
 #include "runtime/gpu/rand.h"
 
 namespace ndp::exec::cuda {
@@ -86,6 +86,22 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     return std::nullopt;
   }
   std::optional<Slot> lay_out_levels(const Stmt& s, Frame& f, const DVec& top);
+  /// The step of `loop` but its literal of the children `lit` and that literal's lengths and
+  /// elements, which go one after another instead (Note [Children one after another]); `rec`
+  /// instances recurse.
+  Slot run_step_children_apart(const flatten::RecursionLoop& loop, const Stmt& lit, Frame& f, int64_t rec) {
+    const std::vector<Stmt>& st = loop.step.stmts;
+    for (size_t i = 0; i + 3 < st.size(); ++i) exec(st[i], f);
+    std::vector<DVec> kids;
+    for (VarId u : lit.uses) kids.push_back(vec(f, u));
+    {
+      StmtTimer timer(*f.fn, lit, rec);
+      set_vec(f, st[st.size() - 1].dst, concat(g, kids));
+    }
+    set_vec(f, st[st.size() - 2].dst, DVec::known(g, prog.types.int_(), rec, kids.size()));
+    for (VarId v : lit.releases) f.slots[v] = Slot{};
+    return slot(f, loop.step.result);
+  }
   void exec_data(const Stmt& s, Frame& f);
   void exec_data_untimed(const Stmt& s, Frame& f);
 
@@ -226,7 +242,7 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
   g.check(g.prims().fill(failed->pointer(), 1, 4, 0));
   BlockLevels blocks(g, *f.fn, s);
   bool blocks_on = blocks.ok();
-  const Stmt* lit = child_major_on() ? children_literal(loop) : nullptr;
+  const Stmt* lit = children_literal(loop);
   DVec arg = top;
   DVec at = DVec::scalar(int_type, top.size(), top.offsets_buffer());  // (n + 1 offsets: the first n)
   for (uint64_t level = 0;; ++level) {
@@ -275,26 +291,7 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
       }
     }
     if (recursing == 0) break;
-    Slot next;
-    if (lit != nullptr) {
-      // The children one after another (Note [Children one after another]): the step but its
-      // literal, whose lengths are k each and whose elements are its parts' concatenation.
-      for (size_t i = 0; i + 3 < loop.step.stmts.size(); ++i) exec(loop.step.stmts[i], f);
-      const std::vector<Stmt>& tail = loop.step.stmts;
-      const Stmt& lens = tail[tail.size() - 2];
-      const Stmt& elems = tail[tail.size() - 1];
-      std::vector<DVec> kids;
-      for (VarId u : lit->uses) kids.push_back(vec(f, u));
-      {
-        StmtTimer timer(*f.fn, *lit, recursing);
-        set_vec(f, elems.dst, concat(g, kids));
-      }
-      set_vec(f, lens.dst, DVec::known(g, int_type, recursing, children));
-      for (VarId v : lit->releases) f.slots[v] = Slot{};
-      next = slot(f, loop.step.result);
-    } else {
-      next = run_block(loop.step, f);
-    }
+    Slot next = lit != nullptr ? run_step_children_apart(loop, *lit, f, recursing) : run_block(loop.step, f);
     for (uint32_t i : plan.early_combine) exec(loop.combine.stmts[i], f);
     // Each recursing instance's children and pieces, one after another in its place.
     StmtTimer placing(*f.fn, s, recursing);

@@ -114,7 +114,6 @@ std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s
   }
 
   std::vector<DVec> out(group.members.size());
-  std::vector<bool> whole(group.members.size(), false);
   runtime::gpu::PartitionColumns pc;
   struct Column {
     int predicate, bytes;
@@ -125,11 +124,7 @@ std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s
   for (size_t a = 0; a < group.members.size(); ++a) {
     if (group.members[a].kind != FilterGroup::Kind::Pack) continue;
     const int k = predicate_of[a];
-    if (totals[k] == n) {  // all kept: the values as they are (buffers are never written)
-      out[a] = other(a);
-      whole[a] = true;
-      continue;
-    }
+    if (totals[k] == n) continue;  // all kept: the values as they are, below
     for (const DVec* leaf : leaves[a]) {
       const int bytes = elem_bytes(leaf->type());
       packed[a].push_back(g.alloc(totals[k] * bytes));
@@ -165,9 +160,9 @@ std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s
   for (size_t a = 0; a < group.members.size(); ++a) {
     const int k = predicate_of[a];
     if (group.members[a].kind == FilterGroup::Kind::Pack) {
-      if (whole[a]) continue;
       auto it = packed[a].begin();
-      out[a] = rebuilt(other(a), totals[k], it);
+      // All kept: the values as they are (buffers are never written).
+      out[a] = totals[k] == n ? other(a) : rebuilt(other(a), totals[k], it);
     } else {
       remember_segments(counts[k], offsets[k], segs.count, totals[k]);
       out[a] = DVec::scalar(result_type(s.outs.at(a)), segs.count, counts[k]).with_scanned_offsets(offsets[k]);

@@ -50,6 +50,9 @@ DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUd
   return next_at;
 }
 
+namespace {
+
+/// NDP_CHILD_MAJOR=0 keeps the literal's order (for measuring).
 bool child_major_on() {
   static const bool on = [] {
     const char* e = std::getenv("NDP_CHILD_MAJOR");
@@ -58,10 +61,12 @@ bool child_major_on() {
   return on;
 }
 
+}  // namespace
+
 const flatten::Stmt* children_literal(const flatten::RecursionLoop& loop) {
   using flatten::Op;
   const std::vector<flatten::Stmt>& st = loop.step.stmts;
-  if (!loop.laid_out || st.size() < 3) return nullptr;
+  if (!child_major_on() || !loop.laid_out || st.size() < 3) return nullptr;
   const flatten::Stmt& lit = st[st.size() - 3];
   const flatten::Stmt& lens = st[st.size() - 2];
   const flatten::Stmt& elems = st[st.size() - 1];

@@ -55,9 +55,7 @@ DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUd
 /// The step's last statements `seq = seqlit(x_1 .. x_k); lens = lengths(seq); a = elements(seq)`
 /// (a the next argument, lens the plan's child counts), where nothing else reads seq: the
 /// seqlit, whose children may then go one after another (Note [Children one after another]);
-/// null otherwise.
+/// null otherwise, or where NDP_CHILD_MAJOR=0 keeps the literal's order (for measuring).
 const flatten::Stmt* children_literal(const flatten::RecursionLoop& loop);
-/// NDP_CHILD_MAJOR=0 keeps the literal's order (for measuring).
-bool child_major_on();
 
 }  // namespace ndp::exec::cuda

@@ -27,12 +27,6 @@ __device__ __forceinline__ long long field(unsigned long long w, int k) {
 constexpr int kThreadFlags = kPartitionTile / kPartitionBlock;
 static_assert(kThreadFlags == 16, "a thread's flags are one 16-byte word");
 
-/// Bit i set where predicate k holds for element first + i, i < kThreadFlags.
-__device__ __forceinline__ unsigned thread_flags(const PartitionFlags& f, int k, long long first, long long n,
-                                                 bool whole) {
-  return flag_mask16(f.of[k], first, n, whole);
-}
-
 __device__ __forceinline__ unsigned long long load_element(int bytes, const void* src, long long e) {
   switch (bytes) {
     case 8: return static_cast<const unsigned long long*>(src)[e];
@@ -63,7 +57,7 @@ extern "C" __global__ void __launch_bounds__(kPartitionBlock)
   unsigned long long mine = 0;
 #pragma unroll
   for (int k = 0; k < PartitionFlags::kMost; ++k)
-    if (k < f.count) mine |= static_cast<unsigned long long>(__popc(thread_flags(f, k, first, n, whole))) << (kFieldBits * k);
+    if (k < f.count) mine |= static_cast<unsigned long long>(__popc(flag_mask16(f.of[k], first, n, whole))) << (kFieldBits * k);
   const unsigned long long sum = Reduce(storage).Sum(mine);
   if (threadIdx.x == 0) tile_counts[blockIdx.x] = sum;
 }
@@ -121,7 +115,7 @@ extern "C" __global__ void __launch_bounds__(kPartitionBlock)
 #pragma unroll
   for (int k = 0; k < PartitionFlags::kMost; ++k) {
     if (k >= f.count) break;
-    const unsigned mine = thread_flags(f, k, t0 + threadIdx.x * kThreadFlags, n, whole);
+    const unsigned mine = flag_mask16(f.of[k], t0 + threadIdx.x * kThreadFlags, n, whole);
     const unsigned next = __shfl_down_sync(~0u, mine, 1);
     if (lane % 2 == 0) masks[k][threadIdx.x / 2] = mine | next << kThreadFlags;
   }

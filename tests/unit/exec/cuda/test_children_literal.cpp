@@ -27,39 +27,38 @@ const flatten::RecursionLoop& loop_of(const std::string& src, const std::string&
   throw;
 }
 
-const char* kQuicksort =
-    "function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; "
-    "e = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $ qs([3, 1, 2]) $";
+/// The number of children in the literal that ends the step of `src`'s laid-out loop of
+/// `name`, or 0 where children_literal finds none.
+size_t literal_children(const std::string& src, const std::string& name) {
+  const flatten::RecursionLoop& loop = loop_of(src, name);
+  REQUIRE(loop.laid_out.has_value());
+  const flatten::Stmt* lit = exec::cuda::children_literal(loop);
+  if (lit == nullptr) return 0;
+  CHECK(lit->op == flatten::Op::SeqLit);
+  return lit->uses.size();
+}
 
 }  // namespace
 
 TEST_CASE("quicksort's step ends in the literal of its two children") {
-  const flatten::RecursionLoop& loop = loop_of(kQuicksort, "qs");
-  REQUIRE(loop.laid_out.has_value());
-  const flatten::Stmt* lit = exec::cuda::children_literal(loop);
-  REQUIRE(lit != nullptr);
-  CHECK(lit->op == flatten::Op::SeqLit);
-  CHECK(lit->uses.size() == 2);
+  CHECK(literal_children(
+            "function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; e = {e in a | e == p}; "
+            "g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $ qs([3, 1, 2]) $",
+            "qs") == 2);
 }
 
 TEST_CASE("a three-way split's literal of three children") {
-  const flatten::RecursionLoop& loop = loop_of(
-      "function tw(a) = if #a < 3 then a else let p = a[0]; lo = {x in a | x < p}; mid = {x in a | x == p}; "
-      "hi = {x in a | x > p}; r = {tw(v) : v in [lo, mid, hi]} in r[0] ++ r[1] ++ r[2] $ tw([3, 1, 2, 5]) $",
-      "tw");
-  const flatten::Stmt* lit = exec::cuda::children_literal(loop);
-  REQUIRE(lit != nullptr);
-  CHECK(lit->uses.size() == 3);
+  CHECK(literal_children(
+            "function tw(a) = if #a < 3 then a else let p = a[0]; lo = {x in a | x < p}; mid = {x in a | x == p}; "
+            "hi = {x in a | x > p}; r = {tw(v) : v in [lo, mid, hi]} in r[0] ++ r[1] ++ r[2] $ tw([3, 1, 2, 5]) $",
+            "tw") == 3);
 }
 
 TEST_CASE("children that are not a literal, or a loop not laid out, keep their order") {
   // The children are the rows of a partition, not a literal.
-  const flatten::RecursionLoop& halves = loop_of(
-      "function hs(a) = if #a < 2 then a else let h = #a / 2; r = {hs(v) : v in partition(a, [h, #a - h])} "
-      "in r[1] ++ r[0] $ hs([4, 3, 2, 1]) $",
-      "hs");
-  REQUIRE(halves.laid_out.has_value());
-  CHECK(exec::cuda::children_literal(halves) == nullptr);
+  CHECK(literal_children("function hs(a) = if #a < 2 then a else let h = #a / 2; "
+                         "r = {hs(v) : v in partition(a, [h, #a - h])} in r[1] ++ r[0] $ hs([4, 3, 2, 1]) $",
+                         "hs") == 0);
   // Batcher's merge flattens its children's results: not laid out at all.
   const flatten::RecursionLoop& merge = loop_of(
       "function bm(a) = if #a == 1 then a else let h = #a / 2; xs = {a[i] : i in [0:h]}; ys = {a[i + h] : i in [0:h]}; "
