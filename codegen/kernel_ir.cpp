@@ -905,11 +905,11 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
                    fails, writes, appends, work, budget);
     if (work != spent)  // the body folds: past the budget, the instance gives up
       fails.emplace_back(static_cast<uint32_t>(k.nodes.size()), b.CreateICmpSGT(work, b.getInt64(budget)));
+    // An iteration stops where it is done or some node fails; which node failed first is asked
+    // only once the loop has stopped (the record's selects, one per node that can fail, would
+    // otherwise be a dependent chain in every iteration of a loop of a few instructions).
     llvm::Value* stop = v.at(k.loop_done);
-    if (!fails.empty()) {
-      record = failure_record(b, fails, instance);
-      stop = b.CreateOr(stop, b.CreateICmpNE(record, b.getInt64(flatten::kNoKernelFailure)));
-    }
+    for (const auto& [node, failed] : fails) stop = b.CreateOr(stop, failed);
     // The iteration's stores, in node order, if it goes on.
     for (const PendingWrite& w : writes) {
       auto* store = llvm::BasicBlock::Create(b.getContext(), "seq_write", fn);
@@ -927,6 +927,7 @@ InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Va
     spent->addIncoming(work, latch);
     b.CreateCondBr(stop, exit, loop);
     b.SetInsertPoint(exit);  // its one predecessor is the latch, so every node's value reaches it
+    if (!fails.empty()) record = failure_record(b, fails, instance);
     for (const AppendSlot& slot : slots) {  // the row's length, which may pass its slot's
       const uint32_t first = static_cast<uint32_t>(k.seq_pointer(slot.seq));
       llvm::Value* lengths = seq_pointer(first + 2 + static_cast<uint32_t>(k.seqs[slot.seq].components.size()));

@@ -185,9 +185,33 @@ class LoopCompiler {
   const Type* close(const Type* t, const Scope& s) { return s.targs->empty() ? t : types_.subst(t, *s.targs); }
 
   uint32_t add(KernelNode n) {
+    const bool read = n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt;
+    ReadKey key{n.kind, n.input, n.component, n.args};
+    if (read)
+      if (auto it = reads_.find(key); it != reads_.end()) return it->second;
     if (k_.nodes.size() >= kMaxNodes) throw NotALoop{};
     k_.nodes.push_back(std::move(n));
-    return static_cast<uint32_t>(k_.nodes.size() - 1);
+    const uint32_t j = static_cast<uint32_t>(k_.nodes.size() - 1);
+    if (read) reads_.emplace(std::move(key), j);
+    return j;
+  }
+
+  // Note [Reads made once]
+  // A body reads the state its iteration started with (Note [Sequence state in loop kernels]),
+  // so two reads of the same element (`rep(counts, counts[ds[i]] + 1, ds[i])` reads ds[i]
+  // twice) are one node: each read is a guarded load and a failure check in every iteration,
+  // which a loop of a few instructions a step feels. A read made inside a fold's region is
+  // forgotten when the region closes, since no node after a Fold reads its region.
+  struct ReadKey {
+    KernelNode::Kind kind;
+    uint32_t input, component;
+    std::vector<uint32_t> args;
+    auto operator<=>(const ReadKey&) const = default;
+  };
+  std::map<ReadKey, uint32_t> reads_;
+
+  void forget_reads_after(uint32_t node) {
+    std::erase_if(reads_, [&](const auto& r) { return r.second > node; });
   }
 
   uint32_t constant(lang::Value v, const Type* t) {
@@ -631,6 +655,7 @@ class LoopCompiler {
     f.input = index;
     f.args = {count, init, next};
     uint32_t fold = add(std::move(f));
+    forget_reads_after(index);
     k_.nodes[index].input = fold;
     k_.nodes[acc].input = fold;
     return Sym{fold, nullptr};

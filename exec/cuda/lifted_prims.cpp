@@ -1,6 +1,7 @@
 // The cuda backend's lifted primitives (Note [GPU lifted primitives]).
 #include "exec/cuda/lifted_prims.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -222,15 +223,33 @@ struct Natives {
 
   DVec iseq() {  // [s:e:d] with a[0] = s, a[1] = d, a[2] = e (lang/prims.def's argument order)
     int64_t n = a[0].size();
+    if (a[0].known_bits() && a[1].known_bits() && a[2].known_bits()) {  // Note [Known values]: one range everywhere
+      const int64_t s = static_cast<int64_t>(*a[0].known_bits()), d = static_cast<int64_t>(*a[1].known_bits()),
+                    e = static_cast<int64_t>(*a[2].known_bits());
+      if (n > 0 && (d < 1 || e < s)) fail();
+      const uint64_t width = static_cast<uint64_t>(e) - static_cast<uint64_t>(s);
+      const uint64_t length = n > 0 ? width / static_cast<uint64_t>(d) + (width % static_cast<uint64_t>(d) != 0) : 0;
+      const int64_t len = static_cast<int64_t>(std::min<uint64_t>(length, uint64_t{1} << 62));  // past any memory either way
+      check_lengths_fit(len, n);
+      return ranges_of_one_length(n, len);
+    }
     DBuf len = g.alloc(n * 8);
     int64_t longest = 0;
     if (g.check(g.prims().iseq_lengths(a[0].data(), a[1].data(), a[2].data(), n, len->pointer(), &longest)) >= 0)
       fail();
     check_lengths_fit(longest, n);
+    if (n == 1) return ranges_of_one_length(n, longest);  // its length is the longest, read back with the check
     auto [offsets, total] = segments_of_valid_lengths(g, n, len);  // iseq_lengths checked them
     DBuf out = g.alloc(total * 8);
     g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
     return DVec::seq(c.result, n, std::move(len), std::move(offsets), DVec::scalar(int_t(), total, std::move(out)));
+  }
+
+  /// iseq's n ranges, each of len elements: regular, no offsets to scan.
+  DVec ranges_of_one_length(int64_t n, int64_t len) {
+    DBuf out = g.alloc(n * len * 8);
+    g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs{n, n * len, 0, len}, out->pointer()));
+    return DVec::regular(g, c.result, n, len, DVec::scalar(int_t(), n * len, std::move(out)));
   }
 
   /// Element positions seq_offsets[ids[j]] + idx[j], checked against each sequence's length.
