@@ -406,22 +406,49 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       llvm::BasicBlock* from = b.GetInsertBlock();
       b.CreateCondBr(staged ? staged->runs() : split ? valid : lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
       b.SetInsertPoint(body);
-      InstanceValues inst = emit_instance(b, k, i, [&](uint32_t j) { return input_at(j, i); }, MathLibrary::Libdevice,
-                                          seq_pointer, group);
-      auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
-      auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
-      llvm::Value* stores = lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue();
-      if (inst.whole != nullptr) stores = b.CreateAnd(stores, inst.whole);
-      b.CreateCondBr(stores, store, stored);
-      b.SetInsertPoint(store);
-      for (size_t o = 0; o < no; ++o) {
-        llvm::Type* t = inst.outputs[o]->getType();
-        b.CreateStore(inst.outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
+      // The instance, its outputs stored; the lowest failure so far (where the kernel can fail).
+      auto instance_body = [&](const std::function<llvm::Value*(uint32_t)>& pointers) -> llvm::Value* {
+        InstanceValues inst = emit_instance(b, k, i, [&](uint32_t j) { return input_at(j, i); }, MathLibrary::Libdevice,
+                                            pointers, group);
+        auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
+        auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
+        llvm::Value* stores = lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue();
+        if (inst.whole != nullptr) stores = b.CreateAnd(stores, inst.whole);
+        b.CreateCondBr(stores, store, stored);
+        b.SetInsertPoint(store);
+        for (size_t o = 0; o < no; ++o) {
+          llvm::Type* t = inst.outputs[o]->getType();
+          b.CreateStore(inst.outputs[o], b.CreateGEP(t, fn->getArg(static_cast<unsigned>(1 + ni + o)), i));
+        }
+        b.CreateBr(stored);
+        b.SetInsertPoint(stored);
+        llvm::Value* failure = can_fail && lanes > 1 ? b.CreateSelect(valid, inst.failure, none) : inst.failure;
+        return can_fail ? b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, failure) : nullptr;
+      };
+      llvm::Value* lowest_body = nullptr;
+      if (staged) {  // a version for rows in shared memory and one for rows left in global memory (Note [Staged rows])
+        auto* in_shared = llvm::BasicBlock::Create(ctx, "rows_in_shared", fn);
+        auto* in_global = llvm::BasicBlock::Create(ctx, "rows_in_global", fn);
+        auto* joined = llvm::BasicBlock::Create(ctx, "rows_joined", fn);
+        b.CreateCondBr(staged->fits(), in_shared, in_global);
+        b.SetInsertPoint(in_shared);
+        llvm::Value* lowest_shared = instance_body([&](uint32_t j) { return staged->shared_pointer(j); });
+        llvm::BasicBlock* shared_end = b.GetInsertBlock();
+        b.CreateBr(joined);
+        b.SetInsertPoint(in_global);
+        llvm::Value* lowest_global = instance_body(kernel_seq_pointer);
+        llvm::BasicBlock* global_end = b.GetInsertBlock();
+        b.CreateBr(joined);
+        b.SetInsertPoint(joined);
+        if (can_fail) {
+          llvm::PHINode* phi = b.CreatePHI(b.getInt64Ty(), 2);
+          phi->addIncoming(lowest_shared, shared_end);
+          phi->addIncoming(lowest_global, global_end);
+          lowest_body = phi;
+        }
+      } else {
+        lowest_body = instance_body(seq_pointer);
       }
-      b.CreateBr(stored);
-      b.SetInsertPoint(stored);
-      llvm::Value* failure = can_fail && lanes > 1 ? b.CreateSelect(valid, inst.failure, none) : inst.failure;
-      llvm::Value* lowest_body = can_fail ? b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, lowest, failure) : nullptr;
       llvm::BasicBlock* body_end = b.GetInsertBlock();
       b.CreateBr(next);
       b.SetInsertPoint(next);

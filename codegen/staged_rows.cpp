@@ -131,6 +131,21 @@ llvm::Value* StagedRows::pointer(uint32_t j) {
   return global_(j);
 }
 
+llvm::Value* StagedRows::fits() { return b_.CreateLoad(b_.getInt1Ty(), fits_); }
+
+llvm::Value* StagedRows::shared_pointer(uint32_t j) {
+  for (const Component& c : components_) {
+    if (c.pointer != j) continue;
+    // The base's distance from the window's start, which may be negative (see the constructor):
+    // the body's addresses wrap back into the window in 64-bit arithmetic.
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::Value* moved = b_.CreateSub(b_.CreatePtrToInt(b_.CreateLoad(b_.getPtrTy(), c.base), i64), b_.CreatePtrToInt(shared_, i64));
+    llvm::GlobalVariable* window = dynamic_shared(*b_.GetInsertBlock()->getModule());
+    return b_.CreateGEP(b_.getInt8Ty(), window, moved);
+  }
+  return global_(j);
+}
+
 void StagedRows::write_back() {
   barrier();
   when(b_.CreateLoad(b_.getInt1Ty(), fits_), [&] {

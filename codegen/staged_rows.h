@@ -30,6 +30,11 @@ namespace ndp::codegen {
 //   after another (each component 8-byte aligned); if those fit too, every thread of the
 //   block copies row after row, coalesced; a barrier.
 //   Every instance then reads and writes its rows there, a few dozen cycles a step.
+//   The kernel runs the loop in two versions, one for a block whose rows fit and one for a
+//   block whose rows stay in global memory: in the first every access to a staged row is
+//   ld.shared or st.shared. Through generic pointers (one version for both) each access
+//   also moved its address's descriptor into uniform registers, ~34 instructions a step of a
+//   counting loop, at a warp's latency of ~5 cycles each (Nsight Compute, H200).
 //   At the end, a barrier, and the written sequences' rows go back to global memory.
 //
 // A block whose rows do not fit (irregular rows, or a launch without shared memory) uses the
@@ -52,6 +57,12 @@ class StagedRows {
   /// The j-th sequence pointer as the body reads it: a staged component's elements in shared
   /// memory (as a generic pointer that the row's global offsets index), else the kernel's.
   llvm::Value* pointer(uint32_t j);
+
+  /// Whether this block's rows are in shared memory (an i1, the same in every thread).
+  llvm::Value* fits();
+  /// As pointer(j), where fits() holds: a staged component's base in the shared address space,
+  /// so that the body's loads and stores of it are ld.shared and st.shared (Note [Staged rows]).
+  llvm::Value* shared_pointer(uint32_t j);
 
   /// Emits the barrier and the copy of the written sequences' rows back to global memory.
   void write_back();
