@@ -21,8 +21,8 @@ DVec flags_not(Gpu& g, const DVec& flags) {
 void place_rows(Gpu& g, const DVec& rows, CUdeviceptr places, CUdeviceptr out) {
   const int64_t total = rows.total();
   if (total == 0) return;
-  g.check(g.prims().laid_out_place(elem_bytes(rows.type()->a), runtime::gpu::DSegs::irregular(rows.size(), total, rows.offsets()),
-                                    rows.elems().data(), places, out));
+  const std::string name = runtime::gpu::sized_name("ndp_laid_out_place_", elem_bytes(rows.type()->a));
+  g.check(runtime::gpu::launch_named(g.prims(), name, total, rows.offsets(), rows.size(), total, rows.elems().data(), places, out));
 }
 
 void check_lengths(Gpu& g, const DVec& lens, const DVec& rows, CUdeviceptr failed) {

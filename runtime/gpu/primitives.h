@@ -149,10 +149,6 @@ class Primitives {
   Status partition_scatter(const PartitionFlags& f, const PartitionColumns& c, int64_t n, CUdeviceptr bases, DSegs s,
                            const PartitionSegments& out);
 
-  // ---- laid-out recursions (laid_out.cpp, Note [Results laid out on the GPU] in exec/cuda/laid_out_levels.h) ----
-  /// Row r of `rows` (irregular: offsets; elements of `bytes` bytes at elems) to out from at[r] on.
-  Status laid_out_place(int bytes, DSegs rows, CUdeviceptr elems, CUdeviceptr at, CUdeviceptr out);
-
   // ---- append, reverse, rotate (append.cpp) ----
   Status append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr b, DSegs sb, DSegs so, CUdeviceptr out);
   /// The parts of a chain of appends (device/append.cu): instance k's part i is the length[i][k]

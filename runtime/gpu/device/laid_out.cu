@@ -3,7 +3,6 @@
 #include <cstdint>
 
 #include "common.cuh"
-#include "tile/segments.cuh"
 #include "runtime/gpu/laid_out.h"
 
 using namespace ndp::runtime::gpu::device;
@@ -13,13 +12,15 @@ extern "C" __global__ void ndp_laid_out_not(const unsigned char* f, long long n,
   NDP_GRID_STRIDE(i, n) out[i] = f[i] == 0;
 }
 
-/// Row r of the rows `s` (elements `elems`) to out[at[r] ...], every element with its row found
-/// a tile at a time (Note [Segments of a tile]): a search per element was 5.8% of a 2^22
-/// quicksort's GPU time.
+/// Row r of the `rows` rows (offsets `off`, `total` elements) to out[at[r] ...].
 #define NDP_LAID_OUT_PLACE(W, bytes)                                                                              \
-  extern "C" __global__ void __launch_bounds__(kScanBlock)                                                      \
-      ndp_laid_out_place_##bytes(const W* elems, Segs s, const long long* at, W* out) {                          \
-    for_each_element_segment(s, [&](long long e, long long r) { out[at[r] + e - s.offsets[r]] = elems[e]; });    \
+  extern "C" __global__ void ndp_laid_out_place_##bytes(const long long* off, long long rows, long long total,     \
+                                                        const W* elems, const long long* at, W* out) {             \
+    const Segs s{rows, total, off, 0};                                                                            \
+    NDP_GRID_STRIDE(e, total) {                                                                                   \
+      const long long r = s.segment_of(e);                                                                        \
+      out[at[r] + e - off[r]] = elems[e];                                                                         \
+    }                                                                                                             \
   }
 NDP_FOR_SIZES(NDP_LAID_OUT_PLACE)
 

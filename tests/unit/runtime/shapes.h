@@ -75,6 +75,9 @@ inline std::vector<Shape> small_shapes() {
 inline std::vector<Shape> large_shapes() {
   std::vector<Shape> v;
   v.push_back(irregular("one huge segment", {2'000'003}));
+  // Segments of whole GPU tiles (2048 elements), ending on and just off tile edges, with empty
+  // segments between: tiles that one segment holds, and tiles that one boundary splits.
+  v.push_back(irregular("long segments on tile edges", {2048, 0, 4096, 0, 0, 2047, 1, 2050, 6142, 0, 3, 8192, 0}));
   v.push_back(irregular("10^6 one-element segments", std::vector<int64_t>(1'000'000, 1)));
   v.push_back(irregular("random lengths, large", random_lengths(100'000, 30, 0.25, 13)));
   return v;
