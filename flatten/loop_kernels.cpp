@@ -186,13 +186,15 @@ class LoopCompiler {
 
   uint32_t add(KernelNode n) {
     const bool read = n.kind == KernelNode::Kind::SeqLength || n.kind == KernelNode::Kind::SeqElt;
-    ReadKey key{n.kind, n.input, n.component, n.args};
-    if (read)
-      if (auto it = reads_.find(key); it != reads_.end()) return it->second;
+    if (read)  // Note [Reads made once]
+      if (auto it = reads_.find(ReadKey{n.kind, n.input, n.component, n.args}); it != reads_.end()) return it->second;
     if (k_.nodes.size() >= kMaxNodes) throw NotALoop{};
     k_.nodes.push_back(std::move(n));
     const uint32_t j = static_cast<uint32_t>(k_.nodes.size() - 1);
-    if (read) reads_.emplace(std::move(key), j);
+    if (read) {
+      const KernelNode& made = k_.nodes.back();
+      reads_.emplace(ReadKey{made.kind, made.input, made.component, made.args}, j);
+    }
     return j;
   }
 

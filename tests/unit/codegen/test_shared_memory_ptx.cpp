@@ -65,6 +65,11 @@ TEST_CASE("staged rows: a loop's own rows and the rows it passes on are staged, 
   CHECK(ptx.find("%dynamic_smem_size") != std::string::npos);  // a block checks what fits
   CHECK(occurrences(ptx, "bar.sync") >= 2);                      // after the copy in, before the copy out
   CHECK(ptx.find("st.global") != std::string::npos);             // the written rows go back
+  // The loop in two versions: the counting step's reads and write in shared memory where the
+  // rows fit, in global memory where they do not.
+  CHECK(ptx.find("ld.global.u64") != std::string::npos);
+  CHECK(occurrences(ptx, "ld.u64") == 0);  // no generic access to the rows
+  CHECK(occurrences(ptx, "st.u64") == 0);
   check_assembles(ptx);
   // A map kernel stages nothing (its block's rows are block rows instead); a loop stages no
   // sequence it appends to.

@@ -156,6 +156,27 @@ TEST_CASE("a tail-recursive function over flat scalars is one loop kernel") {
   CHECK(search.count("while(") == 0);
 }
 
+TEST_CASE("a loop body reads each element once, but not across a fold's region") {
+  // Note [Reads made once]: ds[i] is read twice in the source, once in the loop kernel; the
+  // one read of counts and its one write stay.
+  Flattened count("function count_loop(ds, i, counts) = if i == #ds then counts "
+                  "else count_loop(ds, i + 1, rep(counts, counts[ds[i]] + 1, ds[i])) $ "
+                  "{count_loop(d, 0, dist(0, 4)) : d in [[0, 1, 1, 3], [2]]} $",
+                  true);
+  REQUIRE(count.count("loop_kernel(") == 1);
+  CHECK(count.count("].0 if ") == 2);  // ds[i] and counts[ds[i]] (three reads before)
+  CHECK(count.count(".0 := ") == 1);   // the write
+  // xs[i] inside the fold's region and again after it: two reads, since no node after a Fold
+  // may read its region.
+  Flattened fold("function fold_read(xs, i, acc) = if i == #xs then acc "
+                 "else fold_read(xs, i + 1, acc + sum({xs[i] * j : j in [0:4]}) + xs[i]) $ "
+                 "{fold_read(xs, 0, 0) : xs in [[1, 2, 3], [10]]} $",
+                 true);
+  REQUIRE(fold.count("loop_kernel(") == 1);
+  CHECK(fold.count(" fold from ") == 1);
+  CHECK(fold.count("].0 if ") == 2);
+}
+
 TEST_CASE("an apply-to-each reduced inside a loop is a fold, never stored") {
   // Note [Folds in kernels]: min_val is a fold over the range, and the element read after it
   // computes the map's body once more; no statement builds the sequence.
