@@ -377,9 +377,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // A tiled fold's grid (Note [Tiled folds]): a block is a square of it (FoldTiles).
   std::optional<FoldTiles> tiles;
   if (tiled) tiles.emplace(b, k, *shape, fn->getArg(0), fn->getArg(fn->arg_size() - 1), input_at, kernel_seq_pointer);
-  auto seq_pointer = [&](uint32_t j) {
-    return staged ? staged->pointer(j) : block_rows ? block_rows->pointer(j) : kernel_seq_pointer(j);
-  };
+  auto seq_pointer = [&](uint32_t j) { return block_rows ? block_rows->pointer(j) : kernel_seq_pointer(j); };
   if (tiles) {
     const std::vector<llvm::Value*>& instances = tiles->instances();
     std::vector<InstanceValues> insts = emit_tiled_instances(
@@ -431,21 +429,17 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
         auto* in_global = llvm::BasicBlock::Create(ctx, "rows_in_global", fn);
         auto* joined = llvm::BasicBlock::Create(ctx, "rows_joined", fn);
         b.CreateCondBr(staged->fits(), in_shared, in_global);
-        b.SetInsertPoint(in_shared);
-        llvm::Value* lowest_shared = instance_body([&](uint32_t j) { return staged->shared_pointer(j); });
-        llvm::BasicBlock* shared_end = b.GetInsertBlock();
-        b.CreateBr(joined);
-        b.SetInsertPoint(in_global);
-        llvm::Value* lowest_global = instance_body(kernel_seq_pointer);
-        llvm::BasicBlock* global_end = b.GetInsertBlock();
-        b.CreateBr(joined);
+        llvm::PHINode* phi = can_fail ? llvm::PHINode::Create(b.getInt64Ty(), 2, "lowest", joined) : nullptr;
+        auto version = [&](llvm::BasicBlock* at, const std::function<llvm::Value*(uint32_t)>& pointers) {
+          b.SetInsertPoint(at);
+          llvm::Value* lowest_here = instance_body(pointers);
+          if (phi != nullptr) phi->addIncoming(lowest_here, b.GetInsertBlock());
+          b.CreateBr(joined);
+        };
+        version(in_shared, [&](uint32_t j) { return staged->shared_pointer(j); });
+        version(in_global, kernel_seq_pointer);
         b.SetInsertPoint(joined);
-        if (can_fail) {
-          llvm::PHINode* phi = b.CreatePHI(b.getInt64Ty(), 2);
-          phi->addIncoming(lowest_shared, shared_end);
-          phi->addIncoming(lowest_global, global_end);
-          lowest_body = phi;
-        }
+        lowest_body = phi;
       } else {
         lowest_body = instance_body(seq_pointer);
       }

@@ -41,8 +41,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
     const uint32_t q = staged_[s].seq;
     for (uint32_t c = 0; c < k.seqs[q].components.size(); ++c) {
       const uint32_t j = static_cast<uint32_t>(k.seq_pointer(q)) + 1 + c;
-      components_.push_back({s, j, storage_type(b.getContext(), k.seqs[q].components[c]), entry.CreateAlloca(b.getPtrTy())});
-      b.CreateStore(global_(j), components_.back().base);
+      components_.push_back({s, j, storage_type(b.getContext(), k.seqs[q].components[c]), entry.CreateAlloca(i64)});
     }
   }
   llvm::AllocaInst* mine = entry.CreateAlloca(i64);  // the bytes of this instance's rows
@@ -105,18 +104,14 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
       each_row([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
         copy(c.type, global_(c.pointer), start, b_.CreateGEP(b_.getInt8Ty(), shared_, at), b_.getInt64(0), length);
       });
-      // This instance's rows: element e of a row is at its place + (e - start)·size, a base
-      // that the row's own offsets index. The base lies outside the shared window, so it is
-      // made as an integer: as a shared pointer (LLVM infers the address space of a pointer
-      // made from a shared one) it would wrap in the window's 32 bits.
+      // This instance's rows: element e of a row is at its place + (e - start)·size, from a
+      // base that the row's own offsets index (shared_pointer).
       when(recorded, [&] {
         llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(thread_, 0)));
         for (const Component& c : components_) {
           llvm::Value* start = b_.CreateLoad(i64, field(thread_, 1 + 2 * c.slot));
           llvm::Value* length = b_.CreateLoad(i64, field(thread_, 2 + 2 * c.slot));
-          llvm::Value* moved = b_.CreateSub(at, b_.CreateMul(start, b_.getInt64(size_of(c.type))));
-          llvm::Value* base = b_.CreateAdd(b_.CreatePtrToInt(shared_, i64), moved);
-          b_.CreateStore(b_.CreateIntToPtr(base, b_.getPtrTy()), c.base);
+          b_.CreateStore(b_.CreateSub(at, b_.CreateMul(start, b_.getInt64(size_of(c.type)))), c.base);
           at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
         }
       });
@@ -125,23 +120,15 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
   barrier();
 }
 
-llvm::Value* StagedRows::pointer(uint32_t j) {
-  for (const Component& c : components_)
-    if (c.pointer == j) return b_.CreateLoad(b_.getPtrTy(), c.base);
-  return global_(j);
-}
-
 llvm::Value* StagedRows::fits() { return b_.CreateLoad(b_.getInt1Ty(), fits_); }
 
 llvm::Value* StagedRows::shared_pointer(uint32_t j) {
   for (const Component& c : components_) {
     if (c.pointer != j) continue;
-    // The base's distance from the window's start, which may be negative (see the constructor):
-    // the body's addresses wrap back into the window in 64-bit arithmetic.
-    llvm::Type* i64 = b_.getInt64Ty();
-    llvm::Value* moved = b_.CreateSub(b_.CreatePtrToInt(b_.CreateLoad(b_.getPtrTy(), c.base), i64), b_.CreatePtrToInt(shared_, i64));
-    llvm::GlobalVariable* window = dynamic_shared(*b_.GetInsertBlock()->getModule());
-    return b_.CreateGEP(b_.getInt8Ty(), window, moved);
+    // The base may lie before the window (a row's global offsets are large): its distance is
+    // negative, and the body's addresses come back into the window in 64-bit arithmetic.
+    llvm::Value* base = b_.CreateLoad(b_.getInt64Ty(), c.base);
+    return b_.CreateGEP(b_.getInt8Ty(), dynamic_shared(*b_.GetInsertBlock()->getModule()), base);
   }
   return global_(j);
 }

@@ -54,14 +54,11 @@ class StagedRows {
   llvm::Value* instance() const { return instance_; }
   llvm::Value* runs() const { return runs_; }
 
-  /// The j-th sequence pointer as the body reads it: a staged component's elements in shared
-  /// memory (as a generic pointer that the row's global offsets index), else the kernel's.
-  llvm::Value* pointer(uint32_t j);
-
   /// Whether this block's rows are in shared memory (an i1, the same in every thread).
   llvm::Value* fits();
-  /// As pointer(j), where fits() holds: a staged component's base in the shared address space,
-  /// so that the body's loads and stores of it are ld.shared and st.shared (Note [Staged rows]).
+  /// Where fits() holds, the j-th sequence pointer as the body reads it: a staged component's
+  /// elements in the shared address space, indexed by the row's global offsets, so that the
+  /// body's loads and stores of it are ld.shared and st.shared; else the kernel's pointer.
   llvm::Value* shared_pointer(uint32_t j);
 
   /// Emits the barrier and the copy of the written sequences' rows back to global memory.
@@ -72,7 +69,7 @@ class StagedRows {
     uint32_t slot;      // staged_[slot]
     uint32_t pointer;   // its sequence pointer's number
     llvm::Type* type;   // its elements' storage type
-    llvm::AllocaInst* base;  // what pointer() gives
+    llvm::AllocaInst* base;  // an i64: where its row's element 0 would be, from the window's start
   };
   llvm::IRBuilder<>& b_;
   const flatten::KernelBody& k_;

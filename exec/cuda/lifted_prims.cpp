@@ -11,6 +11,7 @@
 #include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
+#include "lang/eval/scalar_ops.h"
 
 namespace ndp::exec::cuda {
 
@@ -227,9 +228,9 @@ struct Natives {
       const int64_t s = static_cast<int64_t>(*a[0].known_bits()), d = static_cast<int64_t>(*a[1].known_bits()),
                     e = static_cast<int64_t>(*a[2].known_bits());
       if (n > 0 && (d < 1 || e < s)) fail();
-      const uint64_t width = static_cast<uint64_t>(e) - static_cast<uint64_t>(s);
-      const uint64_t length = n > 0 ? width / static_cast<uint64_t>(d) + (width % static_cast<uint64_t>(d) != 0) : 0;
-      const int64_t len = static_cast<int64_t>(std::min<uint64_t>(length, uint64_t{1} << 62));  // past any memory either way
+      const uint64_t length = n > 0 ? lang::eval::range_length(s, d, e) : 0;
+      // Past any memory, it stays so as an int64 for check_lengths_fit's "Out of memory.".
+      const int64_t len = static_cast<int64_t>(std::min<uint64_t>(length, uint64_t{1} << 62));
       check_lengths_fit(len, n);
       return ranges_of_one_length(n, len);
     }

@@ -12,6 +12,7 @@
 #include "exec/host/lifted_prims.h"
 #include "exec/host/parallel_loops.h"
 #include "lang/diagnostics.h"
+#include "lang/eval/scalar_ops.h"
 #include "lang/runtime_errors.h"
 #include "runtime/cpu/primitives.h"
 
@@ -94,11 +95,7 @@ Vec iseq(const PrimContext& ctx, const LiftedCall& c, const Vec& sv, const Vec& 
   if (first_failing(n, [&](int64_t i) { return d[i] < 1 || e[i] < s[i]; }) >= 0)
     c.fail(message(RuntimeErrorId::IseqBadRange));
   Buf<int64_t> len(n);
-  parallel_for(n, [&](int64_t i) {
-    uint64_t width = static_cast<uint64_t>(e[i]) - static_cast<uint64_t>(s[i]);
-    uint64_t step = static_cast<uint64_t>(d[i]);
-    len[i] = static_cast<int64_t>(width / step + (width % step != 0));
-  });
+  parallel_for(n, [&](int64_t i) { len[i] = static_cast<int64_t>(lang::eval::range_length(s[i], d[i], e[i])); });
   return index_seq(ctx, c, Vec::scalar(ctx.types->int_(), n, len.share()), sv.values<int64_t>(), dv.values<int64_t>());
 }
 

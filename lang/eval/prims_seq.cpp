@@ -28,6 +28,7 @@
 #include "lang/diagnostics.h"
 #include "lang/eval/prim_call.h"
 #include "lang/eval/rand.h"
+#include "lang/eval/scalar_ops.h"
 #include "lang/runtime_errors.h"
 
 namespace ndp::lang::eval {
@@ -386,8 +387,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     case PrimId::Iseq: {
       int64_t s = a[0].as_int(), d = a[1].as_int(), e = a[2].as_int();
       if (d < 1 || e < s) c.fail(message(RuntimeErrorId::IseqBadRange));
-      uint64_t width = static_cast<uint64_t>(e) - static_cast<uint64_t>(s);
-      uint64_t n = width / static_cast<uint64_t>(d) + (width % static_cast<uint64_t>(d) != 0);
+      const uint64_t n = range_length(s, d, e);
       require_memory(n, sizeof(Value));
       std::vector<Value> out;
       out.reserve(n);

@@ -19,4 +19,12 @@ T power(T base, int64_t p, T one, Mul mul) {
   return result;
 }
 
+/// The number of elements of the range [s:e:d], for d >= 1 and e >= s: the width in unsigned
+/// arithmetic, since e - s may pass int64's largest.
+inline uint64_t range_length(int64_t s, int64_t d, int64_t e) {
+  const uint64_t width = static_cast<uint64_t>(e) - static_cast<uint64_t>(s);
+  const uint64_t step = static_cast<uint64_t>(d);
+  return width / step + (width % step != 0);
+}
+
 }  // namespace ndp::lang::eval
