@@ -16,6 +16,7 @@
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -171,6 +172,47 @@ std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
   return std::string(ptx.str());
 }
 
+/// `i64 ndp_segment_of(i64 offsets, i64 n, i64 c, i64 i)`: the segment holding element i of n
+/// segments, i / c where they all have c > 0 elements, else the last k < n with offsets[k] <= i
+/// (skipping empty segments), a binary search over the offsets' address. Inlined where called
+/// (link_libdevice).
+llvm::Function* define_segment_of(llvm::Module& m) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i64, {i64, i64, i64, i64}, false),
+                                    llvm::Function::InternalLinkage, "ndp_segment_of", m);
+  llvm::Value *offsets = fn->getArg(0), *n = fn->getArg(1), *c = fn->getArg(2), *i = fn->getArg(3);
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
+  auto* search = llvm::BasicBlock::Create(ctx, "search", fn);
+  auto* step = llvm::BasicBlock::Create(ctx, "step", fn);
+  auto* found = llvm::BasicBlock::Create(ctx, "found", fn);
+  b.SetInsertPoint(entry);
+  llvm::Value* base = b.CreateIntToPtr(offsets, b.getPtrTy());
+  llvm::Value* last = b.CreateSub(n, b.getInt64(1));
+  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, search);
+  b.SetInsertPoint(regular);
+  b.CreateRet(b.CreateUDiv(i, c));
+  b.SetInsertPoint(search);
+  llvm::PHINode* lo = b.CreatePHI(i64, 2, "lo");
+  llvm::PHINode* hi = b.CreatePHI(i64, 2, "hi");
+  lo->addIncoming(b.getInt64(0), entry);
+  hi->addIncoming(last, entry);
+  b.CreateCondBr(b.CreateICmpSLT(lo, hi), step, found);
+  b.SetInsertPoint(step);
+  llvm::Value* mid = b.CreateAdd(lo, b.CreateLShr(b.CreateAdd(b.CreateSub(hi, lo), b.getInt64(1)), 1), "mid");
+  auto* at = b.CreateLoad(i64, b.CreateGEP(i64, base, mid));
+  at->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
+  llvm::Value* below = b.CreateICmpSLE(at, i);
+  lo->addIncoming(b.CreateSelect(below, mid, lo), step);
+  hi->addIncoming(b.CreateSelect(below, hi, b.CreateSub(mid, b.getInt64(1))), step);
+  b.CreateBr(search);
+  b.SetInsertPoint(found);
+  b.CreateRet(lo);
+  return fn;
+}
+
 /// The position in `gathered` of input j, or -1 when input j is read at the instance itself.
 int gathered_slot(std::span<const GatheredInput> gathered, uint32_t j) {
   for (size_t g = 0; g < gathered.size(); ++g)
@@ -263,8 +305,14 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   size_t positions = 0;
   for (size_t g = 0; g < gathered.size(); ++g) {
     if (gathered[g].broadcast || gathered[g].iota) continue;
+    if (gathered[g].segments_of > 0) {  // a spread over an earlier one's segments: its parameters
+      if (gathered[g].segments_of > g || !gathered[g].spread || !gathered[gathered[g].segments_of - 1].spread)
+        throw std::runtime_error("a spread input over the segments of a later or other input");
+      position_param[g] = position_param[gathered[g].segments_of - 1];
+      continue;
+    }
     position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions);
-    positions += gathered[g].affine ? 3 : 1;
+    positions += gathered[g].affine || gathered[g].spread ? 3 : 1;
   }
   // Then the pointers of the sequences a loop reads (Note [Sequences in loop kernels]); the
   // offsets of one with regular rows are their one length.
@@ -275,7 +323,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // sequence's one length.
   std::vector<bool> int_param(1 + ni + no + 1, false);
   for (size_t g = 0; g < gathered.size(); ++g)
-    if (gathered[g].affine) std::fill_n(int_param.begin() + position_param[g], 3, true);
+    if (gathered[g].affine || gathered[g].spread) std::fill_n(int_param.begin() + position_param[g], 3, true);
   for (uint32_t q = 0; q < k.seqs.size() && q < 64; ++q)
     if (regular_rows >> q & 1) int_param[seqs_at + k.seq_pointer(q)] = true;
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j)
@@ -348,6 +396,21 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // A loop's own rows in the block's shared memory (Note [Staged rows]): a thread an instance.
   std::optional<StagedRows> staged;
   auto kernel_seq_pointer = [fn, seqs_at](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); };
+  // The segment holding element i of a spread input's segments (its first parameter p), each
+  // searched for once an instance: instance_segments holds those of the instance at hand.
+  llvm::Function* segment_of = nullptr;
+  std::map<std::pair<unsigned, llvm::Value*>, llvm::Value*> instance_segments;
+  auto spread_segment = [&](unsigned p, llvm::Value* i) -> llvm::Value* {
+    if (auto it = instance_segments.find({p, i}); it != instance_segments.end()) return it->second;
+    if (segment_of == nullptr) segment_of = define_segment_of(m);
+    return b.CreateCall(segment_of, {fn->getArg(p), fn->getArg(p + 1), fn->getArg(p + 2), i});
+  };
+  auto find_instance_segments = [&](llvm::Value* i) {
+    instance_segments.clear();
+    for (size_t g = 0; g < gathered.size(); ++g)
+      if (gathered[g].spread && gathered[g].segments_of == 0)
+        instance_segments[{position_param[g], i}] = spread_segment(position_param[g], i);
+  };
   // Input j of instance i: at i, at a gathered input's position, or a broadcast's one value.
   auto input_at = [&](uint32_t j, llvm::Value* i) -> llvm::Value* {
     llvm::Type* t = storage_type(ctx, k.inputs.at(j));
@@ -356,6 +419,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       return i;  // (an int: i64 as stored)
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].broadcast) {
       at = b.getInt64(0);
+    } else if (g >= 0 && gathered[static_cast<size_t>(g)].spread) {
+      at = spread_segment(position_param[static_cast<size_t>(g)], i);
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].affine) {
       const unsigned p = position_param[static_cast<size_t>(g)];
       llvm::Value* c = fn->getArg(p);
@@ -404,6 +469,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       llvm::BasicBlock* from = b.GetInsertBlock();
       b.CreateCondBr(staged ? staged->runs() : split ? valid : lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
       b.SetInsertPoint(body);
+      find_instance_segments(i);
       // The instance, its outputs stored; the lowest failure so far (where the kernel can fail).
       auto instance_body = [&](const std::function<llvm::Value*(uint32_t)>& pointers) -> llvm::Value* {
         InstanceValues inst = emit_instance(b, k, i, [&](uint32_t j) { return input_at(j, i); }, MathLibrary::Libdevice,
@@ -467,7 +533,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   }
   b.CreateRetVoid();
   link_libdevice(m, "ndp_kernel");
-  if (k.instance_at_a_time()) {
+  if (k.instance_at_a_time() || segment_of != nullptr) {  // (which then is inlined)
     verify(m);
     optimize(m, *tm);
   }
@@ -478,7 +544,8 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   if (k.can_fail()) throw std::runtime_error("an element function cannot fail (Note [Kernels that can fail])");
   for (const GatheredInput& g : gathered)
-    if (g.broadcast || g.affine || g.iota) throw std::runtime_error("an element function has no broadcast, affine or iota inputs");
+    if (g.broadcast || g.affine || g.iota || g.spread)
+      throw std::runtime_error("an element function has no broadcast, affine, iota or spread inputs");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);

@@ -98,6 +98,14 @@ struct GatheredInput {
   /// Instance i's value is i: a lifted function's instance ids, never stored (Note [Iota
   /// inputs] in exec/cuda/kernels.h); no memory and no positions.
   bool iota = false;
+  /// Read at the segment holding i, the value of an instance spread over its segment (Note
+  /// [Spread inputs] in exec/cuda/kernels.h), from three int64 parameters in place of the
+  /// positions: the segments' offsets' address, their count and their one length c (c > 0: the
+  /// segment is i / c; else the last offset at most i, searched for).
+  bool spread = false;
+  /// A spread input over the segments of an earlier one, gathered[segments_of - 1], takes no
+  /// parameters of its own: its segment is that one's, searched for once (0: its own).
+  uint32_t segments_of = 0;
 };
 
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
@@ -105,7 +113,7 @@ inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
   for (const GatheredInput& g : gathered)
     key += "|gather " + std::to_string(g.input) +
-           (g.broadcast ? " broadcast" : g.affine ? " affine" : g.iota ? " iota" : g.narrow ? " i32" : "");
+           (g.broadcast ? " broadcast" : g.affine ? " affine" : g.iota ? " iota" : g.spread ? " spread" + (g.segments_of ? "@" + std::to_string(g.segments_of - 1) : std::string()) : g.narrow ? " i32" : "");
   return key;
 }
 
@@ -126,8 +134,8 @@ inline constexpr int kMostBlockRowLanes = 16;
 /// The block rows (KernelBody::block_rows) that a kernel of `form` on `lanes` compiled with
 /// `gathered` copies to shared memory (Note [Block rows] in codegen/block_rows.h): none but in
 /// an `Instances` kernel on at most kMostBlockRowLanes lanes, and not those whose row id is a
-/// broadcast input, which every instance reads at one row, so that a block's ids are never
-/// consecutive. The kernel's code and its launch both ask.
+/// broadcast or spread input, which every instance (of a segment) reads at one row, so that a
+/// block's ids are not consecutive. The kernel's code and its launch both ask.
 inline std::vector<KernelBody::StagedSeq> copied_block_rows(const KernelBody& k, std::span<const GatheredInput> gathered,
                                                             KernelForm form, int lanes) {
   std::vector<KernelBody::StagedSeq> rows;
@@ -136,7 +144,7 @@ inline std::vector<KernelBody::StagedSeq> copied_block_rows(const KernelBody& k,
     const KernelNode& row = k.nodes[s.row];
     const bool broadcast = row.kind == KernelNode::Kind::Input &&
                            std::any_of(gathered.begin(), gathered.end(),
-                                       [&](const GatheredInput& g) { return g.input == row.input && g.broadcast; });
+                                       [&](const GatheredInput& g) { return g.input == row.input && (g.broadcast || g.spread); });
     if (!broadcast) rows.push_back(s);
   }
   return rows;

@@ -1,6 +1,8 @@
 // DVec construction, the structural operations and host transfers.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -175,6 +177,16 @@ DVec DVec::deferred_broadcast(const Type* t, int64_t n, DVec one, std::function<
   return v;
 }
 
+DVec DVec::deferred_spread(const Type* t, DVec values, runtime::gpu::DSegs segs, DBuf offsets, std::function<DBuf()> make) {
+  NDP_ASSERT(values.size() == segs.count && values.type() == t && (segs.offsets == 0 || offsets),
+             "a spread of other than a value a segment, or without its offsets");
+  DVec v = deferred(t, segs.total, std::move(make));
+  v.deferred_->spread = std::make_shared<const DVec>(std::move(values));
+  v.deferred_->segs = segs;
+  v.deferred_->segs_offsets = std::move(offsets);
+  return v;
+}
+
 DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail) {
   NDP_ASSERT(host::is_flat_scalar(source.type()) && index.type()->kind == TypeKind::Int,
              "a gather of structured values");
@@ -293,6 +305,8 @@ const DBuf& DVec::Deferred::get() {
     source.reset();
     index.reset();
     view.reset();
+    spread.reset();
+    segs_offsets.reset();
   }
   return made;
 }
@@ -437,15 +451,82 @@ DBuf segment_ids(Gpu& g, const DVec& seq) {
   return ids;
 }
 
-DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
+namespace {
+
+// Note [Rows taken by positions]
+// A take of rows whose elements are points or other tuples of flat scalars (a shared
+// argument's rows gathered for each instance, a pack of the recursing instances' rows) finds
+// each element's position first (nested_take_positions) and then gathered every component
+// through them: quickhull moved its 2 × 10^7 points that way at every level, twice (the rows,
+// then the points that stay), 2 × 124 µs and 2 × 76 µs at its first level (Nsight Compute,
+// H200). The components are instead deferred gathers through those positions (Note [Deferred
+// vectors] in device_vec.h): a fused kernel reads them in place (Note [Fused gathers]), and a
+// take of a pending gather composes the positions, gathering 8 bytes an element once for all
+// the components that share them, where each component took its own gather. Only a gather whose
+// positions are known to be in range composes (an unchecked one must still fail on a position
+// the take drops); anything else that reads a component gets it gathered from the source, as
+// before.
+
+/// The int type of positions made here (a DVec's type only says what its buffer holds).
+const Type* position_type() {
+  static lang::TypeContext types;
+  return types.int_();
+}
+
+/// What one take composed: the positions `index` taken at `idx`, for the components that share them.
+struct Composed {
+  CUdeviceptr index = 0, idx = 0;
+  DVec positions;
+};
+
+/// take's work; `positions`, where given, owns idx, and flat components then become gathers
+/// through it instead of moving (Note [Rows taken by positions]).
+DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& positions, std::vector<Composed>& composed);
+
+/// NDP_ROWS_BY_POSITIONS=0 gathers every component at once (for measuring).
+bool by_positions() {
+  static const bool on = [] {
+    const char* e = std::getenv("NDP_ROWS_BY_POSITIONS");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  return on;
+}
+
+/// A pending gather whose positions are in range: composed with idx instead of read.
+bool composes(const DVec& v) { return by_positions() && v.pending() && v.gather_source() != nullptr && !v.gather_unchecked(); }
+
+DVec take_composed(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::vector<Composed>& composed) {
+  const DVec& index = *v.gather_index();
+  const CUdeviceptr from = index.data();
+  auto it = std::find_if(composed.begin(), composed.end(), [&](const Composed& c) { return c.index == from && c.idx == idx; });
+  if (it == composed.end()) {
+    DBuf out = g.alloc(m * 8);
+    g.check(g.prims().gather(8, from, idx, m, out->pointer()));
+    composed.push_back({from, idx, DVec::scalar(position_type(), m, std::move(out))});
+    it = composed.end() - 1;
+  }
+  return DVec::deferred_gather(g, *v.gather_source(), it->positions);
+}
+
+/// The elements at positions eidx (`total` of them) of `from`, a sequence's elements.
+DVec take_elements(Gpu& g, const DVec& from, DBuf eidx, int64_t total, std::vector<Composed>& composed) {
+  return take_parts(g, from, eidx->pointer(), total, eidx, composed);
+}
+
+/// Whether a sequence's flat elements move in one pass without positions (nested_take), rather
+/// than composed (Note [Rows taken by positions]).
+bool moved_whole(const DVec& from) { return host::is_flat_scalar(from.type()) && !composes(from); }
+
+DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& positions, std::vector<Composed>& composed) {
   const Type* t = v.type();
   switch (t->kind) {
     case TypeKind::Seq: {
+      std::vector<Composed> inner;  // positions of the elements, not of these rows
       if (std::optional<int64_t> c = v.regular_length()) {
         // Regular: so is the result, of m·c elements (no lengths gathered, no total read back).
         const runtime::gpu::DSegs out_segs{m, m * *c, 0, *c};
         const DVec& from = v.elems();
-        if (host::is_flat_scalar(from.type())) {
+        if (moved_whole(from)) {
           const int bytes = elem_bytes(from.type());
           DBuf out = g.alloc(out_segs.total * bytes);
           g.check(g.prims().nested_take(bytes, from.data(), v.offsets(), idx, out_segs, out->pointer()));
@@ -453,7 +534,7 @@ DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
         }
         DBuf eidx = g.alloc(out_segs.total * 8);
         g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
-        return DVec::regular(g, t, m, *c, take(g, from, eidx->pointer(), out_segs.total));
+        return DVec::regular(g, t, m, *c, take_elements(g, from, std::move(eidx), out_segs.total, inner));
       }
       DBuf len = g.alloc(m * 8);
       g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
@@ -463,7 +544,7 @@ DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
       g.check(g.pool().download(&total, off->pointer() + static_cast<CUdeviceptr>(m) * 8, sizeof total));
       const runtime::gpu::DSegs out_segs = runtime::gpu::DSegs::irregular(m, total, off->pointer());
       const DVec& from = v.elems();
-      if (host::is_flat_scalar(from.type())) {  // the elements in one pass, without positions
+      if (moved_whole(from)) {  // the elements in one pass, without positions
         const int bytes = elem_bytes(from.type());
         DBuf out = g.alloc(total * bytes);
         g.check(g.prims().nested_take(bytes, from.data(), v.offsets(), idx, out_segs, out->pointer()));
@@ -471,19 +552,29 @@ DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
       }
       DBuf eidx = g.alloc(total * 8);
       g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
-      DVec elems = take(g, from, eidx->pointer(), total);
+      DVec elems = take_elements(g, from, std::move(eidx), total, inner);
       return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
     }
-    case TypeKind::Pair: return DVec::pair(t, take(g, v.first(), idx, m), take(g, v.second(), idx, m));
-    case TypeKind::Data: return DVec::data(t, take(g, v.fields(), idx, m));
+    case TypeKind::Pair:
+      return DVec::pair(t, take_parts(g, v.first(), idx, m, positions, composed), take_parts(g, v.second(), idx, m, positions, composed));
+    case TypeKind::Data: return DVec::data(t, take_parts(g, v.fields(), idx, m, positions, composed));
     case TypeKind::Var: return DVec::open_type(t, m);
     default: {
+      if (composes(v)) return take_composed(g, v, idx, m, composed);
+      if (positions && by_positions()) return DVec::deferred_gather(g, v, DVec::scalar(position_type(), m, positions));
       int bytes = elem_bytes(t);
       DBuf out = g.alloc(m * bytes);
       g.check(g.prims().gather(bytes, v.data(), idx, m, out->pointer()));
       return DVec::scalar(t, m, std::move(out));
     }
   }
+}
+
+}  // namespace
+
+DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
+  std::vector<Composed> composed;
+  return take_parts(g, v, idx, m, nullptr, composed);
 }
 
 namespace {
@@ -632,7 +723,7 @@ DVec pack(Gpu& g, const DVec& v, const DVec& flag_vec) {
   if (kept == v.size()) return v;  // buffers are never written (Note [DVec]): no copy needed
   if (kept == 0 && host::is_flat_scalar(v.type())) return DVec::scalar(v.type(), 0, g.alloc(0));
   CUdeviceptr flags = flag_vec.data();
-  if (!host::is_flat_scalar(v.type())) {
+  if (!host::is_flat_scalar(v.type()) || composes(v)) {  // (a pending gather: its positions packed)
     DBuf pos = g.alloc(kept * 8);
     g.check(g.prims().true_positions(flags, v.size(), pos->pointer()));
     return take(g, v, pos->pointer(), kept);

@@ -161,6 +161,14 @@ class DVec {
   static DVec deferred_broadcast(const lang::Type* t, int64_t n, DVec one, std::function<DBuf()> make);
   /// The one value a pending deferred_broadcast repeats, or null.
   const DVec* broadcast_source() const { return pending() ? deferred_->broadcast.get() : nullptr; }
+  /// Instance k of `values` over segment k of `segs` (more than one, whose offsets `offsets`
+  /// holds where irregular), deferred as `make` computes them; a fused kernel may read the
+  /// values at each element's segment instead (Note [Spread inputs] in kernels.h).
+  static DVec deferred_spread(const lang::Type* t, DVec values, runtime::gpu::DSegs segs, DBuf offsets,
+                              std::function<DBuf()> make);
+  /// The values a pending deferred_spread repeats, or null; and their segments.
+  const DVec* spread_source() const { return pending() ? deferred_->spread.get() : nullptr; }
+  runtime::gpu::DSegs spread_segments() const { return deferred_->segs; }
   /// 0, 1, ..., n - 1 (int), deferred: a fused kernel takes instance i's value as i (Note [Iota
   /// inputs] in kernels.h); anything else gets it stored.
   static DVec deferred_iota(Gpu& g, const lang::Type* t, int64_t n);
@@ -211,6 +219,9 @@ class DVec {
     std::shared_ptr<const DVec> source, index;  // deferred gathers
     std::shared_ptr<const DVec> narrow;         // deferred widenings (kept once made)
     std::shared_ptr<const DVec> broadcast;      // deferred_broadcast: the one value
+    std::shared_ptr<const DVec> spread;         // deferred_spread: the values, their segments
+    runtime::gpu::DSegs segs;
+    DBuf segs_offsets;
     Gpu* gpu = nullptr;
     GatherFailure fail;  // an unchecked gather's error (cleared once checked)
     std::optional<uint64_t> known;  // every instance's value, known to the host

@@ -194,8 +194,10 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
       gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
       return buf;
     };
-    // One value over every instance (a call's free scalar): kernels may read it in place.
-    return segs.count == 1 ? DVec::deferred_broadcast(v.type(), total, v, make) : DVec::deferred(v.type(), total, make);
+    // One value over every instance (a call's free scalar), or a value a segment: kernels may
+    // read them in place (Note [Spread inputs] in kernels.h).
+    return segs.count == 1 ? DVec::deferred_broadcast(v.type(), total, v, make)
+                           : DVec::deferred_spread(v.type(), v, segs, off, make);
   }
   /// a[0], b[0], a[1], b[1] ...: for flat scalars, and pairs and datatypes of them, an append
   /// of one-element segments a component at a time (no positions); nothing for other values.

@@ -86,6 +86,22 @@ runtime::cuda::Result<runtime::cuda::Module> compile_consumer_program(runtime::c
 
 }  // namespace
 
+namespace {
+
+/// Whether a kernel reads a spread over `segs` in place (Note [Spread inputs]): where the
+/// segment of an element is a division, or a search over segments of 64 elements or more on
+/// average, which costs less than the copies' pass and the 8 bytes an element it saves.
+bool spread_in_place(const runtime::gpu::DSegs& segs) {
+  static const bool on = [] {  // NDP_SPREAD_IN_PLACE=0 reads the copies (for measuring)
+    const char* e = std::getenv("NDP_SPREAD_IN_PLACE");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  if (!on) return false;
+  return segs.offsets == 0 ? segs.regular_length > 0 : segs.total >= 64 * segs.count;
+}
+
+}  // namespace
+
 KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, bool broadcast) {
   const bool guarded = guard != nullptr;
   KernelArgs a;
@@ -101,6 +117,7 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
   // read-back; gathers through the same positions from sources of the same length (x[i], y[i]
   // and z[i] of one loop body) pass or fail alike, so the first of them is checked for all.
   std::vector<std::pair<CUdeviceptr, int64_t>> checked;
+  std::vector<runtime::gpu::DSegs> spreads;  // by position in a.gathered, for its spread inputs
   auto check = [&](const DVec& v) {
     if (!v.gather_unchecked()) return;
     std::pair<CUdeviceptr, int64_t> key{v.gather_index()->data(), v.gather_source()->size()};
@@ -121,6 +138,26 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
     } else if (broadcast && guard == nullptr && v.broadcast_source() != nullptr) {
       a.gathered.push_back({static_cast<uint32_t>(j), false, true});
       a.ptrs.push_back(v.broadcast_source()->data());
+      a.unchecked.push_back(nullptr);
+    } else if (broadcast && guard == nullptr && v.spread_source() != nullptr && spread_in_place(v.spread_segments())) {
+      // A value a segment, read at each element's segment (Note [Spread inputs] in kernels.h).
+      const runtime::gpu::DSegs segs = v.spread_segments();
+      uint32_t same = 0;  // an earlier spread input over these segments
+      for (size_t q = 0; q < a.gathered.size() && same == 0; ++q)
+        if (a.gathered[q].spread && a.gathered[q].segments_of == 0 && spreads[q].offsets == segs.offsets &&
+            spreads[q].count == segs.count && spreads[q].regular_length == segs.regular_length)
+          same = static_cast<uint32_t>(q + 1);
+      if (same == 0 && !fits_view()) {
+        a.ptrs.push_back(v.data());
+        continue;
+      }
+      a.gathered.push_back({.input = static_cast<uint32_t>(j), .spread = true, .segments_of = same});
+      spreads.resize(a.gathered.size());
+      spreads.back() = segs;
+      a.ptrs.push_back(v.spread_source()->data());
+      if (same == 0)
+        for (int64_t x : {static_cast<int64_t>(segs.offsets), segs.count, segs.offsets == 0 ? segs.regular_length : int64_t{0}})
+          positions.push_back(static_cast<CUdeviceptr>(x));
       a.unchecked.push_back(nullptr);
     } else if (broadcast && v.view_source() != nullptr && fits_view()) {
       // A regular elt view, read in place (Note [Regular elt views] in device_vec.h).

@@ -70,6 +70,22 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = 
 // takes an iota input's value at instance i as i (GatheredInput::iota, compile_ptx): no
 // memory, no positions. Element functions and modules compiled ahead without that variant
 // read it stored.
+//
+// Note [Spread inputs]
+// A lifted function's free variables reach its apply-to-each as each instance's value spread
+// over the instance's segment (Replicate, CudaExecutor::spread): quickhull's line ends p1 and p2,
+// four floats, over every point of the line's segment. Stored, each costs a pass that writes 8
+// bytes an element, and the kernel that reads them 8 bytes more an element: at quickhull's first
+// level of 2 × 10^7 points, four such copies took 4 × 48 µs and made the cross product's
+// kernel read 6 streams where 2 are its own (Nsight Compute, H200, bench/results/session36).
+// So the spread stays deferred (DVec::deferred_spread) and a plain fused kernel reads the value
+// at each element's segment (GatheredInput::spread, compile_ptx): the segment is i / c where
+// every segment has c elements, and otherwise the last offset at most i, a binary search over
+// the segments' offsets that every warp mostly shares, done once an instance for all the
+// inputs spread over the same segments (GatheredInput::segments_of). A search over many short
+// segments costs more than it saves, so only segments of 64 elements or more on average are
+// read so (spread_in_place, kernels.cpp); element functions, and modules compiled ahead
+// without that variant, read the copies, made as before.
 
 /// How a kernel's instances take the GPU's threads (KernelForm in flatten/kernel_abi.h): `lanes`
 /// threads an instance (Note [Map kernels]); `columns` > 0: the instances are a grid of that

@@ -50,14 +50,20 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   // And input 0 (an int) taken as the instance itself (Note [Iota inputs]): no parameter read.
   const flatten::GatheredInput gathered[] = {{1, false}, {3, true}}, broadcast[] = {{1, false}, {2, false, true}, {3, true}},
                                affine[] = {{1, false, false, true}, {3, true}},
-                               iota[] = {{.input = 0, .iota = true}, {3, true}};
+                               iota[] = {{.input = 0, .iota = true}, {3, true}},
+                               spread[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true, .segments_of = 1}, {3, true}},
+                               spread_apart[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true}, {3, true}};
+  // And inputs 1 and 2 read at each element's segment (Note [Spread inputs]), searched for once
+  // where input 2 names input 1's segments, twice where each has its own.
   for (std::span<const flatten::GatheredInput> g :
        {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(gathered),
         std::span<const flatten::GatheredInput>(broadcast), std::span<const flatten::GatheredInput>(affine),
-        std::span<const flatten::GatheredInput>(iota)}) {
+        std::span<const flatten::GatheredInput>(iota), std::span<const flatten::GatheredInput>(spread),
+        std::span<const flatten::GatheredInput>(spread_apart)}) {
     CAPTURE(g.size());
     size_t positions = 0;
-    for (const flatten::GatheredInput& gi : g) positions += gi.broadcast || gi.iota ? 0 : gi.affine ? 3 : 1;
+    for (const flatten::GatheredInput& gi : g)
+      positions += gi.broadcast || gi.iota || gi.segments_of > 0 ? 0 : gi.affine || gi.spread ? 3 : 1;
     const std::string ptx = codegen::compile_ptx(*bc.body, g);
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK(ptx_has_widening(ptx) == !g.empty());
@@ -68,6 +74,12 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
     if (!g.empty() && g[0].affine) {  // the view's position: a division by its c, no load of positions
       CHECK(ptx.find("div.u64") != std::string::npos);
       CHECK(occurrences(ptx, "ld.global") < occurrences(codegen::compile_ptx(*bc.body, gathered), "ld.global"));
+    }
+    if (!g.empty() && g[0].spread) {  // a division where the segments are regular, else a search
+      CHECK(ptx.find("div.u64") != std::string::npos);
+      const bool shared = g[1].segments_of == 1;
+      const int divisions = occurrences(ptx, "div.u64"), apart = occurrences(codegen::compile_ptx(*bc.body, spread_apart), "div.u64");
+      CHECK((shared ? divisions < apart : divisions == apart));
     }
     CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + positions + 2)) != std::string::npos);
     CHECK(ptx.find("ndp_kernel_param_" + std::to_string(1 + 4 + positions + 3)) == std::string::npos);
