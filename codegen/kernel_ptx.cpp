@@ -83,6 +83,24 @@ bool has_libdevice() { return kLibdeviceCount > 0; }
 
 namespace {
 
+/// Inlines m's always-inline functions (the segment searches) where they are called.
+void inline_always(llvm::Module& m) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  mpm.addPass(llvm::AlwaysInlinerPass());
+  mpm.addPass(llvm::GlobalDCEPass());
+  mpm.run(m, mam);
+}
+
 /// Links the libdevice functions `m` calls into it and inlines them into `entry`.
 void link_libdevice(llvm::Module& m, const std::string& entry) {
   bool calls = false;
@@ -120,20 +138,7 @@ void link_libdevice(llvm::Module& m, const std::string& entry) {
     f.removeFnAttr(llvm::Attribute::OptimizeNone);
     f.addFnAttr(llvm::Attribute::AlwaysInline);
   }
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm;
-  mpm.addPass(llvm::AlwaysInlinerPass());
-  mpm.addPass(llvm::GlobalDCEPass());
-  mpm.run(m, mam);
+  inline_always(m);
 }
 
 /// The O2 pipeline over m, with the target's cost model: for kernels whose instances loop (loop
@@ -182,6 +187,7 @@ llvm::Function* define_segment_of(llvm::Module& m) {
   llvm::Type* i64 = b.getInt64Ty();
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(i64, {i64, i64, i64, i64}, false),
                                     llvm::Function::InternalLinkage, "ndp_segment_of", m);
+  fn->addFnAttr(llvm::Attribute::AlwaysInline);
   llvm::Value *offsets = fn->getArg(0), *n = fn->getArg(1), *c = fn->getArg(2), *i = fn->getArg(3);
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
@@ -210,6 +216,30 @@ llvm::Function* define_segment_of(llvm::Module& m) {
   b.CreateBr(search);
   b.SetInsertPoint(found);
   b.CreateRet(lo);
+  return fn;
+}
+
+/// `i64 ndp_segment_start(i64 offsets, i64 c, i64 k)`: the first element of segment k, k·c where
+/// every segment has c > 0 elements, else offsets[k]. Inlined where called.
+llvm::Function* define_segment_start(llvm::Module& m) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i64, {i64, i64, i64}, false), llvm::Function::InternalLinkage,
+                                    "ndp_segment_start", m);
+  fn->addFnAttr(llvm::Attribute::AlwaysInline);
+  llvm::Value *offsets = fn->getArg(0), *c = fn->getArg(1), *k = fn->getArg(2);
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
+  auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, stored);
+  b.SetInsertPoint(regular);
+  b.CreateRet(b.CreateMul(k, c));
+  b.SetInsertPoint(stored);
+  auto* at = b.CreateLoad(i64, b.CreateGEP(i64, b.CreateIntToPtr(offsets, b.getPtrTy()), k));
+  at->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
+  b.CreateRet(at);
   return fn;
 }
 
@@ -398,7 +428,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   auto kernel_seq_pointer = [fn, seqs_at](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); };
   // The segment holding element i of a spread input's segments (its first parameter p), each
   // searched for once an instance: instance_segments holds those of the instance at hand.
-  llvm::Function* segment_of = nullptr;
+  llvm::Function *segment_of = nullptr, *segment_start = nullptr;
   std::map<std::pair<unsigned, llvm::Value*>, llvm::Value*> instance_segments;
   auto spread_segment = [&](unsigned p, llvm::Value* i) -> llvm::Value* {
     if (auto it = instance_segments.find({p, i}); it != instance_segments.end()) return it->second;
@@ -420,7 +450,12 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].broadcast) {
       at = b.getInt64(0);
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].spread) {
-      at = spread_segment(position_param[static_cast<size_t>(g)], i);
+      const unsigned p = position_param[static_cast<size_t>(g)];
+      at = spread_segment(p, i);
+      if (gathered[static_cast<size_t>(g)].rank) {  // i's place in its segment (an int)
+        if (segment_start == nullptr) segment_start = define_segment_start(m);
+        return b.CreateSub(i, b.CreateCall(segment_start, {fn->getArg(p), fn->getArg(p + 2), at}));
+      }
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].affine) {
       const unsigned p = position_param[static_cast<size_t>(g)];
       llvm::Value* c = fn->getArg(p);
@@ -544,8 +579,8 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   if (k.can_fail()) throw std::runtime_error("an element function cannot fail (Note [Kernels that can fail])");
   for (const GatheredInput& g : gathered)
-    if (g.broadcast || g.affine || g.iota || g.spread)
-      throw std::runtime_error("an element function has no broadcast, affine, iota or spread inputs");
+    if (g.broadcast || g.affine || g.iota || g.segments_of > 0)
+      throw std::runtime_error("an element function has no broadcast, affine or iota inputs, nor shared segments");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);
@@ -578,6 +613,17 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
     base.push_back(b.CreateAddrSpaceCast(invariant_load(b.getPtrTy(), b.CreateConstGEP1_64(b.getPtrTy(), ins, j)),
                                          b.getPtrTy(1)));
   for (size_t g = 0; g < ng; ++g) bound.push_back(invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + ng + g)));
+  // A spread input's positions are its segments' offsets' address (0 where they all have one
+  // length) and its bound their count, or that length (Note [Spread inputs]).
+  llvm::Function *segment_of = nullptr, *segment_start = nullptr;
+  auto spread_at = [&](size_t g, llvm::Value* i) -> std::pair<llvm::Value*, llvm::Value*> {
+    if (segment_of == nullptr) segment_of = define_segment_of(m), segment_start = define_segment_start(m);
+    llvm::Value* offsets = invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + g));
+    llvm::Value* regular = b.CreateICmpEQ(offsets, b.getInt64(0));
+    llvm::Value* c = b.CreateSelect(regular, bound[g], b.getInt64(0));
+    llvm::Value* seg = b.CreateCall(segment_of, {offsets, b.CreateSelect(regular, b.getInt64(0), bound[g]), c, i});
+    return {seg, gathered[g].rank ? b.CreateSub(i, b.CreateCall(segment_start, {offsets, c, seg})) : nullptr};
+  };
   // The computation state along one path through the items: the kElementWords result words,
   // then per gathered input an i64 that is 1 once a position was out of its bound.
   using State = std::vector<llvm::Value*>;
@@ -594,6 +640,10 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
       };
       int g = gathered_slot(gathered, j);
       if (g < 0) return stream(t, b.CreateGEP(t, base.at(j), i));
+      if (gathered[static_cast<size_t>(g)].spread) {  // never out of range
+        auto [seg, rank] = spread_at(static_cast<size_t>(g), i);
+        return rank != nullptr ? rank : invariant_load(t, b.CreateGEP(t, base.at(j), seg));
+      }
       // A position outside [0, bound) reads element 0 instead (bound > 0) and is reported.
       llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
       llvm::Value* at = b.CreateSExt(stream(pt, b.CreateGEP(pt, base.at(ni + g), i)), i64);
@@ -678,6 +728,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   for (unsigned w = 0; w < kElementWords; ++w) result = b.CreateInsertValue(result, words[w], {0u, w});
   b.CreateRet(result);
   link_libdevice(m, "ndp_elements");
+  if (segment_of != nullptr) inline_always(m);
   return emit_ptx(m, *tm);
 }
 

@@ -106,6 +106,9 @@ struct GatheredInput {
   /// A spread input over the segments of an earlier one, gathered[segments_of - 1], takes no
   /// parameters of its own: its segment is that one's, searched for once (0: its own).
   uint32_t segments_of = 0;
+  /// With `spread`: the input is the element's place in its segment (i minus the segment's
+  /// first element: a lifted index(#s), Note [Spread inputs]), computed, not loaded.
+  bool rank = false;
 };
 
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
@@ -113,7 +116,7 @@ inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
   for (const GatheredInput& g : gathered)
     key += "|gather " + std::to_string(g.input) +
-           (g.broadcast ? " broadcast" : g.affine ? " affine" : g.iota ? " iota" : g.spread ? " spread" + (g.segments_of ? "@" + std::to_string(g.segments_of - 1) : std::string()) : g.narrow ? " i32" : "");
+           (g.broadcast ? " broadcast" : g.affine ? " affine" : g.iota ? " iota" : g.spread ? std::string(g.rank ? " rank" : " spread") + (g.segments_of ? "@" + std::to_string(g.segments_of - 1) : std::string()) : g.narrow ? " i32" : "");
   return key;
 }
 

@@ -187,6 +187,15 @@ DVec DVec::deferred_spread(const Type* t, DVec values, runtime::gpu::DSegs segs,
   return v;
 }
 
+DVec DVec::deferred_rank(const Type* t, runtime::gpu::DSegs segs, DBuf offsets, std::function<DBuf()> make) {
+  NDP_ASSERT(t->kind == TypeKind::Int && (segs.offsets == 0 || offsets), "a rank that is no int, or without its offsets");
+  DVec v = deferred(t, segs.total, std::move(make));
+  v.deferred_->rank = true;
+  v.deferred_->segs = segs;
+  v.deferred_->segs_offsets = std::move(offsets);
+  return v;
+}
+
 DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail) {
   NDP_ASSERT(host::is_flat_scalar(source.type()) && index.type()->kind == TypeKind::Int,
              "a gather of structured values");

@@ -166,7 +166,12 @@ class DVec {
   /// values at each element's segment instead (Note [Spread inputs] in kernels.h).
   static DVec deferred_spread(const lang::Type* t, DVec values, runtime::gpu::DSegs segs, DBuf offsets,
                               std::function<DBuf()> make);
-  /// The values a pending deferred_spread repeats, or null; and their segments.
+  /// Each element's place in its segment of `segs` (0, 1, ... in every segment: a lifted
+  /// index), deferred as `make` computes them; a fused kernel may compute them instead.
+  static DVec deferred_rank(const lang::Type* t, runtime::gpu::DSegs segs, DBuf offsets, std::function<DBuf()> make);
+  /// A pending deferred_rank.
+  bool pending_rank() const { return pending() && deferred_->rank; }
+  /// The values a pending deferred_spread repeats, or null; and their (or a rank's) segments.
   const DVec* spread_source() const { return pending() ? deferred_->spread.get() : nullptr; }
   runtime::gpu::DSegs spread_segments() const { return deferred_->segs; }
   /// 0, 1, ..., n - 1 (int), deferred: a fused kernel takes instance i's value as i (Note [Iota
@@ -228,6 +233,7 @@ class DVec {
     std::shared_ptr<const DVec> view;  // a regular elt view's source, and its shape
     Affine affine;
     bool iota = false;  // deferred_iota
+    bool rank = false;  // deferred_rank
     const DBuf& get();
     /// An unchecked gather's bounds check, now (throws its error); then it is checked.
     void check();

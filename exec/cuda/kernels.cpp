@@ -139,8 +139,20 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       a.gathered.push_back({static_cast<uint32_t>(j), false, true});
       a.ptrs.push_back(v.broadcast_source()->data());
       a.unchecked.push_back(nullptr);
-    } else if (broadcast && guard == nullptr && v.spread_source() != nullptr && spread_in_place(v.spread_segments())) {
-      // A value a segment, read at each element's segment (Note [Spread inputs] in kernels.h).
+    } else if (guarded && (v.spread_source() != nullptr || v.pending_rank()) && spread_in_place(v.spread_segments()) &&
+               fits()) {
+      // The same in an element function: the offsets' address as positions, and as bound their
+      // count or (without offsets) their one length; never out of range.
+      const runtime::gpu::DSegs segs = v.spread_segments();
+      a.gathered.push_back({.input = static_cast<uint32_t>(j), .spread = true, .rank = v.pending_rank()});
+      a.ptrs.push_back(v.pending_rank() ? 0 : v.spread_source()->data());
+      positions.push_back(segs.offsets);
+      bounds.push_back(static_cast<CUdeviceptr>(segs.offsets == 0 ? segs.regular_length : segs.count));
+      a.unchecked.push_back(nullptr);
+    } else if (broadcast && guard == nullptr && (v.spread_source() != nullptr || v.pending_rank()) &&
+               spread_in_place(v.spread_segments())) {
+      // A value a segment, read at each element's segment, or the element's place in its
+      // segment, computed (Note [Spread inputs] in kernels.h).
       const runtime::gpu::DSegs segs = v.spread_segments();
       uint32_t same = 0;  // an earlier spread input over these segments
       for (size_t q = 0; q < a.gathered.size() && same == 0; ++q)
@@ -151,10 +163,10 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
         a.ptrs.push_back(v.data());
         continue;
       }
-      a.gathered.push_back({.input = static_cast<uint32_t>(j), .spread = true, .segments_of = same});
+      a.gathered.push_back({.input = static_cast<uint32_t>(j), .spread = true, .segments_of = same, .rank = v.pending_rank()});
       spreads.resize(a.gathered.size());
       spreads.back() = segs;
-      a.ptrs.push_back(v.spread_source()->data());
+      a.ptrs.push_back(v.pending_rank() ? 0 : v.spread_source()->data());
       if (same == 0)
         for (int64_t x : {static_cast<int64_t>(segs.offsets), segs.count, segs.offsets == 0 ? segs.regular_length : int64_t{0}})
           positions.push_back(static_cast<CUdeviceptr>(x));

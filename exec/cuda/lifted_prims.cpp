@@ -205,21 +205,26 @@ struct Natives {
       const int64_t len = static_cast<int64_t>(*known);
       if (len < 0) fail();
       check_lengths_fit(len, n);
-      DBuf zero = g.alloc(n * 8), one = g.alloc(n * 8), out = g.alloc(n * len * 8);
-      g.check(g.prims().fill(zero->pointer(), n, 8, 0));
-      g.check(g.prims().fill(one->pointer(), n, 8, 1));
-      g.check(g.prims().index(NDP_I64, zero->pointer(), one->pointer(), DSegs{n, n * len, 0, len}, out->pointer()));
-      return DVec::regular(g, c.result, n, len, DVec::scalar(int_t(), n * len, std::move(out)));
+      return DVec::regular(g, c.result, n, len, ranks(DSegs{n, n * len, 0, len}, nullptr));
     }
     auto off = checked_offsets(g, k);
     if (!off) fail();
     auto [offsets, total] = std::move(*off);
-    DBuf zero = g.alloc(n * 8), one = g.alloc(n * 8), out = g.alloc(total * 8);
-    g.check(g.prims().fill(zero->pointer(), n, 8, 0));
-    g.check(g.prims().fill(one->pointer(), n, 8, 1));
-    g.check(g.prims().index(NDP_I64, zero->pointer(), one->pointer(), DSegs::irregular(n, total, offsets->pointer()),
-                            out->pointer()));
-    return DVec::seq(c.result, n, k.buffer(), std::move(offsets), DVec::scalar(int_t(), total, std::move(out)));
+    DVec elems = ranks(DSegs::irregular(n, total, offsets->pointer()), offsets);
+    return DVec::seq(c.result, n, k.buffer(), std::move(offsets), std::move(elems));
+  }
+
+  /// 0, 1, ... over each segment of segs (whose offsets `offsets` holds, where irregular),
+  /// deferred: a fused kernel computes them (Note [Spread inputs] in kernels.h).
+  DVec ranks(DSegs segs, DBuf offsets) {
+    Gpu& gpu = g;
+    return DVec::deferred_rank(int_t(), segs, offsets, [&gpu, segs, offsets] {
+      DBuf zero = gpu.alloc(segs.count * 8), one = gpu.alloc(segs.count * 8), out = gpu.alloc(segs.total * 8);
+      gpu.check(gpu.prims().fill(zero->pointer(), segs.count, 8, 0));
+      gpu.check(gpu.prims().fill(one->pointer(), segs.count, 8, 1));
+      gpu.check(gpu.prims().index(NDP_I64, zero->pointer(), one->pointer(), segs, out->pointer()));
+      return out;
+    });
   }
 
   DVec iseq() {  // [s:e:d] with a[0] = s, a[1] = d, a[2] = e (lang/prims.def's argument order)
@@ -241,13 +246,21 @@ struct Natives {
     check_lengths_fit(longest, n);
     if (n == 1) return ranges_of_one_length(n, longest);  // its length is the longest, read back with the check
     auto [offsets, total] = segments_of_valid_lengths(g, n, len);  // iseq_lengths checked them
+    if (counts_from_zero()) {
+      DVec elems = ranks(DSegs::irregular(n, total, offsets->pointer()), offsets);
+      return DVec::seq(c.result, n, std::move(len), std::move(offsets), std::move(elems));
+    }
     DBuf out = g.alloc(total * 8);
     g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs::irregular(n, total, offsets->pointer()), out->pointer()));
     return DVec::seq(c.result, n, std::move(len), std::move(offsets), DVec::scalar(int_t(), total, std::move(out)));
   }
 
+  /// Whether every one of iseq's ranges starts at 0 by steps of 1 (a lifted [0:#s]).
+  bool counts_from_zero() const { return a[0].known_bits() == uint64_t{0} && a[1].known_bits() == uint64_t{1}; }
+
   /// iseq's n ranges, each of len elements: regular, no offsets to scan.
   DVec ranges_of_one_length(int64_t n, int64_t len) {
+    if (counts_from_zero()) return DVec::regular(g, c.result, n, len, ranks(DSegs{n, n * len, 0, len}, nullptr));
     DBuf out = g.alloc(n * len * 8);
     g.check(g.prims().index(NDP_I64, a[0].data(), a[1].data(), DSegs{n, n * len, 0, len}, out->pointer()));
     return DVec::regular(g, c.result, n, len, DVec::scalar(int_t(), n * len, std::move(out)));

@@ -52,14 +52,15 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
                                affine[] = {{1, false, false, true}, {3, true}},
                                iota[] = {{.input = 0, .iota = true}, {3, true}},
                                spread[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true, .segments_of = 1}, {3, true}},
-                               spread_apart[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true}, {3, true}};
+                               spread_apart[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true}, {3, true}},
+                               rank[] = {{.input = 0, .spread = true, .rank = true}, {.input = 2, .spread = true, .segments_of = 1}, {3, true}};
   // And inputs 1 and 2 read at each element's segment (Note [Spread inputs]), searched for once
   // where input 2 names input 1's segments, twice where each has its own.
   for (std::span<const flatten::GatheredInput> g :
        {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(gathered),
         std::span<const flatten::GatheredInput>(broadcast), std::span<const flatten::GatheredInput>(affine),
         std::span<const flatten::GatheredInput>(iota), std::span<const flatten::GatheredInput>(spread),
-        std::span<const flatten::GatheredInput>(spread_apart)}) {
+        std::span<const flatten::GatheredInput>(spread_apart), std::span<const flatten::GatheredInput>(rank)}) {
     CAPTURE(g.size());
     size_t positions = 0;
     for (const flatten::GatheredInput& gi : g)
@@ -67,7 +68,7 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
     const std::string ptx = codegen::compile_ptx(*bc.body, g);
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK(ptx_has_widening(ptx) == !g.empty());
-    if (!g.empty() && g[0].iota) {  // input 0's pointer is never read; the others' are
+    if (!g.empty() && (g[0].iota || g[0].rank)) {  // input 0's pointer is never read; the others' are
       CHECK(ptx.find("ndp_kernel_param_1]") == std::string::npos);
       CHECK(ptx.find("ndp_kernel_param_2]") != std::string::npos);
     }
@@ -75,7 +76,7 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
       CHECK(ptx.find("div.u64") != std::string::npos);
       CHECK(occurrences(ptx, "ld.global") < occurrences(codegen::compile_ptx(*bc.body, gathered), "ld.global"));
     }
-    if (!g.empty() && g[0].spread) {  // a division where the segments are regular, else a search
+    if (!g.empty() && g[0].spread && !g[0].rank) {  // a division where the segments are regular, else a search
       CHECK(ptx.find("div.u64") != std::string::npos);
       const bool shared = g[1].segments_of == 1;
       const int divisions = occurrences(ptx, "div.u64"), apart = occurrences(codegen::compile_ptx(*bc.body, spread_apart), "div.u64");
@@ -175,20 +176,28 @@ TEST_CASE("kernels: element functions compile into their consumer programs with 
                              : flatten::one_node_kernel(PrimId::Add, {c.t, c.t}, c.t);
     // Also with input 0 read through int64 and i32 positions (Note [Fused gathers] in
     // exec/cuda/kernels.h, Note [Narrow gather positions] in exec/cuda/device_vec.h).
-    const flatten::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}};
-    for (std::span<const flatten::GatheredInput> g : {std::span<const flatten::GatheredInput>(),
-                                                      std::span<const flatten::GatheredInput>(wide),
-                                                      std::span<const flatten::GatheredInput>(narrow)}) {
+    // And input 0 spread over segments (Note [Spread inputs]), or for an int the element's
+    // place in its segment, computed.
+    const flatten::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}}, spread[] = {{.input = 0, .spread = true}},
+                                 rank[] = {{.input = 0, .spread = true, .rank = true}};
+    const bool ints = c.t->kind == lang::TypeKind::Int;
+    for (std::span<const flatten::GatheredInput> g :
+         {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(wide),
+          std::span<const flatten::GatheredInput>(narrow), std::span<const flatten::GatheredInput>(spread),
+          ints ? std::span<const flatten::GatheredInput>(rank) : std::span<const flatten::GatheredInput>()}) {
       CAPTURE(g.size());
       const bool narrowed = !g.empty() && g[0].narrow;
       CAPTURE(narrowed);
       std::string ptx = codegen::compile_element_ptx(k, g);
+      if (!g.empty() && g[0].spread)  // the segment searched for, inlined (a division where regular)
+        CHECK((ptx.find("div.u64") != std::string::npos && ptx.find("call") == std::string::npos));
       // Narrow positions load 4 bytes and widen them; int64 ones load 8 as they are.
       CHECK(ptx_has_widening(ptx) == narrowed);
       CHECK(ptx.find(".visible .func  (.param .align 8 .b8 func_retval0[64]) ndp_elements(") != std::string::npos);
       // With a gather, the streamed inputs and positions load evict-first (Note [Streamed
       // inputs beside gathers]); without, nothing does.
-      CHECK((ptx.find("ld.global.cs.nc.") != std::string::npos) == !g.empty());
+      // (A spread input's values are not streamed: only the other inputs, where there are any.)
+      CHECK((ptx.find("ld.global.cs.nc.") != std::string::npos) == (!g.empty() && (!g[0].spread || k.inputs.size() > 1)));
       std::string_view consumers = runtime::gpu::consumer_ptx(c.use.image);
       if (consumers.empty()) {
         MESSAGE("a build without the consumer kernels: no program to put the element function in");
