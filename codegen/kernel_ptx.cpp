@@ -219,6 +219,45 @@ llvm::Function* define_segment_of(llvm::Module& m) {
   return fn;
 }
 
+/// `i64 ndp_segment_from(i64 offsets, i64 n, i64 c, i64 i, i64 from)`: the segment holding element i
+/// of n segments, i / c where they all have c > 0 elements, else found by walking on from
+/// segment `from`, which starts at or before i. Inlined where called.
+llvm::Function* define_segment_from(llvm::Module& m) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i64, {i64, i64, i64, i64, i64}, false),
+                                    llvm::Function::InternalLinkage, "ndp_segment_from", m);
+  fn->addFnAttr(llvm::Attribute::AlwaysInline);
+  llvm::Value *offsets = fn->getArg(0), *n = fn->getArg(1), *c = fn->getArg(2), *i = fn->getArg(3), *from = fn->getArg(4);
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
+  auto* walk = llvm::BasicBlock::Create(ctx, "walk", fn);
+  auto* step = llvm::BasicBlock::Create(ctx, "step", fn);
+  auto* found = llvm::BasicBlock::Create(ctx, "found", fn);
+  b.SetInsertPoint(entry);
+  llvm::Value* base = b.CreateIntToPtr(offsets, b.getPtrTy());
+  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, walk);
+  b.SetInsertPoint(regular);
+  b.CreateRet(b.CreateUDiv(i, c));
+  b.SetInsertPoint(walk);
+  llvm::PHINode* k = b.CreatePHI(i64, 2, "k");
+  k->addIncoming(from, entry);
+  llvm::Value* after = b.CreateAdd(k, b.getInt64(1));
+  b.CreateCondBr(b.CreateICmpSLT(after, n), step, found);
+  b.SetInsertPoint(step);
+  auto* at = b.CreateLoad(i64, b.CreateGEP(i64, base, after));
+  at->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
+  auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+  b.CreateCondBr(b.CreateICmpSLE(at, i), next, found);
+  b.SetInsertPoint(next);
+  k->addIncoming(after, next);
+  b.CreateBr(walk);
+  b.SetInsertPoint(found);
+  b.CreateRet(k);
+  return fn;
+}
+
 /// `i64 ndp_segment_start(i64 offsets, i64 c, i64 k)`: the first element of segment k, k·c where
 /// every segment has c > 0 elements, else offsets[k]. Inlined where called.
 llvm::Function* define_segment_start(llvm::Module& m) {
@@ -579,8 +618,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   if (k.can_fail()) throw std::runtime_error("an element function cannot fail (Note [Kernels that can fail])");
   for (const GatheredInput& g : gathered)
-    if (g.broadcast || g.affine || g.iota || g.segments_of > 0)
-      throw std::runtime_error("an element function has no broadcast, affine or iota inputs, nor shared segments");
+    if (g.broadcast || g.affine || g.iota) throw std::runtime_error("an element function has no broadcast, affine or iota inputs");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);
@@ -615,21 +653,40 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   for (size_t g = 0; g < ng; ++g) bound.push_back(invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + ng + g)));
   // A spread input's positions are its segments' offsets' address (0 where they all have one
   // length) and its bound their count, or that length (Note [Spread inputs]).
-  llvm::Function *segment_of = nullptr, *segment_start = nullptr;
-  auto spread_at = [&](size_t g, llvm::Value* i) -> std::pair<llvm::Value*, llvm::Value*> {
-    if (segment_of == nullptr) segment_of = define_segment_of(m), segment_start = define_segment_start(m);
-    llvm::Value* offsets = invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + g));
-    llvm::Value* regular = b.CreateICmpEQ(offsets, b.getInt64(0));
-    llvm::Value* c = b.CreateSelect(regular, bound[g], b.getInt64(0));
-    llvm::Value* seg = b.CreateCall(segment_of, {offsets, b.CreateSelect(regular, b.getInt64(0), bound[g]), c, i});
-    return {seg, gathered[g].rank ? b.CreateSub(i, b.CreateCall(segment_start, {offsets, c, seg})) : nullptr};
+  // A thread's items rise, so each spread input over its own segments (a leader: one whose
+  // segments_of is 0) searches for the first item's segment once, and every later item walks on
+  // from the one before (ndp_segment_from); inputs over a leader's segments take its segment.
+  struct Spread {
+    llvm::Value *offsets = nullptr, *n = nullptr, *c = nullptr;
   };
+  std::vector<Spread> spreads(ng);
+  llvm::Function *segment_of = nullptr, *segment_from = nullptr, *segment_start = nullptr;
+  auto leader = [&](size_t g) { return gathered[g].segments_of > 0 ? gathered[g].segments_of - 1 : g; };
   // The computation state along one path through the items: the kElementWords result words,
-  // then per gathered input an i64 that is 1 once a position was out of its bound.
+  // then per gathered input an i64 that is 1 once a position was out of its bound, then per
+  // gathered input the segment of the last item (for leading spread inputs).
   using State = std::vector<llvm::Value*>;
+  State words(kElementWords + 2 * ng, b.getInt64(0));
+  for (size_t g = 0; g < ng; ++g) {
+    if (!gathered[g].spread) continue;
+    if (segment_from == nullptr)
+      segment_of = define_segment_of(m), segment_from = define_segment_from(m), segment_start = define_segment_start(m);
+    Spread& sp = spreads[g];
+    sp.offsets = invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + g));
+    llvm::Value* regular = b.CreateICmpEQ(sp.offsets, b.getInt64(0));
+    sp.c = b.CreateSelect(regular, bound[g], b.getInt64(0));
+    sp.n = b.CreateSelect(regular, b.getInt64(0), bound[g]);
+    if (leader(g) == g)
+      words[kElementWords + ng + g] = b.CreateCall(segment_of, {sp.offsets, sp.n, sp.c, first});
+  }
   // Item `item` as an i64 of its bits, computed at first + item·stride.
   auto value_bits = [&](int item, State& state) {
     llvm::Value* i = b.CreateAdd(first, b.CreateMul(stride, b.getInt64(static_cast<uint64_t>(item))));
+    for (size_t g = 0; g < ng; ++g)
+      if (gathered[g].spread && leader(g) == g) {
+        llvm::Value*& seg = state[kElementWords + ng + g];
+        seg = b.CreateCall(segment_from, {spreads[g].offsets, spreads[g].n, spreads[g].c, i, seg});
+      }
     std::vector<llvm::Value*> outs = emit_instance(b, k, i, [&](uint32_t j) {
       // Inputs are never written while a kernel runs: the read-only global path.
       // Streams are read at i; with gathers they go around L2 (Note [Streamed inputs beside
@@ -641,8 +698,10 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
       int g = gathered_slot(gathered, j);
       if (g < 0) return stream(t, b.CreateGEP(t, base.at(j), i));
       if (gathered[static_cast<size_t>(g)].spread) {  // never out of range
-        auto [seg, rank] = spread_at(static_cast<size_t>(g), i);
-        return rank != nullptr ? rank : invariant_load(t, b.CreateGEP(t, base.at(j), seg));
+        const size_t gs = static_cast<size_t>(g);
+        llvm::Value* seg = state[kElementWords + ng + leader(gs)];
+        if (gathered[gs].rank) return b.CreateSub(i, b.CreateCall(segment_start, {spreads[gs].offsets, spreads[gs].c, seg}));
+        return invariant_load(t, b.CreateGEP(t, base.at(j), seg));
       }
       // A position outside [0, bound) reads element 0 instead (bound > 0) and is reported.
       llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
@@ -662,7 +721,6 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   // j·bytes/8 at bit (j·bytes·8) mod 64. Groups of 8 items are computed without a branch per
   // item when all 8 are wanted, so their loads are in flight together; a partial group checks
   // each item against count.
-  State words(kElementWords + ng, b.getInt64(0));
   auto put = [&](State& w, int item, llvm::Value* bits) {
     int word = item * bytes / 8, shift = (item * bytes * 8) % 64;
     w[word] = b.CreateOr(w[word], shift ? b.CreateShl(bits, b.getInt64(static_cast<uint64_t>(shift))) : bits);
@@ -728,7 +786,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   for (unsigned w = 0; w < kElementWords; ++w) result = b.CreateInsertValue(result, words[w], {0u, w});
   b.CreateRet(result);
   link_libdevice(m, "ndp_elements");
-  if (segment_of != nullptr) inline_always(m);
+  if (segment_from != nullptr) inline_always(m);
   return emit_ptx(m, *tm);
 }
 

@@ -118,6 +118,14 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
   // and z[i] of one loop body) pass or fail alike, so the first of them is checked for all.
   std::vector<std::pair<CUdeviceptr, int64_t>> checked;
   std::vector<runtime::gpu::DSegs> spreads;  // by position in a.gathered, for its spread inputs
+  // An earlier spread input over segs that has its own (GatheredInput::segments_of), or 0.
+  auto same_segments = [&](const runtime::gpu::DSegs& segs) -> uint32_t {
+    for (size_t q = 0; q < a.gathered.size(); ++q)
+      if (a.gathered[q].spread && a.gathered[q].segments_of == 0 && spreads[q].offsets == segs.offsets &&
+          spreads[q].count == segs.count && spreads[q].regular_length == segs.regular_length)
+        return static_cast<uint32_t>(q + 1);
+    return 0;
+  };
   auto check = [&](const DVec& v) {
     if (!v.gather_unchecked()) return;
     std::pair<CUdeviceptr, int64_t> key{v.gather_index()->data(), v.gather_source()->size()};
@@ -144,7 +152,10 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       // The same in an element function: the offsets' address as positions, and as bound their
       // count or (without offsets) their one length; never out of range.
       const runtime::gpu::DSegs segs = v.spread_segments();
-      a.gathered.push_back({.input = static_cast<uint32_t>(j), .spread = true, .rank = v.pending_rank()});
+      a.gathered.push_back({.input = static_cast<uint32_t>(j), .spread = true, .segments_of = same_segments(segs),
+                            .rank = v.pending_rank()});
+      spreads.resize(a.gathered.size());
+      spreads.back() = segs;
       a.ptrs.push_back(v.pending_rank() ? 0 : v.spread_source()->data());
       positions.push_back(segs.offsets);
       bounds.push_back(static_cast<CUdeviceptr>(segs.offsets == 0 ? segs.regular_length : segs.count));
@@ -154,11 +165,7 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       // A value a segment, read at each element's segment, or the element's place in its
       // segment, computed (Note [Spread inputs] in kernels.h).
       const runtime::gpu::DSegs segs = v.spread_segments();
-      uint32_t same = 0;  // an earlier spread input over these segments
-      for (size_t q = 0; q < a.gathered.size() && same == 0; ++q)
-        if (a.gathered[q].spread && a.gathered[q].segments_of == 0 && spreads[q].offsets == segs.offsets &&
-            spreads[q].count == segs.count && spreads[q].regular_length == segs.regular_length)
-          same = static_cast<uint32_t>(q + 1);
+      const uint32_t same = same_segments(segs);
       if (same == 0 && !fits_view()) {
         a.ptrs.push_back(v.data());
         continue;

@@ -179,12 +179,14 @@ TEST_CASE("kernels: element functions compile into their consumer programs with 
     // And input 0 spread over segments (Note [Spread inputs]), or for an int the element's
     // place in its segment, computed.
     const flatten::GatheredInput wide[] = {{0, false}}, narrow[] = {{0, true}}, spread[] = {{.input = 0, .spread = true}},
-                                 rank[] = {{.input = 0, .spread = true, .rank = true}};
+                                 rank[] = {{.input = 0, .spread = true, .rank = true}},
+                                 both[] = {{.input = 0, .spread = true}, {.input = 1, .spread = true, .segments_of = 1, .rank = true}};
     const bool ints = c.t->kind == lang::TypeKind::Int;
     for (std::span<const flatten::GatheredInput> g :
          {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(wide),
           std::span<const flatten::GatheredInput>(narrow), std::span<const flatten::GatheredInput>(spread),
-          ints ? std::span<const flatten::GatheredInput>(rank) : std::span<const flatten::GatheredInput>()}) {
+          ints ? std::span<const flatten::GatheredInput>(rank) : std::span<const flatten::GatheredInput>(),
+          ints ? std::span<const flatten::GatheredInput>(both) : std::span<const flatten::GatheredInput>()}) {
       CAPTURE(g.size());
       const bool narrowed = !g.empty() && g[0].narrow;
       CAPTURE(narrowed);
@@ -197,7 +199,8 @@ TEST_CASE("kernels: element functions compile into their consumer programs with 
       // With a gather, the streamed inputs and positions load evict-first (Note [Streamed
       // inputs beside gathers]); without, nothing does.
       // (A spread input's values are not streamed: only the other inputs, where there are any.)
-      CHECK((ptx.find("ld.global.cs.nc.") != std::string::npos) == (!g.empty() && (!g[0].spread || k.inputs.size() > 1)));
+      CHECK((ptx.find("ld.global.cs.nc.") != std::string::npos) ==
+            (!g.empty() && (!g[0].spread || k.inputs.size() > g.size())));
       std::string_view consumers = runtime::gpu::consumer_ptx(c.use.image);
       if (consumers.empty()) {
         MESSAGE("a build without the consumer kernels: no program to put the element function in");
