@@ -177,34 +177,35 @@ std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
   return std::string(ptx.str());
 }
 
-/// `i64 ndp_segment_of(i64 offsets, i64 n, i64 c, i64 i)`: the segment holding element i of n
-/// segments, i / c where they all have c > 0 elements, else the last k < n with offsets[k] <= i
-/// (skipping empty segments), a binary search over the offsets' address. Inlined where called
-/// (link_libdevice).
-llvm::Function* define_segment_of(llvm::Module& m) {
+/// An always-inline internal function of m named `name`, taking `args` int64s and giving one.
+llvm::Function* int_helper(llvm::Module& m, const char* name, unsigned args) {
+  llvm::Type* i64 = llvm::Type::getInt64Ty(m.getContext());
+  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i64, std::vector<llvm::Type*>(args, i64), false),
+                                    llvm::Function::InternalLinkage, name, m);
+  fn->addFnAttr(llvm::Attribute::AlwaysInline);
+  return fn;
+}
+
+/// `i64 ndp_segment_in(i64 offsets, i64 lo, i64 hi, i64 i)`: the last k in [lo, hi] with
+/// offsets[k] <= i (offsets[lo] <= i), a binary search; past empty segments to the one holding i.
+llvm::Function* define_segment_in(llvm::Module& m) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   llvm::Type* i64 = b.getInt64Ty();
-  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i64, {i64, i64, i64, i64}, false),
-                                    llvm::Function::InternalLinkage, "ndp_segment_of", m);
-  fn->addFnAttr(llvm::Attribute::AlwaysInline);
-  llvm::Value *offsets = fn->getArg(0), *n = fn->getArg(1), *c = fn->getArg(2), *i = fn->getArg(3);
+  llvm::Function* fn = int_helper(m, "ndp_segment_in", 4);
+  llvm::Value *offsets = fn->getArg(0), *i = fn->getArg(3);
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
   auto* search = llvm::BasicBlock::Create(ctx, "search", fn);
   auto* step = llvm::BasicBlock::Create(ctx, "step", fn);
   auto* found = llvm::BasicBlock::Create(ctx, "found", fn);
   b.SetInsertPoint(entry);
   llvm::Value* base = b.CreateIntToPtr(offsets, b.getPtrTy());
-  llvm::Value* last = b.CreateSub(n, b.getInt64(1));
-  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, search);
-  b.SetInsertPoint(regular);
-  b.CreateRet(b.CreateUDiv(i, c));
+  b.CreateBr(search);
   b.SetInsertPoint(search);
   llvm::PHINode* lo = b.CreatePHI(i64, 2, "lo");
   llvm::PHINode* hi = b.CreatePHI(i64, 2, "hi");
-  lo->addIncoming(b.getInt64(0), entry);
-  hi->addIncoming(last, entry);
+  lo->addIncoming(fn->getArg(1), entry);
+  hi->addIncoming(fn->getArg(2), entry);
   b.CreateCondBr(b.CreateICmpSLT(lo, hi), step, found);
   b.SetInsertPoint(step);
   llvm::Value* mid = b.CreateAdd(lo, b.CreateLShr(b.CreateAdd(b.CreateSub(hi, lo), b.getInt64(1)), 1), "mid");
@@ -219,21 +220,43 @@ llvm::Function* define_segment_of(llvm::Module& m) {
   return fn;
 }
 
-/// `i64 ndp_segment_from(i64 offsets, i64 n, i64 c, i64 i, i64 from)`: the segment holding element i
-/// of n segments, i / c where they all have c > 0 elements, else found by walking on from
-/// segment `from`, which starts at or before i. Inlined where called.
-llvm::Function* define_segment_from(llvm::Module& m) {
+/// `i64 ndp_segment_of(i64 offsets, i64 n, i64 c, i64 i)`: the segment holding element i of n
+/// segments, i / c where they all have c > 0 elements, else searched for over the offsets.
+llvm::Function* define_segment_of(llvm::Module& m, llvm::Function* segment_in) {
+  llvm::LLVMContext& ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  llvm::Function* fn = int_helper(m, "ndp_segment_of", 4);
+  llvm::Value *offsets = fn->getArg(0), *n = fn->getArg(1), *c = fn->getArg(2), *i = fn->getArg(3);
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
+  auto* search = llvm::BasicBlock::Create(ctx, "search", fn);
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, search);
+  b.SetInsertPoint(regular);
+  b.CreateRet(b.CreateUDiv(i, c));
+  b.SetInsertPoint(search);
+  b.CreateRet(b.CreateCall(segment_in, {offsets, b.getInt64(0), b.CreateSub(n, b.getInt64(1)), i}));
+  return fn;
+}
+
+/// The segments a walk passes before it searches instead (ndp_segment_from).
+constexpr int kSegmentWalk = 8;
+
+/// `i64 ndp_segment_from(i64 offsets, i64 n, i64 c, i64 i, i64 from)`: the same, where segment
+/// `from` starts at or before i (a thread's earlier element): walking on from it, and searching
+/// the rest once the walk passes kSegmentWalk segments.
+llvm::Function* define_segment_from(llvm::Module& m, llvm::Function* segment_in) {
   llvm::LLVMContext& ctx = m.getContext();
   llvm::IRBuilder<> b(ctx);
   llvm::Type* i64 = b.getInt64Ty();
-  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i64, {i64, i64, i64, i64, i64}, false),
-                                    llvm::Function::InternalLinkage, "ndp_segment_from", m);
-  fn->addFnAttr(llvm::Attribute::AlwaysInline);
+  llvm::Function* fn = int_helper(m, "ndp_segment_from", 5);
   llvm::Value *offsets = fn->getArg(0), *n = fn->getArg(1), *c = fn->getArg(2), *i = fn->getArg(3), *from = fn->getArg(4);
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
   auto* walk = llvm::BasicBlock::Create(ctx, "walk", fn);
   auto* step = llvm::BasicBlock::Create(ctx, "step", fn);
+  auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+  auto* search = llvm::BasicBlock::Create(ctx, "search", fn);
   auto* found = llvm::BasicBlock::Create(ctx, "found", fn);
   b.SetInsertPoint(entry);
   llvm::Value* base = b.CreateIntToPtr(offsets, b.getPtrTy());
@@ -242,17 +265,22 @@ llvm::Function* define_segment_from(llvm::Module& m) {
   b.CreateRet(b.CreateUDiv(i, c));
   b.SetInsertPoint(walk);
   llvm::PHINode* k = b.CreatePHI(i64, 2, "k");
+  llvm::PHINode* steps = b.CreatePHI(i64, 2, "steps");
   k->addIncoming(from, entry);
+  steps->addIncoming(b.getInt64(0), entry);
   llvm::Value* after = b.CreateAdd(k, b.getInt64(1));
   b.CreateCondBr(b.CreateICmpSLT(after, n), step, found);
   b.SetInsertPoint(step);
   auto* at = b.CreateLoad(i64, b.CreateGEP(i64, base, after));
   at->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
-  auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
   b.CreateCondBr(b.CreateICmpSLE(at, i), next, found);
   b.SetInsertPoint(next);
+  llvm::Value* taken = b.CreateAdd(steps, b.getInt64(1));
   k->addIncoming(after, next);
-  b.CreateBr(walk);
+  steps->addIncoming(taken, next);
+  b.CreateCondBr(b.CreateICmpSLT(taken, b.getInt64(kSegmentWalk)), walk, search);
+  b.SetInsertPoint(search);  // offsets[after] <= i
+  b.CreateRet(b.CreateCall(segment_in, {offsets, after, b.CreateSub(n, b.getInt64(1)), i}));
   b.SetInsertPoint(found);
   b.CreateRet(k);
   return fn;
@@ -467,11 +495,20 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   auto kernel_seq_pointer = [fn, seqs_at](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); };
   // The segment holding element i of a spread input's segments (its first parameter p), each
   // searched for once an instance: instance_segments holds those of the instance at hand.
-  llvm::Function *segment_of = nullptr, *segment_start = nullptr;
+  // A thread's later instances walk on from its earlier one's segment (`walked`, where the
+  // instances rise: a plain kernel's).
+  llvm::Function *segment_of = nullptr, *segment_from = nullptr, *segment_start = nullptr;
   std::map<std::pair<unsigned, llvm::Value*>, llvm::Value*> instance_segments;
+  std::map<unsigned, llvm::Value*> walked;
   auto spread_segment = [&](unsigned p, llvm::Value* i) -> llvm::Value* {
     if (auto it = instance_segments.find({p, i}); it != instance_segments.end()) return it->second;
-    if (segment_of == nullptr) segment_of = define_segment_of(m);
+    if (segment_of == nullptr) {
+      llvm::Function* in = define_segment_in(m);
+      segment_of = define_segment_of(m, in);
+      segment_from = define_segment_from(m, in);
+    }
+    if (auto w = walked.find(p); w != walked.end())
+      return b.CreateCall(segment_from, {fn->getArg(p), fn->getArg(p + 1), fn->getArg(p + 2), i, w->second});
     return b.CreateCall(segment_of, {fn->getArg(p), fn->getArg(p + 1), fn->getArg(p + 2), i});
   };
   auto find_instance_segments = [&](llvm::Value* i) {
@@ -586,6 +623,13 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       llvm::BasicBlock* body_end = b.GetInsertBlock();
       b.CreateBr(next);
       b.SetInsertPoint(next);
+      if (!staged && lanes == 1 && !split)  // (past the last instance, the next ones are too: 0 serves)
+        for (const auto& [at, segment] : instance_segments) {
+          llvm::PHINode* phi = b.CreatePHI(b.getInt64Ty(), 2);
+          phi->addIncoming(segment, body_end);
+          phi->addIncoming(b.getInt64(0), from);
+          walked[at.first] = phi;
+        }
       if (can_fail) {
         llvm::PHINode* phi = b.CreatePHI(b.getInt64Ty(), 2);
         phi->addIncoming(lowest, from);
@@ -670,7 +714,8 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   for (size_t g = 0; g < ng; ++g) {
     if (!gathered[g].spread) continue;
     if (segment_from == nullptr)
-      segment_of = define_segment_of(m), segment_from = define_segment_from(m), segment_start = define_segment_start(m);
+      segment_of = define_segment_of(m, define_segment_in(m)), segment_from = define_segment_from(m, m.getFunction("ndp_segment_in")),
+      segment_start = define_segment_start(m);
     Spread& sp = spreads[g];
     sp.offsets = invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + g));
     llvm::Value* regular = b.CreateICmpEQ(sp.offsets, b.getInt64(0));
