@@ -409,7 +409,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       continue;
     }
     position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions);
-    positions += gathered[g].affine || gathered[g].spread ? 3 : 1;
+    positions += gathered[g].interleaved ? 5 : gathered[g].affine || gathered[g].spread ? 3 : 1;
   }
   // Then the pointers of the sequences a loop reads (Note [Sequences in loop kernels]); the
   // offsets of one with regular rows are their one length.
@@ -420,7 +420,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // sequence's one length.
   std::vector<bool> int_param(1 + ni + no + 1, false);
   for (size_t g = 0; g < gathered.size(); ++g)
-    if (gathered[g].affine || gathered[g].spread) std::fill_n(int_param.begin() + position_param[g], 3, true);
+    if (gathered[g].affine || gathered[g].spread || gathered[g].interleaved)
+      std::fill_n(int_param.begin() + position_param[g], gathered[g].interleaved ? 5 : 3, true);
   for (uint32_t q = 0; q < k.seqs.size() && q < 64; ++q)
     if (regular_rows >> q & 1) int_param[seqs_at + k.seq_pointer(q)] = true;
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j)
@@ -532,6 +533,18 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
         if (segment_start == nullptr) segment_start = define_segment_start(m);
         return b.CreateSub(i, b.CreateCall(segment_start, {fn->getArg(p), fn->getArg(p + 2), at}));
       }
+    } else if (g >= 0 && gathered[static_cast<size_t>(g)].interleaved) {
+      const unsigned p = position_param[static_cast<size_t>(g)];
+      llvm::Value* c = fn->getArg(p);
+      llvm::Value* q = b.CreateUDiv(i, c);
+      llvm::Value* at_both =
+          b.CreateAdd(b.CreateAdd(b.CreateMul(q, fn->getArg(p + 1)), fn->getArg(p + 2)), b.CreateSub(i, b.CreateMul(q, c)));
+      llvm::Value* block = fn->getArg(p + 3);
+      llvm::Value* r = b.CreateUDiv(at_both, block);
+      llvm::Value* second = b.CreateICmpNE(b.CreateAnd(r, b.getInt64(1)), b.getInt64(0));
+      at = b.CreateAdd(b.CreateMul(b.CreateLShr(r, 1), block), b.CreateSub(at_both, b.CreateMul(r, block)));
+      llvm::Value* source = b.CreateSelect(second, b.CreateIntToPtr(fn->getArg(p + 4), b.getPtrTy()), fn->getArg(1 + j));
+      return b.CreateLoad(t, b.CreateGEP(t, source, at));
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].affine) {
       const unsigned p = position_param[static_cast<size_t>(g)];
       llvm::Value* c = fn->getArg(p);
@@ -662,7 +675,8 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   if (k.outputs.size() != 1) throw std::runtime_error("an element function computes one output");
   if (k.can_fail()) throw std::runtime_error("an element function cannot fail (Note [Kernels that can fail])");
   for (const GatheredInput& g : gathered)
-    if (g.broadcast || g.affine || g.iota) throw std::runtime_error("an element function has no broadcast, affine or iota inputs");
+    if (g.broadcast || g.affine || g.iota || g.interleaved)
+      throw std::runtime_error("an element function has no broadcast, affine, iota or interleaved inputs");
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);
@@ -697,9 +711,11 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   for (size_t g = 0; g < ng; ++g) bound.push_back(invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + ng + g)));
   // A spread input's positions are its segments' offsets' address (0 where they all have one
   // length) and its bound their count, or that length (Note [Spread inputs]).
-  // A thread's items rise, so each spread input over its own segments (a leader: one whose
-  // segments_of is 0) searches for the first item's segment once, and every later item walks on
-  // from the one before (ndp_segment_from); inputs over a leader's segments take its segment.
+  // A thread's items rise, 32 elements apart, so each spread input over its own segments (a
+  // leader: one whose segments_of is 0) searches for the first item's segment once, and every
+  // item walks on from it (ndp_segment_from): where they all lie in that segment, one load of its
+  // end serves them all, with no chain from item to item. Inputs over a leader's segments take
+  // its segment.
   struct Spread {
     llvm::Value *offsets = nullptr, *n = nullptr, *c = nullptr;
   };
@@ -707,10 +723,10 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   llvm::Function *segment_of = nullptr, *segment_from = nullptr, *segment_start = nullptr;
   auto leader = [&](size_t g) { return gathered[g].segments_of > 0 ? gathered[g].segments_of - 1 : g; };
   // The computation state along one path through the items: the kElementWords result words,
-  // then per gathered input an i64 that is 1 once a position was out of its bound, then per
-  // gathered input the segment of the last item (for leading spread inputs).
+  // then per gathered input an i64 that is 1 once a position was out of its bound.
   using State = std::vector<llvm::Value*>;
-  State words(kElementWords + 2 * ng, b.getInt64(0));
+  State words(kElementWords + ng, b.getInt64(0));
+  std::vector<llvm::Value*> first_segment(ng, nullptr), item_segment(ng, nullptr);
   for (size_t g = 0; g < ng; ++g) {
     if (!gathered[g].spread) continue;
     if (segment_from == nullptr)
@@ -721,17 +737,14 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
     llvm::Value* regular = b.CreateICmpEQ(sp.offsets, b.getInt64(0));
     sp.c = b.CreateSelect(regular, bound[g], b.getInt64(0));
     sp.n = b.CreateSelect(regular, b.getInt64(0), bound[g]);
-    if (leader(g) == g)
-      words[kElementWords + ng + g] = b.CreateCall(segment_of, {sp.offsets, sp.n, sp.c, first});
+    if (leader(g) == g) first_segment[g] = b.CreateCall(segment_of, {sp.offsets, sp.n, sp.c, first});
   }
   // Item `item` as an i64 of its bits, computed at first + item·stride.
   auto value_bits = [&](int item, State& state) {
     llvm::Value* i = b.CreateAdd(first, b.CreateMul(stride, b.getInt64(static_cast<uint64_t>(item))));
     for (size_t g = 0; g < ng; ++g)
-      if (gathered[g].spread && leader(g) == g) {
-        llvm::Value*& seg = state[kElementWords + ng + g];
-        seg = b.CreateCall(segment_from, {spreads[g].offsets, spreads[g].n, spreads[g].c, i, seg});
-      }
+      if (gathered[g].spread && leader(g) == g)
+        item_segment[g] = b.CreateCall(segment_from, {spreads[g].offsets, spreads[g].n, spreads[g].c, i, first_segment[g]});
     std::vector<llvm::Value*> outs = emit_instance(b, k, i, [&](uint32_t j) {
       // Inputs are never written while a kernel runs: the read-only global path.
       // Streams are read at i; with gathers they go around L2 (Note [Streamed inputs beside
@@ -744,7 +757,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
       if (g < 0) return stream(t, b.CreateGEP(t, base.at(j), i));
       if (gathered[static_cast<size_t>(g)].spread) {  // never out of range
         const size_t gs = static_cast<size_t>(g);
-        llvm::Value* seg = state[kElementWords + ng + leader(gs)];
+        llvm::Value* seg = item_segment[leader(gs)];
         if (gathered[gs].rank) return b.CreateSub(i, b.CreateCall(segment_start, {spreads[gs].offsets, spreads[gs].c, seg}));
         return invariant_load(t, b.CreateGEP(t, base.at(j), seg));
       }

@@ -106,6 +106,12 @@ struct GatheredInput {
   /// A spread input over the segments of an earlier one, gathered[segments_of - 1], takes no
   /// parameters of its own: its segment is that one's, searched for once (0: its own).
   uint32_t segments_of = 0;
+  /// Read at P = (i / c)·stride + offset + i % c (as `affine`) of two sources laid in blocks
+  /// of b elements in turn: block P / b of source (P / b) mod 2, at (P / 2b)·b + P mod b (Note
+  /// [Interleaved blocks] in exec/cuda/kernels.h). The first source is the input's pointer; five
+  /// int64 parameters in place of the positions: c, stride, offset, b and the second source's
+  /// address.
+  bool interleaved = false;
   /// With `spread`: the input is the element's place in its segment (i minus the segment's
   /// first element: a lifted index(#s), Note [Spread inputs]), computed, not loaded.
   bool rank = false;
@@ -116,7 +122,7 @@ inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
   for (const GatheredInput& g : gathered)
     key += "|gather " + std::to_string(g.input) +
-           (g.broadcast ? " broadcast" : g.affine ? " affine" : g.iota ? " iota" : g.spread ? std::string(g.rank ? " rank" : " spread") + (g.segments_of ? "@" + std::to_string(g.segments_of - 1) : std::string()) : g.narrow ? " i32" : "");
+           (g.broadcast ? " broadcast" : g.affine ? " affine" : g.interleaved ? " interleaved" : g.iota ? " iota" : g.spread ? std::string(g.rank ? " rank" : " spread") + (g.segments_of ? "@" + std::to_string(g.segments_of - 1) : std::string()) : g.narrow ? " i32" : "");
   return key;
 }
 

@@ -187,6 +187,16 @@ DVec DVec::deferred_spread(const Type* t, DVec values, runtime::gpu::DSegs segs,
   return v;
 }
 
+DVec DVec::deferred_interleave(const Type* t, DVec a, DVec b, int64_t c, std::function<DBuf()> make) {
+  NDP_ASSERT(host::is_flat_scalar(t) && a.type() == t && b.type() == t && c > 0 && a.size() == b.size() && a.size() % c == 0,
+             "an interleave of other than two flat vectors of whole blocks");
+  DVec v = deferred(t, 2 * a.size(), std::move(make));
+  v.deferred_->interleaved[0] = std::make_shared<const DVec>(std::move(a));
+  v.deferred_->interleaved[1] = std::make_shared<const DVec>(std::move(b));
+  v.deferred_->block = c;
+  return v;
+}
+
 DVec DVec::deferred_rank(const Type* t, runtime::gpu::DSegs segs, DBuf offsets, std::function<DBuf()> make) {
   NDP_ASSERT(t->kind == TypeKind::Int && (segs.offsets == 0 || offsets), "a rank that is no int, or without its offsets");
   DVec v = deferred(t, segs.total, std::move(make));
@@ -316,6 +326,8 @@ const DBuf& DVec::Deferred::get() {
     view.reset();
     spread.reset();
     segs_offsets.reset();
+    interleaved[0].reset();
+    interleaved[1].reset();
   }
   return made;
 }

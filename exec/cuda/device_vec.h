@@ -185,6 +185,13 @@ class DVec {
   static DVec deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail = nullptr);
   /// The int vector i64(narrow) of an i32 vector, deferred; `make` computes its buffer.
   static DVec deferred_widening(const lang::Type* int_type, DVec narrow, std::function<DBuf()> make);
+  /// Blocks of c elements of a and of b in turn (the elements of [x, y] over two regular
+  /// sequences of c elements each, Note [Interleaved blocks] in kernels.h), deferred as `make`
+  /// computes them; a fused kernel may read the two in place.
+  static DVec deferred_interleave(const lang::Type* t, DVec a, DVec b, int64_t c, std::function<DBuf()> make);
+  /// A pending deferred_interleave's two sources (else null), and its block.
+  const DVec* interleave_source(int which) const { return pending() ? deferred_->interleaved[which].get() : nullptr; }
+  int64_t interleave_block() const { return deferred_->block; }
   /// The shape of a regular elt view (Note [Regular elt views]).
   struct Affine {
     int64_t c = 0, stride = 0, offset = 0;
@@ -234,6 +241,8 @@ class DVec {
     Affine affine;
     bool iota = false;  // deferred_iota
     bool rank = false;  // deferred_rank
+    std::shared_ptr<const DVec> interleaved[2];  // deferred_interleave: its sources and block
+    int64_t block = 0;
     const DBuf& get();
     /// An unchecked gather's bounds check, now (throws its error); then it is checked.
     void check();

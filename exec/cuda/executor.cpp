@@ -6,9 +6,11 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <string>
 
 #include "exec/common/flat_walk.h"
 #include "exec/host/convert.h"
@@ -367,6 +369,19 @@ DVec CudaExecutor::Impl::merge(const DVec& flags, const DVec& a, const DVec& b) 
   return take_appended(g, a, b, idx->pointer(), n);
 }
 
+namespace {
+
+/// NDP_INTERLEAVE_IN_PLACE=0 appends [x, y]'s blocks at once (for measuring).
+bool interleaves_in_place() {
+  static const bool on = [] {
+    const char* e = std::getenv("NDP_INTERLEAVE_IN_PLACE");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  return on;
+}
+
+}  // namespace
+
 /// Per instance i the sequence [uses[0][i], ..., uses[k-1][i]].
 DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   int64_t k = static_cast<int64_t>(s.uses.size());
@@ -383,9 +398,14 @@ DVec CudaExecutor::Impl::seq_lit(const Type* t, const Stmt& s, const Frame& f) {
   if (std::optional<int64_t> c = parts[0].regular_length();
       k == 2 && c && parts[1].regular_length() == c && host::is_flat_scalar(parts[0].elems().type())) {
     // [x, y] of two regular sequences of c elements: each instance's 2c elements are its x's
-    // and then its y's, one append over regular segments (no positions, no offsets).
-    DVec xy = append_flat(g, parts[0].elems(), parts[0].segs(), parts[1].elems(), parts[1].segs(),
-                          runtime::gpu::DSegs{n, 2 * n * *c, 0, 2 * *c});
+    // and then its y's, one append over regular segments (no positions, no offsets), deferred:
+    // a kernel may read the two in place (Note [Interleaved blocks] in kernels.h).
+    const DVec &x = parts[0].elems(), &y = parts[1].elems();
+    const runtime::gpu::DSegs sx = parts[0].segs(), sy = parts[1].segs(), out{n, 2 * n * *c, 0, 2 * *c};
+    Gpu& gpu = g;
+    auto make = [&gpu, x, y, sx, sy, out] { return append_flat(gpu, x, sx, y, sy, out).buffer(); };
+    DVec xy = *c > 0 && interleaves_in_place() ? DVec::deferred_interleave(t->a->a, x, y, *c, make)
+                                               : append_flat(g, x, sx, y, sy, out);
     return DVec::regular(g, t, n, 2, DVec::regular(g, t->a, 2 * n, *c, std::move(xy)));
   }
   if (k == 2) {

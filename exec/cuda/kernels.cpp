@@ -100,6 +100,13 @@ bool spread_in_place(const runtime::gpu::DSegs& segs) {
   return segs.offsets == 0 ? segs.regular_length > 0 : segs.total >= 64 * segs.count;
 }
 
+/// The pending interleave v reads in place (itself, or the source of its view), or null.
+const DVec* interleave_read(const DVec& v) {
+  if (v.interleave_source(0) != nullptr) return &v;
+  const DVec* source = v.view_source();
+  return source != nullptr && source->interleave_source(0) != nullptr ? source : nullptr;
+}
+
 }  // namespace
 
 KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, bool broadcast) {
@@ -177,6 +184,17 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       if (same == 0)
         for (int64_t x : {static_cast<int64_t>(segs.offsets), segs.count, segs.offsets == 0 ? segs.regular_length : int64_t{0}})
           positions.push_back(static_cast<CUdeviceptr>(x));
+      a.unchecked.push_back(nullptr);
+    } else if (const DVec* blocks = broadcast && !guarded ? interleave_read(v) : nullptr;
+               blocks != nullptr && ins.size() + positions.size() + 5 <= max_ptrs) {
+      // Blocks of two sources in turn, read in place (Note [Interleaved blocks] in kernels.h):
+      // through a view's shape, or as they lie.
+      const DVec::Affine shape = blocks == &v ? DVec::Affine{v.size(), 0, 0} : v.view_shape();
+      a.gathered.push_back({.input = static_cast<uint32_t>(j), .interleaved = true});
+      a.ptrs.push_back(blocks->interleave_source(0)->data());
+      for (int64_t x : {shape.c, shape.stride, shape.offset, blocks->interleave_block()})
+        positions.push_back(static_cast<CUdeviceptr>(x));
+      positions.push_back(blocks->interleave_source(1)->data());
       a.unchecked.push_back(nullptr);
     } else if (broadcast && v.view_source() != nullptr && fits_view()) {
       // A regular elt view, read in place (Note [Regular elt views] in device_vec.h).

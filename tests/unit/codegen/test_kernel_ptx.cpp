@@ -53,18 +53,22 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
                                iota[] = {{.input = 0, .iota = true}, {3, true}},
                                spread[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true, .segments_of = 1}, {3, true}},
                                spread_apart[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true}, {3, true}},
-                               rank[] = {{.input = 0, .spread = true, .rank = true}, {.input = 2, .spread = true, .segments_of = 1}, {3, true}};
+                               rank[] = {{.input = 0, .spread = true, .rank = true}, {.input = 2, .spread = true, .segments_of = 1}, {3, true}},
+                               interleaved[] = {{.input = 1, .interleaved = true}, {3, true}};
+  // And input 1 read through a view of two sources' blocks in turn (Note [Interleaved
+  // blocks]): five int64 parameters, two divisions and a choice between the two addresses.
   // And inputs 1 and 2 read at each element's segment (Note [Spread inputs]), searched for once
   // where input 2 names input 1's segments, twice where each has its own.
   for (std::span<const flatten::GatheredInput> g :
        {std::span<const flatten::GatheredInput>(), std::span<const flatten::GatheredInput>(gathered),
         std::span<const flatten::GatheredInput>(broadcast), std::span<const flatten::GatheredInput>(affine),
         std::span<const flatten::GatheredInput>(iota), std::span<const flatten::GatheredInput>(spread),
-        std::span<const flatten::GatheredInput>(spread_apart), std::span<const flatten::GatheredInput>(rank)}) {
+        std::span<const flatten::GatheredInput>(spread_apart), std::span<const flatten::GatheredInput>(rank),
+        std::span<const flatten::GatheredInput>(interleaved)}) {
     CAPTURE(g.size());
     size_t positions = 0;
     for (const flatten::GatheredInput& gi : g)
-      positions += gi.broadcast || gi.iota || gi.segments_of > 0 ? 0 : gi.affine || gi.spread ? 3 : 1;
+      positions += gi.broadcast || gi.iota || gi.segments_of > 0 ? 0 : gi.interleaved ? 5 : gi.affine || gi.spread ? 3 : 1;
     const std::string ptx = codegen::compile_ptx(*bc.body, g);
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK(ptx_has_widening(ptx) == !g.empty());
@@ -75,6 +79,10 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
     if (!g.empty() && g[0].affine) {  // the view's position: a division by its c, no load of positions
       CHECK(ptx.find("div.u64") != std::string::npos);
       CHECK(occurrences(ptx, "ld.global") < occurrences(codegen::compile_ptx(*bc.body, gathered), "ld.global"));
+    }
+    if (!g.empty() && g[0].interleaved) {
+      CHECK(occurrences(ptx, "div.u64") >= 2);
+      CHECK(ptx.find("selp.b64") != std::string::npos);
     }
     if (!g.empty() && g[0].spread && !g[0].rank) {  // a division where the segments are regular, else a search
       CHECK(ptx.find("div.u64") != std::string::npos);
