@@ -86,6 +86,24 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = 
 // segments costs more than it saves, so only segments of 64 elements or more on average are
 // read so (spread_in_place, kernels.cpp); element functions, and modules compiled ahead
 // without that variant, read the copies, made as before.
+//
+// Each element's place in its segment (a lifted index(#s) or [0:#s], DVec::deferred_rank) is
+// read the same way and computed, i minus its segment's first element (GatheredInput::rank),
+// where quickhull's max_index stored 8 bytes an element and read them back. Element functions
+// read spread inputs and ranks too: a thread's items rise 32 elements apart, so each searches
+// for its first item's segment once and every item walks on from it (compile_element_ptx).
+//
+// Note [Interleaved blocks]
+// [x, y] of two regular sequences of c elements lays each instance's x and then its y: blocks
+// of c elements of x's elements and of y's in turn. Batcher's merge makes [lows, highs] at
+// every level, and the next level takes the halves of each of those rows (views of it, Note
+// [Regular elt views] in device_vec.h) into its min and max: storing the blocks was an append
+// that read and wrote every element once more a level, 2.5 of the 6.2 ms of kernels in a sort
+// of 2^20 keys (Nsight Compute, H200, bench/results/session36). So the blocks stay deferred
+// (DVec::deferred_interleave) and a plain fused kernel reads them in place, directly or through
+// a view's shape (GatheredInput::interleaved, compile_ptx): position P of the blocks is element
+// (P / 2c)·c + P mod c of x where P / c is even, of y where it is odd. Anything else gets the
+// blocks appended, as before.
 
 /// How a kernel's instances take the GPU's threads (KernelForm in flatten/kernel_abi.h): `lanes`
 /// threads an instance (Note [Map kernels]); `columns` > 0: the instances are a grid of that
