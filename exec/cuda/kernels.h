@@ -80,12 +80,13 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard = 
 // kernel read 6 streams where 2 are its own (Nsight Compute, H200, bench/results/session36).
 // So the spread stays deferred (DVec::deferred_spread) and a plain fused kernel reads the value
 // at each element's segment (GatheredInput::spread, compile_ptx): the segment is i / c where
-// every segment has c elements, and otherwise the last offset at most i, a binary search over
-// the segments' offsets that every warp mostly shares, done once an instance for all the
-// inputs spread over the same segments (GatheredInput::segments_of). A search over many short
-// segments costs more than it saves, so only segments of 64 elements or more on average are
-// read so (spread_in_place, kernels.cpp); element functions, and modules compiled ahead
-// without that variant, read the copies, made as before.
+// every segment has c elements, and otherwise the last offset at most i: a binary search over
+// the segments' offsets (that every warp mostly shares) for a thread's first instance, from
+// which its later ones walk on (ndp_segment_from: at most 8 segments, then a search), once for
+// all the inputs spread over the same segments (GatheredInput::segments_of). A search over many
+// short segments costs more than it saves, so only segments of 64 elements or more on average
+// are read so (spread_in_place, kernels.cpp); modules compiled ahead without that variant read
+// the copies, made as before.
 //
 // Each element's place in its segment (a lifted index(#s) or [0:#s], DVec::deferred_rank) is
 // read the same way and computed, i minus its segment's first element (GatheredInput::rank),
