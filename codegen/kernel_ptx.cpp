@@ -186,6 +186,31 @@ llvm::Function* int_helper(llvm::Module& m, const char* name, unsigned args) {
   return fn;
 }
 
+/// fn's entry branching to a new block `regular` where c > 0 (segments of one length c), else to
+/// a new block `irregular`; the builder is left at neither.
+std::pair<llvm::BasicBlock*, llvm::BasicBlock*> branch_on_regular(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::Value* c) {
+  llvm::LLVMContext& ctx = fn->getContext();
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
+  auto* irregular = llvm::BasicBlock::Create(ctx, "irregular", fn);
+  b.SetInsertPoint(entry);
+  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, irregular);
+  return {regular, irregular};
+}
+
+/// The segments' offsets at an address given as an int, as a pointer made in fn's entry block.
+llvm::Value* offsets_base(llvm::IRBuilder<>& b, llvm::Function* fn, llvm::Value* offsets) {
+  llvm::IRBuilder<> at_entry(fn->getEntryBlock().getTerminator());
+  return at_entry.CreateIntToPtr(offsets, b.getPtrTy());
+}
+
+/// base[k], the segments' offsets never written while a kernel runs.
+llvm::Value* offset_at(llvm::IRBuilder<>& b, llvm::Value* base, llvm::Value* k) {
+  auto* at = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), base, k));
+  at->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(b.getContext(), {}));
+  return at;
+}
+
 /// `i64 ndp_segment_in(i64 offsets, i64 lo, i64 hi, i64 i)`: the last k in [lo, hi] with
 /// offsets[k] <= i (offsets[lo] <= i), a binary search; past empty segments to the one holding i.
 llvm::Function* define_segment_in(llvm::Module& m) {
@@ -209,9 +234,7 @@ llvm::Function* define_segment_in(llvm::Module& m) {
   b.CreateCondBr(b.CreateICmpSLT(lo, hi), step, found);
   b.SetInsertPoint(step);
   llvm::Value* mid = b.CreateAdd(lo, b.CreateLShr(b.CreateAdd(b.CreateSub(hi, lo), b.getInt64(1)), 1), "mid");
-  auto* at = b.CreateLoad(i64, b.CreateGEP(i64, base, mid));
-  at->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
-  llvm::Value* below = b.CreateICmpSLE(at, i);
+  llvm::Value* below = b.CreateICmpSLE(offset_at(b, base, mid), i);
   lo->addIncoming(b.CreateSelect(below, mid, lo), step);
   hi->addIncoming(b.CreateSelect(below, hi, b.CreateSub(mid, b.getInt64(1))), step);
   b.CreateBr(search);
@@ -223,15 +246,10 @@ llvm::Function* define_segment_in(llvm::Module& m) {
 /// `i64 ndp_segment_of(i64 offsets, i64 n, i64 c, i64 i)`: the segment holding element i of n
 /// segments, i / c where they all have c > 0 elements, else searched for over the offsets.
 llvm::Function* define_segment_of(llvm::Module& m, llvm::Function* segment_in) {
-  llvm::LLVMContext& ctx = m.getContext();
-  llvm::IRBuilder<> b(ctx);
+  llvm::IRBuilder<> b(m.getContext());
   llvm::Function* fn = int_helper(m, "ndp_segment_of", 4);
   llvm::Value *offsets = fn->getArg(0), *n = fn->getArg(1), *c = fn->getArg(2), *i = fn->getArg(3);
-  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
-  auto* search = llvm::BasicBlock::Create(ctx, "search", fn);
-  b.SetInsertPoint(entry);
-  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, search);
+  auto [regular, search] = branch_on_regular(b, fn, c);
   b.SetInsertPoint(regular);
   b.CreateRet(b.CreateUDiv(i, c));
   b.SetInsertPoint(search);
@@ -251,16 +269,13 @@ llvm::Function* define_segment_from(llvm::Module& m, llvm::Function* segment_in)
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Function* fn = int_helper(m, "ndp_segment_from", 5);
   llvm::Value *offsets = fn->getArg(0), *n = fn->getArg(1), *c = fn->getArg(2), *i = fn->getArg(3), *from = fn->getArg(4);
-  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
-  auto* walk = llvm::BasicBlock::Create(ctx, "walk", fn);
+  auto [regular, walk] = branch_on_regular(b, fn, c);
+  llvm::BasicBlock* entry = &fn->getEntryBlock();
+  llvm::Value* base = offsets_base(b, fn, offsets);
   auto* step = llvm::BasicBlock::Create(ctx, "step", fn);
   auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
   auto* search = llvm::BasicBlock::Create(ctx, "search", fn);
   auto* found = llvm::BasicBlock::Create(ctx, "found", fn);
-  b.SetInsertPoint(entry);
-  llvm::Value* base = b.CreateIntToPtr(offsets, b.getPtrTy());
-  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, walk);
   b.SetInsertPoint(regular);
   b.CreateRet(b.CreateUDiv(i, c));
   b.SetInsertPoint(walk);
@@ -271,9 +286,7 @@ llvm::Function* define_segment_from(llvm::Module& m, llvm::Function* segment_in)
   llvm::Value* after = b.CreateAdd(k, b.getInt64(1));
   b.CreateCondBr(b.CreateICmpSLT(after, n), step, found);
   b.SetInsertPoint(step);
-  auto* at = b.CreateLoad(i64, b.CreateGEP(i64, base, after));
-  at->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
-  b.CreateCondBr(b.CreateICmpSLE(at, i), next, found);
+  b.CreateCondBr(b.CreateICmpSLE(offset_at(b, base, after), i), next, found);
   b.SetInsertPoint(next);
   llvm::Value* taken = b.CreateAdd(steps, b.getInt64(1));
   k->addIncoming(after, next);
@@ -289,24 +302,14 @@ llvm::Function* define_segment_from(llvm::Module& m, llvm::Function* segment_in)
 /// `i64 ndp_segment_start(i64 offsets, i64 c, i64 k)`: the first element of segment k, k·c where
 /// every segment has c > 0 elements, else offsets[k]. Inlined where called.
 llvm::Function* define_segment_start(llvm::Module& m) {
-  llvm::LLVMContext& ctx = m.getContext();
-  llvm::IRBuilder<> b(ctx);
-  llvm::Type* i64 = b.getInt64Ty();
-  auto* fn = llvm::Function::Create(llvm::FunctionType::get(i64, {i64, i64, i64}, false), llvm::Function::InternalLinkage,
-                                    "ndp_segment_start", m);
-  fn->addFnAttr(llvm::Attribute::AlwaysInline);
+  llvm::IRBuilder<> b(m.getContext());
+  llvm::Function* fn = int_helper(m, "ndp_segment_start", 3);
   llvm::Value *offsets = fn->getArg(0), *c = fn->getArg(1), *k = fn->getArg(2);
-  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
-  auto* regular = llvm::BasicBlock::Create(ctx, "regular", fn);
-  auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
-  b.SetInsertPoint(entry);
-  b.CreateCondBr(b.CreateICmpSGT(c, b.getInt64(0)), regular, stored);
+  auto [regular, stored] = branch_on_regular(b, fn, c);
   b.SetInsertPoint(regular);
   b.CreateRet(b.CreateMul(k, c));
   b.SetInsertPoint(stored);
-  auto* at = b.CreateLoad(i64, b.CreateGEP(i64, b.CreateIntToPtr(offsets, b.getPtrTy()), k));
-  at->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
-  b.CreateRet(at);
+  b.CreateRet(offset_at(b, b.CreateIntToPtr(offsets, b.getPtrTy()), k));
   return fn;
 }
 
