@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec/cuda/device_vec_ops.h"
+#include "exec/common/switches.h"
 #include "exec/host/vec.h"
 #include "lang/eval/prim_call.h"
 #include "lang/diagnostics.h"
@@ -506,10 +507,7 @@ DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& p
 
 /// NDP_ROWS_BY_POSITIONS=0 gathers every component at once (for measuring).
 bool by_positions() {
-  static const bool on = [] {
-    const char* e = std::getenv("NDP_ROWS_BY_POSITIONS");
-    return e == nullptr || std::string(e) != "0";
-  }();
+  static const bool on = !switched_off("NDP_ROWS_BY_POSITIONS");
   return on;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "exec/common/flat_walk.h"
+#include "exec/common/switches.h"
 #include "exec/host/convert.h"
 #include "exec/common/profile.h"
 #include "exec/cuda/append_chains.h"
@@ -373,10 +374,7 @@ namespace {
 
 /// NDP_INTERLEAVE_IN_PLACE=0 appends [x, y]'s blocks at once (for measuring).
 bool interleaves_in_place() {
-  static const bool on = [] {
-    const char* e = std::getenv("NDP_INTERLEAVE_IN_PLACE");
-    return e == nullptr || std::string(e) != "0";
-  }();
+  static const bool on = !switched_off("NDP_INTERLEAVE_IN_PLACE");
   return on;
 }
 

@@ -16,6 +16,7 @@
 
 #include "exec/common/kernel_compiler.h"
 #include "exec/common/profile.h"
+#include "exec/common/switches.h"
 #include "exec/common/tuning.h"
 #include "exec/cuda/device_vec_ops.h"
 #include "exec/kernel_revision.h"  // generated: tools/kernel_revision.py
@@ -92,10 +93,7 @@ namespace {
 /// segment of an element is a division, or a search over segments of 64 elements or more on
 /// average, which costs less than the copies' pass and the 8 bytes an element it saves.
 bool spread_in_place(const runtime::gpu::DSegs& segs) {
-  static const bool on = [] {  // NDP_SPREAD_IN_PLACE=0 reads the copies (for measuring)
-    const char* e = std::getenv("NDP_SPREAD_IN_PLACE");
-    return e == nullptr || std::string(e) != "0";
-  }();
+  static const bool on = !switched_off("NDP_SPREAD_IN_PLACE");  // =0 reads the copies (for measuring)
   if (!on) return false;
   return segs.offsets == 0 ? segs.regular_length > 0 : segs.total >= 64 * segs.count;
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "exec/common/switches.h"
 #include "lang/diagnostics.h"
 #include "runtime/gpu/laid_out.h"
 #include "runtime/gpu/launch.h"
@@ -54,10 +55,7 @@ namespace {
 
 /// NDP_CHILD_MAJOR=0 keeps the literal's order (for measuring).
 bool child_major_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("NDP_CHILD_MAJOR");
-    return e == nullptr || std::string(e) != "0";
-  }();
+  static const bool on = !switched_off("NDP_CHILD_MAJOR");
   return on;
 }
 
