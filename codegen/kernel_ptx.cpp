@@ -313,6 +313,22 @@ llvm::Function* define_segment_start(llvm::Module& m) {
   return fn;
 }
 
+/// The segment helpers of a module that reads spread inputs, defined together the first time
+/// one is asked for (the unused ones go with the optimiser's or the inliner's dead code).
+struct SegmentHelpers {
+  llvm::Function *of = nullptr, *from = nullptr, *start = nullptr;
+  SegmentHelpers& in(llvm::Module& m) {
+    if (of == nullptr) {
+      llvm::Function* search = define_segment_in(m);
+      of = define_segment_of(m, search);
+      from = define_segment_from(m, search);
+      start = define_segment_start(m);
+    }
+    return *this;
+  }
+  bool defined() const { return of != nullptr; }
+};
+
 /// The position in `gathered` of input j, or -1 when input j is read at the instance itself.
 int gathered_slot(std::span<const GatheredInput> gathered, uint32_t j) {
   for (size_t g = 0; g < gathered.size(); ++g)
@@ -412,7 +428,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       continue;
     }
     position_param[g] = static_cast<unsigned>(1 + k.inputs.size() + positions);
-    positions += gathered[g].interleaved ? 5 : gathered[g].affine || gathered[g].spread ? 3 : 1;
+    positions += static_cast<size_t>(flatten::position_params(gathered[g]));
   }
   // Then the pointers of the sequences a loop reads (Note [Sequences in loop kernels]); the
   // offsets of one with regular rows are their one length.
@@ -423,8 +439,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // sequence's one length.
   std::vector<bool> int_param(1 + ni + no + 1, false);
   for (size_t g = 0; g < gathered.size(); ++g)
-    if (gathered[g].affine || gathered[g].spread || gathered[g].interleaved)
-      std::fill_n(int_param.begin() + position_param[g], gathered[g].interleaved ? 5 : 3, true);
+    if (const int p = flatten::position_params(gathered[g]); p > 1)  // numbers, not a positions pointer
+      std::fill_n(int_param.begin() + position_param[g], p, true);
   for (uint32_t q = 0; q < k.seqs.size() && q < 64; ++q)
     if (regular_rows >> q & 1) int_param[seqs_at + k.seq_pointer(q)] = true;
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j)
@@ -501,19 +517,14 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // searched for once an instance: instance_segments holds those of the instance at hand.
   // A thread's later instances walk on from its earlier one's segment (`walked`, where the
   // instances rise: a plain kernel's).
-  llvm::Function *segment_of = nullptr, *segment_from = nullptr, *segment_start = nullptr;
+  SegmentHelpers segments;
   std::map<std::pair<unsigned, llvm::Value*>, llvm::Value*> instance_segments;
   std::map<unsigned, llvm::Value*> walked;
   auto spread_segment = [&](unsigned p, llvm::Value* i) -> llvm::Value* {
     if (auto it = instance_segments.find({p, i}); it != instance_segments.end()) return it->second;
-    if (segment_of == nullptr) {
-      llvm::Function* in = define_segment_in(m);
-      segment_of = define_segment_of(m, in);
-      segment_from = define_segment_from(m, in);
-    }
     if (auto w = walked.find(p); w != walked.end())
-      return b.CreateCall(segment_from, {fn->getArg(p), fn->getArg(p + 1), fn->getArg(p + 2), i, w->second});
-    return b.CreateCall(segment_of, {fn->getArg(p), fn->getArg(p + 1), fn->getArg(p + 2), i});
+      return b.CreateCall(segments.in(m).from, {fn->getArg(p), fn->getArg(p + 1), fn->getArg(p + 2), i, w->second});
+    return b.CreateCall(segments.in(m).of, {fn->getArg(p), fn->getArg(p + 1), fn->getArg(p + 2), i});
   };
   auto find_instance_segments = [&](llvm::Value* i) {
     instance_segments.clear();
@@ -532,10 +543,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].spread) {
       const unsigned p = position_param[static_cast<size_t>(g)];
       at = spread_segment(p, i);
-      if (gathered[static_cast<size_t>(g)].rank) {  // i's place in its segment (an int)
-        if (segment_start == nullptr) segment_start = define_segment_start(m);
-        return b.CreateSub(i, b.CreateCall(segment_start, {fn->getArg(p), fn->getArg(p + 2), at}));
-      }
+      if (gathered[static_cast<size_t>(g)].rank)  // i's place in its segment (an int)
+        return b.CreateSub(i, b.CreateCall(segments.in(m).start, {fn->getArg(p), fn->getArg(p + 2), at}));
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].interleaved) {
       const unsigned p = position_param[static_cast<size_t>(g)];
       llvm::Value* c = fn->getArg(p);
@@ -667,7 +676,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   }
   b.CreateRetVoid();
   link_libdevice(m, "ndp_kernel");
-  if (k.instance_at_a_time() || segment_of != nullptr) {  // (which then is inlined)
+  if (k.instance_at_a_time() || segments.defined()) {  // (which then are inlined)
     verify(m);
     optimize(m, *tm);
   }
@@ -723,7 +732,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
     llvm::Value *offsets = nullptr, *n = nullptr, *c = nullptr;
   };
   std::vector<Spread> spreads(ng);
-  llvm::Function *segment_of = nullptr, *segment_from = nullptr, *segment_start = nullptr;
+  SegmentHelpers segments;
   auto leader = [&](size_t g) { return gathered[g].segments_of > 0 ? gathered[g].segments_of - 1 : g; };
   // The computation state along one path through the items: the kElementWords result words,
   // then per gathered input an i64 that is 1 once a position was out of its bound.
@@ -732,22 +741,20 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   std::vector<llvm::Value*> first_segment(ng, nullptr), item_segment(ng, nullptr);
   for (size_t g = 0; g < ng; ++g) {
     if (!gathered[g].spread) continue;
-    if (segment_from == nullptr)
-      segment_of = define_segment_of(m, define_segment_in(m)), segment_from = define_segment_from(m, m.getFunction("ndp_segment_in")),
-      segment_start = define_segment_start(m);
+    segments.in(m);
     Spread& sp = spreads[g];
     sp.offsets = invariant_load(i64, b.CreateConstGEP1_64(i64, ins, ni + g));
     llvm::Value* regular = b.CreateICmpEQ(sp.offsets, b.getInt64(0));
     sp.c = b.CreateSelect(regular, bound[g], b.getInt64(0));
     sp.n = b.CreateSelect(regular, b.getInt64(0), bound[g]);
-    if (leader(g) == g) first_segment[g] = b.CreateCall(segment_of, {sp.offsets, sp.n, sp.c, first});
+    if (leader(g) == g) first_segment[g] = b.CreateCall(segments.of, {sp.offsets, sp.n, sp.c, first});
   }
   // Item `item` as an i64 of its bits, computed at first + item·stride.
   auto value_bits = [&](int item, State& state) {
     llvm::Value* i = b.CreateAdd(first, b.CreateMul(stride, b.getInt64(static_cast<uint64_t>(item))));
     for (size_t g = 0; g < ng; ++g)
       if (gathered[g].spread && leader(g) == g)
-        item_segment[g] = b.CreateCall(segment_from, {spreads[g].offsets, spreads[g].n, spreads[g].c, i, first_segment[g]});
+        item_segment[g] = b.CreateCall(segments.from, {spreads[g].offsets, spreads[g].n, spreads[g].c, i, first_segment[g]});
     std::vector<llvm::Value*> outs = emit_instance(b, k, i, [&](uint32_t j) {
       // Inputs are never written while a kernel runs: the read-only global path.
       // Streams are read at i; with gathers they go around L2 (Note [Streamed inputs beside
@@ -761,7 +768,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
       if (gathered[static_cast<size_t>(g)].spread) {  // never out of range
         const size_t gs = static_cast<size_t>(g);
         llvm::Value* seg = item_segment[leader(gs)];
-        if (gathered[gs].rank) return b.CreateSub(i, b.CreateCall(segment_start, {spreads[gs].offsets, spreads[gs].c, seg}));
+        if (gathered[gs].rank) return b.CreateSub(i, b.CreateCall(segments.start, {spreads[gs].offsets, spreads[gs].c, seg}));
         return invariant_load(t, b.CreateGEP(t, base.at(j), seg));
       }
       // A position outside [0, bound) reads element 0 instead (bound > 0) and is reported.
@@ -847,7 +854,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   for (unsigned w = 0; w < kElementWords; ++w) result = b.CreateInsertValue(result, words[w], {0u, w});
   b.CreateRet(result);
   link_libdevice(m, "ndp_elements");
-  if (segment_from != nullptr) inline_always(m);
+  if (segments.defined()) inline_always(m);
   return emit_ptx(m, *tm);
 }
 

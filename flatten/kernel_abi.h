@@ -117,12 +117,28 @@ struct GatheredInput {
   bool rank = false;
 };
 
+/// The int64 parameters (or pointer) in place of a gathered input's positions in a map kernel
+/// (codegen/kernel_ptx.cpp compile_ptx): none for a broadcast, an iota or a spread over an
+/// earlier input's segments; three for an affine view or a spread; five for interleaved blocks;
+/// else the positions' pointer.
+inline int position_params(const GatheredInput& g) {
+  if (g.broadcast || g.iota || g.segments_of > 0) return 0;
+  if (g.interleaved) return 5;
+  return g.affine || g.spread ? 3 : 1;
+}
+
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).
 inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   std::string key;
-  for (const GatheredInput& g : gathered)
-    key += "|gather " + std::to_string(g.input) +
-           (g.broadcast ? " broadcast" : g.affine ? " affine" : g.interleaved ? " interleaved" : g.iota ? " iota" : g.spread ? std::string(g.rank ? " rank" : " spread") + (g.segments_of ? "@" + std::to_string(g.segments_of - 1) : std::string()) : g.narrow ? " i32" : "");
+  for (const GatheredInput& g : gathered) {
+    key += "|gather " + std::to_string(g.input);
+    if (g.broadcast) key += " broadcast";
+    else if (g.affine) key += " affine";
+    else if (g.interleaved) key += " interleaved";
+    else if (g.iota) key += " iota";
+    else if (g.spread) key += (g.rank ? " rank" : " spread") + (g.segments_of ? "@" + std::to_string(g.segments_of - 1) : "");
+    else if (g.narrow) key += " i32";
+  }
   return key;
 }
 

@@ -1,8 +1,6 @@
 // DVec construction, the structural operations and host transfers.
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <string>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -527,11 +525,6 @@ DVec take_composed(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::vecto
   return DVec::deferred_gather(g, *v.gather_source(), it->positions);
 }
 
-/// The elements at positions eidx (`total` of them) of `from`, a sequence's elements.
-DVec take_elements(Gpu& g, const DVec& from, DBuf eidx, int64_t total, std::vector<Composed>& composed) {
-  return take_parts(g, from, eidx->pointer(), total, eidx, composed);
-}
-
 /// Whether a sequence's flat elements move in one pass without positions (nested_take), rather
 /// than composed (Note [Rows taken by positions]).
 bool moved_whole(const DVec& from) { return host::is_flat_scalar(from.type()) && !composes(from); }
@@ -553,7 +546,7 @@ DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& p
         }
         DBuf eidx = g.alloc(out_segs.total * 8);
         g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
-        return DVec::regular(g, t, m, *c, take_elements(g, from, std::move(eidx), out_segs.total, inner));
+        return DVec::regular(g, t, m, *c, take_parts(g, from, eidx->pointer(), out_segs.total, eidx, inner));
       }
       DBuf len = g.alloc(m * 8);
       g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
@@ -571,7 +564,7 @@ DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& p
       }
       DBuf eidx = g.alloc(total * 8);
       g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
-      DVec elems = take_elements(g, from, std::move(eidx), total, inner);
+      DVec elems = take_parts(g, from, eidx->pointer(), total, eidx, inner);
       return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
     }
     case TypeKind::Pair:

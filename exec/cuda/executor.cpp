@@ -6,11 +6,9 @@
 
 #include <cctype>
 #include <chrono>
-#include <cstdlib>
 #include <new>
 #include <optional>
 #include <stdexcept>
-#include <string>
 
 #include "exec/common/flat_walk.h"
 #include "exec/common/switches.h"

@@ -2,7 +2,6 @@
 #include "exec/cuda/laid_out_levels.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "exec/common/switches.h"
