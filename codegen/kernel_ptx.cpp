@@ -3,22 +3,16 @@
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/MC/TargetRegistry.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,6 +20,7 @@
 #include "codegen/kernel_ptx.h"
 #include "codegen/kernel_ir.h"
 #include "codegen/libdevice.h"
+#include "codegen/nvptx.h"
 #include "codegen/block_rows.h"
 #include "codegen/staged_rows.h"
 #include "codegen/tiled_folds.h"
@@ -37,29 +32,6 @@ using flatten::kElementWords;
 using flatten::element_items;
 
 namespace {
-
-constexpr const char* kTriple = "nvptx64-nvidia-cuda";
-
-void init_nvptx() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-  });
-}
-
-std::unique_ptr<llvm::TargetMachine> nvptx_machine() {
-  init_nvptx();
-  std::string err;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(kTriple, err);
-  if (!target) throw std::runtime_error("NVPTX target: " + err);
-  std::unique_ptr<llvm::TargetMachine> tm(
-      target->createTargetMachine(kTriple, "sm_90", "+ptx78", llvm::TargetOptions(), std::nullopt));
-  if (!tm) throw std::runtime_error("cannot create the NVPTX target machine");
-  return tm;
-}
 
 // Note [Math functions on the GPU]
 // Kernels call libdevice's functions (__nv_exp, __nv_log, ...: kernel_ir.cpp with
@@ -139,42 +111,6 @@ void link_libdevice(llvm::Module& m, const std::string& entry) {
     f.addFnAttr(llvm::Attribute::AlwaysInline);
   }
   inline_always(m);
-}
-
-/// The O2 pipeline over m, with the target's cost model: for kernels whose instances loop (loop
-/// and map kernels, Note [Map kernels]), whose fold loops then keep each row's offsets and other
-/// invariant loads out of the loop. Elementwise kernels go straight to the backend.
-void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, mam);
-}
-
-/// Throws where m is not valid IR: before the optimiser, which may crash on it.
-void verify(llvm::Module& m) {
-  std::string verr;
-  llvm::raw_string_ostream vs(verr);
-  if (llvm::verifyModule(m, &vs)) throw std::runtime_error("invalid kernel IR: " + verr);
-}
-
-/// Verifies m and prints it as PTX.
-std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm) {
-  verify(m);
-  llvm::SmallString<4096> ptx;
-  llvm::raw_svector_ostream os(ptx);
-  llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-    throw std::runtime_error("the NVPTX target cannot emit assembly");
-  pm.run(m);
-  return std::string(ptx.str());
 }
 
 /// An always-inline internal function of m named `name`, taking `args` int64s and giving one.
@@ -411,7 +347,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_kernel", ctx);
-  m.setTargetTriple(kTriple);
+  m.setTargetTriple(kNvptxTriple);
   m.setDataLayout(tm->createDataLayout());
   llvm::IRBuilder<> b(ctx);
   std::vector<llvm::Type*> params{b.getInt64Ty()};
@@ -676,6 +612,9 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   }
   b.CreateRetVoid();
   link_libdevice(m, "ndp_kernel");
+  // The O2 pipeline for kernels whose instances loop (loop and map kernels, Note [Map kernels]),
+  // whose fold loops then keep each row's offsets and other invariant loads out of the loop.
+  // Elementwise kernels go straight to the backend.
   if (k.instance_at_a_time() || segments.defined()) {  // (which then are inlined)
     verify(m);
     optimize(m, *tm);
@@ -692,7 +631,7 @@ std::string compile_element_ptx(const flatten::KernelBody& k, std::span<const Ga
   std::unique_ptr<llvm::TargetMachine> tm = nvptx_machine();
   llvm::LLVMContext ctx;
   llvm::Module m("ndp_elements", ctx);
-  m.setTargetTriple(kTriple);
+  m.setTargetTriple(kNvptxTriple);
   m.setDataLayout(tm->createDataLayout());
   llvm::IRBuilder<> b(ctx);
   llvm::Type* i64 = b.getInt64Ty();

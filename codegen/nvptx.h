@@ -1,0 +1,29 @@
+// The NVPTX target as every GPU code generator here uses it: the machine (sm_90, PTX 7.8), the
+// optimiser's pipeline and the PTX printer.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <llvm/IR/Module.h>
+#include <llvm/Passes/OptimizationLevel.h>
+#include <llvm/Target/TargetMachine.h>
+
+namespace ndp::codegen {
+
+/// The target triple of every GPU module.
+inline constexpr const char* kNvptxTriple = "nvptx64-nvidia-cuda";
+
+/// A target machine for sm_90; throws where LLVM has no NVPTX target.
+std::unique_ptr<llvm::TargetMachine> nvptx_machine();
+
+/// LLVM's pipeline at `level` over m, with the target's cost model.
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, llvm::OptimizationLevel level = llvm::OptimizationLevel::O2);
+
+/// Throws where m is not valid IR: before the optimiser, which may crash on it.
+void verify(llvm::Module& m);
+
+/// Verifies m and prints it as PTX.
+std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm);
+
+}  // namespace ndp::codegen
