@@ -452,16 +452,14 @@ DVec append_flat(Gpu& g, const DVec& a, runtime::gpu::DSegs sa, const DVec& b, r
 }
 
 DVec empty_of(Gpu& g, lang::TypeContext& types, const Type* t) {
+  // An empty vector's buffers are the shared zero word (Gpu::single_value): its one offset, and
+  // elements that nothing reads. Levels of a recursion make empty branches at every step.
   switch (t->kind) {
-    case TypeKind::Seq: {
-      DBuf zero = g.alloc(8);
-      g.check(g.prims().fill(zero->pointer(), 1, 8, 0));
-      return DVec::seq(t, 0, g.alloc(0), std::move(zero), empty_of(g, types, t->a));
-    }
+    case TypeKind::Seq: return DVec::seq(t, 0, g.single_value(8, 0), g.single_value(8, 0), empty_of(g, types, t->a));
     case TypeKind::Pair: return DVec::pair(t, empty_of(g, types, t->a), empty_of(g, types, t->b));
     case TypeKind::Data: return DVec::data(t, empty_of(g, types, types.subst(t->data->fields, t->args)));
     case TypeKind::Var: return DVec::open_type(t, 0);
-    default: return DVec::scalar(t, 0, g.alloc(0));
+    default: return DVec::scalar(t, 0, g.single_value(8, 0));
   }
 }
 
