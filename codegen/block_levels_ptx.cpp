@@ -7,7 +7,6 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
@@ -85,16 +84,7 @@ void define_program(llvm::Module& m, const bl::Program& p) {
 /// reads of the program folded, its statements' switches with them) and the parts no statement
 /// calls any more dropped.
 void fold_statement_kinds(llvm::Module& m, llvm::TargetMachine& tm) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  Passes passes(&tm);
   llvm::FunctionPassManager fpm;
   fpm.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
   fpm.addPass(llvm::EarlyCSEPass());
@@ -104,7 +94,7 @@ void fold_statement_kinds(llvm::Module& m, llvm::TargetMachine& tm) {
   mpm.addPass(llvm::AlwaysInlinerPass());
   mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
   mpm.addPass(llvm::GlobalDCEPass());
-  mpm.run(m, mam);
+  mpm.run(m, passes.mam);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
@@ -57,20 +56,11 @@ namespace {
 
 /// Inlines m's always-inline functions (the segment searches) where they are called.
 void inline_always(llvm::Module& m) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  Passes passes;
   llvm::ModulePassManager mpm;
   mpm.addPass(llvm::AlwaysInlinerPass());
   mpm.addPass(llvm::GlobalDCEPass());
-  mpm.run(m, mam);
+  mpm.run(m, passes.mam);
 }
 
 /// Links the libdevice functions `m` calls into it and inlines them into `entry`.

@@ -39,18 +39,17 @@ std::unique_ptr<llvm::TargetMachine> nvptx_machine() {
   return tm;
 }
 
-void optimize(llvm::Module& m, llvm::TargetMachine& tm, llvm::OptimizationLevel level) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
+Passes::Passes(llvm::TargetMachine* tm) : pb(tm) {
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(level).run(m, mam);
+}
+
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, llvm::OptimizationLevel level) {
+  Passes passes(&tm);
+  passes.pb.buildPerModuleDefaultPipeline(level).run(m, passes.mam);
 }
 
 void verify(llvm::Module& m) {

@@ -7,6 +7,7 @@
 
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/OptimizationLevel.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Target/TargetMachine.h>
 
 namespace ndp::codegen {
@@ -16,6 +17,17 @@ inline constexpr const char* kNvptxTriple = "nvptx64-nvidia-cuda";
 
 /// A target machine for sm_90; throws where LLVM has no NVPTX target.
 std::unique_ptr<llvm::TargetMachine> nvptx_machine();
+
+/// A PassBuilder with its four analysis managers registered and cross-linked, for the target
+/// `tm` (null: none), ready to run a pass manager built from `pb` over a module with `mam`.
+struct Passes {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  explicit Passes(llvm::TargetMachine* tm = nullptr);
+};
 
 /// LLVM's pipeline at `level` over m, with the target's cost model.
 void optimize(llvm::Module& m, llvm::TargetMachine& tm, llvm::OptimizationLevel level = llvm::OptimizationLevel::O2);
