@@ -47,9 +47,9 @@ Passes::Passes(llvm::TargetMachine* tm) : pb(tm) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
 }
 
-void optimize(llvm::Module& m, llvm::TargetMachine& tm, llvm::OptimizationLevel level) {
+void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   Passes passes(&tm);
-  passes.pb.buildPerModuleDefaultPipeline(level).run(m, passes.mam);
+  passes.pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, passes.mam);
 }
 
 void verify(llvm::Module& m) {

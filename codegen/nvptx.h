@@ -6,7 +6,6 @@
 #include <string>
 
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/OptimizationLevel.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -29,8 +28,8 @@ struct Passes {
   explicit Passes(llvm::TargetMachine* tm = nullptr);
 };
 
-/// LLVM's pipeline at `level` over m, with the target's cost model.
-void optimize(llvm::Module& m, llvm::TargetMachine& tm, llvm::OptimizationLevel level = llvm::OptimizationLevel::O2);
+/// LLVM's O2 pipeline over m, with the target's cost model.
+void optimize(llvm::Module& m, llvm::TargetMachine& tm);
 
 /// Throws where m is not valid IR: before the optimiser, which may crash on it.
 void verify(llvm::Module& m);

@@ -1,6 +1,5 @@
 #include "driver/llvm_kernels.h"
 
-#include "codegen/block_levels_ptx.h"
 #include "codegen/kernel_jit.h"
 #include "codegen/kernel_ptx.h"
 
@@ -20,10 +19,6 @@ class LlvmKernels final : public exec::KernelCompiler {
   }
   std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) override {
     return codegen::compile_element_ptx(k, gathered);
-  }
-  std::string block_levels_ptx(const runtime::gpu::block_levels::Program& p, int32_t n_nodes, int32_t n_lists) override {
-    if (!codegen::has_block_levels_engine()) return {};
-    return codegen::compile_block_levels_ptx(p, n_nodes, n_lists);
   }
 
  private:

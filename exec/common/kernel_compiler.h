@@ -14,7 +14,6 @@
 
 #include "flatten/flat_ir.h"
 #include "flatten/kernel_abi.h"
-#include "runtime/gpu/block_levels.h"
 
 namespace ndp::exec {
 
@@ -35,11 +34,6 @@ class KernelCompiler {
                           flatten::KernelForm form, uint64_t regular_rows) = 0;
   /// PTX of the consumer kernels' element function (compile_element_ptx's contract).
   virtual std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
-  /// PTX of the block-levels kernel with program `p` compiled in (Note [Compiled block levels]
-  /// in codegen/block_levels_ptx.h; `p` on the host, with n_nodes nodes and n_lists list
-  /// entries); empty where this compiler makes none (the engine then interprets `p`).
-  /// Throws std::runtime_error when compilation fails.
-  virtual std::string block_levels_ptx(const runtime::gpu::block_levels::Program&, int32_t, int32_t) { return {}; }
   /// False for a compiler that has only what was compiled ahead (Note [Precompiled modules] in
   /// exec/cuda/kernels.h): ptx and element_ptx then always throw.
   virtual bool compiles_ptx() const { return true; }

@@ -6,10 +6,6 @@
 #include <cstdlib>
 #include <string>
 
-#include <fmt/format.h>
-
-#include "exec/common/kernel_compiler.h"
-#include "exec/common/switches.h"
 #include "runtime/gpu/launch.h"
 
 namespace ndp::exec::cuda {
@@ -18,29 +14,14 @@ namespace bl = runtime::gpu::block_levels;
 
 namespace {
 
+constexpr unsigned kThreads = 256;
+
 /// The shared memory a block takes: a third of the SM's, so that three blocks run on each SM at
 /// once (NDP_BLOCK_LEVELS_BYTES sets it, for measuring: bench/results/session33/laid_out).
 int64_t block_bytes(Gpu& g) {
   if (const char* e = std::getenv("NDP_BLOCK_LEVELS_BYTES")) return std::max<int64_t>(4096, std::atoll(e));
   const runtime::cuda::DeviceProperties& p = g.device().properties();
   return std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block) / 3 - 1024;
-}
-
-/// The program's key for the kernel caches: every field of every record, by value (the
-/// records' padding bytes are not part of the program).
-std::string program_key(const BlockLevelsProgram& prog, int64_t cap) {
-  const bl::Program& p = prog.shape;
-  std::string k = fmt::format("block_levels cap={} in={} out={} slots={} param={} at={} next={} rec={} tmp={},{},{} |", cap,
-                              p.in_bytes, p.out_bytes, p.n_slots, p.param, p.at, p.next_at, p.rec_ids, p.tmp0, p.tmp1, p.tmp2);
-  for (const bl::Op& o : prog.ops)
-    k += fmt::format(" o{},{},{},{},{},{},{},{},{},{},{}", o.kind, o.flag, o.dst, o.a, o.b, o.c, o.list, o.list_n, o.nodes,
-                     o.nodes_n, o.imm);
-  for (const bl::Node& nd : prog.nodes)
-    k += fmt::format(" n{},{},{},{},{},{},{},{}", nd.kind, nd.prim, nd.scalar, nd.arg_scalar, nd.a, nd.b, nd.c, nd.imm);
-  k += " l";
-  for (int32_t l : prog.lists) k += fmt::format(",{}", l);
-  for (const bl::Var& v : prog.vars) k += fmt::format(" v{},{},{},{},{}", v.shape, v.scalar, v.data, v.off, v.off2);
-  return k;
 }
 
 template <class T>
@@ -65,8 +46,7 @@ int64_t BlockLevels::most_elements(Gpu& g) {
   return most > 0 ? most : -1;
 }
 
-BlockLevels::BlockLevels(Gpu& g, GpuKernels& kernels, const flatten::Function& fn, const flatten::Stmt& s)
-    : g_(g), kernels_(kernels) {
+BlockLevels::BlockLevels(Gpu& g, const flatten::Function& fn, const flatten::Stmt& s) : g_(g) {
   if (most_elements(g) < 0) return;
   prog_ = block_levels_program(fn, s, nullptr);
   if (!prog_) return;
@@ -93,45 +73,22 @@ BlockLevels::Fit BlockLevels::fit(const DVec& arg) {
   return r;
 }
 
-/// The fewest elements a hand-off holds for its program to be compiled (Note [Compiled block
-/// levels]): compiling takes LLVM and the driver's JIT a second or two once per program (then the
-/// disk cache has it), where the compiled kernel saves about a third of a launch of about half a
-/// millisecond (bench/results/session37); a smaller hand-off, a REPL's quicksort, interprets.
-constexpr int64_t kCompiledFrom = int64_t{1} << 14;
-
-const runtime::cuda::Kernel* BlockLevels::compiled() {
-  static const bool off = switched_off("NDP_BLOCK_LEVELS_COMPILED");
-  if (off) return nullptr;
-  const bl::Program p = prog_->on_host(cap_);
-  const std::string key = program_key(*prog_, cap_);
-  const auto n_nodes = static_cast<int32_t>(prog_->nodes.size()), n_lists = static_cast<int32_t>(prog_->lists.size());
-  return kernels_.block_levels_kernel(key, [&] {
-    exec::KernelCompiler* c = exec::kernel_compiler();
-    return c != nullptr ? c->block_levels_ptx(p, n_nodes, n_lists) : std::string();
-  });
-}
-
 bool BlockLevels::run(const DVec& arg, CUdeviceptr places, CUdeviceptr out) {
   const int64_t n = arg.size(), total = arg.total(), window = cap_ / 2;
+  DBuf ops = upload_array(g_, prog_->ops), nodes = upload_array(g_, prog_->nodes), lists = upload_array(g_, prog_->lists),
+       vars = upload_array(g_, prog_->vars);
+  auto at = [](const DBuf& b) { return reinterpret_cast<const void*>(b->pointer()); };
+  const bl::Program device_prog = prog_->at(at(ops), at(nodes), at(lists), at(vars), cap_);
   DBuf failed = g_.alloc(4);
   runtime::gpu::Primitives& prims = g_.prims();
   g_.check(prims.fill(failed->pointer(), 1, 4, 0));
+  runtime::cuda::Kernel k = g_.check(prims.kernel("ndp_block_levels"));
   runtime::cuda::LaunchConfig shape;
   shape.grid_x = static_cast<unsigned>(std::max<int64_t>(1, (total + window - 1) / window));
-  shape.block_x = bl::kThreads;
+  shape.block_x = kThreads;
   shape.shared_bytes = static_cast<unsigned>((bl::header_words(prog_->shape) + prog_->shape.n_slots * cap_) * 8);
-  if (const runtime::cuda::Kernel* compiled_kernel = total >= kCompiledFrom ? compiled() : nullptr) {
-    g_.check(runtime::cuda::launch_with(g_.device(), *compiled_kernel, shape, arg.offsets(), n, window, arg.elems().data(), out, places,
-                                        failed->pointer()));
-  } else {
-    DBuf ops = upload_array(g_, prog_->ops), nodes = upload_array(g_, prog_->nodes), lists = upload_array(g_, prog_->lists),
-         vars = upload_array(g_, prog_->vars);
-    auto at = [](const DBuf& b) { return reinterpret_cast<const void*>(b->pointer()); };
-    const bl::Program device_prog = prog_->at(at(ops), at(nodes), at(lists), at(vars), cap_);
-    runtime::cuda::Kernel k = g_.check(prims.kernel("ndp_block_levels"));
-    g_.check(runtime::cuda::launch_with(g_.device(), k, shape, device_prog, arg.offsets(), n, window, arg.elems().data(), out,
-                                        places, failed->pointer()));
-  }
+  g_.check(runtime::cuda::launch_with(g_.device(), k, shape, device_prog, arg.offsets(), n, window, arg.elems().data(), out,
+                                      places, failed->pointer()));
   int32_t bad = 0;
   g_.check(g_.pool().download(&bad, failed->pointer(), 4));
   return bad == 0;

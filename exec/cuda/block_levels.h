@@ -7,7 +7,6 @@
 #include "exec/cuda/block_levels_program.h"
 #include "exec/cuda/device_vec.h"
 #include "exec/cuda/gpu.h"
-#include "exec/cuda/kernels.h"
 #include "flatten/flat_ir.h"
 
 namespace ndp::exec::cuda {
@@ -16,7 +15,7 @@ class BlockLevels {
  public:
   /// The engine's program of loop statement `s` of `fn`; ok() is false where the loop is not
   /// one the blocks run (a statement or type they do not, no layout, too little shared memory).
-  BlockLevels(Gpu& g, GpuKernels& kernels, const flatten::Function& fn, const flatten::Stmt& s);
+  BlockLevels(Gpu& g, const flatten::Function& fn, const flatten::Stmt& s);
   bool ok() const { return prog_.has_value(); }
 
   /// The most elements a level may hold for its small instances to leave it for the blocks:
@@ -35,16 +34,10 @@ class BlockLevels {
   /// Runs the levels left of the instances of `arg`, every one of which fits, instance i's
   /// result placed at out + places[i] (elements of the result's type); false where a block
   /// could not run them (an error, a vector past its capacity, lengths that do not lay out).
-  /// The program runs compiled in (Note [Compiled block levels] in codegen/block_levels_ptx.h)
-  /// where the kernel compiler makes it and `arg` holds enough elements to pay for compiling,
-  /// else interpreted (NDP_BLOCK_LEVELS_COMPILED=0, for measuring, always interprets).
   bool run(const DVec& arg, CUdeviceptr places, CUdeviceptr out);
 
  private:
-  /// The compiled kernel of the program, compiled on the first call; null: interpret.
-  const runtime::cuda::Kernel* compiled();
   Gpu& g_;
-  GpuKernels& kernels_;
   std::optional<BlockLevelsProgram> prog_;
   int64_t cap_ = 0;
 };

@@ -243,7 +243,7 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
   DBuf out = g.alloc(std::max<int64_t>(1, total) * elem_bytes(result_type->a));
   DBuf failed = g.alloc(4);
   g.check(g.prims().fill(failed->pointer(), 1, 4, 0));
-  BlockLevels blocks(g, kernels, *f.fn, s);
+  BlockLevels blocks(g, *f.fn, s);
   bool blocks_on = blocks.ok();
   const Stmt* lit = children_literal(loop);
   DVec arg = top;

@@ -290,7 +290,6 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
     }
   }
   std::string cubin = make_cubin();
-  if (cubin.empty()) return nullptr;
   auto module = std::make_shared<runtime::cuda::Module>(gpu_.check(runtime::cuda::Module::load_image(gpu_.device(), cubin.data())));
   if (!file.empty()) write_file(file, cubin + key);
   ++stats_.compiled;
@@ -317,30 +316,6 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
   runtime::cuda::Kernel kernel = gpu_.check(module->kernel("ndp_kernel"));
   auto [it, fresh] = loaded_.emplace(key, std::make_pair(std::move(module), kernel));
   return it->second.second;
-}
-
-const runtime::cuda::Kernel* GpuKernels::block_levels_kernel(const std::string& key,
-                                                            const std::function<std::string()>& make_ptx) {
-  if (auto it = block_levels_.find(key); it != block_levels_.end()) {
-    if (it->second) ++stats_.memory_hits;
-    return it->second ? &it->second->second : nullptr;
-  }
-  auto& slot = block_levels_[key];
-  if (kernel_compiler() == nullptr) return nullptr;
-  CompileTimer timer;  // Note [Compile time apart]
-  std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
-    std::string ptx;
-    try {
-      ptx = make_ptx();
-    } catch (const std::exception&) {
-      ptx.clear();  // the engine interprets the program: the same results
-    }
-    return ptx.empty() ? std::string() : gpu_.check(runtime::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
-  });
-  if (!module) return nullptr;
-  runtime::cuda::Kernel kernel = gpu_.check(module->kernel("ndp_block_levels_compiled"));
-  slot.emplace(std::move(module), kernel);
-  return &slot->second;
 }
 
 const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,

@@ -16,7 +16,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -157,12 +156,6 @@ class GpuKernels {
   const runtime::cuda::Module* consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                                           std::span<const GatheredInput> gathered = {});
 
-  /// The block-levels kernel with a program compiled in (Note [Compiled block levels] in
-  /// codegen/block_levels_ptx.h), cached as the fused kernels are under `key`; make_ptx gives
-  /// its PTX (empty: the compiler makes none). Null where there is none or it failed to
-  /// compile: the caller's engine then interprets the program.
-  const runtime::cuda::Kernel* block_levels_kernel(const std::string& key, const std::function<std::string()>& make_ptx);
-
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
                                          flatten::KernelForm form, uint64_t regular_rows);
@@ -170,14 +163,11 @@ class GpuKernels {
   bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1,
                 flatten::KernelForm form = flatten::KernelForm::Instances,
                 uint64_t regular_rows = 0) const;
-  /// The module of `key` from the disk cache, else from make_cubin() (then written there);
-  /// null where make_cubin gives nothing.
+  /// The module of `key` from the disk cache, else from make_cubin() (then written there).
   std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;
   std::map<std::string, std::pair<std::shared_ptr<runtime::cuda::Module>, runtime::cuda::Kernel>> loaded_;
   std::map<std::string, std::shared_ptr<runtime::cuda::Module>> consumers_;  // null: could not compile
-  std::map<std::string, std::optional<std::pair<std::shared_ptr<runtime::cuda::Module>, runtime::cuda::Kernel>>>
-      block_levels_;  // nothing: none could be had
   bool consumer_failure_told_ = false;  // a consumer program failed and the user was told
   Stats stats_;
 };

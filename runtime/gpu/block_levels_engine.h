@@ -128,13 +128,12 @@ NDP_BL_FN void Engine<Team>::step(const Op& op, int& next, bool& done) {
 }
 
 template <class Team>
-NDP_BL_PART void Engine<Team>::kernel(const Op& op) {
+NDP_BL_FN void Engine<Team>::kernel(const Op& op) {
   const int32_t* L = p.lists + op.list;
   const int ni = static_cast<int>(op.imm);
   const int no = (op.list_n - ni) / 2;
   const int64_t n = counts[L[0]];
   const int64_t* in[kMaxInputs];
-  NDP_BL_UNROLL
   for (int k = 0; k < ni; ++k) in[k] = data(L[k]);
   team.each(n, [&](int64_t i) {
     int64_t v[kMaxNodes];
@@ -142,15 +141,13 @@ NDP_BL_PART void Engine<Team>::kernel(const Op& op) {
       fail();
       return;
     }
-    NDP_BL_UNROLL
     for (int o = 0; o < no; ++o) data(L[ni + 2 * o + 1])[i] = v[L[ni + 2 * o]];
   });
-  NDP_BL_UNROLL
   for (int o = 0; o < no; ++o) set_count(L[ni + 2 * o + 1], n);
 }
 
 template <class Team>
-NDP_BL_PART void Engine<Team>::pack(const Op& op) {
+NDP_BL_FN void Engine<Team>::pack(const Op& op) {
   const int64_t n = counts[op.a];
   const int64_t* f = data(op.b);
   int64_t* rank = slot(p.tmp0);
@@ -181,7 +178,7 @@ NDP_BL_PART void Engine<Team>::pack(const Op& op) {
 }
 
 template <class Team>
-NDP_BL_PART void Engine<Team>::seq_lit(const Op& op) {
+NDP_BL_FN void Engine<Team>::seq_lit(const Op& op) {
   const int32_t* L = p.lists + op.list;
   const int64_t k = op.list_n;
   const int64_t n = counts[L[0]];
@@ -190,7 +187,6 @@ NDP_BL_PART void Engine<Team>::seq_lit(const Op& op) {
   if (var(L[0]).shape == kFlat) {
     int64_t* o = off(op.dst);
     team.each(n + 1, [&](int64_t i) { o[i] = i * k; });
-    NDP_BL_UNROLL
     for (int64_t j = 0; j < k; ++j) {
       const int64_t* s = data(L[j]);
       team.each(n, [&](int64_t i) { d[i * k + j] = s[i]; });
@@ -201,14 +197,12 @@ NDP_BL_PART void Engine<Team>::seq_lit(const Op& op) {
   int64_t* outer = off2(op.dst);
   int64_t* inner = off(op.dst);
   team.each(n + 1, [&](int64_t i) { outer[i] = i * k; });
-  NDP_BL_UNROLL
   for (int64_t j = 0; j < k; ++j) {
     const int64_t* o = off(L[j]);
     team.each(n, [&](int64_t i) { inner[i * k + j] = o[i + 1] - o[i]; });
   }
   const int64_t total = team.scan(inner, n * k);
   if (!fits(total)) return;
-  NDP_BL_UNROLL
   for (int64_t j = 0; j < k; ++j) {
     const int64_t* o = off(L[j]);
     const int64_t* s = data(L[j]);
@@ -221,7 +215,7 @@ NDP_BL_PART void Engine<Team>::seq_lit(const Op& op) {
 }
 
 template <class Team>
-NDP_BL_PART void Engine<Team>::filter_group(const Op& op) {
+NDP_BL_FN void Engine<Team>::filter_group(const Op& op) {
   const int32_t* L = p.lists + op.list;
   const int ni = static_cast<int>(op.imm);
   const int members = (op.list_n - ni) / 4;
@@ -231,14 +225,12 @@ NDP_BL_PART void Engine<Team>::filter_group(const Op& op) {
   int64_t* seg = slot(p.tmp1);
   int64_t* bits = slot(p.tmp2);
   const int64_t* in[kMaxInputs];
-  NDP_BL_UNROLL
   for (int k = 0; k < ni; ++k) in[k] = data(L[k]);
   // Every predicate once an element: member m's flag is bit m (the translator allows 63).
   team.each(n, [&](int64_t i) {
     int64_t v[kMaxNodes];
     if (op.nodes_n > 0 && !eval(op, i, [&](int k, int64_t at) { return in[k][at]; }, v)) fail();
     int64_t word = 0;
-    NDP_BL_UNROLL
     for (int m = 0; m < members; ++m) {
       const int32_t predicate = L[ni + 4 * m + 1];
       const bool flag = predicate < 0 ? in[-1 - predicate][i] != 0 : v[predicate] != 0;
@@ -247,7 +239,6 @@ NDP_BL_PART void Engine<Team>::filter_group(const Op& op) {
     bits[i] = word;
   });
   team.sync();
-  NDP_BL_UNROLL
   for (int m = 0; m < members; ++m) {
     const int32_t* rec = L + ni + 4 * m;
     team.each(n, [&](int64_t i) { scanned[i] = (bits[i] >> m) & 1; });
@@ -276,7 +267,7 @@ NDP_BL_PART void Engine<Team>::filter_group(const Op& op) {
 }
 
 template <class Team>
-NDP_BL_PART void Engine<Team>::place_base(const Op& op, bool& done) {
+NDP_BL_FN void Engine<Team>::place_base(const Op& op, bool& done) {
   const int64_t n = counts[p.param];
   if (counts[op.a] != n) {
     fail();
@@ -321,7 +312,7 @@ NDP_BL_PART void Engine<Team>::place_base(const Op& op, bool& done) {
 }
 
 template <class Team>
-NDP_BL_PART void Engine<Team>::place_children(const Op& op) {
+NDP_BL_FN void Engine<Team>::place_children(const Op& op) {
   const int32_t* L = p.lists + op.list;
   const int pieces = op.list_n / 2;
   const int64_t rec = flags[1];
@@ -338,7 +329,6 @@ NDP_BL_PART void Engine<Team>::place_children(const Op& op) {
   const int64_t* rec_ids = slot(p.rec_ids);
   int64_t* next_at = slot(p.next_at);
   int rows = 0;
-  NDP_BL_UNROLL
   for (int q = 0; q < pieces; ++q)
     if (L[2 * q] == kPieceRows && counts[L[2 * q + 1]] != rec) {
       fail();
@@ -349,7 +339,6 @@ NDP_BL_PART void Engine<Team>::place_children(const Op& op) {
     if (cc[j] != k) fail();
     int64_t pos = at[i];
     int r = 0;
-    NDP_BL_UNROLL
     for (int q = 0; q < pieces; ++q) {
       if (L[2 * q] == kPieceChild) {
         const int64_t c = j * k + L[2 * q + 1];
@@ -365,7 +354,6 @@ NDP_BL_PART void Engine<Team>::place_children(const Op& op) {
     if (pos - at[i] != po[i + 1] - po[i]) fail();
   });
   team.sync();
-  NDP_BL_UNROLL
   for (int q = 0; q < pieces; ++q) {
     if (L[2 * q] != kPieceRows) continue;
     const int64_t* place = slot(rows == 0 ? p.tmp0 : rows == 1 ? p.tmp1 : p.tmp2);

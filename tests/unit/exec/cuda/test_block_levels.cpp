@@ -8,9 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/block_levels_ptx.h"
 #include "exec/cuda/block_levels_program.h"
-#include "tests/unit/codegen/ptxas.h"
 #include "tests/unit/flatten/flattened.h"
 
 using namespace ndp;
@@ -159,22 +157,4 @@ TEST_CASE("block levels: statements the engine does not run leave the loop to th
       "s", &why);
   CHECK_FALSE(prog.has_value());
   CHECK(!why.empty());
-}
-
-TEST_CASE("compiled block levels: the program folds into the kernel, which ptxas assembles") {
-  if (!codegen::has_block_levels_engine()) return;  // a build without clang: the engine interprets
-  std::string why;
-  auto prog = program_of(kQuicksort, "qs", &why);
-  REQUIRE_MESSAGE(prog.has_value(), why);
-  const bl::Program p = prog->on_host(512);
-  const std::string ptx = codegen::compile_block_levels_ptx(p, static_cast<int32_t>(prog->nodes.size()),
-                                                            static_cast<int32_t>(prog->lists.size()));
-  CHECK(ptx.find(".entry ndp_block_levels_compiled") != std::string::npos);
-  // Every read of the program folded to a constant: its arrays are gone, and no call is left.
-  for (const char* array : {"ndp_bl_ops", "ndp_bl_nodes", "ndp_bl_lists", "ndp_bl_vars", "ndp_bl_scalars"})
-    CHECK_MESSAGE(ptx.find(array) == std::string::npos, array);
-  CHECK(ptx.find("call.uni") == std::string::npos);
-  CHECK(ptx.find(".local") == std::string::npos);  // node values in registers, not local memory
-  const std::string ptxas = test::find_ptxas();
-  if (!ptxas.empty()) CHECK(test::ptxas_accepts(ptxas, ptx));
 }
