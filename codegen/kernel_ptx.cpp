@@ -458,6 +458,13 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       if (gathered[g].spread && gathered[g].segments_of == 0)
         instance_segments[{position_param[g], i}] = spread_segment(position_param[g], i);
   };
+  // (i / c)·stride + offset + i mod c, from a view's parameters c, stride, offset at p on
+  // (Note [Regular elt views]; interleaved blocks read their blocks' positions so too).
+  auto affine_position = [&](unsigned p, llvm::Value* i) -> llvm::Value* {
+    llvm::Value* c = fn->getArg(p);
+    llvm::Value* q = b.CreateUDiv(i, c);
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(q, fn->getArg(p + 1)), fn->getArg(p + 2)), b.CreateSub(i, b.CreateMul(q, c)));
+  };
   // Input j of instance i: at i, at a gathered input's position, or a broadcast's one value.
   auto input_at = [&](uint32_t j, llvm::Value* i) -> llvm::Value* {
     llvm::Type* t = storage_type(ctx, k.inputs.at(j));
@@ -473,10 +480,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
         return b.CreateSub(i, b.CreateCall(segments.in(m).start, {fn->getArg(p), fn->getArg(p + 2), at}));
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].interleaved) {
       const unsigned p = position_param[static_cast<size_t>(g)];
-      llvm::Value* c = fn->getArg(p);
-      llvm::Value* q = b.CreateUDiv(i, c);
-      llvm::Value* at_both =
-          b.CreateAdd(b.CreateAdd(b.CreateMul(q, fn->getArg(p + 1)), fn->getArg(p + 2)), b.CreateSub(i, b.CreateMul(q, c)));
+      llvm::Value* at_both = affine_position(p, i);
       llvm::Value* block = fn->getArg(p + 3);
       llvm::Value* r = b.CreateUDiv(at_both, block);
       llvm::Value* second = b.CreateICmpNE(b.CreateAnd(r, b.getInt64(1)), b.getInt64(0));
@@ -484,10 +488,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       llvm::Value* source = b.CreateSelect(second, b.CreateIntToPtr(fn->getArg(p + 4), b.getPtrTy()), fn->getArg(1 + j));
       return b.CreateLoad(t, b.CreateGEP(t, source, at));
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].affine) {
-      const unsigned p = position_param[static_cast<size_t>(g)];
-      llvm::Value* c = fn->getArg(p);
-      llvm::Value* q = b.CreateUDiv(i, c);
-      at = b.CreateAdd(b.CreateAdd(b.CreateMul(q, fn->getArg(p + 1)), fn->getArg(p + 2)), b.CreateSub(i, b.CreateMul(q, c)));
+      at = affine_position(position_param[static_cast<size_t>(g)], i);
     } else if (g >= 0) {
       llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
       at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(position_param[static_cast<size_t>(g)]), i)),

@@ -122,13 +122,14 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
   // read-back; gathers through the same positions from sources of the same length (x[i], y[i]
   // and z[i] of one loop body) pass or fail alike, so the first of them is checked for all.
   std::vector<std::pair<CUdeviceptr, int64_t>> checked;
-  std::vector<runtime::gpu::DSegs> spreads;  // by position in a.gathered, for its spread inputs
   // An earlier spread input over segs that has its own (GatheredInput::segments_of), or 0.
   auto same_segments = [&](const runtime::gpu::DSegs& segs) -> uint32_t {
-    for (size_t q = 0; q < a.gathered.size(); ++q)
-      if (a.gathered[q].spread && a.gathered[q].segments_of == 0 && spreads[q].offsets == segs.offsets &&
-          spreads[q].count == segs.count && spreads[q].regular_length == segs.regular_length)
+    for (size_t q = 0; q < a.gathered.size(); ++q) {
+      if (!a.gathered[q].spread || a.gathered[q].segments_of != 0) continue;
+      const runtime::gpu::DSegs theirs = ins[a.gathered[q].input].spread_segments();
+      if (theirs.offsets == segs.offsets && theirs.count == segs.count && theirs.regular_length == segs.regular_length)
         return static_cast<uint32_t>(q + 1);
+    }
     return 0;
   };
   auto check = [&](const DVec& v) {
@@ -159,8 +160,6 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       const runtime::gpu::DSegs segs = v.spread_segments();
       a.gathered.push_back({.input = static_cast<uint32_t>(j), .spread = true, .segments_of = same_segments(segs),
                             .rank = v.pending_rank()});
-      spreads.resize(a.gathered.size());
-      spreads.back() = segs;
       a.ptrs.push_back(v.pending_rank() ? 0 : v.spread_source()->data());
       positions.push_back(segs.offsets);
       bounds.push_back(static_cast<CUdeviceptr>(segs.offsets == 0 ? segs.regular_length : segs.count));
@@ -176,8 +175,6 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
         continue;
       }
       a.gathered.push_back({.input = static_cast<uint32_t>(j), .spread = true, .segments_of = same, .rank = v.pending_rank()});
-      spreads.resize(a.gathered.size());
-      spreads.back() = segs;
       a.ptrs.push_back(v.pending_rank() ? 0 : v.spread_source()->data());
       if (same == 0)
         for (int64_t x : {static_cast<int64_t>(segs.offsets), segs.count, segs.offsets == 0 ? segs.regular_length : int64_t{0}})

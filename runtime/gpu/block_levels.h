@@ -20,9 +20,10 @@
 // barrier or two. Compiling the program in was measured (session 37: the engine's bitcode
 // specialised by LLVM to a constant program): 1.55 times fewer instructions, but 0.52 against
 // 0.61-0.64 ms a launch of a 2^22 quicksort's hand-off, and the sort within noise, for a second
-// or two of compiling; a block waits on its barriers and scans, not on the interpreting. Every vector is a column of 64-bit words (ints, floats' bits, bools and chars
-// as 0/1 and codes): the translator gives each variable its slots of `cap` words, reusing a
-// slot once nothing reads it any more.
+// or two of compiling; a block waits on its barriers and scans, not on the interpreting.
+// Every vector is a column of 64-bit words (ints, floats' bits, bools and chars as 0/1 and
+// codes): the translator gives each variable its slots of `cap` words, reusing a slot once
+// nothing reads it any more.
 //
 // When: interpreted, a statement costs a block far more than its compiled kernel costs the
 // grid (under Nsight Compute a launch of ~1000 blocks of ~500 elements takes 1.5-1.9 ms; the

@@ -105,6 +105,24 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   }
 }
 
+TEST_CASE("kernels: a spread input over the segments of a later or unspread input is refused") {
+  lang::TypeContext T;
+  Chain c{{T.int_(), T.int_()}, [&](FnBuilder& b, Block& body, const std::vector<VarId>& in) {
+            VarId s = prim(b, body, PrimId::Add, T.int_(), {in[0], in[1]});
+            return std::vector<VarId>{prim(b, body, PrimId::Mul, T.int_(), {s, in[1]})};
+          }};
+  BodyCase bc = kernel_of(T, c, 2, 1);
+  // segments_of names gathered[segments_of - 1], which must come earlier and be a spread itself.
+  const flatten::GatheredInput later[] = {{.input = 0, .spread = true, .segments_of = 2}, {.input = 1, .spread = true}},
+                               unspread[] = {{.input = 0, .affine = true}, {.input = 1, .spread = true, .segments_of = 1}},
+                               good[] = {{.input = 0, .spread = true}, {.input = 1, .spread = true, .segments_of = 1}};
+  CHECK_THROWS_WITH_AS(codegen::compile_ptx(*bc.body, later), doctest::Contains("segments of a later or other input"),
+                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(codegen::compile_ptx(*bc.body, unspread), doctest::Contains("segments of a later or other input"),
+                       std::runtime_error);
+  CHECK(codegen::compile_ptx(*bc.body, good).find(".entry ndp_kernel") != std::string::npos);
+}
+
 // The cuda backend runs every elementwise primitive that kernel_prim_ok or
 // kernel_prim_fallible accepts as a one-node kernel (exec/cuda/lifted_prims.cpp); each such
 // kernel (the math functions with libdevice linked in) must assemble for sm_90.
