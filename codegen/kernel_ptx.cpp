@@ -458,11 +458,18 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       if (gathered[g].spread && gathered[g].segments_of == 0)
         instance_segments[{position_param[g], i}] = spread_segment(position_param[g], i);
   };
+  // n / d for a view's divisor d, a parameter: a shift by its trailing zeros where the view
+  // says d is a power of two (GatheredInput::pow2), else a 64-bit division, dozens of
+  // instructions where a shift is one.
+  auto quotient = [&](llvm::Value* n, llvm::Value* d, bool pow2) -> llvm::Value* {
+    if (!pow2) return b.CreateUDiv(n, d);
+    return b.CreateLShr(n, b.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, d, b.getTrue()));
+  };
   // (i / c)·stride + offset + i mod c, from a view's parameters c, stride, offset at p on
   // (Note [Regular elt views]; interleaved blocks read their blocks' positions so too).
-  auto affine_position = [&](unsigned p, llvm::Value* i) -> llvm::Value* {
+  auto affine_position = [&](unsigned p, llvm::Value* i, bool pow2) -> llvm::Value* {
     llvm::Value* c = fn->getArg(p);
-    llvm::Value* q = b.CreateUDiv(i, c);
+    llvm::Value* q = quotient(i, c, pow2);
     return b.CreateAdd(b.CreateAdd(b.CreateMul(q, fn->getArg(p + 1)), fn->getArg(p + 2)), b.CreateSub(i, b.CreateMul(q, c)));
   };
   // Input j of instance i: at i, at a gathered input's position, or a broadcast's one value.
@@ -479,16 +486,17 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       if (gathered[static_cast<size_t>(g)].rank)  // i's place in its segment (an int)
         return b.CreateSub(i, b.CreateCall(segments.in(m).start, {fn->getArg(p), fn->getArg(p + 2), at}));
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].interleaved) {
+      const bool pow2 = gathered[static_cast<size_t>(g)].pow2;
       const unsigned p = position_param[static_cast<size_t>(g)];
-      llvm::Value* at_both = affine_position(p, i);
+      llvm::Value* at_both = affine_position(p, i, pow2);
       llvm::Value* block = fn->getArg(p + 3);
-      llvm::Value* r = b.CreateUDiv(at_both, block);
+      llvm::Value* r = quotient(at_both, block, pow2);
       llvm::Value* second = b.CreateICmpNE(b.CreateAnd(r, b.getInt64(1)), b.getInt64(0));
       at = b.CreateAdd(b.CreateMul(b.CreateLShr(r, 1), block), b.CreateSub(at_both, b.CreateMul(r, block)));
       llvm::Value* source = b.CreateSelect(second, b.CreateIntToPtr(fn->getArg(p + 4), b.getPtrTy()), fn->getArg(1 + j));
       return b.CreateLoad(t, b.CreateGEP(t, source, at));
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].affine) {
-      at = affine_position(position_param[static_cast<size_t>(g)], i);
+      at = affine_position(position_param[static_cast<size_t>(g)], i, gathered[static_cast<size_t>(g)].pow2);
     } else if (g >= 0) {
       llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
       at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(position_param[static_cast<size_t>(g)]), i)),

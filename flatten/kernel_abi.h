@@ -115,6 +115,9 @@ struct GatheredInput {
   /// With `spread`: the input is the element's place in its segment (i minus the segment's
   /// first element: a lifted index(#s), Note [Spread inputs]), computed, not loaded.
   bool rank = false;
+  /// With `affine` or `interleaved`: c (and b) are powers of two, so the kernel shifts and
+  /// masks instead of dividing (rows of 2^k elements: Batcher's levels).
+  bool pow2 = false;
 };
 
 /// The int64 parameters (or pointer) in place of a gathered input's positions in a map kernel
@@ -133,8 +136,8 @@ inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   for (const GatheredInput& g : gathered) {
     key += "|gather " + std::to_string(g.input);
     if (g.broadcast) key += " broadcast";
-    else if (g.affine) key += " affine";
-    else if (g.interleaved) key += " interleaved";
+    else if (g.affine) key += g.pow2 ? " affine2" : " affine";
+    else if (g.interleaved) key += g.pow2 ? " interleaved2" : " interleaved";
     else if (g.iota) key += " iota";
     else if (g.spread) key += (g.rank ? " rank" : " spread") + (g.segments_of ? "@" + std::to_string(g.segments_of - 1) : "");
     else if (g.narrow) key += " i32";

@@ -98,6 +98,9 @@ bool spread_in_place(const runtime::gpu::DSegs& segs) {
   return segs.offsets == 0 ? segs.regular_length > 0 : segs.total >= 64 * segs.count;
 }
 
+/// Whether a view's divisor is a power of two (GatheredInput::pow2).
+bool power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
 /// The pending interleave v reads in place (itself, or the source of its view), or null.
 const DVec* interleave_read(const DVec& v) {
   if (v.interleave_source(0) != nullptr) return &v;
@@ -185,7 +188,8 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       // Blocks of two sources in turn, read in place (Note [Interleaved blocks] in kernels.h):
       // through a view's shape, or as they lie.
       const DVec::Affine shape = blocks == &v ? DVec::Affine{v.size(), 0, 0} : v.view_shape();
-      a.gathered.push_back({.input = static_cast<uint32_t>(j), .interleaved = true});
+      a.gathered.push_back({.input = static_cast<uint32_t>(j), .interleaved = true,
+                            .pow2 = power_of_two(shape.c) && power_of_two(blocks->interleave_block())});
       a.ptrs.push_back(blocks->interleave_source(0)->data());
       for (int64_t x : {shape.c, shape.stride, shape.offset, blocks->interleave_block()})
         positions.push_back(static_cast<CUdeviceptr>(x));
@@ -193,9 +197,9 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       a.unchecked.push_back(nullptr);
     } else if (broadcast && v.view_source() != nullptr && fits_view()) {
       // A regular elt view, read in place (Note [Regular elt views] in device_vec.h).
-      a.gathered.push_back({static_cast<uint32_t>(j), false, false, true});
-      a.ptrs.push_back(v.view_source()->data());
       const DVec::Affine shape = v.view_shape();
+      a.gathered.push_back({.input = static_cast<uint32_t>(j), .affine = true, .pow2 = power_of_two(shape.c)});
+      a.ptrs.push_back(v.view_source()->data());
       for (int64_t x : {shape.c, shape.stride, shape.offset}) positions.push_back(static_cast<CUdeviceptr>(x));
       a.unchecked.push_back(nullptr);
     } else if (v.pending() && v.gather_source() != nullptr && fits()) {

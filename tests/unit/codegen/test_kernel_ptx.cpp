@@ -54,9 +54,12 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
                                spread[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true, .segments_of = 1}, {3, true}},
                                spread_apart[] = {{.input = 1, .spread = true}, {.input = 2, .spread = true}, {3, true}},
                                rank[] = {{.input = 0, .spread = true, .rank = true}, {.input = 2, .spread = true, .segments_of = 1}, {3, true}},
-                               interleaved[] = {{.input = 1, .interleaved = true}, {3, true}};
+                               interleaved[] = {{.input = 1, .interleaved = true}, {3, true}},
+                               affine2[] = {{.input = 1, .affine = true, .pow2 = true}, {3, true}},
+                               interleaved2[] = {{.input = 1, .interleaved = true, .pow2 = true}, {3, true}};
   // And input 1 read through a view of two sources' blocks in turn (Note [Interleaved
   // blocks]): five int64 parameters, two divisions and a choice between the two addresses.
+  // And the two views with divisors that are powers of two: shifts, no division.
   // And inputs 1 and 2 read at each element's segment (Note [Spread inputs]), searched for once
   // where input 2 names input 1's segments, twice where each has its own.
   for (std::span<const flatten::GatheredInput> g :
@@ -64,7 +67,8 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
         std::span<const flatten::GatheredInput>(broadcast), std::span<const flatten::GatheredInput>(affine),
         std::span<const flatten::GatheredInput>(iota), std::span<const flatten::GatheredInput>(spread),
         std::span<const flatten::GatheredInput>(spread_apart), std::span<const flatten::GatheredInput>(rank),
-        std::span<const flatten::GatheredInput>(interleaved)}) {
+        std::span<const flatten::GatheredInput>(interleaved), std::span<const flatten::GatheredInput>(affine2),
+        std::span<const flatten::GatheredInput>(interleaved2)}) {
     CAPTURE(g.size());
     size_t positions = 0;
     for (const flatten::GatheredInput& gi : g)
@@ -76,11 +80,15 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
       CHECK(ptx.find("ndp_kernel_param_1]") == std::string::npos);
       CHECK(ptx.find("ndp_kernel_param_2]") != std::string::npos);
     }
-    if (!g.empty() && g[0].affine) {  // the view's position: a division by its c, no load of positions
+    if (!g.empty() && (g[0].affine || g[0].interleaved) && g[0].pow2) {  // shifts by the divisors' trailing zeros
+      CHECK(ptx.find("div.u64") == std::string::npos);
+      CHECK(ptx.find("shr.u64") != std::string::npos);
+    }
+    if (!g.empty() && g[0].affine && !g[0].pow2) {  // the view's position: a division by its c, no load of positions
       CHECK(ptx.find("div.u64") != std::string::npos);
       CHECK(occurrences(ptx, "ld.global") < occurrences(codegen::compile_ptx(*bc.body, gathered), "ld.global"));
     }
-    if (!g.empty() && g[0].interleaved) {
+    if (!g.empty() && g[0].interleaved && !g[0].pow2) {
       CHECK(occurrences(ptx, "div.u64") >= 2);
       CHECK(ptx.find("selp.b64") != std::string::npos);
     }
