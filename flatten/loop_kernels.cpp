@@ -619,10 +619,13 @@ class LoopCompiler {
     return virtual_seq(std::move(r));
   }
 
-  /// A reduction of a Virtual: a Fold (Note [Folds in kernels]).
+  /// A reduction of a Virtual: a Fold (Note [Folds in kernels]). max_index and min_index are
+  /// two: the extreme, then the least index holding it, as stdlib/sequence.ndp defines them.
   std::optional<Sym> reduction(const core::Expr* e, Scope& s, std::optional<uint32_t> guard) {
-    if (!core::is_reduction(e->prim)) return std::nullopt;
-    const Type* t = close(e->type, s);
+    const std::optional<PrimId> extreme = core::index_of_extreme(e->prim);
+    const bool index_of = extreme.has_value();
+    if (!core::is_reduction(e->prim) && !index_of) return std::nullopt;
+    const Type* t = index_of ? close(e->args[0]->type, s)->a : close(e->type, s);
     if (!t->is_scalar() || t->kind == TypeKind::Pair) throw NotALoop{};
     std::optional<Virtual> v = as_virtual(value(e->args[0], s, guard), guard, e->span);
     if (!v) throw NotALoop{};
@@ -638,7 +641,24 @@ class LoopCompiler {
       fail(too_long, guard, static_cast<uint32_t>(lang::RuntimeErrorId::OutOfMemory), {}, e->span);
       count = prim(PrimId::Select, {too_long, int_const(0), count}, types_.int_());
     }
-    uint32_t init = constant(fold_identity(e->prim, t), t);
+    auto element = [&](uint32_t k) {
+      uint32_t x = scalar(v->element(k));
+      if (type_of(x) != t) throw NotALoop{};
+      return x;
+    };
+    if (!index_of) return fold(e->prim, t, count, element);
+    const uint32_t m = fold(*extreme, t, count, element).node;
+    if (!kernel_prim_ok(PrimId::Eq, {t, t}, types_.bool_())) throw NotALoop{};
+    return fold(PrimId::MinVal, types_.int_(), count, [&](uint32_t k) {
+      uint32_t at_extreme = prim(PrimId::Eq, {element(k), m}, types_.bool_());
+      return prim(PrimId::Select, {at_extreme, k, int_const(std::numeric_limits<int64_t>::max())}, types_.int_());
+    });
+  }
+
+  /// The Fold of reduction `p` over `count` elements of type t, element(k) emitting the k-th.
+  template <class Element>
+  Sym fold(PrimId p, const Type* t, uint32_t count, const Element& element) {
+    uint32_t init = constant(fold_identity(p, t), t);
     KernelNode at;
     at.kind = KernelNode::Kind::FoldIndex;
     at.type = types_.int_();
@@ -647,12 +667,11 @@ class LoopCompiler {
     acc_node.kind = KernelNode::Kind::FoldAcc;
     acc_node.type = t;
     uint32_t acc = add(std::move(acc_node));
-    uint32_t x = scalar(v->element(index));
-    if (type_of(x) != t) throw NotALoop{};
-    uint32_t next = fold_step(core::prim_operator(e->prim), acc, x, t);
+    uint32_t x = element(index);
+    uint32_t next = fold_step(core::prim_operator(p), acc, x, t);
     KernelNode f;
     f.kind = KernelNode::Kind::Fold;
-    f.prim = e->prim;
+    f.prim = p;
     f.type = t;
     f.input = index;
     f.args = {count, init, next};

@@ -27,6 +27,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,13 @@ inline bool is_elementwise(PrimId id) { return prim_family(id) == PrimFamily::El
 inline bool is_scan(PrimId id) { return prim_family(id) == PrimFamily::Scan; }
 inline bool is_reduction(PrimId id) { return prim_family(id) == PrimFamily::Reduce; }
 inline bool is_combine(PrimId id) { return prim_family(id) == PrimFamily::Combine; }
+/// prim_max_index / prim_min_index: the least index holding the extreme that this reduction
+/// (max_val / min_val) gives; anything else: nullopt.
+inline std::optional<PrimId> index_of_extreme(PrimId id) {
+  if (id == PrimId::MaxIndexPrim) return PrimId::MaxVal;
+  if (id == PrimId::MinIndexPrim) return PrimId::MinVal;
+  return std::nullopt;
+}
 /// True for primitives whose order of evaluation is observable (PrimEffect::Ordered). Passes
 /// may not reorder or merge them.
 inline bool prim_has_effect(PrimId id) { return prim_effect(id) == PrimEffect::Ordered; }

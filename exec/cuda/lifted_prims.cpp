@@ -168,6 +168,20 @@ struct Natives {
     return DVec::scalar(c.result, n, std::move(out));
   }
 
+  /// prim_max_index / prim_min_index of every sequence (Note [Index of the extreme] in
+  /// runtime/gpu/seg_reduce.cpp).
+  std::optional<DVec> index_of_extreme() {
+    const DVec& e = a[0].elems();
+    if (!plain_scalar(e)) return std::nullopt;
+    int64_t n = a[0].size();
+    DBuf out = g.alloc(n * 8);
+    ndp_status st = g.check(
+        g.prims().seg_index_of_extreme(op_of(*lang::core::index_of_extreme(c.id)), elem_type(e.type()), e.data(),
+                                       a[0].segs(), out->pointer()));
+    if (st.code == NDP_UNSUPPORTED) return std::nullopt;
+    return DVec::scalar(c.result, n, std::move(out));
+  }
+
   DVec dist() {
     const DVec &x = a[0], &k = a[1];
     int64_t n = k.size();
@@ -689,6 +703,7 @@ struct Natives {
       case PrimId::Append: return append_prim();
       case PrimId::Flatten: return flatten();
       case PrimId::Rank: case PrimId::RankDown: return rank();
+      case PrimId::MaxIndexPrim: case PrimId::MinIndexPrim: return index_of_extreme();
       case PrimId::Hash: return hash();
       case PrimId::Identity: return neutral(a[0].type());
       case PrimId::PrimDefault: return neutral(a[0].type()->a);

@@ -274,6 +274,21 @@ std::optional<Vec> reduce(const LiftedCall& c, const Vec& v) {
   });
 }
 
+/// prim_max_index / prim_min_index of every sequence (runtime::seg_index_of_extreme).
+std::optional<Vec> index_of_extreme(const LiftedCall& c, const Vec& v) {
+  const Vec& e = v.elems();
+  runtime::Op o = *scan_op(*lang::core::index_of_extreme(c.id));
+  if (!plain_scalar(e) || !op_admits(o, e.kind())) return std::nullopt;
+  return with_scalar(e.kind(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Buf<int64_t> r(v.size());
+    check_rt(runtime::seg_index_of_extreme<T>(o, e.values<T>(), v.segs(),
+                                              std::span<int64_t>(r.data(), static_cast<size_t>(v.size()))),
+             "seg_index_of_extreme");
+    return Vec::scalar(c.result, v.size(), r.share());
+  });
+}
+
 // ---- reordering ----
 
 Vec gather(const LiftedCall& c, const Vec& v, const Vec& iv) {
@@ -599,6 +614,7 @@ std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, 
     case PrimId::Partition: return partition(c, a[0], a[1]);
     case PrimId::Flatten: return flatten(c, a[0]);
     case PrimId::Rank: case PrimId::RankDown: return rank(ctx, c, a[0]);
+    case PrimId::MaxIndexPrim: case PrimId::MinIndexPrim: return index_of_extreme(c, a[0]);
     case PrimId::Identity: return neutral(ctx, c, a[0].type(), a[0].size());
     case PrimId::PrimDefault: return neutral(ctx, c, a[0].type()->a, a[0].size());
     default: return std::nullopt;

@@ -200,6 +200,34 @@ Value reduce(const PrimCall& c, const Value& v) {
   return acc;
 }
 
+/// prim_max_index / prim_min_index: the extreme as reduce folds it, then the least index holding
+/// it by `==` (so -0.0 and 0.0 are one value), or max_int where none does (a NaN extreme).
+Value index_of_extreme(const PrimCall& c, const Value& v) {
+  const auto& xs = v.elems();
+  const Value none = Value::int_(std::numeric_limits<int64_t>::max());
+  if (xs.empty()) return none;
+  const ValueKind k = xs[0].kind();
+  const PrimId extreme = *core::index_of_extreme(c.id);
+  Value m = identity(c, core::prim_identity(extreme), k);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    c.poll_interrupt(i);
+    m = combine(c, core::prim_operator(extreme), m, xs[i]);
+  }
+  auto equal = [&](const Value& x) {
+    switch (k) {
+      case ValueKind::Int: return x.as_int() == m.as_int();
+      case ValueKind::I32: return x.as_i32() == m.as_i32();
+      case ValueKind::Float: return x.as_float() == m.as_float();
+      case ValueKind::F32: return x.as_f32() == m.as_f32();
+      case ValueKind::Char: return x.as_char() == m.as_char();
+      default: bad_element(c, k);
+    }
+  };
+  for (size_t i = 0; i < xs.size(); ++i)
+    if (equal(xs[i])) return Value::int_(static_cast<int64_t>(i));
+  return none;
+}
+
 /// Checks an index against a length and returns it as size_t.
 /// `i` as an index into a sequence of length n; else the error `error`, which names the index
 /// and the length.
@@ -472,6 +500,7 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
       return Value::seq(std::move(out));
     }
     case PrimId::Rank: case PrimId::RankDown: return rank(c, a[0]);
+    case PrimId::MaxIndexPrim: case PrimId::MinIndexPrim: return index_of_extreme(c, a[0]);
     case PrimId::ToString: return Value::string(nesl_string_of(a[0]));
     case PrimId::Pad: {
       std::string s = a[0].to_string();

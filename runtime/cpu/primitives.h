@@ -34,6 +34,12 @@ Status seg_scan(Op op, ScanKind kind, std::span<const T> in, SegView s, std::spa
 template <class T>
 Status seg_reduce(Op op, std::span<const T> in, SegView s, std::span<T> out);
 
+/// max_index / min_index of every segment (op max or min): out[k] = the least j with
+/// v[O[k]+j] == the segment's seg_reduce, or max_int where none is (an empty segment, or one of
+/// NaNs only).
+template <class T>
+Status seg_index_of_extreme(Op op, std::span<const T> in, SegView s, std::span<int64_t> out);
+
 // ---- consumers of computed vectors (Note [Consumer kernels] in flatten/flat_ir.h) ----
 
 /// Elements [begin, end) of a vector computed on demand (a fused map), written to

@@ -104,6 +104,9 @@ class Primitives {
   Result<ndp_status> seg_scan(ndp_op op, bool inclusive, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out);
   /// As runtime::seg_reduce: out[k] = identity ⊕ segment k (s.count entries).
   Result<ndp_status> seg_reduce(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out);
+  /// As runtime::seg_index_of_extreme (op max or min): out[k] = the least position in segment k
+  /// holding its seg_reduce, or max_int (s.count int64 entries; Note [Index of the extreme]).
+  Result<ndp_status> seg_index_of_extreme(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out);
   /// The number of true bytes of a bool array (synchronises).
   Result<int64_t> count_true(CUdeviceptr flags, int64_t n);
 

@@ -1,5 +1,7 @@
 // Segmented reductions and count_true (device/scan.cu): a flat reduction for one segment, else
 // one pass over tiles and a fix-up (Note [Single-pass scans and reductions] in device/scan.cu).
+#include <limits>
+
 #include "runtime/gpu/seg_scan_impl.h"
 
 namespace ndp::runtime::gpu {
@@ -116,6 +118,31 @@ Result<ndp_status> reduce_with(Primitives& p, const KernelFinder& find, const st
 Result<ndp_status> Primitives::seg_reduce(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out) {
   return detail::reduce_with(*this, [this](const std::string& name) { return kernel(name); }, "ndp_",
                              detail::PassInput{&in}, in, op, t, s, out);
+}
+
+// Note [Index of the extreme]
+// max_index and min_index (stdlib/sequence.ndp) were the extreme, then a map and a min_val:
+// min_val({select(x == m, i, max_int) : x in v; i in index(#v)}). Lifted, that map reads m and i
+// at every element, both of which need the element's segment: the fused reduction found it by a
+// search per item and took 213 µs over quickhull's first level of 2·10^7 cross products where a
+// segmented max took 47 (Nsight Compute, H200). Here the second pass is ndp_first_equal
+// (device/extreme.cu): a tile inside one segment compares with that segment's m directly, other
+// tiles mark their segments as dist does (Note [Segments of a tile]), and an element equal to
+// its segment's m lowers the segment's answer with atomicMin, skipped where it cannot lower it.
+// The answer is the least such position, max_int for none (a NaN extreme), as the definition gives.
+Result<ndp_status> Primitives::seg_index_of_extreme(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out) {
+  if ((op != NDP_OP_MAX && op != NDP_OP_MIN) || t == NDP_BOOL) return ndp_status{NDP_UNSUPPORTED, -1, -1, -1};
+  if (s.count <= 0) return data_ok();
+  Result<cuda::DeviceBuffer> extreme = pool().allocate(static_cast<size_t>(s.count) * elem_bytes(t));
+  if (!extreme.ok()) return extreme.status();
+  Result<ndp_status> m = seg_reduce(op, t, in, s, extreme->pointer());
+  if (!m.ok() || m->code != NDP_OK) return m;
+  if (Status st = fill(out, s.count, 8, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())); !st.ok()) return st;
+  if (Status st = detail::launch_per_element_segment(*this, std::string("ndp_first_equal_") + elem_suffix(t), s, in,
+                                                     extreme->pointer(), s, out);
+      !st.ok())
+    return st;
+  return data_ok();
 }
 
 Result<int64_t> Primitives::count_true(CUdeviceptr flags, int64_t n) {

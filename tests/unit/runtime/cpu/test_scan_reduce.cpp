@@ -216,3 +216,63 @@ TEST_CASE("wrong array sizes are a length mismatch") {
   CHECK(st.index == 4);
   CHECK(st.length == 5);
 }
+
+namespace {
+
+/// max_index / min_index of every segment as stdlib/sequence.ndp defined them: the segment's
+/// seg_reduce, then the least position holding it by ==, max_int where none does.
+template <class T>
+std::vector<int64_t> ref_index_of_extreme(Op op, const Vec<T>& in, const Shape& s) {
+  Vec<T> m(s.count());
+  REQUIRE(ok(seg_reduce<T>(op, in, s.view(), m)));
+  std::vector<int64_t> out(static_cast<size_t>(s.count()), std::numeric_limits<int64_t>::max());
+  for (int64_t k = 0; k < s.count(); ++k)
+    for (int64_t p = s.view().begin(k); p < s.view().end(k); ++p)
+      if (in[p] == m[k]) {
+        out[static_cast<size_t>(k)] = p - s.view().begin(k);
+        break;
+      }
+  return out;
+}
+
+template <class T>
+void check_index_of_extreme(const Shape& s, const Vec<T>& in) {
+  CAPTURE(s.name);
+  for (Op op : {Op::max, Op::min}) {
+    CAPTURE(static_cast<int>(op));
+    const std::vector<int64_t> want = ref_index_of_extreme<T>(op, in, s);
+    for_each_tuning([&] {
+      Vec<int64_t> got(s.count());
+      REQUIRE(ok(seg_index_of_extreme<T>(op, in, s.view(), got)));
+      CHECK(first_diff<int64_t>(got.cspan(), want) == -1);
+    });
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("seg_index_of_extreme is the least position of the segment's max or min", T, int64_t, double,
+                   int32_t, float, uint8_t) {
+  uint64_t seed = 500;
+  // Values in a small range: many ties, so the least position is what is tested.
+  for (const Shape& s : small_shapes()) check_index_of_extreme<T>(s, random_values<T>(s.total(), seed++, -3, 3));
+  if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
+    for (const Shape& s : large_shapes()) check_index_of_extreme<T>(s, random_values<T>(s.total(), seed++, -1000, 1000));
+}
+
+TEST_CASE("seg_index_of_extreme: NaNs never hold the extreme, -0.0 equals 0.0, none gives max_int") {
+  const double nan = std::nan("");
+  Vec<double> in(std::vector<double>{nan, 2.0, 2.0, /**/ nan, nan, /**/ 0.0, -0.0, /**/ -0.0, 0.0, 1.0});
+  Shape s = irregular("nan, zeros", {3, 2, 2, 3});
+  Vec<int64_t> mx(4), mn(4);
+  REQUIRE(ok(seg_index_of_extreme<double>(Op::max, in, s.view(), mx)));
+  REQUIRE(ok(seg_index_of_extreme<double>(Op::min, in, s.view(), mn)));
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  CHECK(first_diff<int64_t>(mx.cspan(), std::vector<int64_t>{1, big, 0, 2}) == -1);
+  CHECK(first_diff<int64_t>(mn.cspan(), std::vector<int64_t>{1, big, 0, 0}) == -1);
+  Vec<bool> b(2, true);
+  Vec<int64_t> bout(1);
+  CHECK(seg_index_of_extreme<bool>(Op::max, b, SegView::flat(2), bout).code == NDP_UNSUPPORTED);
+  Vec<int64_t> i(3, 1), iout(1);
+  CHECK(seg_index_of_extreme<int64_t>(Op::plus, i, SegView::flat(3), iout).code == NDP_UNSUPPORTED);
+}

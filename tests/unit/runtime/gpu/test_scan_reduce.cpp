@@ -353,3 +353,68 @@ TEST_CASE("gpu tile-bounds table matches a host search over even and uneven offs
     }
   }
 }
+
+namespace {
+
+/// seg_index_of_extreme of `in` over `s` on the device and on the CPU: the same positions.
+template <class T>
+void check_index_of_extreme(gpu::Primitives& p, const Shape& s, const Vec<T>& in) {
+  CAPTURE(s.name);
+  DShape ds(p, s);
+  DArray<T> din(p, in.cspan());
+  for (Op op : {Op::max, Op::min}) {
+    CAPTURE(static_cast<int>(op));
+    Vec<int64_t> want(s.count());
+    REQUIRE(ok(seg_index_of_extreme<T>(op, in, s.view(), want)));
+    DArray<int64_t> out(p, s.count());
+    auto got = p.seg_index_of_extreme(static_cast<ndp_op>(op), elem_type_of<T>(), din.ptr(), ds.segs, out.ptr());
+    REQUIRE_MESSAGE(got.ok(), got.status().message());
+    CHECK(got.value().code == NDP_OK);
+    CHECK(first_diff<int64_t>(out.host(p).cspan(), want) == -1);
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("gpu seg_index_of_extreme matches the cpu runtime", T, int64_t, double, int32_t, float, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  std::vector<Shape> shapes = small_shapes();
+  for (Shape& s : tile_edge_shapes()) shapes.push_back(std::move(s));
+  for (Shape& s : large_shapes()) shapes.push_back(std::move(s));
+  uint64_t seed = 700;
+  // Few distinct values (ties in every tile, and tiles inside a segment holding the extreme many
+  // times), then many (the extreme once a segment).
+  for (const Shape& s : shapes) {
+    check_index_of_extreme<T>(*p, s, random_values<T>(s.total(), seed++, -2, 2));
+    check_index_of_extreme<T>(*p, s, random_values<T>(s.total(), seed++, -100, 100));
+  }
+}
+
+TEST_CASE_TEMPLATE("gpu seg_index_of_extreme with NaNs and signed zeros", T, double, float) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(), T(-0.0), T(0.0), T(1), T(-1)};
+  std::vector<Shape> shapes = small_shapes();
+  for (Shape& s : tile_edge_shapes()) shapes.push_back(std::move(s));
+  std::mt19937_64 rng(9);
+  for (const Shape& s : shapes) {
+    Vec<T> in(s.total()), z(s.total());
+    for (int64_t i = 0; i < s.total(); ++i) in[i] = specials[rng() % std::size(specials)];
+    for (int64_t i = 0; i < s.total(); ++i) z[i] = specials[rng() % 3];  // NaNs and zeros only
+    check_index_of_extreme<T>(*p, s, in);
+    check_index_of_extreme<T>(*p, s, z);
+  }
+}
+
+TEST_CASE("gpu seg_index_of_extreme refuses bool and operators other than max and min") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  DArray<int64_t> d(*p, 3), out(*p, 1);
+  auto r = p->seg_index_of_extreme(NDP_OP_MAX, NDP_BOOL, d.ptr(), gpu::DSegs::flat(3), out.ptr());
+  REQUIRE(r.ok());
+  CHECK(r.value().code == NDP_UNSUPPORTED);
+  r = p->seg_index_of_extreme(NDP_OP_PLUS, NDP_I64, d.ptr(), gpu::DSegs::flat(3), out.ptr());
+  REQUIRE(r.ok());
+  CHECK(r.value().code == NDP_UNSUPPORTED);
+}

@@ -1,0 +1,64 @@
+// The index of the extreme (max_index, min_index): the second pass of
+// Primitives::seg_index_of_extreme, after the segmented max or min (Note [Index of the extreme]
+// in runtime/gpu/seg_reduce.cpp).
+#include <cuda/std/limits>
+
+#include "tile/segments.cuh"
+
+using namespace ndp::runtime::gpu::device;
+
+namespace {
+
+/// out[k] (max_int beforehand) lowered to j for an element j of segment k equal to m[k]. An
+/// element that cannot lower it (one later than what is there) skips the atomic: with many equal
+/// extremes (a segment of zeros), only the first tiles' threads write.
+__device__ __forceinline__ void offer(long long* out, long long k, long long j) {
+  if (j < *static_cast<volatile long long*>(out + k)) atomicMin(out + k, j);
+}
+
+/// Elements equal to their segment's m: out[k] = the least position j within segment k, in
+/// tiles of kTile (one per block at a time). A tile inside one segment (no segment ends in it
+/// before its last element) compares against that segment's m without marking segment ids.
+template <class T>
+__device__ void first_equal(const T* v, const T* m, Segs s, long long* out) {
+  __shared__ long long marks[kPaddedTile];
+  __shared__ SegmentIdScan::TempStorage storage;
+  const long long ntiles = (s.total + kTile - 1) / kTile;
+  for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+    const TileSpan ts = s.offsets ? block_tile_span(s, tile) : TileSpan(s, tile);
+    if (ts.a == ts.b) {
+      const long long k = ts.a - 1, begin = s.begin(k);
+      const T mk = m[k];
+      T x[kScanItems];
+#pragma unroll
+      for (int i = 0; i < kScanItems; ++i) {
+        const long long q = threadIdx.x + static_cast<long long>(i) * kScanBlock;
+        x[i] = q < ts.n ? v[ts.t0 + q] : mk;
+      }
+      long long best = cuda::std::numeric_limits<long long>::max();
+#pragma unroll
+      for (int i = kScanItems - 1; i >= 0; --i) {
+        const long long q = threadIdx.x + static_cast<long long>(i) * kScanBlock;
+        if (q < ts.n && x[i] == mk) best = ts.t0 + q - begin;
+      }
+      if (best != cuda::std::numeric_limits<long long>::max()) offer(out, k, best);
+      continue;
+    }
+    tile_segment_ids(s, ts, marks, storage);
+    for (int i = threadIdx.x; i < ts.n; i += blockDim.x) {
+      const long long p = ts.t0 + i, k = marks[padded(i)];
+      if (v[p] == m[k]) offer(out, k, p - s.begin(k));
+    }
+    __syncthreads();  // the next tile's marks wait for this tile's reads
+  }
+}
+
+}  // namespace
+
+#define NDP_FIRST_EQUAL(T, name)                                                                       \
+  extern "C" __global__ void __launch_bounds__(kScanBlock)                                           \
+      ndp_first_equal_##name(const T* v, const T* m, Segs s, long long* out) {                       \
+    first_equal(v, m, s, out);                                                                       \
+  }
+NDP_FOR_NUMBERS(NDP_FIRST_EQUAL)
+NDP_FIRST_EQUAL(unsigned char, char)
