@@ -727,6 +727,8 @@ int64_t count_true(Gpu& g, const DVec& flags) {
   return count;
 }
 
+bool packs_positions(const DVec& v) { return composes(v); }
+
 DVec pack(Gpu& g, const DVec& v, const DVec& flag_vec) {
   NDP_ASSERT(flag_vec.size() == v.size(), "pack with flags of another length");
   int64_t kept = count_true(g, flag_vec);

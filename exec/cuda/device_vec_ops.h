@@ -67,6 +67,10 @@ bool known_count_true(const DVec& flags);
 void remember_complement(const DVec& flags, const DVec& of);
 /// The instances whose flag (bool, v.size() of them) is true.
 DVec pack(Gpu& g, const DVec& v, const DVec& flags);
+/// Whether pack (and take) of v moves positions rather than values: v is a gather not yet
+/// made whose positions are in range, and the result gathers through the kept positions (Note
+/// [Rows taken by positions] in device_vec.cpp).
+bool packs_positions(const DVec& v);
 /// As host::retype: the same buffers at type t.
 DVec retype(lang::TypeContext& types, const DVec& v, const lang::Type* t);
 /// n copies of the single instance of `one`.

@@ -92,6 +92,13 @@ std::optional<std::vector<DVec>> run_as_partition(Gpu& g, const flatten::Stmt& s
   for (size_t a = 0; a < group.members.size(); ++a) {
     if (group.members[a].kind != FilterGroup::Kind::Pack) continue;
     if (!flat_leaves(other(a), leaves[a]) || other(a).size() != n) return std::nullopt;
+    // Components gathered through positions not yet made pack those positions, 8 bytes an
+    // element for all of them; the partition would make every component first, reading and
+    // writing each (quickhull's points left of a line: two gathers of 465 MB and a 240 µs
+    // scatter at its first level, against 58 + 76 µs for the positions' pack; Nsight Compute,
+    // H200). One such component moves as many bytes either way, and the partition keeps it.
+    if (std::count_if(leaves[a].begin(), leaves[a].end(), [](const DVec* l) { return packs_positions(*l); }) > 1)
+      return std::nullopt;
     columns += leaves[a].size();
   }
   if (columns > static_cast<size_t>(runtime::gpu::PartitionColumns::kMost)) return std::nullopt;

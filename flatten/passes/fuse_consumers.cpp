@@ -1,6 +1,8 @@
 // Fusion of maps into reductions and scans, and of filters into packs (see fuse_consumers.h).
 #include "flatten/passes/fuse_consumers.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,33 +34,86 @@ bool consumer_prim_ok(PrimId p, const Type* elem) {
 
 namespace {
 
+/// Bytes an element of a flat scalar type takes in a vector.
+int scalar_bytes(const Type* t) {
+  switch (t->kind) {
+    case TypeKind::Bool: case TypeKind::Char: return 1;
+    case TypeKind::I32: case TypeKind::F32: return 4;
+    default: return 8;
+  }
+}
+
+// Note [Stored outputs read back]
+// A consumer takes in the part of its producer's kernel that computes the value it consumes,
+// recomputed from the kernel's inputs. Where that part goes through another output of the
+// kernel, which the kernel stores anyway, the consumer reads that output instead whenever it is
+// narrower than the inputs it is computed from: quickhull's count of the points left of a line,
+// sum({btoi(c > 0.0) : c in cross}), read 8 bytes of cross product an element where the flags
+// `c > 0.0`, stored for the pack of the points, are one byte. An output counts as stored where
+// something other than a consumer that could absorb it reads it: a pack of flat values by flags
+// fuses the flags in (the plain filter `{x in s | x > 0}`, whose count and pack then form one
+// filter group computing the flags once), a pack of points does not.
+
 /// The part of `k` that computes output `output`: the nodes it needs, in order, reading only
-/// the inputs they use. `uses` are k's operands; returns the body and its operands.
+/// the inputs they use, or k's other outputs `outs[o]` where those stay stored (`stored`) and
+/// are fewer bytes (Note [Stored outputs read back]). `uses` are k's operands; returns the body
+/// and its operands.
 std::pair<KernelBody, std::vector<VarId>> slice_output(const KernelBody& k, const std::vector<VarId>& uses,
-                                                       uint32_t output) {
-  std::vector<bool> live(k.nodes.size(), false);
+                                                       const std::vector<VarId>& outs, uint32_t output,
+                                                       const std::function<bool(VarId)>& stored) {
+  // Per node: the bytes of the distinct inputs it is computed from (a bitset of inputs when
+  // there are few, else no reading back).
+  const size_t n = k.nodes.size();
+  std::vector<uint64_t> from(n, 0);
+  const bool few_inputs = k.inputs.size() <= 64;
+  for (size_t j = 0; j < n && few_inputs; ++j) {
+    const KernelNode& node = k.nodes[j];
+    if (node.kind == KernelNode::Kind::Input) from[j] = uint64_t{1} << node.input;
+    for (uint32_t a : node.args) from[j] |= from[a];
+  }
+  auto input_bytes = [&](size_t j) {
+    int bytes = 0;
+    for (uint32_t i = 0; i < k.inputs.size(); ++i)
+      if ((from[j] >> i) & 1) bytes += scalar_bytes(k.inputs[i]);
+    return bytes;
+  };
+  std::map<uint32_t, VarId> read_back;  // node -> the stored output read in its place
+  for (uint32_t o = 0; o < k.outputs.size() && few_inputs; ++o) {
+    const uint32_t j = k.outputs[o];
+    if (o != output && j != k.outputs.at(output) && scalar_bytes(k.nodes[j].type) < input_bytes(j) && stored(outs.at(o)))
+      read_back.emplace(j, outs.at(o));
+  }
+  std::vector<bool> live(n, false);
   live[k.outputs.at(output)] = true;
-  for (size_t j = k.nodes.size(); j-- > 0;)
-    if (live[j])
+  for (size_t j = n; j-- > 0;)
+    if (live[j] && !read_back.count(static_cast<uint32_t>(j)))
       for (uint32_t a : k.nodes[j].args) live[a] = true;
   KernelBody s;
   std::vector<VarId> s_uses;
-  std::vector<uint32_t> node_of(k.nodes.size(), 0);
+  std::vector<uint32_t> node_of(n, 0);
   std::map<uint32_t, uint32_t> input_of;  // k's input -> the slice's
-  for (uint32_t j = 0; j < k.nodes.size(); ++j) {
+  for (uint32_t j = 0; j < n; ++j) {
     if (!live[j]) continue;
-    KernelNode n = k.nodes[j];
-    if (n.kind == KernelNode::Kind::Input) {
-      auto [it, fresh] = input_of.emplace(n.input, static_cast<uint32_t>(s.inputs.size()));
+    KernelNode node = k.nodes[j];
+    if (auto r = read_back.find(j); r != read_back.end()) {
+      KernelNode in;
+      in.kind = KernelNode::Kind::Input;
+      in.type = node.type;
+      in.input = static_cast<uint32_t>(s.inputs.size());
+      s.inputs.push_back(node.type);
+      s_uses.push_back(r->second);
+      node = std::move(in);
+    } else if (node.kind == KernelNode::Kind::Input) {
+      auto [it, fresh] = input_of.emplace(node.input, static_cast<uint32_t>(s.inputs.size()));
       if (fresh) {
-        s.inputs.push_back(k.inputs.at(n.input));
-        s_uses.push_back(uses.at(n.input));
+        s.inputs.push_back(k.inputs.at(node.input));
+        s_uses.push_back(uses.at(node.input));
       }
-      n.input = it->second;
+      node.input = it->second;
     }
-    for (uint32_t& a : n.args) a = node_of[a];
+    for (uint32_t& a : node.args) a = node_of[a];
     node_of[j] = static_cast<uint32_t>(s.nodes.size());
-    s.nodes.push_back(std::move(n));
+    s.nodes.push_back(std::move(node));
   }
   s.outputs.push_back(node_of[k.outputs.at(output)]);
   return {std::move(s), std::move(s_uses)};
@@ -114,6 +169,26 @@ struct Fuser {
     return {std::move(out), std::move(uses)};
   }
 
+  /// Whether some statement reads v other than one that may take v's computation in: a pack of
+  /// flat values by flags v, or a nest (which a reduction or scan may consume). Walks the whole
+  /// function; only producers of several outputs ask.
+  bool stays_stored(VarId v) const {
+    bool kept = false;
+    std::function<void(const Block&)> walk = [&](const Block& b) {
+      for (const Stmt& s : b.stmts) {
+        if (kept) return;
+        for_each_sub_block(s, walk);
+        if (std::find(s.uses.begin(), s.uses.end(), v) == s.uses.end()) continue;
+        const bool fusible_pack = s.op == Op::Pack && s.uses.at(1) == v && s.uses.at(0) != v &&
+                                  fn.vars[s.uses.at(0)].type->kind <= TypeKind::F32;
+        if (!fusible_pack && s.op != Op::Nest) kept = true;
+      }
+      if (b.result == v) kept = true;
+    };
+    walk(fn.body);
+    return kept;
+  }
+
   /// True for the primitives an element function may not hold: sin, cos and tan, whose
   /// argument reduction on the GPU (libdevice's, Note [Math functions on the GPU]) keeps an
   /// array in local memory, and then the consumer program passes the element function's
@@ -129,7 +204,7 @@ struct Fuser {
       for (const KernelNode& n : p.kernel->nodes)
         if (n.kind == KernelNode::Kind::Prim && needs_local_memory(n.prim)) return std::nullopt;
       for (uint32_t o = 0; o < p.outs.size(); ++o)
-        if (p.outs[o] == v) return slice_output(*p.kernel, p.uses, o);
+        if (p.outs[o] == v) return slice_output(*p.kernel, p.uses, p.outs, o, [&](VarId w) { return stays_stored(w); });
       return std::nullopt;
     }
     if (p.op == Op::Prim && kernel_prim_ok(p.prim, arg_types(p), fn.vars[p.dst].type) && !needs_local_memory(p.prim))

@@ -71,3 +71,22 @@ TEST_CASE("fuse_consumers: maps that can fail or need local memory on the GPU st
   CHECK(occurrences(root, "reduce_kernel") == 0);
   CHECK(occurrences(root, "= kernel(") == 1);
 }
+
+TEST_CASE("fuse_consumers: a count reads its producer's stored flags, not the wider values they come from") {
+  // Note [Stored outputs read back]: quickhull's shape. The flags `c > 0.0` are stored for a
+  // pack of points (pairs, which no pack kernel takes), so the count of the kept points sums
+  // the flags (a byte an element) instead of recomputing them from the cross products (eight),
+  // and group_filters makes the count and the pack one filter group over the stored flags.
+  std::string f = flattened(
+      "function h(ps, q) = let c = {x * q - 1.0 : (x, y) in ps}; k = {p in ps; d in c | d > 0.0} "
+      "in if #k < 2 then [(q, q)] else k $ "
+      "function g(s) = {h(ps, 2.0) : ps in s} $ g([[(1.0, 2.0), (0.1, 0.2)], [(3.0, 1.0)]]) $");
+  CHECK(occurrences(f, "reduce_kernel sum(") == 0);
+  CHECK(occurrences(f, "filter_group(") >= 1);
+  CHECK(occurrences(f, ": count p_") == 1);  // a member counting a stored flags vector
+  // Flags that a pack of flat values takes in are not stored: the plain filter keeps its one
+  // filter group computing the flags (the previous case's checks).
+  std::string plain = flattened("function h(s) = {x in s | x > 0} $ h([1, -2]) $");
+  CHECK(occurrences(plain, "= kernel(") == 0);
+  CHECK(occurrences(plain, ": count flags 0 in segments") == 1);
+}
