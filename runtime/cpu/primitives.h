@@ -115,6 +115,17 @@ int64_t count_true(std::span<const bool> flags);
 template <class T>
 Status pack(std::span<const T> v, std::span<const bool> flags, std::span<T> out);
 
+/// The most outputs of one partition.
+inline constexpr size_t kMostPartitions = 8;
+
+/// Several PACKs of one vector (at most kMostPartitions): output j, `allocate(j, count)` with
+/// count its true flags in flags[j], gets the elements of v whose flag is true, in order; where
+/// allocate gives nullptr, output j is not written. One pass over v (Note [One pass for a
+/// filter group's packs] in pack.cpp).
+template <class T>
+Status partition(std::span<const T> v, std::span<const std::span<const bool>> flags,
+                 const std::function<T*(size_t, int64_t)>& allocate);
+
 // ---- append, reverse, rotate (append.cpp, reverse_rotate.cpp) ----
 
 /// Per-segment append: segment k of out (shape so, lengths from append_lengths) is segment k

@@ -162,6 +162,44 @@ TEST_CASE_TEMPLATE("pack keeps the flagged elements and counts them per segment"
   }
 }
 
+TEST_CASE_TEMPLATE("partition packs one vector by several flags in one pass", T, int64_t, double, bool, uint8_t) {
+  uint64_t seed = 90;
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{2047}, int64_t{2049}, int64_t{100'003}}) {
+    CAPTURE(n);
+    Vec<T> v = random_values<T>(n, seed++);
+    // Overlapping predicates, one dense, one sparse (the skipping path), one keeping all and one
+    // keeping nothing.
+    std::vector<Vec<bool>> flags;
+    flags.push_back(random_flags(n, 0.5, seed++));
+    flags.push_back(random_flags(n, 0.01, seed++));
+    flags.push_back(Vec<bool>(n, true));
+    flags.push_back(Vec<bool>(n, false));
+    std::vector<std::span<const bool>> fs;
+    for (const Vec<bool>& f : flags) fs.push_back(f.cspan());
+    for_each_tuning([&] {
+      std::vector<Vec<T>> outs(flags.size());
+      std::vector<int64_t> asked(flags.size(), -1);
+      REQUIRE(ok(partition<T>(v, fs, [&](size_t j, int64_t count) -> T* {
+        asked[j] = count;
+        if (j == 2) return nullptr;  // not written (the caller keeps v itself)
+        outs[j] = Vec<T>(count);
+        return outs[j].p.get();
+      })));
+      for (size_t j = 0; j < flags.size(); ++j) {
+        CAPTURE(j);
+        Vec<T> want(count_true(flags[j].cspan()));
+        REQUIRE(ok(pack<T>(v, flags[j], want)));
+        CHECK(asked[j] == want.n);
+        if (j != 2) CHECK(first_diff<T>(outs[j].cspan(), std::vector<T>(want.p.get(), want.p.get() + want.n)) == -1);
+      }
+    });
+  }
+  Vec<T> v(3);
+  Vec<bool> all(3, true);
+  std::vector<std::span<const bool>> fs(kMostPartitions + 1, all.cspan());
+  CHECK(partition<T>(v, fs, [](size_t, int64_t) -> T* { return nullptr; }).code == NDP_LENGTH_MISMATCH);
+}
+
 TEST_CASE_TEMPLATE("append joins segment k of a and of b", T, int64_t, float, bool) {
   uint64_t seed = 90;
   for (const Shape& a : all_shapes()) {
