@@ -1,10 +1,9 @@
 // Running filter groups on the cpu backend (Note [Filter groups] in flatten/flat_ir.h).
 #include "exec/cpu/filter_groups.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <map>
 
+#include "exec/common/switches.h"
 #include "exec/cpu/kernels.h"
 #include "exec/host/lifted_prims.h"
 #include "lang/diagnostics.h"
@@ -22,10 +21,7 @@ namespace {
 
 /// NDP_PARTITIONS=0 runs every pack on its own (for measuring), as on the cuda backend.
 bool partitions_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("NDP_PARTITIONS");
-    return e == nullptr || std::strcmp(e, "0") != 0;
-  }();
+  static const bool on = !switched_off("NDP_PARTITIONS");
   return on;
 }
 

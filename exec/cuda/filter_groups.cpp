@@ -2,10 +2,9 @@
 #include "exec/cuda/filter_groups.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <optional>
 
+#include "exec/common/switches.h"
 #include "exec/cuda/device_vec_ops.h"
 #include "lang/diagnostics.h"
 
@@ -18,10 +17,7 @@ namespace {
 
 /// NDP_PARTITIONS=0 runs filter groups as separate counts and packs (for measuring).
 bool partitions_on() {
-  static const bool on = [] {
-    const char* e = std::getenv("NDP_PARTITIONS");
-    return e == nullptr || std::strcmp(e, "0") != 0;
-  }();
+  static const bool on = !switched_off("NDP_PARTITIONS");
   return on;
 }
 
