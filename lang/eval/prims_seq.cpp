@@ -203,29 +203,17 @@ Value reduce(const PrimCall& c, const Value& v) {
 /// prim_max_index / prim_min_index: the extreme as reduce folds it, then the least index holding
 /// it by `==` (so -0.0 and 0.0 are one value), or max_int where none does (a NaN extreme).
 Value index_of_extreme(const PrimCall& c, const Value& v) {
+  PrimCall extreme = c, eq = c;
+  extreme.id = *core::index_of_extreme(c.id);
+  eq.id = PrimId::Eq;
+  const Value m = reduce(extreme, v);
   const auto& xs = v.elems();
-  const Value none = Value::int_(std::numeric_limits<int64_t>::max());
-  if (xs.empty()) return none;
-  const ValueKind k = xs[0].kind();
-  const PrimId extreme = *core::index_of_extreme(c.id);
-  Value m = identity(c, core::prim_identity(extreme), k);
   for (size_t i = 0; i < xs.size(); ++i) {
     c.poll_interrupt(i);
-    m = combine(c, core::prim_operator(extreme), m, xs[i]);
+    const Value args[2] = {xs[i], m};
+    if (apply_scalar_prim(eq, args).as_bool()) return Value::int_(static_cast<int64_t>(i));
   }
-  auto equal = [&](const Value& x) {
-    switch (k) {
-      case ValueKind::Int: return x.as_int() == m.as_int();
-      case ValueKind::I32: return x.as_i32() == m.as_i32();
-      case ValueKind::Float: return x.as_float() == m.as_float();
-      case ValueKind::F32: return x.as_f32() == m.as_f32();
-      case ValueKind::Char: return x.as_char() == m.as_char();
-      default: bad_element(c, k);
-    }
-  };
-  for (size_t i = 0; i < xs.size(); ++i)
-    if (equal(xs[i])) return Value::int_(static_cast<int64_t>(i));
-  return none;
+  return Value::int_(std::numeric_limits<int64_t>::max());
 }
 
 /// Checks an index against a length and returns it as size_t.

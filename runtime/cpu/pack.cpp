@@ -49,6 +49,37 @@ namespace {
 
 /// PACK's data with the flags read through `flag(p)` (each chunk of each pass through its own
 /// copy, p increasing: window_load.h); `allocate(count)` gives the output, or a failure.
+/// The kept elements of v[p, e) written from o[w] on, for flags that keep few of them: eight
+/// zero flags skipped at a time, and done once the slots up to w_end are full. Returns the next
+/// free slot.
+template <class T>
+int64_t copy_kept_sparse(const T* v, const bool* f, int64_t p, int64_t e, T* o, int64_t w, int64_t w_end) {
+  while (p < e && w < w_end) {
+    uint64_t word = 1;
+    if (e - p >= 8) std::memcpy(&word, f + p, 8);
+    if (word == 0) {
+      p += 8;
+      continue;
+    }
+    if (f[p]) o[w++] = v[p];
+    ++p;
+  }
+  return w;
+}
+
+/// The kept elements of v[p, e) written from o[w] on, branch-free: every element is written at
+/// the next free slot and the slot advances only for a kept one (random flags make a branch
+/// mispredict half the time). It stops once the slots up to w_end are full, so no write reaches
+/// past them (another chunk's part of o). Returns the next free slot.
+template <class T, class Flag>
+int64_t copy_kept(const T* v, Flag& flag, int64_t p, int64_t e, T* o, int64_t w, int64_t w_end) {
+  for (; p < e && w < w_end; ++p) {
+    o[w] = v[p];
+    w += flag(p);
+  }
+  return w;
+}
+
 /// `count(b, e)` counts the flags in [b, e) (through a copy of `flag_all` where it reads them so).
 /// `raw`, when the flags are an array, lets a chunk that keeps few elements skip eight zero
 /// flags at a time (the `==` of a three-way partition, the finished instances of a level).
@@ -66,29 +97,11 @@ Status pack_with(std::span<const T> v, const Flag& flag_all, const Count& count,
     auto [st, o] = allocate(start[nchunks]);
     if (!ok(st)) return st;
     detail::parallel_chunks(nchunks, [&](int64_t c) {
-      // Branch-free: every element is written at the next free slot and the slot advances only
-      // for a kept one (random flags make a branch mispredict half the time). The loop stops
-      // once the chunk's slots are full, so no write reaches the next chunk's part of `out`.
       Flag flag = flag_all;
-      int64_t w = start[c], w_end = start[c + 1];
-      int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks);
-      if (raw != nullptr && (w_end - w) * 16 < e - p) {
-        while (p < e && w < w_end) {
-          uint64_t word = 1;
-          if (e - p >= 8) std::memcpy(&word, raw + p, 8);
-          if (word == 0) {
-            p += 8;
-            continue;
-          }
-          if (raw[p]) o[w++] = v[p];
-          ++p;
-        }
-        return;
-      }
-      for (; p < e && w < w_end; ++p) {
-        o[w] = v[p];
-        w += flag(p);
-      }
+      const int64_t w = start[c], w_end = start[c + 1];
+      const int64_t p = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks);
+      if (raw != nullptr && (w_end - w) * 16 < e - p) copy_kept_sparse(v.data(), raw, p, e, o, w, w_end);
+      else copy_kept(v.data(), flag, p, e, o, w, w_end);
     });
     return ok_status();
   });
@@ -152,36 +165,19 @@ Status partition(std::span<const T> v, std::span<const std::span<const bool>> fl
         w[j] = start[c * k + j];
         sparse[j] = (start[(c + 1) * k + j] - w[j]) * 16 < e - b;
       }
-      // A block of values at a time, written to each output in turn while it is in L1: branch-free
-      // as in pack_with, or, for an output that keeps few of the chunk's elements (quicksort's
-      // `==`), skipping eight zero flags at a time.
+      // A block of values at a time, written to each output in turn while it is in L1: branch-free,
+      // or, for an output that keeps few of the chunk's elements (quicksort's `==`), skipping
+      // eight zero flags at a time.
       constexpr int64_t kBlock = 2048;
       for (int64_t bb = b; bb < e; bb += kBlock) {
         const int64_t be = std::min(e, bb + kBlock);
         for (size_t j = 0; j < k; ++j) {
-          T* const o = outs[j];
-          if (o == nullptr) continue;
+          if (outs[j] == nullptr) continue;
           const bool* const f = flags[j].data();
+          auto flag = [f](int64_t p) { return f[p]; };
           const int64_t w_end = start[(c + 1) * k + j];
-          int64_t wj = w[j], p = bb;
-          if (sparse[j]) {
-            while (p < be) {
-              uint64_t word = 1;
-              if (be - p >= 8) std::memcpy(&word, f + p, 8);
-              if (word == 0) {
-                p += 8;
-                continue;
-              }
-              if (f[p]) o[wj++] = v[p];
-              ++p;
-            }
-          } else {
-            for (; p < be && wj < w_end; ++p) {
-              o[wj] = v[p];
-              wj += f[p];
-            }
-          }
-          w[j] = wj;
+          w[j] = sparse[j] ? copy_kept_sparse(v.data(), f, bb, be, outs[j], w[j], w_end)
+                           : copy_kept(v.data(), flag, bb, be, outs[j], w[j], w_end);
         }
       }
     });
