@@ -494,6 +494,12 @@ struct FilterGroup {
   };
   uint32_t inputs = 0;          // the number of shared inputs, uses[0, inputs)
   std::vector<Member> members;  // in statement order
+  /// Pack members (indices into members) whose outputs the next recursion level reads as one
+  /// vector, in this order: a children literal's children (Note [Children one after another]
+  /// in flatten/passes/lay_out_results.h). A backend that writes several packs of one vector
+  /// into one buffer puts these first, one after another, so that their concatenation is a
+  /// view. Empty for most groups.
+  std::vector<uint32_t> adjacent_packs;
 
   /// The flags member m filters by, from the kernel's outputs `flags` and the shared inputs'
   /// values `ins`. V is either backend's vector.

@@ -75,6 +75,7 @@ struct Printer {
   ///       %2 : bool = <(%0, %1) -> flags 0
   ///       member n_7: count flags 0 in segments lens_2
   ///       member y_8: pack e_3 by flags 0
+  ///       adjacent: y_8, z_9   (Note [Children one after another], where marked)
   void filter_group(const Stmt& s, int indent) {
     std::string pad(indent, ' ');
     const FilterGroup& g = *s.filters;
@@ -95,6 +96,11 @@ struct Printer {
         out += fmt::format("{}    member {}: count {} in segments {}\n", pad, var(s.outs[m]), flags, operand);
       else
         out += fmt::format("{}    member {}: pack {} by {}\n", pad, var(s.outs[m]), operand, flags);
+    }
+    if (!g.adjacent_packs.empty()) {
+      std::string adjacent;
+      for (uint32_t m : g.adjacent_packs) adjacent += (adjacent.empty() ? "" : ", ") + (m < s.outs.size() ? var(s.outs[m]) : "?");
+      out += fmt::format("{}    adjacent: {}\n", pad, adjacent);
     }
   }
 

@@ -532,6 +532,14 @@ struct Verifier {
         problem(&s, fmt::format("pack member {} gives another type than its values'", m));
       }
     }
+    // Note [Children one after another]: distinct packs of one vector.
+    for (size_t i = 0; i < g->adjacent_packs.size(); ++i) {
+      const uint32_t m = g->adjacent_packs[i];
+      if (m >= members || g->members[m].kind != FilterGroup::Kind::Pack ||
+          std::count(g->adjacent_packs.begin(), g->adjacent_packs.end(), m) != 1 ||
+          s.uses[g->inputs + m] != s.uses[g->inputs + g->adjacent_packs[0]])
+        problem(&s, fmt::format("adjacent pack {} is not a pack of the first one's vector, once", m));
+    }
   }
 
   /// Note [Append chains]: sources that name the operands in order, a result of sequences of

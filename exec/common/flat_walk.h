@@ -17,6 +17,10 @@
 // the calls] in flatten/flat_ir.h), optionally
 //   std::unique_ptr<PlacedRows<V>> placed_rows(const lang::Type* rows, int64_t elements)
 //                                     room for a loop's results, or null for rows it cannot place
+//   const flatten::Stmt* children_apart(const flatten::RecursionLoop&)
+//                                     the step's children literal where its children go one
+//                                     after another (Note [Children one after another]), or null
+//   V concat_vectors(std::span<const V>); V known_ints(int64_t n, int64_t value)
 //   std::vector<int64_t> host_lengths(const V&), host_ints(const V&); std::vector<uint8_t> host_bools(const V&)
 //   std::optional<bool> finish_levels_into(s, f, arg, at, out, again)
 //                                     finish_levels for a laid-out loop: the results placed in
@@ -33,6 +37,7 @@
 #include <cstdio>
 #include <new>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -124,6 +129,24 @@ class FlatWalk {
   Slot run_block(const flatten::Block& b, Frame& f) {
     for (const flatten::Stmt& s : b.stmts) exec(s, f);
     return slot(f, b.result);
+  }
+
+  /// The step of laid-out `loop` whose `rec` instances recurse, with its children literal `lit`
+  /// (flatten::children_literal) made one child after another: every instance's first child,
+  /// then every second one (Note [Children one after another] in
+  /// flatten/passes/lay_out_results.h).
+  Slot run_step_children_apart(const flatten::RecursionLoop& loop, const flatten::Stmt& lit, Frame& f, int64_t rec) {
+    const std::vector<flatten::Stmt>& st = loop.step.stmts;
+    for (size_t i = 0; i + 3 < st.size(); ++i) exec(st[i], f);
+    std::vector<V> kids;
+    for (flatten::VarId u : lit.uses) kids.push_back(vec(f, u));
+    {
+      StmtTimer timer(*f.fn, lit, rec);
+      set_vec(f, st[st.size() - 1].dst, self().concat_vectors(kids));
+    }
+    set_vec(f, st[st.size() - 2].dst, self().known_ints(rec, static_cast<int64_t>(kids.size())));
+    for (flatten::VarId v : lit.releases) f.slots[v] = Slot{};
+    return slot(f, loop.step.result);
   }
 
   void exec(const flatten::Stmt& s, Frame& f) {
@@ -234,6 +257,7 @@ class FlatWalk {
     const flatten::LaidOut& plan = *loop.laid_out;
     const int64_t children = plan.children();
     const bool hand_over_step = release_dead && std::find(loop.saved.begin(), loop.saved.end(), loop.step.result) == loop.saved.end();
+    const flatten::Stmt* lit = self().children_apart(loop);  // the children one after another, where not null
     std::optional<std::vector<int64_t>> len = laid_out_lengths(arg);  // the level's, then the next's
     for (uint64_t level = 0;; ++level) {
       if (level >= kMaxCallDepth)
@@ -265,7 +289,7 @@ class FlatWalk {
         }
       }
       if (rec.empty()) return true;
-      Slot next = run_block(loop.step, f);
+      Slot next = lit != nullptr ? run_step_children_apart(loop, *lit, f, static_cast<int64_t>(rec.size())) : run_block(loop.step, f);
       if (hand_over_step) f.slots[loop.step.result] = Slot{};
       for (uint32_t i : plan.early_combine) exec(loop.combine.stmts[i], f);
       // Each recursing instance's children and pieces, one after another in its place.
@@ -289,10 +313,12 @@ class FlatWalk {
         for (size_t p = 0; p < plan.pieces.size(); ++p) {
           const Piece& piece = plan.pieces[p];
           switch (piece.kind) {
-            case Piece::Kind::Child:
-              next_at[first_child + piece.child] = pos;
-              pos += (*child_len)[first_child + piece.child];
+            case Piece::Kind::Child: {
+              const size_t c = lit != nullptr ? piece.child * rec.size() + j : first_child + piece.child;
+              next_at[c] = pos;
+              pos += (*child_len)[c];
               break;
+            }
             case Piece::Kind::Rows:
               piece_at[p][j] = pos;
               pos += piece_len[p][j];

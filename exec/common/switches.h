@@ -13,4 +13,11 @@ inline bool switched_off(const char* name) {
   return e != nullptr && std::strcmp(e, "0") == 0;
 }
 
+/// NDP_CHILD_MAJOR=0 keeps a children literal's order (Note [Children one after another] in
+/// flatten/passes/lay_out_results.h), on either backend.
+inline bool children_apart_on() {
+  static const bool on = !switched_off("NDP_CHILD_MAJOR");
+  return on;
+}
+
 }  // namespace ndp::exec

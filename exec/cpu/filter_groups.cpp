@@ -1,6 +1,7 @@
 // Running filter groups on the cpu backend (Note [Filter groups] in flatten/flat_ir.h).
 #include "exec/cpu/filter_groups.h"
 
+#include <algorithm>
 #include <map>
 
 #include "exec/common/switches.h"
@@ -44,16 +45,36 @@ void run_partitions(const Stmt& s, const std::vector<Vec>& flags, const std::vec
       using T = typename decltype(tag)::type;
       std::vector<std::span<const bool>> fs;
       for (size_t a : members) fs.push_back(FilterGroup::flags_of(g.members[a], flags, ins).template values<bool>());
-      // An output that keeps every element is v itself (as in pack), and is not written.
-      auto allocate = [&](size_t j, int64_t count) -> T* {
-        if (count == v.size()) {
-          out[members[j]] = v;
-          return nullptr;
+      // An output that keeps every element is v itself (as in pack), and is not written. The
+      // group's adjacent packs share one buffer, one after another (Note [Children one after
+      // another] in flatten/passes/lay_out_results.h); each other output has its own, so that
+      // none keeps another's memory alive.
+      auto allocate = [&](std::span<const int64_t> counts, std::span<T*> room) {
+        std::vector<size_t> adjacent;  // positions in `members`, in the group's order
+        for (uint32_t a : g.adjacent_packs)
+          if (auto at = std::find(members.begin(), members.end(), a); at != members.end() && counts[at - members.begin()] != v.size())
+            adjacent.push_back(static_cast<size_t>(at - members.begin()));
+        if (adjacent.size() < 2) adjacent.clear();
+        int64_t shared = 0;
+        for (size_t j : adjacent) shared += counts[j];
+        Buf<T> buf(shared);
+        T* next = buf.data();
+        const Vec::Buffer whole = buf.share();
+        for (size_t j : adjacent) {
+          room[j] = next;
+          out[members[j]] = Vec::scalar(v.type(), counts[j], Vec::Buffer(whole, next));
+          next += counts[j];
         }
-        Buf<T> buf(count);
-        T* data = buf.data();
-        out[members[j]] = Vec::scalar(v.type(), count, buf.share());
-        return data;
+        for (size_t j = 0; j < members.size(); ++j) {
+          if (room[j] != nullptr) continue;
+          if (counts[j] == v.size()) {
+            out[members[j]] = v;
+            continue;
+          }
+          Buf<T> own(counts[j]);
+          room[j] = own.data();
+          out[members[j]] = Vec::scalar(v.type(), counts[j], own.share());
+        }
       };
       check_rt(runtime::partition<T>(v.values<T>(), fs, allocate), "partition");
     });
@@ -73,28 +94,41 @@ std::vector<Vec> run_filter_group(const Stmt& s, const std::function<const Vec&(
   if (s.kernel) flags = run_kernel(*s.kernel, ins, s.kernel->output_types());
   // 2. The packs and the counts (the counts of a filter's several predicates share lengths).
   std::vector<Vec> out(g.members.size());
-  std::map<VarId, LengthSegs> segments;
   if (partitions_on()) run_partitions(s, flags, ins, operand, out);
+  std::map<VarId, std::vector<size_t>> counts;  // the count members of each segments operand
   for (size_t a = 0; a < g.members.size(); ++a) {
     const FilterGroup::Member& m = g.members[a];
     const Vec& f = FilterGroup::flags_of(m, flags, ins);
     const VarId other_var = s.uses.at(g.inputs + a);
-    const Vec& other = operand(other_var);
-    if (m.kind == FilterGroup::Kind::Pack) {
-      if (out[a].type() != nullptr) continue;  // packed by run_partitions
-      NDP_ASSERT(other.size() == f.size(), "filter group: pack with flags of another length");
-      out[a] = pack(other, f);
+    if (m.kind == FilterGroup::Kind::Count) {
+      counts[other_var].push_back(a);
       continue;
     }
-    int64_t segs = other.size();
-    auto at = segments.find(other_var);
-    if (at == segments.end()) at = segments.emplace(other_var, segments_of(other)).first;
-    NDP_ASSERT(at->second.view.total() == f.size(), "filter group: count lengths do not cut the flags");
-    Buf<int64_t> r(segs);
-    check_rt(runtime::pack_lengths(f.values<bool>(), at->second.view,
-                                   std::span<int64_t>(r.data(), static_cast<size_t>(segs)), nullptr),
-             "pack_lengths");
-    out[a] = Vec::scalar(result_type(s.outs.at(a)), segs, r.share());
+    if (out[a].type() != nullptr) continue;  // packed by run_partitions
+    const Vec& other = operand(other_var);
+    NDP_ASSERT(other.size() == f.size(), "filter group: pack with flags of another length");
+    out[a] = pack(other, f);
+  }
+  // The counts over one operand's segments, a pass over them for up to kMostCounts at a time.
+  for (const auto& [var, members] : counts) {
+    const Vec& other = operand(var);
+    const LengthSegs segments = segments_of(other);
+    const int64_t segs = other.size();
+    for (size_t first = 0; first < members.size(); first += runtime::kMostCounts) {
+      const size_t last = std::min(members.size(), first + runtime::kMostCounts);
+      std::vector<std::span<const bool>> fs;
+      std::vector<std::span<int64_t>> to;
+      for (size_t i = first; i < last; ++i) {
+        const size_t a = members[i];
+        const Vec& f = FilterGroup::flags_of(g.members[a], flags, ins);
+        NDP_ASSERT(segments.view.total() == f.size(), "filter group: count lengths do not cut the flags");
+        Buf<int64_t> r(segs);
+        fs.push_back(f.values<bool>());
+        to.emplace_back(r.data(), static_cast<size_t>(segs));
+        out[a] = Vec::scalar(result_type(s.outs.at(a)), segs, r.share());
+      }
+      check_rt(runtime::pack_lengths_many(fs, segments.view, to), "pack_lengths");
+    }
   }
   return out;
 }

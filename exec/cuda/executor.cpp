@@ -90,19 +90,9 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   /// The step of `loop` but its literal of the children `lit` and that literal's lengths and
   /// elements, which go one after another instead (Note [Children one after another]); `rec`
   /// instances recurse.
-  Slot run_step_children_apart(const flatten::RecursionLoop& loop, const Stmt& lit, Frame& f, int64_t rec) {
-    const std::vector<Stmt>& st = loop.step.stmts;
-    for (size_t i = 0; i + 3 < st.size(); ++i) exec(st[i], f);
-    std::vector<DVec> kids;
-    for (VarId u : lit.uses) kids.push_back(vec(f, u));
-    {
-      StmtTimer timer(*f.fn, lit, rec);
-      set_vec(f, st[st.size() - 1].dst, concat(g, kids));
-    }
-    set_vec(f, st[st.size() - 2].dst, DVec::known(g, prog.types.int_(), rec, kids.size()));
-    for (VarId v : lit.releases) f.slots[v] = Slot{};
-    return slot(f, loop.step.result);
-  }
+  // FlatWalk's run_step_children_apart (Note [Children one after another]).
+  DVec concat_vectors(std::span<const DVec> parts) { return concat(g, parts); }
+  DVec known_ints(int64_t n, int64_t value) { return DVec::known(g, prog.types.int_(), n, value); }
   void exec_data(const Stmt& s, Frame& f);
   void exec_data_untimed(const Stmt& s, Frame& f);
 
@@ -245,7 +235,7 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
   g.check(g.prims().fill(failed->pointer(), 1, 4, 0));
   BlockLevels blocks(g, *f.fn, s);
   bool blocks_on = blocks.ok();
-  const Stmt* lit = children_literal(loop);
+  const Stmt* lit = children_apart(loop);
   DVec arg = top;
   DVec at = DVec::scalar(int_type, top.size(), top.offsets_buffer());  // (n + 1 offsets: the first n)
   for (uint64_t level = 0;; ++level) {

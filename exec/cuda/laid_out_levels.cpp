@@ -5,6 +5,7 @@
 #include <string>
 
 #include "exec/common/switches.h"
+#include "flatten/passes/lay_out_results.h"
 #include "lang/diagnostics.h"
 #include "runtime/gpu/laid_out.h"
 #include "runtime/gpu/launch.h"
@@ -50,35 +51,8 @@ DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUd
   return next_at;
 }
 
-namespace {
-
-/// NDP_CHILD_MAJOR=0 keeps the literal's order (for measuring).
-bool child_major_on() {
-  static const bool on = !switched_off("NDP_CHILD_MAJOR");
-  return on;
-}
-
-}  // namespace
-
-const flatten::Stmt* children_literal(const flatten::RecursionLoop& loop) {
-  using flatten::Op;
-  const std::vector<flatten::Stmt>& st = loop.step.stmts;
-  if (!child_major_on() || !loop.laid_out || st.size() < 3) return nullptr;
-  const flatten::Stmt& lit = st[st.size() - 3];
-  const flatten::Stmt& lens = st[st.size() - 2];
-  const flatten::Stmt& elems = st[st.size() - 1];
-  if (lit.op != Op::SeqLit || lens.op != Op::Lengths || elems.op != Op::Elements || lens.uses.at(0) != lit.dst ||
-      elems.uses.at(0) != lit.dst || elems.dst != loop.step.result || lens.dst != loop.laid_out->child_counts ||
-      lit.uses.size() != loop.laid_out->children())
-    return nullptr;
-  auto reads_lit = [&](const flatten::Stmt& s) { return std::find(s.uses.begin(), s.uses.end(), lit.dst) != s.uses.end(); };
-  for (size_t i = 0; i + 2 < st.size(); ++i)
-    if (reads_lit(st[i])) return nullptr;
-  for (uint32_t i : loop.laid_out->early_combine)
-    if (reads_lit(loop.combine.stmts.at(i))) return nullptr;
-  for (flatten::VarId v : loop.saved)
-    if (v == lit.dst) return nullptr;
-  return &lit;
+const flatten::Stmt* children_apart(const flatten::RecursionLoop& loop) {
+  return children_apart_on() ? flatten::children_literal(loop) : nullptr;
 }
 
 }  // namespace ndp::exec::cuda

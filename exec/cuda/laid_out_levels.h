@@ -13,14 +13,9 @@
 // first level as Note [Recursion as loops] says. Once a level holds few elements, its small
 // instances finish in blocks (Note [Levels in a block]) at their places, the others go on.
 //
-// Note [Children one after another]
-// A level's instances are independent once each has its place, so their order in the next
-// level's argument is the executor's to choose. Quicksort's step ends in the literal
-// `[lesser, greater]`, whose elements interleave the two: lesser_0, greater_0, lesser_1, ...
-// (a gather of every element, 11% of a 2^22 sort's GPU time). Where the step's argument is such
-// a literal that nothing else reads (children_literal), the level's argument is instead every
-// instance's first child, then every second child (concat: a copy per part), and the places
-// follow: child c of recursing instance j is the next level's instance c·rec + j.
+// Note [Children one after another] (flatten/passes/lay_out_results.h) on the GPU: the
+// concatenation is a copy per child (a 2^22 quicksort's interleave had been 11% of its GPU
+// time).
 #pragma once
 
 #include <array>
@@ -52,10 +47,8 @@ DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUd
                  const DVec& counts, int64_t k, bool child_major, const DVec& next, std::vector<DBuf>& rows_at,
                  CUdeviceptr failed);
 
-/// The step's last statements `seq = seqlit(x_1 .. x_k); lens = lengths(seq); a = elements(seq)`
-/// (a the next argument, lens the plan's child counts), where nothing else reads seq: the
-/// seqlit, whose children may then go one after another (Note [Children one after another]);
-/// null otherwise, or where NDP_CHILD_MAJOR=0 keeps the literal's order (for measuring).
-const flatten::Stmt* children_literal(const flatten::RecursionLoop& loop);
+/// flatten::children_literal, or null where NDP_CHILD_MAJOR=0 keeps the literal's order (for
+/// measuring).
+const flatten::Stmt* children_apart(const flatten::RecursionLoop& loop);
 
 }  // namespace ndp::exec::cuda

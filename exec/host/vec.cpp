@@ -606,6 +606,31 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
   }
 }
 
+namespace {
+
+/// Flat scalar parts that lie one after another in one buffer (the packs one partition wrote,
+/// Note [Children one after another] in flatten/passes/lay_out_results.h): their concatenation
+/// as a view of that memory, n elements; nothing for parts elsewhere.
+std::optional<Vec> contiguous_view(std::span<const Vec> parts, int64_t n) {
+  const size_t width = storage_width(parts[0].kind());
+  auto nonempty = std::find_if(parts.begin(), parts.end(), [](const Vec& p) { return p.size() > 0; });
+  if (nonempty == parts.end()) return std::nullopt;
+  const Vec::Buffer& first = nonempty->shared_buffer();
+  const char* end = static_cast<const char*>(first.get());
+  for (const Vec& p : parts) {
+    if (p.size() == 0) continue;  // (an empty part may lie anywhere)
+    const Vec::Buffer& b = p.shared_buffer();
+    // Memory (not a uniform or generated buffer) of the same allocation, right after the last part.
+    if (b == nullptr || p.generated() != nullptr || as_uniform(b) != nullptr || b.get() != end || first.owner_before(b) ||
+        b.owner_before(first))
+      return std::nullopt;
+    end += static_cast<size_t>(p.size()) * width;
+  }
+  return Vec::scalar(parts[0].type(), n, first);
+}
+
+}  // namespace
+
 Vec concat(std::span<const Vec> parts) {
   NDP_ASSERT(!parts.empty(), "concat of no parts");
   const Type* t = parts[0].type();
@@ -641,6 +666,7 @@ Vec concat(std::span<const Vec> parts) {
     case TypeKind::Var: return Vec::open_type(t, n);
     default:
       if (same_uniform(parts) && n > 0) return broadcast_first(parts[0], n);
+      if (std::optional<Vec> view = contiguous_view(parts, n)) return *view;
       return with_scalar(t->kind, [&](auto tag) {
         using T = typename decltype(tag)::type;
         Buf<T> out(n);

@@ -2,7 +2,9 @@
 // lay_out_results.h, Note [Results laid out before the calls] in flatten/flat_ir.h).
 #include "flatten/passes/lay_out_results.h"
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "flatten/passes/ir_walk.h"
@@ -117,14 +119,68 @@ std::optional<LaidOut> plan(const Function& fn, const RecursionLoop& l) {
   return out;
 }
 
+/// Marks the packs that a children literal's children are (each child `nest(counts, e)` with e
+/// a pack member's output, all of one filter group and one vector) as that group's
+/// adjacent_packs (Note [Children one after another]).
+void mark_adjacent_packs(RecursionLoop& l) {
+  const Stmt* lit = children_literal(l);
+  if (lit == nullptr) return;
+  std::map<VarId, Stmt*> def;
+  for (Stmt& s : l.step.stmts)
+    for (VarId v : s.outs.empty() ? std::vector<VarId>{s.dst} : s.outs) def[v] = &s;
+  Stmt* group = nullptr;
+  std::vector<uint32_t> members;
+  for (VarId child : lit->uses) {
+    auto nest = def.find(child);
+    if (nest == def.end() || nest->second->op != Op::Nest || nest->second->uses.size() != 2) return;
+    auto pack = def.find(nest->second->uses[1]);
+    if (pack == def.end() || pack->second->op != Op::FilterGroup || pack->second->filters == nullptr) return;
+    Stmt& g = *pack->second;
+    if (group != nullptr && group != &g) return;
+    group = &g;
+    const auto at = static_cast<uint32_t>(std::find(g.outs.begin(), g.outs.end(), nest->second->uses[1]) - g.outs.begin());
+    if (g.filters->members.at(at).kind != FilterGroup::Kind::Pack ||
+        std::find(members.begin(), members.end(), at) != members.end() ||
+        (!members.empty() && g.uses.at(g.filters->inputs + at) != g.uses.at(g.filters->inputs + members[0])))
+      return;
+    members.push_back(at);
+  }
+  auto marked = std::make_shared<FilterGroup>(*group->filters);
+  marked->adjacent_packs = std::move(members);
+  group->filters = std::move(marked);
+}
+
 void visit(const Function& fn, Block& b) {
   for (Stmt& s : b.stmts) {
-    if (s.loop) s.loop->laid_out = fn.has_path ? std::nullopt : plan(fn, *s.loop);
+    if (s.loop) {
+      s.loop->laid_out = fn.has_path ? std::nullopt : plan(fn, *s.loop);
+      if (s.loop->laid_out) mark_adjacent_packs(*s.loop);
+    }
     for_each_sub_block(s, [&](Block& inner) { visit(fn, inner); });
   }
 }
 
 }  // namespace
+
+const Stmt* children_literal(const RecursionLoop& loop) {
+  const std::vector<Stmt>& st = loop.step.stmts;
+  if (!loop.laid_out || st.size() < 3) return nullptr;
+  const Stmt& lit = st[st.size() - 3];
+  const Stmt& lens = st[st.size() - 2];
+  const Stmt& elems = st[st.size() - 1];
+  if (lit.op != Op::SeqLit || lens.op != Op::Lengths || elems.op != Op::Elements || lens.uses.at(0) != lit.dst ||
+      elems.uses.at(0) != lit.dst || elems.dst != loop.step.result || lens.dst != loop.laid_out->child_counts ||
+      lit.uses.size() != loop.laid_out->children())
+    return nullptr;
+  auto reads_lit = [&](const Stmt& s) { return std::find(s.uses.begin(), s.uses.end(), lit.dst) != s.uses.end(); };
+  for (size_t i = 0; i + 2 < st.size(); ++i)
+    if (reads_lit(st[i])) return nullptr;
+  for (uint32_t i : loop.laid_out->early_combine)
+    if (reads_lit(loop.combine.stmts.at(i))) return nullptr;
+  for (VarId v : loop.saved)
+    if (v == lit.dst) return nullptr;
+  return &lit;
+}
 
 Program lay_out_results(Program p) {
   const std::vector<bool> effectful = effectful_functions(p);

@@ -12,6 +12,29 @@ namespace ndp::flatten {
 /// concatenates the children's results (an AppendChain of `elt(nest(counts, r), k)` for each
 /// child k once and of rows defined before the calls) and whose
 /// results are sequences of flat scalars; nothing else changes.
+/// Also marks, for each laid-out loop whose step ends in a children literal of packs of one
+/// vector by one filter group, those packs as the group's adjacent_packs.
 Program lay_out_results(Program p);
+
+// Note [Children one after another]
+// A laid-out level's instances are independent once each has its place, so their order in the
+// next level's argument is the executor's to choose. Quicksort's step ends in the literal
+// `[lesser, greater]`, whose elements interleave the two: lesser_0, greater_0, lesser_1, ...,
+// a copy of every element a level. Where the step's argument is such a literal that nothing
+// else reads (children_literal), the level's argument is instead every instance's first child,
+// then every second one, and the places follow: child c of recursing instance j is the next
+// level's instance c·rec + j. The concatenation costs nothing where the children are packs of
+// one vector by one filter group (quicksort's `lesser` and `greater`): the group lists them as
+// its adjacent_packs, and the cpu backend writes them one after another into one buffer, so
+// that their concatenation is a view of it (exec/cpu/filter_groups.cpp). NDP_CHILD_MAJOR=0 keeps
+// the literal's order (exec/common/switches.h), for measuring.
+// Not for Batcher's merge, which is not laid out: its ascent reads the children's results in
+// the literal's order, which views of its regular rows give for free.
+
+/// The step's last statements `seq = seqlit(x_1 .. x_k); lens = lengths(seq); a = elements(seq)`
+/// (a the next argument, lens the plan's child counts) of laid-out loop `loop`, where nothing
+/// else reads seq: the seqlit, whose children may go one after another (Note [Children one
+/// after another]); null otherwise.
+const Stmt* children_literal(const RecursionLoop& loop);
 
 }  // namespace ndp::flatten

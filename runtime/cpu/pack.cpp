@@ -32,6 +32,54 @@ Status pack_lengths(std::span<const bool> flags, SegView s, std::span<int64_t> o
   });
 }
 
+Status pack_lengths_many(std::span<const std::span<const bool>> flags, SegView s, std::span<const std::span<int64_t>> out) {
+  const size_t k = flags.size();
+  if (k > kMostCounts) return expect_size(k, kMostCounts);
+  if (Status st = expect_size(out.size(), k); !ok(st)) return st;
+  for (size_t j = 0; j < k; ++j) {
+    if (Status st = expect_size(flags[j].size(), s.total()); !ok(st)) return st;
+    if (Status st = expect_size(out[j].size(), s.count()); !ok(st)) return st;
+  }
+  return detail::guarded([&] {
+    detail::with_segs(s, [&](const auto& segs) {
+      // As reduce_ranges, with k sums a piece: each chunk's first and last segments may go on
+      // in the chunks beside it (head, tail), and are summed in order after the pass.
+      const int64_t nchunks = detail::chunk_count(segs.count() + segs.total());
+      std::vector<int64_t> head(nchunks * k, 0), tail(nchunks * k, 0);
+      std::vector<detail::Range> ranges(nchunks);
+      detail::parallel_chunks(nchunks, [&](int64_t c) {
+        const detail::Range r = detail::chunk_range(segs, c, nchunks);
+        ranges[c] = r;
+        detail::for_each_piece(segs, r, [&](int64_t seg, int64_t b, int64_t e) {
+          int64_t sum[kMostCounts] = {};
+          if (e - b < 16) {
+            // A short segment (the deep levels of a recursion): one loop for every count.
+            for (int64_t p = b; p < e; ++p)
+              for (size_t j = 0; j < k; ++j) sum[j] += flags[j][p];
+          } else {
+            for (size_t j = 0; j < k; ++j) sum[j] = detail::count_flags(flags[j].data(), b, e);
+          }
+          int64_t* to = seg == r.seg_end ? &tail[c * k] : seg == r.seg_begin ? &head[c * k] : nullptr;
+          for (size_t j = 0; j < k; ++j) (to != nullptr ? to[j] : out[j][seg]) = sum[j];
+        });
+      });
+      std::vector<int64_t> carry(k, 0);
+      for (int64_t c = 0; c < nchunks; ++c) {
+        const detail::Range& r = ranges[c];
+        for (size_t j = 0; j < k; ++j) {
+          if (r.seg_end > r.seg_begin) {
+            out[j][r.seg_begin] = carry[j] + head[c * k + j];
+            carry[j] = tail[c * k + j];
+          } else {
+            carry[j] += tail[c * k + j];
+          }
+        }
+      }
+    });
+    return ok_status();
+  });
+}
+
 int64_t count_true(std::span<const bool> flags) {
   const bool* f = flags.data();
   int64_t n = static_cast<int64_t>(flags.size());
@@ -138,8 +186,7 @@ Status pack_generated(std::span<const T> v, const Generate<bool>& flags, const s
 // counts every predicate's flags per chunk and one pass reads each element once, writing it to
 // every output whose flag is set (the predicates need not exclude each other).
 template <class T>
-Status partition(std::span<const T> v, std::span<const std::span<const bool>> flags,
-                 const std::function<T*(size_t, int64_t)>& allocate) {
+Status partition(std::span<const T> v, std::span<const std::span<const bool>> flags, const PartitionAllocate<T>& allocate) {
   const size_t k = flags.size();
   if (k > kMostPartitions) return expect_size(k, kMostPartitions);
   for (const std::span<const bool>& f : flags)
@@ -155,8 +202,8 @@ Status partition(std::span<const T> v, std::span<const std::span<const bool>> fl
     });
     for (int64_t c = 0; c < nchunks; ++c)
       for (size_t j = 0; j < k; ++j) start[(c + 1) * k + j] += start[c * k + j];
-    T* outs[kMostPartitions];
-    for (size_t j = 0; j < k; ++j) outs[j] = allocate(j, start[nchunks * k + j]);
+    T* outs[kMostPartitions] = {};
+    allocate(std::span<const int64_t>(start.data() + nchunks * k, k), std::span<T*>(outs, k));
     detail::parallel_chunks(nchunks, [&](int64_t c) {
       const int64_t b = detail::split_point(n, c, nchunks), e = detail::split_point(n, c + 1, nchunks);
       int64_t w[kMostPartitions];
@@ -188,7 +235,7 @@ Status partition(std::span<const T> v, std::span<const std::span<const bool>> fl
 #define NDP_RT_INSTANTIATE(T)                                                           \
   template Status pack<T>(std::span<const T>, std::span<const bool>, std::span<T>); \
   template Status partition<T>(std::span<const T>, std::span<const std::span<const bool>>,         \
-                               const std::function<T*(size_t, int64_t)>&);                       \
+                               const PartitionAllocate<T>&);                                      \
   template Status pack_generated<T>(std::span<const T>, const Generate<bool>&, const std::function<T*(int64_t)>&);
 NDP_RT_FOR_EACH_ELEMENT(NDP_RT_INSTANTIATE)
 #undef NDP_RT_INSTANTIATE

@@ -105,6 +105,12 @@ Status index(std::span<const T> start, std::span<const T> stride, SegView s, std
 /// *total receives their sum.
 Status pack_lengths(std::span<const bool> flags, SegView s, std::span<int64_t> out_lengths, int64_t* total);
 
+/// pack_lengths of several flag vectors over the same segments (at most kMostCounts), in one
+/// pass over the segments: out[j][k] = the number of true flags of flags[j] in segment k (a
+/// filter group's counts, quicksort's `<`, `==` and `>` the pivot).
+inline constexpr size_t kMostCounts = 8;
+Status pack_lengths_many(std::span<const std::span<const bool>> flags, SegView s, std::span<const std::span<int64_t>> out);
+
 /// The number of true flags, in parallel (what a flat pack_lengths computes, without a
 /// descriptor).
 int64_t count_true(std::span<const bool> flags);
@@ -118,13 +124,15 @@ Status pack(std::span<const T> v, std::span<const bool> flags, std::span<T> out)
 /// The most outputs of one partition.
 inline constexpr size_t kMostPartitions = 8;
 
-/// Several PACKs of one vector (at most kMostPartitions): output j, `allocate(j, count)` with
-/// count its true flags in flags[j], gets the elements of v whose flag is true, in order; where
-/// allocate gives nullptr, output j is not written. One pass over v (Note [One pass for a
-/// filter group's packs] in pack.cpp).
+/// Several PACKs of one vector (at most kMostPartitions): output j gets the elements of v whose
+/// flag in flags[j] is true, in order, where `allocate(counts, outs)` points outs[j] at room for
+/// counts[j] elements (once every count is known, so the caller may give all outputs one
+/// buffer); where it leaves outs[j] null, output j is not written. One pass over v (Note [One
+/// pass for a filter group's packs] in pack.cpp).
 template <class T>
-Status partition(std::span<const T> v, std::span<const std::span<const bool>> flags,
-                 const std::function<T*(size_t, int64_t)>& allocate);
+using PartitionAllocate = std::function<void(std::span<const int64_t> counts, std::span<T*> outs)>;
+template <class T>
+Status partition(std::span<const T> v, std::span<const std::span<const bool>> flags, const PartitionAllocate<T>& allocate);
 
 // ---- append, reverse, rotate (append.cpp, reverse_rotate.cpp) ----
 

@@ -633,3 +633,39 @@ TEST_CASE("Vec: shown_value keeps what an answer prints: `keep` elements a seque
   CHECK(lang::values_equal(shown_value(many, 1, 3), ints({4, 5, 6})));
   CHECK(lang::values_equal(shown_value(many, 0, 0), ints({})));
 }
+
+TEST_CASE("Vec: concat of parts one after another in one buffer is a view of it; of others, a copy") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  // One buffer of 10 ints, cut in three parts (as a partition writes adjacent packs).
+  Buf<int64_t> buf(10);
+  for (int64_t i = 0; i < 10; ++i) buf[i] = i * 3;
+  int64_t* base = buf.data();
+  const Vec::Buffer whole = buf.share();
+  Vec a = Vec::scalar(T.int_(), 4, Vec::Buffer(whole, base));
+  Vec empty = Vec::scalar(T.int_(), 0, uniform_buffer<int64_t>(7, 0));
+  Vec b = Vec::scalar(T.int_(), 6, Vec::Buffer(whole, base + 4));
+  Vec in_order[3] = {a, empty, b};
+  Vec joined = concat(in_order);
+  CHECK(joined.size() == 10);
+  CHECK(joined.data<int64_t>() == base);  // no copy
+  for (int64_t i = 0; i < 10; ++i) CHECK(joined.data<int64_t>()[i] == i * 3);
+  // Out of order, or parts of another buffer: copied, with the same values as ever.
+  Vec swapped[2] = {b, a};
+  Vec s = concat(swapped);
+  CHECK(s.data<int64_t>() != base + 4);
+  CHECK(to_values(s).at(0).as_int() == 12);
+  CHECK(to_values(s).at(6).as_int() == 0);
+  const std::vector<Value> two = {I(30), I(33)};
+  Vec other = from_values(T, T.int_(), two);
+  Vec elsewhere[2] = {a, other};
+  Vec e = concat(elsewhere);
+  CHECK(e.data<int64_t>() != base);
+  CHECK(to_values(e).at(4).as_int() == 30);
+  // A gap between the parts: copied.
+  Vec c = Vec::scalar(T.int_(), 2, Vec::Buffer(whole, base + 5));
+  Vec gap[2] = {a, c};
+  Vec g = concat(gap);
+  CHECK(g.data<int64_t>() != base);
+  CHECK(to_values(g).at(4).as_int() == 15);
+}

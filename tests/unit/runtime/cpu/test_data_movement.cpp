@@ -123,6 +123,43 @@ TEST_CASE("count_true and pack_lengths count flags eight at a time, at every off
   });
 }
 
+TEST_CASE("pack_lengths_many counts several flag vectors per segment as pack_lengths counts each") {
+  uint64_t seed = 75;
+  for (const Shape& s : all_shapes()) {
+    CAPTURE(s.name);
+    // Dense, sparse, all true, and a fourth to pass the short segments' loop more than three.
+    std::vector<Vec<bool>> flags;
+    flags.push_back(random_flags(s.total(), 0.5, seed++));
+    flags.push_back(random_flags(s.total(), 0.05, seed++));
+    flags.push_back(Vec<bool>(s.total(), true));
+    flags.push_back(random_flags(s.total(), 0.9, seed++));
+    std::vector<std::span<const bool>> fs;
+    for (const Vec<bool>& f : flags) fs.push_back(f.cspan());
+    for_each_tuning([&] {
+      std::vector<Vec<int64_t>> got;
+      std::vector<std::span<int64_t>> to;
+      for (size_t j = 0; j < flags.size(); ++j) got.emplace_back(s.count());
+      for (Vec<int64_t>& g : got) to.push_back(g.span());
+      REQUIRE(ok(pack_lengths_many(fs, s.view(), to)));
+      for (size_t j = 0; j < flags.size(); ++j) {
+        CAPTURE(j);
+        Vec<int64_t> want(s.count());
+        REQUIRE(ok(pack_lengths(flags[j], s.view(), want, nullptr)));
+        CHECK(first_diff<int64_t>(got[j].cspan(), std::vector<int64_t>(want.p.get(), want.p.get() + want.n)) == -1);
+      }
+    });
+  }
+  // Too many, and counts of another length.
+  Vec<bool> all(3, true);
+  Vec<int64_t> one(1), two(2);
+  std::vector<std::span<const bool>> many(kMostCounts + 1, all.cspan());
+  std::vector<std::span<int64_t>> outs(kMostCounts + 1, one.span());
+  CHECK(pack_lengths_many(many, SegView::flat(3), outs).code == NDP_LENGTH_MISMATCH);
+  std::vector<std::span<const bool>> single(1, all.cspan());
+  std::vector<std::span<int64_t>> wrong(1, two.span());
+  CHECK(pack_lengths_many(single, SegView::flat(3), wrong).code == NDP_LENGTH_MISMATCH);
+}
+
 TEST_CASE_TEMPLATE("pack keeps the flagged elements and counts them per segment", T, int64_t, double, bool, uint8_t) {
   uint64_t seed = 70;
   for (const Shape& s : all_shapes()) {
@@ -179,11 +216,15 @@ TEST_CASE_TEMPLATE("partition packs one vector by several flags in one pass", T,
     for_each_tuning([&] {
       std::vector<Vec<T>> outs(flags.size());
       std::vector<int64_t> asked(flags.size(), -1);
-      REQUIRE(ok(partition<T>(v, fs, [&](size_t j, int64_t count) -> T* {
-        asked[j] = count;
-        if (j == 2) return nullptr;  // not written (the caller keeps v itself)
-        outs[j] = Vec<T>(count);
-        return outs[j].p.get();
+      REQUIRE(ok(partition<T>(v, fs, [&](std::span<const int64_t> counts, std::span<T*> room) {
+        REQUIRE(counts.size() == flags.size());
+        REQUIRE(room.size() == flags.size());
+        for (size_t j = 0; j < counts.size(); ++j) {
+          asked[j] = counts[j];
+          if (j == 2) continue;  // not written (the caller keeps v itself)
+          outs[j] = Vec<T>(counts[j]);
+          room[j] = outs[j].p.get();
+        }
       })));
       for (size_t j = 0; j < flags.size(); ++j) {
         CAPTURE(j);
@@ -197,7 +238,7 @@ TEST_CASE_TEMPLATE("partition packs one vector by several flags in one pass", T,
   Vec<T> v(3);
   Vec<bool> all(3, true);
   std::vector<std::span<const bool>> fs(kMostPartitions + 1, all.cspan());
-  CHECK(partition<T>(v, fs, [](size_t, int64_t) -> T* { return nullptr; }).code == NDP_LENGTH_MISMATCH);
+  CHECK(partition<T>(v, fs, [](std::span<const int64_t>, std::span<T*>) {}).code == NDP_LENGTH_MISMATCH);
 }
 
 TEST_CASE_TEMPLATE("append joins segment k of a and of b", T, int64_t, float, bool) {
