@@ -23,7 +23,7 @@ namespace {
 bool failure_message(const KernelNode& n) { return n.kind == KernelNode::Kind::Fail && n.component == kFailRaises; }
 
 
-constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '8'};  // 08: recursion loops laid out before their calls
+constexpr char kMagic[8] = {'N', 'D', 'P', 'I', 'M', 'G', '0', '9'};  // 09: filter groups' adjacent packs
 
 /// What an image depends on besides its own format: the numbering of primitives and Flat IR ops.
 uint64_t fingerprint() {
@@ -321,6 +321,8 @@ class Writer {
         u8(static_cast<uint8_t>(m.kind));
         u32(static_cast<uint32_t>(m.predicate));
       }
+      u64(s.filters->adjacent_packs.size());
+      for (uint32_t m : s.filters->adjacent_packs) u32(m);
     }
     u8(s.chain != nullptr);
     if (s.chain) {
@@ -701,6 +703,8 @@ class Reader {
         m.predicate = static_cast<int32_t>(u32());
         g->members.push_back(m);
       }
+      size_t nadjacent = count();
+      for (size_t i = 0; i < nadjacent; ++i) g->adjacent_packs.push_back(u32());
       s.filters = std::move(g);
     }
     if (u8()) {
