@@ -342,8 +342,9 @@ class Vec {
 
   // ---- sequences ----
   const int64_t* lengths() const { return static_cast<const int64_t*>(raw_data()); }
-  /// The lengths as an int vector (t); a regular sequence's stay uniform.
-  Vec lengths_vec(const lang::Type* t) const { return scalar(t, n_, buffer()); }
+  /// The lengths as an int vector (t); a regular sequence's stay uniform, and unfilled (buffer()
+  /// would fill them: a memset of every length at each level of Batcher's merge).
+  Vec lengths_vec(const lang::Type* t) const { return scalar(t, n_, uni_ ? buf_ : buffer()); }
   /// n + 1 offsets (a regular Vec's are made on first use).
   const int64_t* offsets() const { return uni_ ? uni_->offsets() : off_.get(); }
   /// The offsets when they are stored apart from the lengths; null for a regular Vec.

@@ -40,6 +40,28 @@ Vec gather_elements(std::span<const Vec> parts, const int64_t* len, const int64_
   return take(concat(elems), idx);
 }
 
+/// Row i of o is row i of a, then row i of b (n rows of C elements each): [x, y] of two regular
+/// sequences of short rows (the deep levels of Batcher's merge, [lows, highs]), a loop the
+/// compiler unrolls, where a copy a row cost two calls.
+template <int64_t C, class T>
+void interleave_two_rows(T* o, const T* a, const T* b, int64_t n) {
+  parallel_for(n, [&](int64_t i) {
+    for (int64_t x = 0; x < C; ++x) o[2 * C * i + x] = a[C * i + x];
+    for (int64_t x = 0; x < C; ++x) o[2 * C * i + C + x] = b[C * i + x];
+  });
+}
+
+/// interleave_two_rows for c a power of two below kLeastGeneratedRun; false for any other c.
+template <class T>
+bool interleave_two_short_rows(T* o, const T* a, const T* b, int64_t n, int64_t c) {
+  switch (c) {
+    case 2: interleave_two_rows<2>(o, a, b, n); return true;
+    case 4: interleave_two_rows<4>(o, a, b, n); return true;
+    case 8: interleave_two_rows<8>(o, a, b, n); return true;
+    default: return false;
+  }
+}
+
 /// interleave of regular sequences of one length c: regular again, and instance i's k·c
 /// elements are run i of every part in turn, so the copy needs neither lengths nor offsets.
 Vec interleave_regular(std::span<const Vec> parts) {
@@ -68,6 +90,7 @@ Vec interleave_regular(std::span<const Vec> parts) {
       for (size_t j = 0; j < parts.size(); ++j) data[j] = parts[j].elems().template data<T>();
       Buf<T> out(n * k * c);
       T* o = out.data();
+      if (k == 2 && interleave_two_short_rows(o, data[0], data[1], n, c)) return Vec::scalar(e0.type(), n * k * c, out.share());
       // Pieces [from, to) of instance i's output; part j fills [j·c, (j + 1)·c) of it.
       parallel_regular_runs(n, k * c, [&](int64_t i, int64_t from, int64_t to) {
         for (int64_t j = from / c; j < k && j * c < to; ++j) {
