@@ -115,8 +115,6 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   /// the levels one by one will meet again.
   bool run_tasks(Frame& f, const Vec& arg, const std::vector<int64_t>& start,
                  const std::function<void(int64_t, Frame&, Vec)>& chunk, bool& again);
-  /// The recursion loop of the function of `f` (its whole body) runs no effect, nor do the
-  /// functions it calls.
   // Note [Children one after another] (flatten/passes/lay_out_results.h): FlatWalk's
   // run_step_children_apart, where the partition wrote the children one after another
   // (exec/cpu/filter_groups.cpp) and their concatenation is a view.
@@ -125,6 +123,8 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   }
   Vec concat_vectors(std::span<const Vec> parts) { return concat(parts); }
   Vec known_ints(int64_t n, int64_t value) { return Vec::scalar(prog.types.int_(), n, uniform_buffer<int64_t>(value, n)); }
+  /// The recursion loop of the function of `f` (its whole body) runs no effect, nor do the
+  /// functions it calls.
   bool loop_is_pure(const Frame& f);
   std::optional<std::vector<bool>> effectful;  // flatten::effectful_functions of the program running, once asked
 };

@@ -87,9 +87,6 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     return std::nullopt;
   }
   std::optional<Slot> lay_out_levels(const Stmt& s, Frame& f, const DVec& top);
-  /// The step of `loop` but its literal of the children `lit` and that literal's lengths and
-  /// elements, which go one after another instead (Note [Children one after another]); `rec`
-  /// instances recurse.
   // FlatWalk's run_step_children_apart (Note [Children one after another]).
   DVec concat_vectors(std::span<const DVec> parts) { return concat(g, parts); }
   DVec known_ints(int64_t n, int64_t value) { return DVec::known(g, prog.types.int_(), n, value); }

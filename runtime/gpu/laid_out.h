@@ -11,7 +11,7 @@ namespace ndp::runtime::gpu {
 /// flatten/flat_ir.h): a child (its index among the instance's children) or rows of the level
 /// (their offsets; each row's place written to `at`). Device pointers; passed by value. Child c
 /// of instance j is the next level's instance j·k + c, or c·rec + j where child_major (Note
-/// [Children one after another] in exec/cuda/laid_out_levels.h).
+/// [Children one after another] in flatten/passes/lay_out_results.h).
 struct LaidOutPieces {
   static constexpr int kMost = 4;
   int count = 0;
