@@ -54,16 +54,17 @@ void run_partitions(const Stmt& s, const std::vector<Vec>& flags, const std::vec
         for (uint32_t a : g.adjacent_packs)
           if (auto at = std::find(members.begin(), members.end(), a); at != members.end() && counts[at - members.begin()] != v.size())
             adjacent.push_back(static_cast<size_t>(at - members.begin()));
-        if (adjacent.size() < 2) adjacent.clear();
-        int64_t shared = 0;
-        for (size_t j : adjacent) shared += counts[j];
-        Buf<T> buf(shared);
-        T* next = buf.data();
-        const Vec::Buffer whole = buf.share();
-        for (size_t j : adjacent) {
-          room[j] = next;
-          out[members[j]] = Vec::scalar(v.type(), counts[j], Vec::Buffer(whole, next));
-          next += counts[j];
+        if (adjacent.size() >= 2) {
+          int64_t shared = 0;
+          for (size_t j : adjacent) shared += counts[j];
+          Buf<T> buf(shared);
+          T* next = buf.data();
+          const Vec::Buffer whole = buf.share();
+          for (size_t j : adjacent) {
+            room[j] = next;
+            out[members[j]] = Vec::scalar(v.type(), counts[j], Vec::Buffer(whole, next));
+            next += counts[j];
+          }
         }
         for (size_t j = 0; j < members.size(); ++j) {
           if (room[j] != nullptr) continue;
