@@ -17,10 +17,9 @@
 // the calls] in flatten/flat_ir.h), optionally
 //   std::unique_ptr<PlacedRows<V>> placed_rows(const lang::Type* rows, int64_t elements)
 //                                     room for a loop's results, or null for rows it cannot place
-//   const flatten::Stmt* children_apart(const flatten::RecursionLoop&)
-//                                     the step's children literal where its children go one
-//                                     after another (Note [Children one after another]), or null
 //   V concat_vectors(std::span<const V>); V known_ints(int64_t n, int64_t value)
+//                                     for the children of a level one after another (Note
+//                                     [Children one after another] in flatten/passes/lay_out_results.h)
 //   std::vector<int64_t> host_lengths(const V&), host_ints(const V&); std::vector<uint8_t> host_bools(const V&)
 //   std::optional<bool> finish_levels_into(s, f, arg, at, out, again)
 //                                     finish_levels for a laid-out loop: the results placed in
@@ -44,9 +43,11 @@
 
 #include "exec/common/placed_rows.h"
 #include "exec/common/profile.h"
+#include "exec/common/switches.h"
 #include "exec/common/vector.h"
 #include "flatten/flat_ir.h"
 #include "flatten/kernel_abi.h"
+#include "flatten/passes/lay_out_results.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/deep_stack.h"
 #include "lang/eval/interp.h"
@@ -129,6 +130,13 @@ class FlatWalk {
   Slot run_block(const flatten::Block& b, Frame& f) {
     for (const flatten::Stmt& s : b.stmts) exec(s, f);
     return slot(f, b.result);
+  }
+
+  /// The literal of the children that ends laid-out `loop`'s step (flatten::children_literal),
+  /// whose children then go one after another; null where there is none, or where
+  /// NDP_CHILD_MAJOR=0 keeps the literal's order (for measuring).
+  static const flatten::Stmt* children_apart(const flatten::RecursionLoop& loop) {
+    return children_apart_on() ? flatten::children_literal(loop) : nullptr;
   }
 
   /// The step of laid-out `loop` whose `rec` instances recurse, with its children literal `lit`
@@ -257,7 +265,7 @@ class FlatWalk {
     const flatten::LaidOut& plan = *loop.laid_out;
     const int64_t children = plan.children();
     const bool hand_over_step = release_dead && std::find(loop.saved.begin(), loop.saved.end(), loop.step.result) == loop.saved.end();
-    const flatten::Stmt* lit = self().children_apart(loop);  // the children one after another, where not null
+    const flatten::Stmt* lit = children_apart(loop);  // the children one after another, where not null
     std::optional<std::vector<int64_t>> len = laid_out_lengths(arg);  // the level's, then the next's
     for (uint64_t level = 0;; ++level) {
       if (level >= kMaxCallDepth)

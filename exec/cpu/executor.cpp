@@ -26,7 +26,6 @@
 
 #include "exec/common/flat_walk.h"
 #include "exec/common/profile.h"
-#include "exec/common/switches.h"
 #include "exec/common/tuning.h"
 #include "exec/cpu/append_chains.h"
 #include "exec/cpu/consumer_kernels.h"
@@ -39,7 +38,6 @@
 #include "exec/host/placed_rows.h"
 #include "exec/host/vec.h"
 #include "flatten/passes/ir_walk.h"
-#include "flatten/passes/lay_out_results.h"
 #include "lang/diagnostics.h"
 #include "lang/eval/deep_stack.h"
 #include "lang/eval/prim_call.h"
@@ -115,12 +113,9 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   /// the levels one by one will meet again.
   bool run_tasks(Frame& f, const Vec& arg, const std::vector<int64_t>& start,
                  const std::function<void(int64_t, Frame&, Vec)>& chunk, bool& again);
-  // Note [Children one after another] (flatten/passes/lay_out_results.h): FlatWalk's
-  // run_step_children_apart, where the partition wrote the children one after another
-  // (exec/cpu/filter_groups.cpp) and their concatenation is a view.
-  const Stmt* children_apart(const flatten::RecursionLoop& loop) {
-    return children_apart_on() ? flatten::children_literal(loop) : nullptr;
-  }
+  // FlatWalk's run_step_children_apart (Note [Children one after another] in
+  // flatten/passes/lay_out_results.h): where the partition wrote the children one after
+  // another (exec/cpu/filter_groups.cpp), their concatenation is a view.
   Vec concat_vectors(std::span<const Vec> parts) { return concat(parts); }
   Vec known_ints(int64_t n, int64_t value) { return Vec::scalar(prog.types.int_(), n, uniform_buffer<int64_t>(value, n)); }
   /// The recursion loop of the function of `f` (its whole body) runs no effect, nor do the

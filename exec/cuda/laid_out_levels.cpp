@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <string>
 
-#include "exec/common/switches.h"
-#include "flatten/passes/lay_out_results.h"
 #include "lang/diagnostics.h"
 #include "runtime/gpu/laid_out.h"
 #include "runtime/gpu/launch.h"
@@ -49,10 +47,6 @@ DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUd
   g.check(runtime::gpu::launch_named(g.prims(), "ndp_laid_out_pieces", rec, p, rec, rec_at, rec_len, counts.data(), k,
                                      next.offsets(), next_at->pointer(), failed));
   return next_at;
-}
-
-const flatten::Stmt* children_apart(const flatten::RecursionLoop& loop) {
-  return children_apart_on() ? flatten::children_literal(loop) : nullptr;
 }
 
 }  // namespace ndp::exec::cuda

@@ -47,8 +47,4 @@ DBuf place_parts(Gpu& g, const std::vector<LaidOutPart>& parts, int64_t rec, CUd
                  const DVec& counts, int64_t k, bool child_major, const DVec& next, std::vector<DBuf>& rows_at,
                  CUdeviceptr failed);
 
-/// flatten::children_literal, or null where NDP_CHILD_MAJOR=0 keeps the literal's order (for
-/// measuring).
-const flatten::Stmt* children_apart(const flatten::RecursionLoop& loop);
-
 }  // namespace ndp::exec::cuda
