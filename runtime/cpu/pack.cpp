@@ -40,41 +40,34 @@ Status pack_lengths_many(std::span<const std::span<const bool>> flags, SegView s
     if (Status st = expect_size(flags[j].size(), s.total()); !ok(st)) return st;
     if (Status st = expect_size(out[j].size(), s.count()); !ok(st)) return st;
   }
+  // A segmented sum of k counts at once: each piece's counts, summed as one value.
+  struct Counts {
+    int64_t n[kMostCounts];
+  };
+  struct CountsPlus {
+    using value_type = Counts;
+    static Counts identity() { return Counts{}; }
+    static Counts apply(Counts a, const Counts& b) {
+      for (size_t j = 0; j < kMostCounts; ++j) a.n[j] += b.n[j];
+      return a;
+    }
+  };
   return detail::guarded([&] {
     detail::with_segs(s, [&](const auto& segs) {
-      // As reduce_ranges, with k sums a piece: each chunk's first and last segments may go on
-      // in the chunks beside it (head, tail), and are summed in order after the pass.
-      const int64_t nchunks = detail::chunk_count(segs.count() + segs.total());
-      std::vector<int64_t> head(nchunks * k, 0), tail(nchunks * k, 0);
-      std::vector<detail::Range> ranges(nchunks);
-      detail::parallel_chunks(nchunks, [&](int64_t c) {
-        const detail::Range r = detail::chunk_range(segs, c, nchunks);
-        ranges[c] = r;
-        detail::for_each_piece(segs, r, [&](int64_t seg, int64_t b, int64_t e) {
-          int64_t sum[kMostCounts] = {};
-          if (e - b < 16) {
-            // A short segment (the deep levels of a recursion): one loop for every count.
-            for (int64_t p = b; p < e; ++p)
-              for (size_t j = 0; j < k; ++j) sum[j] += flags[j][p];
-          } else {
-            for (size_t j = 0; j < k; ++j) sum[j] = detail::count_flags(flags[j].data(), b, e);
-          }
-          int64_t* to = seg == r.seg_end ? &tail[c * k] : seg == r.seg_begin ? &head[c * k] : nullptr;
-          for (size_t j = 0; j < k; ++j) (to != nullptr ? to[j] : out[j][seg]) = sum[j];
-        });
-      });
-      std::vector<int64_t> carry(k, 0);
-      for (int64_t c = 0; c < nchunks; ++c) {
-        const detail::Range& r = ranges[c];
-        for (size_t j = 0; j < k; ++j) {
-          if (r.seg_end > r.seg_begin) {
-            out[j][r.seg_begin] = carry[j] + head[c * k + j];
-            carry[j] = tail[c * k + j];
-          } else {
-            carry[j] += tail[c * k + j];
-          }
+      auto count_range = [&](int64_t b, int64_t e) {
+        Counts sum{};
+        if (e - b < 16) {
+          // A short segment (the deep levels of a recursion): one loop for every count.
+          for (int64_t p = b; p < e; ++p)
+            for (size_t j = 0; j < k; ++j) sum.n[j] += flags[j][p];
+        } else {
+          for (size_t j = 0; j < k; ++j) sum.n[j] = detail::count_flags(flags[j].data(), b, e);
         }
-      }
+        return sum;
+      };
+      detail::reduce_ranges_into<CountsPlus>(segs, count_range, [&](int64_t seg, const Counts& c) {
+        for (size_t j = 0; j < k; ++j) out[j][seg] = c.n[j];
+      });
     });
     return ok_status();
   });
@@ -95,8 +88,6 @@ int64_t count_true(std::span<const bool> flags) {
 
 namespace {
 
-/// PACK's data with the flags read through `flag(p)` (each chunk of each pass through its own
-/// copy, p increasing: window_load.h); `allocate(count)` gives the output, or a failure.
 /// The kept elements of v[p, e) written from o[w] on, for flags that keep few of them: eight
 /// zero flags skipped at a time, and done once the slots up to w_end are full. Returns the next
 /// free slot.
@@ -128,6 +119,8 @@ int64_t copy_kept(const T* v, Flag& flag, int64_t p, int64_t e, T* o, int64_t w,
   return w;
 }
 
+/// PACK's data with the flags read through `flag(p)` (each chunk of each pass through its own
+/// copy, p increasing: window_load.h); `allocate(count)` gives the output, or a failure.
 /// `count(b, e)` counts the flags in [b, e) (through a copy of `flag_all` where it reads them so).
 /// `raw`, when the flags are an array, lets a chunk that keeps few elements skip eight zero
 /// flags at a time (the `==` of a three-way partition, the finished instances of a level).

@@ -1,4 +1,4 @@
-// Private: the segmented-reduction core, shared by seg_reduce, pack_lengths and combine.
+// Private: the segmented-reduction core, shared by seg_reduce, pack_lengths(_many) and combine.
 #pragma once
 
 #include <vector>
@@ -16,8 +16,10 @@ namespace ndp::runtime::detail {
 //
 // reduce_ranges takes `reduce_range(b, e)`, the reduction of elements [b, e) (a faster loop
 // than element by element where one exists, counting flags say); reduce_segs takes `load`.
-template <class F, class Segs, class ReduceRange>
-void reduce_ranges(const Segs& s, const ReduceRange& reduce_range_all, typename F::value_type* out) {
+// reduce_ranges_into hands each segment's result to `store(k, result)` instead of writing
+// out[k] (several counts a segment, each to its own array: pack_lengths_many).
+template <class F, class Segs, class ReduceRange, class Store>
+void reduce_ranges_into(const Segs& s, const ReduceRange& reduce_range_all, const Store& store) {
   using T = typename F::value_type;
   int64_t nchunks = chunk_count(s.count() + s.total());
   Buffer<T> head(nchunks, F::identity()), tail(nchunks, F::identity());
@@ -30,19 +32,24 @@ void reduce_ranges(const Segs& s, const ReduceRange& reduce_range_all, typename 
       T acc = reduce_range(b, e);
       if (k == r.seg_end) tail[c] = acc;
       else if (k == r.seg_begin) head[c] = acc;
-      else out[k] = acc;
+      else store(k, acc);
     });
   });
   T carry = F::identity();
   for (int64_t c = 0; c < nchunks; ++c) {
     const Range& r = ranges[c];
     if (r.seg_end > r.seg_begin) {
-      out[r.seg_begin] = F::apply(carry, head[c]);
+      store(r.seg_begin, F::apply(carry, head[c]));
       carry = tail[c];
     } else {
       carry = F::apply(carry, tail[c]);
     }
   }
+}
+
+template <class F, class Segs, class ReduceRange>
+void reduce_ranges(const Segs& s, const ReduceRange& reduce_range_all, typename F::value_type* out) {
+  reduce_ranges_into<F>(s, reduce_range_all, [out](int64_t k, const typename F::value_type& acc) { out[k] = acc; });
 }
 
 template <class F, class Segs, class Load>

@@ -3,6 +3,7 @@
 // mark those children's packs as adjacent.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -117,4 +118,44 @@ TEST_CASE("children that are not packs of one vector are not marked") {
   REQUIRE(loop.laid_out.has_value());
   REQUIRE(flatten::children_literal(loop) != nullptr);
   CHECK(adjacent_outputs(loop).empty());
+}
+
+TEST_CASE("the dump shows a group's adjacent packs, and the verifier refuses ones that are not packs of one vector") {
+  Flattened f("function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; e = {e in a | e == p}; "
+              "g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $ qs([3, 1, 2]) $",
+              true);
+  CHECK(f.count("    adjacent: ") == 1);
+  REQUIRE(flatten::verify(f.flat).empty());
+  flatten::Stmt* group = nullptr;
+  std::function<void(flatten::Block&)> find = [&](flatten::Block& b) {
+    for (flatten::Stmt& s : b.stmts) {
+      if (s.op == flatten::Op::FilterGroup && !s.filters->adjacent_packs.empty()) group = &s;
+      if (s.loop) {
+        for (flatten::Block* inner : {&s.loop->prefix, &s.loop->step, &s.loop->finish, &s.loop->combine}) find(*inner);
+      }
+    }
+  };
+  for (flatten::Function& fn : f.flat.functions) find(fn.body);
+  REQUIRE(group != nullptr);
+  const std::shared_ptr<const flatten::FilterGroup> good = group->filters;
+  auto with_adjacent = [&](std::vector<uint32_t> members) {
+    auto bad = std::make_shared<flatten::FilterGroup>(*good);
+    bad->adjacent_packs = std::move(members);
+    group->filters = std::move(bad);
+    return flatten::verify(f.flat);
+  };
+  uint32_t count_member = 0;
+  while (good->members.at(count_member).kind != flatten::FilterGroup::Kind::Count) ++count_member;
+  const uint32_t first = good->adjacent_packs.at(0);
+  for (const std::vector<uint32_t>& bad : {std::vector<uint32_t>{first, count_member},  // a count
+                                           std::vector<uint32_t>{first, first},         // a pack twice
+                                           std::vector<uint32_t>{first, 99}}) {         // no such member
+    const std::vector<std::string> problems = with_adjacent(bad);
+    CAPTURE(bad[1]);
+    REQUIRE(!problems.empty());  // one for each entry at fault (both of a pack twice)
+    CHECK(problems.size() == (bad[1] == first ? 2u : 1u));
+    for (const std::string& p : problems) CHECK(p.find("adjacent pack") != std::string::npos);
+  }
+  group->filters = good;
+  CHECK(flatten::verify(f.flat).empty());
 }
