@@ -282,8 +282,19 @@ class FlatWalk {
         StmtTimer placing(*f.fn, s, static_cast<int64_t>(len->size()));
         const std::vector<uint8_t> flags = self().host_bools(vec(f, plan.flags));
         if (flags.size() != len->size()) return false;
-        std::vector<int64_t> base_at;
-        for (size_t i = 0; i < flags.size(); ++i) (static_cast<bool>(flags[i]) == plan.base_when ? base_at : rec).push_back(static_cast<int64_t>(i));
+        // Each instance written to both lists, and kept by the one its flag names: the flags of a
+        // deep level are coin tosses, which a branch would mispredict half the time.
+        std::vector<int64_t> base_at(flags.size());
+        rec.resize(flags.size());
+        size_t n_base = 0, n_rec = 0;
+        for (size_t i = 0; i < flags.size(); ++i) {
+          const bool base = static_cast<bool>(flags[i]) == plan.base_when;
+          base_at[n_base] = rec[n_rec] = static_cast<int64_t>(i);
+          n_base += base;
+          n_rec += !base;
+        }
+        base_at.resize(n_base);
+        rec.resize(n_rec);
         if (static_cast<int64_t>(rec.size()) != std::max<int64_t>(recursing, 0)) return false;
         if (!base_at.empty()) {
           const V& base = vec(f, plan.base);

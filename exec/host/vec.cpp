@@ -693,12 +693,70 @@ Vec pack(const Vec& v, const Vec& flags) {
   return pack(v, flags.data<bool>());
 }
 
+namespace {
+
+/// pack of irregular rows of flat leaves by one flag a row, `kept` of them set: the rows cut
+/// into blocks, each block's kept rows and elements counted, then each block writes its kept
+/// rows' lengths, offsets and sources, and the elements are copied a kept row at a time. A
+/// flattened recursion packs its recursing and its finished rows at every level, and at the
+/// deep levels a row holds a few elements and its flag is a coin toss, so the loops over rows
+/// are branch-free, and there is no position vector and no second offsets pass (take's way).
+Vec pack_rows(const Vec& v, const bool* flags, int64_t kept) {
+  const int64_t n = v.size();
+  const int64_t* vl = v.lengths();
+  const int64_t* voff = v.offsets();
+  const int64_t blocks = parallel_blocks(n + voff[n]);
+  std::vector<int64_t> rows_before(static_cast<size_t>(blocks) + 1, 0), elems_before(static_cast<size_t>(blocks) + 1, 0);
+  parallel_blocks_for(blocks, [&](int64_t b) {
+    int64_t rows = 0, elems = 0;
+    for (int64_t i = block_start(n, b, blocks), end = block_start(n, b + 1, blocks); i < end; ++i) {
+      rows += flags[i];
+      elems += vl[i] & -static_cast<int64_t>(flags[i]);
+    }
+    rows_before[static_cast<size_t>(b) + 1] = rows;
+    elems_before[static_cast<size_t>(b) + 1] = elems;
+  });
+  for (size_t b = 0; b < static_cast<size_t>(blocks); ++b) {
+    rows_before[b + 1] += rows_before[b];
+    elems_before[b + 1] += elems_before[b];
+  }
+  NDP_ASSERT(rows_before.back() == kept, "pack_rows with a wrong count");
+  Buf<int64_t> len(kept);
+  std::shared_ptr<int64_t[]> off = new_offsets(kept);
+  Indices from(static_cast<size_t>(kept));
+  int64_t* l = len.data();
+  int64_t* o = off.get();
+  o[kept] = elems_before.back();
+  parallel_blocks_for(blocks, [&](int64_t b) {
+    // Every row written at the next free slot, which advances for a kept one; done once the
+    // block's slots are full, so no write reaches the next block's.
+    int64_t w = rows_before[static_cast<size_t>(b)], at = elems_before[static_cast<size_t>(b)];
+    const int64_t w_end = rows_before[static_cast<size_t>(b) + 1];
+    for (int64_t i = block_start(n, b, blocks), end = block_start(n, b + 1, blocks); i < end && w < w_end; ++i) {
+      l[w] = vl[i];
+      o[w] = at;
+      from[static_cast<size_t>(w)] = voff[i];
+      at += vl[i] & -static_cast<int64_t>(flags[i]);
+      w += flags[i];
+    }
+  });
+  Vec elems = copy_leaves(v.elems(), o[kept], [&](auto* out, const auto* in) {
+    parallel_run_pieces(kept, o, [&](int64_t i, int64_t b, int64_t e) {
+      copy_run(out + o[i] + b, in + from[static_cast<size_t>(i)] + b, e - b);
+    });
+  });
+  return Vec::seq(v.type(), kept, len.share(), std::shared_ptr<const int64_t[]>(std::move(off)), std::move(elems));
+}
+
+}  // namespace
+
 Vec pack(const Vec& v, const bool* flags) {
   // Every flag set: the vector as it is, with no copy (the recursive instances of a level where
   // none has finished yet, so at the top levels of a recursion, where vectors are largest).
   int64_t total = count_true(flags, v.size());
   if (total == v.size()) return v;
   if (v.is_uniform()) return broadcast_first(v, total);
+  if (v.type()->kind == TypeKind::Seq && !v.is_regular() && flat_leaves(v.elems())) return pack_rows(v, flags, total);
   if (!is_flat_scalar(v.type())) {
     Indices pos = true_positions(flags, v.size());
     return take(v, pos);

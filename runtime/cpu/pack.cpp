@@ -56,12 +56,17 @@ Status pack_lengths_many(std::span<const std::span<const bool>> flags, SegView s
     detail::with_segs(s, [&](const auto& segs) {
       auto count_range = [&](int64_t b, int64_t e) {
         Counts sum{};
-        if (e - b < 16) {
-          // A short segment (the deep levels of a recursion): one loop for every count.
-          for (int64_t p = b; p < e; ++p)
-            for (size_t j = 0; j < k; ++j) sum.n[j] += flags[j][p];
-        } else {
-          for (size_t j = 0; j < k; ++j) sum.n[j] = detail::count_flags(flags[j].data(), b, e);
+        for (size_t j = 0; j < k; ++j) {
+          const bool* f = flags[j].data();
+          if (e - b < 16) {
+            // A short segment (the deep levels of a recursion): a plain loop, its count in a
+            // register.
+            int64_t c = 0;
+            for (int64_t p = b; p < e; ++p) c += f[p];
+            sum.n[j] = c;
+          } else {
+            sum.n[j] = detail::count_flags(f, b, e);
+          }
         }
         return sum;
       };

@@ -670,3 +670,40 @@ TEST_CASE("Vec: concat of parts one after another in one buffer is a view of it;
   CHECK(g.data<int64_t>() != base);
   CHECK(to_values(g).at(4).as_int() == 15);
 }
+
+TEST_CASE("Vec: pack of irregular rows equals take of the kept rows, for rows of scalars and of flat tuples") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  // Rows of 0-5 elements and a few long ones, flags coin tosses: sizes that one block holds
+  // and sizes that many blocks split, with runs of kept rows of every length.
+  for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{1000}, int64_t{70000}}) {
+    std::vector<Value> ints_rows, pair_rows;
+    std::unique_ptr<bool[]> keep(new bool[static_cast<size_t>(n)]);
+    std::vector<int64_t> kept_at;
+    uint64_t h = 88172645463325252ull;
+    for (int64_t i = 0; i < n; ++i) {
+      h ^= h << 13, h ^= h >> 7, h ^= h << 17;
+      const int64_t len = i % 997 == 5 ? 3000 : static_cast<int64_t>(h % 6);
+      std::vector<Value> xs, ps;
+      for (int64_t x = 0; x < len; ++x) {
+        xs.push_back(I(i * 10 + x));
+        ps.push_back(Value::pair(F(static_cast<double>(x) + 0.5), B(x % 2 == 0)));
+      }
+      ints_rows.push_back(seq(xs));
+      pair_rows.push_back(seq(ps));
+      keep[static_cast<size_t>(i)] = (h >> 20) % 2 == 0;
+      if (keep[static_cast<size_t>(i)]) kept_at.push_back(i);
+    }
+    for (const auto& [t, rows] : {std::pair{T.seq(T.int_()), &ints_rows}, std::pair{T.seq(T.pair(T.float_(), T.bool_())), &pair_rows}}) {
+      Vec v = from_values(T, t, *rows);
+      CHECK((n == 1 || !v.is_regular()));  // one row is regular, and takes the other path
+      Vec packed = pack(v, keep.get());
+      CHECK(packed.size() == static_cast<int64_t>(kept_at.size()));
+      CHECK(packed.total() == take(v, kept_at).total());
+      auto got = to_values(packed);
+      REQUIRE(got.size() == kept_at.size());
+      for (size_t k = 0; k < kept_at.size(); ++k) CHECK(lang::values_equal(got[k], (*rows)[static_cast<size_t>(kept_at[k])]));
+      for (size_t k = 0; k + 1 <= kept_at.size(); ++k) CHECK(packed.offsets()[k + 1] - packed.offsets()[k] == packed.length(static_cast<int64_t>(k)));
+    }
+  }
+}
