@@ -17,6 +17,10 @@ done
 # read by interpreted and by compiled kernels (the test's sizes are below both thresholds).
 NDP_JIT_FALLBACK=error NDP_GENERATED=1 build/cli/ndp test tests/programs/language/generated_views.ndp
 NDP_JIT_FALLBACK=error NDP_GENERATED=1 NDP_JIT_MIN=0 build/cli/ndp test tests/programs/language/generated_views.ndp
+# A task's instances a few elements a group (Note [Groups that fit a core's cache] in
+# exec/cpu/task_chunks.cpp), on two threads so that the recursions' levels are cut into tasks.
+OMP_NUM_THREADS=2 NDP_TASK_GROUP=64 NDP_JIT_FALLBACK=error build/cli/ndp test --backend=cpu \
+  tests/programs/language/laid_out_recursion.ndp tests/programs/language/recursion_shapes.ndp tests/programs/language/deep_recursion.ndp
 rm -rf build/ptx-check
 # NDP_JIT_FALLBACK=error: a kernel the compiler fails on is a failure, not a slower interpretation.
 NDP_JIT_FALLBACK=error NDP_PTX_CHECK_DIR=build/ptx-check build/cli/ndp test tests examples | tee build/program-tests.log

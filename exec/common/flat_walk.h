@@ -266,6 +266,9 @@ class FlatWalk {
     const int64_t children = plan.children();
     const bool hand_over_step = release_dead && std::find(loop.saved.begin(), loop.saved.end(), loop.step.result) == loop.saved.end();
     const flatten::Stmt* lit = children_apart(loop);  // the children one after another, where not null
+    // Skipped, where not null: the base rows are placed from the argument (Note [Base rows from
+    // the argument] in flatten/passes/lay_out_results.h).
+    const flatten::Stmt* base_rows = flatten::base_from_argument(loop);
     std::optional<std::vector<int64_t>> len = laid_out_lengths(arg);  // the level's, then the next's
     for (uint64_t level = 0;; ++level) {
       if (level >= kMaxCallDepth)
@@ -274,8 +277,11 @@ class FlatWalk {
         if (std::optional<bool> done = self().finish_levels_into(s, f, arg, at, out, may_hand_off)) return *done;
       if (!len) return false;
       set_vec(f, loop.param, std::move(arg));
-      const int64_t recursing = run_block(loop.prefix, f).host;
-      for (uint32_t i : plan.early_finish) exec(loop.finish.stmts[i], f);
+      for (const flatten::Stmt& st : loop.prefix.stmts)
+        if (&st != base_rows) exec(st, f);
+      const int64_t recursing = slot(f, loop.prefix.result).host;
+      for (uint32_t i : plan.early_finish)
+        if (&loop.finish.stmts[i] != base_rows) exec(loop.finish.stmts[i], f);
       std::vector<int64_t> rec;  // the recursing instances
       {
         // The finished instances' results go to their places.
@@ -296,7 +302,11 @@ class FlatWalk {
         base_at.resize(n_base);
         rec.resize(n_rec);
         if (static_cast<int64_t>(rec.size()) != std::max<int64_t>(recursing, 0)) return false;
-        if (!base_at.empty()) {
+        if (!base_at.empty() && base_rows != nullptr) {
+          std::vector<int64_t> place(base_at.size());
+          for (size_t k = 0; k < base_at.size(); ++k) place[k] = at[static_cast<size_t>(base_at[k])];
+          out.put_rows_of(vec(f, loop.param), base_at, place);
+        } else if (!base_at.empty()) {
           const V& base = vec(f, plan.base);
           const std::vector<int64_t> base_len = self().host_lengths(base);
           if (base_len.size() != base_at.size()) return false;

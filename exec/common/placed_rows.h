@@ -20,6 +20,10 @@ class PlacedRows {
   /// Row i of `rows` (a vector of sequences of the result's element type) becomes the
   /// elements [at[i], at[i] + its length). Rows placed by different threads do not overlap.
   virtual void put(const V& rows, std::span<const int64_t> at) = 0;
+  /// Row which[k] of `rows` becomes the elements [at[k], at[k] + its length): some rows of a
+  /// vector, placed without packing them first (Note [Base rows from the argument] in
+  /// exec/common/flat_walk.h).
+  virtual void put_rows_of(const V& rows, std::span<const int64_t> which, std::span<const int64_t> at) = 0;
   /// The loop's result, `t`: the placed elements cut into rows of `lengths`.
   virtual V rows(const lang::Type* t, const std::vector<int64_t>& lengths) = 0;
 };

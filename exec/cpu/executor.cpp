@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -217,9 +216,20 @@ std::optional<bool> CpuExecutor::Impl::finish_levels_into(const Stmt& s, Frame& 
   const std::optional<std::vector<int64_t>> start = task_starts(f, arg);
   if (!start) return std::nullopt;
   std::atomic<bool> laid_out = true;
+  // Each chunk's instances a group at a time (Note [Groups that fit a core's cache] in
+  // task_chunks.cpp).
   auto chunk = [&](int64_t k, Frame& own, Vec part) {
-    std::vector<int64_t> part_at(at.begin() + (*start)[static_cast<size_t>(k)], at.begin() + (*start)[static_cast<size_t>(k) + 1]);
-    if (!lay_out_from(s, own, std::move(part), std::move(part_at), out, false)) laid_out = false;
+    const int64_t first = (*start)[static_cast<size_t>(k)];
+    const int64_t most = task_group_elements();
+    const std::vector<int64_t> groups = task_groups(instance_weights(part), most > 0 ? most : INT64_MAX);
+    for (size_t g = 0; g + 1 < groups.size(); ++g) {
+      const int64_t b = groups[g], e = groups[g + 1];
+      std::vector<int64_t> group_at(at.begin() + first + b, at.begin() + first + e);
+      Indices idx(static_cast<size_t>(e - b));
+      for (size_t j = 0; j < idx.size(); ++j) idx[j] = b + static_cast<int64_t>(j);
+      Frame mine{own.fn, own.slots};
+      if (!lay_out_from(s, mine, groups.size() == 2 ? part : take(part, idx), std::move(group_at), out, false)) laid_out = false;
+    }
   };
   if (!run_tasks(f, arg, *start, chunk, again)) return std::nullopt;
   return laid_out.load();

@@ -23,4 +23,16 @@ inline constexpr int64_t kTaskMinElements = 4096;
 /// sizes wait for a level with more.
 std::optional<std::vector<int64_t>> task_chunks(std::span<const int64_t> weight, int threads);
 
+/// The groups a task runs its instances in, one group's levels after another's: the first
+/// instance of each group and then the number of instances, consecutive instances of at most
+/// `most` elements together (an instance heavier than that alone). Note [Groups that fit a
+/// core's cache] in task_chunks.cpp.
+std::vector<int64_t> task_groups(std::span<const int64_t> weight, int64_t most);
+
+/// The elements of a task's group: a 32nd of a core's L2 cache (a level's working set is some
+/// 32 bytes an element: the keys, their flags, a partition's output, a pack's copy); 2^15
+/// where the cache's size is unknown. NDP_TASK_GROUP=n sets it (0: one group a task), for
+/// measuring.
+int64_t task_group_elements();
+
 }  // namespace ndp::exec::cpu

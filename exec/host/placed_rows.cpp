@@ -28,6 +28,25 @@ class HostPlacedRows final : public PlacedRows<Vec> {
     parallel_run_pieces(n, off, [&](int64_t i, int64_t b, int64_t e) { copy_run(to + at[static_cast<size_t>(i)] + b, from + off[i] + b, e - b); });
   }
 
+  void put_rows_of(const Vec& rows, std::span<const int64_t> which, std::span<const int64_t> at) override {
+    NDP_ASSERT(which.size() == at.size(), "placed rows without a place each");
+    const auto m = static_cast<int64_t>(which.size());
+    if (m == 0) return;
+    const T* from = rows.elems().template data<T>();
+    const int64_t* off = rows.offsets();
+    T* to = elems_.data();
+    // The chosen rows' offsets among themselves, to split the copy by elements as put does.
+    std::vector<int64_t> chosen(static_cast<size_t>(m) + 1, 0);
+    for (size_t k = 0; k < which.size(); ++k) {
+      const int64_t i = which[k];
+      NDP_ASSERT(i >= 0 && i < rows.size() && at[k] >= 0 && at[k] + rows.length(i) <= elems_.size(), "a row placed outside the results");
+      chosen[k + 1] = chosen[k] + rows.length(i);
+    }
+    parallel_run_pieces(m, chosen.data(), [&](int64_t k, int64_t b, int64_t e) {
+      copy_run(to + at[static_cast<size_t>(k)] + b, from + off[which[static_cast<size_t>(k)]] + b, e - b);
+    });
+  }
+
   Vec rows(const lang::Type* t, const std::vector<int64_t>& lengths) override {
     const auto n = static_cast<int64_t>(lengths.size());
     const int64_t total = elems_.size();

@@ -182,6 +182,35 @@ const Stmt* children_literal(const RecursionLoop& loop) {
   return &lit;
 }
 
+const Stmt* base_from_argument(const RecursionLoop& loop) {
+  if (!loop.laid_out || !loop.laid_out->base_when) return nullptr;
+  const LaidOut& plan = *loop.laid_out;
+  const Stmt* base = nullptr;
+  for (const Stmt& s : loop.prefix.stmts)
+    if (s.dst == plan.base) base = &s;
+  for (uint32_t i : plan.early_finish)
+    if (loop.finish.stmts.at(i).dst == plan.base) base = &loop.finish.stmts.at(i);
+  if (base == nullptr || base->op != Op::IfNonEmpty || !base->then_block || base->then_block->stmts.size() != 1)
+    return nullptr;
+  const Stmt& pack = base->then_block->stmts[0];
+  if (pack.op != Op::Pack || pack.dst != base->then_block->result || pack.uses.size() != 2 || pack.uses[0] != loop.param ||
+      pack.uses[1] != plan.flags)
+    return nullptr;
+  // Nothing but the finish's merge reads the base results (its last statement, which a
+  // laid-out level never runs, as it never runs the ascent that the saved values are for).
+  const std::set<VarId> results{plan.base};
+  auto reads = [&](const Block& b, size_t upto) {
+    for (size_t i = 0; i < upto; ++i)
+      if (&b.stmts[i] != base && reads_any(b.stmts[i], results)) return true;
+    return false;
+  };
+  if (reads(loop.prefix, loop.prefix.stmts.size()) || reads(loop.finish, loop.finish.stmts.empty() ? 0 : loop.finish.stmts.size() - 1) ||
+      reads(loop.step, loop.step.stmts.size()) || reads(loop.combine, loop.combine.stmts.size()) ||
+      loop.prefix.result == plan.base)
+    return nullptr;
+  return base;
+}
+
 Program lay_out_results(Program p) {
   const std::vector<bool> effectful = effectful_functions(p);
   for (size_t i = 0; i < p.functions.size(); ++i)

@@ -37,4 +37,19 @@ Program lay_out_results(Program p);
 /// after another]); null otherwise.
 const Stmt* children_literal(const RecursionLoop& loop);
 
+// Note [Base rows from the argument]
+// A recursion whose base case returns its argument (`if #a < 2 then a`: quicksort, mergesort)
+// makes its base results as `b = if_nonempty(n) { r = pack(arg, flags) }`, the argument's rows
+// of the instances that finish. A laid-out level then places b's rows, each at its instance's
+// place: at the deep levels a third of the instances finish so, each a row of zero or one
+// element, and the pack copied those rows only for the placing to copy them again. Where
+// nothing else reads b (base_from_argument), the level skips that statement and places the
+// chosen rows of the argument itself (PlacedRows::put_rows_of in exec/common/placed_rows.h).
+
+/// The statement of laid-out loop `loop`, in its prefix or among its finish's early
+/// statements, that makes the base results as `if_nonempty(n) { pack(param, flags) }` with the
+/// finish's flags, where the base instances are those whose flag is T and nothing but the
+/// finish's merge reads those results (Note [Base rows from the argument]); null otherwise.
+const Stmt* base_from_argument(const RecursionLoop& loop);
+
 }  // namespace ndp::flatten

@@ -10,6 +10,7 @@
 
 using ndp::exec::cpu::kTaskMinElements;
 using ndp::exec::cpu::task_chunks;
+using ndp::exec::cpu::task_groups;
 
 namespace {
 
@@ -77,4 +78,26 @@ TEST_CASE("task chunks: equal instances split as soon as there are two a thread"
   std::vector<int64_t> uneven;
   for (int64_t i = 0; i < 32; ++i) uneven.push_back(20000 + (i * 7919) % 60000);
   CHECK(!task_chunks(uneven, 16));
+}
+
+TEST_CASE("task groups: consecutive instances of at most so many elements, a heavier one alone") {
+  using V = std::vector<int64_t>;
+  CHECK(task_groups(V{}, 10) == V{0});
+  CHECK(task_groups(V{3, 3, 3, 3}, 10) == V{0, 3, 4});
+  CHECK(task_groups(V{3, 3, 3, 3}, 100) == V{0, 4});
+  CHECK(task_groups(V{25, 1, 1, 30, 2}, 10) == V{0, 1, 3, 4, 5});  // 25 and 30 each alone
+  CHECK(task_groups(V{0, 0, 0}, 1) == V{0, 3});
+  // Every instance in exactly one group, in order, none over the bound but a lone heavy one.
+  V w;
+  for (int64_t i = 0; i < 1000; ++i) w.push_back((i * 7919) % 97);
+  const V at = task_groups(w, 500);
+  REQUIRE(at.front() == 0);
+  REQUIRE(at.back() == 1000);
+  for (size_t g = 0; g + 1 < at.size(); ++g) {
+    CHECK(at[g] < at[g + 1]);
+    int64_t sum = 0;
+    for (int64_t i = at[g]; i < at[g + 1]; ++i) sum += w[static_cast<size_t>(i)];
+    CHECK((sum <= 500 || at[g + 1] - at[g] == 1));
+    if (g + 2 < at.size()) CHECK(sum + w[static_cast<size_t>(at[g + 1])] > 500);  // no group could take one more
+  }
 }

@@ -127,27 +127,36 @@ TEST_CASE("pack_lengths_many counts several flag vectors per segment as pack_len
   uint64_t seed = 75;
   for (const Shape& s : all_shapes()) {
     CAPTURE(s.name);
-    // Dense, sparse, all true, and a fourth to pass the short segments' loop more than three.
+    // Dense, sparse, all true, none, and others: every count of flag vectors up to kMostCounts
+    // (they are counted up to four a pass, each number of them by its own loop).
     std::vector<Vec<bool>> flags;
     flags.push_back(random_flags(s.total(), 0.5, seed++));
     flags.push_back(random_flags(s.total(), 0.05, seed++));
     flags.push_back(Vec<bool>(s.total(), true));
     flags.push_back(random_flags(s.total(), 0.9, seed++));
-    std::vector<std::span<const bool>> fs;
-    for (const Vec<bool>& f : flags) fs.push_back(f.cspan());
-    for_each_tuning([&] {
-      std::vector<Vec<int64_t>> got;
-      std::vector<std::span<int64_t>> to;
-      for (size_t j = 0; j < flags.size(); ++j) got.emplace_back(s.count());
-      for (Vec<int64_t>& g : got) to.push_back(g.span());
-      REQUIRE(ok(pack_lengths_many(fs, s.view(), to)));
-      for (size_t j = 0; j < flags.size(); ++j) {
-        CAPTURE(j);
-        Vec<int64_t> want(s.count());
-        REQUIRE(ok(pack_lengths(flags[j], s.view(), want, nullptr)));
-        CHECK(first_diff<int64_t>(got[j].cspan(), std::vector<int64_t>(want.p.get(), want.p.get() + want.n)) == -1);
-      }
-    });
+    flags.push_back(Vec<bool>(s.total(), false));
+    flags.push_back(random_flags(s.total(), 0.3, seed++));
+    flags.push_back(random_flags(s.total(), 0.7, seed++));
+    flags.push_back(random_flags(s.total(), 0.01, seed++));
+    REQUIRE(flags.size() == kMostCounts);
+    for (size_t k = 1; k <= flags.size(); ++k) {
+      CAPTURE(k);
+      std::vector<std::span<const bool>> fs;
+      for (size_t j = 0; j < k; ++j) fs.push_back(flags[j].cspan());
+      for_each_tuning([&] {
+        std::vector<Vec<int64_t>> got;
+        std::vector<std::span<int64_t>> to;
+        for (size_t j = 0; j < k; ++j) got.emplace_back(s.count());
+        for (Vec<int64_t>& g : got) to.push_back(g.span());
+        REQUIRE(ok(pack_lengths_many(fs, s.view(), to)));
+        for (size_t j = 0; j < k; ++j) {
+          CAPTURE(j);
+          Vec<int64_t> want(s.count());
+          REQUIRE(ok(pack_lengths(flags[j], s.view(), want, nullptr)));
+          CHECK(first_diff<int64_t>(got[j].cspan(), std::vector<int64_t>(want.p.get(), want.p.get() + want.n)) == -1);
+        }
+      });
+    }
   }
   // Too many, and counts of another length.
   Vec<bool> all(3, true);

@@ -1,6 +1,7 @@
-// Note [Children one after another] (flatten/passes/lay_out_results.h): which laid-out loops end
-// their step in a literal of the children that nothing else reads, and which filter groups
-// mark those children's packs as adjacent.
+// What the executors ask of a laid-out loop (flatten/passes/lay_out_results.h): Note [Children one
+// after another], which loops end their step in a literal of the children that nothing else
+// reads, and which filter groups mark those children's packs as adjacent; and Note [Base rows
+// from the argument], which loops make their base results as the argument's own rows.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -158,4 +159,38 @@ TEST_CASE("the dump shows a group's adjacent packs, and the verifier refuses one
   }
   group->filters = good;
   CHECK(flatten::verify(f.flat).empty());
+}
+
+TEST_CASE("a base case that returns its argument makes its base rows from the argument; others do not") {
+  // `if #a < 2 then a`, and with a longer base row: the if_nonempty that packs the argument.
+  for (const char* src :
+       {"function qs(a) = if #a < 2 then a else let p = a[#a/2]; l = {e in a | e < p}; e = {e in a | e == p}; "
+        "g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ e ++ r[1] $ qs([3, 1, 2]) $",
+        "function qs(a) = if #a < 4 then a else let p = a[#a/2]; "
+        "r = {qs(v) : v in [{e in a | e < p}, {e in a | e > p}]} in r[0] ++ {e in a | e == p} ++ r[1] $ qs([3, 1, 2]) $"}) {
+    CAPTURE(src);
+    const flatten::RecursionLoop& loop = loop_of(src, "qs");
+    REQUIRE(loop.laid_out.has_value());
+    const flatten::Stmt* base = flatten::base_from_argument(loop);
+    REQUIRE(base != nullptr);
+    CHECK(base->op == flatten::Op::IfNonEmpty);
+    CHECK(base->dst == loop.laid_out->base);
+    CHECK(base->then_block->stmts.at(0).op == flatten::Op::Pack);
+    CHECK(base->then_block->stmts.at(0).uses.at(0) == loop.param);
+  }
+  // A base case that computes its result (a negation), and one whose base instances are the
+  // else branch's: not the argument's rows under the flags.
+  const flatten::RecursionLoop& reversed = loop_of(
+      "function rs(a) = if #a < 3 then {0 - x : x in a} else let h = #a / 2; "
+      "r = {rs(v) : v in [{a[i] : i in [0:h]}, {a[i] : i in [h:#a]}]} in r[1] ++ r[0] $ rs([4, 3, 2, 1]) $",
+      "rs");
+  REQUIRE(reversed.laid_out.has_value());
+  CHECK(flatten::base_from_argument(reversed) == nullptr);
+  const flatten::RecursionLoop& second = loop_of(
+      "function qe(a) = if #a >= 2 then let p = a[#a/2]; "
+      "r = {qe(v) : v in [{e in a | e < p}, {e in a | e > p}]} in r[0] ++ {e in a | e == p} ++ r[1] else a $ qe([3, 1, 2]) $",
+      "qe");
+  REQUIRE(second.laid_out.has_value());
+  CHECK_FALSE(second.laid_out->base_when);
+  CHECK(flatten::base_from_argument(second) == nullptr);
 }
