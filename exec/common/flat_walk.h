@@ -289,18 +289,21 @@ class FlatWalk {
         const std::vector<uint8_t> flags = self().host_bools(vec(f, plan.flags));
         if (flags.size() != len->size()) return false;
         // Each instance written to both lists, and kept by the one its flag names: the flags of a
-        // deep level are coin tosses, which a branch would mispredict half the time.
-        std::vector<int64_t> base_at(flags.size());
-        rec.resize(flags.size());
-        size_t n_base = 0, n_rec = 0;
+        // deep level are coin tosses, which a branch would mispredict half the time. (Each list
+        // has one slot more than it keeps, for the last instance's write to the other.)
+        size_t n_base = 0;
+        for (uint8_t flag : flags) n_base += static_cast<bool>(flag) == plan.base_when;
+        std::vector<int64_t> base_at(n_base + 1);
+        rec.resize(flags.size() - n_base + 1);
+        size_t b = 0, r = 0;
         for (size_t i = 0; i < flags.size(); ++i) {
           const bool base = static_cast<bool>(flags[i]) == plan.base_when;
-          base_at[n_base] = rec[n_rec] = static_cast<int64_t>(i);
-          n_base += base;
-          n_rec += !base;
+          base_at[b] = rec[r] = static_cast<int64_t>(i);
+          b += base;
+          r += !base;
         }
-        base_at.resize(n_base);
-        rec.resize(n_rec);
+        base_at.pop_back();
+        rec.pop_back();
         if (static_cast<int64_t>(rec.size()) != std::max<int64_t>(recursing, 0)) return false;
         if (!base_at.empty() && base_rows != nullptr) {
           std::vector<int64_t> place(base_at.size());

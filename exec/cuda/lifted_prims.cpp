@@ -540,6 +540,27 @@ struct Natives {
   /// their element numbers.
   std::optional<DVec> append_prim() { return append_seqs(c.result, a[0], a[1]); }
 
+  /// prim_reverse of every sequence: each flat component of the elements reversed within its
+  /// segments in one pass; elements with sequences (or functions) in them taken through the
+  /// reversed positions.
+  std::optional<DVec> reverse_prim() {
+    const DVec& x = a[0];
+    const DVec& e = x.elems();
+    const DSegs s = x.segs();
+    const int64_t total = e.size();
+    // (zip_components walks one vector's components here: the second is the same vector.)
+    auto reverse_leaf = [&](const DVec& u, const DVec&) -> std::optional<DVec> {
+      DBuf out = g.alloc(total * elem_bytes(u.type()));
+      g.check(g.prims().reverse(elem_type(u.type()), u.data(), s, out->pointer()));
+      return DVec::scalar(u.type(), total, std::move(out));
+    };
+    if (std::optional<DVec> elems = zip_components(e, e, reverse_leaf)) return x.with_elems(c.result, std::move(*elems));
+    DBuf from = g.alloc(total * 8), pos = g.alloc(total * 8);
+    g.check(g.prims().iota(from->pointer(), total));
+    g.check(g.prims().reverse(NDP_I64, from->pointer(), s, pos->pointer()));
+    return x.with_elems(c.result, take(g, e, pos->pointer(), total));
+  }
+
   /// join(v1, p1, v2, p2): each instance's v1 and v2 put at the positions p1 and p2 of one
   /// sequence: the two appended, permuted by the two position lists appended. Where the lengths
   /// differ or the positions are no permutation, the host raises JOIN's message.
@@ -704,6 +725,7 @@ struct Natives {
       case PrimId::Flatten: return flatten();
       case PrimId::Rank: case PrimId::RankDown: return rank();
       case PrimId::MaxIndexPrim: case PrimId::MinIndexPrim: return index_of_extreme();
+      case PrimId::ReversePrim: return reverse_prim();
       case PrimId::Hash: return hash();
       case PrimId::Identity: return neutral(a[0].type());
       case PrimId::PrimDefault: return neutral(a[0].type()->a);

@@ -508,6 +508,25 @@ Vec flatten(const LiftedCall& c, const Vec& v) {
   return Vec::seq(c.result, n, len.share(), std::move(off), inner.elems());
 }
 
+/// prim_reverse of every sequence: elements of a flat scalar type reversed within their
+/// segments in one pass (runtime::reverse); others taken through the reversed positions.
+Vec reverse_prim(const LiftedCall& c, const Vec& v) {
+  const Vec& e = v.elems();
+  const int64_t total = e.size();
+  if (plain_scalar(e) && e.kind() != TypeKind::Fn) {
+    return same_shape(c.result, v, with_scalar(e.kind(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Buf<T> out(total);
+      check_rt(runtime::reverse<T>(e.values<T>(), v.segs(), std::span<T>(out.data(), static_cast<size_t>(total))), "reverse");
+      return Vec::scalar(e.type(), total, out.share());
+    }));
+  }
+  Indices from(static_cast<size_t>(total)), pos(static_cast<size_t>(total));
+  parallel_for(total, [&](int64_t p) { from[static_cast<size_t>(p)] = p; });
+  check_rt(runtime::reverse<int64_t>(from, v.segs(), std::span<int64_t>(pos.data(), pos.size())), "reverse");
+  return same_shape(c.result, v, take(e, pos));
+}
+
 // ---- ordering ----
 
 std::optional<Vec> rank(const PrimContext& ctx, const LiftedCall& c, const Vec& v) {
@@ -615,6 +634,7 @@ std::optional<Vec> native_seq_prim(const PrimContext& ctx, const LiftedCall& c, 
     case PrimId::Flatten: return flatten(c, a[0]);
     case PrimId::Rank: case PrimId::RankDown: return rank(ctx, c, a[0]);
     case PrimId::MaxIndexPrim: case PrimId::MinIndexPrim: return index_of_extreme(c, a[0]);
+    case PrimId::ReversePrim: return reverse_prim(c, a[0]);
     case PrimId::Identity: return neutral(ctx, c, a[0].type(), a[0].size());
     case PrimId::PrimDefault: return neutral(ctx, c, a[0].type()->a, a[0].size());
     default: return std::nullopt;

@@ -35,13 +35,20 @@ class HostPlacedRows final : public PlacedRows<Vec> {
     const T* from = rows.elems().template data<T>();
     const int64_t* off = rows.offsets();
     T* to = elems_.data();
-    // The chosen rows' offsets among themselves, to split the copy by elements as put does.
-    std::vector<int64_t> chosen(static_cast<size_t>(m) + 1, 0);
+    int64_t total = 0;
     for (size_t k = 0; k < which.size(); ++k) {
       const int64_t i = which[k];
-      NDP_ASSERT(i >= 0 && i < rows.size() && at[k] >= 0 && at[k] + rows.length(i) <= elems_.size(), "a row placed outside the results");
-      chosen[k + 1] = chosen[k] + rows.length(i);
+      NDP_ASSERT(i >= 0 && i < rows.size() && at[k] >= 0 && at[k] + off[i + 1] - off[i] <= elems_.size(), "a row placed outside the results");
+      total += off[i + 1] - off[i];
     }
+    if (total < kParallelGrain) {
+      // Few elements (a deep level's finished rows, of zero or one element each): one loop.
+      for (size_t k = 0; k < which.size(); ++k) copy_run(to + at[k], from + off[which[k]], off[which[k] + 1] - off[which[k]]);
+      return;
+    }
+    // The chosen rows' offsets among themselves, to split the copy by elements as put does.
+    std::vector<int64_t> chosen(static_cast<size_t>(m) + 1, 0);
+    for (size_t k = 0; k < which.size(); ++k) chosen[k + 1] = chosen[k] + off[which[k] + 1] - off[which[k]];
     parallel_run_pieces(m, chosen.data(), [&](int64_t k, int64_t b, int64_t e) {
       copy_run(to + at[static_cast<size_t>(k)] + b, from + off[which[static_cast<size_t>(k)]] + b, e - b);
     });

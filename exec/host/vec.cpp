@@ -853,9 +853,11 @@ Vec generated_replicate(const Vec& v, const LengthSegs& segs) {
       int64_t seg = view.is_regular() ? begin / view.regular_length()
                                       : std::upper_bound(off, off + view.count() + 1, begin) - off - 1;
       for (int64_t p = begin; p < end; ++seg) {
+        // A plain loop: the deep levels of a recursion fill segments of a few elements, where
+        // a call a segment costs more than the stores.
         const int64_t stop = std::min(end, view.end(seg));
-        std::fill(o + (p - begin), o + (stop - begin), x[seg]);
-        p = stop;
+        const T value = x[seg];
+        for (; p < stop; ++p) o[p - begin] = value;
       }
     };
     return Vec::scalar(v.type(), view.total(), generated_buffer(sizeof(T), view.total(), std::move(fill)));

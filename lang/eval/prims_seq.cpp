@@ -489,6 +489,11 @@ Value apply_seq_prim(const PrimCall& c, const Value* a) {
     }
     case PrimId::Rank: case PrimId::RankDown: return rank(c, a[0]);
     case PrimId::MaxIndexPrim: case PrimId::MinIndexPrim: return index_of_extreme(c, a[0]);
+    case PrimId::ReversePrim: {
+      std::vector<Value> out = a[0].elems();
+      std::reverse(out.begin(), out.end());
+      return Value::seq(std::move(out));
+    }
     case PrimId::ToString: return Value::string(nesl_string_of(a[0]));
     case PrimId::Pad: {
       std::string s = a[0].to_string();

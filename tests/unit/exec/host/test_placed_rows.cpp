@@ -44,4 +44,13 @@ TEST_CASE("placed rows: whole rows and chosen rows land at their places, short a
   CHECK(lang::values_equal(got[5], rows[4]));
   // Nothing chosen places nothing.
   out->put_rows_of(v, {}, {});
+  // Short rows only (a deep level's finished rows): rows 1, 4, 2 and 0 in one loop.
+  auto few = placed_rows(t, 4);
+  REQUIRE(few != nullptr);
+  few->put_rows_of(v, std::vector<int64_t>{1, 4, 2, 0}, std::vector<int64_t>{3, 2, 0, 2});
+  auto short_rows = to_values(few->rows(t, {2, 1, 1}));
+  REQUIRE(short_rows.size() == 3);
+  CHECK(lang::values_equal(short_rows[0], rows[2]));
+  CHECK(lang::values_equal(short_rows[1], rows[4]));
+  CHECK(lang::values_equal(short_rows[2], rows[1]));
 }
