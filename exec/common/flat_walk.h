@@ -276,6 +276,10 @@ class FlatWalk {
       if (may_hand_off)
         if (std::optional<bool> done = self().finish_levels_into(s, f, arg, at, out, may_hand_off)) return *done;
       if (!len) return false;
+      // The argument itself, for placing base rows from it: a statement of the prefix may
+      // release its slot once it has read it for the last time.
+      std::optional<V> argument;
+      if (base_rows != nullptr) argument = arg;
       set_vec(f, loop.param, std::move(arg));
       for (const flatten::Stmt& st : loop.prefix.stmts)
         if (&st != base_rows) exec(st, f);
@@ -308,7 +312,7 @@ class FlatWalk {
         if (!base_at.empty() && base_rows != nullptr) {
           std::vector<int64_t> place(base_at.size());
           for (size_t k = 0; k < base_at.size(); ++k) place[k] = at[static_cast<size_t>(base_at[k])];
-          out.put_rows_of(vec(f, loop.param), base_at, place);
+          out.put_rows_of(*argument, base_at, place);
         } else if (!base_at.empty()) {
           const V& base = vec(f, plan.base);
           const std::vector<int64_t> base_len = self().host_lengths(base);
@@ -320,6 +324,7 @@ class FlatWalk {
           out.put(base, base_at);
         }
       }
+      argument.reset();  // (not held through the step, which may update the argument in place)
       if (rec.empty()) return true;
       Slot next = lit != nullptr ? run_step_children_apart(loop, *lit, f, static_cast<int64_t>(rec.size())) : run_block(loop.step, f);
       if (hand_over_step) f.slots[loop.step.result] = Slot{};
