@@ -22,7 +22,7 @@ class PlacedRows {
   virtual void put(const V& rows, std::span<const int64_t> at) = 0;
   /// Row which[k] of `rows` becomes the elements [at[k], at[k] + its length): some rows of a
   /// vector, placed without packing them first (Note [Base rows from the argument] in
-  /// exec/common/flat_walk.h).
+  /// flatten/passes/lay_out_results.h).
   virtual void put_rows_of(const V& rows, std::span<const int64_t> which, std::span<const int64_t> at) = 0;
   /// The loop's result, `t`: the placed elements cut into rows of `lengths`.
   virtual V rows(const lang::Type* t, const std::vector<int64_t>& lengths) = 0;

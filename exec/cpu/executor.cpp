@@ -107,11 +107,10 @@ struct CpuExecutor::Impl : FlatWalk<CpuExecutor::Impl, Vec> {
   /// Where the instances of a level whose argument is `arg` are cut into tasks (Note [Small
   /// segments in one task]): each chunk's first instance, then the count; or nothing.
   std::optional<std::vector<int64_t>> task_starts(const Frame& f, const Vec& arg);
-  /// chunk(k, frame, argument) for every chunk k of `start` as a task, on a frame of its own
-  /// that shares f's other variables; false (and `again` false) where one raised an error that
-  /// the levels one by one will meet again.
-  bool run_tasks(Frame& f, const Vec& arg, const std::vector<int64_t>& start,
-                 const std::function<void(int64_t, Frame&, Vec)>& chunk, bool& again);
+  /// chunk(k, frame) for every chunk k of `start` as a task, on a frame of its own that shares
+  /// f's other variables (the chunk takes its instances of the argument itself); false (and
+  /// `again` false) where one raised an error that the levels one by one will meet again.
+  bool run_tasks(Frame& f, const std::vector<int64_t>& start, const std::function<void(int64_t, Frame&)>& chunk, bool& again);
   // FlatWalk's run_step_children_apart (Note [Children one after another] in
   // flatten/passes/lay_out_results.h): where the partition wrote the children one after
   // another (exec/cpu/filter_groups.cpp), their concatenation is a view.
@@ -166,18 +165,16 @@ std::optional<std::vector<int64_t>> CpuExecutor::Impl::task_starts(const Frame& 
   return at;
 }
 
-bool CpuExecutor::Impl::run_tasks(Frame& f, const Vec& arg, const std::vector<int64_t>& start,
-                                  const std::function<void(int64_t, Frame&, Vec)>& chunk, bool& again) {
+bool CpuExecutor::Impl::run_tasks(Frame& f, const std::vector<int64_t>& start, const std::function<void(int64_t, Frame&)>& chunk,
+                                  bool& again) {
   const int64_t k_count = static_cast<int64_t>(start.size()) - 1;
   std::vector<std::exception_ptr> failed(static_cast<size_t>(k_count));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(omp_get_max_threads())
   for (int64_t k = 0; k < k_count; ++k) {
     try {
       lang::eval::DeepStack::watch_this_thread();
-      Indices idx(static_cast<size_t>(start[k + 1] - start[k]));
-      for (size_t j = 0; j < idx.size(); ++j) idx[j] = start[k] + static_cast<int64_t>(j);
       Frame own{f.fn, f.slots};  // the function's other variables (shared bases), shared
-      chunk(k, own, take(arg, idx));
+      chunk(k, own);
     } catch (...) {
       failed[static_cast<size_t>(k)] = std::current_exception();
     }
@@ -201,8 +198,11 @@ std::optional<CpuExecutor::Impl::Slot> CpuExecutor::Impl::finish_levels(const St
   const std::optional<std::vector<int64_t>> start = task_starts(f, arg);
   if (!start) return std::nullopt;
   std::vector<Vec> parts(start->size() - 1);
-  auto chunk = [&](int64_t k, Frame& own, Vec part) { parts[static_cast<size_t>(k)] = recurse_from(s, own, std::move(part), false).vec; };
-  if (!run_tasks(f, arg, *start, chunk, again)) return std::nullopt;
+  auto chunk = [&](int64_t k, Frame& own) {
+    const int64_t first = (*start)[static_cast<size_t>(k)], count = (*start)[static_cast<size_t>(k) + 1] - first;
+    parts[static_cast<size_t>(k)] = recurse_from(s, own, slice(arg, first, count), false).vec;
+  };
+  if (!run_tasks(f, *start, chunk, again)) return std::nullopt;
   Slot r;
   r.set = true;
   r.vec = concat(parts);
@@ -216,22 +216,22 @@ std::optional<bool> CpuExecutor::Impl::finish_levels_into(const Stmt& s, Frame& 
   const std::optional<std::vector<int64_t>> start = task_starts(f, arg);
   if (!start) return std::nullopt;
   std::atomic<bool> laid_out = true;
-  // Each chunk's instances a group at a time (Note [Groups that fit a core's cache] in
-  // task_chunks.cpp).
-  auto chunk = [&](int64_t k, Frame& own, Vec part) {
-    const int64_t first = (*start)[static_cast<size_t>(k)];
-    const int64_t most = task_group_elements();
-    const std::vector<int64_t> groups = task_groups(instance_weights(part), most > 0 ? most : INT64_MAX);
+  // Each chunk's instances a group at a time, each group taken from the argument itself (Note
+  // [Groups that fit a core's cache] in task_chunks.cpp).
+  const std::vector<int64_t> weight = instance_weights(arg);
+  const int64_t most = task_group_elements();
+  auto chunk = [&](int64_t k, Frame& own) {
+    const int64_t first = (*start)[static_cast<size_t>(k)], count = (*start)[static_cast<size_t>(k) + 1] - first;
+    const std::vector<int64_t> groups =
+        task_groups(std::span<const int64_t>(weight).subspan(static_cast<size_t>(first), static_cast<size_t>(count)), most > 0 ? most : INT64_MAX);
     for (size_t g = 0; g + 1 < groups.size(); ++g) {
-      const int64_t b = groups[g], e = groups[g + 1];
-      std::vector<int64_t> group_at(at.begin() + first + b, at.begin() + first + e);
-      Indices idx(static_cast<size_t>(e - b));
-      for (size_t j = 0; j < idx.size(); ++j) idx[j] = b + static_cast<int64_t>(j);
+      const int64_t b = first + groups[g], e = first + groups[g + 1];
       Frame mine{own.fn, own.slots};
-      if (!lay_out_from(s, mine, groups.size() == 2 ? part : take(part, idx), std::move(group_at), out, false)) laid_out = false;
+      if (!lay_out_from(s, mine, slice(arg, b, e - b), std::vector<int64_t>(at.begin() + b, at.begin() + e), out, false))
+        laid_out = false;
     }
   };
-  if (!run_tasks(f, arg, *start, chunk, again)) return std::nullopt;
+  if (!run_tasks(f, *start, chunk, again)) return std::nullopt;
   return laid_out.load();
 }
 
@@ -458,14 +458,7 @@ void CpuExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
     case Op::Slice: {
       const Vec& v = use(0);
       int64_t begin = host(f, s.uses.at(1)), count = host(f, s.uses.at(2));
-      NDP_ASSERT(begin >= 0 && count >= 0 && begin + count <= v.size(), "slice out of range");
-      if (begin == 0 && count == v.size()) {
-        set_vec(f, s.dst, v);
-        return;
-      }
-      Indices idx(static_cast<size_t>(count));
-      parallel_for(count, [&](int64_t i) { idx[static_cast<size_t>(i)] = begin + i; });
-      set_vec(f, s.dst, take(v, idx));
+      set_vec(f, s.dst, slice(v, begin, count));
       return;
     }
     case Op::SeqLit: set_vec(f, s.dst, seq_lit(type_of(f, s.dst), s, f)); return;

@@ -238,8 +238,7 @@ Vec rep(const LiftedCall& c, const Vec& v, const Vec& x, const Vec& iv) {
     });
     return same_shape(c.result, v, std::move(out));
   }
-  Indices idx(static_cast<size_t>(total));
-  parallel_for(total, [&](int64_t p) { idx[static_cast<size_t>(p)] = p; });
+  Indices idx = iota_indices(total);
   parallel_for(n, [&](int64_t k) { idx[static_cast<size_t>(off[k] + i[k])] = total + k; });
   return same_shape(c.result, v, take(append(e, x), idx));
 }
@@ -389,9 +388,9 @@ Vec permute(const LiftedCall& c, const Vec& v, const Vec& iv) {
     });
     return same_shape(c.result, v, std::move(out));
   }
-  std::vector<int64_t> self(static_cast<size_t>(m)), src(static_cast<size_t>(m));
-  parallel_for(m, [&](int64_t p) { self[static_cast<size_t>(p)] = p; });
-  if (!runtime::ok(runtime::permute<int64_t>(self, is, v.segs(), src))) c.fail(msg);
+  const Indices self = iota_indices(m);
+  Indices src(static_cast<size_t>(m));
+  if (!runtime::ok(runtime::permute<int64_t>(self, is, v.segs(), std::span<int64_t>(src.data(), src.size())))) c.fail(msg);
   return same_shape(c.result, v, take(e, src));
 }
 
@@ -521,8 +520,8 @@ Vec reverse_prim(const LiftedCall& c, const Vec& v) {
       return Vec::scalar(e.type(), total, out.share());
     }));
   }
-  Indices from(static_cast<size_t>(total)), pos(static_cast<size_t>(total));
-  parallel_for(total, [&](int64_t p) { from[static_cast<size_t>(p)] = p; });
+  const Indices from = iota_indices(total);
+  Indices pos(static_cast<size_t>(total));
   check_rt(runtime::reverse<int64_t>(from, v.segs(), std::span<int64_t>(pos.data(), pos.size())), "reverse");
   return same_shape(c.result, v, take(e, pos));
 }

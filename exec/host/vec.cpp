@@ -606,6 +606,18 @@ Vec take(const Vec& v, std::span<const int64_t> idx) {
   }
 }
 
+Indices iota_indices(int64_t n, int64_t first) {
+  Indices idx(static_cast<size_t>(n));
+  parallel_for(n, [&](int64_t i) { idx[static_cast<size_t>(i)] = first + i; });
+  return idx;
+}
+
+Vec slice(const Vec& v, int64_t begin, int64_t count) {
+  NDP_ASSERT(begin >= 0 && count >= 0 && begin + count <= v.size(), "slice out of range");
+  if (begin == 0 && count == v.size()) return v;
+  return take(v, iota_indices(count, begin));
+}
+
 namespace {
 
 /// Flat scalar parts that lie one after another in one buffer (the packs one partition wrote,

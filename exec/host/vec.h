@@ -413,6 +413,10 @@ std::shared_ptr<const int64_t[]> offsets_for(const std::shared_ptr<const void>& 
 
 /// result[i] = v[idx[i]]; every index must be in [0, v.size()).
 Vec take(const Vec& v, std::span<const int64_t> idx);
+/// first, first + 1, ..., first + n - 1 (filled in parallel).
+Indices iota_indices(int64_t n, int64_t first = 0);
+/// Instances [begin, begin + count) of v: v itself where that is all of them, else a take.
+Vec slice(const Vec& v, int64_t begin, int64_t count);
 /// get(part) for every part, in order: the children of the parts of a concat or interleave
 /// (of Vecs here, of the cuda backend's DVecs there).
 template <class Parts, class Get>

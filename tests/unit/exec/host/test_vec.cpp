@@ -703,7 +703,25 @@ TEST_CASE("Vec: pack of irregular rows equals take of the kept rows, for rows of
       auto got = to_values(packed);
       REQUIRE(got.size() == kept_at.size());
       for (size_t k = 0; k < kept_at.size(); ++k) CHECK(lang::values_equal(got[k], (*rows)[static_cast<size_t>(kept_at[k])]));
-      for (size_t k = 0; k + 1 <= kept_at.size(); ++k) CHECK(packed.offsets()[k + 1] - packed.offsets()[k] == packed.length(static_cast<int64_t>(k)));
+      for (size_t k = 0; k < kept_at.size(); ++k) CHECK(packed.offsets()[k + 1] - packed.offsets()[k] == packed.length(static_cast<int64_t>(k)));
     }
   }
+}
+
+TEST_CASE("Vec: iota_indices counts from its first, and slice is a take of a range, or the vector itself") {
+  lang::core::Program prog;
+  auto& T = prog.types;
+  const Indices idx = iota_indices(5, 7);
+  REQUIRE(idx.size() == 5);
+  for (size_t i = 0; i < 5; ++i) CHECK(idx[i] == 7 + static_cast<int64_t>(i));
+  CHECK(iota_indices(0).size() == 0);
+  std::vector<Value> rows = {seq({I(1)}), seq({}), seq({I(2), I(3)}), seq({I(4)})};
+  Vec v = from_values(T, T.seq(T.int_()), rows);
+  Vec whole = slice(v, 0, 4);
+  CHECK(whole.shared_buffer() == v.shared_buffer());  // no copy
+  auto mid = to_values(slice(v, 1, 2));
+  REQUIRE(mid.size() == 2);
+  CHECK(lang::values_equal(mid[0], rows[1]));
+  CHECK(lang::values_equal(mid[1], rows[2]));
+  CHECK(slice(v, 4, 0).size() == 0);
 }
