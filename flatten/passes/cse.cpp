@@ -105,11 +105,23 @@ struct Cse {
     for (VarId& u : s.uses) u = find(u);
   }
 
-  void block(Block& b, std::map<std::string, VarId> seen) {  // by value: scopes nest
+  // Note [Elements of a nest]
+  // `m = nest(lens, x); e = elements(m)` names x twice: a map whose results a filter then reads
+  // (quickhull's cross products, `{p in points; c in cross | plusp(c)}`) reads them through
+  // the nest. Under one name the map and what reads its elements fuse into one kernel, where
+  // they were two passes over memory. So e becomes x (`nests` maps each nest in scope to its
+  // elements).
+  void block(Block& b, std::map<std::string, VarId> seen, std::map<VarId, VarId> nests = {}) {  // by value: scopes nest
     std::vector<Stmt> kept;
     for (Stmt& s : b.stmts) {
       rename_uses(s);
-      for_each_sub_block(s, [&](Block& sub) { block(sub, seen); });
+      for_each_sub_block(s, [&](Block& sub) { block(sub, seen, nests); });
+      if (s.op == Op::Nest) nests[s.dst] = s.uses.at(1);
+      if (s.op == Op::Elements)
+        if (auto it = nests.find(s.uses.at(0)); it != nests.end() && fn.vars[it->second].type == fn.vars[s.dst].type) {
+          rename[s.dst] = it->second;
+          continue;
+        }
       if (s.loop) {  // loop parts name the function's variables directly
         RecursionLoop& l = *s.loop;
         for (VarId& v : l.saved) v = find(v);

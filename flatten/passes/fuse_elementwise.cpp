@@ -201,10 +201,21 @@ namespace {
 
 struct Group {
   std::vector<size_t> members;  // statement indices, increasing
+  size_t last = 0;              // where the kernel goes: the last member not hoisted
   bool open = true;             // no statement outside the group has read a member yet
   bool fails = false;           // a member can fail (Note [Kernels that can fail])
   int merged_into = -1;
 };
+
+// Note [Members hoisted into a kernel]
+// A map whose results a structural statement reads before another elementwise statement reads
+// them, `c = cross(...); m = nest(lens, c); f = c > 0.0` (quickhull's cross products and the
+// filter's flags), closes c's group at the nest, and f made a kernel and a pass of its own. A
+// member that cannot fail and reads only the closed group's members, literals and variables
+// defined before the group's kernel computes the same value at the kernel's place, earlier than
+// its own: it joins the group there (the kernel stays at its last member not hoisted). Nothing
+// reads its result before its own place, so moving it up changes no value; it can fail no
+// way, so no error comes earlier either.
 
 struct Fuser {
   Function& fn;
@@ -256,6 +267,33 @@ struct Fuser {
       return it == group_of.end() ? -1 : find(it->second);
     };
     std::map<VarId, size_t> member_at;  // result of a member -> its statement
+    std::map<VarId, size_t> defined_at;  // result of any statement of this block -> its index
+    // The closed group g that statement s may join at g's kernel (Note [Members hoisted into a
+    // kernel]), or -1.
+    auto hoist_into = [&](const Stmt& s) {
+      if (can_fail(s)) return -1;
+      int into = -1;
+      for (VarId u : s.uses) {
+        const int g = group_var(u);
+        if (g >= 0 && !groups[g].open) {
+          if (into >= 0 && into != g) return -1;
+          into = g;
+        }
+      }
+      if (into < 0) return -1;
+      bool has_input = false;  // the kernel keeps an input besides literals (its instance count)
+      for (size_t m : groups[into].members)
+        for (VarId u : b.stmts[m].uses)
+          if (group_var(u) != into && !lits.count(u)) has_input = true;
+      for (VarId u : s.uses) {
+        if (group_var(u) == into) continue;
+        if (lits.count(u) && has_input) continue;  // becomes a constant of the kernel
+        if (group_var(u) >= 0) return -1;
+        auto d = defined_at.find(u);
+        if (d != defined_at.end() && d->second > groups[into].last) return -1;
+      }
+      return into;
+    };
     // A variable defined outside every group with the instances of member result v: an
     // operand of its chain that no member computes.
     std::function<VarId(VarId)> same_instances = [&](VarId v) {
@@ -269,12 +307,20 @@ struct Fuser {
       // `length(v)` of a member needs only the instance count, which any operand of the chain
       // has: it reads one, so the group goes on (an inlined function's `length(param)`).
       if (s.op == Op::Length && member_at.count(s.uses[0])) s.uses[0] = same_instances(s.uses[0]);
+      defined_at[s.dst] = i;
       if (fusible(s)) {
         std::set<int> parents;
         for (VarId u : s.uses) {
           int g = group_var(u);
           if (g >= 0 && groups[g].open) parents.insert(g);
         }
+        if (parents.empty())
+          if (const int g = hoist_into(s); g >= 0) {
+            groups[g].members.push_back(i);
+            group_of[s.dst] = g;
+            member_at[s.dst] = i;
+            continue;
+          }
         // A node that can fail joins every open group that holds one: as separate kernels, the
         // later of them could run first and report its error first. In one kernel the nodes
         // keep statement order (one block: the same instances, so any open groups may join).
@@ -291,11 +337,13 @@ struct Fuser {
             if (other == g) continue;
             groups[g].members.insert(groups[g].members.end(), groups[other].members.begin(), groups[other].members.end());
             groups[g].fails = groups[g].fails || groups[other].fails;
+            groups[g].last = std::max(groups[g].last, groups[other].last);
             groups[other].members.clear();
             groups[other].merged_into = g;
           }
         }
         groups[g].members.push_back(i);
+        groups[g].last = i;
         groups[g].fails = groups[g].fails || can_fail(s);
         group_of[s.dst] = g;
         member_at[s.dst] = i;
@@ -316,7 +364,8 @@ struct Fuser {
         }
       }
     }
-    // Rebuild the block: each group of two or more becomes a kernel at its last member.
+    // Rebuild the block: each group of two or more becomes a kernel at its last member (not
+    // hoisted).
     std::vector<int> kernel_at(b.stmts.size(), -1);
     std::vector<bool> removed(b.stmts.size(), false);
     for (size_t g = 0; g < groups.size(); ++g) {
@@ -324,7 +373,7 @@ struct Fuser {
       if (gr.merged_into >= 0 || gr.members.size() < 2) continue;
       std::sort(gr.members.begin(), gr.members.end());
       for (size_t m : gr.members) removed[m] = true;
-      kernel_at[gr.members.back()] = static_cast<int>(g);
+      kernel_at[gr.last] = static_cast<int>(g);
     }
     std::vector<Stmt> out;
     for (size_t i = 0; i < b.stmts.size(); ++i) {

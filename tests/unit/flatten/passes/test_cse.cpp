@@ -25,3 +25,26 @@ TEST_CASE("cse keeps effects and calls apart") {
   CHECK(occurrences(text, "prim rand") == 2);
   CHECK(occurrences(text, "call g") == 2);
 }
+
+TEST_CASE("cse: the elements of a nest are the nested vector (Note [Elements of a nest])") {
+  // The cross products of quickhull's hsplit: a map nested by the points' lengths, then read
+  // by a filter through elements(nest(...)).
+  Flattened f(
+      "function h(ps) = let c = {x * y : (x, y) in ps} in {p in ps; d in c | d > 0.0} $ "
+      "{h(ps) : ps in [[(1.0, 2.0), (-1.0, 3.0)], [(2.0, 2.0)]]} $");
+  const size_t nests = f.count("= nest(");
+  REQUIRE(nests >= 1);
+  const size_t before = f.count("= elements(");
+  f.flat = flatten::cse(std::move(f.flat));
+  CHECK(flatten::verify(f.flat).empty());
+  std::string text = flatten::print_program(f.flat);
+  CHECK(occurrences(text, "= elements(") < before);
+  // The filter's comparison now reads the map's result itself, so fusion can join them.
+  Flattened fused(
+      "function h(ps) = let c = {x * y : (x, y) in ps} in {p in ps; d in c | d > 0.0} $ "
+      "{h(ps) : ps in [[(1.0, 2.0), (-1.0, 3.0)], [(2.0, 2.0)]]} $",
+      /*all_passes=*/true);
+  CHECK(fused.count("prim *(") == 0);
+  CHECK(fused.count("prim >(") == 0);
+  CHECK(fused.count("= kernel(") == 1);
+}

@@ -81,11 +81,19 @@ TEST_CASE("fuse: primitives that can fail are fused, effects are not") {
   CHECK(!flatten::kernel_prim_fallible(PrimId::Rand, {T.int_()}, T.int_()));
 }
 
+/// The index of the first statement of `op` in b, or b.stmts.size().
+size_t first_at(const Block& b, Op op) {
+  for (size_t i = 0; i < b.stmts.size(); ++i)
+    if (b.stmts[i].op == op) return i;
+  return b.stmts.size();
+}
+
 TEST_CASE("fuse: a node that can fail is not delayed past a statement that can fail") {
   lang::TypeContext T;
-  // q = x / y; check_lengths(sx, sy); r = q + 1: the kernel of {/, +} would sit after the check,
-  // so a division by zero would be reported after a length mismatch. The division stays before
-  // the check, alone; the sum after it is its own group. Without the check they fuse.
+  // q = x / y; check_lengths(sx, sy); r = q + y: a kernel of {/, +} after the check would report
+  // a division by zero after a length mismatch. So the division is not delayed past the check;
+  // the sum, which cannot fail, is hoisted into the division's kernel before it (Note [Members
+  // hoisted into a kernel]). Without the check they fuse at the sum.
   for (bool check : {true, false}) {
     CAPTURE(check);
     FnBuilder b("main", T.int_(), T.int_());
@@ -105,8 +113,47 @@ TEST_CASE("fuse: a node that can fail is not delayed past a statement that can f
     flatten::Program p = flatten::fuse_elementwise(program_of(std::move(b.fn)));
     CHECK(flatten::verify(p).empty());
     const Block& out = p.functions[0].body;
-    CHECK(stmts_of(out, Op::Kernel).size() == (check ? 0u : 1u));
-    CHECK(stmts_of(out, Op::Prim).size() == (check ? 2u : 0u));
+    auto kernels = stmts_of(out, Op::Kernel);
+    REQUIRE(kernels.size() == 1);
+    CHECK(prim_nodes(*kernels[0]->kernel) == 2);
+    CHECK(stmts_of(out, Op::Prim).empty());
+    if (check) CHECK(first_at(out, Op::Kernel) < first_at(out, Op::CheckLengths));
+  }
+}
+
+TEST_CASE("fuse: what a member hoisted into a closed kernel may read") {
+  lang::TypeContext T;
+  // a = x + x; t = (a, x); then, past the tuple that closed a's group:
+  //  - m = a * x reads a and x (defined before the kernel): hoisted, one kernel of {+, *};
+  //  - d = a / x can fail: not hoisted (an error would come before the tuple's statement);
+  //  - w = a * v, v a literal defined after the kernel but a constant of it: hoisted;
+  //  - u = a * y, y a vector defined after the kernel: not hoisted.
+  enum class Second { Mul, Div, LitAfter, VecAfter };
+  for (Second second : {Second::Mul, Second::Div, Second::LitAfter, Second::VecAfter}) {
+    CAPTURE(static_cast<int>(second));
+    FnBuilder b("main", T.int_(), T.int_());
+    Block& body = b.fn.body;
+    VarId x = b.instances(body, T.seq(T.int_()), ints({1, 2, 3}));
+    VarId a = prim(b, body, PrimId::Add, T.int_(), {x, x});
+    b.emit(body, Op::Tuple, b.vec(T.pair(T.int_(), T.int_())), {a, x});
+    VarId other = x;
+    if (second == Second::LitAfter) {
+      other = b.vec(T.int_());
+      b.emit(body, Op::Lit, other, {b.konst(body, 3)}).lit = lang::Value::int_(7);
+      body.stmts.back().type = T.int_();
+    } else if (second == Second::VecAfter) {
+      other = b.instances(body, T.seq(T.int_()), ints({4, 5, 6}));
+    }
+    VarId r = prim(b, body, second == Second::Div ? PrimId::Div : PrimId::Mul, T.int_(), {a, other});
+    b.emit(body, Op::Length, b.host(), {r});
+    body.result = b.fn.param;
+    flatten::Program p = flatten::fuse_elementwise(program_of(std::move(b.fn)));
+    CHECK(flatten::verify(p).empty());
+    const Block& out = p.functions[0].body;
+    const bool hoisted = second == Second::Mul || second == Second::LitAfter;
+    CHECK(stmts_of(out, Op::Kernel).size() == (hoisted ? 1u : 0u));
+    CHECK(stmts_of(out, Op::Prim).size() == (hoisted ? 0u : 2u));
+    if (hoisted) CHECK(first_at(out, Op::Kernel) < first_at(out, Op::Tuple));
   }
 }
 
@@ -158,18 +205,24 @@ TEST_CASE("fuse: values read after the group are outputs; reads in between stop 
   CHECK(prim_nodes(*kernels[0]->kernel) == 4);
   // s is read after the kernel (by a tuple), sel by a nested block, m only inside.
   // A read between two ops of a chain ends the group there (the first op's value is needed
-  // before the kernel would run), so nothing is delayed past its reader.
+  // before the kernel would run), so nothing is delayed past its reader: the second op, which
+  // cannot fail, is hoisted to the first's place instead (Note [Members hoisted into a kernel]).
   FnBuilder b2("main", T.int_(), T.int_());
   Block& body2 = b2.fn.body;
   VarId x2 = b2.instances(body2, T.seq(T.int_()), ints({1, 2, 3}));
   VarId a2 = prim(b2, body2, PrimId::Add, T.int_(), {x2, x2});
   b2.emit(body2, Op::Tuple, b2.vec(T.pair(T.int_(), T.int_())), {a2, x2});
   VarId m2 = prim(b2, body2, PrimId::Mul, T.int_(), {a2, x2});
-  (void)m2;
+  b2.emit(body2, Op::Tuple, b2.vec(T.pair(T.int_(), T.int_())), {m2, x2});
   body2.result = b2.fn.param;
   flatten::Program p2 = flatten::fuse_elementwise(program_of(std::move(b2.fn)));
   CHECK(flatten::verify(p2).empty());
-  CHECK(stmts_of(p2.functions[0].body, Op::Kernel).empty());
+  {
+    auto k2 = stmts_of(p2.functions[0].body, Op::Kernel);
+    REQUIRE(k2.size() == 1);
+    CHECK(first_at(p2.functions[0].body, Op::Kernel) < first_at(p2.functions[0].body, Op::Tuple));
+    CHECK(std::set<VarId>(k2[0]->outs.begin(), k2[0]->outs.end()) == std::set<VarId>{a2, m2});
+  }
   // A length needs only the instance count: it reads the chain's input instead, and the chain
   // fuses (an inlined function's `length(param)` between the caller's ops and its own).
   FnBuilder b3("main", T.int_(), T.int_());
