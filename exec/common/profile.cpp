@@ -127,9 +127,21 @@ bool stmt_profile_enabled() {
 bool stmt_profile_host_only() {
   static const bool host = [] {
     const char* s = std::getenv("NDP_PROFILE");
-    return s != nullptr && std::string(s) == "host";
+    return s != nullptr && (std::string(s) == "host" || std::string(s) == "trace");
   }();
   return host;
+}
+
+bool stmt_profile_trace() {
+  static const bool trace = [] {
+    const char* s = std::getenv("NDP_PROFILE");
+    return s != nullptr && std::string(s) == "trace";
+  }();
+  return trace;
+}
+
+void stmt_profile_trace_stmt(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances) {
+  fmt::print(stderr, "ndp trace: {} [{} instances]\n", describe(fn, s), instances);
 }
 
 namespace {

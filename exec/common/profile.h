@@ -24,6 +24,12 @@ bool stmt_profile_enabled();
 /// waits for the GPU there).
 bool stmt_profile_host_only();
 
+/// NDP_PROFILE=trace: as host, and each statement is written to stderr as it starts, with the
+/// instances of its first operand, so that the runtime's lines for its launches and read-backs
+/// (runtime/cuda/module.cpp, memory.cpp) follow it: which statement launches what.
+bool stmt_profile_trace();
+void stmt_profile_trace_stmt(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances);
+
 /// What one execution of a statement asked of a GPU's stream: waits for it (read-backs,
 /// synchronisations), kernel launches, and the host's nanoseconds in the driver, waiting and
 /// in its other calls. The cpu backend has none.
@@ -79,6 +85,7 @@ class StmtTimer {
   StmtTimer(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances)
       : on_(stmt_profile_enabled()), fn_(fn), s_(s), n_(instances) {
     if (on_) {
+      if (stmt_profile_trace()) stmt_profile_trace_stmt(fn, s, instances);
       compiled0_ = stmt_profile_compile_seconds();
       t0_ = std::chrono::steady_clock::now();
     }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "exec/cuda/device_vec_ops.h"
+#include "exec/cuda/batched_moves.h"
 #include "exec/common/switches.h"
 #include "exec/host/vec.h"
 #include "lang/eval/prim_call.h"
@@ -377,12 +378,7 @@ DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) {
   // The lengths are known to be valid, so the offsets are a plain scan: no check and no
   // read-back (offsets_from_lengths would synchronise).
   DBuf off = g.alloc((n + 1) * 8);
-  g.check(g.prims().fill(off->pointer(), 1, 8, 0));
-  if (n > 0) {
-    ndp_status st = g.check(g.prims().seg_scan(NDP_OP_PLUS, /*inclusive=*/true, NDP_I64, lengths->pointer(),
-                                               runtime::gpu::DSegs::flat(n), off->pointer() + 8));
-    NDP_ASSERT(st.code == NDP_OK, "a scan of int lengths");
-  }
+  g.check(g.prims().valid_offsets(lengths->pointer(), n, off->pointer()));
   return off;
 }
 
@@ -497,9 +493,18 @@ struct Composed {
   DVec positions;
 };
 
+/// The lengths of irregular rows taken, with their offsets and element count, where the caller
+/// made them (pack_all: the rows of several members, counted with one wait).
+struct TakenRows {
+  DBuf lengths;
+  KnownSegments segments;
+};
+
 /// take's work; `positions`, where given, owns idx, and flat components then become gathers
-/// through it instead of moving (Note [Rows taken by positions]).
-DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& positions, std::vector<Composed>& composed);
+/// through it instead of moving (Note [Rows taken by positions]). Flat components moved
+/// through idx are queued on `batch` (Note [Gathers launched together] in batched_moves.h).
+DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& positions, std::vector<Composed>& composed,
+                GatherBatch& batch, TakenRows* rows = nullptr);
 
 /// NDP_ROWS_BY_POSITIONS=0 gathers every component at once (for measuring).
 bool by_positions() {
@@ -527,7 +532,8 @@ DVec take_composed(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::vecto
 /// than composed (Note [Rows taken by positions]).
 bool moved_whole(const DVec& from) { return host::is_flat_scalar(from.type()) && !composes(from); }
 
-DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& positions, std::vector<Composed>& composed) {
+DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& positions, std::vector<Composed>& composed,
+                GatherBatch& batch, TakenRows* rows) {
   const Type* t = v.type();
   switch (t->kind) {
     case TypeKind::Seq: {
@@ -544,14 +550,21 @@ DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& p
         }
         DBuf eidx = g.alloc(out_segs.total * 8);
         g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
-        return DVec::regular(g, t, m, *c, take_parts(g, from, eidx->pointer(), out_segs.total, eidx, inner));
+        return DVec::regular(g, t, m, *c, take_parts(g, from, eidx->pointer(), out_segs.total, eidx, inner, batch));
       }
-      DBuf len = g.alloc(m * 8);
-      g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
-      // Lengths of v's rows are valid: a plain scan (no check), and its total read back.
-      DBuf off = offsets_from_valid_lengths(g, m, len);
+      DBuf len, off;
       int64_t total = 0;
-      g.check(g.pool().download(&total, off->pointer() + static_cast<CUdeviceptr>(m) * 8, sizeof total));
+      if (rows) {
+        len = std::move(rows->lengths);
+        off = std::move(rows->segments.offsets);
+        total = rows->segments.total;
+      } else {
+        len = g.alloc(m * 8);
+        g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
+        // Lengths of v's rows are valid: a plain scan (no check), and its total read back.
+        off = offsets_from_valid_lengths(g, m, len);
+        g.check(g.pool().download(&total, off->pointer() + static_cast<CUdeviceptr>(m) * 8, sizeof total));
+      }
       const runtime::gpu::DSegs out_segs = runtime::gpu::DSegs::irregular(m, total, off->pointer());
       const DVec& from = v.elems();
       if (moved_whole(from)) {  // the elements in one pass, without positions
@@ -562,19 +575,20 @@ DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& p
       }
       DBuf eidx = g.alloc(total * 8);
       g.check(g.prims().nested_take_positions(v.offsets(), idx, out_segs, eidx->pointer()));
-      DVec elems = take_parts(g, from, eidx->pointer(), total, eidx, inner);
+      DVec elems = take_parts(g, from, eidx->pointer(), total, eidx, inner, batch);
       return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
     }
     case TypeKind::Pair:
-      return DVec::pair(t, take_parts(g, v.first(), idx, m, positions, composed), take_parts(g, v.second(), idx, m, positions, composed));
-    case TypeKind::Data: return DVec::data(t, take_parts(g, v.fields(), idx, m, positions, composed));
+      return DVec::pair(t, take_parts(g, v.first(), idx, m, positions, composed, batch),
+                        take_parts(g, v.second(), idx, m, positions, composed, batch));
+    case TypeKind::Data: return DVec::data(t, take_parts(g, v.fields(), idx, m, positions, composed, batch));
     case TypeKind::Var: return DVec::open_type(t, m);
     default: {
       if (composes(v)) return take_composed(g, v, idx, m, composed);
       if (positions && by_positions()) return DVec::deferred_gather(g, v, DVec::scalar(position_type(), m, positions));
       int bytes = elem_bytes(t);
       DBuf out = g.alloc(m * bytes);
-      g.check(g.prims().gather(bytes, v.data(), idx, m, out->pointer()));
+      batch.add(bytes, v.data(), idx, m, out->pointer(), positions);
       return DVec::scalar(t, m, std::move(out));
     }
   }
@@ -584,7 +598,10 @@ DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& p
 
 DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
   std::vector<Composed> composed;
-  return take_parts(g, v, idx, m, nullptr, composed);
+  GatherBatch batch(g);
+  DVec out = take_parts(g, v, idx, m, nullptr, composed, batch);
+  batch.send();
+  return out;
 }
 
 namespace {
@@ -729,20 +746,60 @@ int64_t count_true(Gpu& g, const DVec& flags) {
 
 bool packs_positions(const DVec& v) { return composes(v); }
 
-DVec pack(Gpu& g, const DVec& v, const DVec& flag_vec) {
-  NDP_ASSERT(flag_vec.size() == v.size(), "pack with flags of another length");
-  int64_t kept = count_true(g, flag_vec);
-  if (kept == v.size()) return v;  // buffers are never written (Note [DVec]): no copy needed
-  if (kept == 0 && host::is_flat_scalar(v.type())) return DVec::scalar(v.type(), 0, g.alloc(0));
-  CUdeviceptr flags = flag_vec.data();
-  if (!host::is_flat_scalar(v.type()) || composes(v)) {  // (a pending gather: its positions packed)
-    DBuf pos = g.alloc(kept * 8);
-    g.check(g.prims().true_positions(flags, v.size(), pos->pointer()));
-    return take(g, v, pos->pointer(), kept);
+std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& flag_vec) {
+  std::vector<DVec> out(vs.size());
+  if (vs.empty()) return out;
+  const int64_t n = flag_vec.size(), kept = count_true(g, flag_vec);
+  auto by_positions = [](const DVec& v) { return !host::is_flat_scalar(v.type()) || composes(v); };
+  // The positions of the trues, once for all the vectors that move through them: those with
+  // sequences or tuples in them (a pending gather: its positions packed), and then the flat ones too.
+  bool positions = false;
+  for (const DVec* v : vs) {
+    NDP_ASSERT(v->size() == n, "pack with flags of another length");
+    positions = positions || (kept != n && by_positions(*v));
   }
-  DBuf out = g.alloc(kept * elem_bytes(v.type()));
-  g.check(g.prims().pack(elem_type(v.type()), v.data(), flags, v.size(), out->pointer()));
-  return DVec::scalar(v.type(), kept, std::move(out));
+  DBuf pos;
+  if (positions) {
+    pos = g.alloc(kept * 8);
+    g.check(g.prims().true_positions(flag_vec.data(), n, pos->pointer()));
+  }
+  std::vector<Composed> composed;
+  GatherBatch batch(g);
+  // The irregular rows' lengths, all gathered in one launch, and their element counts read
+  // back with one wait, where each member's take read its own.
+  std::vector<TakenRows> rows(vs.size());
+  std::vector<size_t> irregular;
+  for (size_t k = 0; pos && k < vs.size(); ++k)
+    if (vs[k]->kind() == TypeKind::Seq && !vs[k]->regular_length() && vs[k]->elems().kind() != TypeKind::Var)
+      irregular.push_back(k);
+  if (irregular.size() > 1) {  // (one member's take gathers and counts its rows as ever)
+    std::vector<DBuf> lengths;
+    for (size_t k : irregular) {
+      lengths.push_back(g.alloc(kept * 8));
+      batch.add(8, vs[k]->lengths(), pos->pointer(), kept, lengths.back()->pointer());
+    }
+    batch.send();
+    std::vector<KnownSegments> segments = segments_of_valid_lengths(g, kept, lengths);
+    for (size_t i = 0; i < irregular.size(); ++i) rows[irregular[i]] = {std::move(lengths[i]), std::move(segments[i])};
+  }
+  for (size_t k = 0; k < vs.size(); ++k) {
+    const DVec& v = *vs[k];
+    if (kept == n) out[k] = v;  // buffers are never written (Note [DVec]): no copy needed
+    else if (kept == 0 && host::is_flat_scalar(v.type())) out[k] = DVec::scalar(v.type(), 0, g.alloc(0));
+    else if (pos) out[k] = take_parts(g, v, pos->pointer(), kept, nullptr, composed, batch, rows[k].lengths ? &rows[k] : nullptr);
+    else {
+      DBuf packed = g.alloc(kept * elem_bytes(v.type()));
+      g.check(g.prims().pack(elem_type(v.type()), v.data(), flag_vec.data(), n, packed->pointer()));
+      out[k] = DVec::scalar(v.type(), kept, std::move(packed));
+    }
+  }
+  batch.send();
+  return out;
+}
+
+DVec pack(Gpu& g, const DVec& v, const DVec& flag_vec) {
+  const DVec* one = &v;
+  return std::move(pack_all(g, std::span<const DVec* const>(&one, 1), flag_vec).front());
 }
 
 DVec retype(lang::TypeContext& types, const DVec& v, const Type* t) {

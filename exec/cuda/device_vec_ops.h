@@ -67,6 +67,10 @@ bool known_count_true(const DVec& flags);
 void remember_complement(const DVec& flags, const DVec& of);
 /// The instances whose flag (bool, v.size() of them) is true.
 DVec pack(Gpu& g, const DVec& v, const DVec& flags);
+/// pack of each of vs by the same flags, with one count and, where any needs them, one vector of
+/// the trues' positions that all move through, their gathers launched together (Note [Gathers
+/// launched together] in device_vec.cpp).
+std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& flags);
 /// Whether pack (and take) of v moves positions rather than values: v is a gather not yet
 /// made whose positions are in range, and the result gathers through the kept positions (Note
 /// [Rows taken by positions] in device_vec.cpp).

@@ -15,6 +15,7 @@
 #include "exec/host/convert.h"
 #include "exec/common/profile.h"
 #include "exec/cuda/append_chains.h"
+#include "exec/cuda/batched_moves.h"
 #include "exec/cuda/block_levels.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/map_lanes.h"
@@ -190,21 +191,27 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   /// a[0], b[0], a[1], b[1] ...: for flat scalars, and pairs and datatypes of them, an append
   /// of one-element segments a component at a time (no positions); nothing for other values.
   std::optional<DVec> interleave_two(const DVec& a, const DVec& b) {
+    const int64_t n = a.size();
+    const runtime::gpu::DSegs one{n, n, 0, 1};
+    AppendBatch batch(g, one, one, runtime::gpu::DSegs{n, 2 * n, 0, 2});  // Note [Gathers launched together]
+    std::optional<DVec> out = interleave_parts(a, b, batch);
+    if (out) batch.send();  // (else nothing reads what it holds)
+    return out;
+  }
+  std::optional<DVec> interleave_parts(const DVec& a, const DVec& b, AppendBatch& batch) {
     switch (a.kind()) {
       case lang::TypeKind::Pair: {
-        std::optional<DVec> x = interleave_two(a.first(), b.first());
-        std::optional<DVec> y = x ? interleave_two(a.second(), b.second()) : std::nullopt;
+        std::optional<DVec> x = interleave_parts(a.first(), b.first(), batch);
+        std::optional<DVec> y = x ? interleave_parts(a.second(), b.second(), batch) : std::nullopt;
         return y ? std::optional<DVec>(DVec::pair(a.type(), std::move(*x), std::move(*y))) : std::nullopt;
       }
       case lang::TypeKind::Data: {
-        std::optional<DVec> fields = interleave_two(a.fields(), b.fields());
+        std::optional<DVec> fields = interleave_parts(a.fields(), b.fields(), batch);
         return fields ? std::optional<DVec>(DVec::data(a.type(), std::move(*fields))) : std::nullopt;
       }
       default: {
         if (!host::is_flat_scalar(a.type()) || a.gather_unchecked() || b.gather_unchecked()) return std::nullopt;
-        const int64_t n = a.size();
-        const runtime::gpu::DSegs one{n, n, 0, 1};
-        return append_flat(g, a, one, b, one, runtime::gpu::DSegs{n, 2 * n, 0, 2});
+        return batch.add(a, b);
       }
     }
   }
@@ -561,9 +568,23 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         return;
       }
       DBuf pos = g.alloc(n * 8);
-      if (int64_t j = g.check(g.prims().index_shared_positions(seqs.offsets(), use(1).data(), idx.data(), n, pos->pointer()));
-          j >= 0)
-        fail(g.read_int(idx.data(), j), g.read_int(seqs.lengths(), g.read_int(use(1).data(), j)));
+      const DVec& ids = use(1);
+      if (!in_library(span)) {
+        // The check is read with the next read-back, as a kernel's failure record is (Note
+        // [Deferred failure records] in gpu.h): a recursion level (quickhull's far point of
+        // each line) no longer waits here. A failed index reads position 0 meanwhile, in range.
+        CUdeviceptr record = g.deferred_record(
+            [gpu = &g, ids, idx, lengths = DVec::scalar(prog.types.int_(), seqs.size(), seqs.buffer()),
+             fail](uint64_t j) {
+              const auto at = static_cast<int64_t>(j);
+              fail(gpu->read_int(idx.data(), at), gpu->read_int(lengths.data(), gpu->read_int(ids.data(), at)));
+            },
+            8 * (2 * n + seqs.size()));
+        g.check(g.prims().index_shared_positions_into(seqs.offsets(), ids.data(), idx.data(), n, pos->pointer(), record));
+      } else if (int64_t j = g.check(g.prims().index_shared_positions(seqs.offsets(), ids.data(), idx.data(), n, pos->pointer()));
+                 j >= 0) {
+        fail(g.read_int(idx.data(), j), g.read_int(seqs.lengths(), g.read_int(ids.data(), j)));
+      }
       DVec positions = DVec::scalar(prog.types.int_(), n, std::move(pos));
       if (deferred)
         set_vec(f, s.dst, DVec::deferred_gather(g, elems, std::move(positions)));

@@ -226,11 +226,25 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
     // The nest of these counts and the pack takes the scan's offsets (no scan again).
     out[member[i]] = out[member[i]].with_scanned_offsets(std::move(sums[i].offsets));
   }
-  // 3. The packs.
+  // 3. The packs, those by the same flags together: one vector of positions for them all and
+  // their gathers launched together (pack_all), where each member made its own.
+  std::vector<bool> packed(group.members.size(), false);
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
-    if (m.kind != FilterGroup::Kind::Pack) continue;
-    out[a] = pack(g, other(a), FilterGroup::flags_of(m, flags, ins));
+    if (m.kind != FilterGroup::Kind::Pack || packed[a]) continue;
+    const DVec& f = FilterGroup::flags_of(m, flags, ins);
+    std::vector<size_t> same;
+    std::vector<const DVec*> values;
+    for (size_t b = a; b < group.members.size(); ++b) {
+      const FilterGroup::Member& mb = group.members[b];
+      if (mb.kind == FilterGroup::Kind::Pack && !packed[b] && &FilterGroup::flags_of(mb, flags, ins) == &f) {
+        packed[b] = true;
+        same.push_back(b);
+        values.push_back(&other(b));
+      }
+    }
+    std::vector<DVec> kept = pack_all(g, values, f);
+    for (size_t k = 0; k < same.size(); ++k) out[same[k]] = std::move(kept[k]);
   }
   return out;
 }

@@ -75,7 +75,8 @@ Gpu* Gpu::get(std::string* why) {
     }
     g->pool_ = std::move(p.value());
     Gpu* raw = g.get();  // (the Gpu owns the pool, so outlives its hook)
-    g->pool_->set_before_read_back([raw] { raw->read_deferred_records(); });
+    g->pool_->set_read_back_hook([raw](std::vector<runtime::cuda::MemoryPool::ReadBack>& parts) { raw->add_record_read(parts); },
+                                 [raw] { raw->finish_record_read(); });
     auto prims = runtime::gpu::Primitives::load(*g->device_, *g->pool_);
     if (!prims.ok()) {
       reason = prims.status().message();
@@ -193,28 +194,40 @@ CUdeviceptr Gpu::deferred_record(std::function<void(uint64_t)> raise, int64_t he
   return deferred_records_->pointer() + (deferred_raises_.size() - 1) * 8;
 }
 
-void Gpu::read_deferred_records() {
+void Gpu::add_record_read(std::vector<runtime::cuda::MemoryPool::ReadBack>& parts) {
   if (deferred_raises_.empty()) return;
   // Taken first, so that the records in use are the new ones from here on.
-  std::vector<std::function<void(uint64_t)>> raises = std::move(deferred_raises_);
+  reading_raises_ = std::move(deferred_raises_);
   deferred_raises_.clear();
   deferred_held_bytes_ = 0;
-  std::vector<uint64_t> records(raises.size(), flatten::kNoKernelFailure);
+  reading_records_.assign(reading_raises_.size(), flatten::kNoKernelFailure);
+  parts.push_back({reading_records_.data(), deferred_records_->pointer(), reading_records_.size() * 8});
+}
+
+void Gpu::finish_record_read() {
   // Called inside runtime calls, which must return to reset their own check words: nothing
-  // here throws. A read that fails leaves the records unread; its failure comes back from
-  // the runtime call whose read-back this precedes.
-  if (!pool_->download(records.data(), deferred_records_->pointer(), records.size() * 8).ok()) return;
-  auto failed = std::find_if(records.begin(), records.end(), [](uint64_t r) { return r != flatten::kNoKernelFailure; });
-  if (failed == records.end()) {
+  // here throws. (A read-back that fails never gets here: its failure comes back from the
+  // runtime call whose read-back it was.)
+  std::vector<std::function<void(uint64_t)>> raises = std::move(reading_raises_);
+  reading_raises_.clear();
+  auto failed = std::find_if(reading_records_.begin(), reading_records_.end(),
+                             [](uint64_t r) { return r != flatten::kNoKernelFailure; });
+  if (failed == reading_records_.end()) {
     deferred_records_used_ = false;  // every slot still reads "no failure"
     return;
   }
   if (!failed_raise_) {  // (one read earlier and not yet raised comes first)
-    failed_raise_ = std::move(raises[static_cast<size_t>(failed - records.begin())]);
+    failed_raise_ = std::move(raises[static_cast<size_t>(failed - reading_records_.begin())]);
     failed_record_ = *failed;
   }
   if (prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure).ok())
     deferred_records_used_ = false;
+}
+
+void Gpu::read_deferred_records() {
+  if (deferred_raises_.empty()) return;
+  // A read-back of nothing of its own: the records alone, through the hook.
+  (void)pool_->read_hooked();
 }
 
 void Gpu::raise_deferred_failure() {

@@ -26,11 +26,11 @@ namespace ndp::exec::cuda {
 // host must read to raise the error. Read at once, every such launch waits for the GPU: a loop
 // of SpMV products (x[c] is checked) ran a product, waited, and only then queued the next. So
 // a plain or map kernel gets a record of its own from a small arena instead, read with the
-// next read-back of any kind, which waits for the GPU anyway: the memory pool calls
-// read_deferred_records before each (MemoryPool::set_before_read_back), and the records come
-// back with one wait. That happens inside runtime calls, which must return to reset their own
-// check words, so the first failure (in launch order) is kept, and Gpu::check raises it when
-// the call returns, as reading each record at once would have. An error the host raises
+// next read-back of any kind, which waits for the GPU anyway: the records' copy goes with the
+// read-back's own, under its one wait (MemoryPool::set_read_back_hook). That happens inside
+// runtime calls, which must return to reset their own check words, so the first failure (in
+// launch order) is kept, and Gpu::check raises it when the call returns, as reading each
+// record at once would have. An error the host raises
 // meanwhile gives way to it, and output and the end of an evaluation read the records first
 // (CudaExecutor::run_bound, the executor's Io primitives). Nothing computed from a failed
 // kernel's outputs reaches the host before its error, since every way there is a read-back;
@@ -39,7 +39,9 @@ namespace ndp::exec::cuda {
 // budget. Deferred are kernels outside the library (a library error names the user's call:
 // FlatWalk::exec in exec/common/flat_walk.h), and neither loops (which may give up and run
 // flattened) nor kernels that write sequences; at most kDeferredRecords at a time, each
-// holding its inputs alive until it is read, and at most kDeferredHeldBytes of them.
+// holding its inputs alive until it is read, and at most kDeferredHeldBytes of them. The
+// bounds check of an index_shared into several sequences is deferred the same way (the
+// executor's IndexShared): a recursion level that reads one point of each row no longer waits.
 
 class Gpu {
  public:
@@ -116,10 +118,17 @@ class Gpu {
 
  private:
   std::map<std::pair<int, uint64_t>, DBuf> single_values_;
-  /// The records read before a read-back (the pool's hook): the first failure is kept for
-  /// check() to raise once the runtime call returns, as throwing inside it would skip the
-  /// reset of the runtime's own check words.
+  /// The records read now, with a read-back of their own; the first failure is kept for
+  /// check() to raise, as the hook's read keeps it.
   void read_deferred_records();
+  /// The pool's read-back hook: the records in use, copied with the read-back (into
+  /// reading_records_), and read when it is done: the first failure is kept for check() to
+  /// raise once the runtime call returns, as throwing inside it would skip the reset of the
+  /// runtime's own check words.
+  void add_record_read(std::vector<runtime::cuda::MemoryPool::ReadBack>& parts);
+  void finish_record_read();
+  std::vector<std::function<void(uint64_t)>> reading_raises_;
+  std::vector<uint64_t> reading_records_;
   [[noreturn]] void raise_deferred_failure();
   static constexpr int kDeferredRecords = 32;
   static constexpr int64_t kDeferredHeldBytes = int64_t{2} << 30;  // their inputs, kept alive

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "exec/host/convert.h"
+#include "exec/cuda/batched_moves.h"
 #include "exec/cuda/device_vec_ops.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
@@ -580,13 +581,18 @@ struct Natives {
   std::optional<DVec> append_seqs(const Type* t, const DVec& x, const DVec& y) {
     const DVec &ea = x.elems(), &eb = y.elems();
     int64_t n = x.size();
-    // Elements without sequences in them: one append of each flat component into segments so.
-    auto append_into = [&](DSegs so) {
-      return [&, so](const DVec& u, const DVec& w) -> std::optional<DVec> { return append_flat(g, u, x.segs(), w, y.segs(), so); };
+    // Elements without sequences in them: the flat components appended into segments so, in
+    // one launch (Note [Gathers launched together] in batched_moves.h).
+    auto append_into = [&](DSegs so) -> std::optional<DVec> {
+      AppendBatch batch(g, x.segs(), y.segs(), so);
+      auto leaf = [&](const DVec& u, const DVec& w) -> std::optional<DVec> { return batch.add(u, w); };
+      std::optional<DVec> elems = zip_components(ea, eb, leaf);
+      if (elems) batch.send();  // (else nothing reads what it holds)
+      return elems;
     };
     if (std::optional<int64_t> la = x.regular_length(), lb = y.regular_length(); la && lb) {
       // Regular parts make a regular whole (Note [Known values]): no lengths added, no scan.
-      if (std::optional<DVec> elems = zip_components(ea, eb, append_into(DSegs{n, n * (*la + *lb), 0, *la + *lb})))
+      if (std::optional<DVec> elems = append_into(DSegs{n, n * (*la + *lb), 0, *la + *lb}))
         return DVec::regular(g, t, n, *la + *lb, std::move(*elems));
     }
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
@@ -595,7 +601,7 @@ struct Natives {
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer(), ea.size() + eb.size());
     DSegs so = DSegs::irregular(n, total, offsets->pointer());
-    if (std::optional<DVec> elems = zip_components(ea, eb, append_into(so)))
+    if (std::optional<DVec> elems = append_into(so))
       return DVec::seq(t, n, len.buffer(), std::move(offsets), std::move(*elems));
     const int64_t na = ea.size(), nb = eb.size();
     DBuf from_a = g.alloc(na * 8), from_b = g.alloc(nb * 8), pos = g.alloc(total * 8);

@@ -1,8 +1,10 @@
 // The stream-ordered device memory pool and the copies between host and device.
 #include "memory.h"
+#include "trace.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -239,19 +241,25 @@ MemoryPool::~MemoryPool() {
   if (upload_ring_ != nullptr) (void)NDP_CU(device_->driver(), cuMemFreeHost, upload_ring_);
 }
 
-Status MemoryPool::read_back(std::span<const ReadBack> parts) {
-  if (before_read_back_ && !in_before_read_back_) {
-    in_before_read_back_ = true;
-    struct Reset {
-      bool& flag;
-      ~Reset() { flag = false; }
-    } reset{in_before_read_back_};
-    before_read_back_();
+Status MemoryPool::read_back(std::span<const ReadBack> asked) {
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  };
+  // The hook's copies go with the read-back's, under its one wait.
+  std::vector<ReadBack> parts(asked.begin(), asked.end());
+  bool hooked = false;
+  if (hook_add_ && !in_hook_) {
+    in_hook_ = true;
+    Reset reset{in_hook_};
+    hook_add_(parts);
+    hooked = parts.size() > asked.size();
   }
   const Driver& d = device_->driver();
+  if (tracing()) std::fprintf(stderr, "  read-back of %zu parts\n", parts.size());
   std::size_t staged = 0;  // each part at an 8-byte boundary of the staging buffer
   for (const ReadBack& p : parts) staged += (p.bytes + 7) & ~std::size_t{7};
-  std::lock_guard<std::mutex> lock(staging_mutex_);
+  std::unique_lock<std::mutex> lock(staging_mutex_);
   if (staged <= kStagingBytes && staging_ == nullptr && !staging_failed_)
     staging_failed_ = !NDP_CU(d, cuMemAllocHost, &staging_, kStagingBytes).ok();
   const bool via_staging = staged <= kStagingBytes && staging_ != nullptr;
@@ -267,6 +275,12 @@ Status MemoryPool::read_back(std::span<const ReadBack> parts) {
   for (const ReadBack& p : parts) {
     if (via_staging) std::memcpy(p.to, static_cast<char*>(staging_) + at, p.bytes);
     at += (p.bytes + 7) & ~std::size_t{7};
+  }
+  lock.unlock();
+  if (hooked && hook_done_) {
+    in_hook_ = true;
+    Reset reset{in_hook_};
+    hook_done_();
   }
   return Status();
 }

@@ -89,17 +89,31 @@ class MemoryPool {
   Status download(void* to, CUdeviceptr from, std::size_t bytes);  ///< waits, as copy_to_host
   /// Several small read-backs with one wait: `to[i]` gets the 8 bytes at `from[i]`.
   Status download_words(std::span<uint64_t* const> to, std::span<const CUdeviceptr> from);
+  /// A read-back of nothing of its own: waits for the queued work, making the hook's copies
+  /// (set_read_back_hook).
+  Status read_hooked() { return read_back({}); }
   /// Device-to-device copy, queued on the stream.
   Status copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes);
 
   /// Bytes the pool holds from the driver (in use or cached); 0 without memory pools.
   Result<uint64_t> reserved_bytes() const;
 
-  /// Called before every read-back, which waits for the queued kernels anyway: the executor
-  /// then reads what it deferred to such a moment (Note [Deferred failure records] in
-  /// exec/cuda/gpu.h). Not called again while it runs. It should not throw: the runtime call
-  /// whose read-back it precedes may be midway (its check words set); a throw goes through.
-  void set_before_read_back(std::function<void()> hook) { before_read_back_ = std::move(hook); }
+  /// `bytes` at device address `from`, for host memory `to`.
+  struct ReadBack {
+    void* to;
+    CUdeviceptr from;
+    std::size_t bytes;
+  };
+  /// Every read-back waits for the queued kernels anyway: the executor reads what it deferred
+  /// to such a moment with it (Note [Deferred failure records] in exec/cuda/gpu.h). `add` may
+  /// append copies of its own to the read-back's, made with them under the one wait; `done`
+  /// runs after the wait where it did, with them in host memory. Neither is called again while
+  /// they run. They should not throw: the runtime call whose read-back it is may be midway (its
+  /// check words set); a throw goes through, and stops the read-back.
+  void set_read_back_hook(std::function<void(std::vector<ReadBack>&)> add, std::function<void()> done) {
+    hook_add_ = std::move(add);
+    hook_done_ = std::move(done);
+  }
 
  private:
   friend class DeviceBuffer;
@@ -107,12 +121,6 @@ class MemoryPool {
   Status free(CUdeviceptr pointer, std::size_t bytes);
   /// Frees the blocks of cached_ (Note [Large blocks kept for reuse] in memory.cpp).
   Status release_cached();
-  /// `bytes` at device address `from`, for host memory `to`.
-  struct ReadBack {
-    void* to;
-    CUdeviceptr from;
-    std::size_t bytes;
-  };
   /// The copies of copy_to_host, download and download_words, all with one wait (Note [Small
   /// read-backs through pinned memory]).
   Status read_back(std::span<const ReadBack> parts);
@@ -125,8 +133,9 @@ class MemoryPool {
   std::mutex staging_mutex_;
   void* staging_ = nullptr;  // page-locked, kStagingBytes; allocated at the first small read-back
   bool staging_failed_ = false;
-  std::function<void()> before_read_back_;
-  bool in_before_read_back_ = false;  // (the executor reads back from one thread at a time)
+  std::function<void(std::vector<ReadBack>&)> hook_add_;
+  std::function<void()> hook_done_;
+  bool in_hook_ = false;  // (the executor reads back from one thread at a time)
   void* upload_ring_ = nullptr;  // page-locked (Note [Small uploads through pinned memory] in memory.cpp)
   std::size_t upload_ring_used_ = 0;
   bool upload_ring_failed_ = false;

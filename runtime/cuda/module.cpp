@@ -1,5 +1,6 @@
 // Loading PTX with the driver's JIT, looking up kernels, and launching them.
 #include "module.h"
+#include "trace.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -115,6 +116,7 @@ Status launch(Device& device, const Kernel& kernel, LaunchConfig c, void** param
     if (!allowed.ok()) return allowed;
     kernel.shared_allowed = c.shared_bytes;
   }
+  if (tracing()) std::fprintf(stderr, "  launch %s grid %u block %u\n", kernel.name.c_str(), c.grid_x, c.block_x);
   Status s = NDP_CU(device.driver(), cuLaunchKernel, kernel.function, c.grid_x, 1, 1, c.block_x,
                     1, 1, c.shared_bytes, device.stream(), parameters, nullptr);
   if (!s.ok()) {

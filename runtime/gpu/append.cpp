@@ -1,4 +1,6 @@
 // Per-segment append, reverse and rotate (device/append.cu).
+#include <algorithm>
+
 #include <string>
 
 #include "runtime/gpu/launch.h"
@@ -11,6 +13,34 @@ Status Primitives::append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr 
   if (sb.count != sa.count || so.count != sa.count || so.total != sa.total + sb.total)
     return Status::failure("append", "the descriptors of a, b and the result disagree");
   return detail::launch_per_element_segment(*this, sized_name("ndp_append_", t), so, a, sa, b, sb, so, out);
+}
+
+namespace {
+// The parameters of ndp_append_many (device/append.cu), by value.
+struct AppendManyParts {
+  CUdeviceptr a[Primitives::kAppendManyParts] = {}, b[Primitives::kAppendManyParts] = {},
+              out[Primitives::kAppendManyParts] = {};
+  int32_t bytes[Primitives::kAppendManyParts] = {};
+  int32_t count = 0;
+};
+}  // namespace
+
+Status Primitives::append_many(std::span<const AppendPart> parts, DSegs sa, DSegs sb, DSegs so) {
+  if (sb.count != sa.count || so.count != sa.count || so.total != sa.total + sb.total)
+    return Status::failure("append", "the descriptors of a, b and the result disagree");
+  for (size_t first = 0; first < parts.size(); first += kAppendManyParts) {
+    const size_t count = std::min<size_t>(kAppendManyParts, parts.size() - first);
+    AppendManyParts arg;
+    for (size_t c = 0; c < count; ++c) {
+      arg.a[c] = parts[first + c].a;
+      arg.b[c] = parts[first + c].b;
+      arg.out[c] = parts[first + c].out;
+      arg.bytes[c] = parts[first + c].bytes;
+    }
+    arg.count = static_cast<int32_t>(count);
+    if (Status st = detail::launch_per_element_segment(*this, "ndp_append_many", so, arg, sa, sb, so); !st.ok()) return st;
+  }
+  return Status();
 }
 
 Result<int64_t> Primitives::elt_segments(CUdeviceptr outer_offsets, CUdeviceptr idx, CUdeviceptr inner_offsets,

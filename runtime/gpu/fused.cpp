@@ -24,7 +24,8 @@ Result<ndp_status> Primitives::seg_scan_fused(const cuda::Module& m, ndp_op op, 
                                               const FusedInputs& in, DSegs s, CUdeviceptr out) {
   FusedInputs arg = in;
   // The consumer scans keep the default tile shape (Note [Scan tile shape]).
-  return detail::scan_with(*this, finder(m), "ndp_fused_", detail::PassInput{&arg}, op, inclusive, t, s,
+  return detail::scan_with(*this, finder(m), "ndp_fused_", detail::PassInput{&arg}, op,
+                           inclusive ? detail::kScanInclusive : detail::kScanExclusive, t, s,
                            detail::pass_shape, out);
 }
 

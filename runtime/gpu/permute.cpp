@@ -1,4 +1,6 @@
 // Permutations: gather, scatter, PERMUTE, DPERMUTE, BPERMUTE (device/permute.cu).
+#include <algorithm>
+
 #include "runtime/gpu/launch.h"
 
 namespace ndp::runtime::gpu {
@@ -11,10 +13,38 @@ Result<ndp_status> finish(Primitives& p, const StatusRecord& r, CUdeviceptr idx,
   return r.read_status(p);
 }
 
+// The parameters of ndp_gather_many (device/permute.cu), by value.
+struct GatherManyParts {
+  CUdeviceptr v[Primitives::kGatherParts] = {}, out[Primitives::kGatherParts] = {};
+  int32_t bytes[Primitives::kGatherParts] = {};
+  int32_t count = 0;
+};
+
 }  // namespace
 
 Status Primitives::gather(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out) {
   return launch_named(*this, sized_name("ndp_gather_", bytes), n, v, idx, n, out);
+}
+
+Status Primitives::gather_many(std::span<const GatherPart> parts, CUdeviceptr idx, int64_t n) {
+  if (n <= 0) return Status();
+  for (size_t first = 0; first < parts.size(); first += kGatherParts) {
+    const size_t count = std::min<size_t>(kGatherParts, parts.size() - first);
+    if (count == 1) {
+      const GatherPart& g = parts[first];
+      if (Status st = gather(g.bytes, g.v, idx, n, g.out); !st.ok()) return st;
+      continue;
+    }
+    GatherManyParts arg;
+    for (size_t c = 0; c < count; ++c) {
+      arg.v[c] = parts[first + c].v;
+      arg.out[c] = parts[first + c].out;
+      arg.bytes[c] = parts[first + c].bytes;
+    }
+    arg.count = static_cast<int32_t>(count);
+    if (Status st = launch_named(*this, "ndp_gather_many", n, arg, idx, n); !st.ok()) return st;
+  }
+  return Status();
 }
 
 Status Primitives::scatter(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out) {

@@ -93,6 +93,9 @@ class Primitives {
   /// offsets[0] = 0, offsets[k+1] = offsets[k] + lengths[k] (n + 1 entries); *total = offsets[n]
   /// (synchronises). A negative length fails NDP_NEGATIVE_LENGTH with its position.
   Result<ndp_status> offsets_from_lengths(CUdeviceptr lengths, int64_t n, CUdeviceptr offsets, int64_t* total);
+  /// offsets[0] = 0 and the inclusive sums of lengths after it (n + 1 entries), in one launch,
+  /// for lengths known to be valid (no check, no read-back).
+  Status valid_offsets(CUdeviceptr lengths, int64_t n, CUdeviceptr offsets);
   /// The segment of every element (s.total entries, int64).
   Status segment_ids(DSegs s, CUdeviceptr out);
   /// LENGTHS of any descriptor (s.count int64 entries).
@@ -114,6 +117,16 @@ class Primitives {
   /// out[i] = v[idx[i]] for i < n, unchecked (the caller knows the indices are in range);
   /// bytes = the element size (1, 4 or 8).
   Status gather(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out);
+  /// One gather of gather_many: out[i] = v[idx[i]], of `bytes` (1, 4 or 8) an element.
+  struct GatherPart {
+    int bytes = 8;
+    CUdeviceptr v = 0, out = 0;
+  };
+  /// Every part's gather through the one index vector idx (n elements), unchecked, in a launch
+  /// per kGatherParts parts: the components of a tuple, or the members of a filter group that
+  /// share their positions, each took a launch of its own.
+  Status gather_many(std::span<const GatherPart> parts, CUdeviceptr idx, int64_t n);
+  static constexpr int kGatherParts = 8;
   /// out[idx[i]] = v[i] for i < n, unchecked.
   Status scatter(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out);
   /// As runtime::permute (checked: a permutation in every segment).
@@ -154,6 +167,16 @@ class Primitives {
 
   // ---- append, reverse, rotate (append.cpp) ----
   Status append(ndp_elem_type t, CUdeviceptr a, DSegs sa, CUdeviceptr b, DSegs sb, DSegs so, CUdeviceptr out);
+  /// One append of append_many: segment k of out is segment k of a, then segment k of b, of
+  /// `bytes` (1, 4 or 8) an element.
+  struct AppendPart {
+    int bytes = 8;
+    CUdeviceptr a = 0, b = 0, out = 0;
+  };
+  /// Every part's append over the same descriptors, in a launch per kAppendManyParts parts (the
+  /// components of a tuple each took a launch of their own).
+  Status append_many(std::span<const AppendPart> parts, DSegs sa, DSegs sb, DSegs so);
+  static constexpr int kAppendManyParts = 8;
   /// The parts of a chain of appends (device/append.cu): instance k's part i is the length[i][k]
   /// elements of data[i] from start[i][k] (n int64 each). Passed to the kernels by value.
   static constexpr int kMaxAppendParts = 8;
@@ -216,6 +239,10 @@ class Primitives {
   /// sequence, or -1 (synchronises).
   Result<int64_t> index_shared_positions(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
                                          CUdeviceptr out);
+  /// The same without the wait: the lowest such j lowers the word at `failure` (atomicMin;
+  /// the caller reads it later, ~0 where every index is inside).
+  Status index_shared_positions_into(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
+                                     CUdeviceptr out, CUdeviceptr failure);
   /// The lowest j with idx[j] outside [0, bound) (int64), or -1 (synchronises): the bounds check
   /// of reads from one sequence, where the indices are the positions.
   Result<int64_t> first_out_of_range(CUdeviceptr idx, int64_t n, int64_t bound);

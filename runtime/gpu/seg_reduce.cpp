@@ -145,16 +145,22 @@ Result<ndp_status> Primitives::seg_index_of_extreme(ndp_op op, ndp_elem_type t, 
   return data_ok();
 }
 
+/// Flags that ndp_count_true counts in one block (16 a load: 16 loads a thread at most).
+constexpr int64_t kCountOneBlock = int64_t{1} << 16;
+
 Result<int64_t> Primitives::count_true(CUdeviceptr flags, int64_t n) {
   if (n <= 0) return int64_t{0};
   Result<cuda::DeviceBuffer> count = pool().allocate(sizeof(uint64_t));
   if (!count.ok()) return count.status();
   CUdeviceptr count_ptr = count->pointer();
-  if (Status st = fill(count_ptr, 1, 8, 0); !st.ok()) return st;
   Result<cuda::Kernel> k = kernel("ndp_count_true");
   if (!k.ok()) return k.status();
   cuda::LaunchConfig c = device().grid_stride(n);
   c.block_x = detail::kScanBlock;  // the kernel's block reduction is sized for it
+  // Up to kCountOneBlock flags, one block counts them all and stores its sum: no zeroing launch
+  // first, which is half the launches of counting a recursion level's few instances.
+  if (n <= kCountOneBlock) c.grid_x = 1;
+  else if (Status st = fill(count_ptr, 1, 8, 0); !st.ok()) return st;
   if (Status st = cuda::launch_with(device(), k.value(), c, flags, n, count_ptr); !st.ok()) return st;
   uint64_t result = 0;
   if (Status st = pool().copy_to_host(&result, count.value(), sizeof result); !st.ok()) return st;

@@ -67,7 +67,7 @@ Status tile_bounds(Primitives& p, DSegs s, int64_t tile, cuda::DeviceBuffer& bou
   return Status();
 }
 
-Status scan_segments(Primitives& p, const cuda::Kernel& kernel, PassInput in, bool inclusive, DSegs s, TileShape shape,
+Status scan_segments(Primitives& p, const cuda::Kernel& kernel, PassInput in, ScanMode mode, DSegs s, TileShape shape,
                      CUdeviceptr out) {
   const bool flat = s.count == 1;  // one segment (a regular or an offsets descriptor): no heads
   const int64_t tile = shape.tile;
@@ -79,13 +79,13 @@ Status scan_segments(Primitives& p, const cuda::Kernel& kernel, PassInput in, bo
   if (!flat)
     if (Status st = tile_bounds(p, s, tile, bounds); !st.ok()) return st;
   const cuda::LaunchConfig c = pass_launch(p, ntiles, shape.block, shape.per_sm);
-  const int inclusive_flag = inclusive ? 1 : 0;
-  return flat ? launch_first(p, kernel, c, in, s.total, inclusive_flag, scratch_ptr, out)
-              : launch_first(p, kernel, c, in, s, bounds.pointer(), inclusive_flag, scratch_ptr, out);
+  const int mode_flag = mode;
+  return flat ? launch_first(p, kernel, c, in, s.total, mode_flag, scratch_ptr, out)
+              : launch_first(p, kernel, c, in, s, bounds.pointer(), mode_flag, scratch_ptr, out);
 }
 
 Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in, ndp_op op,
-                             bool inclusive, ndp_elem_type t, DSegs s, ShapeOf shape, CUdeviceptr out) {
+                             ScanMode mode, ndp_elem_type t, DSegs s, ShapeOf shape, CUdeviceptr out) {
   uint64_t identity = 0;
   if (ndp_status st = op_identity(op, t, &identity); st.code != NDP_OK) return st;
   if (s.total <= 0) return data_ok();
@@ -94,7 +94,7 @@ Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std:
   const std::string suffix = std::string(op_name(op)) + "_" + elem_suffix(t);
   Result<cuda::Kernel> k = find(prefix + (s.count == 1 ? "scan_flat_" : "scan_seg_") + suffix);
   if (!k.ok()) return k.status();
-  if (Status st = scan_segments(p, k.value(), in, inclusive, s, shape(elem_bytes(t)), out); !st.ok()) return st;
+  if (Status st = scan_segments(p, k.value(), in, mode, s, shape(elem_bytes(t)), out); !st.ok()) return st;
   return data_ok();
 }
 
@@ -103,7 +103,17 @@ Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std:
 Result<ndp_status> Primitives::seg_scan(ndp_op op, bool inclusive, ndp_elem_type t, CUdeviceptr in, DSegs s,
                                         CUdeviceptr out) {
   return detail::scan_with(*this, [this](const std::string& name) { return kernel(name); }, "ndp_",
-                           detail::PassInput{&in}, op, inclusive, t, s, detail::scan_shape, out);
+                           detail::PassInput{&in}, op, inclusive ? detail::kScanInclusive : detail::kScanExclusive, t, s,
+                           detail::scan_shape, out);
+}
+
+Status Primitives::valid_offsets(CUdeviceptr lengths, int64_t n, CUdeviceptr offsets) {
+  if (n <= 0) return fill(offsets, 1, 8, 0);
+  Result<ndp_status> scan = detail::scan_with(
+      *this, [this](const std::string& name) { return kernel(name); }, "ndp_", detail::PassInput{&lengths}, NDP_OP_PLUS,
+      detail::kScanOffsets, NDP_I64, DSegs::flat(n), detail::scan_shape, offsets + sizeof(int64_t));
+  if (!scan.ok()) return scan.status();
+  return Status();
 }
 
 }  // namespace ndp::runtime::gpu

@@ -105,10 +105,14 @@ Status reduce_segments(Primitives& p, const std::string& tiles_kernel, const std
 Status reduce_flat(Primitives& p, const cuda::Kernel& partials_kernel, PassInput in, int64_t n, ndp_elem_type t,
                    const std::string& finish_kernel, CUdeviceptr elements, CUdeviceptr out);
 
+/// A scan's kind, the kernels' `inclusive` argument: kScanOffsets is an inclusive scan of one
+/// segment that also writes the identity just before out (offsets from lengths in one launch).
+enum ScanMode : int { kScanExclusive = 0, kScanInclusive = 1, kScanOffsets = 2 };
+
 /// A scan (s.total > 0) with `kernel` of tile shape `shape`: for one segment (s.count == 1) the
-/// flat pass (in, n, inclusive, scratch, out), else the segmented one (in, s, bounds, inclusive,
-/// scratch, out).
-Status scan_segments(Primitives& p, const cuda::Kernel& kernel, PassInput in, bool inclusive, DSegs s, TileShape shape,
+/// flat pass (in, n, mode, scratch, out), else the segmented one (in, s, bounds, mode, scratch,
+/// out; never kScanOffsets).
+Status scan_segments(Primitives& p, const cuda::Kernel& kernel, PassInput in, ScanMode mode, DSegs s, TileShape shape,
                      CUdeviceptr out);
 
 /// Finds a pass kernel by name: among the embedded primitives (Primitives::kernel) or in a
@@ -126,7 +130,7 @@ Result<ndp_status> reduce_with(Primitives& p, const KernelFinder& find, const st
 /// seg_scan with its passes `prefix` + "scan_flat_<op>_<type>" and "scan_seg_<op>_<type>", of
 /// the tile shape `shape` gives for the element size.
 Result<ndp_status> scan_with(Primitives& p, const KernelFinder& find, const std::string& prefix, PassInput in, ndp_op op,
-                             bool inclusive, ndp_elem_type t, DSegs s, ShapeOf shape, CUdeviceptr out);
+                             ScanMode mode, ndp_elem_type t, DSegs s, ShapeOf shape, CUdeviceptr out);
 
 /// Launches `kernel` with `first` (an argument's address) followed by args by value.
 template <class... Args>

@@ -26,6 +26,11 @@ Result<int64_t> Primitives::index_shared_positions(CUdeviceptr seq_offsets, CUde
   return first_failure(*this, "ndp_index_shared_positions", n, seq_offsets, ids, idx, n, out);
 }
 
+Status Primitives::index_shared_positions_into(CUdeviceptr seq_offsets, CUdeviceptr ids, CUdeviceptr idx, int64_t n,
+                                               CUdeviceptr out, CUdeviceptr failure) {
+  return launch_named(*this, "ndp_index_shared_positions", n, seq_offsets, ids, idx, n, out, failure);
+}
+
 Result<int64_t> Primitives::first_out_of_range(CUdeviceptr idx, int64_t n, int64_t bound) {
   return first_failure(*this, "ndp_first_out_of_range", n, idx, n, bound);
 }

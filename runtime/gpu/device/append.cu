@@ -77,6 +77,36 @@ extern "C" __global__ void ndp_append_parts_lengths(const __grid_constant__ Appe
   }
 NDP_FOR_SIZES(NDP_APPEND)
 
+// Several appends over the same descriptors (Primitives::append_many): a thread finds its
+// element's segment and source once and moves that element of every part. The layout is
+// AppendManyParts' in append.cpp.
+constexpr int kAppendManyParts = 8;
+struct AppendManyParts {
+  unsigned long long a[kAppendManyParts], b[kAppendManyParts], out[kAppendManyParts];
+  int bytes[kAppendManyParts];
+  int count;
+};
+template <class W>
+__device__ inline void move_word(unsigned long long to, unsigned long long from, long long q, long long p) {
+  reinterpret_cast<W*>(to)[q] = reinterpret_cast<const W*>(from)[p];
+}
+extern "C" __global__ void __launch_bounds__(kScanBlock)
+    ndp_append_many(const __grid_constant__ AppendManyParts parts, Segs sa, Segs sb, Segs so) {
+  for_each_element_segment(so, [&](long long q, long long k) {
+    const long long j = q - so.begin(k), la = sa.length(k);
+    const bool from_a = j < la;
+    const long long p = from_a ? sa.begin(k) + j : sb.begin(k) + (j - la);
+    for (int c = 0; c < parts.count; ++c) {
+      const unsigned long long src = from_a ? parts.a[c] : parts.b[c];
+      switch (parts.bytes[c]) {
+        case 8: move_word<unsigned long long>(parts.out[c], src, q, p); break;
+        case 4: move_word<unsigned int>(parts.out[c], src, q, p); break;
+        default: move_word<unsigned char>(parts.out[c], src, q, p); break;
+      }
+    }
+  });
+}
+
 #define NDP_APPEND_PARTS(W, bytes)                                                                    \
   /* Segment k of out (shape so) is instance k's parts, one after another. */                        \
   extern "C" __global__ void __launch_bounds__(kScanBlock)                                            \

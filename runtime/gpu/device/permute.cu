@@ -19,6 +19,27 @@ using namespace ndp::runtime::gpu::device;
   }
 NDP_FOR_SIZES(NDP_GATHER_SCATTER)
 
+// Several gathers through one index vector (Primitives::gather_many): a thread reads its
+// position once and moves element i of every part. The layout is GatherManyParts' in permute.cpp.
+constexpr int kGatherParts = 8;
+struct GatherManyParts {
+  unsigned long long v[kGatherParts], out[kGatherParts];
+  int bytes[kGatherParts];
+  int count;
+};
+extern "C" __global__ void ndp_gather_many(const __grid_constant__ GatherManyParts parts, const long long* idx, long long n) {
+  NDP_GRID_STRIDE(i, n) {
+    const long long j = idx[i];
+    for (int c = 0; c < parts.count; ++c) {
+      switch (parts.bytes[c]) {
+        case 8: reinterpret_cast<unsigned long long*>(parts.out[c])[i] = reinterpret_cast<const unsigned long long*>(parts.v[c])[j]; break;
+        case 4: reinterpret_cast<unsigned int*>(parts.out[c])[i] = reinterpret_cast<const unsigned int*>(parts.v[c])[j]; break;
+        default: reinterpret_cast<unsigned char*>(parts.out[c])[i] = reinterpret_cast<const unsigned char*>(parts.v[c])[j]; break;
+      }
+    }
+  }
+}
+
 // ---- PERMUTE ----
 // Pass 1: every in-bounds source lowers its target's claim to its own position, so afterwards
 // each claim holds the lowest position aiming at that target. Pass 2: a source whose target

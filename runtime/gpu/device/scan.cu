@@ -95,6 +95,8 @@ using namespace ndp::runtime::gpu::device;
                                       T* out) {                                                                   \
     scan_pass<Fn<O, T>, false, ScanShape<T>>(ArrayIn<T>{in}, Segs{1, n, nullptr, n}, nullptr, inclusive != 0,     \
                                              scratch, out);                                                       \
+    /* inclusive == 2 (kScanOffsets): offsets, whose first entry precedes out */                                  \
+    if (inclusive == 2 && blockIdx.x == 0 && threadIdx.x == 0) out[-1] = Fn<O, T>::identity();                    \
   }                                                                                                               \
   extern "C" __global__ void __launch_bounds__(ScanShape<T>::kBlock, kScanMinBlocks<T>)                          \
       ndp_scan_seg_##oname##_##tname(const T* in, Segs s, const long long* bounds, int inclusive,                 \
@@ -169,8 +171,9 @@ extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_seg_tile_bounds_by_
 }
 
 // count_true: every block sums its flags (grid stride, 16 flags a load where the array is
-// aligned), then adds its count to *count, which the host has zeroed. Integer atomics, so the
-// result is exact and deterministic.
+// aligned), then adds its count to *count, which the host has zeroed; a grid of one block
+// stores its count instead (the host zeroes nothing). Integer atomics, so the result is exact
+// and deterministic.
 extern "C" __global__ void __launch_bounds__(kScanBlock)
     ndp_count_true(const unsigned char* flags, long long n, unsigned long long* count) {
   using Reduce = cub::BlockReduce<unsigned long long, kScanBlock>;
@@ -196,5 +199,8 @@ extern "C" __global__ void __launch_bounds__(kScanBlock)
   }
   NDP_GRID_STRIDE(i, n - scalar_from) mine += flags[scalar_from + i] != 0;
   unsigned long long block = Reduce(storage).Sum(mine);
-  if (threadIdx.x == 0 && block != 0) atomicAdd(count, block);
+  if (threadIdx.x == 0) {
+    if (gridDim.x == 1) *count = block;
+    else if (block != 0) atomicAdd(count, block);
+  }
 }

@@ -391,9 +391,9 @@ TEST_CASE("GPU: driver errors come back as statuses naming the call") {
   CHECK(device->synchronize().ok());
 }
 
-TEST_CASE("GPU: the hook before read-backs runs before each, once, and may read back itself") {
-  // Note [Deferred failure records] in exec/cuda/gpu.h: the executor reads its deferred records
-  // there, with a read-back of its own that must not call the hook again.
+TEST_CASE("GPU: the read-back hook's copies go with each read-back, once, under its one wait") {
+  // Note [Deferred failure records] in exec/cuda/gpu.h: the executor's deferred records are
+  // copied with every read-back, and read when it is done.
   Device* device = test_device();
   if (device == nullptr) return;
   auto pool = MemoryPool::create(*device);
@@ -401,30 +401,50 @@ TEST_CASE("GPU: the hook before read-backs runs before each, once, and may read 
   auto buffer = (*pool)->allocate(64);
   REQUIRE_MESSAGE(buffer.ok(), buffer.status().message());
   REQUIRE(((*pool)->fill_words(*buffer, 7u, 16)).ok());
-  int calls = 0;
-  uint32_t seen_by_hook = 0;
   MemoryPool& p = **pool;
-  p.set_before_read_back([&] {
-    ++calls;
-    REQUIRE(p.download(&seen_by_hook, buffer->pointer(), 4).ok());
-  });
+  int adds = 0, dones = 0;
+  bool give = true;
+  uint32_t seen_by_hook = 0, seen_at_done = 0, read_in_done = 0;
+  p.set_read_back_hook(
+      [&](std::vector<MemoryPool::ReadBack>& parts) {
+        ++adds;
+        seen_by_hook = 0;
+        if (give) parts.push_back({&seen_by_hook, buffer->pointer() + 4, 4});
+      },
+      [&] {
+        ++dones;
+        seen_at_done = seen_by_hook;
+        // A read-back of its own here calls neither part of the hook again.
+        REQUIRE(p.download(&read_in_done, buffer->pointer(), 4).ok());
+      });
   uint32_t word = 0;
   REQUIRE(p.copy_to_host(&word, *buffer, 4).ok());
   CHECK(word == 7u);
-  CHECK(seen_by_hook == 7u);
+  CHECK(seen_at_done == 7u);
+  CHECK(read_in_done == 7u);
+  CHECK((adds == 1 && dones == 1));
   uint64_t a = 0, b = 0;
   uint64_t* to[] = {&a, &b};
   const CUdeviceptr from[] = {buffer->pointer(), buffer->pointer() + 8};
   REQUIRE(p.download_words(to, from).ok());
   CHECK(a == 0x0000000700000007ull);
-  CHECK(calls == 2);
+  CHECK((adds == 2 && dones == 2));
+  // A read-back of nothing of its own makes the hook's copy alone.
+  seen_at_done = 0;
+  REQUIRE(p.read_hooked().ok());
+  CHECK(seen_at_done == 7u);
+  CHECK((adds == 3 && dones == 3));
+  // A hook that adds nothing is not called back.
+  give = false;
+  REQUIRE(p.copy_to_host(&word, *buffer, 4).ok());
+  CHECK((adds == 4 && dones == 3));
   // A hook that throws stops the read, and the next read calls it again.
-  p.set_before_read_back([&] {
-    ++calls;
+  p.set_read_back_hook([&](std::vector<MemoryPool::ReadBack>&) {
+    ++adds;
     throw std::runtime_error("deferred failure");
-  });
+  }, nullptr);
   CHECK_THROWS_AS(p.copy_to_host(&word, *buffer, 4), std::runtime_error);
   CHECK_THROWS_AS(p.copy_to_host(&word, *buffer, 4), std::runtime_error);
-  CHECK(calls == 4);
-  p.set_before_read_back(nullptr);
+  CHECK(adds == 6);
+  p.set_read_back_hook(nullptr, nullptr);
 }

@@ -1,6 +1,8 @@
 // GPU EXTRACT, REPLACE, append (of two sequences and of a chain's parts), reverse and rotate
 // against the CPU runtime or the host, at every shape.
+#include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 
 #include "tests/unit/runtime/gpu/gpu_fixture.h"
@@ -187,6 +189,50 @@ TEST_CASE("gpu append at large shapes") {
     check_append<bool>(*p, other_lengths(s), s, 2);
     check_append<int32_t>(*p, s, s, 3);
   }
+}
+
+/// append_many of parts of 8, 4 and 1 bytes in turn (`parts` of them: more than eight takes
+/// two launches) against the cpu runtime's append of each.
+void check_append_many(gpu::Primitives& p, const Shape& sa, const Shape& sb, int parts, uint64_t seed) {
+  CAPTURE(sa.name);
+  CAPTURE(sb.name);
+  CAPTURE(parts);
+  std::vector<int64_t> lengths(sa.count());
+  REQUIRE(ok(append_lengths(sa.view(), sb.view(), lengths)));
+  Shape so = irregular("result", lengths);
+  DShape dsa(p, sa), dsb(p, sb), dso(p, so);
+  std::vector<gpu::Primitives::AppendPart> job;
+  std::vector<std::function<void()>> checks;
+  std::vector<std::shared_ptr<void>> keep;
+  auto add = [&]<class T>(T, uint64_t s) {
+    auto a = std::make_shared<Vec<T>>(random_values<T>(sa.total(), s)), b = std::make_shared<Vec<T>>(random_values<T>(sb.total(), s + 1));
+    auto want = std::make_shared<Vec<T>>(so.total());
+    REQUIRE(ok(append<T>(*a, sa.view(), *b, sb.view(), so.view(), *want)));
+    auto da = std::make_shared<DArray<T>>(p, a->cspan()), db = std::make_shared<DArray<T>>(p, b->cspan());
+    auto out = std::make_shared<DArray<T>>(p, so.total());
+    job.push_back({static_cast<int>(sizeof(T)), da->ptr(), db->ptr(), out->ptr()});
+    keep.insert(keep.end(), {a, b, da, db});
+    checks.push_back([&p, out, want] { CHECK(first_diff<T>(out->host(p).cspan(), *want) == -1); });
+  };
+  for (int k = 0; k < parts; ++k) {
+    if (k % 3 == 0) add(int64_t{}, seed + 2 * k);
+    else if (k % 3 == 1) add(int32_t{}, seed + 2 * k);
+    else add(uint8_t{}, seed + 2 * k);
+  }
+  REQUIRE(p.append_many(job, dsa.segs, dsb.segs, dso.segs).ok());
+  for (auto& c : checks) c();
+}
+
+TEST_CASE("gpu append_many appends parts of every size over the same segments") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 300;
+  for (const Shape& s : small_shapes())
+    for (int parts : {1, 3, 8, 10}) {
+      check_append_many(*p, s, other_lengths(s), parts, seed++);
+      check_append_many(*p, other_lengths(s), s, parts, seed++);
+    }
+  for (const Shape& s : large_shapes()) check_append_many(*p, s, other_lengths(s), 4, seed++);
 }
 
 TEST_CASE("gpu first_out_of_range finds the lowest index outside [0, bound)") {

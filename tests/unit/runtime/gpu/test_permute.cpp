@@ -117,6 +117,58 @@ TEST_CASE_TEMPLATE("gpu gather and scatter move elements by index", T, int64_t, 
   }
 }
 
+TEST_CASE("gpu gather_many gathers parts of every size through one index vector") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (int64_t n : {0, 1, 33, 4097, 1'000'003}) {
+    for (int parts : {1, 2, 8, 11}) {  // one launch of one part, of a few, of all eight; two launches
+      CAPTURE(n);
+      CAPTURE(parts);
+      Shape flat = irregular("flat", {n});
+      Vec<int64_t> idx(random_indices(flat, 40 + parts, false));
+      DArray<int64_t> di(*p, idx.cspan());
+      // Part k holds 8-, 4- and 1-byte elements in turn.
+      std::vector<Vec<int64_t>> v8;
+      std::vector<Vec<int32_t>> v4;
+      std::vector<Vec<uint8_t>> v1;
+      std::vector<DArray<int64_t>> d8, o8;
+      std::vector<DArray<int32_t>> d4, o4;
+      std::vector<DArray<uint8_t>> d1, o1;
+      std::vector<gpu::Primitives::GatherPart> job;
+      for (int k = 0; k < parts; ++k) {
+        if (k % 3 == 0) {
+          v8.push_back(random_values<int64_t>(n, 100 + k, -1000, 1000));
+          d8.emplace_back(*p, v8.back().cspan());
+          o8.emplace_back(*p, n);
+          job.push_back({8, d8.back().ptr(), o8.back().ptr()});
+        } else if (k % 3 == 1) {
+          v4.push_back(random_values<int32_t>(n, 100 + k, -1000, 1000));
+          d4.emplace_back(*p, v4.back().cspan());
+          o4.emplace_back(*p, n);
+          job.push_back({4, d4.back().ptr(), o4.back().ptr()});
+        } else {
+          v1.push_back(random_values<uint8_t>(n, 100 + k, 0, 200));
+          d1.emplace_back(*p, v1.back().cspan());
+          o1.emplace_back(*p, n);
+          job.push_back({1, d1.back().ptr(), o1.back().ptr()});
+        }
+      }
+      REQUIRE(p->gather_many(job, di.ptr(), n).ok());
+      auto check = [&](const auto& values, const auto& outs) {
+        for (size_t k = 0; k < values.size(); ++k) {
+          using T = std::decay_t<decltype(values[k][0])>;
+          Vec<T> want(n);
+          for (int64_t i = 0; i < n; ++i) want[i] = values[k][idx[i]];
+          CHECK(first_diff<T>(outs[k].host(*p).cspan(), want) == -1);
+        }
+      };
+      check(v8, o8);
+      check(v4, o4);
+      check(v1, o1);
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("gpu permute matches the cpu runtime", T, int64_t, double, int32_t, float, bool, uint8_t) {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;

@@ -288,7 +288,9 @@ TEST_CASE("gpu scan and reduce refuse operators an element type does not admit")
 TEST_CASE("gpu count_true counts the true flags") {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
-  for (int64_t n : {0, 1, 2047, 2048, 2049, 100'003, 3'000'001}) {
+  // Up to 2^16 flags one block counts them and stores its sum; past that the blocks add theirs
+  // into a zeroed word.
+  for (int64_t n : {0, 1, 2047, 2048, 2049, 65'535, 65'536, 65'537, 100'003, 3'000'001}) {
     for (double share : {0.0, 0.3, 1.0}) {
       CAPTURE(n);
       CAPTURE(share);

@@ -65,6 +65,22 @@ TEST_CASE("gpu offsets_from_lengths matches the cpu runtime") {
   }
 }
 
+TEST_CASE("gpu valid_offsets writes the offsets of valid lengths in one launch") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  std::vector<std::vector<int64_t>> cases = {{}, {0}, {7}, {3, 0, 5}};
+  for (const Shape& s : all_shapes()) cases.push_back(s.lengths);
+  for (const std::vector<int64_t>& lengths : cases) {
+    CAPTURE(lengths.size());
+    const int64_t n = static_cast<int64_t>(lengths.size());
+    Vec<int64_t> want(n + 1);
+    REQUIRE(ok(offsets_from_lengths(std::span<const int64_t>(lengths), want)));
+    DArray<int64_t> dl(*p, std::span<const int64_t>(lengths)), out(*p, n + 1);  // out poisoned, its first entry too
+    REQUIRE(p->valid_offsets(dl.ptr(), n, out.ptr()).ok());
+    CHECK(first_diff<int64_t>(out.host(*p).cspan(), want) == -1);
+  }
+}
+
 TEST_CASE("gpu segment_ids and lengths_of match the cpu runtime") {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
