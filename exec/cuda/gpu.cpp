@@ -244,6 +244,7 @@ void Gpu::check_deferred_records() {
 
 void Gpu::forget_deferred_records() {
   deferred_raises_.clear();
+  reading_raises_.clear();  // (a read-back that failed before it was done)
   deferred_held_bytes_ = 0;
   failed_raise_ = nullptr;
   if (deferred_records_used_) check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));

@@ -7,6 +7,7 @@
 #include <bit>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "flatten/passes/ir_walk.h"
@@ -215,7 +216,10 @@ struct Group {
 // defined before the group's kernel computes the same value at the kernel's place, earlier than
 // its own: it joins the group there (the kernel stays at its last member not hoisted). Nothing
 // reads its result before its own place, so moving it up changes no value; it can fail no
-// way, so no error comes earlier either.
+// way, so no error comes earlier either. Past a statement that can fail, such as the check that
+// an apply-to-each's sequences have one length, it may read only the group's members and
+// literals: an operand of its own might be of another length, which that check reports, and
+// computed before it the kernel would read past the shorter one.
 
 struct Fuser {
   Function& fn;
@@ -268,6 +272,7 @@ struct Fuser {
     };
     std::map<VarId, size_t> member_at;  // result of a member -> its statement
     std::map<VarId, size_t> defined_at;  // result of any statement of this block -> its index
+    std::optional<size_t> checked;       // the last statement so far that can fail or has an effect
     // The closed group g that statement s may join at g's kernel (Note [Members hoisted into a
     // kernel]), or -1.
     auto hoist_into = [&](const Stmt& s) {
@@ -288,7 +293,7 @@ struct Fuser {
       for (VarId u : s.uses) {
         if (group_var(u) == into) continue;
         if (lits.count(u) && has_input) continue;  // becomes a constant of the kernel
-        if (group_var(u) >= 0) return -1;
+        if (group_var(u) >= 0 || (checked && *checked > groups[into].last)) return -1;
         auto d = defined_at.find(u);
         if (d != defined_at.end() && d->second > groups[into].last) return -1;
       }
@@ -349,9 +354,11 @@ struct Fuser {
         member_at[s.dst] = i;
       } else {
         // A member that can fail is not delayed past a statement that can fail or has an effect.
-        if (!pure_and_total(fn, s))
+        if (!pure_and_total(fn, s)) {
+          checked = i;
           for (Group& gr : groups)
             if (gr.fails) gr.open = false;
+        }
         std::set<VarId> read;
         collect_uses(s, read);
         if (s.loop) {
@@ -377,17 +384,18 @@ struct Fuser {
     }
     std::vector<Stmt> out;
     for (size_t i = 0; i < b.stmts.size(); ++i) {
-      if (kernel_at[i] >= 0) out.push_back(make_kernel(b, groups[static_cast<size_t>(kernel_at[i])].members));
+      if (kernel_at[i] >= 0) out.push_back(make_kernel(b, groups[static_cast<size_t>(kernel_at[i])].members, i));
       else if (!removed[i]) out.push_back(std::move(b.stmts[i]));
     }
     b.stmts = std::move(out);
   }
 
-  Stmt make_kernel(Block& b, const std::vector<size_t>& members) {
+  /// The kernel of `members`, placed at statement `at`, whose span it takes.
+  Stmt make_kernel(Block& b, const std::vector<size_t>& members, size_t at) {
     auto body = std::make_shared<KernelBody>();
     Stmt k;
     k.op = Op::Kernel;
-    k.span = b.stmts[members.back()].span;
+    k.span = b.stmts[at].span;
     std::map<VarId, uint32_t> node_of;  // variable -> node computing it (member or input)
     std::map<VarId, uint32_t> internal;  // reads of each variable by the members
     std::set<VarId> defined;
