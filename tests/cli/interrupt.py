@@ -138,8 +138,10 @@ def run(ndp, backend):
         os.unlink(path)
         ok, got = answer(repl, "after_interrupt $", "undefined")
         check(f"[{backend}] the rest of the loaded file did not run", ok, repr(got))
-        # A read that waits forever on a pipe (cat waits for input nobody sends).
-        stop_during(repl, 'let ((i, o, e), ok) = spawn("cat", nullstr, nullstr, stderr) in read_object(0, o) $', None,
+        # A read that waits forever on a pipe (cat waits for input nobody sends). Ctrl-C goes to
+        # the terminal's whole process group, cat included; cat ignores it, so that the read is
+        # ended by the interrupt and not, if cat died first, by the end of its output.
+        stop_during(repl, 'let ((i, o, e), ok) = spawn("trap \'\' INT; exec cat", nullstr, nullstr, stderr) in read_object(0, o) $', None,
                     f"[{backend}] a read waiting on a pipe", wait=0.5)
         ok, got = answer(repl, "z $", "it = 5 : int")
         check(f"[{backend}] the definitions are kept", ok, repr(got))
