@@ -13,6 +13,7 @@
 
 #include "flatten/flat_ir.h"
 #include "lang/core.h"
+#include "runtime/cuda/trace.h"
 
 namespace ndp::exec {
 
@@ -132,13 +133,7 @@ bool stmt_profile_host_only() {
   return host;
 }
 
-bool stmt_profile_trace() {
-  static const bool trace = [] {
-    const char* s = std::getenv("NDP_PROFILE");
-    return s != nullptr && std::string(s) == "trace";
-  }();
-  return trace;
-}
+bool stmt_profile_trace() { return runtime::cuda::tracing(); }  // (one reading of NDP_PROFILE=trace)
 
 void stmt_profile_trace_stmt(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances) {
   fmt::print(stderr, "ndp trace: {} [{} instances]\n", describe(fn, s), instances);

@@ -750,13 +750,13 @@ std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& 
   std::vector<DVec> out(vs.size());
   if (vs.empty()) return out;
   const int64_t n = flag_vec.size(), kept = count_true(g, flag_vec);
-  auto by_positions = [](const DVec& v) { return !host::is_flat_scalar(v.type()) || composes(v); };
+  auto moves_by_positions = [](const DVec& v) { return !host::is_flat_scalar(v.type()) || composes(v); };
   // The positions of the trues, once for all the vectors that move through them: those with
   // sequences or tuples in them (a pending gather: its positions packed), and then the flat ones too.
   bool positions = false;
   for (const DVec* v : vs) {
     NDP_ASSERT(v->size() == n, "pack with flags of another length");
-    positions = positions || (kept != n && by_positions(*v));
+    positions = positions || (kept != n && moves_by_positions(*v));
   }
   DBuf pos;
   if (positions) {
