@@ -136,7 +136,7 @@ bool stmt_profile_host_only() {
 bool stmt_profile_trace() { return runtime::cuda::tracing(); }  // (one reading of NDP_PROFILE=trace)
 
 void stmt_profile_trace_stmt(const flatten::Function& fn, const flatten::Stmt& s, int64_t instances) {
-  fmt::print(stderr, "ndp trace: {} [{} instances]\n", describe(fn, s), instances);
+  fmt::print(stderr, "{:10.1f} ndp trace: {} [{} instances]\n", runtime::cuda::trace_microseconds(), describe(fn, s), instances);
 }
 
 namespace {

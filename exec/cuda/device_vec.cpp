@@ -596,10 +596,18 @@ DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& p
 
 }  // namespace
 
-DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m) {
+DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::optional<int64_t> rows_total) {
   std::vector<Composed> composed;
   GatherBatch batch(g);
-  DVec out = take_parts(g, v, idx, m, nullptr, composed, batch);
+  std::optional<TakenRows> rows;
+  if (rows_total && v.kind() == TypeKind::Seq && !v.regular_length()) {
+    // The caller knows the taken rows' total: their offsets need no read-back.
+    DBuf len = g.alloc(m * 8);
+    g.check(g.prims().gather(8, v.lengths(), idx, m, len->pointer()));
+    KnownSegments segments = segments_of_valid_lengths(g, m, len, *rows_total);
+    rows = TakenRows{std::move(len), std::move(segments)};
+  }
+  DVec out = take_parts(g, v, idx, m, nullptr, composed, batch, rows ? &*rows : nullptr);
   batch.send();
   return out;
 }
@@ -622,6 +630,38 @@ DBuf concat_buffers(Gpu& g, std::span<const DVec> parts, int bytes, CUdeviceptr 
 
 }  // namespace
 
+namespace {
+
+/// Whether every component of v's type is a flat scalar (a scalar, or tuples of them).
+bool flat_components(const DVec& v) {
+  switch (v.kind()) {
+    case TypeKind::Pair: return flat_components(v.first()) && flat_components(v.second());
+    case TypeKind::Data: return flat_components(v.fields());
+    default: return host::is_flat_scalar(v.type());
+  }
+}
+
+/// The elements of a take from sequences a ++ b into segments `segs`, each flat component
+/// moved in one pass from where it is (nested_take2), where every component is flat.
+DVec nested_take2_components(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr a_offsets, int64_t na,
+                             CUdeviceptr b_offsets, CUdeviceptr idx, const runtime::gpu::DSegs& segs) {
+  switch (a.kind()) {
+    case TypeKind::Pair:
+      return DVec::pair(a.type(), nested_take2_components(g, a.first(), b.first(), a_offsets, na, b_offsets, idx, segs),
+                        nested_take2_components(g, a.second(), b.second(), a_offsets, na, b_offsets, idx, segs));
+    case TypeKind::Data:
+      return DVec::data(a.type(), nested_take2_components(g, a.fields(), b.fields(), a_offsets, na, b_offsets, idx, segs));
+    default: {
+      const int bytes = elem_bytes(a.type());
+      DBuf out = g.alloc(segs.total * bytes);
+      g.check(g.prims().nested_take2(bytes, a.data(), a_offsets, na, b.data(), b_offsets, idx, segs, out->pointer()));
+      return DVec::scalar(a.type(), segs.total, std::move(out));
+    }
+  }
+}
+
+}  // namespace
+
 DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_t m) {
   NDP_ASSERT(a.size() + b.size() == m, "take_appended of a non-permutation");
   const Type* t = a.type();
@@ -639,19 +679,14 @@ DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_
           return DVec::regular(g, t, m, *c, DVec::scalar(a.elems().type(), segs.total, std::move(out)));
         }
       }
-      DVec parts[2] = {a, b};
-      DBuf both = concat_buffers(g, parts, 8, &DVec::lengths);  // one length per sequence: small
       DBuf len = g.alloc(m * 8);
-      g.check(g.prims().gather(8, both->pointer(), idx, m, len->pointer()));
+      g.check(g.prims().gather2(8, a.lengths(), a.size(), b.lengths(), idx, m, len->pointer()));
       DBuf off = offsets_from_valid_lengths(g, m, len);  // a permutation: the total is known
       const int64_t ta = a.total(), total = ta + b.total();
       const runtime::gpu::DSegs segs = runtime::gpu::DSegs::irregular(m, total, off->pointer());
-      if (host::is_flat_scalar(a.elems().type())) {  // the elements in one pass
-        const int bytes = elem_bytes(a.elems().type());
-        DBuf out = g.alloc(total * bytes);
-        g.check(g.prims().nested_take2(bytes, a.elems().data(), a.offsets(), a.size(), b.elems().data(), b.offsets(),
-                                       idx, segs, out->pointer()));
-        return DVec::seq(t, m, std::move(len), std::move(off), DVec::scalar(a.elems().type(), total, std::move(out)));
+      if (flat_components(a.elems())) {  // each component's elements in one pass
+        DVec elems = nested_take2_components(g, a.elems(), b.elems(), a.offsets(), a.size(), b.offsets(), idx, segs);
+        return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
       }
       // The elements' positions in a's elements followed by b's are a permutation too.
       DBuf from_a = g.alloc(ta * 8), from_b = g.alloc(b.total() * 8), pos = g.alloc(total * 8);
@@ -666,7 +701,14 @@ DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_
       return DVec::pair(t, take_appended(g, a.first(), b.first(), idx, m),
                         take_appended(g, a.second(), b.second(), idx, m));
     case TypeKind::Data: return DVec::data(t, take_appended(g, a.fields(), b.fields(), idx, m));
-    default: break;
+    default:
+      if (host::is_flat_scalar(t)) {  // read from a and b where they are, not from a ++ b built first
+        const int bytes = elem_bytes(t);
+        DBuf out = g.alloc(m * bytes);
+        g.check(g.prims().gather2(bytes, a.data(), a.size(), b.data(), idx, m, out->pointer()));
+        return DVec::scalar(t, m, std::move(out));
+      }
+      break;
   }
   return take(g, append(g, a, b), idx, m);
 }

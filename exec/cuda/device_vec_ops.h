@@ -46,7 +46,9 @@ KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths, 
 /// A DVec of type t with no instances.
 DVec empty_of(Gpu& g, lang::TypeContext& types, const lang::Type* t);
 /// result[i] = v[idx[i]] for i < m (idx: m int64 on the device, each in [0, v.size())).
-DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m);
+/// `rows_total`, where the caller knows it, is the total length of the taken sequences (v a
+/// sequence): then nothing is read back.
+DVec take(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::optional<int64_t> rows_total = std::nullopt);
 /// take(append(a, b), idx, m) where idx is a permutation of the instances of a ++ b (merge,
 /// sequence literals): sequences of flat elements are read from a and b in place, and their
 /// total needs no read-back.

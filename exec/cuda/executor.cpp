@@ -180,7 +180,9 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     Gpu& gpu = g;
     auto make = [&gpu, v, off, segs] {
       DBuf buf = gpu.alloc(segs.total * elem_bytes(v.type()));
-      gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
+      // Instance ids spread are each element's segment: one pass, without storing the ids.
+      if (v.pending_iota()) gpu.check(gpu.prims().segment_ids(segs, buf->pointer()));
+      else gpu.check(gpu.prims().dist(elem_type(v.type()), v.data(), segs, buf->pointer()));
       return buf;
     };
     // One value over every instance (a call's free scalar), or a value a segment: kernels may
@@ -521,9 +523,21 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       // construction), unread: that instance n times, and itself for n = 1, so a shared
       // sequence passed to a function called once is not copied (Note [Shared arguments]).
       const DVec& from = use(0);
-      const int64_t n = use(1).size();
-      if (from.size() == 1) set_vec(f, s.dst, n == 1 ? from : replicate_one(g, from, n));
-      else set_vec(f, s.dst, take(g, from, use(1).data(), n));
+      const DVec& ids = use(1);
+      const int64_t n = ids.size();
+      if (from.size() == 1) {
+        set_vec(f, s.dst, n == 1 ? from : replicate_one(g, from, n));
+        return;
+      }
+      // Ids that are instance ids spread over regular segments of c (a shared sequence passed
+      // to a function applied to each of a literal's c elements, as quickhull's two halves):
+      // every instance's row is taken c times, so the rows' total is known, not read back.
+      std::optional<int64_t> rows_total;
+      if (const DVec* src = ids.spread_source();
+          src && src->pending_iota() && src->size() == from.size() && ids.spread_segments().offsets == 0 &&
+          from.kind() == lang::TypeKind::Seq)
+        rows_total = ids.spread_segments().regular_length * from.total();
+      set_vec(f, s.dst, take(g, from, ids.data(), n, rows_total));
       return;
     }
     case Op::FnTag: {

@@ -597,7 +597,7 @@ struct Natives {
     }
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     if (!ctx.kernels->available(add)) return std::nullopt;
-    DVec lens[2] = {DVec::scalar(int_t(), n, x.buffer()), DVec::scalar(int_t(), n, y.buffer())};
+    DVec lens[2] = {x.lengths_vec(int_t()), y.lengths_vec(int_t())};  // a regular part's read in place
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer(), ea.size() + eb.size());
     DSegs so = DSegs::irregular(n, total, offsets->pointer());
@@ -619,11 +619,10 @@ struct Natives {
     int64_t n = v.size();
     if (std::optional<int64_t> k = v.regular_length(), len = inner.regular_length(); k && len)
       return DVec::regular(g, c.result, n, *k * *len, inner.elems());  // Note [Known values]
-    DBuf len = g.alloc(n * 8);
-    ndp_status st = g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, inner.lengths(), v.segs(), len->pointer()));
-    NDP_ASSERT(st.code == NDP_OK, "flatten's lengths");
-    DBuf off = g.alloc((n + 1) * 8);
-    g.check(g.prims().gather(8, inner.offsets(), v.offsets(), n + 1, off->pointer()));
+    // Sequence i's elements are those of its inner sequences, which lie together: its offset is
+    // its first inner sequence's, and its length runs to its last one's end (one launch).
+    DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);
+    g.check(g.prims().flatten_segments(inner.offsets(), v.segs(), off->pointer(), len->pointer()));
     return DVec::seq(c.result, n, std::move(len), std::move(off), inner.elems());
   }
 

@@ -256,7 +256,7 @@ Status MemoryPool::read_back(std::span<const ReadBack> asked) {
     hooked = parts.size() > asked.size();
   }
   const Driver& d = device_->driver();
-  if (tracing()) std::fprintf(stderr, "  read-back of %zu parts\n", parts.size());
+  if (tracing()) std::fprintf(stderr, "%10.1f   read-back of %zu parts\n", trace_microseconds(), parts.size());
   std::size_t staged = 0;  // each part at an 8-byte boundary of the staging buffer
   for (const ReadBack& p : parts) staged += (p.bytes + 7) & ~std::size_t{7};
   std::unique_lock<std::mutex> lock(staging_mutex_);

@@ -116,7 +116,7 @@ Status launch(Device& device, const Kernel& kernel, LaunchConfig c, void** param
     if (!allowed.ok()) return allowed;
     kernel.shared_allowed = c.shared_bytes;
   }
-  if (tracing()) std::fprintf(stderr, "  launch %s grid %u block %u\n", kernel.name.c_str(), c.grid_x, c.block_x);
+  if (tracing()) std::fprintf(stderr, "%10.1f   launch %s grid %u block %u\n", trace_microseconds(), kernel.name.c_str(), c.grid_x, c.block_x);
   Status s = NDP_CU(device.driver(), cuLaunchKernel, kernel.function, c.grid_x, 1, 1, c.block_x,
                     1, 1, c.shared_bytes, device.stream(), parameters, nullptr);
   if (!s.ok()) {

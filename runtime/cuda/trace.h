@@ -1,7 +1,10 @@
 // NDP_PROFILE=trace (exec/common/profile.h): the runtime writes a line to stderr for each kernel
-// launch and each read-back, under the statement that the executor wrote before them.
+// launch and each read-back, under the statement that the executor wrote before them. Each line
+// starts with the microseconds since the first traced line, so that a level's wall time (its
+// launches, waits and the executor's own work) reads off the trace.
 #pragma once
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -13,6 +16,13 @@ inline bool tracing() {
     return s != nullptr && std::strcmp(s, "trace") == 0;
   }();
   return on;
+}
+
+/// Microseconds since the first call (the trace's clock).
+inline double trace_microseconds() {
+  using Clock = std::chrono::steady_clock;
+  static const Clock::time_point start = Clock::now();
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
 }  // namespace ndp::runtime::cuda

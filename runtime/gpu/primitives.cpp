@@ -73,6 +73,17 @@ Result<CUdeviceptr> Primitives::lookback_scratch(int64_t ntiles) {
   return impl_->lookback.pointer();
 }
 
+// Note [Small inputs in one launch]
+// A flattened recursion's deep levels hold a few thousand elements in a few dozen segments, and
+// there a primitive costs what its launches cost the host (about 4 µs each on an H200,
+// bench/results/session41), not what its kernels do. So where an input is small, a primitive
+// whose general path takes several passes (a tiled reduction and its fix-ups, a scan between
+// two maps) runs as one launch instead: the index of the extreme as a block a segment that
+// folds and then searches (device/extreme.cu), merge's positions as one block scanning its
+// flags a chunk at a time (device/structure.cu). Their bounds keep the one launch short next to
+// the launches it saves. set_small_inputs_in_one_launch(false) turns them off, so that the
+// tests check both paths at the same shapes.
+
 // Note [Armed failure words]
 // A check that reads its result back (the first failing position of an index check, the first
 // negative length of offsets_from_lengths) needs a word set to kNoFailure before its kernel

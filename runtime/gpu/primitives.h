@@ -62,6 +62,11 @@ class Primitives {
   Primitives(const Primitives&) = delete;
   Primitives& operator=(const Primitives&) = delete;
 
+  /// Inputs small enough take the one-launch paths (Note [Small inputs in one launch] in
+  /// primitives.cpp); false sends them down the general paths too, so that tests reach both.
+  void set_small_inputs_in_one_launch(bool on) { small_in_one_launch_ = on; }
+  bool small_inputs_in_one_launch() const { return small_in_one_launch_; }
+
   cuda::Device& device() const { return device_; }
   cuda::MemoryPool& pool() const { return pool_; }
   /// The kernel named `name` in any loaded module (cached; fails with "cuModuleGetFunction").
@@ -248,6 +253,12 @@ class Primitives {
   Result<int64_t> first_out_of_range(CUdeviceptr idx, int64_t n, int64_t bound);
   /// MERGE's positions into a ++ b: flags[i] ? #true before i : na + #false before i.
   Status merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out);
+  /// out[i] = element idx[i] of a ++ b (na elements of a, then b's), of `bytes` (1, 4 or 8) an
+  /// element, without building a ++ b.
+  Status gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, CUdeviceptr idx, int64_t n, CUdeviceptr out);
+  /// FLATTEN's segments from the inner sequences' offsets (outer.total + 1 of them) and the
+  /// outer segments: out_offsets (outer.count + 1) and out_lengths (outer.count).
+  Status flatten_segments(CUdeviceptr inner_offsets, DSegs outer, CUdeviceptr out_offsets, CUdeviceptr out_lengths);
   /// out[i*k + j] = j*n + i (n·k entries).
   Status seq_lit_positions(int64_t n, int64_t k, CUdeviceptr out);
   /// The lengths of [start:end:stride] per instance (int64 arrays of n), and *longest the
@@ -302,6 +313,7 @@ class Primitives {
   cuda::Device& device_;
   cuda::MemoryPool& pool_;
   std::unique_ptr<Impl> impl_;
+  bool small_in_one_launch_ = true;
 };
 
 }  // namespace ndp::runtime::gpu

@@ -35,8 +35,19 @@ Result<int64_t> Primitives::first_out_of_range(CUdeviceptr idx, int64_t n, int64
   return first_failure(*this, "ndp_first_out_of_range", n, idx, n, bound);
 }
 
+/// The most flags merge_positions scans in one block (Note [Small inputs in one launch]).
+constexpr int64_t kMergeOneBlock = 4096;
+
 Status Primitives::merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out) {
   if (n <= 0) return Status();
+  if (n <= kMergeOneBlock && small_inputs_in_one_launch()) {
+    Result<cuda::Kernel> k = kernel("ndp_merge_positions_block");
+    if (!k.ok()) return k.status();
+    cuda::LaunchConfig c = device().grid_stride(n);
+    c.grid_x = 1;
+    c.block_x = detail::kScanBlock;  // the kernel's block scan is sized for it
+    return cuda::launch_with(device(), k.value(), c, flags, n, na, out);
+  }
   Result<cuda::DeviceBuffer> wide = pool().allocate(static_cast<size_t>(n) * 8);
   if (!wide.ok()) return wide.status();
   Status s = launch_named(*this, "ndp_widen_flags", n, flags, n, wide->pointer());
@@ -44,6 +55,16 @@ Status Primitives::merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUd
   Result<ndp_status> scanned = seg_scan(NDP_OP_PLUS, false, NDP_I64, wide->pointer(), DSegs::flat(n), wide->pointer());
   if (!scanned.ok()) return scanned.status();
   return launch_named(*this, "ndp_merge_positions", n, flags, wide->pointer(), n, na, out);
+}
+
+Status Primitives::gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, CUdeviceptr idx, int64_t n,
+                           CUdeviceptr out) {
+  return launch_named(*this, sized_name("ndp_gather2_", bytes), n, a, na, b, idx, n, out);
+}
+
+Status Primitives::flatten_segments(CUdeviceptr inner_offsets, DSegs outer, CUdeviceptr out_offsets,
+                                    CUdeviceptr out_lengths) {
+  return launch_named(*this, "ndp_flatten_segments", outer.count + 1, inner_offsets, outer, out_offsets, out_lengths);
 }
 
 Status Primitives::seq_lit_positions(int64_t n, int64_t k, CUdeviceptr out) {

@@ -3,7 +3,10 @@
 // in runtime/gpu/seg_reduce.cpp).
 #include <cuda/std/limits>
 
+#include "block/fold_warps.cuh"
+#include "thread/operators.cuh"
 #include "tile/segments.cuh"
+#include "warp/fold.cuh"
 
 using namespace ndp::runtime::gpu::device;
 
@@ -53,7 +56,58 @@ __device__ void first_equal(const T* v, const T* m, Segs s, long long* out) {
   }
 }
 
+/// Both passes of a small input at once (Note [Small inputs in one launch] in
+/// runtime/gpu/primitives.cpp): a block a segment folds its segment to the extreme m, then finds
+/// the least position holding m. The fold's order differs from the tiled reduction's only in
+/// which of +0 and -0 it keeps, which the comparison with m does not tell apart; NaNs never
+/// displace, as there.
+template <Op O, class T>
+__device__ void extreme_index_by_block(const T* v, Segs s, long long* out) {
+  using F = Fn<O, T>;
+  constexpr int kWarps = kScanBlock / 32;
+  constexpr long long kNone = cuda::std::numeric_limits<long long>::max();
+  __shared__ T warp_m[kWarps];
+  __shared__ long long warp_j[kWarps];
+  __shared__ T segment_m;
+  for (long long k = blockIdx.x; k < s.count; k += gridDim.x) {
+    const long long begin = s.begin(k), end = s.end(k);
+    T acc = F::identity();
+    for (long long p = begin + threadIdx.x; p < end; p += blockDim.x) acc = F::apply(acc, v[p]);
+    acc = warp_fold(acc, [](T x, T y) { return F::apply(x, y); });
+    const T m = fold_warps<F, kWarps>(acc, warp_m);
+    if (threadIdx.x == 0) segment_m = m;
+    __syncthreads();
+    const T mk = segment_m;
+    long long least = kNone;  // a thread's positions rise: its first match is its least
+    for (long long p = begin + threadIdx.x; p < end; p += blockDim.x)
+      if (v[p] == mk) {
+        least = p - begin;
+        break;
+      }
+    least = warp_fold(least, [](long long x, long long y) { return x < y ? x : y; });
+    if ((threadIdx.x & 31) == 0) warp_j[threadIdx.x >> 5] = least;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 0; w < kWarps; ++w) least = warp_j[w] < least ? warp_j[w] : least;
+      out[k] = least;
+    }
+    __syncthreads();  // the next segment reuses the shared slots
+  }
+}
+
 }  // namespace
+
+#define NDP_EXTREME_INDEX_BY_BLOCK(T, name)                                                          \
+  extern "C" __global__ void __launch_bounds__(kScanBlock)                                           \
+      ndp_extreme_index_by_block_max_##name(const T* v, Segs s, long long* out) {                    \
+    extreme_index_by_block<Op::max>(v, s, out);                                                      \
+  }                                                                                                  \
+  extern "C" __global__ void __launch_bounds__(kScanBlock)                                           \
+      ndp_extreme_index_by_block_min_##name(const T* v, Segs s, long long* out) {                    \
+    extreme_index_by_block<Op::min>(v, s, out);                                                      \
+  }
+NDP_FOR_NUMBERS(NDP_EXTREME_INDEX_BY_BLOCK)
+NDP_EXTREME_INDEX_BY_BLOCK(unsigned char, char)
 
 #define NDP_FIRST_EQUAL(T, name)                                                                       \
   extern "C" __global__ void __launch_bounds__(kScanBlock)                                           \

@@ -35,6 +35,31 @@ NDP_FOR_SIZES(NDP_NESTED_TAKE)
   }
 NDP_FOR_SIZES(NDP_NESTED_TAKE2)
 
+// A take from a ++ b of flat elements without building it: out[i] is element idx[i] of a ++ b
+// (the lengths of merged sequences, and merged flat vectors).
+#define NDP_GATHER2(W, bytes)                                                                           \
+  extern "C" __global__ void ndp_gather2_##bytes(const W* a, long long na, const W* b, const long long* idx, \
+                                                 long long n, W* out) {                                  \
+    NDP_GRID_STRIDE(i, n) {                                                                              \
+      const long long j = idx[i];                                                                        \
+      out[i] = j < na ? a[j] : b[j - na];                                                                \
+    }                                                                                                    \
+  }
+NDP_FOR_SIZES(NDP_GATHER2)
+
+// FLATTEN's segments: sequence i of the outer segments holds its inner sequences' elements, which
+// run from the first of its first inner sequence to the end of its last: out_off[i] =
+// inner_off[begin(i)] (count + 1 entries, the last at the outer total) and out_len[i] the
+// difference to the next.
+extern "C" __global__ void ndp_flatten_segments(const long long* inner_off, Segs outer, long long* out_off,
+                                                long long* out_len) {
+  NDP_GRID_STRIDE(i, outer.count + 1) {
+    const long long first = inner_off[outer.begin(i)];  // begin(count) is the total
+    out_off[i] = first;
+    if (i < outer.count) out_len[i] = inner_off[outer.end(i)] - first;
+  }
+}
+
 // Instance j reads element idx[j] of sequence ids[j]; an index outside its sequence fails.
 extern "C" __global__ void ndp_index_shared_positions(const long long* seq_offsets, const long long* ids,
                                                       const long long* idx, long long n, long long* out,
@@ -69,6 +94,25 @@ extern "C" __global__ void ndp_widen_flags(const unsigned char* flags, long long
 extern "C" __global__ void ndp_merge_positions(const unsigned char* flags, const long long* before, long long n,
                                                long long na, long long* out) {
   NDP_GRID_STRIDE(i, n) out[i] = flags[i] ? before[i] : na + (i - before[i]);
+}
+
+// MERGE's positions in one block (Note [Small inputs in one launch] in runtime/gpu/primitives.cpp):
+// the block scans the flags kScanBlock at a time and carries the trues counted so far.
+extern "C" __global__ void __launch_bounds__(kScanBlock)
+    ndp_merge_positions_block(const unsigned char* flags, long long n, long long na, long long* out) {
+  using Scan = cub::BlockScan<long long, kScanBlock>;
+  __shared__ typename Scan::TempStorage storage;
+  long long trues = 0;
+  for (long long chunk = 0; chunk < n; chunk += kScanBlock) {
+    const long long i = chunk + threadIdx.x;
+    const long long f = i < n && flags[i] ? 1 : 0;
+    long long before = 0, in_chunk = 0;
+    Scan(storage).ExclusiveSum(f, before, in_chunk);
+    before += trues;
+    if (i < n) out[i] = f ? before : na + (i - before);
+    trues += in_chunk;
+    __syncthreads();  // the next chunk's scan reuses the storage
+  }
 }
 
 // A sequence literal of k parts of n instances each: element j of instance i is instance i of

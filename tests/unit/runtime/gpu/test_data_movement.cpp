@@ -1,5 +1,7 @@
-// GPU EXTRACT, REPLACE, append (of two sequences and of a chain's parts), reverse and rotate
-// against the CPU runtime or the host, at every shape.
+// GPU EXTRACT, REPLACE, append (of two sequences and of a chain's parts), reverse and rotate,
+// and the structural takes (nested takes, gather2, flatten's segments, merge's positions), against
+// the CPU runtime or the host, at every shape.
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -411,4 +413,100 @@ TEST_CASE_TEMPLATE("gpu nested_take and nested_take2 match the host", T, int64_t
   if (p == nullptr) return;
   uint64_t seed = 7;
   for (const Shape& s : all_shapes()) check_nested_take<T>(*p, s, seed++);
+}
+
+namespace {
+
+/// gather2 of every element of a ++ b, in a shuffled order with repeats, against the host.
+template <class T>
+void check_gather2(gpu::Primitives& p, int64_t na, int64_t nb, uint64_t seed) {
+  CAPTURE(na);
+  CAPTURE(nb);
+  std::mt19937_64 rng(seed);
+  Vec<T> a = random_values<T>(na, seed + 1), b = random_values<T>(nb, seed + 2);
+  const int64_t n = na + nb;
+  std::vector<int64_t> idx(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) idx[static_cast<size_t>(i)] = rng() % 4 == 0 ? static_cast<int64_t>(rng() % n) : i;
+  std::shuffle(idx.begin(), idx.end(), rng);
+  DArray<T> da(p, a.cspan()), db(p, b.cspan()), out(p, n);
+  DArray<int64_t> di(p, std::span<const int64_t>(idx));
+  REQUIRE(p.gather2(static_cast<int>(sizeof(T)), da.ptr(), na, db.ptr(), di.ptr(), n, out.ptr()).ok());
+  Vec<T> got = out.host(p);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t j = idx[static_cast<size_t>(i)];
+    REQUIRE(got[i] == (j < na ? a[j] : b[j - na]));
+  }
+}
+
+/// flatten_segments where the segments of `inner` are grouped into outer segments of 0 to 3
+/// (irregular) or of `regular` each (where it is not 0), against the host.
+void check_flatten_segments(gpu::Primitives& p, const Shape& inner, int64_t regular, uint64_t seed) {
+  CAPTURE(inner.name);
+  CAPTURE(regular);
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> outer_off{0};
+  while (outer_off.back() < inner.count())
+    outer_off.push_back(std::min<int64_t>(inner.count(), outer_off.back() + (regular ? regular : rng() % 4)));
+  const int64_t n = static_cast<int64_t>(outer_off.size()) - 1;
+  DArray<int64_t> inner_off(p, std::span<const int64_t>(inner.offsets)), ooff(p, std::span<const int64_t>(outer_off));
+  const gpu::DSegs outer = regular ? gpu::DSegs{n, n * regular, 0, regular}
+                                   : gpu::DSegs::irregular(n, inner.count(), ooff.ptr());
+  DArray<int64_t> off(p, n + 1), len(p, std::max<int64_t>(n, 1));
+  REQUIRE(p.flatten_segments(inner_off.ptr(), outer, off.ptr(), len.ptr()).ok());
+  Vec<int64_t> got_off = off.host(p), got_len = len.host(p);
+  for (int64_t i = 0; i <= n; ++i) {
+    const int64_t first = inner.offsets[static_cast<size_t>(outer_off[static_cast<size_t>(i)])];
+    REQUIRE(got_off[i] == first);
+    if (i < n) REQUIRE(got_len[i] == inner.offsets[static_cast<size_t>(outer_off[static_cast<size_t>(i + 1)])] - first);
+  }
+}
+
+/// merge_positions of n random flags (a fraction `trues` of them true) against the host.
+void check_merge_positions(gpu::Primitives& p, int64_t n, double trues, uint64_t seed) {
+  CAPTURE(n);
+  CAPTURE(trues);
+  std::mt19937_64 rng(seed);
+  std::vector<uint8_t> flags(static_cast<size_t>(n));
+  for (uint8_t& f : flags) f = std::uniform_real_distribution<double>(0, 1)(rng) < trues;
+  const int64_t na = std::count(flags.begin(), flags.end(), uint8_t{1});
+  DArray<uint8_t> df(p, std::span<const uint8_t>(flags));
+  DArray<int64_t> out(p, n);
+  REQUIRE(p.merge_positions(df.ptr(), n, na, out.ptr()).ok());
+  Vec<int64_t> got = out.host(p);
+  for (int64_t i = 0, t = 0; i < n; ++i) {
+    REQUIRE(got[i] == (flags[static_cast<size_t>(i)] ? t : na + (i - t)));
+    t += flags[static_cast<size_t>(i)];
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("gpu gather2 reads a ++ b where they are", T, int64_t, float, uint8_t) {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 40;
+  for (auto [na, nb] : {std::pair<int64_t, int64_t>{1, 0}, {0, 1}, {3, 5}, {1000, 24}, {4097, 5000}, {300000, 700001}})
+    check_gather2<T>(*p, na, nb, seed += 3);
+}
+
+TEST_CASE("gpu flatten_segments: each outer segment's inner sequences lie together") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 50;
+  for (const Shape& s : all_shapes())
+    for (int64_t regular : {0, 1, 2, 3})
+      if (regular == 0 || s.count() % regular == 0) check_flatten_segments(*p, s, regular, seed++);
+}
+
+TEST_CASE("gpu merge_positions, in one block and in the general path, matches the host") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 60;
+  for (bool one_launch : {true, false}) {
+    CAPTURE(one_launch);
+    p->set_small_inputs_in_one_launch(one_launch);
+    for (int64_t n : {1, 2, 255, 256, 257, 1000, 4095, 4096, 4097, 100000})
+      for (double trues : {0.0, 1.0, 0.5, 0.05}) check_merge_positions(*p, n, trues, seed++);
+  }
+  p->set_small_inputs_in_one_launch(true);
 }

@@ -368,11 +368,17 @@ void check_index_of_extreme(gpu::Primitives& p, const Shape& s, const Vec<T>& in
     CAPTURE(static_cast<int>(op));
     Vec<int64_t> want(s.count());
     REQUIRE(ok(seg_index_of_extreme<T>(op, in, s.view(), want)));
-    DArray<int64_t> out(p, s.count());
-    auto got = p.seg_index_of_extreme(static_cast<ndp_op>(op), elem_type_of<T>(), din.ptr(), ds.segs, out.ptr());
-    REQUIRE_MESSAGE(got.ok(), got.status().message());
-    CHECK(got.value().code == NDP_OK);
-    CHECK(first_diff<int64_t>(out.host(p).cspan(), want) == -1);
+    // Small inputs take a block a segment (Note [Small inputs in one launch]); both paths.
+    for (bool one_launch : {true, false}) {
+      CAPTURE(one_launch);
+      p.set_small_inputs_in_one_launch(one_launch);
+      DArray<int64_t> out(p, s.count());
+      auto got = p.seg_index_of_extreme(static_cast<ndp_op>(op), elem_type_of<T>(), din.ptr(), ds.segs, out.ptr());
+      REQUIRE_MESSAGE(got.ok(), got.status().message());
+      CHECK(got.value().code == NDP_OK);
+      CHECK(first_diff<int64_t>(out.host(p).cspan(), want) == -1);
+    }
+    p.set_small_inputs_in_one_launch(true);
   }
 }
 
@@ -396,7 +402,8 @@ TEST_CASE_TEMPLATE("gpu seg_index_of_extreme matches the cpu runtime", T, int64_
 TEST_CASE_TEMPLATE("gpu seg_index_of_extreme with NaNs and signed zeros", T, double, float) {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
-  const T specials[] = {std::numeric_limits<T>::quiet_NaN(), T(-0.0), T(0.0), T(1), T(-1)};
+  const T specials[] = {std::numeric_limits<T>::quiet_NaN(), T(-0.0), T(0.0), T(1), T(-1),
+                        std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity()};
   std::vector<Shape> shapes = small_shapes();
   for (Shape& s : tile_edge_shapes()) shapes.push_back(std::move(s));
   std::mt19937_64 rng(9);
