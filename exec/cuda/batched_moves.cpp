@@ -21,10 +21,27 @@ void GatherBatch::send() {
   groups_.clear();
 }
 
+namespace {
+
+/// Where the append reads v: a gather not yet made whose positions are in range is read through
+/// its positions (`index`), so its values are not stored first (a launch saved, and a pass).
+CUdeviceptr source_of(const DVec& v, CUdeviceptr& index) {
+  if (v.pending() && v.gather_source() != nullptr && !v.gather_unchecked()) {
+    index = v.gather_index()->data();
+    return v.gather_source()->data();
+  }
+  return v.data();
+}
+
+}  // namespace
+
 DVec AppendBatch::add(const DVec& a, const DVec& b) {
   const int bytes = elem_bytes(a.type());
   DBuf out = g_.alloc(so_.total * bytes);
-  parts_.push_back({bytes, a.data(), b.data(), out->pointer()});
+  runtime::gpu::Primitives::AppendPart part{bytes, 0, 0, out->pointer()};
+  part.a = source_of(a, part.a_index);
+  part.b = source_of(b, part.b_index);
+  parts_.push_back(part);
   return DVec::scalar(a.type(), so_.total, std::move(out));
 }
 

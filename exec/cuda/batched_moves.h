@@ -45,6 +45,8 @@ class AppendBatch {
   AppendBatch(Gpu& g, runtime::gpu::DSegs sa, runtime::gpu::DSegs sb, runtime::gpu::DSegs so)
       : g_(g), sa_(sa), sb_(sb), so_(so) {}
   /// a's segments each followed by b's (flat scalars of one type): its buffer written when sent.
+  /// A gather of a or b not yet made is read through its positions. The caller keeps a and b
+  /// until the batch is sent.
   DVec add(const DVec& a, const DVec& b);
   void send();
 

@@ -20,6 +20,7 @@ namespace {
 struct AppendManyParts {
   CUdeviceptr a[Primitives::kAppendManyParts] = {}, b[Primitives::kAppendManyParts] = {},
               out[Primitives::kAppendManyParts] = {};
+  CUdeviceptr a_index[Primitives::kAppendManyParts] = {}, b_index[Primitives::kAppendManyParts] = {};
   int32_t bytes[Primitives::kAppendManyParts] = {};
   int32_t count = 0;
 };
@@ -35,6 +36,8 @@ Status Primitives::append_many(std::span<const AppendPart> parts, DSegs sa, DSeg
       arg.a[c] = parts[first + c].a;
       arg.b[c] = parts[first + c].b;
       arg.out[c] = parts[first + c].out;
+      arg.a_index[c] = parts[first + c].a_index;
+      arg.b_index[c] = parts[first + c].b_index;
       arg.bytes[c] = parts[first + c].bytes;
     }
     arg.count = static_cast<int32_t>(count);

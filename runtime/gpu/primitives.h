@@ -177,6 +177,9 @@ class Primitives {
   struct AppendPart {
     int bytes = 8;
     CUdeviceptr a = 0, b = 0, out = 0;
+    /// Where set, element p of a (of b) is read at a[a_index[p]] (int64 positions): a gather
+    /// not yet made, read through its positions instead of stored first.
+    CUdeviceptr a_index = 0, b_index = 0;
   };
   /// Every part's append over the same descriptors, in a launch per kAppendManyParts parts (the
   /// components of a tuple each took a launch of their own).

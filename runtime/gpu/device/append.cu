@@ -83,6 +83,7 @@ NDP_FOR_SIZES(NDP_APPEND)
 constexpr int kAppendManyParts = 8;
 struct AppendManyParts {
   unsigned long long a[kAppendManyParts], b[kAppendManyParts], out[kAppendManyParts];
+  unsigned long long a_index[kAppendManyParts], b_index[kAppendManyParts];  // 0, or a part's positions
   int bytes[kAppendManyParts];
   int count;
 };
@@ -98,10 +99,12 @@ extern "C" __global__ void __launch_bounds__(kScanBlock)
     const long long p = from_a ? sa.begin(k) + j : sb.begin(k) + (j - la);
     for (int c = 0; c < parts.count; ++c) {
       const unsigned long long src = from_a ? parts.a[c] : parts.b[c];
+      const unsigned long long index = from_a ? parts.a_index[c] : parts.b_index[c];
+      const long long at = index ? reinterpret_cast<const long long*>(index)[p] : p;
       switch (parts.bytes[c]) {
-        case 8: move_word<unsigned long long>(parts.out[c], src, q, p); break;
-        case 4: move_word<unsigned int>(parts.out[c], src, q, p); break;
-        default: move_word<unsigned char>(parts.out[c], src, q, p); break;
+        case 8: move_word<unsigned long long>(parts.out[c], src, q, at); break;
+        case 4: move_word<unsigned int>(parts.out[c], src, q, at); break;
+        default: move_word<unsigned char>(parts.out[c], src, q, at); break;
       }
     }
   });

@@ -214,6 +214,21 @@ void check_append_many(gpu::Primitives& p, const Shape& sa, const Shape& sb, int
     auto out = std::make_shared<DArray<T>>(p, so.total());
     job.push_back({static_cast<int>(sizeof(T)), da->ptr(), db->ptr(), out->ptr()});
     keep.insert(keep.end(), {a, b, da, db});
+    // Every second part reads a through positions, every fourth b too: the source reversed,
+    // and each position the reversed one's.
+    auto through = [&](const Vec<T>& v, cuda::CUdeviceptr& source, cuda::CUdeviceptr& index) {
+      const int64_t n = v.size();
+      auto reversed = std::make_shared<Vec<T>>(n);
+      auto positions = std::make_shared<Vec<int64_t>>(n);
+      for (int64_t i = 0; i < n; ++i) (*reversed)[n - 1 - i] = v[i], (*positions)[i] = n - 1 - i;
+      auto dr = std::make_shared<DArray<T>>(p, reversed->cspan());
+      auto dp = std::make_shared<DArray<int64_t>>(p, positions->cspan());
+      source = dr->ptr();
+      index = dp->ptr();
+      keep.insert(keep.end(), {reversed, positions, dr, dp});
+    };
+    if (job.size() % 2 == 0) through(*a, job.back().a, job.back().a_index);
+    if (job.size() % 4 == 0) through(*b, job.back().b, job.back().b_index);
     checks.push_back([&p, out, want] { CHECK(first_diff<T>(out->host(p).cspan(), *want) == -1); });
   };
   for (int k = 0; k < parts; ++k) {
