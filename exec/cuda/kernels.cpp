@@ -89,13 +89,20 @@ runtime::cuda::Result<runtime::cuda::Module> compile_consumer_program(runtime::c
 
 namespace {
 
+/// Spreads of at most this many elements are read in place whatever their segments' lengths:
+/// a kernel over them is a few blocks, whose searches cost less than the copies' launch (some
+/// 4 µs of the host's, Note [Small inputs in one launch] in runtime/gpu/primitives.cpp).
+constexpr int64_t kSmallSpread = int64_t{1} << 14;
+
 /// Whether a kernel reads a spread over `segs` in place (Note [Spread inputs]): where the
 /// segment of an element is a division, or a search over segments of 64 elements or more on
-/// average, which costs less than the copies' pass and the 8 bytes an element it saves.
+/// average, which costs less than the copies' pass and the 8 bytes an element it saves, or over
+/// a small spread.
 bool spread_in_place(const runtime::gpu::DSegs& segs) {
   static const bool on = !switched_off("NDP_SPREAD_IN_PLACE");  // =0 reads the copies (for measuring)
   if (!on) return false;
-  return segs.offsets == 0 ? segs.regular_length > 0 : segs.total >= 64 * segs.count;
+  if (segs.offsets == 0) return segs.regular_length > 0;
+  return segs.total >= 64 * segs.count || segs.total <= kSmallSpread;
 }
 
 /// Whether a view's divisor is a power of two (GatheredInput::pow2).

@@ -597,7 +597,12 @@ struct Natives {
     }
     flatten::KernelBody add = flatten::one_node_kernel(PrimId::Add, {int_t(), int_t()}, int_t());
     if (!ctx.kernels->available(add)) return std::nullopt;
-    DVec lens[2] = {x.lengths_vec(int_t()), y.lengths_vec(int_t())};  // a regular part's read in place
+    // A regular part's lengths are its one known length, which the kernel reads in place.
+    auto lengths_of = [&](const DVec& s) {
+      if (std::optional<int64_t> c = s.regular_length()) return DVec::known(g, int_t(), n, static_cast<uint64_t>(*c));
+      return DVec::scalar(int_t(), n, s.buffer());
+    };
+    DVec lens[2] = {lengths_of(x), lengths_of(y)};
     DVec len = run_one(add, lens, int_t());
     auto [offsets, total] = segments_of_valid_lengths(g, n, len.buffer(), ea.size() + eb.size());
     DSegs so = DSegs::irregular(n, total, offsets->pointer());
