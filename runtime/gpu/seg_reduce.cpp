@@ -130,14 +130,17 @@ Result<ndp_status> Primitives::seg_reduce(ndp_op op, ndp_elem_type t, CUdevicept
 // tiles mark their segments as dist does (Note [Segments of a tile]), and an element equal to
 // its segment's m lowers the segment's answer with atomicMin, skipped where it cannot lower it.
 // The answer is the least such position, max_int for none (a NaN extreme), as the definition gives.
-// An input of at most this many elements runs both passes in one launch, a block a segment (Note
-// [Small inputs in one launch] in primitives.cpp).
+// An input of at most this many elements, in segments of at most kExtremeSegment elements on
+// average, runs both passes in one launch, a block a segment (Note [Small inputs in one launch] in
+// primitives.cpp): longer segments would leave one block walking what the general path spreads
+// over the GPU.
 constexpr int64_t kExtremeByBlock = int64_t{1} << 16;
+constexpr int64_t kExtremeSegment = 4096;
 
 Result<ndp_status> Primitives::seg_index_of_extreme(ndp_op op, ndp_elem_type t, CUdeviceptr in, DSegs s, CUdeviceptr out) {
   if ((op != NDP_OP_MAX && op != NDP_OP_MIN) || t == NDP_BOOL) return ndp_status{NDP_UNSUPPORTED, -1, -1, -1};
   if (s.count <= 0) return data_ok();
-  if (s.total <= kExtremeByBlock && s.count <= kExtremeByBlock && small_inputs_in_one_launch()) {
+  if (s.total <= kExtremeByBlock && s.total <= s.count * kExtremeSegment && small_inputs_in_one_launch()) {
     Result<cuda::Kernel> k = kernel(std::string("ndp_extreme_index_by_block_") + op_name(op) + "_" + elem_suffix(t));
     if (!k.ok()) return k.status();
     const cuda::LaunchConfig c{static_cast<unsigned>(s.count), detail::kScanBlock, 0};

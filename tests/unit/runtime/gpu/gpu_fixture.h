@@ -127,6 +127,19 @@ void check_pack_counted(gpu::Primitives& p, const DArray<T>& v, const DArray<boo
 
 /// A Shape's descriptor on the device: regular shapes stay regular, irregular ones upload their
 /// offsets.
+/// Sends small inputs down the one-launch paths or the general ones for its lifetime, and back
+/// to the one-launch paths after (a failed check inside leaves the other tests as they were).
+class SmallInputsInOneLaunch {
+ public:
+  SmallInputsInOneLaunch(gpu::Primitives& p, bool on) : p_(p) { p_.set_small_inputs_in_one_launch(on); }
+  ~SmallInputsInOneLaunch() { p_.set_small_inputs_in_one_launch(true); }
+  SmallInputsInOneLaunch(const SmallInputsInOneLaunch&) = delete;
+  SmallInputsInOneLaunch& operator=(const SmallInputsInOneLaunch&) = delete;
+
+ private:
+  gpu::Primitives& p_;
+};
+
 struct DShape {
   DArray<int64_t> offsets;
   gpu::DSegs segs;

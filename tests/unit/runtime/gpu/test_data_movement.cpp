@@ -519,9 +519,8 @@ TEST_CASE("gpu merge_positions, in one block and in the general path, matches th
   uint64_t seed = 60;
   for (bool one_launch : {true, false}) {
     CAPTURE(one_launch);
-    p->set_small_inputs_in_one_launch(one_launch);
+    SmallInputsInOneLaunch paths(*p, one_launch);
     for (int64_t n : {1, 2, 255, 256, 257, 1000, 4095, 4096, 4097, 100000})
       for (double trues : {0.0, 1.0, 0.5, 0.05}) check_merge_positions(*p, n, trues, seed++);
   }
-  p->set_small_inputs_in_one_launch(true);
 }

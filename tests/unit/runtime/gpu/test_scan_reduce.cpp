@@ -371,14 +371,13 @@ void check_index_of_extreme(gpu::Primitives& p, const Shape& s, const Vec<T>& in
     // Small inputs take a block a segment (Note [Small inputs in one launch]); both paths.
     for (bool one_launch : {true, false}) {
       CAPTURE(one_launch);
-      p.set_small_inputs_in_one_launch(one_launch);
+      SmallInputsInOneLaunch paths(p, one_launch);
       DArray<int64_t> out(p, s.count());
       auto got = p.seg_index_of_extreme(static_cast<ndp_op>(op), elem_type_of<T>(), din.ptr(), ds.segs, out.ptr());
       REQUIRE_MESSAGE(got.ok(), got.status().message());
       CHECK(got.value().code == NDP_OK);
       CHECK(first_diff<int64_t>(out.host(p).cspan(), want) == -1);
     }
-    p.set_small_inputs_in_one_launch(true);
   }
 }
 
@@ -390,6 +389,13 @@ TEST_CASE_TEMPLATE("gpu seg_index_of_extreme matches the cpu runtime", T, int64_
   std::vector<Shape> shapes = small_shapes();
   for (Shape& s : tile_edge_shapes()) shapes.push_back(std::move(s));
   for (Shape& s : large_shapes()) shapes.push_back(std::move(s));
+  // Either side of the one-launch path's bounds: 4096 elements a segment on average, 2^16 in all.
+  shapes.push_back(irregular("one segment of 4096", {4096}));
+  shapes.push_back(irregular("one segment of 4097", {4097}));
+  shapes.push_back(irregular("16 segments of 4096", std::vector<int64_t>(16, 4096)));
+  std::vector<int64_t> past(16, 4096);
+  past.push_back(1);
+  shapes.push_back(irregular("16 segments of 4096 and one of 1", past));
   uint64_t seed = 700;
   // Few distinct values (ties in every tile, and tiles inside a segment holding the extreme many
   // times), then many (the extreme once a segment).
