@@ -2,9 +2,12 @@
 # NDP_PROFILE=1 on the cpu backend: the table's header and rows, and kernel compilation as a
 # row of its own, not inside the statement that compiled (Note [Compile time apart] in
 # exec/common/profile.h).
-#   tests/cli/profile.sh NDP
+# NDP_PROFILE=trace: each statement with the microseconds since the first, which
+# bench/tools/trace_levels.py reads a recursion level at a time.
+#   tests/cli/profile.sh NDP TRACE_LEVELS_PY
 set -uo pipefail
 ndp=$1
+trace_levels=$2
 failures=0
 check() {  # check NAME WANTED_REGEX GOT_TEXT
   if [[ $3 =~ $2 ]]; then echo "ok   $1"; else echo "FAIL $1: wanted /$2/ in: $3"; failures=$((failures + 1)); fi
@@ -31,6 +34,15 @@ if [[ $got == *append_chain* || $got == *"= merge("* ]]; then echo "FAIL laid ou
 got=$(NDP_CACHE_DIR="$dir/cache" NDP_PROFILE=1 "$ndp" run --backend=cpu "$dir/shorter.ndp" 2>&1)
 check "shorter: answer" "it = 101 : int" "$got"
 check "shorter: the ascent ran" "qs<int>: p_[0-9]+ = append_chain\\(" "$got"
+# NDP_PROFILE=trace: a line a statement, after the microseconds since the first; the levels of
+# the recursion read off it, the first holding the whole input.
+NDP_PROFILE=trace "$ndp" run --backend=cpu "$dir/shorter.ndp" > /dev/null 2> "$dir/trace"
+check "trace: a statement with its time" "[0-9]+\.[0-9] ndp trace: qs<int>: [^[]+ \[5000 instances\]" "$(cat "$dir/trace")"
+got=$(python3 "$trace_levels" "$dir/trace" "qs<int>" 2>&1)
+check "trace levels: the run" "qs<int>: 1 runs; run 1" "$got"
+check "trace levels: the first level" "
+ +1 +1 +[0-9]+ +0 +0 +[0-9.]+
+" "$got"
 # Without NDP_PROFILE, no table.
 got=$("$ndp" run --backend=cpu "$dir/p.ndp" 2>&1)
 if [[ $got == *NDP_PROFILE* ]]; then echo "FAIL no table without NDP_PROFILE"; failures=$((failures + 1)); else echo "ok   no table without NDP_PROFILE"; fi
