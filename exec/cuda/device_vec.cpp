@@ -630,38 +630,6 @@ DBuf concat_buffers(Gpu& g, std::span<const DVec> parts, int bytes, CUdeviceptr 
 
 }  // namespace
 
-namespace {
-
-/// Whether every component of v's type is a flat scalar (a scalar, or tuples of them).
-bool flat_components(const DVec& v) {
-  switch (v.kind()) {
-    case TypeKind::Pair: return flat_components(v.first()) && flat_components(v.second());
-    case TypeKind::Data: return flat_components(v.fields());
-    default: return host::is_flat_scalar(v.type());
-  }
-}
-
-/// The elements of a take from sequences a ++ b into segments `segs`, each flat component
-/// moved in one pass from where it is (nested_take2), where every component is flat.
-DVec nested_take2_components(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr a_offsets, int64_t na,
-                             CUdeviceptr b_offsets, CUdeviceptr idx, const runtime::gpu::DSegs& segs) {
-  switch (a.kind()) {
-    case TypeKind::Pair:
-      return DVec::pair(a.type(), nested_take2_components(g, a.first(), b.first(), a_offsets, na, b_offsets, idx, segs),
-                        nested_take2_components(g, a.second(), b.second(), a_offsets, na, b_offsets, idx, segs));
-    case TypeKind::Data:
-      return DVec::data(a.type(), nested_take2_components(g, a.fields(), b.fields(), a_offsets, na, b_offsets, idx, segs));
-    default: {
-      const int bytes = elem_bytes(a.type());
-      DBuf out = g.alloc(segs.total * bytes);
-      g.check(g.prims().nested_take2(bytes, a.data(), a_offsets, na, b.data(), b_offsets, idx, segs, out->pointer()));
-      return DVec::scalar(a.type(), segs.total, std::move(out));
-    }
-  }
-}
-
-}  // namespace
-
 DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_t m) {
   NDP_ASSERT(a.size() + b.size() == m, "take_appended of a non-permutation");
   const Type* t = a.type();
@@ -684,10 +652,18 @@ DVec take_appended(Gpu& g, const DVec& a, const DVec& b, CUdeviceptr idx, int64_
       DBuf off = offsets_from_valid_lengths(g, m, len);  // a permutation: the total is known
       const int64_t ta = a.total(), total = ta + b.total();
       const runtime::gpu::DSegs segs = runtime::gpu::DSegs::irregular(m, total, off->pointer());
-      if (flat_components(a.elems())) {  // each component's elements in one pass
-        DVec elems = nested_take2_components(g, a.elems(), b.elems(), a.offsets(), a.size(), b.offsets(), idx, segs);
-        return DVec::seq(t, m, std::move(len), std::move(off), std::move(elems));
-      }
+      // Elements whose components are all flat scalars: each component's in one pass (checked
+      // first, so that no component moves where another cannot).
+      auto flat = [](const DVec& u, const DVec&) { return host::is_flat_scalar(u.type()) ? std::optional(u) : std::nullopt; };
+      auto move = [&](const DVec& u, const DVec& w) -> std::optional<DVec> {
+        const int bytes = elem_bytes(u.type());
+        DBuf out = g.alloc(total * bytes);
+        g.check(g.prims().nested_take2(bytes, u.data(), a.offsets(), a.size(), w.data(), b.offsets(), idx, segs,
+                                       out->pointer()));
+        return DVec::scalar(u.type(), total, std::move(out));
+      };
+      if (zip_components(a.elems(), b.elems(), flat))
+        return DVec::seq(t, m, std::move(len), std::move(off), *zip_components(a.elems(), b.elems(), move));
       // The elements' positions in a's elements followed by b's are a permutation too.
       DBuf from_a = g.alloc(ta * 8), from_b = g.alloc(b.total() * 8), pos = g.alloc(total * 8);
       g.check(g.prims().iota(from_a->pointer(), ta));

@@ -12,6 +12,28 @@
 
 namespace ndp::exec::cuda {
 
+/// leaf(u, w) over the components u of x and w of y (values of one type): pairs and datatypes
+/// are walked and rebuilt in x's shape, anything else is a leaf. nullopt where a leaf gives none
+/// (the leaves before it have then run: a leaf that moves data queues its move until the whole
+/// walk succeeds, or the caller checks the leaves first).
+template <class Leaf>
+std::optional<DVec> zip_components(const DVec& x, const DVec& y, const Leaf& leaf) {
+  switch (x.kind()) {
+    case lang::TypeKind::Pair: {
+      std::optional<DVec> p = zip_components(x.first(), y.first(), leaf);
+      std::optional<DVec> q = p ? zip_components(x.second(), y.second(), leaf) : std::nullopt;
+      if (!q) return std::nullopt;
+      return DVec::pair(x.type(), std::move(*p), std::move(*q));
+    }
+    case lang::TypeKind::Data: {
+      std::optional<DVec> fields = zip_components(x.fields(), y.fields(), leaf);
+      if (!fields) return std::nullopt;
+      return DVec::data(x.type(), std::move(*fields));
+    }
+    default: return leaf(x, y);
+  }
+}
+
 /// A sequence DVec over `lengths` (n int64 on the device, known to be non-negative): computes
 /// the offsets. The elements must number the lengths' sum.
 DVec seq_from_lengths(Gpu& g, const lang::Type* t, int64_t n, DBuf lengths, DVec elems);

@@ -196,26 +196,12 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     const int64_t n = a.size();
     const runtime::gpu::DSegs one{n, n, 0, 1};
     AppendBatch batch(g, one, one, runtime::gpu::DSegs{n, 2 * n, 0, 2});  // Note [Gathers launched together]
-    std::optional<DVec> out = interleave_parts(a, b, batch);
+    std::optional<DVec> out = zip_components(a, b, [&](const DVec& u, const DVec& w) -> std::optional<DVec> {
+      if (!host::is_flat_scalar(u.type()) || u.gather_unchecked() || w.gather_unchecked()) return std::nullopt;
+      return batch.add(u, w);
+    });
     if (out) batch.send();  // (else nothing reads what it holds)
     return out;
-  }
-  std::optional<DVec> interleave_parts(const DVec& a, const DVec& b, AppendBatch& batch) {
-    switch (a.kind()) {
-      case lang::TypeKind::Pair: {
-        std::optional<DVec> x = interleave_parts(a.first(), b.first(), batch);
-        std::optional<DVec> y = x ? interleave_parts(a.second(), b.second(), batch) : std::nullopt;
-        return y ? std::optional<DVec>(DVec::pair(a.type(), std::move(*x), std::move(*y))) : std::nullopt;
-      }
-      case lang::TypeKind::Data: {
-        std::optional<DVec> fields = interleave_parts(a.fields(), b.fields(), batch);
-        return fields ? std::optional<DVec>(DVec::data(a.type(), std::move(*fields))) : std::nullopt;
-      }
-      default: {
-        if (!host::is_flat_scalar(a.type()) || a.gather_unchecked() || b.gather_unchecked()) return std::nullopt;
-        return batch.add(a, b);
-      }
-    }
   }
   DVec rand_with_paths(const Stmt& s, Frame& f);
   DVec rand_seed(const Stmt& s, Frame& f);

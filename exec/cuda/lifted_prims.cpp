@@ -391,27 +391,15 @@ struct Natives {
     }
   }
 
-  /// leaf(u, w) over the flat components u of x and w of y (values of one type with no sequence
-  /// in them), rebuilt in x's shape; nullopt where a component is not a flat scalar or a leaf
-  /// gives none.
+  /// leaf(u, w) over the plain scalar components u of x and w of y (values of one type with no
+  /// sequence, stream or function in them), rebuilt in x's shape (cuda::zip_components); nullopt
+  /// where a component is not one or a leaf gives none.
   template <class Leaf>
-  std::optional<DVec> zip_components(const DVec& x, const DVec& y, const Leaf& leaf) {
-    switch (x.kind()) {
-      case TypeKind::Pair: {
-        std::optional<DVec> p = zip_components(x.first(), y.first(), leaf);
-        std::optional<DVec> q = p ? zip_components(x.second(), y.second(), leaf) : std::nullopt;
-        if (!q) return std::nullopt;
-        return DVec::pair(x.type(), std::move(*p), std::move(*q));
-      }
-      case TypeKind::Data: {
-        std::optional<DVec> fields = zip_components(x.fields(), y.fields(), leaf);
-        if (!fields) return std::nullopt;
-        return DVec::data(x.type(), std::move(*fields));
-      }
-      default:
-        if (!plain_scalar(x)) return std::nullopt;
-        return leaf(x, y);
-    }
+  std::optional<DVec> zip_scalars(const DVec& x, const DVec& y, const Leaf& leaf) {
+    return zip_components(x, y, [&](const DVec& u, const DVec& w) -> std::optional<DVec> {
+      if (!plain_scalar(u)) return std::nullopt;
+      return leaf(u, w);
+    });
   }
 
   /// select(f, x, y) of values that are not flat scalars: one elementwise select a flat
@@ -426,7 +414,7 @@ struct Natives {
       DVec ins[3] = {f, u, w};
       return run_one(k, ins, u.type());
     };
-    if (std::optional<DVec> v = zip_components(x, y, select)) return v;
+    if (std::optional<DVec> v = zip_scalars(x, y, select)) return v;
     const int64_t n = f.size();
     DBuf from_x = g.alloc(n * 8), from_y = g.alloc(n * 8);
     g.check(g.prims().iota(from_x->pointer(), n));
@@ -549,13 +537,13 @@ struct Natives {
     const DVec& e = x.elems();
     const DSegs s = x.segs();
     const int64_t total = e.size();
-    // (zip_components walks one vector's components here: the second is the same vector.)
+    // (zip_scalars walks one vector's components here: the second is the same vector.)
     auto reverse_leaf = [&](const DVec& u, const DVec&) -> std::optional<DVec> {
       DBuf out = g.alloc(total * elem_bytes(u.type()));
       g.check(g.prims().reverse(elem_type(u.type()), u.data(), s, out->pointer()));
       return DVec::scalar(u.type(), total, std::move(out));
     };
-    if (std::optional<DVec> elems = zip_components(e, e, reverse_leaf)) return x.with_elems(c.result, std::move(*elems));
+    if (std::optional<DVec> elems = zip_scalars(e, e, reverse_leaf)) return x.with_elems(c.result, std::move(*elems));
     DBuf from = g.alloc(total * 8), pos = g.alloc(total * 8);
     g.check(g.prims().iota(from->pointer(), total));
     g.check(g.prims().reverse(NDP_I64, from->pointer(), s, pos->pointer()));
@@ -586,7 +574,7 @@ struct Natives {
     auto append_into = [&](DSegs so) -> std::optional<DVec> {
       AppendBatch batch(g, x.segs(), y.segs(), so);
       auto leaf = [&](const DVec& u, const DVec& w) -> std::optional<DVec> { return batch.add(u, w); };
-      std::optional<DVec> elems = zip_components(ea, eb, leaf);
+      std::optional<DVec> elems = zip_scalars(ea, eb, leaf);
       if (elems) batch.send();  // (else nothing reads what it holds)
       return elems;
     };

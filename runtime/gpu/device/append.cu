@@ -2,6 +2,7 @@
 // Each is a gather: one thread per output element, given
 // its segment (Note [Segments of a tile]), reads its source, so writes are coalesced and every
 // segment shape runs at full width. Elements move as raw words (per element size).
+#include "thread/words.cuh"
 #include "tile/segments.cuh"
 
 using namespace ndp::runtime::gpu::device;
@@ -87,10 +88,6 @@ struct AppendManyParts {
   int bytes[kAppendManyParts];
   int count;
 };
-template <class W>
-__device__ inline void move_word(unsigned long long to, unsigned long long from, long long q, long long p) {
-  reinterpret_cast<W*>(to)[q] = reinterpret_cast<const W*>(from)[p];
-}
 extern "C" __global__ void __launch_bounds__(kScanBlock)
     ndp_append_many(const __grid_constant__ AppendManyParts parts, Segs sa, Segs sb, Segs so) {
   for_each_element_segment(so, [&](long long q, long long k) {
@@ -101,11 +98,7 @@ extern "C" __global__ void __launch_bounds__(kScanBlock)
       const unsigned long long src = from_a ? parts.a[c] : parts.b[c];
       const unsigned long long index = from_a ? parts.a_index[c] : parts.b_index[c];
       const long long at = index ? reinterpret_cast<const long long*>(index)[p] : p;
-      switch (parts.bytes[c]) {
-        case 8: move_word<unsigned long long>(parts.out[c], src, q, at); break;
-        case 4: move_word<unsigned int>(parts.out[c], src, q, at); break;
-        default: move_word<unsigned char>(parts.out[c], src, q, at); break;
-      }
+      move_element(parts.bytes[c], parts.out[c], q, src, at);
     }
   });
 }

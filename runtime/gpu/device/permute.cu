@@ -7,6 +7,7 @@
 // took. ndp_permute_record then turns the slots into the status record on the device, so the
 // host reads one record back.
 #include "common.cuh"
+#include "thread/words.cuh"
 
 using namespace ndp::runtime::gpu::device;
 
@@ -30,13 +31,7 @@ struct GatherManyParts {
 extern "C" __global__ void ndp_gather_many(const __grid_constant__ GatherManyParts parts, const long long* idx, long long n) {
   NDP_GRID_STRIDE(i, n) {
     const long long j = idx[i];
-    for (int c = 0; c < parts.count; ++c) {
-      switch (parts.bytes[c]) {
-        case 8: reinterpret_cast<unsigned long long*>(parts.out[c])[i] = reinterpret_cast<const unsigned long long*>(parts.v[c])[j]; break;
-        case 4: reinterpret_cast<unsigned int*>(parts.out[c])[i] = reinterpret_cast<const unsigned int*>(parts.v[c])[j]; break;
-        default: reinterpret_cast<unsigned char*>(parts.out[c])[i] = reinterpret_cast<const unsigned char*>(parts.v[c])[j]; break;
-      }
-    }
+    for (int c = 0; c < parts.count; ++c) move_element(parts.bytes[c], parts.out[c], i, parts.v[c], j);
   }
 }
 

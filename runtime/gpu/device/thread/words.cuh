@@ -59,6 +59,17 @@ __device__ AlignedSpan aligned_span(const T* p, long long n) {
   return AlignedSpan{head, (n - head) / kVec<T>};
 }
 
+/// to[q] = from[p] for elements of `bytes` bytes (8, 4 or 1) at raw addresses: one element of a
+/// part of the batched moves (gather_many, append_many), whose parts differ in element size.
+__device__ __forceinline__ void move_element(int bytes, unsigned long long to, long long q, unsigned long long from,
+                                             long long p) {
+  switch (bytes) {
+    case 8: reinterpret_cast<unsigned long long*>(to)[q] = reinterpret_cast<const unsigned long long*>(from)[p]; break;
+    case 4: reinterpret_cast<unsigned int*>(to)[q] = reinterpret_cast<const unsigned int*>(from)[p]; break;
+    default: reinterpret_cast<unsigned char*>(to)[q] = reinterpret_cast<const unsigned char*>(from)[p]; break;
+  }
+}
+
 /// Bit i set where flags[first + i] is nonzero (first + i < n), i < 16: one 16-byte load where
 /// the 16 flags are all before n (`whole`) and the array aligned.
 __device__ __forceinline__ unsigned flag_mask16(const unsigned char* flags, long long first, long long n, bool whole) {
