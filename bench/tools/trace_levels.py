@@ -21,10 +21,11 @@ import sys
 STATEMENT = re.compile(r"^\s*([\d.]+) ndp trace: (.+?): (.+) \[(\d+) instances\]$")
 LAUNCH = re.compile(r"^\s*([\d.]+)\s+launch (\S+) grid (\d+) block (\d+)$")
 READ_BACK = re.compile(r"^\s*([\d.]+)\s+read-back of (\d+) parts$")
+ALLOC = re.compile(r"^\s*([\d.]+)\s+driver allocation of (\d+) bytes$")
 
 
 def parse(lines):
-    """(time, kind, fields) for each trace line: kind is stmt, launch or read."""
+    """(time, kind, fields) for each trace line: kind is stmt, launch, read or alloc."""
     for line in lines:
         if m := STATEMENT.match(line):
             yield float(m[1]), "stmt", (m[2], m[3], int(m[4]))
@@ -32,6 +33,8 @@ def parse(lines):
             yield float(m[1]), "launch", (m[2],)
         elif m := READ_BACK.match(line):
             yield float(m[1]), "read", (int(m[2]),)
+        elif m := ALLOC.match(line):
+            yield float(m[1]), "alloc", (int(m[2]),)
 
 
 def runs_of(events, function):
@@ -55,7 +58,7 @@ def runs_of(events, function):
 
 
 def levels_of(run, end_time):
-    """Rows (instances, statements, launches, read-backs, microseconds) a level.
+    """Rows (instances, statements, launches, read-backs, driver allocations, microseconds) a level.
 
     >>> trace = '''
     ...     10.0 ndp trace: main: x_1 = iota(n_0) [1 instances]
@@ -64,6 +67,7 @@ def levels_of(run, end_time):
     ...     18.0 ndp trace: f<int>: n_3 = count(p_2) [4 instances]
     ...     19.0   launch ndp_count_true grid 1 block 256
     ...     20.0   read-back of 1 parts
+    ...     21.0   driver allocation of 4096 bytes
     ...     30.0 ndp trace: f<int>: p_2 = kernel(a_0) [2 instances]
     ...     31.0   launch ndp_kernel grid 1 block 256
     ...     35.0 ndp trace: f<int>: r_4 = merge(p_2, b_5, b_6) [2 instances]
@@ -74,9 +78,9 @@ def levels_of(run, end_time):
     >>> len(runs)
     2
     >>> levels_of(*runs[0])
-    [(4, 2, 2, 1, 18.0), (2, 2, 1, 0, 10.0)]
+    [(4, 2, 2, 1, 1, 18.0), (2, 2, 1, 0, 0, 10.0)]
     >>> levels_of(*runs[1])
-    [(8, 1, 0, 0, 0.0)]
+    [(8, 1, 0, 0, 0, 0.0)]
     """
     first = run[0][2][1]
     starts = [i for i, e in enumerate(run) if e[1] == "stmt" and e[2][1] == first]
@@ -86,7 +90,7 @@ def levels_of(run, end_time):
         part = run[s:stop]
         until = run[stop][0] if stop < len(run) else end_time
         rows.append((part[0][2][2], sum(e[1] == "stmt" for e in part), sum(e[1] == "launch" for e in part),
-                     sum(e[1] == "read" for e in part), until - part[0][0]))
+                     sum(e[1] == "read" for e in part), sum(e[1] == "alloc" for e in part), until - part[0][0]))
     return rows
 
 
@@ -106,12 +110,12 @@ def main():
     run, end = runs[a.run - 1 if a.run > 0 else a.run]
     print(f"{a.function}: {len(runs)} runs; run {a.run if a.run > 0 else len(runs) + 1 + a.run}, "
           f"from its first statement: {run[0][2][1]}")
-    print(f"{'level':>5} {'instances':>10} {'statements':>10} {'launches':>8} {'read-backs':>10} {'us':>9}")
+    print(f"{'level':>5} {'instances':>10} {'statements':>10} {'launches':>8} {'read-backs':>10} {'allocs':>6} {'us':>9}")
     rows = levels_of(run, end)
-    for k, (inst, stmts, launches, reads, us) in enumerate(rows, 1):
-        print(f"{k:>5} {inst:>10} {stmts:>10} {launches:>8} {reads:>10} {us:>9.1f}")
+    for k, (inst, stmts, launches, reads, allocs, us) in enumerate(rows, 1):
+        print(f"{k:>5} {inst:>10} {stmts:>10} {launches:>8} {reads:>10} {allocs:>6} {us:>9.1f}")
     print(f"{'all':>5} {'':>10} {sum(r[1] for r in rows):>10} {sum(r[2] for r in rows):>8} "
-          f"{sum(r[3] for r in rows):>10} {sum(r[4] for r in rows):>9.1f}")
+          f"{sum(r[3] for r in rows):>10} {sum(r[4] for r in rows):>6} {sum(r[5] for r in rows):>9.1f}")
     if a.kernels:
         kernels = collections.Counter(e[2][0] for e in run if e[1] == "launch")
         for name, count in kernels.most_common():

@@ -283,13 +283,8 @@ DVec DVec::deferred_view(Gpu& g, DVec source, int64_t n, Affine shape) {
   Gpu* gpu = &g;
   DVec v = deferred(source.type(), n, [gpu, source, n, shape] {
     if (n == 0) return gpu->alloc(0);
-    // Segment r of c positions starts at r·stride + offset.
-    const int64_t segs = n / shape.c;
-    DBuf start = gpu->alloc(segs * 8), step = gpu->alloc(segs * 8), pos = gpu->alloc(n * 8);
-    gpu->check(gpu->prims().iota(start->pointer(), segs, shape.offset, shape.stride));
-    gpu->check(gpu->prims().fill(step->pointer(), segs, 8, 1));
-    gpu->check(gpu->prims().index(NDP_I64, start->pointer(), step->pointer(), runtime::gpu::DSegs{segs, n, 0, shape.c},
-                                  pos->pointer()));
+    DBuf pos = gpu->alloc(n * 8);
+    gpu->check(gpu->prims().affine_positions(0, n, shape.c, shape.stride, shape.offset, pos->pointer()));
     return take(*gpu, source, pos->pointer(), n).buffer();
   });
   v.deferred_->view = std::make_shared<const DVec>(std::move(source));
@@ -487,10 +482,12 @@ const Type* position_type() {
   return types.int_();
 }
 
-/// What one take composed: the positions `index` taken at `idx`, for the components that share them.
+/// What one take composed: the positions `index` taken at `idx` (or, for a view of repeated rows,
+/// its shape's positions of idx), for the components that share them.
 struct Composed {
   CUdeviceptr index = 0, idx = 0;
   DVec positions;
+  DVec::Affine shape{};
 };
 
 /// The lengths of irregular rows taken, with their offsets and element count, where the caller
@@ -512,10 +509,33 @@ bool by_positions() {
   return on;
 }
 
-/// A pending gather whose positions are in range: composed with idx instead of read.
-bool composes(const DVec& v) { return by_positions() && v.pending() && v.gather_source() != nullptr && !v.gather_unchecked(); }
+/// A view of one row repeated (stride 0: replicate_one's) of a stored source.
+bool repeated_rows(const DVec& v) {
+  const DVec* source = v.view_source();
+  return source != nullptr && v.view_shape().stride == 0 && !source->pending();
+}
+
+/// A pending gather whose positions are in range, or a view of repeated rows: composed with idx
+/// instead of read.
+bool composes(const DVec& v) {
+  return by_positions() && v.pending() && ((v.gather_source() != nullptr && !v.gather_unchecked()) || repeated_rows(v));
+}
 
 DVec take_composed(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::vector<Composed>& composed) {
+  if (repeated_rows(v)) {
+    // Its positions are arithmetic: the same for every component of that shape.
+    const DVec::Affine a = v.view_shape();
+    auto it = std::find_if(composed.begin(), composed.end(), [&](const Composed& c) {
+      return c.index == 0 && c.idx == idx && c.shape.c == a.c && c.shape.stride == a.stride && c.shape.offset == a.offset;
+    });
+    if (it == composed.end()) {
+      DBuf out = g.alloc(m * 8);
+      g.check(g.prims().affine_positions(idx, m, a.c, a.stride, a.offset, out->pointer()));
+      composed.push_back({0, idx, DVec::scalar(position_type(), m, std::move(out)), a});
+      it = composed.end() - 1;
+    }
+    return DVec::deferred_gather(g, *v.view_source(), it->positions);
+  }
   const DVec& index = *v.gather_index();
   const CUdeviceptr from = index.data();
   auto it = std::find_if(composed.begin(), composed.end(), [&](const Composed& c) { return c.index == from && c.idx == idx; });
@@ -764,20 +784,23 @@ int64_t count_true(Gpu& g, const DVec& flags) {
 
 bool packs_positions(const DVec& v) { return composes(v); }
 
-std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& flag_vec) {
+bool moves_by_positions(const DVec& v) { return !host::is_flat_scalar(v.type()) || composes(v); }
+
+std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& flag_vec, DBuf made) {
   std::vector<DVec> out(vs.size());
   if (vs.empty()) return out;
   const int64_t n = flag_vec.size(), kept = count_true(g, flag_vec);
-  auto moves_by_positions = [](const DVec& v) { return !host::is_flat_scalar(v.type()) || composes(v); };
   // The positions of the trues, once for all the vectors that move through them: those with
   // sequences or tuples in them (a pending gather: its positions packed), and then the flat ones too.
-  bool positions = false;
+  bool positions = made != nullptr && kept != n;
   for (const DVec* v : vs) {
     NDP_ASSERT(v->size() == n, "pack with flags of another length");
     positions = positions || (kept != n && moves_by_positions(*v));
   }
   DBuf pos;
-  if (positions) {
+  if (positions && made) {
+    pos = std::move(made);
+  } else if (positions) {
     pos = g.alloc(kept * 8);
     g.check(g.prims().true_positions(flag_vec.data(), n, pos->pointer()));
   }
@@ -834,9 +857,47 @@ DVec retype(lang::TypeContext& types, const DVec& v, const Type* t) {
   }
 }
 
+namespace {
+
+/// Note [Rows repeated as views]
+/// A shared sequence passed to each of n instances (quickhull's points to its two halves) is its
+/// one row n times. Taken by positions, that wrote n·L positions and every reader read them:
+/// 61 µs and 160 MB more for quickhull's first level of 2·10^7 points (Nsight Compute, H200).
+/// Where the row's elements are stored flat scalars or tuples of them, each component is
+/// instead a view of stride 0 (element i is the row's i % L, Note [Regular elt views]): a fused
+/// kernel computes the place, and a pack or take composes positions from the shape
+/// (take_composed), writing only the positions kept. The row's elements are its own whole
+/// elements vector (a sequence of one instance starts at 0).
+std::optional<DVec> repeated_view(Gpu& g, const DVec& elems, int64_t row, int64_t n) {
+  switch (elems.kind()) {
+    case TypeKind::Pair: {
+      std::optional<DVec> a = repeated_view(g, elems.first(), row, n);
+      std::optional<DVec> b = a ? repeated_view(g, elems.second(), row, n) : std::nullopt;
+      if (!b) return std::nullopt;
+      return DVec::pair(elems.type(), std::move(*a), std::move(*b));
+    }
+    case TypeKind::Data: {
+      std::optional<DVec> fields = repeated_view(g, elems.fields(), row, n);
+      if (!fields) return std::nullopt;
+      return DVec::data(elems.type(), std::move(*fields));
+    }
+    default:
+      if (!host::is_flat_scalar(elems.type()) || elems.pending()) return std::nullopt;
+      return DVec::deferred_view(g, elems, n * row, DVec::Affine{row, 0, 0});
+  }
+}
+
+}  // namespace
+
 DVec replicate_one(Gpu& g, const DVec& one, int64_t n) {
   NDP_ASSERT(one.size() == 1, "replicate_one of a DVec without exactly one instance");
   if (n == 1) return one;
+  if (one.kind() == TypeKind::Seq && by_positions()) {
+    const int64_t row = one.total();
+    if (row > 0)
+      if (std::optional<DVec> view = repeated_view(g, one.elems(), row, n))
+        return DVec::regular(g, one.type(), n, row, std::move(*view));
+  }
   DBuf zeros = g.alloc(n * 8);
   g.check(g.prims().fill(zeros->pointer(), n, 8, 0));
   return take(g, one, zeros->pointer(), n);

@@ -195,12 +195,31 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
       if (m.kind == FilterGroup::Kind::Pack && m.predicate == predicate) return true;
     return false;
   };
+  // Whether a pack by this predicate moves through the trues' positions (points gathered
+  // through positions not yet made, sequences): its counts then come from those positions.
+  auto packs_by_positions = [&](int32_t predicate) {
+    for (size_t b = 0; b < group.members.size(); ++b)
+      if (group.members[b].kind == FilterGroup::Kind::Pack && group.members[b].predicate == predicate &&
+          moves_by_positions(other(b)))
+        return true;
+    return false;
+  };
   // 2. The counts, before the packs: a pack of the same predicate keeps their sum. The sums of
   // all the counts come back with one wait (quicksort's three filters: one, not three).
   std::vector<DVec> out(group.members.size());
   std::vector<DBuf> summed;        // counts whose sum a pack needs, all of n instances
   std::vector<const DVec*> whose;  // the flags each counts
   std::vector<size_t> member;      // and the member whose counts they are
+  // Counts from the positions a pack makes anyway (Note [Counts from the kept positions] in
+  // runtime/gpu/pack.cpp): the flags, their positions, the member, its counts' offsets and total.
+  struct Positioned {
+    const DVec* flags;
+    DBuf positions;
+    size_t member;
+    DBuf offsets;
+    int64_t total = 0;
+  };
+  std::vector<Positioned> positioned;
   int64_t n = 0;
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
@@ -211,7 +230,17 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
     n = lengths.size();
     DBuf off;
     DBuf counts = g.alloc(n * 8);
-    g.check(g.prims().pack_lengths(f.data(), segments_of_lengths(g, lengths, f.size(), off), counts->pointer(), nullptr));
+    const runtime::gpu::DSegs segs = segments_of_lengths(g, lengths, f.size(), off);
+    if (f.size() > 0 && !known_count_true(f) && packs_by_positions(m.predicate) &&
+        std::none_of(positioned.begin(), positioned.end(), [&](const Positioned& p) { return p.flags == &f; })) {
+      DBuf positions = g.alloc(f.size() * 8), offsets = g.alloc((n + 1) * 8);
+      g.check(g.prims().true_positions_counted(f.data(), segs, positions->pointer(), counts->pointer(),
+                                               offsets->pointer()));
+      positioned.push_back(Positioned{&f, std::move(positions), a, std::move(offsets)});
+      out[a] = DVec::scalar(result_type(s.outs.at(a)), n, std::move(counts));
+      continue;
+    }
+    g.check(g.prims().pack_lengths(f.data(), segs, counts->pointer(), nullptr));
     if (packs_predicate(m.predicate) && !known_count_true(f) &&
         std::find(whose.begin(), whose.end(), &f) == whose.end()) {
       summed.push_back(counts);
@@ -219,6 +248,20 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
       member.push_back(a);
     }
     out[a] = DVec::scalar(result_type(s.outs.at(a)), n, std::move(counts));
+  }
+  if (!positioned.empty()) {  // the numbers kept, with one wait
+    std::vector<uint64_t*> to;
+    std::vector<CUdeviceptr> from;
+    for (Positioned& p : positioned) {
+      to.push_back(reinterpret_cast<uint64_t*>(&p.total));
+      from.push_back(p.offsets->pointer() + static_cast<CUdeviceptr>(n) * 8);
+    }
+    g.check(g.pool().download_words(to, from));
+    for (Positioned& p : positioned) {
+      remember_count_true(*p.flags, p.total);
+      remember_segments(out[p.member].buffer(), p.offsets, n, p.total);
+      out[p.member] = out[p.member].with_scanned_offsets(p.offsets);
+    }
   }
   std::vector<KnownSegments> sums = segments_of_valid_lengths(g, n, summed);
   for (size_t i = 0; i < sums.size(); ++i) {
@@ -243,7 +286,10 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
         values.push_back(&other(b));
       }
     }
-    std::vector<DVec> kept = pack_all(g, values, f);
+    DBuf made;
+    for (Positioned& p : positioned)
+      if (p.flags == &f) made = std::move(p.positions);
+    std::vector<DVec> kept = pack_all(g, values, f, std::move(made));
     for (size_t k = 0; k < same.size(); ++k) out[same[k]] = std::move(kept[k]);
   }
   return out;

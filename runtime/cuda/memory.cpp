@@ -159,6 +159,7 @@ Result<DeviceBuffer> MemoryPool::allocate(std::size_t bytes) {
     return Status::driver_failure(s.call(), s.code(), s.name(), s.text(),
                                   "while allocating " + std::to_string(bytes) + " bytes");
   }
+  if (tracing()) std::fprintf(stderr, "%10.1f   driver allocation of %zu bytes\n", trace_microseconds(), bytes);
   b.pool_ = this;
   b.bytes_ = bytes;
   return b;

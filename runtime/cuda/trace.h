@@ -1,5 +1,6 @@
 // NDP_PROFILE=trace (exec/common/profile.h): the runtime writes a line to stderr for each kernel
-// launch and each read-back, under the statement that the executor wrote before them. Each line
+// launch, each read-back and each allocation the pool could not serve from its own blocks (a
+// driver allocation, tens of microseconds), under the statement that the executor wrote before them. Each line
 // starts with the microseconds since the first traced line, so that a level's wall time (its
 // launches, waits and the executor's own work) reads off the trace.
 #pragma once

@@ -152,6 +152,12 @@ class Primitives {
   /// The positions of the true flags, in order (out has as many int64 entries as there are
   /// true flags; the caller knows that number from count_true or pack_lengths).
   Status true_positions(CUdeviceptr flags, int64_t n, CUdeviceptr out);
+  /// The positions of the true flags of s.total (positions: room for s.total int64), and per
+  /// segment of `s` how many it holds (counts, s.count) and how many come before it (offsets,
+  /// s.count + 1, the last the number kept), without a wait (Note [Counts from the kept
+  /// positions] in pack.cpp).
+  Status true_positions_counted(CUdeviceptr flags, DSegs s, CUdeviceptr positions, CUdeviceptr counts,
+                                CUdeviceptr offsets);
   /// PACK's data: the elements whose flag is true, in order.
   Status pack(ndp_elem_type t, CUdeviceptr v, CUdeviceptr flags, int64_t n, CUdeviceptr out);
   /// pack where the number kept is not known yet: out has room for n elements, and the result
@@ -259,6 +265,9 @@ class Primitives {
   /// out[i] = element idx[i] of a ++ b (na elements of a, then b's), of `bytes` (1, 4 or 8) an
   /// element, without building a ++ b.
   Status gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, CUdeviceptr idx, int64_t n, CUdeviceptr out);
+  /// The positions in its source of elements idx[k] (k < n; or k itself where idx is 0) of an
+  /// affine view: (i / c)·stride + offset + i % c (int64; c > 0).
+  Status affine_positions(CUdeviceptr idx, int64_t n, int64_t c, int64_t stride, int64_t offset, CUdeviceptr out);
   /// FLATTEN's segments from the inner sequences' offsets (outer.total + 1 of them) and the
   /// outer segments: out_offsets (outer.count + 1) and out_lengths (outer.count).
   Status flatten_segments(CUdeviceptr inner_offsets, DSegs outer, CUdeviceptr out_offsets, CUdeviceptr out_lengths);

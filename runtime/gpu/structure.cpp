@@ -62,6 +62,11 @@ Status Primitives::gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, 
   return launch_named(*this, sized_name("ndp_gather2_", bytes), n, a, na, b, idx, n, out);
 }
 
+Status Primitives::affine_positions(CUdeviceptr idx, int64_t n, int64_t c, int64_t stride, int64_t offset,
+                                    CUdeviceptr out) {
+  return launch_named(*this, "ndp_affine_positions", n, idx, n, c, stride, offset, out);
+}
+
 Status Primitives::flatten_segments(CUdeviceptr inner_offsets, DSegs outer, CUdeviceptr out_offsets,
                                     CUdeviceptr out_lengths) {
   return launch_named(*this, "ndp_flatten_segments", outer.count + 1, inner_offsets, outer, out_offsets, out_lengths);

@@ -41,7 +41,7 @@ check "trace: a statement with its time" "[0-9]+\.[0-9] ndp trace: qs<int>: [^[]
 got=$(python3 "$trace_levels" "$dir/trace" "qs<int>" 2>&1)
 check "trace levels: the run" "qs<int>: 1 runs; run 1" "$got"
 check "trace levels: the first level" "
- +1 +1 +[0-9]+ +0 +0 +[0-9.]+
+ +1 +1 +[0-9]+ +0 +0 +0 +[0-9.]+
 " "$got"
 # Without NDP_PROFILE, no table.
 got=$("$ndp" run --backend=cpu "$dir/p.ndp" 2>&1)

@@ -44,3 +44,24 @@ extern "C" __global__ void __launch_bounds__(kPassBlock, kLookBackMinBlocks)
     ndp_select_positions_c64(const unsigned char* flags, long long n, unsigned long long* scratch, long long* out) {
   select_pass<long long, true, long long>(nullptr, flags, n, scratch, out);
 }
+
+// Note [Counts from the kept positions] (pack.cpp): thread k of count + 1 finds how many kept
+// positions (ascending, *kept of them) lie before segment k's first element.
+extern "C" __global__ void ndp_counts_from_positions(const long long* positions, const unsigned long long* kept, Segs s,
+                                                     long long* counts, long long* offsets) {
+  const long long n = static_cast<long long>(*kept);
+  auto before = [&](long long p) {  // the kept positions below p
+    long long lo = 0, hi = n;
+    while (lo < hi) {
+      const long long mid = lo + (hi - lo) / 2;
+      if (positions[mid] < p) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  NDP_GRID_STRIDE(k, s.count + 1) {
+    const long long first = k < s.count ? before(s.begin(k)) : n;
+    offsets[k] = first;
+    if (k < s.count) counts[k] = before(s.end(k)) - first;
+  }
+}

@@ -145,3 +145,14 @@ extern "C" __global__ void ndp_iseq_lengths(const long long* s, const long long*
     atomicMax(words + 1, length);
   }
 }
+
+// An affine view's positions (Note [Regular elt views] in exec/cuda/device_vec.h): element i of
+// the view is source[(i / c)·stride + offset + i % c]; out[k] is that position for i = idx[k],
+// or i = k without idx.
+extern "C" __global__ void ndp_affine_positions(const long long* idx, long long n, long long c, long long stride,
+                                                long long offset, long long* out) {
+  NDP_GRID_STRIDE(k, n) {
+    const long long i = idx ? idx[k] : k;
+    out[k] = (i / c) * stride + offset + i % c;
+  }
+}

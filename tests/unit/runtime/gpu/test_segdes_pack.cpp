@@ -128,6 +128,17 @@ TEST_CASE("gpu pack_lengths and true_positions match the cpu runtime") {
       DArray<int64_t> pos(*p, want_total);
       REQUIRE(p->true_positions(df.ptr(), s.total(), pos.ptr()).ok());
       CHECK(first_diff<int64_t>(pos.host(*p).cspan(), want_pos) == -1);
+
+      // The same positions and counts from one pass and the positions' bounds (Note [Counts
+      // from the kept positions]), with the offsets of the counts; every output fresh, poisoned.
+      std::vector<int64_t> want_off(static_cast<size_t>(s.count()) + 1, 0);
+      for (int64_t k = 0; k < s.count(); ++k) want_off[static_cast<size_t>(k + 1)] = want_off[static_cast<size_t>(k)] + want[k];
+      DArray<int64_t> counted_pos(*p, std::max<int64_t>(s.total(), 1)), counts(*p, s.count()), offsets(*p, s.count() + 1);
+      REQUIRE(p->true_positions_counted(df.ptr(), ds.segs, counted_pos.ptr(), counts.ptr(), offsets.ptr()).ok());
+      CHECK(first_diff<int64_t>(counts.host(*p).cspan(), want) == -1);
+      CHECK(first_diff<int64_t>(offsets.host(*p).cspan(), want_off) == -1);
+      Vec<int64_t> got_pos = counted_pos.host(*p);
+      CHECK(first_diff<int64_t>(got_pos.cspan().first(static_cast<size_t>(want_total)), want_pos) == -1);
     }
   }
 }
