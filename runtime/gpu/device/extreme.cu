@@ -21,7 +21,8 @@ __device__ __forceinline__ void offer(long long* out, long long k, long long j) 
 
 /// Elements equal to their segment's m: out[k] = the least position j within segment k, in
 /// tiles of kTile (one per block at a time). A tile inside one segment (no segment ends in it
-/// before its last element) compares against that segment's m without marking segment ids.
+/// before its last element) compares against that segment's m without marking segment ids, and
+/// is skipped once a position before it was found.
 template <class T>
 __device__ void first_equal(const T* v, const T* m, Segs s, long long* out) {
   __shared__ long long marks[kPaddedTile];
@@ -31,6 +32,11 @@ __device__ void first_equal(const T* v, const T* m, Segs s, long long* out) {
     const TileSpan ts = s.offsets ? block_tile_span(s, tile) : TileSpan(s, tile);
     if (ts.a == ts.b) {
       const long long k = ts.a - 1, begin = s.begin(k);
+      // A tile after the least position found so far cannot lower it: it is not read. Tiles go
+      // to blocks in order, so once a block finds the segment's extreme, most later tiles skip
+      // (half of the pass over a long segment, on average). Each thread decides for its own
+      // loads: this branch has no barrier.
+      if (*static_cast<volatile long long*>(out + k) <= ts.t0 - begin) continue;
       const T mk = m[k];
       T x[kScanItems];
 #pragma unroll
