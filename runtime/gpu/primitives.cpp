@@ -80,9 +80,11 @@ Result<CUdeviceptr> Primitives::lookback_scratch(int64_t ntiles) {
 // whose general path takes several passes (a tiled reduction and its fix-ups, a scan between
 // two maps) runs as one launch instead: the index of the extreme as a block a segment that
 // folds and then searches (device/extreme.cu), merge's positions as one block scanning its
-// flags a chunk at a time (device/structure.cu). Their bounds keep the one launch short next to
-// the launches it saves. set_small_inputs_in_one_launch(false) turns them off, so that the
-// tests check both paths at the same shapes.
+// flags a chunk at a time (device/structure.cu); and a few flags are counted by the host from a
+// copy of them, with no launch (Note [Few flags counted where they arrive] in seg_reduce.cpp).
+// Their bounds keep the one launch short next to the launches it saves.
+// set_small_inputs_in_one_launch(false) turns them off, so that the tests check both paths at
+// the same shapes.
 
 // Note [Armed failure words]
 // A check that reads its result back (the first failing position of an index check, the first

@@ -288,10 +288,14 @@ TEST_CASE("gpu scan and reduce refuse operators an element type does not admit")
 TEST_CASE("gpu count_true counts the true flags") {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
-  // Up to 2^16 flags one block counts them and stores its sum; past that the blocks add theirs
-  // into a zeroed word.
-  for (int64_t n : {0, 1, 2047, 2048, 2049, 65'535, 65'536, 65'537, 100'003, 3'000'001}) {
+  // Up to 4096 flags the host adds up a copy of them (Note [Few flags counted where they
+  // arrive]); up to 2^16 one block counts them and stores its sum; past that the blocks add
+  // theirs into a zeroed word. Without the small-input paths, the block counts small ones too.
+  for (bool small_paths : {true, false})
+  for (int64_t n : {0, 1, 2047, 2048, 2049, 4095, 4096, 4097, 65'535, 65'536, 65'537, 100'003, 3'000'001}) {
     for (double share : {0.0, 0.3, 1.0}) {
+      SmallInputsInOneLaunch paths(*p, small_paths);
+      CAPTURE(small_paths);
       CAPTURE(n);
       CAPTURE(share);
       std::mt19937_64 rng(n);
