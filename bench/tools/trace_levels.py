@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """What each level of a flattened recursion cost, from an NDP_PROFILE=trace log (stderr of
-`NDP_PROFILE=trace ndp run --backend=cuda PROG`): its launches, read-backs and wall time.
+`NDP_PROFILE=trace ndp run --backend=cuda PROG`): its launches, read-backs, driver allocations
+and wall time.
 
     trace_levels.py TRACE FUNCTION [--run K] [--kernels]
 

@@ -282,10 +282,10 @@ DVec DVec::deferred_view(Gpu& g, DVec source, int64_t n, Affine shape) {
   NDP_ASSERT(host::is_flat_scalar(source.type()) && (n == 0 || shape.c > 0), "a view of structured values");
   Gpu* gpu = &g;
   DVec v = deferred(source.type(), n, [gpu, source, n, shape] {
-    if (n == 0) return gpu->alloc(0);
-    DBuf pos = gpu->alloc(n * 8);
-    gpu->check(gpu->prims().affine_positions(0, n, shape.c, shape.stride, shape.offset, pos->pointer()));
-    return take(*gpu, source, pos->pointer(), n).buffer();
+    const int bytes = elem_bytes(source.type());
+    DBuf out = gpu->alloc(n * bytes);
+    if (n > 0) gpu->check(gpu->prims().affine_gather(bytes, source.data(), n, shape.c, shape.stride, shape.offset, out->pointer()));
+    return out;
   });
   v.deferred_->view = std::make_shared<const DVec>(std::move(source));
   v.deferred_->affine = shape;
@@ -487,6 +487,7 @@ const Type* position_type() {
 struct Composed {
   CUdeviceptr index = 0, idx = 0;
   DVec positions;
+  bool affine = false;  // then `shape`'s positions, not index's
   DVec::Affine shape{};
 };
 
@@ -509,7 +510,8 @@ bool by_positions() {
   return on;
 }
 
-/// A view of one row repeated (stride 0: replicate_one's) of a stored source.
+/// A view of stride 0 (every block of c elements the same c, as replicate_one makes them) of a
+/// stored source.
 bool repeated_rows(const DVec& v) {
   const DVec* source = v.view_source();
   return source != nullptr && v.view_shape().stride == 0 && !source->pending();
@@ -522,30 +524,23 @@ bool composes(const DVec& v) {
 }
 
 DVec take_composed(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::vector<Composed>& composed) {
-  if (repeated_rows(v)) {
-    // Its positions are arithmetic: the same for every component of that shape.
-    const DVec::Affine a = v.view_shape();
-    auto it = std::find_if(composed.begin(), composed.end(), [&](const Composed& c) {
-      return c.index == 0 && c.idx == idx && c.shape.c == a.c && c.shape.stride == a.stride && c.shape.offset == a.offset;
-    });
-    if (it == composed.end()) {
-      DBuf out = g.alloc(m * 8);
-      g.check(g.prims().affine_positions(idx, m, a.c, a.stride, a.offset, out->pointer()));
-      composed.push_back({0, idx, DVec::scalar(position_type(), m, std::move(out)), a});
-      it = composed.end() - 1;
-    }
-    return DVec::deferred_gather(g, *v.view_source(), it->positions);
-  }
-  const DVec& index = *v.gather_index();
-  const CUdeviceptr from = index.data();
-  auto it = std::find_if(composed.begin(), composed.end(), [&](const Composed& c) { return c.index == from && c.idx == idx; });
+  // A view's positions are arithmetic, the same for every component of that shape; a gather's
+  // are its positions taken at idx, the same for every component gathered through them.
+  const bool affine = repeated_rows(v);
+  const DVec::Affine a = affine ? v.view_shape() : DVec::Affine{};
+  const CUdeviceptr from = affine ? 0 : v.gather_index()->data();
+  auto it = std::find_if(composed.begin(), composed.end(), [&](const Composed& c) {
+    return c.idx == idx && c.affine == affine &&
+           (affine ? c.shape.c == a.c && c.shape.stride == a.stride && c.shape.offset == a.offset : c.index == from);
+  });
   if (it == composed.end()) {
     DBuf out = g.alloc(m * 8);
-    g.check(g.prims().gather(8, from, idx, m, out->pointer()));
-    composed.push_back({from, idx, DVec::scalar(position_type(), m, std::move(out))});
+    if (affine) g.check(g.prims().affine_positions(idx, m, a.c, a.stride, a.offset, out->pointer()));
+    else g.check(g.prims().gather(8, from, idx, m, out->pointer()));
+    composed.push_back({from, idx, DVec::scalar(position_type(), m, std::move(out)), affine, a});
     it = composed.end() - 1;
   }
-  return DVec::deferred_gather(g, *v.gather_source(), it->positions);
+  return DVec::deferred_gather(g, affine ? *v.view_source() : *v.gather_source(), it->positions);
 }
 
 /// Note [Rows of gathered elements]
@@ -556,27 +551,23 @@ DVec take_composed(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::vecto
 /// them: 103 + 123 µs and 2 × 160 MB more at quickhull's second level of 2·10^7 points (Nsight
 /// Compute, H200). The positions `from`'s flat components all gather through, or 0.
 CUdeviceptr shared_gather_index(const DVec& from) {
-  switch (from.kind()) {
-    case TypeKind::Pair: {
-      const CUdeviceptr a = shared_gather_index(from.first());
-      return a != 0 && a == shared_gather_index(from.second()) ? a : 0;
-    }
-    case TypeKind::Data: return shared_gather_index(from.fields());
-    default:
-      if (!host::is_flat_scalar(from.type()) || !composes(from) || from.gather_source() == nullptr) return 0;
-      return from.gather_index()->data();
-  }
+  CUdeviceptr index = 0;
+  const bool all = zip_components(from, from, [&](const DVec& x, const DVec&) -> std::optional<DVec> {
+    if (!host::is_flat_scalar(x.type()) || !composes(x) || x.gather_source() == nullptr) return std::nullopt;
+    const CUdeviceptr mine = x.gather_index()->data();
+    if (index != 0 && mine != index) return std::nullopt;
+    index = mine;
+    return x;
+  }).has_value();
+  return all ? index : 0;
 }
 
 /// `from` (whose flat components all gather through one vector of positions) gathered through
 /// `positions` instead.
 DVec regathered(Gpu& g, const DVec& from, const DVec& positions) {
-  switch (from.kind()) {
-    case TypeKind::Pair:
-      return DVec::pair(from.type(), regathered(g, from.first(), positions), regathered(g, from.second(), positions));
-    case TypeKind::Data: return DVec::data(from.type(), regathered(g, from.fields(), positions));
-    default: return DVec::deferred_gather(g, *from.gather_source(), positions);
-  }
+  return *zip_components(from, from, [&](const DVec& x, const DVec&) -> std::optional<DVec> {
+    return DVec::deferred_gather(g, *x.gather_source(), positions);
+  });
 }
 
 /// The elements of rows taken (v's at idx, out_segs): Note [Rows of gathered elements] where it
@@ -608,6 +599,12 @@ DVec take_parts(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, const DBuf& p
         // Regular: so is the result, of m·c elements (no lengths gathered, no total read back).
         const runtime::gpu::DSegs out_segs{m, m * *c, 0, *c};
         const DVec& from = v.elems();
+        // Rows that are all one row (Note [Rows repeated as views]): any m of them are m views.
+        if (std::optional<DVec> same = zip_components(from, from, [&](const DVec& x, const DVec&) -> std::optional<DVec> {
+              if (!host::is_flat_scalar(x.type()) || !repeated_rows(x) || x.view_shape().c != *c) return std::nullopt;
+              return DVec::deferred_view(g, *x.view_source(), out_segs.total, x.view_shape());
+            }))
+          return DVec::regular(g, t, m, *c, std::move(*same));
         if (moved_whole(from)) {
           const int bytes = elem_bytes(from.type());
           DBuf out = g.alloc(out_segs.total * bytes);
@@ -838,9 +835,39 @@ std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& 
     NDP_ASSERT(v->size() == n, "pack with flags of another length");
     positions = positions || (kept != n && moves_by_positions(*v));
   }
+  std::vector<TakenRows> rows(vs.size());
+  std::vector<size_t> irregular;  // the members with irregular rows
+  for (size_t k = 0; positions && k < vs.size(); ++k)
+    if (vs[k]->kind() == TypeKind::Seq && !vs[k]->regular_length() && vs[k]->elems().kind() != TypeKind::Var)
+      irregular.push_back(k);
   DBuf pos;
   if (positions && made) {
     pos = std::move(made);
+  } else if (positions && g.prims().packs_rows_in_one_block(n, irregular.size())) {
+    // Few instances: the positions and every irregular member's kept lengths and offsets in one
+    // launch (Note [Small inputs in one launch] in runtime/gpu/primitives.cpp), their totals
+    // read back with one wait.
+    pos = g.alloc(kept * 8);
+    std::vector<runtime::gpu::Primitives::PackedRows> parts;
+    for (size_t k : irregular) {
+      rows[k] = TakenRows{g.alloc(kept * 8), KnownSegments{g.alloc((kept + 1) * 8), 0}};
+      parts.push_back({vs[k]->lengths(), rows[k].lengths->pointer(), rows[k].segments.offsets->pointer()});
+    }
+    g.check(g.prims().pack_rows_block(flag_vec.data(), n, parts, pos->pointer()));
+    std::vector<uint64_t*> to;
+    std::vector<CUdeviceptr> from;
+    for (size_t k : irregular) {
+      to.push_back(reinterpret_cast<uint64_t*>(&rows[k].segments.total));
+      from.push_back(rows[k].segments.offsets->pointer() + static_cast<CUdeviceptr>(kept) * 8);
+    }
+    g.check(g.pool().download_words(to, from));
+    for (size_t k : irregular) {
+      // Lengths of valid rows: a sum past any memory (host::kMaxElements) can only have wrapped.
+      if (rows[k].segments.total < 0 || rows[k].segments.total > host::kMaxElements)
+        throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
+      remember_segments(rows[k].lengths, rows[k].segments.offsets, kept, rows[k].segments.total);
+    }
+    irregular.clear();  // made: not gathered again below
   } else if (positions) {
     pos = g.alloc(kept * 8);
     g.check(g.prims().true_positions(flag_vec.data(), n, pos->pointer()));
@@ -849,11 +876,6 @@ std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& 
   GatherBatch batch(g);
   // The irregular rows' lengths, all gathered in one launch, and their element counts read
   // back with one wait, where each member's take read its own.
-  std::vector<TakenRows> rows(vs.size());
-  std::vector<size_t> irregular;
-  for (size_t k = 0; pos && k < vs.size(); ++k)
-    if (vs[k]->kind() == TypeKind::Seq && !vs[k]->regular_length() && vs[k]->elems().kind() != TypeKind::Var)
-      irregular.push_back(k);
   if (irregular.size() > 1) {  // (one member's take gathers and counts its rows as ever)
     std::vector<DBuf> lengths;
     for (size_t k : irregular) {
@@ -906,26 +928,15 @@ namespace {
 /// 61 µs and 160 MB more for quickhull's first level of 2·10^7 points (Nsight Compute, H200).
 /// Where the row's elements are stored flat scalars or tuples of them, each component is
 /// instead a view of stride 0 (element i is the row's i % L, Note [Regular elt views]): a fused
-/// kernel computes the place, and a pack or take composes positions from the shape
-/// (take_composed), writing only the positions kept. The row's elements are its own whole
-/// elements vector (a sequence of one instance starts at 0).
+/// kernel computes the place, a pack or take of the elements composes positions from the shape
+/// (take_composed), writing only the positions kept, and rows of them taken are views again
+/// (take_parts), with no launch. The row's elements are its own whole elements vector (a
+/// sequence's offsets start at 0).
 std::optional<DVec> repeated_view(Gpu& g, const DVec& elems, int64_t row, int64_t n) {
-  switch (elems.kind()) {
-    case TypeKind::Pair: {
-      std::optional<DVec> a = repeated_view(g, elems.first(), row, n);
-      std::optional<DVec> b = a ? repeated_view(g, elems.second(), row, n) : std::nullopt;
-      if (!b) return std::nullopt;
-      return DVec::pair(elems.type(), std::move(*a), std::move(*b));
-    }
-    case TypeKind::Data: {
-      std::optional<DVec> fields = repeated_view(g, elems.fields(), row, n);
-      if (!fields) return std::nullopt;
-      return DVec::data(elems.type(), std::move(*fields));
-    }
-    default:
-      if (!host::is_flat_scalar(elems.type()) || elems.pending()) return std::nullopt;
-      return DVec::deferred_view(g, elems, n * row, DVec::Affine{row, 0, 0});
-  }
+  return zip_components(elems, elems, [&](const DVec& x, const DVec&) -> std::optional<DVec> {
+    if (!host::is_flat_scalar(x.type()) || x.pending()) return std::nullopt;
+    return DVec::deferred_view(g, x, n * row, DVec::Affine{row, 0, 0});
+  });
 }
 
 }  // namespace

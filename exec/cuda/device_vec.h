@@ -149,7 +149,8 @@ class DVec {
 
   // ---- construction ----
   static DVec scalar(const lang::Type* t, int64_t n, DBuf buf);
-  /// A sequence from its lengths and offsets buffers (offsets[n] == elems.size()).
+  /// A sequence from its lengths and offsets buffers (offsets[0] == 0 and offsets[n] ==
+  /// elems.size(): the rows cover the elements, in order).
   static DVec seq(const lang::Type* t, int64_t n, DBuf lengths, DBuf offsets, DVec elems);
   static DVec pair(const lang::Type* t, DVec a, DVec b);
   static DVec data(const lang::Type* t, DVec fields);

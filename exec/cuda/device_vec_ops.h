@@ -94,14 +94,15 @@ DVec pack(Gpu& g, const DVec& v, const DVec& flags);
 /// pack of each of vs by the same flags, with one count and, where any needs them, one vector of
 /// the trues' positions that all move through, their gathers launched together (Note [Gathers
 /// launched together] in device_vec.cpp).
-/// `positions`, where given, are the trues' positions made already (count_true(flags) of them).
-std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& flags, DBuf positions = {});
+/// `made`, where given, holds the trues' positions made already (count_true(flags) of them).
+std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& flags, DBuf made = {});
 /// Whether a pack of v moves through the trues' positions: v holds sequences or tuples, or
 /// packs positions.
 bool moves_by_positions(const DVec& v);
 /// Whether pack (and take) of v moves positions rather than values: v is a gather not yet
-/// made whose positions are in range, and the result gathers through the kept positions (Note
-/// [Rows taken by positions] in device_vec.cpp).
+/// made whose positions are in range, or a view of one row repeated (Note [Rows repeated as
+/// views] in device_vec.cpp), and the result gathers through the kept positions (Note [Rows
+/// taken by positions]).
 bool packs_positions(const DVec& v);
 /// As host::retype: the same buffers at type t.
 DVec retype(lang::TypeContext& types, const DVec& v, const lang::Type* t);

@@ -190,28 +190,24 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
   if (s.kernel) flags = kernels.run(*s.kernel, ins, s.kernel->output_types());
   if (partitions_on())
     if (std::optional<std::vector<DVec>> out = run_as_partition(g, s, flags, ins, operand, result_type)) return *out;
-  auto packs_predicate = [&](int32_t predicate) {
-    for (const FilterGroup::Member& m : group.members)
-      if (m.kind == FilterGroup::Kind::Pack && m.predicate == predicate) return true;
-    return false;
-  };
-  // Whether a pack by this predicate moves through the trues' positions (points gathered
-  // through positions not yet made, sequences): its counts then come from those positions.
-  auto packs_by_positions = [&](int32_t predicate) {
+  // Whether a member packs by this predicate (one whose values `moving` says so, where given).
+  auto packs_predicate = [&](int32_t predicate, bool (*moving)(const DVec&) = nullptr) {
     for (size_t b = 0; b < group.members.size(); ++b)
       if (group.members[b].kind == FilterGroup::Kind::Pack && group.members[b].predicate == predicate &&
-          moves_by_positions(other(b)))
+          (moving == nullptr || moving(other(b))))
         return true;
     return false;
   };
   // 2. The counts, before the packs: a pack of the same predicate keeps their sum. The sums of
-  // all the counts come back with one wait (quicksort's three filters: one, not three).
+  // the counts come back with one wait (quicksort's three filters: one, not three); those made
+  // from a pack's positions with another.
   std::vector<DVec> out(group.members.size());
   std::vector<DBuf> summed;        // counts whose sum a pack needs, all of n instances
   std::vector<const DVec*> whose;  // the flags each counts
   std::vector<size_t> member;      // and the member whose counts they are
   // Counts from the positions a pack makes anyway (Note [Counts from the kept positions] in
   // runtime/gpu/pack.cpp): the flags, their positions, the member, its counts' offsets and total.
+  // The positions take room for every flag, as the number kept is not known before the pass.
   struct Positioned {
     const DVec* flags;
     DBuf positions;
@@ -221,17 +217,19 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
   };
   std::vector<Positioned> positioned;
   int64_t n = 0;
+  bool counted = false;
   for (size_t a = 0; a < group.members.size(); ++a) {
     const FilterGroup::Member& m = group.members[a];
     if (m.kind != FilterGroup::Kind::Count) continue;
     const DVec& f = FilterGroup::flags_of(m, flags, ins);
     const DVec& lengths = other(a);
-    NDP_ASSERT(summed.empty() || n == lengths.size(), "a filter group's counts over different instances");
+    NDP_ASSERT(!counted || n == lengths.size(), "a filter group's counts over different instances");
+    counted = true;
     n = lengths.size();
     DBuf off;
     DBuf counts = g.alloc(n * 8);
     const runtime::gpu::DSegs segs = segments_of_lengths(g, lengths, f.size(), off);
-    if (f.size() > 0 && !known_count_true(f) && packs_by_positions(m.predicate) &&
+    if (f.size() > 0 && !known_count_true(f) && packs_predicate(m.predicate, moves_by_positions) &&
         std::none_of(positioned.begin(), positioned.end(), [&](const Positioned& p) { return p.flags == &f; })) {
       DBuf positions = g.alloc(f.size() * 8), offsets = g.alloc((n + 1) * 8);
       g.check(g.prims().true_positions_counted(f.data(), segs, positions->pointer(), counts->pointer(),

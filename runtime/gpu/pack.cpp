@@ -69,7 +69,9 @@ Status Primitives::true_positions(CUdeviceptr flags, int64_t n, CUdeviceptr out)
 // The positions alone say it all: they ascend, so the kept before segment k are the lower bound
 // of its first position among them, and its count the next bound less that. One thread a
 // segment searches, in a launch after the look-back pass, which leaves the number kept on the
-// device; the offsets' last entry is that number, for the caller's one read-back.
+// device; the offsets' last entry is that number, for the caller's one read-back. The positions
+// need room for every flag, as the number kept is not known before the pass, and where every
+// flag is true they are made and not used: the counts' pass over the flags was made either way.
 Status Primitives::true_positions_counted(CUdeviceptr flags, DSegs s, CUdeviceptr positions, CUdeviceptr counts,
                                           CUdeviceptr offsets) {
   if (s.total <= 0) {

@@ -260,14 +260,30 @@ class Primitives {
   /// The lowest j with idx[j] outside [0, bound) (int64), or -1 (synchronises): the bounds check
   /// of reads from one sequence, where the indices are the positions.
   Result<int64_t> first_out_of_range(CUdeviceptr idx, int64_t n, int64_t bound);
+  /// One rows' lengths vector of pack_rows_block, and where the kept rows' lengths and offsets
+  /// go (kept and kept + 1 int64, the last offset their total).
+  struct PackedRows {
+    CUdeviceptr lengths = 0, out_lengths = 0, out_offsets = 0;
+  };
+  static constexpr int kPackRowsParts = 4;
+  /// Whether pack_rows_block takes n flags and `parts` rows' lengths vectors.
+  bool packs_rows_in_one_block(int64_t n, size_t parts) const;
+  /// A pack of rows over few instances in one launch, without a wait: the positions of the
+  /// true flags of n, and each of `rows`' kept lengths and offsets (Note [Small inputs in one
+  /// launch] in primitives.cpp). Only where packs_rows_in_one_block(n, rows.size()).
+  Status pack_rows_block(CUdeviceptr flags, int64_t n, std::span<const PackedRows> rows, CUdeviceptr positions);
   /// MERGE's positions into a ++ b: flags[i] ? #true before i : na + #false before i.
   Status merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out);
   /// out[i] = element idx[i] of a ++ b (na elements of a, then b's), of `bytes` (1, 4 or 8) an
   /// element, without building a ++ b.
   Status gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, CUdeviceptr idx, int64_t n, CUdeviceptr out);
-  /// The positions in its source of elements idx[k] (k < n; or k itself where idx is 0) of an
-  /// affine view: (i / c)·stride + offset + i % c (int64; c > 0).
+  /// The positions in its source of elements idx[k] (k < n) of an affine view: (i / c)·stride +
+  /// offset + i % c (int64; c > 0).
   Status affine_positions(CUdeviceptr idx, int64_t n, int64_t c, int64_t stride, int64_t offset, CUdeviceptr out);
+  /// The n elements of that view of src, of `bytes` (1, 4 or 8) each: out[i] = src[(i / c)·stride
+  /// + offset + i % c].
+  Status affine_gather(int bytes, CUdeviceptr src, int64_t n, int64_t c, int64_t stride, int64_t offset,
+                       CUdeviceptr out);
   /// FLATTEN's segments from the inner sequences' offsets (outer.total + 1 of them) and the
   /// outer segments: out_offsets (outer.count + 1) and out_lengths (outer.count).
   Status flatten_segments(CUdeviceptr inner_offsets, DSegs outer, CUdeviceptr out_offsets, CUdeviceptr out_lengths);

@@ -57,6 +57,39 @@ Status Primitives::merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUd
   return launch_named(*this, "ndp_merge_positions", n, flags, wide->pointer(), n, na, out);
 }
 
+namespace {
+/// The most flags pack_rows_block scans in one block (Note [Small inputs in one launch]).
+constexpr int64_t kPackRowsOneBlock = 4096;
+/// The parameters of ndp_pack_rows_block (device/structure.cu), by value.
+struct PackRowsParts {
+  CUdeviceptr lengths[Primitives::kPackRowsParts] = {}, out_lengths[Primitives::kPackRowsParts] = {},
+              out_offsets[Primitives::kPackRowsParts] = {};
+  int32_t count = 0;
+};
+}  // namespace
+
+bool Primitives::packs_rows_in_one_block(int64_t n, size_t parts) const {
+  return n > 0 && n <= kPackRowsOneBlock && parts >= 1 && parts <= static_cast<size_t>(kPackRowsParts) &&
+         small_inputs_in_one_launch();
+}
+
+Status Primitives::pack_rows_block(CUdeviceptr flags, int64_t n, std::span<const PackedRows> rows,
+                                   CUdeviceptr positions) {
+  PackRowsParts arg;
+  for (size_t j = 0; j < rows.size(); ++j) {
+    arg.lengths[j] = rows[j].lengths;
+    arg.out_lengths[j] = rows[j].out_lengths;
+    arg.out_offsets[j] = rows[j].out_offsets;
+  }
+  arg.count = static_cast<int32_t>(rows.size());
+  Result<cuda::Kernel> k = kernel("ndp_pack_rows_block");
+  if (!k.ok()) return k.status();
+  cuda::LaunchConfig c = device().grid_stride(n);
+  c.grid_x = 1;
+  c.block_x = detail::kScanBlock;  // the kernel's block scan is sized for it
+  return cuda::launch_with(device(), k.value(), c, flags, n, arg, positions);
+}
+
 Status Primitives::gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, CUdeviceptr idx, int64_t n,
                            CUdeviceptr out) {
   return launch_named(*this, sized_name("ndp_gather2_", bytes), n, a, na, b, idx, n, out);
@@ -65,6 +98,11 @@ Status Primitives::gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, 
 Status Primitives::affine_positions(CUdeviceptr idx, int64_t n, int64_t c, int64_t stride, int64_t offset,
                                     CUdeviceptr out) {
   return launch_named(*this, "ndp_affine_positions", n, idx, n, c, stride, offset, out);
+}
+
+Status Primitives::affine_gather(int bytes, CUdeviceptr src, int64_t n, int64_t c, int64_t stride, int64_t offset,
+                                 CUdeviceptr out) {
+  return launch_named(*this, sized_name("ndp_affine_gather_", bytes), n, src, n, c, stride, offset, out);
 }
 
 Status Primitives::flatten_segments(CUdeviceptr inner_offsets, DSegs outer, CUdeviceptr out_offsets,

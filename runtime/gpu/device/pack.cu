@@ -46,7 +46,8 @@ extern "C" __global__ void __launch_bounds__(kPassBlock, kLookBackMinBlocks)
 }
 
 // Note [Counts from the kept positions] (pack.cpp): thread k of count + 1 finds how many kept
-// positions (ascending, *kept of them) lie before segment k's first element.
+// positions (ascending, *kept of them) lie before segment k's first element, its offset, and
+// (below count) how many lie in the segment, its count.
 extern "C" __global__ void ndp_counts_from_positions(const long long* positions, const unsigned long long* kept, Segs s,
                                                      long long* counts, long long* offsets) {
   const long long n = static_cast<long long>(*kept);

@@ -115,6 +115,49 @@ extern "C" __global__ void __launch_bounds__(kScanBlock)
   }
 }
 
+// A pack of rows over few instances in one block (Note [Small inputs in one launch] in
+// runtime/gpu/primitives.cpp): the positions of the true flags, and for each rows' lengths
+// vector the kept rows' lengths and offsets (kept + 1 of them, the last their total). The block
+// scans the flags kScanBlock at a time, and each lengths vector's kept entries with them,
+// carrying the sums so far. The layout is PackRowsParts' in structure.cpp.
+constexpr int kPackRowsParts = 4;
+struct PackRowsParts {
+  const long long* lengths[kPackRowsParts];
+  long long* out_lengths[kPackRowsParts];
+  long long* out_offsets[kPackRowsParts];
+  int count;
+};
+extern "C" __global__ void __launch_bounds__(kScanBlock)
+    ndp_pack_rows_block(const unsigned char* flags, long long n, const __grid_constant__ PackRowsParts parts,
+                        long long* positions) {
+  using Scan = cub::BlockScan<long long, kScanBlock>;
+  __shared__ typename Scan::TempStorage storage;
+  long long trues = 0, total[kPackRowsParts] = {};
+  for (long long chunk = 0; chunk < n; chunk += kScanBlock) {
+    const long long i = chunk + threadIdx.x;
+    const bool f = i < n && flags[i];
+    long long before = 0, in_chunk = 0;
+    Scan(storage).ExclusiveSum(f ? 1ll : 0ll, before, in_chunk);
+    __syncthreads();  // the scans below reuse the storage
+    before += trues;
+    if (f) positions[before] = i;
+    for (int j = 0; j < parts.count; ++j) {
+      const long long len = f ? parts.lengths[j][i] : 0;
+      long long start = 0, sum = 0;
+      Scan(storage).ExclusiveSum(len, start, sum);
+      __syncthreads();
+      if (f) {
+        parts.out_lengths[j][before] = len;
+        parts.out_offsets[j][before] = total[j] + start;
+      }
+      total[j] += sum;
+    }
+    trues += in_chunk;
+  }
+  if (threadIdx.x == 0)
+    for (int j = 0; j < parts.count; ++j) parts.out_offsets[j][trues] = total[j];
+}
+
 // A sequence literal of k parts of n instances each: element j of instance i is instance i of
 // part j, which sits at j*n + i in the parts' concatenation.
 extern "C" __global__ void ndp_seq_lit_positions(long long n, long long k, long long* out) {
@@ -147,12 +190,19 @@ extern "C" __global__ void ndp_iseq_lengths(const long long* s, const long long*
 }
 
 // An affine view's positions (Note [Regular elt views] in exec/cuda/device_vec.h): element i of
-// the view is source[(i / c)·stride + offset + i % c]; out[k] is that position for i = idx[k],
-// or i = k without idx.
+// the view is source[(i / c)·stride + offset + i % c]; out[k] is that position for i = idx[k].
 extern "C" __global__ void ndp_affine_positions(const long long* idx, long long n, long long c, long long stride,
                                                 long long offset, long long* out) {
   NDP_GRID_STRIDE(k, n) {
-    const long long i = idx ? idx[k] : k;
+    const long long i = idx[k];
     out[k] = (i / c) * stride + offset + i % c;
   }
 }
+
+// The view's n elements themselves, stored.
+#define NDP_AFFINE_GATHER(W, bytes)                                                                       \
+  extern "C" __global__ void ndp_affine_gather_##bytes(const W* src, long long n, long long c, long long stride, \
+                                                       long long offset, W* out) {                         \
+    NDP_GRID_STRIDE(i, n) out[i] = src[(i / c) * stride + offset + i % c];                                \
+  }
+NDP_FOR_SIZES(NDP_AFFINE_GATHER)

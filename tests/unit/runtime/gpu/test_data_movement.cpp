@@ -524,3 +524,106 @@ TEST_CASE("gpu merge_positions, in one block and in the general path, matches th
       for (double trues : {0.0, 1.0, 0.5, 0.05}) check_merge_positions(*p, n, trues, seed++);
   }
 }
+
+namespace {
+
+/// pack_rows_block of n random flags (a fraction `trues` true) and k random lengths vectors
+/// against the host: the positions of the trues, each vector's kept lengths and their offsets.
+void check_pack_rows_block(gpu::Primitives& p, int64_t n, int k, double trues, uint64_t seed) {
+  CAPTURE(n);
+  CAPTURE(k);
+  CAPTURE(trues);
+  std::mt19937_64 rng(seed);
+  std::vector<uint8_t> flags(static_cast<size_t>(n));
+  for (uint8_t& f : flags) f = std::uniform_real_distribution<double>(0, 1)(rng) < trues;
+  std::vector<int64_t> want_pos;
+  for (int64_t i = 0; i < n; ++i)
+    if (flags[static_cast<size_t>(i)]) want_pos.push_back(i);
+  const int64_t kept = static_cast<int64_t>(want_pos.size());
+  DArray<uint8_t> df(p, std::span<const uint8_t>(flags));
+  std::vector<std::vector<int64_t>> lengths(static_cast<size_t>(k));
+  std::vector<DArray<int64_t>> dl, out_len, out_off;
+  std::vector<gpu::Primitives::PackedRows> parts;
+  for (int j = 0; j < k; ++j) {
+    for (int64_t i = 0; i < n; ++i) lengths[static_cast<size_t>(j)].push_back(static_cast<int64_t>(rng() % (j == 0 ? 3 : 1000)));
+    dl.emplace_back(p, std::span<const int64_t>(lengths[static_cast<size_t>(j)]));
+    out_len.emplace_back(p, kept);
+    out_off.emplace_back(p, kept + 1);
+  }
+  for (int j = 0; j < k; ++j) parts.push_back({dl[static_cast<size_t>(j)].ptr(), out_len[static_cast<size_t>(j)].ptr(), out_off[static_cast<size_t>(j)].ptr()});
+  DArray<int64_t> pos(p, kept);
+  REQUIRE(p.packs_rows_in_one_block(n, parts.size()));
+  REQUIRE(p.pack_rows_block(df.ptr(), n, parts, pos.ptr()).ok());
+  CHECK(first_diff<int64_t>(pos.host(p).cspan(), want_pos) == -1);
+  for (int j = 0; j < k; ++j) {
+    std::vector<int64_t> want_len, want_off{0};
+    for (int64_t i : want_pos) {
+      want_len.push_back(lengths[static_cast<size_t>(j)][static_cast<size_t>(i)]);
+      want_off.push_back(want_off.back() + want_len.back());
+    }
+    CHECK(first_diff<int64_t>(out_len[static_cast<size_t>(j)].host(p).cspan(), want_len) == -1);
+    CHECK(first_diff<int64_t>(out_off[static_cast<size_t>(j)].host(p).cspan(), want_off) == -1);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gpu pack_rows_block: the kept positions, lengths and offsets of few instances") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  uint64_t seed = 70;
+  // The block scans 256 flags at a time: chunk edges, and the most it takes.
+  for (int64_t n : {1, 2, 255, 256, 257, 1000, 4095, 4096})
+    for (int k : {1, 2, 4})
+      for (double trues : {0.0, 1.0, 0.5, 0.05}) check_pack_rows_block(*p, n, k, trues, seed++);
+  CHECK_FALSE(p->packs_rows_in_one_block(4097, 1));
+  CHECK_FALSE(p->packs_rows_in_one_block(100, 5));
+  CHECK_FALSE(p->packs_rows_in_one_block(100, 0));
+}
+
+TEST_CASE("gpu affine_positions and affine_gather follow a view's shape") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  // Element i of the view is source[(i / c)·stride + offset + i % c]: stride 0 (one row
+  // repeated), a stride past the row (a regular elt view), and c not a power of two.
+  struct Shape3 {
+    int64_t c, stride, offset;
+  };
+  std::mt19937_64 rng(80);
+  for (Shape3 sh : {Shape3{3, 0, 0}, Shape3{3, 0, 5}, Shape3{4, 10, 2}, Shape3{1000, 0, 1}, Shape3{7, 7, 0}}) {
+    CAPTURE(sh.c);
+    CAPTURE(sh.stride);
+    CAPTURE(sh.offset);
+    const int64_t n = 5 * sh.c + 2;  // whole blocks of c and part of one more
+    auto at = [&](int64_t i) { return (i / sh.c) * sh.stride + sh.offset + i % sh.c; };
+    std::vector<int64_t> idx;
+    for (int64_t k = 0; k < 2 * n; ++k) idx.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(n)));
+    DArray<int64_t> didx(*p, std::span<const int64_t>(idx)), out(*p, static_cast<int64_t>(idx.size()));
+    REQUIRE(p->affine_positions(didx.ptr(), static_cast<int64_t>(idx.size()), sh.c, sh.stride, sh.offset, out.ptr()).ok());
+    Vec<int64_t> got = out.host(*p);
+    for (size_t k = 0; k < idx.size(); ++k) REQUIRE(got[static_cast<int64_t>(k)] == at(idx[k]));
+    const int64_t span = at(n - 1) + sh.c;  // past every position the view reads
+    std::vector<int64_t> src8(static_cast<size_t>(span));
+    std::vector<int32_t> src4(static_cast<size_t>(span));
+    std::vector<uint8_t> src1(static_cast<size_t>(span));
+    for (int64_t i = 0; i < span; ++i) {
+      src8[static_cast<size_t>(i)] = static_cast<int64_t>(rng());
+      src4[static_cast<size_t>(i)] = static_cast<int32_t>(rng());
+      src1[static_cast<size_t>(i)] = static_cast<uint8_t>(rng());
+    }
+    DArray<int64_t> d8(*p, std::span<const int64_t>(src8)), o8(*p, n);
+    DArray<int32_t> d4(*p, std::span<const int32_t>(src4)), o4(*p, n);
+    DArray<uint8_t> d1(*p, std::span<const uint8_t>(src1)), o1(*p, n);
+    REQUIRE(p->affine_gather(8, d8.ptr(), n, sh.c, sh.stride, sh.offset, o8.ptr()).ok());
+    REQUIRE(p->affine_gather(4, d4.ptr(), n, sh.c, sh.stride, sh.offset, o4.ptr()).ok());
+    REQUIRE(p->affine_gather(1, d1.ptr(), n, sh.c, sh.stride, sh.offset, o1.ptr()).ok());
+    Vec<int64_t> g8 = o8.host(*p);
+    Vec<int32_t> g4 = o4.host(*p);
+    Vec<uint8_t> g1 = o1.host(*p);
+    for (int64_t i = 0; i < n; ++i) {
+      REQUIRE(g8[i] == src8[static_cast<size_t>(at(i))]);
+      REQUIRE(g4[i] == src4[static_cast<size_t>(at(i))]);
+      REQUIRE(g1[i] == src1[static_cast<size_t>(at(i))]);
+    }
+  }
+}

@@ -291,22 +291,23 @@ TEST_CASE("gpu count_true counts the true flags") {
   // Up to 4096 flags the host adds up a copy of them (Note [Few flags counted where they
   // arrive]); up to 2^16 one block counts them and stores its sum; past that the blocks add
   // theirs into a zeroed word. Without the small-input paths, the block counts small ones too.
-  for (bool small_paths : {true, false})
-  for (int64_t n : {0, 1, 2047, 2048, 2049, 4095, 4096, 4097, 65'535, 65'536, 65'537, 100'003, 3'000'001}) {
-    for (double share : {0.0, 0.3, 1.0}) {
-      SmallInputsInOneLaunch paths(*p, small_paths);
-      CAPTURE(small_paths);
-      CAPTURE(n);
-      CAPTURE(share);
-      std::mt19937_64 rng(n);
-      std::bernoulli_distribution d(share);
-      Vec<bool> flags(n);
-      int64_t want = 0;
-      for (int64_t i = 0; i < n; ++i) want += flags[i] = d(rng);
-      DArray<bool> df(*p, flags.cspan());
-      auto got = p->count_true(df.ptr(), n);
-      REQUIRE_MESSAGE(got.ok(), got.status().message());
-      CHECK(got.value() == want);
+  for (bool small_paths : {true, false}) {
+    for (int64_t n : {0, 1, 2047, 2048, 2049, 4095, 4096, 4097, 65'535, 65'536, 65'537, 100'003, 3'000'001}) {
+      for (double share : {0.0, 0.3, 1.0}) {
+        SmallInputsInOneLaunch paths(*p, small_paths);
+        CAPTURE(small_paths);
+        CAPTURE(n);
+        CAPTURE(share);
+        std::mt19937_64 rng(n);
+        std::bernoulli_distribution d(share);
+        Vec<bool> flags(n);
+        int64_t want = 0;
+        for (int64_t i = 0; i < n; ++i) want += flags[i] = d(rng);
+        DArray<bool> df(*p, flags.cspan());
+        auto got = p->count_true(df.ptr(), n);
+        REQUIRE_MESSAGE(got.ok(), got.status().message());
+        CHECK(got.value() == want);
+      }
     }
   }
 }

@@ -125,12 +125,14 @@ TEST_CASE("gpu pack_lengths and true_positions match the cpu runtime") {
       for (int64_t i = 0; i < s.total(); ++i)
         if (flags[i]) want_pos.push_back(i);
       REQUIRE(static_cast<int64_t>(want_pos.size()) == want_total);
-      DArray<int64_t> pos(*p, want_total);
-      REQUIRE(p->true_positions(df.ptr(), s.total(), pos.ptr()).ok());
-      CHECK(first_diff<int64_t>(pos.host(*p).cspan(), want_pos) == -1);
 
-      // The same positions and counts from one pass and the positions' bounds (Note [Counts
-      // from the kept positions]), with the offsets of the counts; every output fresh, poisoned.
+      // The positions and counts from one pass and the positions' bounds (Note [Counts from the
+      // kept positions]), with the offsets of the counts; every output fresh, poisoned. The
+      // pass before counted other flags, so a count left over from it would show.
+      Vec<bool> others = random_flags(s.total(), 0.3, seed + 1000);
+      DArray<bool> dothers(*p, others.cspan());
+      DArray<int64_t> other_pos(*p, std::max<int64_t>(s.total(), 1));
+      if (s.total() > 0) REQUIRE(p->pack_counted(NDP_BOOL, dothers.ptr(), dothers.ptr(), s.total(), other_pos.ptr()).ok());
       std::vector<int64_t> want_off(static_cast<size_t>(s.count()) + 1, 0);
       for (int64_t k = 0; k < s.count(); ++k) want_off[static_cast<size_t>(k + 1)] = want_off[static_cast<size_t>(k)] + want[k];
       DArray<int64_t> counted_pos(*p, std::max<int64_t>(s.total(), 1)), counts(*p, s.count()), offsets(*p, s.count() + 1);
@@ -139,6 +141,10 @@ TEST_CASE("gpu pack_lengths and true_positions match the cpu runtime") {
       CHECK(first_diff<int64_t>(offsets.host(*p).cspan(), want_off) == -1);
       Vec<int64_t> got_pos = counted_pos.host(*p);
       CHECK(first_diff<int64_t>(got_pos.cspan().first(static_cast<size_t>(want_total)), want_pos) == -1);
+
+      DArray<int64_t> pos(*p, want_total);
+      REQUIRE(p->true_positions(df.ptr(), s.total(), pos.ptr()).ok());
+      CHECK(first_diff<int64_t>(pos.host(*p).cspan(), want_pos) == -1);
     }
   }
 }
