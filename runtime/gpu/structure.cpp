@@ -35,19 +35,27 @@ Result<int64_t> Primitives::first_out_of_range(CUdeviceptr idx, int64_t n, int64
   return first_failure(*this, "ndp_first_out_of_range", n, idx, n, bound);
 }
 
+namespace {
+/// Launches kernel `name` as one block of kScanBlock threads, which its block scan is sized for
+/// (Note [Small inputs in one launch] in primitives.cpp).
+template <class... Args>
+Status launch_one_block(Primitives& p, const char* name, Args... args) {
+  Result<cuda::Kernel> k = p.kernel(name);
+  if (!k.ok()) return k.status();
+  cuda::LaunchConfig c = p.device().grid_stride(1);
+  c.grid_x = 1;
+  c.block_x = detail::kScanBlock;
+  return cuda::launch_with(p.device(), k.value(), c, args...);
+}
+}  // namespace
+
 /// The most flags merge_positions scans in one block (Note [Small inputs in one launch]).
 constexpr int64_t kMergeOneBlock = 4096;
 
 Status Primitives::merge_positions(CUdeviceptr flags, int64_t n, int64_t na, CUdeviceptr out) {
   if (n <= 0) return Status();
-  if (n <= kMergeOneBlock && small_inputs_in_one_launch()) {
-    Result<cuda::Kernel> k = kernel("ndp_merge_positions_block");
-    if (!k.ok()) return k.status();
-    cuda::LaunchConfig c = device().grid_stride(n);
-    c.grid_x = 1;
-    c.block_x = detail::kScanBlock;  // the kernel's block scan is sized for it
-    return cuda::launch_with(device(), k.value(), c, flags, n, na, out);
-  }
+  if (n <= kMergeOneBlock && small_inputs_in_one_launch())
+    return launch_one_block(*this, "ndp_merge_positions_block", flags, n, na, out);
   Result<cuda::DeviceBuffer> wide = pool().allocate(static_cast<size_t>(n) * 8);
   if (!wide.ok()) return wide.status();
   Status s = launch_named(*this, "ndp_widen_flags", n, flags, n, wide->pointer());
@@ -82,12 +90,7 @@ Status Primitives::pack_rows_block(CUdeviceptr flags, int64_t n, std::span<const
     arg.out_offsets[j] = rows[j].out_offsets;
   }
   arg.count = static_cast<int32_t>(rows.size());
-  Result<cuda::Kernel> k = kernel("ndp_pack_rows_block");
-  if (!k.ok()) return k.status();
-  cuda::LaunchConfig c = device().grid_stride(n);
-  c.grid_x = 1;
-  c.block_x = detail::kScanBlock;  // the kernel's block scan is sized for it
-  return cuda::launch_with(device(), k.value(), c, flags, n, arg, positions);
+  return launch_one_block(*this, "ndp_pack_rows_block", flags, n, arg, positions);
 }
 
 Status Primitives::gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, CUdeviceptr idx, int64_t n,
