@@ -1,9 +1,10 @@
 // NDP_PROFILE=trace (exec/common/profile.h): the runtime writes a line to stderr for each kernel
 // launch, each read-back and each allocation the pool could not serve from its own blocks (a
-// driver allocation: 7-60 µs on an H200, Note [Large blocks kept for reuse] in memory.cpp),
-// under the statement that the executor wrote before them. Each line starts with the
-// microseconds since the first traced line, so that a level's wall time (its launches, waits and
-// the executor's own work) reads off the trace.
+// driver allocation: a few microseconds to a few hundred on an H200, Notes [Large blocks kept
+// for reuse] and [Small blocks by size class] in memory.cpp), under the statement that the
+// executor wrote before them. Each line starts with the microseconds since the first traced line,
+// so that a level's wall time (its launches, waits and the executor's own work) reads off the
+// trace.
 #pragma once
 
 #include <chrono>
