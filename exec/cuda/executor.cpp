@@ -76,6 +76,7 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     ctx.host.types = &prog.types;
     ctx.host.env = &env;
     ctx.host_fallbacks = &fallbacks;
+    ctx.defers_failures = [this](lang::Span s) { return !in_library(s); };
   }
 
   // FlatWalk's backend interface

@@ -138,14 +138,19 @@ struct Natives {
   }
 
   /// An elementwise primitive as a one-node kernel, where the code generator handles it; one
-  /// that can fail reports its first failing instance (Note [Kernels that can fail]).
+  /// that can fail reports its first failing instance (Note [Kernels that can fail]), outside
+  /// the library at the next read-back, as a fused kernel does (Note [Deferred failure records]
+  /// in gpu.h): a quicksort level's pivot `#a / 2` waited 155 µs here (H200, session 43).
   std::optional<DVec> elementwise() {
     std::vector<const Type*> types = arg_types();
     if (!flatten::kernel_prim_ok(c.id, types, c.result) && !flatten::kernel_prim_fallible(c.id, types, c.result))
       return std::nullopt;
     flatten::KernelBody k = flatten::one_node_kernel(c.id, types, c.result, c.span);
     if (!ctx.kernels->available(k)) return std::nullopt;  // the host's (Note [Precompiled modules])
-    return run_one(k, a, c.result);
+    std::optional<lang::Span> defer_at;
+    if (ctx.defers_failures && ctx.defers_failures(c.span)) defer_at = c.span;
+    const Type* out[1] = {c.result};
+    return std::move(ctx.kernels->run(k, a, out, {}, {}, defer_at)[0]);
   }
 
   DVec length() { return a[0].lengths_vec(int_t()); }

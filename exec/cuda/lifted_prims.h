@@ -22,6 +22,7 @@
 //   host: it finds what still leaves the device.
 #pragma once
 
+#include <functional>
 #include <span>
 
 #include "exec/host/lifted_prims.h"
@@ -35,6 +36,9 @@ struct GpuPrimContext {
   GpuKernels* kernels = nullptr;
   host::PrimContext host;  // types, streams, rand, output: shared with the host fallback
   int64_t* host_fallbacks = nullptr;
+  /// Whether a primitive called at this place reads its failure later (Note [Deferred failure
+  /// records] in gpu.h): outside the library, as the executor's kernels do.
+  std::function<bool(lang::Span)> defers_failures;
 };
 
 DVec apply_lifted_prim(const GpuPrimContext& ctx, const host::LiftedCall& c, std::span<const DVec> args);
