@@ -384,31 +384,44 @@ KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths) 
 std::vector<KnownSegments> segments_of_valid_lengths(Gpu& g, int64_t n, std::span<const DBuf> lengths) {
   std::vector<KnownSegments> out(lengths.size());
   // The scans of those not known yet, queued first, then their totals read back with one wait.
-  std::vector<uint64_t*> to;
-  std::vector<CUdeviceptr> from;
+  std::vector<size_t> scanned;
+  std::vector<DBuf> offsets;
   for (size_t i = 0; i < lengths.size(); ++i) {
     if (std::optional<KnownSegments> known = known_segments(lengths[i], n)) {
       out[i] = std::move(*known);
       continue;
     }
     out[i] = KnownSegments{offsets_from_valid_lengths(g, n, lengths[i]), 0};
-    if (n > 0) {
-      to.push_back(reinterpret_cast<uint64_t*>(&out[i].total));
-      from.push_back(out[i].offsets->pointer() + static_cast<CUdeviceptr>(n) * 8);
-    }
+    scanned.push_back(i);
+    offsets.push_back(out[i].offsets);
   }
-  g.check(g.pool().download_words(to, from));
-  for (size_t i = 0; i < lengths.size(); ++i) {
-    // More elements than any memory holds (host::kMaxElements), or a sum that wrapped negative.
-    if (out[i].total < 0 || out[i].total > host::kMaxElements)
-      throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
-    segment_cache().add(lengths[i], out[i].offsets, n, out[i].total);
+  const std::vector<int64_t> totals = read_totals(g, offsets, n);
+  for (size_t j = 0; j < scanned.size(); ++j) {
+    KnownSegments& k = out[scanned[j]];
+    k.total = totals[j];
+    remember_segments(lengths[scanned[j]], k.offsets, n, k.total);
   }
   return out;
 }
 
 void remember_segments(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total) {
+  // More elements than any memory holds (host::kMaxElements), or a sum that wrapped negative.
+  if (total < 0 || total > host::kMaxElements)
+    throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
   segment_cache().add(lengths, offsets, n, total);
+}
+
+std::vector<int64_t> read_totals(Gpu& g, std::span<const DBuf> offsets, int64_t n) {
+  std::vector<int64_t> totals(offsets.size(), 0);
+  if (n <= 0) return totals;  // (no offsets but the first, 0)
+  std::vector<uint64_t*> to;
+  std::vector<CUdeviceptr> from;
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    to.push_back(reinterpret_cast<uint64_t*>(&totals[i]));
+    from.push_back(offsets[i]->pointer() + static_cast<CUdeviceptr>(n) * 8);
+  }
+  g.check(g.pool().download_words(to, from));
+  return totals;
 }
 
 KnownSegments segments_of_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths, int64_t total) {
@@ -530,8 +543,7 @@ DVec take_composed(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::vecto
   const DVec::Affine a = affine ? v.view_shape() : DVec::Affine{};
   const CUdeviceptr from = affine ? 0 : v.gather_index()->data();
   auto it = std::find_if(composed.begin(), composed.end(), [&](const Composed& c) {
-    return c.idx == idx && c.affine == affine &&
-           (affine ? c.shape.c == a.c && c.shape.stride == a.stride && c.shape.offset == a.offset : c.index == from);
+    return c.idx == idx && c.affine == affine && (affine ? c.shape == a : c.index == from);
   });
   if (it == composed.end()) {
     DBuf out = g.alloc(m * 8);
@@ -854,18 +866,13 @@ std::vector<DVec> pack_all(Gpu& g, std::span<const DVec* const> vs, const DVec& 
       parts.push_back({vs[k]->lengths(), rows[k].lengths->pointer(), rows[k].segments.offsets->pointer()});
     }
     g.check(g.prims().pack_rows_block(flag_vec.data(), n, parts, pos->pointer()));
-    std::vector<uint64_t*> to;
-    std::vector<CUdeviceptr> from;
-    for (size_t k : irregular) {
-      to.push_back(reinterpret_cast<uint64_t*>(&rows[k].segments.total));
-      from.push_back(rows[k].segments.offsets->pointer() + static_cast<CUdeviceptr>(kept) * 8);
-    }
-    g.check(g.pool().download_words(to, from));
-    for (size_t k : irregular) {
-      // Lengths of valid rows: a sum past any memory (host::kMaxElements) can only have wrapped.
-      if (rows[k].segments.total < 0 || rows[k].segments.total > host::kMaxElements)
-        throw lang::eval::EvalError{lang::message(lang::RuntimeErrorId::OutOfMemory), lang::Span{}};
-      remember_segments(rows[k].lengths, rows[k].segments.offsets, kept, rows[k].segments.total);
+    std::vector<DBuf> offsets;
+    for (size_t k : irregular) offsets.push_back(rows[k].segments.offsets);
+    const std::vector<int64_t> totals = read_totals(g, offsets, kept);
+    for (size_t j = 0; j < irregular.size(); ++j) {
+      TakenRows& r = rows[irregular[j]];
+      r.segments.total = totals[j];
+      remember_segments(r.lengths, r.segments.offsets, kept, r.segments.total);
     }
     irregular.clear();  // made: not gathered again below
   } else if (positions) {

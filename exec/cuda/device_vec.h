@@ -196,6 +196,7 @@ class DVec {
   /// The shape of a regular elt view (Note [Regular elt views]).
   struct Affine {
     int64_t c = 0, stride = 0, offset = 0;
+    bool operator==(const Affine&) const = default;
   };
   /// A pending regular elt view's elements' source; null otherwise.
   const DVec* view_source() const { return pending() ? deferred_->view.get() : nullptr; }

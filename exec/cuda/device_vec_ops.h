@@ -54,8 +54,11 @@ struct KnownSegments {
 std::optional<KnownSegments> known_segments(const DBuf& lengths, int64_t n);
 /// Records that `offsets` (n + 1, the last `total`) are the scan of `lengths`, which a later
 /// sequence of these lengths then takes without a scan (the caller keeps `offsets` alive: the
-/// cache holds it weakly).
+/// cache holds it weakly). The lengths are valid, so a total past any memory
+/// (host::kMaxElements) or below 0 can only have wrapped: it raises `Out of memory.`.
 void remember_segments(const DBuf& lengths, const DBuf& offsets, int64_t n, int64_t total);
+/// The last of the n + 1 offsets in each of `offsets` (their total), read back with one wait.
+std::vector<int64_t> read_totals(Gpu& g, std::span<const DBuf> offsets, int64_t n);
 /// The n + 1 offsets of n lengths known to be valid (no check, no read-back).
 DBuf offsets_from_valid_lengths(Gpu& g, int64_t n, const DBuf& lengths);
 /// The offsets and their total for n lengths known to be valid: known_segments' when known,

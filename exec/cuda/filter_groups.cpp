@@ -206,14 +206,13 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
   std::vector<const DVec*> whose;  // the flags each counts
   std::vector<size_t> member;      // and the member whose counts they are
   // Counts from the positions a pack makes anyway (Note [Counts from the kept positions] in
-  // runtime/gpu/pack.cpp): the flags, their positions, the member, its counts' offsets and total.
+  // runtime/gpu/pack.cpp): the flags, their positions, the member and its counts' offsets.
   // The positions take room for every flag, as the number kept is not known before the pass.
   struct Positioned {
     const DVec* flags;
     DBuf positions;
     size_t member;
     DBuf offsets;
-    int64_t total = 0;
   };
   std::vector<Positioned> positioned;
   int64_t n = 0;
@@ -248,16 +247,13 @@ std::vector<DVec> run_filter_group(Gpu& g, GpuKernels& kernels, const flatten::S
     out[a] = DVec::scalar(result_type(s.outs.at(a)), n, std::move(counts));
   }
   if (!positioned.empty()) {  // the numbers kept, with one wait
-    std::vector<uint64_t*> to;
-    std::vector<CUdeviceptr> from;
-    for (Positioned& p : positioned) {
-      to.push_back(reinterpret_cast<uint64_t*>(&p.total));
-      from.push_back(p.offsets->pointer() + static_cast<CUdeviceptr>(n) * 8);
-    }
-    g.check(g.pool().download_words(to, from));
-    for (Positioned& p : positioned) {
-      remember_count_true(*p.flags, p.total);
-      remember_segments(out[p.member].buffer(), p.offsets, n, p.total);
+    std::vector<DBuf> offsets;
+    for (const Positioned& p : positioned) offsets.push_back(p.offsets);
+    const std::vector<int64_t> totals = read_totals(g, offsets, n);
+    for (size_t i = 0; i < positioned.size(); ++i) {
+      const Positioned& p = positioned[i];
+      remember_count_true(*p.flags, totals[i]);
+      remember_segments(out[p.member].buffer(), p.offsets, n, totals[i]);
       out[p.member] = out[p.member].with_scanned_offsets(p.offsets);
     }
   }

@@ -629,13 +629,10 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     if (deferred) {
       std::vector<DVec> in_copy(ins.begin(), ins.end()), seq_copy(seqs.begin(), seqs.end());
       const int64_t held = held_bytes(ins) + held_bytes(seqs);
-      // The record owns a copy of the body: a lifted primitive's one-node kernel is the
-      // caller's temporary.
-      ptrs.push_back(gpu_.deferred_record([g = &gpu_, body = std::make_shared<const flatten::KernelBody>(k),
-                                           span = *defer_at, in_copy = std::move(in_copy),
+      ptrs.push_back(gpu_.deferred_record([g = &gpu_, &k, span = *defer_at, in_copy = std::move(in_copy),
                                            seq_copy = std::move(seq_copy)](uint64_t record) {
         try {
-          raise_failure(*g, *body, record, in_copy, seq_copy);
+          raise_failure(*g, k, record, in_copy, seq_copy);
         } catch (lang::eval::EvalError& err) {
           if (!err.span.valid()) err.span = span;  // as FlatWalk::exec would have given it
           throw;

@@ -127,7 +127,8 @@ class GpuKernels {
   /// kernels]); `threads`: how its instances take the GPU's threads.
   /// `defer_at`: a failure of the kernel may be read at the next read-back instead of now
   /// (Note [Deferred failure records] in gpu.h); its error then has this statement's span
-  /// where it has none of its own.
+  /// where it has none of its own, and `k` must live until then (the program's Flat IR, or
+  /// GpuPrimContext::deferred_bodies).
   std::vector<DVec> run(const flatten::KernelBody& k, std::span<const DVec> ins, std::span<const lang::Type* const> out_types,
                         std::span<const DVec> seqs = {}, InstanceThreads threads = {},
                         std::optional<lang::Span> defer_at = std::nullopt);

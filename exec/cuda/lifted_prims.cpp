@@ -147,10 +147,12 @@ struct Natives {
       return std::nullopt;
     flatten::KernelBody k = flatten::one_node_kernel(c.id, types, c.result, c.span);
     if (!ctx.kernels->available(k)) return std::nullopt;  // the host's (Note [Precompiled modules])
-    std::optional<lang::Span> defer_at;
-    if (ctx.defers_failures && ctx.defers_failures(c.span)) defer_at = c.span;
+    if (!k.can_fail() || !ctx.defers_failures || !ctx.defers_failures(c.span)) return run_one(k, a, c.result);
+    std::unique_ptr<const flatten::KernelBody>& kept = ctx.deferred_bodies[std::to_string(c.span.file) + ":" +
+        std::to_string(c.span.begin) + "-" + std::to_string(c.span.end) + "|" + k.key()];
+    if (!kept) kept = std::make_unique<const flatten::KernelBody>(std::move(k));
     const Type* out[1] = {c.result};
-    return std::move(ctx.kernels->run(k, a, out, {}, {}, defer_at)[0]);
+    return std::move(ctx.kernels->run(*kept, a, out, {}, {}, c.span)[0]);
   }
 
   DVec length() { return a[0].lengths_vec(int_t()); }

@@ -23,7 +23,10 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <span>
+#include <string>
 
 #include "exec/host/lifted_prims.h"
 #include "exec/cuda/gpu.h"
@@ -39,6 +42,9 @@ struct GpuPrimContext {
   /// Whether a primitive called at this place reads its failure later (Note [Deferred failure
   /// records] in gpu.h): outside the library, as the executor's kernels do.
   std::function<bool(lang::Span)> defers_failures;
+  /// The one-node kernels of such primitives, one a call site and kernel, kept while the
+  /// program runs: a deferred record evaluates its kernel again when it reads a failure.
+  mutable std::map<std::string, std::unique_ptr<const flatten::KernelBody>> deferred_bodies;
 };
 
 DVec apply_lifted_prim(const GpuPrimContext& ctx, const host::LiftedCall& c, std::span<const DVec> args);
