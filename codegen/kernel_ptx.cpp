@@ -63,7 +63,8 @@ void inline_always(llvm::Module& m) {
   mpm.run(m, passes.mam);
 }
 
-/// Links the libdevice functions `m` calls into it and inlines them into `entry`.
+}  // namespace
+
 void link_libdevice(llvm::Module& m, const std::string& entry) {
   bool calls = false;
   for (const llvm::Function& f : m)
@@ -102,6 +103,8 @@ void link_libdevice(llvm::Module& m, const std::string& entry) {
   }
   inline_always(m);
 }
+
+namespace {
 
 /// An always-inline internal function of m named `name`, taking `args` int64s and giving one.
 llvm::Function* int_helper(llvm::Module& m, const char* name, unsigned args) {

@@ -34,6 +34,10 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm);
 /// Throws where m is not valid IR: before the optimiser, which may crash on it.
 void verify(llvm::Module& m);
 
+/// Links the libdevice functions `m` calls into it (Note [Math functions on the GPU] in
+/// kernel_ptx.cpp) and inlines them into `entry`; throws where this build has no libdevice.
+void link_libdevice(llvm::Module& m, const std::string& entry);
+
 /// Verifies m and prints it as PTX.
 std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm);
 

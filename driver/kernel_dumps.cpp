@@ -11,6 +11,7 @@
 
 #include "codegen/kernel_jit.h"
 #include "codegen/kernel_ptx.h"
+#include "codegen/regular_levels_ptx.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "flatten/kernel_abi.h"
 #include "flatten/passes/ir_walk.h"
@@ -22,17 +23,27 @@ namespace ndp::driver {
 namespace {
 
 /// Calls f(kernel statement, its function) for every fused kernel of a flat program (Kernel
-/// statements, the consumer kernels, and the predicates of filter groups).
+/// statements, the consumer kernels, and the predicates of filter groups), and for every
+/// recursion loop with regular levels (Note [Regular levels] in flatten/flat_ir.h).
 void for_each_kernel(const flatten::Program& program, const std::function<void(const flatten::Stmt&, const flatten::Function&)>& f) {
   for (const flatten::Function& fn : program.functions) {
     std::function<void(const flatten::Block&)> walk = [&](const flatten::Block& b) {
       for (const flatten::Stmt& s : b.stmts) {
-        if (s.kernel) f(s, fn);
+        if (s.kernel || (s.loop && s.loop->regular)) f(s, fn);
         flatten::for_each_sub_block(s, walk);
       }
     };
     walk(fn.body);
   }
+}
+
+/// The parts a regular loop's map reads and the outputs its children are, for the saved files' keys.
+std::string parts_key(const flatten::RegularLevels& r) {
+  std::string key = " parts";
+  for (uint32_t p : r.input_parts) key += " " + std::to_string(p);
+  key += " children";
+  for (uint32_t o : r.child_outputs) key += " " + std::to_string(o);
+  return key;
 }
 
 }  // namespace
@@ -41,6 +52,7 @@ std::string dump_kernels(DumpStage stage, const flatten::Program& program) {
   std::string out;
   int count = 0;
   for_each_kernel(program, [&](const flatten::Stmt& s, const flatten::Function& fn) {
+    if (!s.kernel) return;  // (a regular loop's kernels are its map's, shown with its statement)
     // A consumer kernel's values: the cpu backend evaluates them a window at a time with the
     // kernel loop; the GPU's passes call them as the element function (Note [Consumer kernels]).
     // A filter group's predicates run as a Kernel statement's outputs do (Note [Filter groups]).
@@ -83,6 +95,13 @@ void save_ptx_for_check(const flatten::Program& program) {
     std::ofstream(std::filesystem::path(dir) / (flatten::stable_hash_hex(key) + suffix)) << ptx;
   };
   for_each_kernel(program, [&](const flatten::Stmt& s, const flatten::Function& fn) {
+    if (s.loop) {  // the kernels of its regular levels, one level and the levels in blocks
+      const flatten::RegularLevels& r = *s.loop->regular;
+      for (bool in_block : {false, true})
+        save(r.map->key() + (in_block ? " regular levels in blocks" : " regular level") + parts_key(r), ".regular.ptx",
+             [&] { return codegen::compile_regular_levels_ptx(*r.map, r.input_parts, r.child_outputs, in_block); });
+      return;
+    }
     if (!flatten::is_consumer_kernel(s.op)) {  // a Kernel statement or a filter group's predicates
       save(s.kernel->key(), ".ptx", [&] { return codegen::compile_ptx(*s.kernel); });
       // A tiled fold's kernel too (Note [Tiled folds]), which the cuda backend may choose.

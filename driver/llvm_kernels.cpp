@@ -2,6 +2,7 @@
 
 #include "codegen/kernel_jit.h"
 #include "codegen/kernel_ptx.h"
+#include "codegen/regular_levels_ptx.h"
 
 namespace ndp::driver {
 
@@ -19,6 +20,10 @@ class LlvmKernels final : public exec::KernelCompiler {
   }
   std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) override {
     return codegen::compile_element_ptx(k, gathered);
+  }
+  std::string regular_levels_ptx(const flatten::KernelBody& map, std::span<const uint32_t> input_parts,
+                                 std::span<const uint32_t> child_outputs, bool in_block) override {
+    return codegen::compile_regular_levels_ptx(map, input_parts, child_outputs, in_block);
   }
 
  private:

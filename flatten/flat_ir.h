@@ -148,6 +148,40 @@ struct LaidOut {
   }
 };
 
+// Note [Regular levels]
+// Batcher's merge halves every instance, puts the halves' elements through one elementwise
+// kernel (min and max) and recurses on the kernel's outputs, which the ascent concatenates
+// again. Where every instance of a level has one length L (its argument is regular: Note
+// [Known values] in exec/cuda/device_vec.cpp), every instance does the same thing at every
+// level: the lengths, the flags and the parts' sizes are functions of L alone, and each child's
+// result lands where its argument's elements were. The whole loop is then one array rewritten
+// in place, level by level: at a level of length L with k parts of m = L / k, element j of child
+// c of instance i is map output child_outputs[c] of the elements j of the parts the map reads,
+// all at i·L + part·m + j. flatten/passes/find_regular_levels finds such loops; a backend that
+// runs them so (the cuda backend's regular levels: one kernel a level while instances are
+// large, then one kernel for all the levels left with a block's share of the array in shared
+// memory) computes the lengths' chain on the host first, and runs the loop as ever where any
+// level's lengths do not divide so (odd lengths, whose zip fails as the program says).
+struct RegularLevels {
+  /// A per-instance scalar of a level computed from its argument's length L alone.
+  struct LenExpr {
+    enum class Kind : uint8_t { Length, Const, Kernel };
+    Kind kind = Kind::Length;
+    int64_t value = 0;                         // Const
+    std::shared_ptr<const KernelBody> kernel;  // Kernel: output `output` of it, on the earlier
+    uint32_t output = 0;                       // exprs `args` (one per kernel input)
+    std::vector<uint32_t> args;
+  };
+  std::vector<LenExpr> exprs;   // each reads earlier ones only
+  uint32_t recurse = 0;         // the bool expr true where a level recurses (the prefix's count)
+  uint32_t base_flags = 0;      // the finish merge's flags: the base result (the argument) where
+  bool base_when = true;        // they equal base_when
+  std::vector<uint32_t> parts;  // each part's length expr, in the partition's order
+  std::shared_ptr<const KernelBody> map;  // the step's elementwise kernel
+  std::vector<uint32_t> input_parts;      // map input q reads part input_parts[q]
+  std::vector<uint32_t> child_outputs;    // the next level's child c is map output child_outputs[c]
+};
+
 struct RecursionLoop {
   Block prefix;   // P1; result: the host count c of instances that recurse
   Block step;     // T1; result: the next level's argument a
@@ -160,6 +194,7 @@ struct RecursionLoop {
   VarId branch = 0;       // b
   std::vector<VarId> saved;  // defined in P1/T1 and used in T2/P2
   std::optional<LaidOut> laid_out;  // Note [Results laid out before the calls]
+  std::optional<RegularLevels> regular;  // Note [Regular levels]
 };
 
 // Note [Fused kernels]

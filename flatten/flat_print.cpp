@@ -209,6 +209,30 @@ struct Printer {
                        var(l.flags), l.base_when ? "T" : "F", pieces, var(l.child_counts));
   }
 
+  /// Note [Regular levels]: the plan, in terms of the level's length L.
+  void regular(const RegularLevels& r, const std::string& pad) {
+    auto expr = [&](uint32_t e) { return fmt::format("e{}", e); };
+    std::string exprs;
+    for (size_t e = 0; e < r.exprs.size(); ++e) {
+      const RegularLevels::LenExpr& x = r.exprs[e];
+      std::string rhs = x.kind == RegularLevels::LenExpr::Kind::Length ? "L"
+                        : x.kind == RegularLevels::LenExpr::Kind::Const ? fmt::format("{}", x.value)
+                                                                        : fmt::format("kernel output {} of (", x.output);
+      if (x.kind == RegularLevels::LenExpr::Kind::Kernel) {
+        for (size_t a = 0; a < x.args.size(); ++a) rhs += (a ? ", " : "") + expr(x.args[a]);
+        rhs += ")";
+      }
+      exprs += fmt::format("{}{} = {}", e ? "; " : "", expr(static_cast<uint32_t>(e)), rhs);
+    }
+    std::string parts, ins, children;
+    for (size_t c = 0; c < r.parts.size(); ++c) parts += (c ? ", " : "") + expr(r.parts[c]);
+    for (size_t q = 0; q < r.input_parts.size(); ++q) ins += fmt::format("{}part {}", q ? ", " : "", r.input_parts[q]);
+    for (size_t c = 0; c < r.child_outputs.size(); ++c) children += fmt::format("{}output {}", c ? ", " : "", r.child_outputs[c]);
+    out += fmt::format("{}  (regular levels: {}; recurse where {}, the argument where {} is {}; parts of lengths {}; "
+                       "the map reads {}; children {})\n",
+                       pad, exprs, expr(r.recurse), expr(r.base_flags), r.base_when ? "T" : "F", parts, ins, children);
+  }
+
   void stmt(const Stmt& s, int indent) {
     std::string pad(indent, ' ');
     std::string args;
@@ -255,6 +279,7 @@ struct Printer {
       out += fmt::format("{}  finish every level:\n", pad);
       block(l.finish, indent + 4);
       if (l.laid_out) laid_out(*l.laid_out, pad);
+      if (l.regular) regular(*l.regular, pad);
     }
   }
 };

@@ -24,6 +24,7 @@
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/laid_out_levels.h"
 #include "exec/cuda/lifted_prims.h"
+#include "exec/cuda/regular_levels.h"
 #include "exec/host/kernel_failure.h"
 #include "flatten/passes/fuse_elementwise.h"
 #include "lang/diagnostics.h"
@@ -82,11 +83,19 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   // FlatWalk's backend interface
   lang::TypeContext& types() { return prog.types; }
   DVec empty_vector(const Type* t) { return empty_of(g, prog.types, t); }
-  /// The levels of a recursion loop run one by one on the GPU; a laid-out loop's last levels
-  /// finish in blocks as lay_out_levels runs it (Note [Levels in a block]).
-  std::optional<Slot> finish_levels(const Stmt&, Frame&, const DVec&, bool& again) {
+  /// The levels of a recursion loop run one by one on the GPU, but a regular loop's, rewritten
+  /// in place from its first level (Note [Regular levels] in flatten/flat_ir.h); a laid-out
+  /// loop's last levels finish in blocks as lay_out_levels runs it (Note [Levels in a block]).
+  std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const DVec& arg, bool& again) {
     again = false;
-    return std::nullopt;
+    if (!s.loop->regular) return std::nullopt;
+    StmtTimer timer(*f.fn, s, arg.size());
+    std::optional<DVec> r = run_regular_levels(g, kernels, *s.loop->regular, arg, type_of(f, s.dst));
+    if (!r) return std::nullopt;
+    Slot slot;
+    slot.set = true;
+    slot.vec = std::move(*r);
+    return slot;
   }
   std::optional<Slot> lay_out_levels(const Stmt& s, Frame& f, const DVec& top);
   // FlatWalk's run_step_children_apart (Note [Children one after another]).

@@ -298,6 +298,7 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
     }
   }
   std::string cubin = make_cubin();
+  if (cubin.empty()) return nullptr;  // (a compiler without such kernels)
   auto module = std::make_shared<runtime::cuda::Module>(gpu_.check(runtime::cuda::Module::load_image(gpu_.device(), cubin.data())));
   if (!file.empty()) write_file(file, cubin + key);
   ++stats_.compiled;
@@ -324,6 +325,33 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
   runtime::cuda::Kernel kernel = gpu_.check(module->kernel("ndp_kernel"));
   auto [it, fresh] = loaded_.emplace(key, std::make_pair(std::move(module), kernel));
   return it->second.second;
+}
+
+const runtime::cuda::Kernel* GpuKernels::regular_levels_kernel(const flatten::RegularLevels& plan, bool in_block) {
+  std::string key = target_key() + (in_block ? "|regular levels in blocks" : "|regular level");
+  for (uint32_t p : plan.input_parts) key += " " + std::to_string(p);
+  key += " children";
+  for (uint32_t o : plan.child_outputs) key += " " + std::to_string(o);
+  key += "|" + plan.map->key();
+  if (auto it = loaded_.find(key); it != loaded_.end()) {
+    ++stats_.memory_hits;
+    return &it->second.second;
+  }
+  if (!compiler_makes_ptx() && find_precompiled(key) == nullptr) return nullptr;
+  CompileTimer timer;  // Note [Compile time apart]
+  std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
+    std::string ptx;
+    try {
+      ptx = compiler().regular_levels_ptx(*plan.map, plan.input_parts, plan.child_outputs, in_block);
+    } catch (const std::exception& e) {
+      throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on regular levels: ") + e.what());
+    }
+    if (ptx.empty()) return std::string();
+    return gpu_.check(runtime::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
+  });
+  if (!module) return nullptr;
+  runtime::cuda::Kernel kernel = gpu_.check(module->kernel("ndp_kernel"));
+  return &loaded_.emplace(key, std::make_pair(std::move(module), kernel)).first->second.second;
 }
 
 const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,

@@ -156,6 +156,10 @@ class GpuKernels {
   /// consumer unfused.
   const runtime::cuda::Module* consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                                           std::span<const GatheredInput> gathered = {});
+  /// The kernel of regular levels `plan` (Note [Regular levels] in flatten/flat_ir.h), one level
+  /// over the array or the levels in blocks (codegen/regular_levels_ptx.h); null where no
+  /// compiler makes it and none was compiled ahead: the loop then runs level by level.
+  const runtime::cuda::Kernel* regular_levels_kernel(const flatten::RegularLevels& plan, bool in_block);
 
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
@@ -164,7 +168,8 @@ class GpuKernels {
   bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1,
                 flatten::KernelForm form = flatten::KernelForm::Instances,
                 uint64_t regular_rows = 0) const;
-  /// The module of `key` from the disk cache, else from make_cubin() (then written there).
+  /// The module of `key` from the disk cache, else from make_cubin() (then written there); null
+  /// where make_cubin() gives nothing.
   std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
   Gpu& gpu_;
   std::map<std::string, std::pair<std::shared_ptr<runtime::cuda::Module>, runtime::cuda::Kernel>> loaded_;
