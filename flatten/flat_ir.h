@@ -24,7 +24,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -180,6 +182,14 @@ struct RegularLevels {
   std::shared_ptr<const KernelBody> map;  // the step's elementwise kernel
   std::vector<uint32_t> input_parts;      // map input q reads part input_parts[q]
   std::vector<uint32_t> child_outputs;    // the next level's child c is map output child_outputs[c]
+  /// The levels' lengths from each first length asked so far (exec/host/regular_chain.h), kept
+  /// with the plan: a sort calls its merge once a level with the same few lengths. Shared by
+  /// copies of the plan, which are the same plan.
+  struct ChainMemo {
+    std::mutex mu;
+    std::map<int64_t, std::optional<std::vector<int64_t>>> chains;
+  };
+  std::shared_ptr<ChainMemo> chain_memo = std::make_shared<ChainMemo>();
 };
 
 struct RecursionLoop {

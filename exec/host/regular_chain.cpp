@@ -29,9 +29,7 @@ std::optional<std::vector<lang::Value>> evaluate(const flatten::RegularLevels& p
   return v;
 }
 
-}  // namespace
-
-std::optional<std::vector<int64_t>> regular_chain(const flatten::RegularLevels& plan, int64_t length) {
+std::optional<std::vector<int64_t>> compute_chain(const flatten::RegularLevels& plan, int64_t length) {
   std::vector<int64_t> levels;
   const int64_t k = static_cast<int64_t>(plan.parts.size());
   for (int64_t l = length;;) {
@@ -55,6 +53,20 @@ std::optional<std::vector<int64_t>> regular_chain(const flatten::RegularLevels& 
     levels.push_back(l);
     l = m;
   }
+}
+
+}  // namespace
+
+std::optional<std::vector<int64_t>> regular_chain(const flatten::RegularLevels& plan, int64_t length) {
+  flatten::RegularLevels::ChainMemo& memo = *plan.chain_memo;
+  {
+    std::lock_guard<std::mutex> lock(memo.mu);
+    if (auto it = memo.chains.find(length); it != memo.chains.end()) return it->second;
+  }
+  std::optional<std::vector<int64_t>> chain = compute_chain(plan, length);
+  std::lock_guard<std::mutex> lock(memo.mu);
+  if (memo.chains.size() >= 256) memo.chains.clear();  // (a program of many lengths: bounded)
+  return memo.chains.emplace(length, std::move(chain)).first->second;
 }
 
 }  // namespace ndp::exec::host

@@ -15,7 +15,8 @@ namespace ndp::exec::host {
 /// case (the result is the argument). Nothing where some level does not split as the plan runs it
 /// (its parts of unequal lengths, or not adding up to the level's, or no shorter than it; its
 /// flags both or neither; an expression that fails or is not an int or bool): the loop then
-/// runs level by level, which meets whatever error the program has.
+/// runs level by level, which meets whatever error the program has. Kept with the plan
+/// (RegularLevels::chain_memo), since a sort calls its merge once a level with the same lengths.
 std::optional<std::vector<int64_t>> regular_chain(const flatten::RegularLevels& plan, int64_t length);
 
 }  // namespace ndp::exec::host
