@@ -37,15 +37,6 @@ void for_each_kernel(const flatten::Program& program, const std::function<void(c
   }
 }
 
-/// The parts a regular loop's map reads and the outputs its children are, for the saved files' keys.
-std::string parts_key(const flatten::RegularLevels& r) {
-  std::string key = " parts";
-  for (uint32_t p : r.input_parts) key += " " + std::to_string(p);
-  key += " children";
-  for (uint32_t o : r.child_outputs) key += " " + std::to_string(o);
-  return key;
-}
-
 }  // namespace
 
 std::string dump_kernels(DumpStage stage, const flatten::Program& program) {
@@ -98,8 +89,8 @@ void save_ptx_for_check(const flatten::Program& program) {
     if (s.loop) {  // the kernels of its regular levels, one level and the levels in blocks
       const flatten::RegularLevels& r = *s.loop->regular;
       for (bool in_block : {false, true})
-        save(r.map->key() + (in_block ? " regular levels in blocks" : " regular level") + parts_key(r), ".regular.ptx",
-             [&] { return codegen::compile_regular_levels_ptx(*r.map, r.input_parts, r.child_outputs, in_block); });
+        save(flatten::regular_levels_key(r, in_block), ".regular.ptx",
+             [&] { return codegen::compile_regular_levels_ptx(r, in_block); });
       return;
     }
     if (!flatten::is_consumer_kernel(s.op)) {  // a Kernel statement or a filter group's predicates

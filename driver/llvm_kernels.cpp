@@ -21,9 +21,8 @@ class LlvmKernels final : public exec::KernelCompiler {
   std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) override {
     return codegen::compile_element_ptx(k, gathered);
   }
-  std::string regular_levels_ptx(const flatten::KernelBody& map, std::span<const uint32_t> input_parts,
-                                 std::span<const uint32_t> child_outputs, bool in_block) override {
-    return codegen::compile_regular_levels_ptx(map, input_parts, child_outputs, in_block);
+  std::string regular_levels_ptx(const flatten::RegularLevels& plan, bool in_block) override {
+    return codegen::compile_regular_levels_ptx(plan, in_block);
   }
 
  private:

@@ -164,6 +164,15 @@ struct LaidOut {
 // large, then one kernel for all the levels left with a block's share of the array in shared
 // memory) computes the lengths' chain on the host first, and runs the loop as ever where any
 // level's lengths do not divide so (odd lengths, whose zip fails as the program says).
+//
+// Note [Regular ascents]
+// Batcher's sort halves every instance and recurses on the halves themselves; its ascent calls
+// the merge on `sorted[0] ++ reverse(sorted[1])`. With one length L, each ascent level of length
+// l permutes every instance's children in place (here: reverses its second half) and runs the
+// merge's regular levels from l down. So the sort is, bottom up, a permutation and a regular
+// loop for each length of its chain: on the cuda backend, one kernel for every level whose
+// instances fit a block's tile (permutations and merges in shared memory), then for each longer
+// one a permutation kernel and the merge's levels.
 struct RegularLevels {
   /// A per-instance scalar of a level computed from its argument's length L alone.
   struct LenExpr {
@@ -182,6 +191,15 @@ struct RegularLevels {
   std::shared_ptr<const KernelBody> map;  // the step's elementwise kernel
   std::vector<uint32_t> input_parts;      // map input q reads part input_parts[q]
   std::vector<uint32_t> child_outputs;    // the next level's child c is map output child_outputs[c]
+  /// Note [Regular ascents]: where the children are the parts themselves (no map), the combine
+  /// calls `callee` (a regular loop of the map form) on the children's results put one after
+  /// another as `pieces` say, each child once, forwards or reversed.
+  struct Piece {
+    uint32_t child = 0;
+    bool reversed = false;
+  };
+  std::vector<Piece> pieces;
+  std::shared_ptr<const RegularLevels> callee;
   /// The levels' lengths from each first length asked so far (exec/host/regular_chain.h), kept
   /// with the plan: a sort calls its merge once a level with the same few lengths. Shared by
   /// copies of the plan, which are the same plan.

@@ -228,9 +228,15 @@ struct Printer {
     for (size_t c = 0; c < r.parts.size(); ++c) parts += (c ? ", " : "") + expr(r.parts[c]);
     for (size_t q = 0; q < r.input_parts.size(); ++q) ins += fmt::format("{}part {}", q ? ", " : "", r.input_parts[q]);
     for (size_t c = 0; c < r.child_outputs.size(); ++c) children += fmt::format("{}output {}", c ? ", " : "", r.child_outputs[c]);
-    out += fmt::format("{}  (regular levels: {}; recurse where {}, the argument where {} is {}; parts of lengths {}; "
-                       "the map reads {}; children {})\n",
-                       pad, exprs, expr(r.recurse), expr(r.base_flags), r.base_when ? "T" : "F", parts, ins, children);
+    std::string what = fmt::format("the map reads {}; children {}", ins, children);
+    if (r.callee) {  // Note [Regular ascents]
+      std::string pieces;
+      for (size_t p = 0; p < r.pieces.size(); ++p)
+        pieces += fmt::format("{}child {}{}", p ? ", " : "", r.pieces[p].child, r.pieces[p].reversed ? " reversed" : "");
+      what = fmt::format("children the parts; the ascent calls a regular loop on {}", pieces);
+    }
+    out += fmt::format("{}  (regular levels: {}; recurse where {}, the argument where {} is {}; parts of lengths {}; {})\n", pad,
+                       exprs, expr(r.recurse), expr(r.base_flags), r.base_when ? "T" : "F", parts, what);
   }
 
   void stmt(const Stmt& s, int indent) {

@@ -145,6 +145,22 @@ inline std::string gathered_key(std::span<const GatheredInput> gathered) {
   return key;
 }
 
+/// A key naming the kernel of regular levels `plan` (Notes [Regular levels] and [Regular ascents]
+/// in flat_ir.h), one level or the levels in blocks, for the caches of compiled kernels.
+inline std::string regular_levels_key(const RegularLevels& plan, bool in_block) {
+  std::string key = in_block ? "regular levels in blocks" : "regular level";
+  const RegularLevels& maps = plan.callee ? *plan.callee : plan;
+  if (plan.callee) {
+    key += " ascent of pieces";
+    for (const RegularLevels::Piece& p : plan.pieces) key += " " + std::to_string(p.child) + (p.reversed ? "r" : "");
+  }
+  key += " parts";
+  for (uint32_t p : maps.input_parts) key += " " + std::to_string(p);
+  key += " children";
+  for (uint32_t o : maps.child_outputs) key += " " + std::to_string(o);
+  return key + "|" + maps.map->key();
+}
+
 /// How a GPU map kernel's instances take its threads (codegen/kernel_ptx.h compile_ptx):
 /// `Instances`, each its lanes; `Tiled`, a block a square of a grid of instances (Note [Tiled
 /// folds] in flatten/tiled_folds.h); `SplitRows`, each instance over several blocks of 256 lanes

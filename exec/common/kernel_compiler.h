@@ -36,10 +36,7 @@ class KernelCompiler {
   virtual std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
   /// PTX of the kernels of regular levels (codegen/regular_levels_ptx.h compile_regular_levels_ptx's
   /// contract); empty where the compiler has none (the loop then runs level by level).
-  virtual std::string regular_levels_ptx(const flatten::KernelBody&, std::span<const uint32_t>, std::span<const uint32_t>,
-                                         bool) {
-    return {};
-  }
+  virtual std::string regular_levels_ptx(const flatten::RegularLevels&, bool) { return {}; }
   /// False for a compiler that has only what was compiled ahead (Note [Precompiled modules] in
   /// exec/cuda/kernels.h): ptx and element_ptx then always throw.
   virtual bool compiles_ptx() const { return true; }

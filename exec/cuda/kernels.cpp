@@ -328,11 +328,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
 }
 
 const runtime::cuda::Kernel* GpuKernels::regular_levels_kernel(const flatten::RegularLevels& plan, bool in_block) {
-  std::string key = target_key() + (in_block ? "|regular levels in blocks" : "|regular level");
-  for (uint32_t p : plan.input_parts) key += " " + std::to_string(p);
-  key += " children";
-  for (uint32_t o : plan.child_outputs) key += " " + std::to_string(o);
-  key += "|" + plan.map->key();
+  const std::string key = target_key() + "|" + flatten::regular_levels_key(plan, in_block);
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return &it->second.second;
@@ -342,7 +338,7 @@ const runtime::cuda::Kernel* GpuKernels::regular_levels_kernel(const flatten::Re
   std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
-      ptx = compiler().regular_levels_ptx(*plan.map, plan.input_parts, plan.child_outputs, in_block);
+      ptx = compiler().regular_levels_ptx(plan, in_block);
     } catch (const std::exception& e) {
       throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on regular levels: ") + e.what());
     }

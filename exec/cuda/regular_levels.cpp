@@ -1,4 +1,5 @@
-// Note [Regular levels] (flatten/flat_ir.h) on the cuda backend (see regular_levels.h).
+// Notes [Regular levels] and [Regular ascents] (flatten/flat_ir.h) on the cuda backend (see
+// regular_levels.h).
 #include "exec/cuda/regular_levels.h"
 
 #include <algorithm>
@@ -23,6 +24,93 @@ int64_t tile_bytes() {
   return bytes;
 }
 
+runtime::cuda::LaunchConfig threads_for(int64_t n) {
+  runtime::cuda::LaunchConfig shape;
+  shape.grid_x = static_cast<unsigned>(std::max<int64_t>(1, (n + kThreads - 1) / kThreads));
+  shape.block_x = kThreads;
+  return shape;
+}
+
+/// The map form's levels `levels` (lengths, from the longest) over total elements of `bytes`
+/// each, from src to dst (which may be src): a launch a level while instances are longer than a
+/// tile, then one for the levels left; false where a kernel cannot be had (nothing launched).
+bool run_levels(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan, const std::vector<int64_t>& levels,
+                CUdeviceptr src, CUdeviceptr dst, int64_t total, int64_t bytes) {
+  const int64_t k = static_cast<int64_t>(plan.child_outputs.size()), tile_most = tile_bytes() / bytes;
+  size_t grid_levels = 0;
+  while (grid_levels < levels.size() && levels[grid_levels] > tile_most) ++grid_levels;
+  const runtime::cuda::Kernel* level = grid_levels > 0 ? kernels.regular_levels_kernel(plan, false) : nullptr;
+  const runtime::cuda::Kernel* blocks = grid_levels < levels.size() ? kernels.regular_levels_kernel(plan, true) : nullptr;
+  if ((grid_levels > 0 && level == nullptr) || (grid_levels < levels.size() && blocks == nullptr)) return false;
+  for (size_t l = 0; l < grid_levels; ++l) {
+    const int64_t pairs = total / k;
+    g.check(runtime::cuda::launch_with(g.device(), *level, threads_for(pairs), pairs, src, dst, levels[l] / k));
+    src = dst;
+  }
+  if (grid_levels < levels.size()) {
+    const int64_t l = levels[grid_levels], tile = tile_most / l * l;
+    runtime::cuda::LaunchConfig shape = threads_for(total);
+    shape.grid_x = static_cast<unsigned>((total + tile - 1) / tile);
+    shape.shared_bytes = static_cast<unsigned>(tile * bytes);
+    g.check(runtime::cuda::launch_with(g.device(), *blocks, shape, total, src, dst, l,
+                                       static_cast<int64_t>(levels.size() - grid_levels), tile));
+  }
+  return true;
+}
+
+/// Note [Regular ascents]: from the shortest length that recurses up, each level's permutation
+/// and the callee's levels; the levels whose instances fit half a tile in one kernel.
+bool run_ascent(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan, const std::vector<int64_t>& chain,
+                CUdeviceptr src, CUdeviceptr out, int64_t total, int64_t bytes) {
+  std::vector<int64_t> ascent(chain.rbegin(), chain.rend());
+  std::vector<std::vector<int64_t>> callee;
+  for (int64_t l : ascent) {
+    std::optional<std::vector<int64_t>> c = host::regular_chain(*plan.callee, l);
+    if (!c) return false;
+    callee.push_back(std::move(*c));
+  }
+  const int64_t half = tile_bytes() / 2 / bytes;
+  size_t small = 0;
+  while (small < ascent.size() && ascent[small] <= half) ++small;
+  const runtime::cuda::Kernel* blocks = small > 0 ? kernels.regular_levels_kernel(plan, true) : nullptr;
+  const runtime::cuda::Kernel* permute = small < ascent.size() ? kernels.regular_levels_kernel(plan, false) : nullptr;
+  if ((small > 0 && blocks == nullptr) || (small < ascent.size() && permute == nullptr)) return false;
+  // (Kernels of the callee for the long levels, asked before anything runs.)
+  if (small < ascent.size() && (!kernels.regular_levels_kernel(*plan.callee, false) || !kernels.regular_levels_kernel(*plan.callee, true)))
+    return false;
+  DBuf spare;
+  if (small > 0) {
+    std::vector<int32_t> table;
+    for (size_t a = 0; a < small; ++a) {
+      table.push_back(static_cast<int32_t>(ascent[a]));
+      table.push_back(static_cast<int32_t>(callee[a].size()));
+    }
+    DBuf t = g.alloc(static_cast<int64_t>(table.size() * sizeof(int32_t)));
+    g.check(g.pool().upload(t->pointer(), table.data(), table.size() * sizeof(int32_t)));
+    const int64_t tile = half / ascent[small - 1] * ascent[small - 1];
+    runtime::cuda::LaunchConfig shape = threads_for(total);
+    shape.grid_x = static_cast<unsigned>((total + tile - 1) / tile);
+    shape.shared_bytes = static_cast<unsigned>(2 * tile * bytes);
+    g.check(runtime::cuda::launch_with(g.device(), *blocks, shape, total, src, out, tile, static_cast<int64_t>(small),
+                                       t->pointer()));
+    src = out;
+  }
+  // Each longer level: permuted into the other buffer, then the callee's levels in place there.
+  CUdeviceptr at = src;
+  for (size_t a = small; a < ascent.size(); ++a) {
+    CUdeviceptr to = out;
+    if (at == out) {
+      if (!spare) spare = g.alloc(total * bytes);
+      to = spare->pointer();
+    }
+    g.check(runtime::cuda::launch_with(g.device(), *permute, threads_for(total), total, at, to, ascent[a]));
+    if (!run_levels(g, kernels, *plan.callee, callee[a], to, to, total, bytes)) return false;
+    at = to;
+  }
+  if (at != out) g.check(g.pool().copy(out, at, total * bytes));
+  return true;
+}
+
 }  // namespace
 
 std::optional<DVec> run_regular_levels(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan, const DVec& arg,
@@ -36,33 +124,12 @@ std::optional<DVec> run_regular_levels(Gpu& g, GpuKernels& kernels, const flatte
   std::optional<std::vector<int64_t>> levels = host::regular_chain(plan, *length);
   if (!levels) return std::nullopt;
   if (levels->empty()) return arg;
-  const int64_t k = static_cast<int64_t>(plan.child_outputs.size()), bytes = elem_bytes(result->a);
-  const int64_t tile_most = tile_bytes() / bytes;
-  // The levels whose instances are longer than a tile: one launch each.
-  size_t grid_levels = 0;
-  while (grid_levels < levels->size() && (*levels)[grid_levels] > tile_most) ++grid_levels;
-  const runtime::cuda::Kernel* level = grid_levels > 0 ? kernels.regular_levels_kernel(plan, false) : nullptr;
-  const runtime::cuda::Kernel* blocks = grid_levels < levels->size() ? kernels.regular_levels_kernel(plan, true) : nullptr;
-  if ((grid_levels > 0 && level == nullptr) || (grid_levels < levels->size() && blocks == nullptr)) return std::nullopt;
+  const int64_t bytes = elem_bytes(result->a);
   DBuf out = g.alloc(total * bytes);
-  CUdeviceptr src = arg.elems().data();
-  for (size_t l = 0; l < grid_levels; ++l) {
-    const int64_t pairs = total / k;
-    runtime::cuda::LaunchConfig shape;
-    shape.grid_x = static_cast<unsigned>((pairs + kThreads - 1) / kThreads);
-    shape.block_x = kThreads;
-    g.check(runtime::cuda::launch_with(g.device(), *level, shape, pairs, src, out->pointer(), (*levels)[l] / k));
-    src = out->pointer();
-  }
-  if (grid_levels < levels->size()) {
-    const int64_t l = (*levels)[grid_levels], tile = tile_most / l * l;
-    runtime::cuda::LaunchConfig shape;
-    shape.grid_x = static_cast<unsigned>((total + tile - 1) / tile);
-    shape.block_x = kThreads;
-    shape.shared_bytes = static_cast<unsigned>(tile * bytes);
-    g.check(runtime::cuda::launch_with(g.device(), *blocks, shape, total, src, out->pointer(), l,
-                                       static_cast<int64_t>(levels->size() - grid_levels), tile));
-  }
+  const CUdeviceptr src = arg.elems().data();
+  const bool ran = plan.callee ? run_ascent(g, kernels, plan, *levels, src, out->pointer(), total, bytes)
+                               : run_levels(g, kernels, plan, *levels, src, out->pointer(), total, bytes);
+  if (!ran) return std::nullopt;
   return DVec::regular(g, result, n, *length, DVec::scalar(result->a, total, std::move(out)));
 }
 

@@ -37,7 +37,9 @@ struct Sym {
     ChildCounts,  // its lengths
     NextArg,      // its elements
     Nested,       // the calls' results cut by the child counts
-    Combined,     // their concatenation
+    Combined,     // their concatenation (or the callee's result on the pieces)
+    ChildResult,  // child a's result
+    Pieces,       // children's results one after another: `list` holds child·2 + reversed
   };
   Kind kind = Kind::Param;
   uint32_t a = 0;
@@ -47,7 +49,7 @@ struct Sym {
 
 class Finder {
  public:
-  Finder(const Function& fn, const RecursionLoop& l) : fn_(fn), l_(l) {}
+  Finder(const Program& p, const Function& fn, const RecursionLoop& l) : prog_(p), fn_(fn), l_(l) {}
 
   std::optional<RegularLevels> find() {
     if (fn_.has_path || !fn_.shared_bases.empty() || fn_.arg_type != fn_.result_type) return std::nullopt;
@@ -58,8 +60,9 @@ class Finder {
     const Sym* rec = sym(l_.prefix.result, Sym::Kind::Count);
     if (rec == nullptr) return std::nullopt;
     plan_.recurse = rec->a;
-    if (!block(l_.step) || sym(l_.step.result, Sym::Kind::NextArg) == nullptr || map_.outputs.empty()) return std::nullopt;
-    plan_.map = std::make_shared<const KernelBody>(std::move(map_));
+    if (!block(l_.step) || sym(l_.step.result, Sym::Kind::NextArg) == nullptr) return std::nullopt;
+    if (parts_are_children_ != map_.outputs.empty()) return std::nullopt;  // a map, or the parts themselves
+    if (!parts_are_children_) plan_.map = std::make_shared<const KernelBody>(std::move(map_));
     calls_ = l_.call_result;  // (read only by the combine's nest)
     if (!block(l_.combine) || sym(l_.combine.result, Sym::Kind::Combined) == nullptr) return std::nullopt;
     // The finish: one merge of the base results (where F) with the combine's.
@@ -71,6 +74,7 @@ class Finder {
     if (flags == nullptr || base == nullptr || flags->a != base->a) return std::nullopt;
     plan_.base_flags = flags->a;
     plan_.base_when = true;
+    if (parts_are_children_ && !plan_.callee) return std::nullopt;
     return std::move(plan_);
   }
 
@@ -157,10 +161,34 @@ class Finder {
       }
       case PrimId::Elt: {
         const Sym* at = use(1, Sym::Kind::Len);
+        if (use(0, Sym::Kind::Nested) && at != nullptr && plan_.exprs[at->a].kind == LenExpr::Kind::Const) {
+          const int64_t c = plan_.exprs[at->a].value;  // a child's result, in the ascent
+          if (c < 0 || c >= static_cast<int64_t>(plan_.parts.size())) return false;
+          set(s.dst, of(Sym::Kind::ChildResult, static_cast<uint32_t>(c)));
+          return true;
+        }
         if (!use(0, Sym::Kind::Parts) || at == nullptr || plan_.exprs[at->a].kind != LenExpr::Kind::Const) return false;
         const int64_t c = plan_.exprs[at->a].value;
         if (c < 0 || c >= static_cast<int64_t>(plan_.parts.size())) return false;
         set(s.dst, of(Sym::Kind::Part, static_cast<uint32_t>(c)));
+        return true;
+      }
+      case PrimId::ReversePrim: {
+        const Sym* c = use(0, Sym::Kind::ChildResult);
+        if (c == nullptr) return false;
+        Sym p = of(Sym::Kind::Pieces);
+        p.list = {c->a * 2 + 1};
+        set(s.dst, std::move(p));
+        return true;
+      }
+      case PrimId::Append: {
+        Sym p = of(Sym::Kind::Pieces);
+        for (size_t i = 0; i < 2; ++i) {
+          if (const Sym* c = use(i, Sym::Kind::ChildResult)) p.list.push_back(c->a * 2);
+          else if (const Sym* q = use(i, Sym::Kind::Pieces)) p.list.insert(p.list.end(), q->list.begin(), q->list.end());
+          else return false;
+        }
+        set(s.dst, std::move(p));
         return true;
       }
       case PrimId::Flatten:
@@ -170,6 +198,30 @@ class Finder {
       default:
         return elementwise(s);
     }
+  }
+
+  /// The ascent's call of a regular function of the map form on the children's results, each
+  /// child once (Note [Regular ascents]).
+  bool call(const Stmt& s) {
+    const Sym* p = s.uses.size() == 1 ? sym(s.uses[0], Sym::Kind::Pieces) : nullptr;
+    if (p == nullptr || plan_.callee || s.func >= prog_.functions.size()) return false;
+    const Function& callee = prog_.functions[s.func];
+    const Stmt* loop = callee.body.stmts.size() == 1 ? &callee.body.stmts[0] : nullptr;
+    if (loop == nullptr || loop->op != Op::Recurse || !loop->loop || !loop->loop->regular || !loop->loop->regular->map ||
+        callee.body.result != loop->dst || loop->uses.size() != 1 || loop->uses[0] != callee.param ||
+        callee.arg_type != fn_.arg_type || callee.result_type != fn_.arg_type)
+      return false;
+    std::vector<bool> seen(plan_.parts.size(), false);
+    for (uint32_t x : p->list) {
+      const uint32_t c = x / 2;
+      if (c >= seen.size() || seen[c]) return false;
+      seen[c] = true;
+      plan_.pieces.push_back({c, (x & 1) != 0});
+    }
+    if (plan_.pieces.size() != plan_.parts.size()) return false;
+    plan_.callee = std::make_shared<const RegularLevels>(*loop->loop->regular);
+    set(s.dst, of(Sym::Kind::Combined));
+    return true;
   }
 
   /// A lone elementwise primitive (one that fusion left alone): a scalar of the length, or the
@@ -193,6 +245,7 @@ class Finder {
     switch (s.op) {
       case Op::Prim: return prim(s);
       case Op::Kernel: return s.kernel != nullptr && kernel(s);
+      case Op::Call: return call(s);
       case Op::Lit:
         if (s.lit.kind() != lang::ValueKind::Int) return false;
         set(s.dst, of(Sym::Kind::Len, add(LenExpr{LenExpr::Kind::Const, s.lit.as_int()})));
@@ -247,6 +300,11 @@ class Finder {
         return true;
       }
       case Op::Lengths:
+        if (use(0, Sym::Kind::Parts) && map_.outputs.empty()) {  // the parts are the children
+          parts_are_children_ = true;
+          set(s.dst, of(Sym::Kind::ChildCounts));
+          return true;
+        }
         if (const Sym* p = use(0, Sym::Kind::Part)) {
           set(s.dst, of(Sym::Kind::Len, plan_.parts.at(p->a)));
           return true;
@@ -255,6 +313,11 @@ class Finder {
         set(s.dst, of(Sym::Kind::ChildCounts));
         return true;
       case Op::Elements:
+        if (use(0, Sym::Kind::Parts) && map_.outputs.empty()) {
+          parts_are_children_ = true;
+          set(s.dst, of(Sym::Kind::NextArg));
+          return true;
+        }
         if (const Sym* p = use(0, Sym::Kind::Part)) {
           set(s.dst, of(Sym::Kind::PartElems, p->a));
           return true;
@@ -297,6 +360,7 @@ class Finder {
     }
   }
 
+  const Program& prog_;
   const Function& fn_;
   const RecursionLoop& l_;
   const lang::Type* elem_ = nullptr;
@@ -304,23 +368,27 @@ class Finder {
   VarId calls_ = ~VarId{0};
   RegularLevels plan_;
   KernelBody map_;  // the step's elementwise kernels, joined
+  bool parts_are_children_ = false;
 };
 
-/// The plan's children are the map's outputs of the argument's element type, one per part.
+/// The plan's children are the map's outputs of the argument's element type, one per part; or
+/// the parts themselves, with a callee.
 bool consistent(const RegularLevels& r, const lang::Type* elem) {
-  if (r.child_outputs.size() != r.parts.size() || !r.map) return false;
+  if (!r.map) return r.callee != nullptr && r.child_outputs.empty() && r.pieces.size() == r.parts.size();
+  if (r.child_outputs.size() != r.parts.size() || !r.pieces.empty()) return false;
   for (uint32_t o : r.child_outputs)
     if (o >= r.map->outputs.size() || r.map->nodes.at(r.map->outputs[o]).type != elem) return false;
   return true;
 }
 
-void visit(const Function& fn, Block& b) {
+/// `ascents`: the second sweep, which finds the ascents (their callees' plans found by the first).
+void visit(const Program& p, const Function& fn, Block& b, bool ascents) {
   for (Stmt& s : b.stmts) {
-    if (s.loop) {
-      if (std::optional<RegularLevels> r = Finder(fn, *s.loop).find(); r && consistent(*r, fn.arg_type->a))
-        s.loop->regular = std::move(r);
+    if (s.loop && !s.loop->regular) {
+      std::optional<RegularLevels> r = Finder(p, fn, *s.loop).find();
+      if (r && consistent(*r, fn.arg_type->a) && (r->callee != nullptr) == ascents) s.loop->regular = std::move(r);
     }
-    for_each_sub_block(s, [&](Block& sub) { visit(fn, sub); });
+    for_each_sub_block(s, [&](Block& sub) { visit(p, fn, sub, ascents); });
   }
 }
 
@@ -328,8 +396,9 @@ void visit(const Function& fn, Block& b) {
 
 Program find_regular_levels(Program p) {
   const std::vector<bool> effectful = effectful_functions(p);
-  for (size_t i = 0; i < p.functions.size(); ++i)
-    if (!effectful[i]) visit(p.functions[i], p.functions[i].body);
+  for (bool ascents : {false, true})
+    for (size_t i = 0; i < p.functions.size(); ++i)
+      if (!effectful[i]) visit(p, p.functions[i], p.functions[i].body, ascents);
   return p;
 }
 

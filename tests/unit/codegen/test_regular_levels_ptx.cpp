@@ -44,8 +44,8 @@ TEST_CASE("regular levels: Batcher's min and max as one level and as the levels 
     for (const flatten::Function& fn : f.flat.functions)
       if (!r) r = plan_in(fn.body);
     REQUIRE_MESSAGE(r != nullptr, type);
-    const std::string level = codegen::compile_regular_levels_ptx(*r->map, r->input_parts, r->child_outputs, false);
-    const std::string blocks = codegen::compile_regular_levels_ptx(*r->map, r->input_parts, r->child_outputs, true);
+    const std::string level = codegen::compile_regular_levels_ptx(*r, false);
+    const std::string blocks = codegen::compile_regular_levels_ptx(*r, true);
     CHECK(occurrences(level, ".entry ndp_kernel") == 1);
     CHECK(occurrences(level, "bar.sync") == 0);
     CHECK(occurrences(blocks, "bar.sync") == 2);  // after the copy in, and after each level
@@ -53,6 +53,25 @@ TEST_CASE("regular levels: Batcher's min and max as one level and as the levels 
     check_assembles(level);
     check_assembles(blocks);
   }
+}
+
+TEST_CASE("regular ascents: Batcher's sort, its permutation and the levels in a block") {
+  Flattened f("function bm(a) = if #a < 2 then a else let h = partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2]); "
+              "lo = {select(x < y, x, y) : x in h[0]; y in h[1]}; hi = {select(x > y, x, y) : x in h[0]; y in h[1]} "
+              "in flatten({bm(c) : c in [lo, hi]}) $ "
+              "function bs(a) = if #a < 2 then a else let s = {bs(h) : h in partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2])} "
+              "in bm(s[0] ++ prim_reverse(s[1])) $ bs([3, 1, 4, 2]) $",
+              true);
+  const flatten::RegularLevels* r = nullptr;
+  for (const flatten::Function& fn : f.flat.functions)
+    if (const flatten::RegularLevels* p = plan_in(fn.body); p && p->callee) r = p;
+  REQUIRE(r != nullptr);
+  const std::string permute = codegen::compile_regular_levels_ptx(*r, false);
+  const std::string blocks = codegen::compile_regular_levels_ptx(*r, true);
+  CHECK(occurrences(permute, "bar.sync") == 0);
+  CHECK(occurrences(blocks, "bar.sync") == 3);  // after the copy in, the permutation, each merge level
+  check_assembles(permute);
+  check_assembles(blocks);
 }
 
 TEST_CASE("regular levels: a map that is no such map is refused") {
@@ -63,7 +82,15 @@ TEST_CASE("regular levels: a map that is no such map is refused") {
   for (const flatten::Function& fn : f.flat.functions)
     if (!r) r = plan_in(fn.body);
   REQUIRE(r != nullptr);
-  const std::vector<uint32_t> past{0, 2};
-  CHECK_THROWS_AS(codegen::compile_regular_levels_ptx(*r->map, past, r->child_outputs, false), std::runtime_error);
-  CHECK_THROWS_AS(codegen::compile_regular_levels_ptx(*r->map, r->input_parts, std::vector<uint32_t>{}, true), std::runtime_error);
+  flatten::RegularLevels past = *r;
+  past.input_parts = {0, 2};
+  CHECK_THROWS_AS(codegen::compile_regular_levels_ptx(past, false), std::runtime_error);
+  flatten::RegularLevels childless = *r;
+  childless.child_outputs.clear();
+  CHECK_THROWS_AS(codegen::compile_regular_levels_ptx(childless, true), std::runtime_error);
+  flatten::RegularLevels twice = *r;  // an ascent taking child 0 twice
+  twice.callee = std::make_shared<const flatten::RegularLevels>(*r);
+  twice.map = nullptr;
+  twice.pieces = {{0, false}, {0, true}};
+  CHECK_THROWS_AS(codegen::compile_regular_levels_ptx(twice, true), std::runtime_error);
 }

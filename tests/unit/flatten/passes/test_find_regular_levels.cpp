@@ -42,6 +42,14 @@ Planned plan_of(const std::string& src) {
   return p;
 }
 
+/// Whether some loop of the program is an ascent (Note [Regular ascents]).
+bool has_ascent(const std::string& src) {
+  Flattened f(src, true);
+  for (const flatten::Function& fn : f.flat.functions)
+    if (const flatten::RegularLevels* p = plan_in(fn.body); p && p->callee) return true;
+  return false;
+}
+
 const char* kMerge =
     "function bm(a) = if #a < 2 then a else let h = partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2]); lo = {select(x < y, x, y) : x in h[0]; y in h[1]}; "
     "hi = {select(x > y, x, y) : x in h[0]; y in h[1]} in flatten({bm(c) : c in [lo, hi]}) $ ";
@@ -113,4 +121,30 @@ TEST_CASE("regular_chain: the lengths of the levels that recurse, or nothing whe
   REQUIRE(t.has_value());
   CHECK(exec::host::regular_chain(*t, 27) == std::vector<int64_t>{27, 9, 3});
   CHECK(!exec::host::regular_chain(*t, 12));  // 4 cuts into 1, 1, 1: the partition's error
+}
+
+TEST_CASE("find_regular_levels: Batcher's sort is an ascent that calls the merge on its pieces") {
+  const std::string sort = std::string(kMerge) +
+                           "function bs(a) = if #a < 2 then a else let s = {bs(h) : h in partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2])} "
+                           "in bm(s[0] ++ prim_reverse(s[1])) $ bs([3, 1, 4, 2]) $";
+  Flattened f(sort, true);
+  const flatten::RegularLevels* ascent = nullptr;
+  for (const flatten::Function& fn : f.flat.functions)
+    if (const flatten::RegularLevels* p = plan_in(fn.body); p && p->callee) ascent = p;
+  REQUIRE(ascent != nullptr);
+  CHECK(ascent->map == nullptr);
+  REQUIRE(ascent->pieces.size() == 2);
+  CHECK((ascent->pieces[0].child == 0 && !ascent->pieces[0].reversed));
+  CHECK((ascent->pieces[1].child == 1 && ascent->pieces[1].reversed));
+  CHECK(ascent->callee->map != nullptr);
+  CHECK(exec::host::regular_chain(*ascent, 8) == std::vector<int64_t>{8, 4, 2});
+  CHECK(occurrences(f.text, "the ascent calls a regular loop on child 0, child 1 reversed") == 1);
+  // Not an ascent: a child's result used twice, work on a result before the call, a callee
+  // that is not regular.
+  CHECK(!has_ascent(std::string(kMerge) + "function b2(a) = if #a < 2 then a else let s = {b2(h) : h in partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2])} "
+                 "in bm(s[0] ++ s[0]) $ b2([3, 1, 4, 2]) $"));
+  CHECK(!has_ascent(std::string(kMerge) + "function b3(a) = if #a < 2 then a else let s = {b3(h) : h in partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2])} "
+                 "in bm(s[0] ++ {x + 1 : x in s[1]}) $ b3([3, 1, 4, 2]) $"));
+  CHECK(!has_ascent("function id(a) = a $ function b4(a) = if #a < 2 then a else let s = {b4(h) : h in partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2])} "
+                 "in id(s[0] ++ s[1]) $ b4([3, 1, 4, 2]) $"));
 }
