@@ -126,6 +126,11 @@ std::string compile_regular_levels_ptx(const flatten::RegularLevels& plan, bool 
   llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, "kernel"),
                           llvm::ValueAsMetadata::get(b.getInt32(1))};
   m.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+  if (in_block) {  // launched with up to 1024 threads a block: registers for that many
+    llvm::Metadata* bound[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, "maxntidx"),
+                               llvm::ValueAsMetadata::get(b.getInt32(1024))};
+    m.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, bound));
+  }
   llvm::Type* et = storage_type(ctx, elem);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
   llvm::Value* src = b.CreateAddrSpaceCast(fn->getArg(1), b.getPtrTy(1));

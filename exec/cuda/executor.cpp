@@ -87,7 +87,9 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
   /// in place from its first level (Note [Regular levels] in flatten/flat_ir.h); a laid-out
   /// loop's last levels finish in blocks as lay_out_levels runs it (Note [Levels in a block]).
   std::optional<Slot> finish_levels(const Stmt& s, Frame& f, const DVec& arg, bool& again) {
-    again = false;
+    // A regular loop asks again at the next level while its instances' lengths are not known
+    // to be one (a level's halves are).
+    again = s.loop->regular.has_value() && arg.size() != 1 && !arg.regular_length();
     if (!s.loop->regular) return std::nullopt;
     StmtTimer timer(*f.fn, s, arg.size());
     std::optional<DVec> r = run_regular_levels(g, kernels, *s.loop->regular, arg, type_of(f, s.dst));

@@ -24,6 +24,17 @@ int64_t tile_bytes() {
   return bytes;
 }
 
+/// The threads of a block that runs a tile's levels: a thread for each of the tile's pairs (as
+/// many as the tile holds over k), so that a level is a step a thread, up to a block's 1024
+/// (its kernel is compiled for them); NDP_REGULAR_BLOCK_THREADS caps it, for measuring.
+unsigned block_threads(int64_t pairs) {
+  static const int64_t most = [] {
+    const char* e = std::getenv("NDP_REGULAR_BLOCK_THREADS");
+    return e != nullptr ? std::clamp<int64_t>(std::atoll(e), 32, 1024) : int64_t{1024};
+  }();
+  return static_cast<unsigned>(std::clamp<int64_t>((pairs + 31) / 32 * 32, 32, most));
+}
+
 runtime::cuda::LaunchConfig threads_for(int64_t n) {
   runtime::cuda::LaunchConfig shape;
   shape.grid_x = static_cast<unsigned>(std::max<int64_t>(1, (n + kThreads - 1) / kThreads));
@@ -49,8 +60,9 @@ bool run_levels(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan,
   }
   if (grid_levels < levels.size()) {
     const int64_t l = levels[grid_levels], tile = tile_most / l * l;
-    runtime::cuda::LaunchConfig shape = threads_for(total);
+    runtime::cuda::LaunchConfig shape;
     shape.grid_x = static_cast<unsigned>((total + tile - 1) / tile);
+    shape.block_x = block_threads(tile / k);
     shape.shared_bytes = static_cast<unsigned>(tile * bytes);
     g.check(runtime::cuda::launch_with(g.device(), *blocks, shape, total, src, dst, l,
                                        static_cast<int64_t>(levels.size() - grid_levels), tile));
@@ -88,8 +100,9 @@ bool run_ascent(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan,
     DBuf t = g.alloc(static_cast<int64_t>(table.size() * sizeof(int32_t)));
     g.check(g.pool().upload(t->pointer(), table.data(), table.size() * sizeof(int32_t)));
     const int64_t tile = half / ascent[small - 1] * ascent[small - 1];
-    runtime::cuda::LaunchConfig shape = threads_for(total);
+    runtime::cuda::LaunchConfig shape;
     shape.grid_x = static_cast<unsigned>((total + tile - 1) / tile);
+    shape.block_x = block_threads(tile / static_cast<int64_t>(plan.callee->child_outputs.size()));
     shape.shared_bytes = static_cast<unsigned>(2 * tile * bytes);
     g.check(runtime::cuda::launch_with(g.device(), *blocks, shape, total, src, out, tile, static_cast<int64_t>(small),
                                        t->pointer()));
@@ -116,8 +129,10 @@ bool run_ascent(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan,
 std::optional<DVec> run_regular_levels(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan, const DVec& arg,
                                        const lang::Type* result) {
   static const bool on = !switched_off("NDP_REGULAR_LEVELS");
-  const std::optional<int64_t> length = arg.regular_length();
-  if (!on || !length || arg.kind() != lang::TypeKind::Seq) return std::nullopt;
+  if (!on || arg.kind() != lang::TypeKind::Seq) return std::nullopt;
+  // One instance has one length (a sort called on one sequence).
+  const std::optional<int64_t> length = arg.size() == 1 ? std::optional<int64_t>(arg.total()) : arg.regular_length();
+  if (!length) return std::nullopt;
   const int64_t n = arg.size(), total = n * *length;
   if (n == 0 || total == 0) return arg;  // (every instance is the base case, or none exists)
   if (total >= (int64_t{1} << 31)) return std::nullopt;
