@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel_ptx.h"
+#include "codegen/regular_levels_ptx.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/map_lanes.h"
@@ -44,7 +45,15 @@ class ModuleCollector {
       if (s.loop)
         for (const flatten::Block* inner : {&s.loop->prefix, &s.loop->step, &s.loop->combine, &s.loop->finish})
           block(f, *inner);
+      if (s.loop && s.loop->regular) add_regular_levels(*s.loop->regular);
     }
+  }
+  /// The kernels of a regular loop (Notes [Regular levels] and [Regular ascents]), and of the
+  /// regular loop an ascent calls.
+  void add_regular_levels(const flatten::RegularLevels& plan) {
+    for (bool in_block : {false, true})
+      add(exec::cuda::regular_levels_module_key(plan, in_block), [&] { return codegen::compile_regular_levels_ptx(plan, in_block); });
+    if (plan.callee) add_regular_levels(*plan.callee);
   }
   void add(std::string key, const std::function<std::string()>& ptx) {
     if (seen_.insert(key).second) modules.push_back(GpuModule{std::move(key), ptx(), {}, {}});

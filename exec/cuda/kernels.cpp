@@ -268,6 +268,10 @@ std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::Consu
   return target_key() + "|consumer " + use.key() + gathered_key(gathered) + "|" + k.key();
 }
 
+std::string regular_levels_module_key(const flatten::RegularLevels& plan, bool in_block) {
+  return target_key() + "|" + flatten::regular_levels_key(plan, in_block);
+}
+
 bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, flatten::KernelForm form,
                           uint64_t regular_rows) const {
   if (compiler_makes_ptx()) return true;
@@ -328,7 +332,7 @@ const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k
 }
 
 const runtime::cuda::Kernel* GpuKernels::regular_levels_kernel(const flatten::RegularLevels& plan, bool in_block) {
-  const std::string key = target_key() + "|" + flatten::regular_levels_key(plan, in_block);
+  const std::string key = regular_levels_module_key(plan, in_block);
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return &it->second.second;

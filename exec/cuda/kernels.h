@@ -196,6 +196,8 @@ std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInp
                        uint64_t regular_rows = 0);
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                          std::span<const GatheredInput> gathered);
+/// The cache key of a kernel of regular levels (GpuKernels::regular_levels_kernel).
+std::string regular_levels_module_key(const flatten::RegularLevels& plan, bool in_block);
 
 /// Makes `image` (a fatbinary or cubin that stays in memory) the module of `key` for the process.
 void register_precompiled_module(std::string key, const void* image);
