@@ -24,13 +24,16 @@ int64_t tile_bytes() {
   return bytes;
 }
 
-/// The threads of a block that runs a tile's levels: a thread for each of the tile's pairs (as
-/// many as the tile holds over k), so that a level is a step a thread, up to a block's 1024
-/// (its kernel is compiled for them); NDP_REGULAR_BLOCK_THREADS caps it, for measuring.
+/// The threads of a block that runs a tile's levels: one for each of the tile's pairs up to 256.
+/// A thread a pair (1024 for Batcher's tiles of 2048 pairs) took Batcher's sort of 2^20 ints
+/// 0.58 ms against 0.49 with 256 threads, in one call on an H200: its kernels of a tile's levels
+/// took 27 against 23 µs, its ascent's 186 against 115 (Nsight Compute, bench/results/session44).
+/// NDP_REGULAR_BLOCK_THREADS sets the most (up to the 1024 the kernels are compiled for), for
+/// measuring.
 unsigned block_threads(int64_t pairs) {
   static const int64_t most = [] {
     const char* e = std::getenv("NDP_REGULAR_BLOCK_THREADS");
-    return e != nullptr ? std::clamp<int64_t>(std::atoll(e), 32, 1024) : int64_t{1024};
+    return e != nullptr ? std::clamp<int64_t>(std::atoll(e), 32, 1024) : int64_t{256};
   }();
   return static_cast<unsigned>(std::clamp<int64_t>((pairs + 31) / 32 * 32, 32, most));
 }
