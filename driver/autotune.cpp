@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <bit>
 #include <cerrno>
 #include <cstdlib>
@@ -107,6 +108,21 @@ std::string recursion_program() {
          "  in (sum({x * (i + 1) : x in s; i in [0:#s]}), secs) $\n";
 }
 
+std::string regular_program() {
+  return "function tune_merge(a) =\n"
+         "  if #a < 2 then a\n"
+         "  else let h = bottop(a); lo = {min(x, y) : x in h[0]; y in h[1]}; hi = {max(x, y) : x in h[0]; y in h[1]}\n"
+         "       in flatten({tune_merge(c) : c in [lo, hi]}) $\n"
+         "function tune_bitonic_sort(a) =\n"
+         "  if #a < 2 then a\n"
+         "  else let s = {tune_bitonic_sort(h) : h in bottop(a)} in tune_merge(s[0] ++ reverse(s[1])) $\n"
+         "function tune_bitonic(n) =\n"
+         "  let keys = {rem((i * 6364136223846793005 + 1442695040888963407) xor rshift(i * 2685821657736338717, 29), "
+         "1073741824) : i in [0:n]};\n"
+         "      (s, secs) = time(tune_bitonic_sort(keys))\n"
+         "  in (sum({x * (i + 1) : x in s; i in [0:#s]}), secs) $\n";
+}
+
 /// The answers' common start "(CHECK, ": what follows it, or null where v does not start so.
 const char* after_check(const std::string& v, int64_t& check) {
   const char* p = v.c_str();
@@ -200,34 +216,44 @@ bool write_atomically(const std::string& path, const std::string& text, std::str
   return true;
 }
 
-/// The recursion's switch point on the GPU (Tuning::block_levels_elements): quicksort of
-/// opts.elements / 4 ints with each candidate in turn, the candidates taking turns in each round
-/// as the forms do; the least median time wins. False (reported) where a sort failed or the
+/// A switch point of the GPU's recursions that autotune measures by timing a NESL sort with
+/// each candidate: the program, the sort's expression, the candidates and what they set.
+struct SwitchPoint {
+  const char* what;            // the progress bar's step
+  std::string program;         // defines the sort's function
+  std::string expr;            // gives "(CHECK, SECONDS)"
+  std::string row;             // the printed row's start, before the candidates' times
+  std::vector<int64_t> candidates;
+  int64_t exec::Tuning::*field;
+  std::function<std::string(int64_t)> name;  // a candidate as printed
+};
+
+/// Runs the sort with each candidate in turn, the candidates taking turns in each round as the
+/// forms do; the least median time wins. False (reported) where a sort failed or the
 /// candidates' answers differ.
-bool tune_recursion(const AutotuneOptions& opts, Session& session, exec::cuda::Gpu& gpu, exec::Tuning& tuning, Progress& progress) {
+bool tune_switch(const AutotuneOptions& opts, Session& session, exec::cuda::Gpu& gpu, exec::Tuning& tuning, Progress& progress,
+                 const SwitchPoint& sw) {
   using autotune_detail::parse_sort;
-  constexpr int64_t kCandidates[] = {0, int64_t{1} << 14, int64_t{1} << 16, int64_t{1} << 18, int64_t{1} << 20};
-  constexpr size_t kCount = std::size(kCandidates);
-  const int64_t n = std::max<int64_t>(opts.elements / 4, 1024);
-  progress.step("recursion levels in blocks");
-  if (!session.eval_text("<autotune>", autotune_detail::recursion_program(), false, false)) return false;
-  std::vector<std::vector<double>> seconds(kCount);
+  const size_t count = sw.candidates.size();
+  progress.step(sw.what);
+  if (!session.eval_text("<autotune>", sw.program, false, false)) return false;
+  std::vector<std::vector<double>> seconds(count);
   std::optional<int64_t> check;
   exec::Tuning trial = tuning;
   for (int round = 0; round <= opts.runs; ++round) {
-    for (size_t place = 0; place < kCount; ++place) {
-      const size_t c = (place + static_cast<size_t>(round)) % kCount;
-      trial.block_levels_elements = kCandidates[c];
+    for (size_t place = 0; place < count; ++place) {
+      const size_t c = (place + static_cast<size_t>(round)) % count;
+      trial.*sw.field = sw.candidates[c];
       gpu.set_tuning(trial);
-      ExprOutcome r = session.eval_expr(fmt::format("tune_sort({})", n));
+      ExprOutcome r = session.eval_expr(sw.expr);
       int64_t sum = 0;
       double secs = 0;
       if (r.status != ExprOutcome::Status::Ok || !parse_sort(r.value, sum, secs)) {
-        progress.line(fmt::format("ndp autotune: the quicksort failed: {}", r.message.empty() ? r.value : r.message));
+        progress.line(fmt::format("ndp autotune: the sort failed: {}", r.message.empty() ? r.value : r.message));
         return false;
       }
       if (check && *check != sum) {
-        progress.line("ndp autotune: the quicksort's answers differ with the switch point (a bug in ndp)");
+        progress.line("ndp autotune: the sort's answers differ with the switch point (a bug in ndp)");
         return false;
       }
       check = sum;
@@ -235,19 +261,39 @@ bool tune_recursion(const AutotuneOptions& opts, Session& session, exec::cuda::G
     }
   }
   gpu.set_tuning(tuning);
-  std::string row = fmt::format("quicksort of {} ints, ms by the most elements of a level that finishes in blocks:", n);
+  std::string row = sw.row;
   double best_ms = 0;
-  for (size_t c = 0; c < kCount; ++c) {
+  for (size_t c = 0; c < count; ++c) {
     std::vector<double>& t = seconds[c];
     std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
     const double ms = 1e3 * t[t.size() / 2];
-    row += fmt::format(" {}: {:.2f}", kCandidates[c] == 0 ? std::string("never") : fmt::format("2^{}", std::countr_zero(static_cast<uint64_t>(kCandidates[c]))), ms);
-    if (c == 0 || ms < best_ms) best_ms = ms, tuning.block_levels_elements = kCandidates[c];
+    row += fmt::format(" {}: {:.2f}", sw.name(sw.candidates[c]), ms);
+    if (c == 0 || ms < best_ms) best_ms = ms, tuning.*sw.field = sw.candidates[c];
   }
   progress.clear();
-  std::fprintf(opts.out, "%s; chosen %ld\n", row.c_str(), static_cast<long>(tuning.block_levels_elements));
+  std::fprintf(opts.out, "%s; chosen %s\n", row.c_str(), sw.name(tuning.*sw.field).c_str());
   std::fflush(opts.out);
   return true;
+}
+
+/// The GPU's recursion switch points: the levels that finish in blocks
+/// (Tuning::block_levels_elements), by quicksort of opts.elements / 4 ints; the tile of regular
+/// levels (Tuning::regular_tile_bytes), by Batcher's sort of the largest power of two up to that.
+bool tune_recursion(const AutotuneOptions& opts, Session& session, exec::cuda::Gpu& gpu, exec::Tuning& tuning, Progress& progress) {
+  const int64_t n = std::max<int64_t>(opts.elements / 4, 1024);
+  auto power = [](int64_t x) { return fmt::format("2^{}", std::countr_zero(static_cast<uint64_t>(x))); };
+  const SwitchPoint blocks{"recursion levels in blocks", autotune_detail::recursion_program(), fmt::format("tune_sort({})", n),
+                           fmt::format("quicksort of {} ints, ms by the most elements of a level that finishes in blocks:", n),
+                           {0, int64_t{1} << 14, int64_t{1} << 16, int64_t{1} << 18, int64_t{1} << 20},
+                           &exec::Tuning::block_levels_elements,
+                           [&](int64_t c) { return c == 0 ? std::string("never") : power(c); }};
+  const int64_t pow2 = int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(n)));
+  const SwitchPoint tiles{"regular levels' tile", autotune_detail::regular_program(), fmt::format("tune_bitonic({})", pow2),
+                          fmt::format("Batcher's sort of {} ints, ms by the bytes of a block's tile of regular levels:", pow2),
+                          {8192, 16384, 32768, 49152},
+                          &exec::Tuning::regular_tile_bytes,
+                          [](int64_t c) { return fmt::format("{}K", c / 1024); }};
+  return tune_switch(opts, session, gpu, tuning, progress, blocks) && tune_switch(opts, session, gpu, tuning, progress, tiles);
 }
 
 }  // namespace
@@ -276,7 +322,7 @@ int autotune(const AutotuneOptions& opts) {
   Session session(so);
   if (!session.eval_text("<autotune>", tuning_program(opts.backend), false, false)) return 1;
 
-  Progress progress(opts.progress, exec::Tuning::kRowLogs + (cpu ? 0 : 1));
+  Progress progress(opts.progress, exec::Tuning::kRowLogs + (cpu ? 0 : 2));
   exec::Tuning tuning = cpu ? exec::Tuning::cpu_defaults() : exec::Tuning::gpu_defaults();
   tuning.elements = opts.elements;
   const size_t kCount = forms.size();

@@ -46,7 +46,10 @@ bool parse_rounds(const std::string& v, int64_t& check, std::vector<int64_t>& ns
 /// The program of the recursion's switch point: `tune_sort(n)` gives (a checksum of NESL's
 /// quicksort of n hashed ints, the seconds of the sort).
 std::string recursion_program();
-/// Parses tune_sort's printed answer "(CHECK, SECONDS)".
+/// The program of the regular levels' tile: `tune_bitonic(n)` gives (a checksum of Batcher's
+/// sort of n hashed ints, n a power of two, the seconds of the sort).
+std::string regular_program();
+/// Parses tune_sort's (and tune_bitonic's) printed answer "(CHECK, SECONDS)".
 bool parse_sort(const std::string& v, int64_t& check, double& seconds);
 
 }  // namespace autotune_detail

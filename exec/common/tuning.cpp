@@ -37,7 +37,9 @@ std::string Tuning::text(std::string_view device) const {
   s += fmt::format("elements {}\nown_row_lanes", elements);
   for (int lanes : own_row_lanes) s += fmt::format(" {}", lanes);
   s += "\n# block_levels_elements: the most elements a recursion level may hold to finish in GPU blocks; 0: never\n";
-  return s + fmt::format("block_levels_elements {}\n", block_levels_elements);
+  s += fmt::format("block_levels_elements {}\n", block_levels_elements);
+  s += "# regular_tile_bytes: the shared memory of a block's tile of regular recursion levels\n";
+  return s + fmt::format("regular_tile_bytes {}\n", regular_tile_bytes);
 }
 
 std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
@@ -59,6 +61,9 @@ std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
     } else if (key == "block_levels_elements") {
       if (!(words >> t.block_levels_elements) || t.block_levels_elements < 0 || t.block_levels_elements > kMostElements)
         return bad(fmt::format("`block_levels_elements` needs a count from 0 to {}", kMostElements));
+    } else if (key == "regular_tile_bytes") {
+      if (!(words >> t.regular_tile_bytes) || t.regular_tile_bytes < 256 || t.regular_tile_bytes > kMostTileBytes)
+        return bad(fmt::format("`regular_tile_bytes` needs a count of bytes from 256 to {}", kMostTileBytes));
     } else if (key == "own_row_lanes") {
       for (int& lanes : t.own_row_lanes)
         if (!(words >> lanes) || lanes < 0 || lanes > 256 || (lanes & (lanes - 1)) != 0)

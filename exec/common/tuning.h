@@ -24,6 +24,7 @@ namespace ndp::exec {
 struct Tuning {
   static constexpr int kRowLogs = 21;  // average row lengths 2^0 ... 2^20
   static constexpr int64_t kMostElements = int64_t{1} << 40;
+  static constexpr int64_t kMostTileBytes = 48 * 1024;  // a launch's shared memory without opting in
 
   /// By the rounded log2 of the rows' average length: the lanes a row gets as a map kernel,
   /// or 0 where the flattened form is faster. Measured on `elements` elements in all.
@@ -34,6 +35,11 @@ struct Tuning {
   /// kernel; 0: never. Measured by `ndp autotune` with a quicksort; an older file without the
   /// key keeps this default (the best of 2^14 ... 2^20 on an H200, bench/results/session33).
   int64_t block_levels_elements = int64_t{1} << 18;
+  /// The cuda backend's regular levels (Note [Regular levels] in flatten/flat_ir.h): the shared
+  /// memory of a block's tile, whose levels one kernel runs; instances longer than it take a
+  /// launch a level. Measured by `ndp autotune` with Batcher's sort; an older file without the
+  /// key keeps this default (bench/results/session44).
+  int64_t regular_tile_bytes = 32 * 1024;
 
   static Tuning gpu_defaults();
   /// The cpu backend's: own_row_lanes is 0 (flattened) or 1 (a map kernel, an instance a

@@ -14,14 +14,15 @@ namespace {
 
 constexpr unsigned kThreads = 256;
 
-/// The shared memory of a block's tile: 32 KiB (4096 ints), under the 48 KiB a launch may ask
-/// for without opting in; NDP_REGULAR_TILE_BYTES sets it, for measuring.
-int64_t tile_bytes() {
-  static const int64_t bytes = [] {
+/// The shared memory of a block's tile: the tuning's regular_tile_bytes (Note [Tuning]; 32 KiB,
+/// 4096 ints, by default), NDP_REGULAR_TILE_BYTES where set, for measuring; at most the 48 KiB a
+/// launch may ask for without opting in.
+int64_t tile_bytes(Gpu& g) {
+  static const int64_t forced = [] {
     const char* e = std::getenv("NDP_REGULAR_TILE_BYTES");
-    return e != nullptr ? std::clamp<int64_t>(std::atoll(e), 64, 48 * 1024) : int64_t{32 * 1024};
+    return e != nullptr ? std::clamp<int64_t>(std::atoll(e), 64, Tuning::kMostTileBytes) : int64_t{0};
   }();
-  return bytes;
+  return forced > 0 ? forced : std::clamp<int64_t>(g.tuning().regular_tile_bytes, 64, Tuning::kMostTileBytes);
 }
 
 /// The threads of a block that runs a tile's levels: one for each of the tile's pairs up to 256.
@@ -50,7 +51,7 @@ runtime::cuda::LaunchConfig threads_for(int64_t n) {
 /// tile, then one for the levels left; false where a kernel cannot be had (nothing launched).
 bool run_levels(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan, const std::vector<int64_t>& levels,
                 CUdeviceptr src, CUdeviceptr dst, int64_t total, int64_t bytes) {
-  const int64_t k = static_cast<int64_t>(plan.child_outputs.size()), tile_most = tile_bytes() / bytes;
+  const int64_t k = static_cast<int64_t>(plan.child_outputs.size()), tile_most = tile_bytes(g) / bytes;
   size_t grid_levels = 0;
   while (grid_levels < levels.size() && levels[grid_levels] > tile_most) ++grid_levels;
   const runtime::cuda::Kernel* level = grid_levels > 0 ? kernels.regular_levels_kernel(plan, false) : nullptr;
@@ -84,7 +85,7 @@ bool run_ascent(Gpu& g, GpuKernels& kernels, const flatten::RegularLevels& plan,
     if (!c) return false;
     callee.push_back(std::move(*c));
   }
-  const int64_t half = tile_bytes() / 2 / bytes;
+  const int64_t half = tile_bytes(g) / 2 / bytes;
   size_t small = 0;
   while (small < ascent.size() && ascent[small] <= half) ++small;
   const runtime::cuda::Kernel* blocks = small > 0 ? kernels.regular_levels_kernel(plan, true) : nullptr;
