@@ -1,6 +1,7 @@
 // Test helper: ptxas, to assemble the PTX the code generator makes where the toolkit is here.
 #pragma once
 
+#include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -43,6 +44,16 @@ inline bool ptxas_accepts(const std::string& ptxas, const std::string& ptx) {
   int rc = std::system(cmd.c_str());
   std::remove(file.c_str());
   return rc == 0;
+}
+
+/// Checks that ptxas assembles `ptx`, where a ptxas is here (else says it was not checked).
+inline void check_assembles(const std::string& ptx) {
+  const std::string ptxas = find_ptxas();
+  if (ptxas.empty()) {
+    MESSAGE("ptxas not found: PTX not assembled");
+    return;
+  }
+  CHECK_MESSAGE(ptxas_accepts(ptxas, ptx), "ptxas rejected:\n" << ptx);
 }
 
 }  // namespace ndp::test

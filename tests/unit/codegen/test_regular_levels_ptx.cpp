@@ -13,6 +13,7 @@
 
 using namespace ndp;
 using ndp::test::flat_ir::Flattened;
+using ndp::test::check_assembles;
 using ndp::test::flat_ir::occurrences;
 
 namespace {
@@ -21,15 +22,6 @@ const flatten::RegularLevels* plan_in(const flatten::Block& b) {
   for (const flatten::Stmt& s : b.stmts)
     if (s.loop && s.loop->regular) return &*s.loop->regular;
   return nullptr;
-}
-
-void check_assembles(const std::string& ptx) {
-  const std::string ptxas = test::find_ptxas();
-  if (ptxas.empty()) {
-    MESSAGE("ptxas not found: PTX not assembled");
-    return;
-  }
-  CHECK_MESSAGE(test::ptxas_accepts(ptxas, ptx), "ptxas rejected:\n" << ptx);
 }
 
 }  // namespace

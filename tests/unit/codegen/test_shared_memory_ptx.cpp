@@ -14,6 +14,7 @@
 
 using namespace ndp;
 using ndp::test::flat_ir::Flattened;
+using ndp::test::check_assembles;
 using ndp::test::flat_ir::occurrences;
 
 namespace {
@@ -36,15 +37,6 @@ const flatten::KernelBody* first_kernel(const flatten::Program& p, flatten::Op o
   for (const flatten::Function& f : p.functions)
     if (const flatten::KernelBody* k = first_kernel(f.body, op)) return k;
   return nullptr;
-}
-
-void check_assembles(const std::string& ptx) {
-  const std::string ptxas = test::find_ptxas();
-  if (ptxas.empty()) {
-    MESSAGE("ptxas not found: PTX not assembled");
-    return;
-  }
-  CHECK_MESSAGE(test::ptxas_accepts(ptxas, ptx), "ptxas rejected:\n" << ptx);
 }
 
 const char* kCounting =
