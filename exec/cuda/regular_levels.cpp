@@ -20,9 +20,9 @@ constexpr unsigned kThreads = 256;
 int64_t tile_bytes(Gpu& g) {
   static const int64_t forced = [] {
     const char* e = std::getenv("NDP_REGULAR_TILE_BYTES");
-    return e != nullptr ? std::clamp<int64_t>(std::atoll(e), 64, Tuning::kMostTileBytes) : int64_t{0};
+    return e != nullptr ? std::clamp<int64_t>(std::atoll(e), 256, Tuning::kMostTileBytes) : int64_t{0};
   }();
-  return forced > 0 ? forced : std::clamp<int64_t>(g.tuning().regular_tile_bytes, 64, Tuning::kMostTileBytes);
+  return forced > 0 ? forced : std::clamp<int64_t>(g.tuning().regular_tile_bytes, 256, Tuning::kMostTileBytes);
 }
 
 /// The threads of a block that runs a tile's levels: one for each of the tile's pairs up to 256.
@@ -138,7 +138,7 @@ std::optional<DVec> run_regular_levels(Gpu& g, GpuKernels& kernels, const flatte
   const std::optional<int64_t> length = arg.size() == 1 ? std::optional<int64_t>(arg.total()) : arg.regular_length();
   if (!length) return std::nullopt;
   const int64_t n = arg.size(), total = n * *length;
-  if (n == 0 || total == 0) return arg;  // (every instance is the base case, or none exists)
+  if (n == 0) return arg;  // (no instance: nothing to do; empty ones are the chain's to judge)
   if (total >= (int64_t{1} << 31)) return std::nullopt;
   std::optional<std::vector<int64_t>> levels = host::regular_chain(plan, *length);
   if (!levels) return std::nullopt;

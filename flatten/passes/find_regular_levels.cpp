@@ -64,7 +64,8 @@ class Finder {
     if (parts_are_children_ != map_.outputs.empty()) return std::nullopt;  // a map, or the parts themselves
     if (!parts_are_children_) plan_.map = std::make_shared<const KernelBody>(std::move(map_));
     calls_ = l_.call_result;  // (read only by the combine's nest)
-    if (!block(l_.combine) || sym(l_.combine.result, Sym::Kind::Combined) == nullptr) return std::nullopt;
+    // The combine's result is its one concatenation or call, not some other value beside it.
+    if (!block(l_.combine) || l_.combine.result != combined_) return std::nullopt;
     // The finish: one merge of the base results (where F) with the combine's.
     if (l_.finish.stmts.size() != 1) return std::nullopt;
     const Stmt& m = l_.finish.stmts[0];
@@ -193,8 +194,7 @@ class Finder {
       }
       case PrimId::Flatten:
         if (!use(0, Sym::Kind::Nested)) return false;
-        set(s.dst, of(Sym::Kind::Combined));
-        return true;
+        return combined(s.dst);
       default:
         return elementwise(s);
     }
@@ -220,7 +220,14 @@ class Finder {
     }
     if (plan_.pieces.size() != plan_.parts.size()) return false;
     plan_.callee = std::make_shared<const RegularLevels>(*loop->loop->regular);
-    set(s.dst, of(Sym::Kind::Combined));
+    return combined(s.dst);
+  }
+
+  /// `v` is the combine's one result: the children's results concatenated, or the call on them.
+  bool combined(VarId v) {
+    if (combined_ != kNoVar) return false;
+    combined_ = v;
+    set(v, of(Sym::Kind::Combined));
     return true;
   }
 
@@ -365,7 +372,9 @@ class Finder {
   const RecursionLoop& l_;
   const lang::Type* elem_ = nullptr;
   std::map<VarId, Sym> syms_;
-  VarId calls_ = ~VarId{0};
+  static constexpr VarId kNoVar = ~VarId{0};
+  VarId calls_ = kNoVar;
+  VarId combined_ = kNoVar;
   RegularLevels plan_;
   KernelBody map_;  // the step's elementwise kernels, joined
   bool parts_are_children_ = false;

@@ -112,6 +112,13 @@ TEST_CASE("regular_chain: the lengths of the levels that recurse, or nothing whe
   CHECK(exec::host::regular_chain(*r, 0) == std::vector<int64_t>{});
   CHECK(!exec::host::regular_chain(*r, 6));  // 3 splits into 2 and 1: the zip's error, level by level
   CHECK(!exec::host::regular_chain(*r, 3));
+  // A base case of one element: empty instances never reach it (the loop runs level by level).
+  Planned one = plan_of("function m1(a) = if #a == 1 then a else let h = partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2]); "
+                        "lo = {select(x < y, x, y) : x in h[0]; y in h[1]}; hi = {select(x > y, x, y) : x in h[0]; y in h[1]} "
+                        "in flatten({m1(c) : c in [lo, hi]}) $ m1([1, 2]) $");
+  REQUIRE(one.has_value());
+  CHECK(exec::host::regular_chain(*one, 4) == std::vector<int64_t>{4, 2});
+  CHECK(!exec::host::regular_chain(*one, 0));
   std::optional<std::vector<int64_t>> big = exec::host::regular_chain(*r, int64_t{1} << 40);
   REQUIRE(big.has_value());
   CHECK(big->size() == 40);
@@ -145,6 +152,8 @@ TEST_CASE("find_regular_levels: Batcher's sort is an ascent that calls the merge
                  "in bm(s[0] ++ s[0]) $ b2([3, 1, 4, 2]) $"));
   CHECK(!has_ascent(std::string(kMerge) + "function b3(a) = if #a < 2 then a else let s = {b3(h) : h in partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2])} "
                  "in bm(s[0] ++ {x + 1 : x in s[1]}) $ b3([3, 1, 4, 2]) $"));
+  CHECK(!has_ascent(std::string(kMerge) + "function b5(a) = if #a < 2 then a else let s = {b5(h) : h in partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2])}; "
+                    "u = bm(s[0] ++ prim_reverse(s[1])) in flatten(s) $ b5([3, 1, 4, 2]) $"));  // the call's result unread
   CHECK(!has_ascent("function id(a) = a $ function b4(a) = if #a < 2 then a else let s = {b4(h) : h in partition(a, [(#a + 1) / 2, #a - (#a + 1) / 2])} "
                  "in id(s[0] ++ s[1]) $ b4([3, 1, 4, 2]) $"));
 }
