@@ -52,6 +52,13 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   passes.pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, passes.mam);
 }
 
+void annotate(llvm::Function* fn, const char* key, int value) {
+  llvm::LLVMContext& ctx = fn->getContext();
+  llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, key),
+                          llvm::ValueAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), value))};
+  fn->getParent()->getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
+}
+
 void verify(llvm::Module& m) {
   std::string verr;
   llvm::raw_string_ostream vs(verr);

@@ -34,6 +34,10 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm);
 /// Throws where m is not valid IR: before the optimiser, which may crash on it.
 void verify(llvm::Module& m);
 
+/// Adds `fn`'s annotation `key` = `value` to its module's nvvm.annotations, which LLVM 19 reads:
+/// ("kernel", 1) makes fn a kernel entry; ("maxntidx", N) and ("minctasm", N) bound its launches.
+void annotate(llvm::Function* fn, const char* key, int value);
+
 /// Links the libdevice functions `m` calls into it (Note [Math functions on the GPU] in
 /// kernel_ptx.cpp) and inlines them into `entry`; throws where this build has no libdevice.
 void link_libdevice(llvm::Module& m, const std::string& entry);

@@ -118,19 +118,13 @@ std::string compile_regular_levels_ptx(const flatten::RegularLevels& plan, bool 
   llvm::IRBuilder<> b(ctx);
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Type* ptr = b.getPtrTy();
-  std::vector<llvm::Type*> params;
-  if (!in_block) params = ascent ? std::vector<llvm::Type*>{i64, ptr, ptr, i64} : std::vector<llvm::Type*>{i64, ptr, ptr, i64};
-  else params = ascent ? std::vector<llvm::Type*>{i64, ptr, ptr, i64, i64, ptr} : std::vector<llvm::Type*>{i64, ptr, ptr, i64, i64, i64};
+  // (total or pairs, src, dst, then: m or l; L, levels, tile; tile, levels, table)
+  std::vector<llvm::Type*> params{i64, ptr, ptr, i64};
+  if (in_block) params.insert(params.end(), {i64, ascent ? ptr : i64});
   auto* fn = llvm::Function::Create(llvm::FunctionType::get(b.getVoidTy(), params, false), llvm::Function::ExternalLinkage,
                                     "ndp_kernel", m);
-  llvm::Metadata* md[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, "kernel"),
-                          llvm::ValueAsMetadata::get(b.getInt32(1))};
-  m.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, md));
-  if (in_block) {  // launched with up to 1024 threads a block: registers for that many
-    llvm::Metadata* bound[] = {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx, "maxntidx"),
-                               llvm::ValueAsMetadata::get(b.getInt32(1024))};
-    m.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(llvm::MDNode::get(ctx, bound));
-  }
+  annotate(fn, "kernel", 1);
+  if (in_block) annotate(fn, "maxntidx", 1024);  // launched with up to 1024 threads: registers for that many
   llvm::Type* et = storage_type(ctx, elem);
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
   llvm::Value* src = b.CreateAddrSpaceCast(fn->getArg(1), b.getPtrTy(1));

@@ -309,49 +309,39 @@ std::shared_ptr<runtime::cuda::Module> GpuKernels::load_cached(const std::string
   return module;
 }
 
-const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered,
-                                                   int lanes, flatten::KernelForm form, uint64_t regular_rows) {
-  std::string key = kernel_key(k, gathered, lanes, form, regular_rows);
-  if (auto it = loaded_.find(key); it != loaded_.end()) {
-    ++stats_.memory_hits;
-    return it->second.second;
-  }
-  CompileTimer timer;  // Note [Compile time apart]
-  std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
-    std::string ptx;
-    try {
-      ptx = compiler().ptx(k, gathered, lanes, form, regular_rows);
-    } catch (const std::exception& e) {
-      throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on a kernel: ") + e.what());
-    }
-    return gpu_.check(runtime::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
-  });
-  runtime::cuda::Kernel kernel = gpu_.check(module->kernel("ndp_kernel"));
-  auto [it, fresh] = loaded_.emplace(key, std::make_pair(std::move(module), kernel));
-  return it->second.second;
-}
-
-const runtime::cuda::Kernel* GpuKernels::regular_levels_kernel(const flatten::RegularLevels& plan, bool in_block) {
-  const std::string key = regular_levels_module_key(plan, in_block);
+const runtime::cuda::Kernel* GpuKernels::loaded_kernel(const std::string& key, const char* what,
+                                                      const std::function<std::string()>& make_ptx) {
   if (auto it = loaded_.find(key); it != loaded_.end()) {
     ++stats_.memory_hits;
     return &it->second.second;
   }
-  if (!compiler_makes_ptx() && find_precompiled(key) == nullptr) return nullptr;
   CompileTimer timer;  // Note [Compile time apart]
   std::shared_ptr<runtime::cuda::Module> module = load_cached(key, [&] {
     std::string ptx;
     try {
-      ptx = compiler().regular_levels_ptx(plan, in_block);
+      ptx = make_ptx();
     } catch (const std::exception& e) {
-      throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on regular levels: ") + e.what());
+      throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on ") + what + ": " + e.what());
     }
-    if (ptx.empty()) return std::string();
-    return gpu_.check(runtime::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
+    return ptx.empty() ? std::string() : gpu_.check(runtime::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
   });
   if (!module) return nullptr;
   runtime::cuda::Kernel kernel = gpu_.check(module->kernel("ndp_kernel"));
   return &loaded_.emplace(key, std::make_pair(std::move(module), kernel)).first->second.second;
+}
+
+const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered,
+                                                   int lanes, flatten::KernelForm form, uint64_t regular_rows) {
+  const runtime::cuda::Kernel* kernel = loaded_kernel(kernel_key(k, gathered, lanes, form, regular_rows), "a kernel",
+                                                      [&] { return compiler().ptx(k, gathered, lanes, form, regular_rows); });
+  NDP_ASSERT(kernel != nullptr, "the kernel compiler made no PTX for a kernel");
+  return *kernel;
+}
+
+const runtime::cuda::Kernel* GpuKernels::regular_levels_kernel(const flatten::RegularLevels& plan, bool in_block) {
+  const std::string key = regular_levels_module_key(plan, in_block);
+  if (!loaded_.count(key) && !compiler_makes_ptx() && find_precompiled(key) == nullptr) return nullptr;
+  return loaded_kernel(key, "regular levels", [&] { return compiler().regular_levels_ptx(plan, in_block); });
 }
 
 const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,

@@ -164,6 +164,11 @@ class GpuKernels {
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
                                          flatten::KernelForm form, uint64_t regular_rows);
+  /// The `ndp_kernel` entry of the module of `key`: loaded already, else from the disk cache or
+  /// the precompiled modules, else compiled from make_ptx() (LLVM's failures are internal errors
+  /// naming `what`); null where make_ptx() gives no PTX.
+  const runtime::cuda::Kernel* loaded_kernel(const std::string& key, const char* what,
+                                             const std::function<std::string()>& make_ptx);
   /// True when kernel_for can have this kernel: loaded, precompiled, or a compiler makes PTX.
   bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1,
                 flatten::KernelForm form = flatten::KernelForm::Instances,
