@@ -65,7 +65,9 @@ void inline_always(llvm::Module& m) {
 
 }  // namespace
 
-void link_libdevice(llvm::Module& m, const std::string& entry) {
+void link_libdevice(llvm::Module& m, const std::string& entry) { link_libdevice(m, std::vector<std::string>{entry}); }
+
+void link_libdevice(llvm::Module& m, const std::vector<std::string>& entries) {
   bool calls = false;
   for (const llvm::Function& f : m)
     calls = calls || (f.isDeclaration() && f.getName().starts_with("__nv_"));
@@ -95,7 +97,7 @@ void link_libdevice(llvm::Module& m, const std::string& entry) {
     }
   }
   for (llvm::Function& f : m) {
-    if (f.isDeclaration() || f.getName() == entry) continue;
+    if (f.isDeclaration() || std::find(entries.begin(), entries.end(), f.getName().str()) != entries.end()) continue;
     f.setLinkage(llvm::GlobalValue::InternalLinkage);
     f.removeFnAttr(llvm::Attribute::NoInline);
     f.removeFnAttr(llvm::Attribute::OptimizeNone);

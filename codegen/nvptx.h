@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <llvm/IR/Module.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -41,6 +42,8 @@ void annotate(llvm::Function* fn, const char* key, int value);
 /// Links the libdevice functions `m` calls into it (Note [Math functions on the GPU] in
 /// kernel_ptx.cpp) and inlines them into `entry`; throws where this build has no libdevice.
 void link_libdevice(llvm::Module& m, const std::string& entry);
+/// The same for a module of several kernels, `entries`.
+void link_libdevice(llvm::Module& m, const std::vector<std::string>& entries);
 
 /// Verifies m and prints it as PTX.
 std::string emit_ptx(llvm::Module& m, llvm::TargetMachine& tm);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "codegen/kernel_ptx.h"
+#include "codegen/partition_levels_ptx.h"
 #include "codegen/regular_levels_ptx.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "exec/cuda/kernels.h"
@@ -46,6 +47,10 @@ class ModuleCollector {
         for (const flatten::Block* inner : {&s.loop->prefix, &s.loop->step, &s.loop->combine, &s.loop->finish})
           block(f, *inner);
       if (s.loop && s.loop->regular) add_regular_levels(*s.loop->regular);
+      if (s.loop && s.loop->partition && codegen::has_partition_engine()) {
+        const flatten::PartitionLevels& p = *s.loop->partition;
+        add(exec::cuda::partition_levels_module_key(p, f.arg_type->a), [&] { return codegen::compile_partition_levels_ptx(p, f.arg_type->a); });
+      }
     }
   }
   /// The kernels of a regular loop (Notes [Regular levels] and [Regular ascents]), and of the

@@ -11,6 +11,7 @@
 
 #include "codegen/kernel_jit.h"
 #include "codegen/kernel_ptx.h"
+#include "codegen/partition_levels_ptx.h"
 #include "codegen/regular_levels_ptx.h"
 #include "exec/cuda/consumer_kernels.h"
 #include "flatten/kernel_abi.h"
@@ -29,7 +30,7 @@ void for_each_kernel(const flatten::Program& program, const std::function<void(c
   for (const flatten::Function& fn : program.functions) {
     std::function<void(const flatten::Block&)> walk = [&](const flatten::Block& b) {
       for (const flatten::Stmt& s : b.stmts) {
-        if (s.kernel || (s.loop && s.loop->regular)) f(s, fn);
+        if (s.kernel || (s.loop && (s.loop->regular || s.loop->partition))) f(s, fn);
         flatten::for_each_sub_block(s, walk);
       }
     };
@@ -86,11 +87,18 @@ void save_ptx_for_check(const flatten::Program& program) {
     std::ofstream(std::filesystem::path(dir) / (flatten::stable_hash_hex(key) + suffix)) << ptx;
   };
   for_each_kernel(program, [&](const flatten::Stmt& s, const flatten::Function& fn) {
-    if (s.loop) {  // the kernels of its regular levels, one level and the levels in blocks
+    if (s.loop && s.loop->regular) {  // the kernels of its regular levels, one level and the levels in blocks
       const flatten::RegularLevels& r = *s.loop->regular;
       for (bool in_block : {false, true})
         save(flatten::regular_levels_key(r, in_block), ".regular.ptx",
              [&] { return codegen::compile_regular_levels_ptx(r, in_block); });
+      return;
+    }
+    if (s.loop) {  // the kernels of its partition levels (in a build with their engine)
+      const flatten::PartitionLevels& p = *s.loop->partition;
+      const lang::Type* elem = fn.arg_type->a;
+      if (codegen::has_partition_engine())
+        save(flatten::partition_levels_key(p, elem), ".partition.ptx", [&] { return codegen::compile_partition_levels_ptx(p, elem); });
       return;
     }
     if (!flatten::is_consumer_kernel(s.op)) {  // a Kernel statement or a filter group's predicates

@@ -2,6 +2,7 @@
 
 #include "codegen/kernel_jit.h"
 #include "codegen/kernel_ptx.h"
+#include "codegen/partition_levels_ptx.h"
 #include "codegen/regular_levels_ptx.h"
 
 namespace ndp::driver {
@@ -23,6 +24,9 @@ class LlvmKernels final : public exec::KernelCompiler {
   }
   std::string regular_levels_ptx(const flatten::RegularLevels& plan, bool in_block) override {
     return codegen::compile_regular_levels_ptx(plan, in_block);
+  }
+  std::string partition_levels_ptx(const flatten::PartitionLevels& plan, const lang::Type* elem) override {
+    return codegen::has_partition_engine() ? codegen::compile_partition_levels_ptx(plan, elem) : std::string();
   }
 
  private:

@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "flatten/kernel_abi.h"
+#include "flatten/passes/find_partition_levels.h"
+#include "flatten/passes/find_regular_levels.h"
 #include "flatten/passes/mark_releases.h"
 #include "lang/diagnostics.h"
 
@@ -405,11 +407,12 @@ class Reader {
       entry.arg_type = type();
       entry.result_type = type();
       entry.flat = program();
-      // A damaged image is refused here, not by an executor's assertion; the releases (not
-      // stored) are marked again.
+      // A damaged image is refused here, not by an executor's assertion; the plans of regular
+      // and partition levels and the releases (none stored) are found and marked again, as the
+      // pipeline's last passes do.
       if (std::vector<std::string> problems = verify(entry.flat); !problems.empty())
         fail("entry " + entry.name + " is not valid Flat IR: " + problems.front());
-      entry.flat = mark_releases(std::move(entry.flat));
+      entry.flat = mark_releases(find_partition_levels(find_regular_levels(std::move(entry.flat))));
       img.entries.push_back(std::move(entry));
     }
     if (pos_ != in_.size()) fail("bytes after the end");

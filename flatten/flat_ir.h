@@ -210,6 +210,52 @@ struct RegularLevels {
   std::shared_ptr<ChainMemo> chain_memo = std::make_shared<ChainMemo>();
 };
 
+// Note [Partition levels]
+// Quicksort takes a pivot from each instance, filters the instance's elements into parts by
+// predicates of an element and the pivot, recurses on some parts, and puts the results and the
+// other parts one after another: a laid-out loop (Note [Results laid out before the calls]) whose
+// parts are all filters of its argument. Where every element of a recursing instance meets
+// exactly one part's predicate, a level is a stable partition of each instance in place: part j
+// of an instance at `at` lands at `at` plus the sizes of the parts before it, its elements in
+// their order, which is where part j's result goes. The loop is then one array rewritten level by
+// level. flatten/passes/find_partition_levels finds such loops:
+//  - whether an instance recurses is a function of its length alone, and an instance that does
+//    not has its argument for its result;
+//  - the scalars the predicates read are functions of the length and of elements at positions
+//    computed from the length (the pivot `a[#a / 2]`);
+//  - every part is the argument filtered by an output of one elementwise kernel of the element
+//    and those scalars; the combine puts the children's results and the other parts one after
+//    another, each once.
+// What the program does not say, a backend checks as it runs (the cuda backend's partition
+// levels: Note [Partition levels on the GPU] in codegen/partition_levels_ptx.h): that every
+// element meets exactly one predicate, that the scalars do not fail, and that no child is its
+// whole instance (a recursion that would not end). Where one does not hold, the loop runs level
+// by level as ever, which gives the program's answer or its error.
+struct PartitionLevels {
+  /// A per-instance scalar: the length, a constant, an output of a kernel over earlier scalars,
+  /// or the element at an earlier scalar (args[0]: an index, checked).
+  struct Scalar {
+    enum class Kind : uint8_t { Length, Const, Kernel, Element };
+    Kind kind = Kind::Length;
+    const lang::Type* type = nullptr;
+    int64_t value = 0;                         // Const
+    std::shared_ptr<const KernelBody> kernel;  // Kernel: output `output` on `args`, one an input
+    uint32_t output = 0;
+    std::vector<uint32_t> args;
+  };
+  std::vector<Scalar> scalars;  // each reads earlier ones only
+  uint32_t recurse = 0;         // the bool scalar, of the length alone, true where an instance recurses
+  /// The predicates: input 0 is the element, input q + 1 the scalar predicate_scalars[q]; each
+  /// part's flag is one of its bool outputs. Cannot fail.
+  std::shared_ptr<const KernelBody> predicates;
+  std::vector<uint32_t> predicate_scalars;
+  struct Part {
+    uint32_t output = 0;  // the predicates' output that is this part's flag
+    bool child = false;   // recursed on (else the part is itself in the result)
+  };
+  std::vector<Part> parts;  // in the result's order
+};
+
 struct RecursionLoop {
   Block prefix;   // P1; result: the host count c of instances that recurse
   Block step;     // T1; result: the next level's argument a
@@ -223,6 +269,7 @@ struct RecursionLoop {
   std::vector<VarId> saved;  // defined in P1/T1 and used in T2/P2
   std::optional<LaidOut> laid_out;  // Note [Results laid out before the calls]
   std::optional<RegularLevels> regular;  // Note [Regular levels]
+  std::optional<PartitionLevels> partition;  // Note [Partition levels]
 };
 
 // Note [Fused kernels]

@@ -209,6 +209,33 @@ struct Printer {
                        var(l.flags), l.base_when ? "T" : "F", pieces, var(l.child_counts));
   }
 
+  /// Note [Partition levels]: the plan, in terms of the level's argument a and its length L.
+  void partition(const PartitionLevels& p, const std::string& pad) {
+    auto scalar = [&](uint32_t e) { return fmt::format("s{}", e); };
+    std::string scalars;
+    for (size_t e = 0; e < p.scalars.size(); ++e) {
+      const PartitionLevels::Scalar& x = p.scalars[e];
+      std::string rhs;
+      switch (x.kind) {
+        case PartitionLevels::Scalar::Kind::Length: rhs = "L"; break;
+        case PartitionLevels::Scalar::Kind::Const: rhs = fmt::format("{}", x.value); break;
+        case PartitionLevels::Scalar::Kind::Element: rhs = fmt::format("a[{}]", scalar(x.args.at(0))); break;
+        case PartitionLevels::Scalar::Kind::Kernel:
+          rhs = fmt::format("kernel output {} of (", x.output);
+          for (size_t a = 0; a < x.args.size(); ++a) rhs += (a ? ", " : "") + scalar(x.args[a]);
+          rhs += ")";
+          break;
+      }
+      scalars += fmt::format("{}{} = {}", e ? "; " : "", scalar(static_cast<uint32_t>(e)), rhs);
+    }
+    std::string ins = "the element", parts;
+    for (uint32_t q : p.predicate_scalars) ins += ", " + scalar(q);
+    for (size_t j = 0; j < p.parts.size(); ++j)
+      parts += fmt::format("{}{} {}", j ? ", " : "", p.parts[j].child ? "child of predicate" : "predicate", p.parts[j].output);
+    out += fmt::format("{}  (partition levels: {}; recurse where {}; predicates on {}; in order {})\n", pad, scalars,
+                       scalar(p.recurse), ins, parts);
+  }
+
   /// Note [Regular levels]: the plan, in terms of the level's length L.
   void regular(const RegularLevels& r, const std::string& pad) {
     auto expr = [&](uint32_t e) { return fmt::format("e{}", e); };
@@ -286,6 +313,7 @@ struct Printer {
       block(l.finish, indent + 4);
       if (l.laid_out) laid_out(*l.laid_out, pad);
       if (l.regular) regular(*l.regular, pad);
+      if (l.partition) partition(*l.partition, pad);
     }
   }
 };

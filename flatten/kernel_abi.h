@@ -161,6 +161,25 @@ inline std::string regular_levels_key(const RegularLevels& plan, bool in_block) 
   return key + "|" + maps.map->key();
 }
 
+/// A key naming the kernels of partition levels `plan` (Note [Partition levels] in flat_ir.h)
+/// over elements of `elem`, for the caches of compiled kernels.
+inline std::string partition_levels_key(const PartitionLevels& plan, const lang::Type* elem) {
+  std::string key = std::string("partition levels of ") + (elem->kind == lang::TypeKind::Float ? "floats" : "ints") +
+                    " recurse s" + std::to_string(plan.recurse) + " scalars";
+  for (const PartitionLevels::Scalar& s : plan.scalars) {
+    key += " (" + std::to_string(static_cast<int>(s.kind)) + " " + lang::base_type_name(s.type->kind) + " " + std::to_string(s.value) +
+           " " + std::to_string(s.output);
+    for (uint32_t a : s.args) key += " s" + std::to_string(a);
+    if (s.kernel) key += " |" + s.kernel->key() + "|";
+    key += ")";
+  }
+  key += " reads";
+  for (uint32_t q : plan.predicate_scalars) key += " s" + std::to_string(q);
+  key += " parts";
+  for (const PartitionLevels::Part& p : plan.parts) key += (p.child ? " c" : " r") + std::to_string(p.output);
+  return key + "|" + plan.predicates->key();
+}
+
 /// How a GPU map kernel's instances take its threads (codegen/kernel_ptx.h compile_ptx):
 /// `Instances`, each its lanes; `Tiled`, a block a square of a grid of instances (Note [Tiled
 /// folds] in flatten/tiled_folds.h); `SplitRows`, each instance over several blocks of 256 lanes

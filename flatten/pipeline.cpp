@@ -13,6 +13,7 @@
 #include "flatten/passes/fuse_siblings.h"
 #include "flatten/passes/group_filters.h"
 #include "flatten/passes/inline_calls.h"
+#include "flatten/passes/find_partition_levels.h"
 #include "flatten/passes/find_regular_levels.h"
 #include "flatten/passes/lay_out_results.h"
 #include "flatten/passes/mark_releases.h"
@@ -95,6 +96,8 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   }
   p = find_regular_levels(std::move(p));
   log_pass("find_regular_levels", p);
+  p = find_partition_levels(std::move(p));  // (on laid-out loops that are not regular)
+  log_pass("find_partition_levels", p);
   p = mark_releases(std::move(p));
   log_pass("mark_releases", p);
   return p;

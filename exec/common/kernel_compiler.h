@@ -37,6 +37,9 @@ class KernelCompiler {
   /// PTX of the kernels of regular levels (codegen/regular_levels_ptx.h compile_regular_levels_ptx's
   /// contract); empty where the compiler has none (the loop then runs level by level).
   virtual std::string regular_levels_ptx(const flatten::RegularLevels&, bool) { return {}; }
+  /// PTX of the kernels of partition levels (codegen/partition_levels_ptx.h
+  /// compile_partition_levels_ptx's contract); empty where the compiler has none.
+  virtual std::string partition_levels_ptx(const flatten::PartitionLevels&, const lang::Type*) { return {}; }
   /// False for a compiler that has only what was compiled ahead (Note [Precompiled modules] in
   /// exec/cuda/kernels.h): ptx and element_ptx then always throw.
   virtual bool compiles_ptx() const { return true; }

@@ -24,6 +24,7 @@
 #include "exec/cuda/kernels.h"
 #include "exec/cuda/laid_out_levels.h"
 #include "exec/cuda/lifted_prims.h"
+#include "exec/cuda/partition_levels.h"
 #include "exec/cuda/regular_levels.h"
 #include "exec/host/kernel_failure.h"
 #include "flatten/passes/fuse_elementwise.h"
@@ -231,6 +232,15 @@ std::optional<CudaExecutor::Impl::Slot> CudaExecutor::Impl::lay_out_levels(const
   if (!loop.laid_out || f.fn->has_path || top.kind() != lang::TypeKind::Seq ||
       !host::is_flat_scalar(top.type()->a) || result_type->kind != lang::TypeKind::Seq || !host::is_flat_scalar(result_type->a))
     return std::nullopt;
+  if (loop.partition) {  // Note [Partition levels]: the whole loop as partitions in place
+    StmtTimer timer(*f.fn, s, top.size());
+    if (std::optional<DVec> r = run_partition_levels(g, kernels, *loop.partition, top, result_type)) {
+      Slot slot;
+      slot.set = true;
+      slot.vec = std::move(*r);
+      return slot;
+    }
+  }
   const flatten::LaidOut& plan = *loop.laid_out;
   const int64_t children = plan.children(), total = top.total();
   const Type* int_type = prog.types.int_();

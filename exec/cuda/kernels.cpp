@@ -272,6 +272,10 @@ std::string regular_levels_module_key(const flatten::RegularLevels& plan, bool i
   return target_key() + "|" + flatten::regular_levels_key(plan, in_block);
 }
 
+std::string partition_levels_module_key(const flatten::PartitionLevels& plan, const lang::Type* elem) {
+  return target_key() + "|" + flatten::partition_levels_key(plan, elem);
+}
+
 bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, flatten::KernelForm form,
                           uint64_t regular_rows) const {
   if (compiler_makes_ptx()) return true;
@@ -342,6 +346,29 @@ const runtime::cuda::Kernel* GpuKernels::regular_levels_kernel(const flatten::Re
   const std::string key = regular_levels_module_key(plan, in_block);
   if (!loaded_.count(key) && !compiler_makes_ptx() && find_precompiled(key) == nullptr) return nullptr;
   return loaded_kernel(key, "regular levels", [&] { return compiler().regular_levels_ptx(plan, in_block); });
+}
+
+const runtime::cuda::Module* GpuKernels::partition_module(const flatten::PartitionLevels& plan, const lang::Type* elem) {
+  const std::string key = partition_levels_module_key(plan, elem);
+  if (auto it = partitions_.find(key); it != partitions_.end()) {
+    if (it->second) ++stats_.memory_hits;
+    return it->second.get();
+  }
+  std::shared_ptr<runtime::cuda::Module> module;
+  if (compiler_makes_ptx() || find_precompiled(key) != nullptr) {
+    CompileTimer timer;  // Note [Compile time apart]
+    module = load_cached(key, [&] {
+      std::string ptx;
+      try {
+        ptx = compiler().partition_levels_ptx(plan, elem);
+      } catch (const std::exception& e) {
+        throw lang::InternalError(std::string("internal error: cuda backend: LLVM failed on partition levels: ") + e.what());
+      }
+      return ptx.empty() ? std::string() : gpu_.check(runtime::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
+    });
+  }
+  partitions_.emplace(key, module);
+  return module.get();
 }
 
 const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,

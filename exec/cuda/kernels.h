@@ -160,6 +160,11 @@ class GpuKernels {
   /// over the array or the levels in blocks (codegen/regular_levels_ptx.h); null where no
   /// compiler makes it and none was compiled ahead: the loop then runs level by level.
   const runtime::cuda::Kernel* regular_levels_kernel(const flatten::RegularLevels& plan, bool in_block);
+  /// The module of the kernels of partition levels `plan` over elements of `elem` (Note
+  /// [Partition levels on the GPU] in codegen/partition_levels_ptx.h); null where no compiler
+  /// makes it (a build without the engine) and none was compiled ahead: the loop then runs
+  /// level by level.
+  const runtime::cuda::Module* partition_module(const flatten::PartitionLevels& plan, const lang::Type* elem);
 
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
@@ -179,6 +184,7 @@ class GpuKernels {
   Gpu& gpu_;
   std::map<std::string, std::pair<std::shared_ptr<runtime::cuda::Module>, runtime::cuda::Kernel>> loaded_;
   std::map<std::string, std::shared_ptr<runtime::cuda::Module>> consumers_;  // null: could not compile
+  std::map<std::string, std::shared_ptr<runtime::cuda::Module>> partitions_;  // null: none to be had
   bool consumer_failure_told_ = false;  // a consumer program failed and the user was told
   Stats stats_;
 };
@@ -203,6 +209,8 @@ std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::Consu
                          std::span<const GatheredInput> gathered);
 /// The cache key of a kernel of regular levels (GpuKernels::regular_levels_kernel).
 std::string regular_levels_module_key(const flatten::RegularLevels& plan, bool in_block);
+/// The cache key of the kernels of partition levels (GpuKernels::partition_module).
+std::string partition_levels_module_key(const flatten::PartitionLevels& plan, const lang::Type* elem);
 
 /// Makes `image` (a fatbinary or cubin that stays in memory) the module of `key` for the process.
 void register_precompiled_module(std::string key, const void* image);

@@ -108,6 +108,10 @@ Result<int64_t> resident_blocks(Device& device, const Kernel& kernel, int block)
   return int64_t{kernel.resident_per_sm} * device.properties().sm_count;
 }
 
+Status prefer_shared_memory(Device& device, const Kernel& kernel) {
+  return NDP_CU(device.driver(), cuFuncSetAttribute, kernel.function, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100);
+}
+
 Status launch(Device& device, const Kernel& kernel, LaunchConfig c, void** parameters) {
   // More than the default 48 KB of dynamic shared memory needs the kernel's leave first, once.
   if (c.shared_bytes > kernel.shared_allowed) {

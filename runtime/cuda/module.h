@@ -57,6 +57,11 @@ Status launch(Device& device, const Kernel& kernel, LaunchConfig config, void** 
 /// asked once a kernel and block size.
 Result<int64_t> resident_blocks(Device& device, const Kernel& kernel, int block);
 
+/// Asks that `kernel`'s multiprocessors give shared memory all the room they can (the carveout
+/// from L1): a kernel of much static shared memory otherwise runs fewer blocks at once than its
+/// registers allow.
+Status prefer_shared_memory(Device& device, const Kernel& kernel);
+
 /// launch() with the arguments passed by value (device pointers as CUdeviceptr, sizes as the
 /// exact integer type the PTX parameter declares).
 template <class... Args>

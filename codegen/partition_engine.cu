@@ -1,0 +1,484 @@
+// The kernels of partition levels (Note [Partition levels] in flatten/flat_ir.h; Note [Partition
+// levels on the GPU] in codegen/partition_levels_ptx.h), written once over the program's own
+// parts: clang compiles this file to LLVM bitcode at build time (without CUDA's headers:
+// codegen/clang_cuda_shim.h, and without optimising), and at run time codegen/
+// partition_levels_ptx.cpp defines the externs below from one loop's plan, links and optimises.
+//
+// Words: every element is a 64-bit word (an int, or a float's bits). A segment is a range
+// [at, at + len) of positions, which are its result's places too: the levels rewrite the keys
+// in their final order, so a position means the same in every buffer.
+#include "codegen/clang_cuda_shim.h"
+
+#include <cstdint>
+
+using u64 = unsigned long long;
+using i64 = long long;
+
+extern "C" {
+// The program, defined by the code generator.
+/// 1 where an instance of `len` elements recurses.
+__device__ int ndp_pl_recurse(i64 len);
+/// The instance's scalars (as a[#a / 2]) into s, from its `len` elements, element i at
+/// base[first + i], or, where pad is not 0, at base[p + p / pad] for p = first + i (padded shared
+/// memory); 0 where one fails (an index out of range).
+__device__ int ndp_pl_scalars(const u64* base, i64 first, i64 len, u64* s, i64 pad);
+/// The part of element e, in the result's order, given the scalars; -1 where not exactly one
+/// part's predicate holds.
+__device__ int ndp_pl_part(u64 e, const u64* s);
+extern __device__ const int ndp_pl_parts;        // the parts, at most kMaxParts
+extern __device__ const int ndp_pl_child_mask;   // bit j: part j is a child (recursed on)
+}
+
+namespace {
+
+constexpr int kMaxParts = 4;
+constexpr int kMaxScalars = 4;
+constexpr int kThreads = 256;  // every kernel's block
+constexpr int kWarps = kThreads / 32;
+constexpr int kTileItems = 16;                     // a grid level's elements a thread
+constexpr i64 kPerTile = kTileItems * kThreads;    // a grid level's tile (4096)
+constexpr int kBlockItems = 8;                     // a block level's elements a thread
+constexpr int kBlockTile = kBlockItems * kThreads;  // the most elements of a small segment (2048)
+constexpr unsigned kDone = 0x8000u;  // a block level's segment end: the block's levels pass it by
+constexpr unsigned kAlone = 0x4000u;  // ... and one thread finishes it alone (with kDone)
+constexpr unsigned kEnd = 0x3fffu;    // the end itself
+constexpr int kAloneMost = 4;         // the most elements of a segment one thread finishes
+
+/// A segment of a grid level: its place and length, and its tiles in the level's tile list.
+struct Large {
+  i64 at, len, tile0, tiles;
+};
+/// A tile of a grid level: part of one segment, from `start` within it.
+struct Tile {
+  i64 seg, start;
+};
+/// A segment left for the blocks: its place and length; from_arg where its keys are still in
+/// the loop's argument (an instance of the first level), not in the result.
+struct Small {
+  i64 at, len, from_arg;
+};
+/// The counters a level leaves for the host.
+enum Counter { kNextLarge, kNextTiles, kSmall, kFailed, kCounters };
+
+__device__ inline int lane() { return static_cast<int>(threadIdx.x) & 31; }
+__device__ inline int warp() { return static_cast<int>(threadIdx.x) >> 5; }
+__device__ inline unsigned lanes_before() { return __nvvm_read_ptx_sreg_lanemask_lt(); }
+__device__ inline bool is_child(int part) { return ((ndp_pl_child_mask >> part) & 1) != 0; }
+__device__ inline i64 add_to(i64* p, i64 v) { return __nvvm_atom_add_gen_ll(p, v); }
+__device__ inline void fail(i64* counters) { __nvvm_atom_xchg_gen_ll(&counters[kFailed], 1); }
+
+/// v[p] for a p known only at run time, without indexing the array (which would put it in local
+/// memory): a select a part.
+template <class T, int N>
+__device__ inline T pick(const T (&v)[N], int p) {
+  T r = 0;
+#pragma unroll
+  for (int j = 0; j < N; ++j) r = j == p ? v[j] : r;
+  return r;
+}
+
+/// The exclusive prefix of v over the block, in thread order; *total the block's sum. Every
+/// thread calls it; `scratch` holds kWarps + 1 words.
+__device__ i64 block_exclusive_scan(i64 v, i64* scratch, i64* total) {
+  i64 x = v;
+  for (int d = 1; d < 32; d <<= 1) {
+    const i64 y = __shfl_up_sync(0xffffffffu, x, static_cast<unsigned>(d));
+    if (lane() >= d) x += y;
+  }
+  if (lane() == 31) scratch[warp()] = x;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    i64 run = 0;
+    for (int w = 0; w < kWarps; ++w) {
+      const i64 t = scratch[w];
+      scratch[w] = run;
+      run += t;
+    }
+    scratch[kWarps] = run;
+  }
+  __syncthreads();
+  const i64 r = scratch[warp()] + x - v;
+  *total = scratch[kWarps];
+  __syncthreads();
+  return r;
+}
+
+/// A tile's element i in shared memory: a word of padding after every kTileItems, so that the
+/// threads of a warp reading their runs of kTileItems consecutive elements hit different banks.
+__device__ inline int stage_at(int i) { return i + i / kTileItems; }
+/// The same for a block level's element i (runs of kBlockItems).
+__device__ inline int block_at(int i) { return i + i / kBlockItems; }
+
+/// Where a grid level writes a part of a segment: the next level's buffer for a part that
+/// recurses over more than a block's tile, the result for every other.
+__device__ inline bool to_next(int part, i64 n) { return is_child(part) && n > kBlockTile && ndp_pl_recurse(n) != 0; }
+
+/// Sub-segment [a, a + n) of a block's keys, partitioned stably by this thread through
+/// `scratch` (the same positions), its parts' ranges written to `seg` at their starts (kDone,
+/// and kAlone where they recurse). False where the plan's promises fail.
+__device__ bool partition_alone(u64* keys, unsigned* seg, u64* scratch, int a, int n) {
+  u64 scalars[kMaxScalars];
+  if (ndp_pl_scalars(keys, a, n, scalars, kBlockItems) == 0) return false;
+  int count[kMaxParts] = {0, 0, 0, 0};
+  for (int i = 0; i < n; ++i) {
+    const int p = ndp_pl_part(keys[block_at(a + i)], scalars);
+    if (p < 0) return false;
+#pragma unroll
+    for (int j = 0; j < kMaxParts; ++j) count[j] += j == p ? 1 : 0;
+  }
+  int next[kMaxParts];
+  int at = a;
+#pragma unroll
+  for (int j = 0; j < kMaxParts; ++j) {
+    next[j] = at;
+    at += count[j];
+  }
+  for (int i = 0; i < n; ++i) {
+    const u64 key = keys[block_at(a + i)];
+    const int p = ndp_pl_part(key, scalars);
+    int o = 0;
+#pragma unroll
+    for (int j = 0; j < kMaxParts; ++j) {
+      o = j == p ? next[j] : o;
+      next[j] += j == p ? 1 : 0;
+    }
+    scratch[o] = key;
+  }
+  for (int i = a; i < a + n; ++i) keys[block_at(i)] = scratch[i];
+  at = a;
+#pragma unroll
+  for (int j = 0; j < kMaxParts; ++j) {
+    if (j < ndp_pl_parts && count[j] > 0) {
+      const bool recurses = is_child(j) && ndp_pl_recurse(count[j]) != 0;
+      if (recurses && count[j] == n) return false;
+      seg[block_at(at)] = static_cast<unsigned>(at) | (static_cast<unsigned>(at + count[j]) | kDone | (recurses ? kAlone : 0u)) << 16;
+    }
+    at += count[j];
+  }
+  return true;
+}
+
+/// Segment [a0, b0) of a block's keys, all its levels by this thread alone: level by level, each
+/// of its sub-segments marked kAlone partitioned in turn, until none is.
+__device__ bool finish_alone(u64* keys, unsigned* seg, u64* scratch, int a0, int b0) {
+  for (bool again = true; again;) {
+    again = false;
+    for (int a = a0; a < b0;) {
+      const unsigned end = seg[block_at(a)] >> 16;
+      const int b = static_cast<int>(end & kEnd);
+      if ((end & kAlone) != 0) {
+        if (!partition_alone(keys, seg, scratch, a, b - a)) return false;
+        again = true;
+      }
+      a = b;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+/// The first level's instances (offsets[i], offsets[i + 1]), a thread each: those of more than
+/// kBlockTile elements that recurse to the large list (with their tiles), the others to the small
+/// list (the blocks copy those that do not recurse).
+__global__ void __launch_bounds__(kThreads) ndp_pl_seed(const i64* offsets, i64 n, Large* large,
+                                                        Tile* tiles, Small* small, i64* counters) {
+  for (i64 i = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * kThreads) {
+    const i64 at = offsets[i], len = offsets[i + 1] - at;
+    if (len == 0) continue;
+    if (len > kBlockTile && ndp_pl_recurse(len) != 0) {
+      const i64 k = (len + kPerTile - 1) / kPerTile;
+      const i64 s = add_to(&counters[kNextLarge], 1);
+      const i64 t0 = add_to(&counters[kNextTiles], k);
+      large[s] = Large{at, len, t0, k};
+      for (i64 q = 0; q < k; ++q) tiles[t0 + q] = Tile{s, q * kPerTile};
+    } else {
+      small[add_to(&counters[kSmall], 1)] = Small{at, len, 1};
+    }
+  }
+}
+
+/// Counts of a grid level, a block a tile: the tile's elements in each part (counts[tile·P + j]).
+/// Each thread loads its kTileItems elements first (coalesced, all in flight at once), then
+/// classifies them.
+__global__ void __launch_bounds__(kThreads) ndp_pl_count(const Large* large, const Tile* tiles, const u64* src, i64* counts,
+                                                         i64* counters) {
+  __shared__ u64 scalars[kMaxScalars];
+  __shared__ i64 scratch[kWarps + 1];
+  const Tile t = tiles[blockIdx.x];
+  const Large s = large[t.seg];
+  const i64 n = s.len - t.start < kPerTile ? s.len - t.start : kPerTile;
+  if (threadIdx.x == 0 && ndp_pl_scalars(src, s.at, s.len, scalars, 0) == 0) fail(counters);
+  const u64* from = src + s.at + t.start;
+  u64 v[kTileItems];
+  #pragma unroll
+  for (int k = 0; k < kTileItems; ++k) {
+    const i64 i = k * kThreads + threadIdx.x;
+    v[k] = i < n ? from[i] : 0;
+  }
+  __syncthreads();
+  i64 mine = 0;  // packed: part j's count in bits [16j, 16j + 16)
+  bool bad = false;
+  #pragma unroll
+  for (int k = 0; k < kTileItems; ++k) {
+    if (k * kThreads + threadIdx.x >= n) continue;
+    const int p = ndp_pl_part(v[k], scalars);
+    bad = bad || p < 0;
+    mine += p >= 0 ? i64{1} << (16 * p) : 0;
+  }
+  if (bad) fail(counters);
+  i64 sums = 0;
+  block_exclusive_scan(mine, scratch, &sums);
+  if (threadIdx.x < static_cast<unsigned>(ndp_pl_parts))
+    counts[blockIdx.x * ndp_pl_parts + threadIdx.x] = (sums >> (16 * threadIdx.x)) & 0xffff;
+}
+
+/// A grid level's plan, a block a segment: its tiles' counts become each tile's first place
+/// within each part (an exclusive scan over the segment's tiles), `sizes` gets the parts'
+/// sizes, and the parts that recurse go to the next level's lists (those of more than kBlockTile
+/// elements, with their tiles) or to the small list. *failed where a child is its whole
+/// segment: it would recurse for ever (the levels run again one by one, and meet the limit).
+__global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64* counts, i64* sizes, Large* next,
+                                                        Tile* next_tiles, Small* small,
+                                                        i64* counters) {
+  __shared__ i64 scratch[kWarps + 1];
+  __shared__ i64 part_sizes[kMaxParts];
+  __shared__ i64 new_seg, new_tile0, new_tiles;
+  const Large s = large[blockIdx.x];
+  #pragma unroll
+  for (int j = 0; j < ndp_pl_parts; ++j) {
+    i64 run = 0;
+    for (i64 q0 = 0; q0 < s.tiles; q0 += kThreads) {
+      const i64 q = q0 + threadIdx.x;
+      i64* c = &counts[(s.tile0 + q) * ndp_pl_parts + j];
+      const i64 v = q < s.tiles ? *c : 0;
+      i64 total = 0;
+      const i64 before = block_exclusive_scan(v, scratch, &total);
+      if (q < s.tiles) *c = run + before;
+      run += total;
+    }
+    if (threadIdx.x == 0) {
+      part_sizes[j] = run;
+      sizes[blockIdx.x * ndp_pl_parts + j] = run;
+    }
+  }
+  __syncthreads();
+  i64 at = s.at;
+  #pragma unroll
+  for (int j = 0; j < ndp_pl_parts; ++j) {
+    const i64 n = part_sizes[j];
+    if (is_child(j) && n > 0 && ndp_pl_recurse(n) != 0) {
+      if (n == s.len) {
+        if (threadIdx.x == 0) fail(counters);
+      } else if (n > kBlockTile) {
+        if (threadIdx.x == 0) {
+          new_tiles = (n + kPerTile - 1) / kPerTile;
+          new_seg = add_to(&counters[kNextLarge], 1);
+          new_tile0 = add_to(&counters[kNextTiles], new_tiles);
+          next[new_seg] = Large{at, n, new_tile0, new_tiles};
+        }
+        __syncthreads();
+        for (i64 q = threadIdx.x; q < new_tiles; q += kThreads) next_tiles[new_tile0 + q] = Tile{new_seg, q * kPerTile};
+        __syncthreads();
+      } else if (threadIdx.x == 0) {
+        small[add_to(&counters[kSmall], 1)] = Small{at, n, 0};
+      }
+    }
+    at += n;
+  }
+}
+
+/// A grid level's moves, a block a tile: every element to its place, stably within its part,
+/// into `next` where its part recurses over more than kBlockTile elements (to_next), into `out`
+/// otherwise. The tile goes through shared memory: loaded coalesced, each thread then ranks its
+/// own run of kTileItems consecutive elements (a count a part, packed, scanned over the block),
+/// the tile is rewritten there in its parts' order, and stored coalesced.
+__global__ void __launch_bounds__(kThreads, 3) ndp_pl_scatter(const Large* large, const Tile* tiles, const u64* src,
+                                                           const i64* counts, const i64* sizes, u64* next, u64* out) {
+  __shared__ u64 stage[kPerTile + kPerTile / kTileItems];  // padded: stage_at
+  __shared__ u64 scalars[kMaxScalars];
+  __shared__ i64 first[kMaxParts];  // each part's first place for this tile
+  __shared__ bool into_next[kMaxParts];
+  __shared__ i64 scratch[kWarps + 1];
+  const Tile t = tiles[blockIdx.x];
+  const Large s = large[t.seg];
+  const int n = static_cast<int>(s.len - t.start < kPerTile ? s.len - t.start : kPerTile);
+  if (threadIdx.x == 0) {
+    ndp_pl_scalars(src, s.at, s.len, scalars, 0);  // (its failure was recorded by the counts)
+    i64 at = s.at;
+    #pragma unroll
+    for (int j = 0; j < ndp_pl_parts; ++j) {
+      const i64 size = sizes[t.seg * ndp_pl_parts + j];
+      first[j] = at + counts[blockIdx.x * ndp_pl_parts + j];
+      into_next[j] = to_next(j, size);
+      at += size;
+    }
+  }
+  const u64* from = src + s.at + t.start;
+  #pragma unroll
+  for (int k = 0; k < kTileItems; ++k) {
+    const int i = k * kThreads + static_cast<int>(threadIdx.x);
+    if (i < n) stage[stage_at(i)] = from[i];
+  }
+  __syncthreads();
+  u64 e[kTileItems];
+  int part[kTileItems];
+  i64 mine = 0;
+  #pragma unroll
+  for (int k = 0; k < kTileItems; ++k) {
+    const int i = static_cast<int>(threadIdx.x) * kTileItems + k;
+    e[k] = i < n ? stage[stage_at(i)] : 0;
+    part[k] = i < n ? ndp_pl_part(e[k], scalars) : -1;
+    mine += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
+  }
+  i64 total = 0;
+  i64 run = block_exclusive_scan(mine, scratch, &total);  // (its barriers end the reads of stage)
+  int starts[kMaxParts + 1];  // each part's first position within the tile, in the parts' order
+  starts[0] = 0;
+  #pragma unroll
+  for (int j = 0; j < kMaxParts; ++j) starts[j + 1] = starts[j] + (j < ndp_pl_parts ? static_cast<int>((total >> (16 * j)) & 0xffff) : 0);
+  #pragma unroll
+  for (int k = 0; k < kTileItems; ++k) {
+    const int p = part[k];
+    if (p < 0) continue;
+    stage[stage_at(pick(starts, p) + static_cast<int>((run >> (16 * p)) & 0xffff))] = e[k];
+    run += i64{1} << (16 * p);
+  }
+  __syncthreads();
+  const int kept = starts[ndp_pl_parts];
+  #pragma unroll
+  for (int k = 0; k < kTileItems; ++k) {
+    const int q = k * kThreads + static_cast<int>(threadIdx.x);
+    if (q >= kept) break;
+    int p = 0;
+    for (int j = 1; j < ndp_pl_parts; ++j) p += q >= starts[j] ? 1 : 0;
+    (into_next[p] ? next : out)[first[p] + (q - pick(starts, p))] = stage[stage_at(q)];
+  }
+}
+
+/// The levels left of the small segments, a block a segment of at most kBlockTile elements, in
+/// shared memory: the keys, and each key's segment (its start and end, u16 positions within the
+/// block's segment; the end with kDone where the segment recurses no more), and for each
+/// segment start the counts of every part before it over the whole block (u16, a row a part).
+/// Each thread holds kBlockItems consecutive keys. A level: every thread reads its keys and
+/// their segments and classifies them (pass A), the counts are scanned over the block and each
+/// key ranked within its part (pass B), and each key of a recursing segment moves to its place in
+/// its segment, with its part's range as its next segment (pass C); until none recurses. Keys
+/// of finished segments stay where they are. *failed where a part is not exactly one, a scalar
+/// fails, a segment is past the tile, or a child is its whole segment.
+__global__ void __launch_bounds__(kThreads, 3) ndp_pl_block(const Small* small, const u64* arg, u64* out, i64* counters) {
+  __shared__ u64 keys[kBlockTile + kBlockTile / kBlockItems];      // padded: block_at
+  __shared__ unsigned seg[kBlockTile + kBlockTile / kBlockItems];   // start | end << 16, padded
+  // (After the levels, the threads that finish segments alone use it as their copies' room.)
+  __shared__ __attribute__((aligned(8))) unsigned short before[kMaxParts][kBlockTile + 1];
+  __shared__ i64 scratch[kWarps + 1];
+  __shared__ int bad;
+  const Small s = small[blockIdx.x];
+  const u64* src = (s.from_arg != 0 ? arg : out) + s.at;
+  if (ndp_pl_recurse(s.len) == 0) {  // an instance of the first level that is its own result
+    for (i64 i = threadIdx.x; i < s.len && s.from_arg != 0; i += kThreads) out[s.at + i] = src[i];
+    return;
+  }
+  if (s.len > kBlockTile) {
+    if (threadIdx.x == 0) fail(counters);
+    return;
+  }
+  const int len = static_cast<int>(s.len);
+  if (threadIdx.x == 0) bad = 0;
+  const unsigned whole = static_cast<unsigned>(len) | (len <= kAloneMost ? kDone | kAlone : 0u);
+  for (int i = threadIdx.x; i < len; i += kThreads) {
+    keys[block_at(i)] = src[i];
+    seg[block_at(i)] = whole << 16;
+  }
+  const int first = static_cast<int>(threadIdx.x) * kBlockItems;
+  int active = (whole & kDone) == 0 ? 1 : 0;
+  while (__nvvm_bar0_or(active) != 0 && bad == 0) {
+    // Pass A: my keys, their segments and parts (-1: finished, or past the segment's end).
+    u64 key[kBlockItems];
+    int lo[kBlockItems], hi[kBlockItems], part[kBlockItems];
+    i64 mine = 0;
+    #pragma unroll
+    for (int k = 0; k < kBlockItems; ++k) {
+      const int i = first + k;
+      part[k] = -1;
+      lo[k] = hi[k] = 0;
+      key[k] = 0;
+      if (i >= len) continue;
+      key[k] = keys[block_at(i)];
+      const unsigned range = seg[block_at(i)];
+      lo[k] = static_cast<int>(range & 0xffffu);
+      hi[k] = static_cast<int>(range >> 16);
+      if ((hi[k] & kDone) != 0) continue;
+      u64 scalars[kMaxScalars];
+      if (ndp_pl_scalars(keys, lo[k], hi[k] - lo[k], scalars, kBlockItems) == 0) bad = 1;
+      part[k] = ndp_pl_part(key[k], scalars);
+      if (part[k] < 0) bad = 1;
+      mine += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
+    }
+    // Pass B: each key's rank within its part over the block; the counts at segment starts.
+    i64 total = 0;
+    i64 run = block_exclusive_scan(mine, scratch, &total);
+    int rank[kBlockItems];
+    #pragma unroll
+    for (int k = 0; k < kBlockItems; ++k) {
+      const int i = first + k;
+      if (i < len && lo[k] == i)
+        #pragma unroll
+        for (int j = 0; j < ndp_pl_parts; ++j) before[j][i] = static_cast<unsigned short>((run >> (16 * j)) & 0xffff);
+      rank[k] = part[k] >= 0 ? static_cast<int>((run >> (16 * part[k])) & 0xffff) : 0;
+      run += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
+    }
+    if (threadIdx.x == 0)
+      #pragma unroll
+      for (int j = 0; j < ndp_pl_parts; ++j) before[j][len] = static_cast<unsigned short>((total >> (16 * j)) & 0xffff);
+    __syncthreads();
+    // Pass C: each key of a recursing segment to its place.
+    active = 0;
+    #pragma unroll
+    for (int k = 0; k < kBlockItems; ++k) {
+      const int p = part[k];
+      if (p < 0) continue;
+      const int l = lo[k], h = hi[k];
+      int at = l, size = 0;
+      #pragma unroll
+      for (int j = 0; j < ndp_pl_parts; ++j) {
+        const int nj = before[j][h] - before[j][l];
+        if (j < p) at += nj;
+        if (j == p) size = nj;
+      }
+      const int to = at + rank[k] - before[p][l];
+      const bool recurses = is_child(p) && ndp_pl_recurse(size) != 0;
+      if (recurses && size == h - l) bad = 1;
+      const unsigned flags = !recurses ? kDone : size <= kAloneMost ? kDone | kAlone : 0u;
+      active = active || flags == 0;
+      keys[block_at(to)] = key[k];
+      seg[block_at(to)] = static_cast<unsigned>(at) | (static_cast<unsigned>(at + size) | flags) << 16;
+    }
+  }
+  // The segments left to one thread each: those that start among this thread's keys, read
+  // before any thread starts (one that does rewrites the starts within its segment).
+  unsigned ranges[kBlockItems];
+#pragma unroll
+  for (int k = 0; k < kBlockItems; ++k) ranges[k] = first + k < len ? seg[block_at(first + k)] : 0u;
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kBlockItems; ++k) {
+    const int i = first + k;
+    if (i >= len) break;
+    const unsigned range = ranges[k];
+    const unsigned end = range >> 16;
+    if ((range & 0xffffu) == static_cast<unsigned>(i) && (end & kAlone) != 0 &&
+        !finish_alone(keys, seg, reinterpret_cast<u64*>(&before[0][0]), i, static_cast<int>(end & kEnd)))
+      bad = 1;
+  }
+  __syncthreads();
+  if (bad != 0) {
+    if (threadIdx.x == 0) fail(counters);
+    return;
+  }
+  for (int i = threadIdx.x; i < len; i += kThreads) out[s.at + i] = keys[block_at(i)];
+}
+
+}  // extern "C"

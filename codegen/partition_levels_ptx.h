@@ -1,0 +1,46 @@
+// PTX for the levels of a partition recursion (Note [Partition levels] in flatten/flat_ir.h).
+//
+// Note [Partition levels on the GPU]
+// The kernels are written once, in CUDA C++ (codegen/partition_engine.cu, LLVM bitcode built by
+// clang), over three functions and two constants that this code generator defines from a plan:
+// whether an instance of a length recurses, its scalars from its elements, and an element's part
+// (-1 where not exactly one predicate holds); the number of parts and which are children. LLVM
+// then inlines them into the kernels and optimises. The executor (exec/cuda/partition_levels.h)
+// runs, from the loop's first level:
+//  - grid levels while some instance holds more than a block's tile (2048 elements): each such
+//    instance is cut into tiles of 4096 elements, and a kernel counts every tile's elements in
+//    each part, one scans the counts of each instance's tiles and lists the next level's
+//    instances, and one moves every element to its place, stably within its part: the tile goes
+//    through shared memory, each thread ranks a run of 16 consecutive elements (counts packed
+//    16 bits a part, scanned over the block), and the tile is stored in its parts' order. Parts
+//    that recurse over more than a tile go to the next level's buffer, all others to the result,
+//    at their places: one wait a level, for the lists' sizes;
+//  - then one kernel for every instance of at most a tile, a block each, all its levels left in
+//    shared memory: each level ranks every element of the block within its instance and part
+//    (8 consecutive elements a thread, the counts scanned over the block) and moves it to its
+//    place, until none recurses; instances of at most 4 elements are finished by one thread.
+// Each element moves once a level, where the level-by-level loop moves it through a partition,
+// the children's layout and the placing of the finished instances.
+#pragma once
+
+#include <string>
+
+#include "flatten/flat_ir.h"
+
+namespace ndp::codegen {
+
+/// Whether this build holds the engine's bitcode (it needs clang++-19 at build time).
+bool has_partition_engine();
+
+/// PTX text (sm_90) of the engine's kernels (ndp_pl_seed, ndp_pl_count, ndp_pl_plan,
+/// ndp_pl_scatter, ndp_pl_block: codegen/partition_engine.cu) for `plan`, whose argument's
+/// elements have type `elem` (8 bytes: an int or a float). Throws std::runtime_error where the
+/// plan is not one the engine runs (more parts or scalars than it holds), the build has no
+/// engine, or LLVM fails.
+std::string compile_partition_levels_ptx(const flatten::PartitionLevels& plan, const lang::Type* elem);
+
+/// The engine's limits.
+inline constexpr size_t kPartitionMaxParts = 4;
+inline constexpr size_t kPartitionMaxScalars = 4;
+
+}  // namespace ndp::codegen

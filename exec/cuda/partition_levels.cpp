@@ -1,0 +1,119 @@
+// Note [Partition levels on the GPU] (codegen/partition_levels_ptx.h): the host's side, which
+// launches the engine's kernels level by level and reads back the lists' sizes once a level.
+#include "exec/cuda/partition_levels.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+
+#include "exec/common/flat_walk.h"
+#include "exec/common/switches.h"
+
+namespace ndp::exec::cuda {
+
+namespace {
+
+constexpr unsigned kThreads = 256;       // the engine's blocks (codegen/partition_engine.cu)
+constexpr int64_t kPerTile = 4096;       // a grid level's tile: kTileItems elements a thread
+constexpr int64_t kBlockTile = 2048;     // the most elements of an instance a block takes
+constexpr int64_t kMaxParts = 4;
+// The engine's records (codegen/partition_engine.cu: Large, Tile, Small) and counters.
+constexpr int64_t kLargeBytes = 32, kTileBytes = 16, kSmallBytes = 24;
+enum Counter { kNextLarge, kNextTiles, kSmall, kFailed, kCounters };
+
+runtime::cuda::LaunchConfig blocks(int64_t n) {
+  runtime::cuda::LaunchConfig shape;
+  shape.grid_x = static_cast<unsigned>(std::max<int64_t>(1, n));
+  shape.block_x = kThreads;
+  return shape;
+}
+
+struct Engine {
+  runtime::cuda::Kernel seed, count, plan, scatter, block;
+};
+
+std::optional<Engine> engine(Gpu& g, GpuKernels& kernels, const flatten::PartitionLevels& plan, const lang::Type* elem) {
+  const runtime::cuda::Module* m = kernels.partition_module(plan, elem);
+  if (m == nullptr) return std::nullopt;
+  Engine e{g.check(m->kernel("ndp_pl_seed")), g.check(m->kernel("ndp_pl_count")), g.check(m->kernel("ndp_pl_plan")),
+           g.check(m->kernel("ndp_pl_scatter")), g.check(m->kernel("ndp_pl_block"))};
+  // Their tiles in static shared memory: without asking, a multiprocessor ran one scatter block.
+  g.check(runtime::cuda::prefer_shared_memory(g.device(), e.scatter));
+  g.check(runtime::cuda::prefer_shared_memory(g.device(), e.block));
+  return e;
+}
+
+/// Nothing, said on stderr where NDP_DEBUG is set: the loop runs again level by level, and what
+/// made the engine give up is the program's (an element in no part, a failing scalar) or a
+/// recursion past the limit.
+std::optional<DVec> fell_back() {
+  static const bool debug = std::getenv("NDP_DEBUG") != nullptr;
+  if (debug) std::fprintf(stderr, "ndp: partition levels gave up; the loop runs level by level\n");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flatten::PartitionLevels& plan, const DVec& arg,
+                                         const lang::Type* result) {
+  static const bool on = !switched_off("NDP_PARTITION_LEVELS");
+  if (!on || arg.kind() != lang::TypeKind::Seq || result != arg.type() || elem_bytes(result->a) != 8) return std::nullopt;
+  const int64_t n = arg.size(), total = arg.total();
+  if (n == 0 || total == 0) return std::nullopt;  // (nothing to move: the levels cost nothing)
+  std::optional<Engine> e = engine(g, kernels, plan, result->a);
+  if (!e) return std::nullopt;
+  const int64_t large_most = total / (kBlockTile + 1) + 1, tiles_most = total / kPerTile + large_most + 1;
+  const int64_t small_most = n + (total / kBlockTile + 1) * kMaxParts * 2;
+  DBuf out = g.alloc(total * 8), counters = g.alloc(kCounters * 8), small = g.alloc(small_most * kSmallBytes);
+  std::array<DBuf, 2> large = {g.alloc(large_most * kLargeBytes), g.alloc(large_most * kLargeBytes)};
+  std::array<DBuf, 2> tiles = {g.alloc(tiles_most * kTileBytes), g.alloc(tiles_most * kTileBytes)};
+  std::array<int64_t, kCounters> c{};
+  g.check(g.pool().upload(counters->pointer(), c.data(), sizeof c));
+  const CUdeviceptr arg_elems = arg.elems().data();
+  g.check(runtime::cuda::launch_with(g.device(), e->seed, blocks(std::min<int64_t>(1024, (n + kThreads - 1) / kThreads)),
+                                     arg.offsets(), n, large[0]->pointer(), tiles[0]->pointer(),
+                                     small->pointer(), counters->pointer()));
+  g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
+  // The small instances so far, all their levels in blocks, from the list's start.
+  auto run_blocks = [&] {
+    if (c[kSmall] == 0) return;
+    g.check(runtime::cuda::launch_with(g.device(), e->block, blocks(c[kSmall]), small->pointer(), arg_elems, out->pointer(),
+                                       counters->pointer()));
+    c[kSmall] = 0;
+    g.check(g.pool().upload(counters->pointer() + kSmall * 8, &c[kSmall], 8));
+  };
+  std::array<DBuf, 2> buffers;  // the levels' keys: each level reads one and writes the other
+  CUdeviceptr src = arg_elems;
+  DBuf counts, sizes;
+  for (uint64_t level = 0, now = 0; c[kNextLarge] > 0; ++level, now ^= 1) {
+    if (c[kFailed] != 0 || level >= kMaxCallDepth) return fell_back();
+    const int64_t n_large = c[kNextLarge], n_tiles = c[kNextTiles];
+    if (!buffers[0]) {
+      buffers = {g.alloc(total * 8), g.alloc(total * 8)};
+      counts = g.alloc(tiles_most * kMaxParts * 8);
+      sizes = g.alloc(large_most * kMaxParts * 8);
+    }
+    // The next lists fill from their starts; the small one goes on where it is.
+    c[kNextLarge] = c[kNextTiles] = 0;
+    g.check(g.pool().upload(counters->pointer(), c.data(), 16));
+    const CUdeviceptr next = buffers[now]->pointer();
+    const CUdeviceptr ls = large[now]->pointer(), ts = tiles[now]->pointer();
+    g.check(runtime::cuda::launch_with(g.device(), e->count, blocks(n_tiles), ls, ts, src, counts->pointer(), counters->pointer()));
+    g.check(runtime::cuda::launch_with(g.device(), e->plan, blocks(n_large), ls, counts->pointer(), sizes->pointer(),
+                                       large[now ^ 1]->pointer(), tiles[now ^ 1]->pointer(), small->pointer(),
+                                       counters->pointer()));
+    g.check(runtime::cuda::launch_with(g.device(), e->scatter, blocks(n_tiles), ls, ts, src, counts->pointer(), sizes->pointer(),
+                                       next, out->pointer()));
+    g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
+    // Room in the small list for the next level's children, else the blocks take them now.
+    if (c[kSmall] + c[kNextLarge] * kMaxParts > small_most) run_blocks();
+    src = next;
+  }
+  run_blocks();
+  g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
+  if (c[kFailed] != 0) return fell_back();
+  return arg.with_elems(result, DVec::scalar(result->a, total, std::move(out)));
+}
+
+}  // namespace ndp::exec::cuda
