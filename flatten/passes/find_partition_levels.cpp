@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <map>
 
-#include "flatten/passes/fuse_elementwise.h"
 #include "flatten/passes/ir_walk.h"
+#include "flatten/passes/loop_shapes.h"
 
 namespace ndp::flatten {
 
@@ -104,16 +104,8 @@ class Finder {
 
   /// A lone elementwise primitive over scalars, as a kernel of one node.
   bool elementwise(const Stmt& s) {
-    std::vector<const lang::Type*> args;
-    for (VarId u : s.uses) args.push_back(fn_.vars.at(u).type);
-    if (!kernel_prim_ok(s.prim, args, s.type) && !kernel_prim_fallible(s.prim, args, s.type)) return false;
-    Stmt k;
-    k.op = Op::Kernel;
-    k.dst = s.dst;
-    k.uses = s.uses;
-    k.outs = {s.dst};
-    k.kernel = std::make_shared<const KernelBody>(one_node_kernel(s.prim, args, s.type, s.span));
-    return kernel(k);
+    std::optional<Stmt> k = as_one_node_kernel(fn_, s);
+    return k && kernel(*k);
   }
 
   bool prim(const Stmt& s) {
@@ -196,13 +188,9 @@ class Finder {
       }
       case Op::IfNonEmpty: {  // the base branch: if_nonempty(count(F)) { pack(param, F) } else { nothing }
         const Sym* n = use(0, Sym::Kind::Count);
-        if (n == nullptr || s.then_block->stmts.size() != 1 || s.else_block->stmts.size() != 1 ||
-            s.else_block->stmts[0].op != Op::Nothing)
-          return false;
-        const Stmt& p = s.then_block->stmts[0];
-        if (p.op != Op::Pack || p.dst != s.then_block->result || p.uses.size() != 2 || !sym(p.uses[0], Sym::Kind::Param))
-          return false;
-        const Sym* f = sym(p.uses[1], Sym::Kind::Scalar);
+        const std::optional<std::pair<VarId, VarId>> pack = base_branch_pack(s);
+        if (n == nullptr || !pack || !sym(pack->first, Sym::Kind::Param)) return false;
+        const Sym* f = sym(pack->second, Sym::Kind::Scalar);
         if (f == nullptr || f->a != n->a) return false;
         set(s.dst, Sym::Kind::BaseBranch, f->a);
         return true;
