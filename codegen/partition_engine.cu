@@ -40,9 +40,9 @@ constexpr i64 kPerTile = kTileItems * kThreads;    // a grid level's tile (4096)
 constexpr int kBlockItems = 8;                     // a block level's elements a thread
 constexpr int kBlockTile = kBlockItems * kThreads;  // the most elements of a small segment (2048)
 constexpr unsigned kDone = 0x8000u;  // a block level's segment end: the block's levels pass it by
-constexpr unsigned kAlone = 0x4000u;  // ... and one thread finishes it alone (with kDone)
+constexpr unsigned kAlone = 0x4000u;  // ... and a warp finishes it (with kDone)
 constexpr unsigned kEnd = 0x3fffu;    // the end itself
-constexpr int kAloneMost = 4;         // the most elements of a segment one thread finishes
+constexpr int kAloneMost = 32;        // the most elements of a segment a warp finishes
 
 /// A segment of a grid level: its place and length, and its tiles in the level's tile list.
 struct Large {
@@ -113,65 +113,63 @@ __device__ inline int block_at(int i) { return i + i / kBlockItems; }
 /// recurses over more than a block's tile, the result for every other.
 __device__ inline bool to_next(int part, i64 n) { return is_child(part) && n > kBlockTile && ndp_pl_recurse(n) != 0; }
 
-/// Sub-segment [a, a + n) of a block's keys, partitioned stably by this thread through
-/// `scratch` (the same positions), its parts' ranges written to `seg` at their starts (kDone,
-/// and kAlone where they recurse). False where the plan's promises fail.
-__device__ bool partition_alone(u64* keys, unsigned* seg, u64* scratch, int a, int n) {
-  u64 scalars[kMaxScalars];
-  if (ndp_pl_scalars(keys, a, n, scalars, kBlockItems) == 0) return false;
-  int count[kMaxParts] = {0, 0, 0, 0};
-  for (int i = 0; i < n; ++i) {
-    const int p = ndp_pl_part(keys[block_at(a + i)], scalars);
-    if (p < 0) return false;
-#pragma unroll
-    for (int j = 0; j < kMaxParts; ++j) count[j] += j == p ? 1 : 0;
-  }
-  int next[kMaxParts];
-  int at = a;
-#pragma unroll
-  for (int j = 0; j < kMaxParts; ++j) {
-    next[j] = at;
-    at += count[j];
-  }
-  for (int i = 0; i < n; ++i) {
-    const u64 key = keys[block_at(a + i)];
-    const int p = ndp_pl_part(key, scalars);
-    int o = 0;
+/// Segment [a, a + n) of a block's keys (n at most 32), all its levels by one warp: lane l
+/// holds key a + l and its sub-segment [lo, hi) (relative to a). A level ranks every key of a
+/// recursing sub-segment within its part by ballots masked to the sub-segment, and moves it
+/// through shared memory; the sub-segments travel with their keys through `seg` (overwritten).
+/// Every lane of the warp calls it; false where the plan's promises fail.
+__device__ bool finish_by_warp(u64* keys, unsigned* seg, int a, int n) {
+  const int l = lane();
+  const bool mine = l < n;
+  u64 key = mine ? keys[block_at(a + l)] : 0;
+  int lo = 0, hi = n;
+  bool active = mine && ndp_pl_recurse(n) != 0;
+  bool ok = true;
+  while (__nvvm_vote_any_sync(0xffffffffu, active)) {
+    int p = -1;
+    if (active) {
+      u64 scalars[kMaxScalars];
+      if (ndp_pl_scalars(keys, a + lo, hi - lo, scalars, kBlockItems) == 0) ok = false;
+      p = ndp_pl_part(key, scalars);
+      if (p < 0) ok = false;
+    }
+    const unsigned within = static_cast<unsigned>(((1ull << (hi - lo)) - 1ull) << lo);
+    int at = lo, size = 0, rank = 0;
 #pragma unroll
     for (int j = 0; j < kMaxParts; ++j) {
-      o = j == p ? next[j] : o;
-      next[j] += j == p ? 1 : 0;
-    }
-    scratch[o] = key;
-  }
-  for (int i = a; i < a + n; ++i) keys[block_at(i)] = scratch[i];
-  at = a;
-#pragma unroll
-  for (int j = 0; j < kMaxParts; ++j) {
-    if (j < ndp_pl_parts && count[j] > 0) {
-      const bool recurses = is_child(j) && ndp_pl_recurse(count[j]) != 0;
-      if (recurses && count[j] == n) return false;
-      seg[block_at(at)] = static_cast<unsigned>(at) | (static_cast<unsigned>(at + count[j]) | kDone | (recurses ? kAlone : 0u)) << 16;
-    }
-    at += count[j];
-  }
-  return true;
-}
-
-/// Segment [a0, b0) of a block's keys, all its levels by this thread alone: level by level, each
-/// of its sub-segments marked kAlone partitioned in turn, until none is.
-__device__ bool finish_alone(u64* keys, unsigned* seg, u64* scratch, int a0, int b0) {
-  for (bool again = true; again;) {
-    again = false;
-    for (int a = a0; a < b0;) {
-      const unsigned end = seg[block_at(a)] >> 16;
-      const int b = static_cast<int>(end & kEnd);
-      if ((end & kAlone) != 0) {
-        if (!partition_alone(keys, seg, scratch, a, b - a)) return false;
-        again = true;
+      if (j >= ndp_pl_parts) break;
+      const unsigned b = __nvvm_vote_ballot_sync(0xffffffffu, p == j) & within;
+      const int nj = __builtin_popcount(b);
+      at += j < p ? nj : 0;
+      if (j == p) {
+        size = nj;
+        rank = __builtin_popcount(b & lanes_before());
       }
-      a = b;
     }
+    int to = l;
+    bool next_active = false;
+    if (p >= 0) {
+      to = at + rank;
+      next_active = is_child(p) && ndp_pl_recurse(size) != 0;
+      if (next_active && size == hi - lo) ok = false;
+      lo = at;
+      hi = at + size;
+    }
+    __nvvm_bar_warp_sync(0xffffffffu);  // (every lane's reads of the keys are done)
+    if (mine) {
+      keys[block_at(a + to)] = key;
+      seg[block_at(a + to)] = static_cast<unsigned>(lo) | static_cast<unsigned>(hi) << 8 | (next_active ? 1u << 16 : 0u);
+    }
+    __nvvm_bar_warp_sync(0xffffffffu);
+    if (mine) {
+      key = keys[block_at(a + l)];
+      const unsigned r = seg[block_at(a + l)];
+      lo = static_cast<int>(r & 0xffu);
+      hi = static_cast<int>((r >> 8) & 0xffu);
+      active = (r >> 16) != 0;
+    }
+    __nvvm_bar_warp_sync(0xffffffffu);
+    if (!__nvvm_vote_all_sync(0xffffffffu, ok)) return false;
   }
   return true;
 }
@@ -457,21 +455,25 @@ __global__ void __launch_bounds__(kThreads, 3) ndp_pl_block(const Small* small, 
       seg[block_at(to)] = static_cast<unsigned>(at) | (static_cast<unsigned>(at + size) | flags) << 16;
     }
   }
-  // The segments left to one thread each: those that start among this thread's keys, read
-  // before any thread starts (one that does rewrites the starts within its segment).
-  unsigned ranges[kBlockItems];
-#pragma unroll
-  for (int k = 0; k < kBlockItems; ++k) ranges[k] = first + k < len ? seg[block_at(first + k)] : 0u;
-  __syncthreads();
+  // The segments left to the warps: each warp takes, one after another, those that start among
+  // its threads' keys, found before any warp starts (one that does rewrites its segment's entries).
+  unsigned starts = 0;  // bit k: key first + k starts such a segment
 #pragma unroll
   for (int k = 0; k < kBlockItems; ++k) {
     const int i = first + k;
-    if (i >= len) break;
-    const unsigned range = ranges[k];
-    const unsigned end = range >> 16;
-    if ((range & 0xffffu) == static_cast<unsigned>(i) && (end & kAlone) != 0 &&
-        !finish_alone(keys, seg, reinterpret_cast<u64*>(&before[0][0]), i, static_cast<int>(end & kEnd)))
-      bad = 1;
+    const unsigned range = i < len ? seg[block_at(i)] : 0u;
+    if (i < len && (range & 0xffffu) == static_cast<unsigned>(i) && ((range >> 16) & kAlone) != 0) starts |= 1u << k;
+  }
+  __syncthreads();
+  for (;;) {
+    const unsigned offering = __nvvm_vote_ballot_sync(0xffffffffu, starts != 0);
+    if (offering == 0) break;
+    const int leader = __builtin_ffs(static_cast<int>(offering)) - 1;
+    const unsigned theirs = static_cast<unsigned>(__nvvm_shfl_sync_idx_i32(0xffffffffu, static_cast<int>(starts), leader, 0x1f));
+    const int i = __nvvm_shfl_sync_idx_i32(0xffffffffu, first, leader, 0x1f) + __builtin_ffs(static_cast<int>(theirs)) - 1;
+    if (lane() == leader) starts &= starts - 1;
+    const int end = static_cast<int>((seg[block_at(i)] >> 16) & kEnd);
+    if (!finish_by_warp(keys, seg, i, end - i) && lane() == 0) bad = 1;
   }
   __syncthreads();
   if (bad != 0) {
