@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64*
 /// otherwise. The tile goes through shared memory: loaded coalesced, each thread then ranks its
 /// own run of kTileItems consecutive elements (a count a part, packed, scanned over the block),
 /// the tile is rewritten there in its parts' order, and stored coalesced.
-__global__ void __launch_bounds__(kThreads, 3) ndp_pl_scatter(const Large* large, const Tile* tiles, const u64* src,
+__global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, const u64* src,
                                                            const i64* counts, const i64* sizes, u64* next, u64* out) {
   __shared__ u64 stage[kPerTile + kPerTile / kTileItems];  // padded: stage_at
   __shared__ u64 scalars[kMaxScalars];
