@@ -199,12 +199,14 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_seed(const i64* offsets, i64 
 }
 
 /// Counts of a grid level, a block a tile: the tile's elements in each part (counts[tile·P + j]).
+/// Its first block empties the next level's lists (their counters), which the plan then fills.
 /// Each thread loads its kTileItems elements first (coalesced, all in flight at once), then
 /// classifies them.
 __global__ void __launch_bounds__(kThreads) ndp_pl_count(const Large* large, const Tile* tiles, const u64* src, i64* counts,
                                                          i64* counters) {
   __shared__ u64 scalars[kMaxScalars];
   __shared__ i64 scratch[kWarps + 1];
+  if (blockIdx.x == 0 && threadIdx.x == 0) counters[kNextLarge] = counters[kNextTiles] = 0;
   const Tile t = tiles[blockIdx.x];
   const Large s = large[t.seg];
   const i64 n = s.len - t.start < kPerTile ? s.len - t.start : kPerTile;
@@ -293,6 +295,7 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64*
 /// otherwise. The tile goes through shared memory: loaded coalesced, each thread then ranks its
 /// own run of kTileItems consecutive elements (a count a part, packed, scanned over the block),
 /// the tile is rewritten there in its parts' order, and stored coalesced.
+// (Up to 128 registers: capped at 85 it spilled, and a level of 2^24 keys took 136 against 125 µs.)
 __global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, const u64* src,
                                                            const i64* counts, const i64* sizes, u64* next, u64* out) {
   __shared__ u64 stage[kPerTile + kPerTile / kTileItems];  // padded: stage_at
@@ -363,10 +366,13 @@ __global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large
 /// Each thread holds kBlockItems consecutive keys. A level: every thread reads its keys and
 /// their segments and classifies them (pass A), the counts are scanned over the block and each
 /// key ranked within its part (pass B), and each key of a recursing segment moves to its place in
-/// its segment, with its part's range as its next segment (pass C); until none recurses. Keys
-/// of finished segments stay where they are. *failed where a part is not exactly one, a scalar
-/// fails, a segment is past the tile, or a child is its whole segment.
-__global__ void __launch_bounds__(kThreads, 3) ndp_pl_block(const Small* small, const u64* arg, u64* out, i64* counters) {
+/// its segment, with its part's range as its next segment (pass C); until no segment of more than
+/// kAloneMost keys recurses (those are marked kAlone). Keys of finished segments stay where they
+/// are. Then each warp finishes the kAlone segments that start among its threads' keys
+/// (finish_by_warp). *failed where a part is not exactly one, a scalar fails, a segment is past
+/// the tile, or a child is its whole segment. Four blocks a multiprocessor (64 registers) took
+/// quicksort's 3.78 against 4.12 ms at three (H200, bench/results/session45).
+__global__ void __launch_bounds__(kThreads, 4) ndp_pl_block(const Small* small, const u64* arg, u64* out, i64* counters) {
   __shared__ u64 keys[kBlockTile + kBlockTile / kBlockItems];      // padded: block_at
   __shared__ unsigned seg[kBlockTile + kBlockTile / kBlockItems];   // start | end << 16, padded
   // (After the levels, the threads that finish segments alone use it as their copies' room.)

@@ -18,7 +18,9 @@
 //  - then one kernel for every instance of at most a tile, a block each, all its levels left in
 //    shared memory: each level ranks every element of the block within its instance and part
 //    (8 consecutive elements a thread, the counts scanned over the block) and moves it to its
-//    place, until none recurses; instances of at most 4 elements are finished by one thread.
+//    place, until no instance of more than 32 elements recurses; then each warp finishes the
+//    instances that start among its threads' elements, all their levels at once with ballots
+//    masked to each instance (lane l holds element l), with no block barrier.
 // Each element moves once a level, where the level-by-level loop moves it through a partition,
 // the children's layout and the placing of the finished instances.
 #pragma once

@@ -94,9 +94,7 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
       counts = g.alloc(tiles_most * kMaxParts * 8);
       sizes = g.alloc(large_most * kMaxParts * 8);
     }
-    // The next lists fill from their starts; the small one goes on where it is.
-    c[kNextLarge] = c[kNextTiles] = 0;
-    g.check(g.pool().upload(counters->pointer(), c.data(), 16));
+    // (The count kernel empties the next lists' counters; the small list goes on where it is.)
     const CUdeviceptr next = buffers[now]->pointer();
     const CUdeviceptr ls = large[now]->pointer(), ts = tiles[now]->pointer();
     g.check(runtime::cuda::launch_with(g.device(), e->count, blocks(n_tiles), ls, ts, src, counts->pointer(), counters->pointer()));
