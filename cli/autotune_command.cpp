@@ -30,12 +30,12 @@ const char* kAutotuneHelp =
     "For rows of 2^0 ... 2^20 ints it times the segmented sum in every form, %d calls back to\n"
     "back as a loop makes them, the forms taking turns; checks that they agree, and keeps the\n"
     "fastest (by its median) for each length.\n"
-    "On the GPU it also tunes where a recursion whose results lay out (quicksort) finishes its\n"
-    "levels inside blocks, a block running every level left of its small instances: it times\n"
-    "NESL's quicksort of a quarter as many ints with the blocks never taking over, and taking\n"
-    "over from levels of 2^14, 2^16, 2^18 or 2^20 elements, and keeps the fastest; and the\n"
-    "shared memory of a block's tile of a regular recursion (Batcher's merge and sort), whose\n"
-    "levels one kernel runs: it times Batcher's sort with tiles of 8, 16, 32 and 48 KiB.\n"
+    "On the GPU it also tunes where a recursion that partitions its instances (quicksort)\n"
+    "hands them to blocks, a block running every level left of an instance: it times NESL's\n"
+    "quicksort of a quarter as many ints with the blocks taking instances of at most 256, 512,\n"
+    "1024 or 2048 elements, and keeps the fastest; and the shared memory of a block's tile of a\n"
+    "regular recursion (Batcher's merge and sort), whose levels one kernel runs: it times\n"
+    "Batcher's sort with tiles of 8, 16, 32 and 48 KiB.\n"
     "It takes about a minute; a progress bar shows on a terminal.\n"
     "\n"
     "options:\n"
@@ -46,8 +46,10 @@ const char* kAutotuneHelp =
     "  --no-write     measure and print the table only\n"
     "\n"
     "NDP_MAP_LANES=N overrides the tuning for one run: N lanes a row (0: flattened);\n"
-    "NDP_BLOCK_LEVELS_ELEMENTS=N the recursion's switch point, and NDP_BLOCK_LEVELS=0 keeps\n"
-    "recursions out of the blocks.\n";
+    "NDP_PARTITION_SWITCH=N the partitioning recursion's switch point, NDP_PARTITION_LEVELS=0\n"
+    "runs such recursions level by level; NDP_BLOCK_LEVELS_ELEMENTS=N the switch point of other\n"
+    "recursions whose results lay out (not measured: 2^18 elements a level by default), and\n"
+    "NDP_BLOCK_LEVELS=0 keeps them out of the blocks.\n";
 
 enum class Match { No, Yes, Bad };
 

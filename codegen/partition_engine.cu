@@ -110,8 +110,8 @@ __device__ inline int stage_at(int i) { return i + i / kTileItems; }
 __device__ inline int block_at(int i) { return i + i / kBlockItems; }
 
 /// Where a grid level writes a part of a segment: the next level's buffer for a part that
-/// recurses over more than a block's tile, the result for every other.
-__device__ inline bool to_next(int part, i64 n) { return is_child(part) && n > kBlockTile && ndp_pl_recurse(n) != 0; }
+/// recurses over more than `switch_at` elements, the result for every other.
+__device__ inline bool to_next(int part, i64 n, i64 switch_at) { return is_child(part) && n > switch_at && ndp_pl_recurse(n) != 0; }
 
 /// Segment [a, a + n) of a block's keys (n at most 32), all its levels by one warp: lane l
 /// holds key a + l and its sub-segment [lo, hi) (relative to a). A level ranks every key of a
@@ -179,14 +179,18 @@ __device__ bool finish_by_warp(u64* keys, unsigned* seg, int a, int n) {
 extern "C" {
 
 /// The first level's instances (offsets[i], offsets[i + 1]), a thread each: those of more than
-/// kBlockTile elements that recurse to the large list (with their tiles), the others to the small
-/// list (the blocks copy those that do not recurse).
-__global__ void __launch_bounds__(kThreads) ndp_pl_seed(const i64* offsets, i64 n, Large* large,
+/// `switch_at` elements (the tuning's switch point, at most kBlockTile) that recurse to the large
+/// list (with their tiles), the others to the small list (the blocks copy those that do not
+/// recurse).
+__global__ void __launch_bounds__(kThreads) ndp_pl_seed(const i64* offsets, i64 n, i64 switch_at, Large* large,
                                                         Tile* tiles, Small* small, i64* counters) {
+  // Empty instances and empty parts are never asked whether they recurse (they move nothing); a
+  // program whose empty instances recurse fails or never ends, so the levels run one by one.
+  if (blockIdx.x == 0 && threadIdx.x == 0 && ndp_pl_recurse(0) != 0) fail(counters);
   for (i64 i = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * kThreads) {
     const i64 at = offsets[i], len = offsets[i + 1] - at;
     if (len == 0) continue;
-    if (len > kBlockTile && ndp_pl_recurse(len) != 0) {
+    if (len > switch_at && ndp_pl_recurse(len) != 0) {
       const i64 k = (len + kPerTile - 1) / kPerTile;
       const i64 s = add_to(&counters[kNextLarge], 1);
       const i64 t0 = add_to(&counters[kNextTiles], k);
@@ -237,10 +241,10 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_count(const Large* large, con
 
 /// A grid level's plan, a block a segment: its tiles' counts become each tile's first place
 /// within each part (an exclusive scan over the segment's tiles), `sizes` gets the parts'
-/// sizes, and the parts that recurse go to the next level's lists (those of more than kBlockTile
+/// sizes, and the parts that recurse go to the next level's lists (those of more than switch_at
 /// elements, with their tiles) or to the small list. *failed where a child is its whole
 /// segment: it would recurse for ever (the levels run again one by one, and meet the limit).
-__global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64* counts, i64* sizes, Large* next,
+__global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64* counts, i64* sizes, i64 switch_at, Large* next,
                                                         Tile* next_tiles, Small* small,
                                                         i64* counters) {
   __shared__ i64 scratch[kWarps + 1];
@@ -272,7 +276,7 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64*
     if (is_child(j) && n > 0 && ndp_pl_recurse(n) != 0) {
       if (n == s.len) {
         if (threadIdx.x == 0) fail(counters);
-      } else if (n > kBlockTile) {
+      } else if (n > switch_at) {
         if (threadIdx.x == 0) {
           new_tiles = (n + kPerTile - 1) / kPerTile;
           new_seg = add_to(&counters[kNextLarge], 1);
@@ -291,12 +295,12 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64*
 }
 
 /// A grid level's moves, a block a tile: every element to its place, stably within its part,
-/// into `next` where its part recurses over more than kBlockTile elements (to_next), into `out`
+/// into `next` where its part recurses over more than switch_at elements (to_next), into `out`
 /// otherwise. The tile goes through shared memory: loaded coalesced, each thread then ranks its
 /// own run of kTileItems consecutive elements (a count a part, packed, scanned over the block),
 /// the tile is rewritten there in its parts' order, and stored coalesced.
 // (Up to 128 registers: capped at 85 it spilled, and a level of 2^24 keys took 136 against 125 µs.)
-__global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, const u64* src,
+__global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, i64 switch_at, const u64* src,
                                                            const i64* counts, const i64* sizes, u64* next, u64* out) {
   __shared__ u64 stage[kPerTile + kPerTile / kTileItems];  // padded: stage_at
   __shared__ u64 scalars[kMaxScalars];
@@ -313,7 +317,7 @@ __global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large
     for (int j = 0; j < ndp_pl_parts; ++j) {
       const i64 size = sizes[t.seg * ndp_pl_parts + j];
       first[j] = at + counts[blockIdx.x * ndp_pl_parts + j];
-      into_next[j] = to_next(j, size);
+      into_next[j] = to_next(j, size, switch_at);
       at += size;
     }
   }
@@ -398,7 +402,8 @@ __global__ void __launch_bounds__(kThreads, 4) ndp_pl_block(const Small* small, 
   }
   const int first = static_cast<int>(threadIdx.x) * kBlockItems;
   int active = (whole & kDone) == 0 ? 1 : 0;
-  while (__nvvm_bar0_or(active) != 0 && bad == 0) {
+  // (`bad` read through a barrier: a warp ahead in the level may set it while another reads.)
+  while (__nvvm_bar0_or(active) != 0 && __nvvm_bar0_or(bad) == 0) {
     // Pass A: my keys, their segments and parts (-1: finished, or past the segment's end).
     u64 key[kBlockItems];
     int lo[kBlockItems], hi[kBlockItems], part[kBlockItems];

@@ -41,8 +41,8 @@ bool has_partition_engine();
 /// engine, or LLVM fails.
 std::string compile_partition_levels_ptx(const flatten::PartitionLevels& plan, const lang::Type* elem);
 
-/// The engine's limits.
-inline constexpr size_t kPartitionMaxParts = 4;
-inline constexpr size_t kPartitionMaxScalars = 4;
+/// The engine's limits (flatten::PartitionLevels plans no more).
+inline constexpr size_t kPartitionMaxParts = flatten::PartitionLevels::kMostParts;
+inline constexpr size_t kPartitionMaxScalars = flatten::PartitionLevels::kMostPredicateScalars;
 
 }  // namespace ndp::codegen

@@ -276,17 +276,18 @@ bool tune_switch(const AutotuneOptions& opts, Session& session, exec::cuda::Gpu&
   return true;
 }
 
-/// The GPU's recursion switch points: the levels that finish in blocks
-/// (Tuning::block_levels_elements), by quicksort of opts.elements / 4 ints; the tile of regular
-/// levels (Tuning::regular_tile_bytes), by Batcher's sort of the largest power of two up to that.
+/// The GPU's recursion switch points: the instances of partition levels that the blocks take
+/// (Tuning::partition_switch_elements), by quicksort of opts.elements / 4 ints; the tile of
+/// regular levels (Tuning::regular_tile_bytes), by Batcher's sort of the largest power of two up
+/// to that. (Tuning::block_levels_elements, the hand-off of other laid-out recursions, is no
+/// longer measured: quicksort, which measured it, runs as partition levels now.)
 bool tune_recursion(const AutotuneOptions& opts, Session& session, exec::cuda::Gpu& gpu, exec::Tuning& tuning, Progress& progress) {
   const int64_t n = std::max<int64_t>(opts.elements / 4, 1024);
-  auto power = [](int64_t x) { return fmt::format("2^{}", std::countr_zero(static_cast<uint64_t>(x))); };
-  const SwitchPoint blocks{"recursion levels in blocks", autotune_detail::recursion_program(), fmt::format("tune_sort({})", n),
-                           fmt::format("quicksort of {} ints, ms by the most elements of a level that finishes in blocks:", n),
-                           {0, int64_t{1} << 14, int64_t{1} << 16, int64_t{1} << 18, int64_t{1} << 20},
-                           &exec::Tuning::block_levels_elements,
-                           [&](int64_t c) { return c == 0 ? std::string("never") : power(c); }};
+  const SwitchPoint blocks{"partition levels in blocks", autotune_detail::recursion_program(), fmt::format("tune_sort({})", n),
+                           fmt::format("quicksort of {} ints, ms by the most elements of an instance that a block takes:", n),
+                           {256, 512, 1024, 2048},
+                           &exec::Tuning::partition_switch_elements,
+                           [](int64_t c) { return fmt::format("{}", c); }};
   const int64_t pow2 = int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(n)));
   const SwitchPoint tiles{"regular levels' tile", autotune_detail::regular_program(), fmt::format("tune_bitonic({})", pow2),
                           fmt::format("Batcher's sort of {} ints, ms by the bytes of a block's tile of regular levels:", pow2),

@@ -219,8 +219,8 @@ struct RegularLevels {
 // of an instance at `at` lands at `at` plus the sizes of the parts before it, its elements in
 // their order, which is where part j's result goes. The loop is then one array rewritten level by
 // level. flatten/passes/find_partition_levels finds such loops:
-//  - whether an instance recurses is a function of its length alone, and an instance that does
-//    not has its argument for its result;
+//  - whether an instance recurses is a function of its length alone that cannot fail, and an
+//    instance that does not has its argument for its result;
 //  - the scalars the predicates read are functions of the length and of elements at positions
 //    computed from the length (the pivot `a[#a / 2]`);
 //  - every part is the argument filtered by an output of one elementwise kernel of the element
@@ -228,8 +228,8 @@ struct RegularLevels {
 //    another, each once.
 // What the program does not say, a backend checks as it runs (the cuda backend's partition
 // levels: Note [Partition levels on the GPU] in codegen/partition_levels_ptx.h): that every
-// element meets exactly one predicate, that the scalars do not fail, and that no child is its
-// whole instance (a recursion that would not end). Where one does not hold, the loop runs level
+// element meets exactly one predicate, that the scalars do not fail, that no child is its
+// whole instance (a recursion that would not end), and that empty instances do not recurse. Where one does not hold, the loop runs level
 // by level as ever, which gives the program's answer or its error.
 struct PartitionLevels {
   /// A per-instance scalar: the length, a constant, an output of a kernel over earlier scalars,
@@ -254,6 +254,8 @@ struct PartitionLevels {
     bool child = false;   // recursed on (else the part is itself in the result)
   };
   std::vector<Part> parts;  // in the result's order
+  /// What the cuda backend's engine holds (codegen/partition_engine.cu); the pass plans no more.
+  static constexpr size_t kMostParts = 4, kMostPredicateScalars = 4;
 };
 
 struct RecursionLoop {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes OUT, a header holding kKernelRevision: a hash of the files that decide what the code
-generators make (every file under codegen/, and flatten/kernel_abi.h), part of every cached GPU
+generators make (every source under codegen/, the partition engine's CUDA too, and
+flatten/kernel_abi.h), part of every cached GPU
 kernel's key (Note [Kernel cache] in exec/cuda/kernels.h). A cubin an ndp with other generators
 cached on disk then never loads. The header is rewritten only when the hash changes, so a build
 that changed nothing there recompiles nothing.
@@ -15,7 +16,7 @@ def main():
     out, root = sys.argv[1], sys.argv[2]
     paths = [os.path.join("flatten", "kernel_abi.h")]
     for dirpath, _, names in os.walk(os.path.join(root, "codegen")):
-        paths += [os.path.relpath(os.path.join(dirpath, n), root) for n in names if n.endswith((".cpp", ".h", ".build"))]
+        paths += [os.path.relpath(os.path.join(dirpath, n), root) for n in names if n.endswith((".cpp", ".h", ".cu", ".build"))]
     h = hashlib.sha256()
     for p in sorted(paths):
         h.update(p.encode() + b"\0")

@@ -39,7 +39,9 @@ std::string Tuning::text(std::string_view device) const {
   s += "\n# block_levels_elements: the most elements a recursion level may hold to finish in GPU blocks; 0: never\n";
   s += fmt::format("block_levels_elements {}\n", block_levels_elements);
   s += "# regular_tile_bytes: the shared memory of a block's tile of regular recursion levels\n";
-  return s + fmt::format("regular_tile_bytes {}\n", regular_tile_bytes);
+  s += fmt::format("regular_tile_bytes {}\n", regular_tile_bytes);
+  s += "# partition_switch_elements: the most elements of an instance of partition levels a GPU block takes\n";
+  return s + fmt::format("partition_switch_elements {}\n", partition_switch_elements);
 }
 
 std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
@@ -64,6 +66,11 @@ std::optional<Tuning> Tuning::parse(std::string_view text, std::string* error) {
     } else if (key == "regular_tile_bytes") {
       if (!(words >> t.regular_tile_bytes) || t.regular_tile_bytes < 256 || t.regular_tile_bytes > kMostTileBytes)
         return bad(fmt::format("`regular_tile_bytes` needs a count of bytes from 256 to {}", kMostTileBytes));
+    } else if (key == "partition_switch_elements") {
+      if (!(words >> t.partition_switch_elements) || t.partition_switch_elements < kLeastPartitionSwitch ||
+          t.partition_switch_elements > kMostPartitionSwitch)
+        return bad(fmt::format("`partition_switch_elements` needs a count from {} to {}", kLeastPartitionSwitch,
+                               kMostPartitionSwitch));
     } else if (key == "own_row_lanes") {
       for (int& lanes : t.own_row_lanes)
         if (!(words >> lanes) || lanes < 0 || lanes > 256 || (lanes & (lanes - 1)) != 0)

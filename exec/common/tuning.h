@@ -40,6 +40,12 @@ struct Tuning {
   /// launch a level. Measured by `ndp autotune` with Batcher's sort; an older file without the
   /// key keeps this default (bench/results/session44).
   int64_t regular_tile_bytes = 32 * 1024;
+  /// The cuda backend's partition levels (Note [Partition levels on the GPU] in
+  /// codegen/partition_levels_ptx.h): instances of at most this many elements leave the grid
+  /// levels for the blocks, which take up to kMostPartitionSwitch. Measured by `ndp autotune`
+  /// with quicksort; an older file without the key keeps this default.
+  int64_t partition_switch_elements = 2048;
+  static constexpr int64_t kLeastPartitionSwitch = 64, kMostPartitionSwitch = 2048;
 
   static Tuning gpu_defaults();
   /// The cpu backend's: own_row_lanes is 0 (flattened) or 1 (a map kernel, an instance a

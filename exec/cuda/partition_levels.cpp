@@ -16,7 +16,6 @@ namespace {
 
 constexpr unsigned kThreads = 256;       // the engine's blocks (codegen/partition_engine.cu)
 constexpr int64_t kPerTile = 4096;       // a grid level's tile: kTileItems elements a thread
-constexpr int64_t kBlockTile = 2048;     // the most elements of an instance a block takes
 constexpr int64_t kMaxParts = 4;
 // The engine's records (codegen/partition_engine.cu: Large, Tile, Small) and counters.
 constexpr int64_t kLargeBytes = 32, kTileBytes = 16, kSmallBytes = 24;
@@ -44,6 +43,18 @@ std::optional<Engine> engine(Gpu& g, GpuKernels& kernels, const flatten::Partiti
   return e;
 }
 
+/// The most elements of an instance that the blocks take from the grid levels: the tuning's
+/// partition_switch_elements (Note [Tuning]), NDP_PARTITION_SWITCH where set, for measuring; at
+/// most the blocks' capacity (Tuning::kMostPartitionSwitch, the engine's kBlockTile).
+int64_t switch_point(Gpu& g) {
+  static const int64_t forced = [] {
+    const char* e = std::getenv("NDP_PARTITION_SWITCH");
+    return e != nullptr ? std::atoll(e) : int64_t{0};
+  }();
+  const int64_t at = forced > 0 ? forced : g.tuning().partition_switch_elements;
+  return std::clamp(at, Tuning::kLeastPartitionSwitch, Tuning::kMostPartitionSwitch);
+}
+
 /// Nothing, said on stderr where NDP_DEBUG is set: the loop runs again level by level, and what
 /// made the engine give up is the program's (an element in no part, a failing scalar) or a
 /// recursion past the limit.
@@ -61,10 +72,13 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   if (!on || arg.kind() != lang::TypeKind::Seq || result != arg.type() || elem_bytes(result->a) != 8) return std::nullopt;
   const int64_t n = arg.size(), total = arg.total();
   if (n == 0 || total == 0) return std::nullopt;  // (nothing to move: the levels cost nothing)
+  // (Launches of a block an instance or a tile must stay within 32-bit grids.)
+  if (n >= (int64_t{1} << 30) || total >= (int64_t{1} << 36)) return std::nullopt;
   std::optional<Engine> e = engine(g, kernels, plan, result->a);
   if (!e) return std::nullopt;
-  const int64_t large_most = total / (kBlockTile + 1) + 1, tiles_most = total / kPerTile + large_most + 1;
-  const int64_t small_most = n + (total / kBlockTile + 1) * kMaxParts * 2;
+  const int64_t switch_at = switch_point(g);
+  const int64_t large_most = total / (switch_at + 1) + 1, tiles_most = total / kPerTile + large_most + 1;
+  const int64_t small_most = n + (total / switch_at + 1) * kMaxParts * 2;
   DBuf out = g.alloc(total * 8), counters = g.alloc(kCounters * 8), small = g.alloc(small_most * kSmallBytes);
   std::array<DBuf, 2> large = {g.alloc(large_most * kLargeBytes), g.alloc(large_most * kLargeBytes)};
   std::array<DBuf, 2> tiles = {g.alloc(tiles_most * kTileBytes), g.alloc(tiles_most * kTileBytes)};
@@ -72,7 +86,7 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   g.check(g.pool().upload(counters->pointer(), c.data(), sizeof c));
   const CUdeviceptr arg_elems = arg.elems().data();
   g.check(runtime::cuda::launch_with(g.device(), e->seed, blocks(std::min<int64_t>(1024, (n + kThreads - 1) / kThreads)),
-                                     arg.offsets(), n, large[0]->pointer(), tiles[0]->pointer(),
+                                     arg.offsets(), n, switch_at, large[0]->pointer(), tiles[0]->pointer(),
                                      small->pointer(), counters->pointer()));
   g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
   // The small instances so far, all their levels in blocks, from the list's start.
@@ -87,7 +101,9 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   CUdeviceptr src = arg_elems;
   DBuf counts, sizes;
   for (uint64_t level = 0, now = 0; c[kNextLarge] > 0; ++level, now ^= 1) {
-    if (c[kFailed] != 0 || level >= kMaxCallDepth) return fell_back();
+    // A level past the limit, counting the blocks' levels still to come (at most one a key of an
+    // instance they take, and a warp's 32), is the level by level run's error to raise.
+    if (c[kFailed] != 0 || level + static_cast<uint64_t>(Tuning::kMostPartitionSwitch) + 32 >= kMaxCallDepth) return fell_back();
     const int64_t n_large = c[kNextLarge], n_tiles = c[kNextTiles];
     if (!buffers[0]) {
       buffers = {g.alloc(total * 8), g.alloc(total * 8)};
@@ -98,10 +114,10 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
     const CUdeviceptr next = buffers[now]->pointer();
     const CUdeviceptr ls = large[now]->pointer(), ts = tiles[now]->pointer();
     g.check(runtime::cuda::launch_with(g.device(), e->count, blocks(n_tiles), ls, ts, src, counts->pointer(), counters->pointer()));
-    g.check(runtime::cuda::launch_with(g.device(), e->plan, blocks(n_large), ls, counts->pointer(), sizes->pointer(),
+    g.check(runtime::cuda::launch_with(g.device(), e->plan, blocks(n_large), ls, counts->pointer(), sizes->pointer(), switch_at,
                                        large[now ^ 1]->pointer(), tiles[now ^ 1]->pointer(), small->pointer(),
                                        counters->pointer()));
-    g.check(runtime::cuda::launch_with(g.device(), e->scatter, blocks(n_tiles), ls, ts, src, counts->pointer(), sizes->pointer(),
+    g.check(runtime::cuda::launch_with(g.device(), e->scatter, blocks(n_tiles), ls, ts, switch_at, src, counts->pointer(), sizes->pointer(),
                                        next, out->pointer()));
     g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
     // Room in the small list for the next level's children, else the blocks take them now.

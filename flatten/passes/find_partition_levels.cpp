@@ -56,7 +56,9 @@ class Finder {
     if (rec == nullptr || !of_length(rec->a)) return std::nullopt;
     plan_.recurse = rec->a;
     if (!block(l_.step) || sym(l_.step.result, Sym::Kind::NextArg) == nullptr || !predicates_) return std::nullopt;
-    if (!laid_out_parts() || !base_is_not_recursing()) return std::nullopt;
+    if (!laid_out_parts() || !base_is_not_recursing() || !recurse_cannot_fail(plan_.recurse)) return std::nullopt;
+    if (plan_.parts.size() > PartitionLevels::kMostParts || plan_.predicate_scalars.size() > PartitionLevels::kMostPredicateScalars)
+      return std::nullopt;
     plan_.predicates = std::make_shared<const KernelBody>(std::move(*predicates_));
     return std::move(plan_);
   }
@@ -70,6 +72,15 @@ class Finder {
   uint32_t add(Scalar s) {
     plan_.scalars.push_back(std::move(s));
     return static_cast<uint32_t>(plan_.scalars.size() - 1);
+  }
+
+  /// Scalar i is computed by kernels that cannot fail: whether an instance recurses is asked of
+  /// instances whose scalars are never computed (those that do not recurse), so its failure
+  /// would go unnoticed.
+  bool recurse_cannot_fail(uint32_t i) const {
+    const Scalar& s = plan_.scalars.at(i);
+    if (s.kind == Scalar::Kind::Kernel && s.kernel->can_fail()) return false;
+    return std::all_of(s.args.begin(), s.args.end(), [&](uint32_t a) { return recurse_cannot_fail(a); });
   }
 
   /// Scalar i reads the length alone (no element).

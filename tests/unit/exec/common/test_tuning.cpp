@@ -15,17 +15,24 @@ TEST_CASE("a tuning file's text reads back as the same tuning") {
   t.own_row_lanes[3] = 128;
   t.block_levels_elements = 12345;
   t.regular_tile_bytes = 16384;
+  t.partition_switch_elements = 512;
   std::string error;
   std::optional<Tuning> back = Tuning::parse(t.text("Some GPU"), &error);
   REQUIRE(back.has_value());
   CHECK(back->elements == 1 << 20);
   CHECK(back->block_levels_elements == 12345);
   CHECK(back->regular_tile_bytes == 16384);
+  CHECK(back->partition_switch_elements == 512);
   // A file of an older ndp, without the recursion's switch point, keeps the default.
   std::optional<Tuning> older = Tuning::parse("own_row_lanes 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", &error);
   REQUIRE(older.has_value());
   CHECK(older->block_levels_elements == Tuning().block_levels_elements);
   CHECK(older->regular_tile_bytes == Tuning().regular_tile_bytes);
+  CHECK(older->partition_switch_elements == Tuning().partition_switch_elements);
+  for (const char* bad : {"partition_switch_elements 32\n", "partition_switch_elements 4096\n"}) {
+    CHECK_FALSE(Tuning::parse(std::string("own_row_lanes 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n") + bad, &error));
+    CHECK(error.find("line 2: `partition_switch_elements` needs a count from 64 to 2048") == 0);
+  }
   for (const char* bad : {"regular_tile_bytes 100\n", "regular_tile_bytes 65536\n", "regular_tile_bytes x\n"}) {
     CHECK_FALSE(Tuning::parse(std::string("own_row_lanes 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n") + bad, &error));
     CHECK(error.find("line 2: `regular_tile_bytes` needs a count of bytes from 256 to 49152") == 0);

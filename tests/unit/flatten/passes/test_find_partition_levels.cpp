@@ -83,6 +83,12 @@ TEST_CASE("find_partition_levels leaves the loops that are not partitions of the
   CHECK(!plan_of("function qs(a) = if #a < 2 then a else let u = print_string(\"x\"); p = a[#a / 2]; l = {e in a | e < p}; "
                  "q = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ q ++ r[1] $ qs([3, 1, 2]) $"));
   CHECK(!plan_of(qsort("a[#a / 2]", "r[0] ++ q ++ r[1]", "qs({rand(9) : i in [0:4]})")));
+  // More parts than the engine holds; a recursion test that can fail.
+  CHECK(!plan_of("function qs(a) = if #a < 2 then a else let p = a[#a / 2]; l = {e in a | e < p}; q = {e in a | e == p}; "
+                 "g = {e in a | e > p}; u = {e in a | e - 9 == p}; v = {e in a | e + 9 == p}; r = {qs(s) : s in [l, g]} "
+                 "in r[0] ++ q ++ r[1] ++ u ++ v $ qs([3, 1, 2]) $"));
+  CHECK(!plan_of("function qs(a) = if #a < 2 + 0 * (1 / (#a - 1)) then a else let p = a[#a / 2]; l = {e in a | e < p}; "
+                 "q = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ q ++ r[1] $ qs([3, 1, 2]) $"));
   CHECK(!plan_of("function qs(a) = if #a < 2 or a[0] == 7 then a else let p = a[#a / 2]; l = {e in a | e < p}; "
                  "q = {e in a | e == p}; g = {e in a | e > p}; r = {qs(v) : v in [l, g]} in r[0] ++ q ++ r[1] $ qs([3, 1, 2]) $"));
 }
