@@ -32,8 +32,9 @@ struct Tuning {
   int64_t elements = int64_t{1} << 24;
   /// The cuda backend's hybrid recursion (Note [Levels in a block] in runtime/gpu/block_levels.h):
   /// a laid-out loop's level of at most this many elements hands its small instances to one
-  /// kernel; 0: never. Measured by `ndp autotune` with a quicksort; an older file without the
-  /// key keeps this default (the best of 2^14 ... 2^20 on an H200, bench/results/session33).
+  /// kernel; 0: never. `ndp autotune` measured it with a quicksort until quicksort became a
+  /// partition loop (partition_switch_elements), which these blocks no longer see; it keeps this
+  /// default (the best of 2^14 ... 2^20 on an H200, bench/results/session33).
   int64_t block_levels_elements = int64_t{1} << 18;
   /// The cuda backend's regular levels (Note [Regular levels] in flatten/flat_ir.h): the shared
   /// memory of a block's tile, whose levels one kernel runs; instances longer than it take a

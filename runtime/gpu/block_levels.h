@@ -32,12 +32,13 @@
 // against 20.5 ms (H200, bench/results/session33). What they save is the levels' fixed cost, a
 // few dozen launches and waits a level, which is all a level of few elements costs: the long
 // tail of quicksort's levels. So a level hands off only once it holds at most
-// Tuning::block_levels_elements elements (2^18 by default; `ndp autotune` measures it on the
-// present GPU): then 15.1-15.5 against 20.3-21.5 ms for 10^6, 55.1-55.3 against 63.3-66.2 ms for
-// 2^24, in the same calls (before the places stayed on the device). Where only some instances
-// fit, they leave (a pack) once at least a quarter of the level's elements can, the rest go on
-// level by level; the blocks write their results at the places the executor keeps on the device
-// (Note [Results laid out on the GPU] in exec/cuda/laid_out_levels.h).
+// Tuning::block_levels_elements elements (2^18 by default; `ndp autotune` measured it on the
+// present GPU until quicksort became a partition loop): then 15.1-15.5 against 20.3-21.5 ms for
+// 10^6, 55.1-55.3 against 63.3-66.2 ms for 2^24, in the same calls (before the places stayed on
+// the device). Where only some instances fit, they leave (a pack) once at least a quarter of the
+// level's elements can, the rest go on level by level; the blocks write their results at the
+// places the executor keeps on the device (Note [Results laid out on the GPU] in
+// exec/cuda/laid_out_levels.h).
 //
 // Anything a block cannot do (a vector past its capacity, a statement's error, a level whose
 // lengths do not lay out) marks the run failed; the executor then goes on level by level from
