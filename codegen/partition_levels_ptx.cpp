@@ -70,6 +70,7 @@ struct Elements {
 std::vector<llvm::Value*> emit_scalars(llvm::IRBuilder<>& b, const Plan& p, size_t last, llvm::Value* len, const Elements& seg,
                                        llvm::Value* fail) {
   std::vector<llvm::Value*> v;
+  auto failed_where = [&](llvm::Value* f) { b.CreateStore(b.CreateOr(b.CreateLoad(b.getInt1Ty(), fail), f), fail); };
   for (size_t i = 0; i <= last; ++i) {
     const Scalar& s = p.scalars[i];
     switch (s.kind) {
@@ -79,9 +80,7 @@ std::vector<llvm::Value*> emit_scalars(llvm::IRBuilder<>& b, const Plan& p, size
         if (!s.kernel || s.args.size() != s.kernel->inputs.size()) throw std::runtime_error("a partition scalar's kernel does not match its inputs");
         InstanceValues r = emit_instance(b, *s.kernel, b.getInt64(0), [&](uint32_t j) { return v.at(s.args.at(j)); },
                                          MathLibrary::Libdevice);
-        if (r.failure != nullptr)
-          b.CreateStore(b.CreateOr(b.CreateLoad(b.getInt1Ty(), fail), b.CreateICmpNE(r.failure, b.getInt64(flatten::kNoKernelFailure))),
-                        fail);
+        if (r.failure != nullptr) failed_where(b.CreateICmpNE(r.failure, b.getInt64(flatten::kNoKernelFailure)));
         v.push_back(r.outputs.at(s.output));
         break;
       }
@@ -89,7 +88,7 @@ std::vector<llvm::Value*> emit_scalars(llvm::IRBuilder<>& b, const Plan& p, size
         if (seg.base == nullptr) throw std::runtime_error("a partition level's recursion reads an element");
         llvm::Value* at = v.at(s.args.at(0));
         llvm::Value* out = b.CreateOr(b.CreateICmpSLT(at, b.getInt64(0)), b.CreateICmpSGE(at, len));
-        b.CreateStore(b.CreateOr(b.CreateLoad(b.getInt1Ty(), fail), out), fail);
+        failed_where(out);
         llvm::Value* q = b.CreateAdd(seg.first, b.CreateSelect(out, b.getInt64(0), at));
         llvm::Value* padded = b.CreateAdd(q, b.CreateUDiv(q, b.CreateSelect(b.CreateICmpEQ(seg.pad, b.getInt64(0)), b.getInt64(1), seg.pad)));
         q = b.CreateSelect(b.CreateICmpEQ(seg.pad, b.getInt64(0)), q, padded);

@@ -348,11 +348,12 @@ const runtime::cuda::Kernel* GpuKernels::regular_levels_kernel(const flatten::Re
   return loaded_kernel(key, "regular levels", [&] { return compiler().regular_levels_ptx(plan, in_block); });
 }
 
-const runtime::cuda::Module* GpuKernels::partition_module(const flatten::PartitionLevels& plan, const lang::Type* elem) {
+const GpuKernels::PartitionKernels* GpuKernels::partition_kernels(const flatten::PartitionLevels& plan, const lang::Type* elem) {
   const std::string key = partition_levels_module_key(plan, elem);
   if (auto it = partitions_.find(key); it != partitions_.end()) {
-    if (it->second) ++stats_.memory_hits;
-    return it->second.get();
+    if (!it->second.module) return nullptr;
+    ++stats_.memory_hits;
+    return &it->second.kernels;
   }
   std::shared_ptr<runtime::cuda::Module> module;
   if (compiler_makes_ptx() || find_precompiled(key) != nullptr) {
@@ -367,8 +368,15 @@ const runtime::cuda::Module* GpuKernels::partition_module(const flatten::Partiti
       return ptx.empty() ? std::string() : gpu_.check(runtime::cuda::Module::compile_to_cubin(gpu_.device(), ptx));
     });
   }
-  partitions_.emplace(key, module);
-  return module.get();
+  PartitionModule& p = partitions_[key];
+  if (!module) return nullptr;
+  auto entry = [&](const char* name) { return gpu_.check(module->kernel(name)); };
+  p.kernels = {entry("ndp_pl_seed"), entry("ndp_pl_count"), entry("ndp_pl_plan"), entry("ndp_pl_scatter"), entry("ndp_pl_block")};
+  // Their tiles in static shared memory: without asking, a multiprocessor ran one scatter block.
+  gpu_.check(runtime::cuda::prefer_shared_memory(gpu_.device(), p.kernels.scatter));
+  gpu_.check(runtime::cuda::prefer_shared_memory(gpu_.device(), p.kernels.block));
+  p.module = std::move(module);
+  return &p.kernels;
 }
 
 const runtime::cuda::Module* GpuKernels::consumer_module(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,

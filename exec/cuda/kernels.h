@@ -164,7 +164,11 @@ class GpuKernels {
   /// [Partition levels on the GPU] in codegen/partition_levels_ptx.h); null where no compiler
   /// makes it (a build without the engine) and none was compiled ahead: the loop then runs
   /// level by level.
-  const runtime::cuda::Module* partition_module(const flatten::PartitionLevels& plan, const lang::Type* elem);
+  /// Its kernels are looked up, and set up (the shared-memory carveout), once with the module.
+  struct PartitionKernels {
+    runtime::cuda::Kernel seed, count, plan, scatter, block;
+  };
+  const PartitionKernels* partition_kernels(const flatten::PartitionLevels& plan, const lang::Type* elem);
 
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
@@ -184,7 +188,11 @@ class GpuKernels {
   Gpu& gpu_;
   std::map<std::string, std::pair<std::shared_ptr<runtime::cuda::Module>, runtime::cuda::Kernel>> loaded_;
   std::map<std::string, std::shared_ptr<runtime::cuda::Module>> consumers_;  // null: could not compile
-  std::map<std::string, std::shared_ptr<runtime::cuda::Module>> partitions_;  // null: none to be had
+  struct PartitionModule {
+    std::shared_ptr<runtime::cuda::Module> module;  // null: none to be had
+    PartitionKernels kernels;
+  };
+  std::map<std::string, PartitionModule> partitions_;
   bool consumer_failure_told_ = false;  // a consumer program failed and the user was told
   Stats stats_;
 };
@@ -209,7 +217,7 @@ std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::Consu
                          std::span<const GatheredInput> gathered);
 /// The cache key of a kernel of regular levels (GpuKernels::regular_levels_kernel).
 std::string regular_levels_module_key(const flatten::RegularLevels& plan, bool in_block);
-/// The cache key of the kernels of partition levels (GpuKernels::partition_module).
+/// The cache key of the kernels of partition levels (GpuKernels::partition_kernels).
 std::string partition_levels_module_key(const flatten::PartitionLevels& plan, const lang::Type* elem);
 
 /// Makes `image` (a fatbinary or cubin that stays in memory) the module of `key` for the process.

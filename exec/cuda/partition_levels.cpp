@@ -28,21 +28,6 @@ runtime::cuda::LaunchConfig blocks(int64_t n) {
   return shape;
 }
 
-struct Engine {
-  runtime::cuda::Kernel seed, count, plan, scatter, block;
-};
-
-std::optional<Engine> engine(Gpu& g, GpuKernels& kernels, const flatten::PartitionLevels& plan, const lang::Type* elem) {
-  const runtime::cuda::Module* m = kernels.partition_module(plan, elem);
-  if (m == nullptr) return std::nullopt;
-  Engine e{g.check(m->kernel("ndp_pl_seed")), g.check(m->kernel("ndp_pl_count")), g.check(m->kernel("ndp_pl_plan")),
-           g.check(m->kernel("ndp_pl_scatter")), g.check(m->kernel("ndp_pl_block"))};
-  // Their tiles in static shared memory: without asking, a multiprocessor ran one scatter block.
-  g.check(runtime::cuda::prefer_shared_memory(g.device(), e.scatter));
-  g.check(runtime::cuda::prefer_shared_memory(g.device(), e.block));
-  return e;
-}
-
 /// The most elements of an instance that the blocks take from the grid levels: the tuning's
 /// partition_switch_elements (Note [Tuning]), NDP_PARTITION_SWITCH where set, for measuring; at
 /// most the blocks' capacity (Tuning::kMostPartitionSwitch, the engine's kBlockTile).
@@ -74,8 +59,8 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   if (n == 0 || total == 0) return std::nullopt;  // (nothing to move: the levels cost nothing)
   // (Launches of a block an instance or a tile must stay within 32-bit grids.)
   if (n >= (int64_t{1} << 30) || total >= (int64_t{1} << 36)) return std::nullopt;
-  std::optional<Engine> e = engine(g, kernels, plan, result->a);
-  if (!e) return std::nullopt;
+  const GpuKernels::PartitionKernels* e = kernels.partition_kernels(plan, result->a);
+  if (e == nullptr) return std::nullopt;
   const int64_t switch_at = switch_point(g);
   const int64_t large_most = total / (switch_at + 1) + 1, tiles_most = total / kPerTile + large_most + 1;
   const int64_t small_most = n + (total / switch_at + 1) * kMaxParts * 2;

@@ -316,19 +316,12 @@ class Finder {
   VarId children_ = kNoVar;  // the children literal
 };
 
-void visit(const Function& fn, Block& b) {
-  for (Stmt& s : b.stmts) {
-    if (s.loop && !s.loop->partition) s.loop->partition = Finder(fn, *s.loop).find();
-    for_each_sub_block(s, [&](Block& sub) { visit(fn, sub); });
-  }
-}
-
 }  // namespace
 
 Program find_partition_levels(Program p) {
-  const std::vector<bool> effectful = effectful_functions(p);
-  for (size_t i = 0; i < p.functions.size(); ++i)
-    if (!effectful[i]) visit(p.functions[i], p.functions[i].body);
+  for_each_loop_of_pure_functions(p, [](const Function& fn, RecursionLoop& loop) {
+    if (!loop.partition) loop.partition = Finder(fn, loop).find();
+  });
   return p;
 }
 

@@ -377,24 +377,16 @@ bool consistent(const RegularLevels& r, const lang::Type* elem) {
   return true;
 }
 
-/// `ascents`: the second sweep, which finds the ascents (their callees' plans found by the first).
-void visit(const Program& p, const Function& fn, Block& b, bool ascents) {
-  for (Stmt& s : b.stmts) {
-    if (s.loop && !s.loop->regular) {
-      std::optional<RegularLevels> r = Finder(p, fn, *s.loop).find();
-      if (r && consistent(*r, fn.arg_type->a) && (r->callee != nullptr) == ascents) s.loop->regular = std::move(r);
-    }
-    for_each_sub_block(s, [&](Block& sub) { visit(p, fn, sub, ascents); });
-  }
-}
-
 }  // namespace
 
 Program find_regular_levels(Program p) {
-  const std::vector<bool> effectful = effectful_functions(p);
+  // Two sweeps: the second finds the ascents, whose callees' plans the first found.
   for (bool ascents : {false, true})
-    for (size_t i = 0; i < p.functions.size(); ++i)
-      if (!effectful[i]) visit(p, p.functions[i], p.functions[i].body, ascents);
+    for_each_loop_of_pure_functions(p, [&](const Function& fn, RecursionLoop& loop) {
+      if (loop.regular) return;
+      std::optional<RegularLevels> r = Finder(p, fn, loop).find();
+      if (r && consistent(*r, fn.arg_type->a) && (r->callee != nullptr) == ascents) loop.regular = std::move(r);
+    });
   return p;
 }
 

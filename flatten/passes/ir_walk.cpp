@@ -101,4 +101,19 @@ std::vector<bool> effectful_functions(const Program& p) {
   return effectful;
 }
 
+void for_each_loop_of_pure_functions(Program& p, const std::function<void(const Function&, RecursionLoop&)>& f) {
+  const std::vector<bool> effectful = effectful_functions(p);
+  for (size_t i = 0; i < p.functions.size(); ++i) {
+    if (effectful[i]) continue;
+    const Function& fn = p.functions[i];
+    std::function<void(Block&)> walk = [&](Block& b) {
+      for (Stmt& s : b.stmts) {
+        if (s.loop) f(fn, *s.loop);
+        for_each_sub_block(s, walk);
+      }
+    };
+    walk(p.functions[i].body);
+  }
+}
+
 }  // namespace ndp::flatten

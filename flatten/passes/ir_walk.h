@@ -42,4 +42,8 @@ bool block_has_effect(const Block& b, const std::vector<bool>& effectful);
 /// its calls would reorder it.
 std::vector<bool> effectful_functions(const Program& p);
 
+/// `f(fn, loop)` for each recursion loop of each function of `p` with no effect (the loops that
+/// lay_out_results and the finders of level plans may plan), outer loops first.
+void for_each_loop_of_pure_functions(Program& p, const std::function<void(const Function&, RecursionLoop&)>& f);
+
 }  // namespace ndp::flatten

@@ -150,16 +150,6 @@ void mark_adjacent_packs(RecursionLoop& l) {
   group->filters = std::move(marked);
 }
 
-void visit(const Function& fn, Block& b) {
-  for (Stmt& s : b.stmts) {
-    if (s.loop) {
-      s.loop->laid_out = fn.has_path ? std::nullopt : plan(fn, *s.loop);
-      if (s.loop->laid_out) mark_adjacent_packs(*s.loop);
-    }
-    for_each_sub_block(s, [&](Block& inner) { visit(fn, inner); });
-  }
-}
-
 }  // namespace
 
 const Stmt* children_literal(const RecursionLoop& loop) {
@@ -212,9 +202,10 @@ const Stmt* base_from_argument(const RecursionLoop& loop) {
 }
 
 Program lay_out_results(Program p) {
-  const std::vector<bool> effectful = effectful_functions(p);
-  for (size_t i = 0; i < p.functions.size(); ++i)
-    if (!effectful[i]) visit(p.functions[i], p.functions[i].body);
+  for_each_loop_of_pure_functions(p, [](const Function& fn, RecursionLoop& loop) {
+    loop.laid_out = fn.has_path ? std::nullopt : plan(fn, loop);
+    if (loop.laid_out) mark_adjacent_packs(loop);
+  });
   return p;
 }
 
