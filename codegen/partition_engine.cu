@@ -19,9 +19,8 @@ extern "C" {
 /// 1 where an instance of `len` elements recurses.
 __device__ int ndp_pl_recurse(i64 len);
 /// The instance's scalars (as a[#a / 2]) into s, from its `len` elements, element i at
-/// base[first + i], or, where pad is not 0, at base[p + p / pad] for p = first + i (padded shared
-/// memory); 0 where one fails (an index out of range).
-__device__ int ndp_pl_scalars(const u64* base, i64 first, i64 len, u64* s, i64 pad);
+/// base[first + i]; 0 where one fails (an index out of range).
+__device__ int ndp_pl_scalars(const u64* base, i64 first, i64 len, u64* s);
 /// The part of element e, in the result's order, given the scalars; -1 where not exactly one
 /// part's predicate holds.
 __device__ int ndp_pl_part(u64 e, const u64* s);
@@ -37,12 +36,12 @@ constexpr int kThreads = 256;  // every kernel's block
 constexpr int kWarps = kThreads / 32;
 constexpr int kTileItems = 16;                     // a grid level's elements a thread
 constexpr i64 kPerTile = kTileItems * kThreads;    // a grid level's tile (4096)
-constexpr int kBlockItems = 8;                     // a block level's elements a thread
-constexpr int kBlockTile = kBlockItems * kThreads;  // the most elements of a small segment (2048)
-constexpr unsigned kDone = 0x8000u;  // a block level's segment end: the block's levels pass it by
-constexpr unsigned kAlone = 0x4000u;  // ... and a warp finishes it (with kDone)
-constexpr unsigned kEnd = 0x3fffu;    // the end itself
-constexpr int kAloneMost = 32;        // the most elements of a segment a warp finishes
+constexpr int kBlockThreads = 128;  // the block kernel's: its warps take a level's segments
+constexpr int kBlockWarps = kBlockThreads / 32;
+constexpr int kBlockTile = 2048;     // the most elements of a small segment
+constexpr int kWindow = 32;          // the most elements a warp finishes at once, all their levels
+constexpr int kMostPending = kBlockTile / (kWindow + 1) + 1;  // a block level's longer segments
+constexpr int kNoElement = -2;       // a lane past a segment's end (parts are >= 0, -1 a failure)
 
 /// A segment of a grid level: its place and length, and its tiles in the level's tile list.
 struct Large {
@@ -56,6 +55,10 @@ struct Tile {
 /// the loop's argument (an instance of the first level), not in the result.
 struct Small {
   i64 at, len, from_arg;
+};
+/// A block level's segment of more than kWindow elements: its place within the block's.
+struct Pending {
+  unsigned short at, len;
 };
 /// The counters a level leaves for the host.
 enum Counter { kNextLarge, kNextTiles, kSmall, kFailed, kCounters };
@@ -106,30 +109,35 @@ __device__ i64 block_exclusive_scan(i64 v, i64* scratch, i64* total) {
 /// A tile's element i in shared memory: a word of padding after every kTileItems, so that the
 /// threads of a warp reading their runs of kTileItems consecutive elements hit different banks.
 __device__ inline int stage_at(int i) { return i + i / kTileItems; }
-/// The same for a block level's element i (runs of kBlockItems).
-__device__ inline int block_at(int i) { return i + i / kBlockItems; }
 
 /// Where a grid level writes a part of a segment: the next level's buffer for a part that
 /// recurses over more than `switch_at` elements, the result for every other.
 __device__ inline bool to_next(int part, i64 n, i64 switch_at) { return is_child(part) && n > switch_at && ndp_pl_recurse(n) != 0; }
 
-/// Segment [a, a + n) of a block's keys (n at most 32), all its levels by one warp: lane l
-/// holds key a + l and its sub-segment [lo, hi) (relative to a). A level ranks every key of a
-/// recursing sub-segment within its part by ballots masked to the sub-segment, and moves it
-/// through shared memory; the sub-segments travel with their keys through `seg` (overwritten).
-/// Every lane of the warp calls it; false where the plan's promises fail.
-__device__ bool finish_by_warp(u64* keys, unsigned* seg, int a, int n) {
+__device__ inline bool vote_any(bool v) { return __nvvm_vote_any_sync(0xffffffffu, v); }
+__device__ inline bool vote_all(bool v) { return __nvvm_vote_all_sync(0xffffffffu, v); }
+__device__ inline unsigned ballot(bool v) { return __nvvm_vote_ballot_sync(0xffffffffu, v); }
+__device__ inline void sync_warp() { __nvvm_bar_warp_sync(0xffffffffu); }
+
+/// Elements [a, a + n) of `keys` (n at most kWindow), all their levels by one warp, each stored
+/// to out[a + its place] at the end: lane l holds element a + l and its segment [lo, hi)
+/// (relative to a), which recurses where `active`. A level ranks every element of a recursing
+/// segment within its part by ballots masked to the segment and moves it through `keys`; the
+/// segments travel with their elements through `room` (the warp's own kWindow words). Lanes
+/// that start inactive hold elements that are final already and store nothing. Every lane of the
+/// warp calls it; false where the plan's promises fail.
+__device__ bool finish_window(u64* keys, unsigned* room, u64* out, int a, int n, int lo, int hi, bool active) {
   const int l = lane();
   const bool mine = l < n;
-  u64 key = mine ? keys[block_at(a + l)] : 0;
-  int lo = 0, hi = n;
-  bool active = mine && ndp_pl_recurse(n) != 0;
+  active = active && mine;
+  const bool stores = active;
+  u64 key = mine ? keys[a + l] : 0;
   bool ok = true;
-  while (__nvvm_vote_any_sync(0xffffffffu, active)) {
+  while (vote_any(active)) {
     int p = -1;
     if (active) {
       u64 scalars[kMaxScalars];
-      if (ndp_pl_scalars(keys, a + lo, hi - lo, scalars, kBlockItems) == 0) ok = false;
+      if (ndp_pl_scalars(keys, a + lo, hi - lo, scalars) == 0) ok = false;
       p = ndp_pl_part(key, scalars);
       if (p < 0) ok = false;
     }
@@ -138,7 +146,7 @@ __device__ bool finish_by_warp(u64* keys, unsigned* seg, int a, int n) {
 #pragma unroll
     for (int j = 0; j < kMaxParts; ++j) {
       if (j >= ndp_pl_parts) break;
-      const unsigned b = __nvvm_vote_ballot_sync(0xffffffffu, p == j) & within;
+      const unsigned b = ballot(p == j) & within;
       const int nj = __builtin_popcount(b);
       at += j < p ? nj : 0;
       if (j == p) {
@@ -155,23 +163,124 @@ __device__ bool finish_by_warp(u64* keys, unsigned* seg, int a, int n) {
       lo = at;
       hi = at + size;
     }
-    __nvvm_bar_warp_sync(0xffffffffu);  // (every lane's reads of the keys are done)
+    sync_warp();  // (every lane's reads of the keys are done)
     if (mine) {
-      keys[block_at(a + to)] = key;
-      seg[block_at(a + to)] = static_cast<unsigned>(lo) | static_cast<unsigned>(hi) << 8 | (next_active ? 1u << 16 : 0u);
+      keys[a + to] = key;
+      room[to] = static_cast<unsigned>(lo) | static_cast<unsigned>(hi) << 8 | (next_active ? 1u << 16 : 0u);
     }
-    __nvvm_bar_warp_sync(0xffffffffu);
+    sync_warp();
     if (mine) {
-      key = keys[block_at(a + l)];
-      const unsigned r = seg[block_at(a + l)];
+      key = keys[a + l];
+      const unsigned r = room[l];
       lo = static_cast<int>(r & 0xffu);
       hi = static_cast<int>((r >> 8) & 0xffu);
       active = (r >> 16) != 0;
     }
-    __nvvm_bar_warp_sync(0xffffffffu);
-    if (!__nvvm_vote_all_sync(0xffffffffu, ok)) return false;
+    sync_warp();
+    if (!vote_all(ok)) return false;
   }
+  if (stores) out[a + l] = key;
   return true;
+}
+
+/// A block level's segment [lo, lo + n) of `from` (n more than kWindow), split into its parts by
+/// one warp, stably: the elements of a part that recurses go to their places in `to`, all others
+/// to their places in `out` (they are final). A recursing part of more than kWindow elements
+/// joins the next level's list (`next`, *next_count); the warp finishes the smaller ones at once,
+/// adjacent ones together where they fit a window (finish_window). Each pass reads four chunks
+/// of 32 elements at a time, their loads in flight together: one counts the parts, the other
+/// moves every element, ranked within its part by ballots. Every lane of the warp calls it;
+/// false where the plan's promises fail.
+__device__ bool split_by_warp(const u64* from, u64* to, u64* out, int lo, int n, Pending* next, int* next_count,
+                              unsigned* room) {
+  constexpr int kChunks = 4;
+  const int l = lane();
+  u64 scalars[kMaxScalars];
+  bool ok = ndp_pl_scalars(from, lo, n, scalars) != 0;
+  int count[kMaxParts] = {0, 0, 0, 0};
+  for (int c = 0; c < n; c += kChunks * 32) {
+    int p[kChunks];
+#pragma unroll
+    for (int u = 0; u < kChunks; ++u) {
+      const int i = c + u * 32 + l;
+      p[u] = i < n ? ndp_pl_part(from[lo + i], scalars) : kNoElement;
+      if (i < n && p[u] < 0) ok = false;
+    }
+#pragma unroll
+    for (int u = 0; u < kChunks; ++u)
+#pragma unroll
+      for (int j = 0; j < kMaxParts; ++j)
+        if (j < ndp_pl_parts) count[j] += __builtin_popcount(ballot(p[u] == j));
+  }
+  int start[kMaxParts], place[kMaxParts];
+  unsigned deeper = 0;  // bit j: part j recurses
+  int at = lo;
+#pragma unroll
+  for (int j = 0; j < kMaxParts; ++j) {
+    start[j] = place[j] = at;
+    if (j >= ndp_pl_parts) continue;
+    if (is_child(j) && count[j] > 0 && ndp_pl_recurse(count[j]) != 0) {
+      deeper |= 1u << j;
+      if (count[j] == n) ok = false;
+    }
+    at += count[j];
+  }
+  if (!vote_all(ok)) return false;
+  for (int c = 0; c < n; c += kChunks * 32) {
+    u64 e[kChunks];
+    int p[kChunks];
+#pragma unroll
+    for (int u = 0; u < kChunks; ++u) {
+      const int i = c + u * 32 + l;
+      e[u] = i < n ? from[lo + i] : 0;
+      p[u] = i < n ? ndp_pl_part(e[u], scalars) : kNoElement;
+    }
+#pragma unroll
+    for (int u = 0; u < kChunks; ++u) {
+      int where = 0;
+#pragma unroll
+      for (int j = 0; j < kMaxParts; ++j) {
+        if (j >= ndp_pl_parts) break;
+        const unsigned b = ballot(p[u] == j);
+        if (p[u] == j) where = place[j] + __builtin_popcount(b & lanes_before());
+        place[j] += __builtin_popcount(b);
+      }
+      if (p[u] >= 0) (((deeper >> p[u]) & 1u) != 0 ? to : out)[where] = e[u];
+    }
+  }
+  sync_warp();  // (the windows read what other lanes wrote)
+  // The recursing parts: the long ones to the next level, the short ones finished by windows.
+  int wa = -1, we = 0;  // the window being gathered, [wa, we)
+  auto finish = [&] {
+    const int q = wa + l;
+    int seg_lo = 0, seg_hi = 0;
+    bool active = false;
+#pragma unroll
+    for (int j = 0; j < kMaxParts; ++j) {
+      if (j < ndp_pl_parts && q >= start[j] && q < start[j] + count[j]) {
+        seg_lo = start[j] - wa;
+        seg_hi = seg_lo + count[j];
+        active = ((deeper >> j) & 1u) != 0;
+      }
+    }
+    if (!finish_window(to, room, out, wa, we - wa, seg_lo, seg_hi, active)) ok = false;
+  };
+#pragma unroll
+  for (int j = 0; j < kMaxParts; ++j) {
+    if (j >= ndp_pl_parts || ((deeper >> j) & 1u) == 0) continue;
+    if (count[j] > kWindow) {
+      if (l == 0) next[__nvvm_atom_add_gen_i(next_count, 1)] = Pending{static_cast<unsigned short>(start[j]), static_cast<unsigned short>(count[j])};
+      continue;
+    }
+    if (wa >= 0 && start[j] + count[j] - wa > kWindow) {
+      finish();
+      wa = -1;
+    }
+    if (wa < 0) wa = start[j];
+    we = start[j] + count[j];
+  }
+  if (wa >= 0) finish();
+  return vote_all(ok);
 }
 
 }  // namespace
@@ -214,7 +323,7 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_count(const Large* large, con
   const Tile t = tiles[blockIdx.x];
   const Large s = large[t.seg];
   const i64 n = s.len - t.start < kPerTile ? s.len - t.start : kPerTile;
-  if (threadIdx.x == 0 && ndp_pl_scalars(src, s.at, s.len, scalars, 0) == 0) fail(counters);
+  if (threadIdx.x == 0 && ndp_pl_scalars(src, s.at, s.len, scalars) == 0) fail(counters);
   const u64* from = src + s.at + t.start;
   u64 v[kTileItems];
   #pragma unroll
@@ -311,7 +420,7 @@ __global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large
   const Large s = large[t.seg];
   const int n = static_cast<int>(s.len - t.start < kPerTile ? s.len - t.start : kPerTile);
   if (threadIdx.x == 0) {
-    ndp_pl_scalars(src, s.at, s.len, scalars, 0);  // (its failure was recorded by the counts)
+    ndp_pl_scalars(src, s.at, s.len, scalars);  // (its failure was recorded by the counts)
     i64 at = s.at;
     #pragma unroll
     for (int j = 0; j < ndp_pl_parts; ++j) {
@@ -363,30 +472,21 @@ __global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large
   }
 }
 
-/// The levels left of the small segments, a block a segment of at most kBlockTile elements, in
-/// shared memory: the keys, and each key's segment (its start and end, u16 positions within the
-/// block's segment; the end with kDone where the segment recurses no more), and for each
-/// segment start the counts of every part before it over the whole block (u16, a row a part).
-/// Each thread holds kBlockItems consecutive keys. A level: every thread reads its keys and
-/// their segments and classifies them (pass A), the counts are scanned over the block and each
-/// key ranked within its part (pass B), and each key of a recursing segment moves to its place in
-/// its segment, with its part's range as its next segment (pass C); until no segment of more than
-/// kAloneMost keys recurses (those are marked kAlone). Keys of finished segments stay where they
-/// are. Then each warp finishes the kAlone segments that start among its threads' keys
-/// (finish_by_warp). *failed where a part is not exactly one, a scalar fails, a segment is past
-/// the tile, or a child is its whole segment. Four blocks a multiprocessor (64 registers) took
-/// quicksort's 3.78 against 4.12 ms at three (H200, bench/results/session45).
-__global__ void __launch_bounds__(kThreads, 4) ndp_pl_block(const Small* small, const u64* arg, u64* out, i64* counters) {
-  __shared__ u64 keys[kBlockTile + kBlockTile / kBlockItems];      // padded: block_at
-  __shared__ unsigned seg[kBlockTile + kBlockTile / kBlockItems];   // start | end << 16, padded
-  // (After the levels, the threads that finish segments alone use it as their copies' room.)
-  __shared__ __attribute__((aligned(8))) unsigned short before[kMaxParts][kBlockTile + 1];
-  __shared__ i64 scratch[kWarps + 1];
-  __shared__ int bad;
+/// The levels left of the small segments, a block a segment of at most kBlockTile elements in
+/// shared memory, read into one of two buffers. A level's segments of more than kWindow elements
+/// are listed; the block's warps take them one at a time and split each from one buffer into the
+/// other (split_by_warp), listing the next level's and finishing the shorter children at once.
+/// Every element is stored to `out` once, when it is final. *failed where a part is not exactly
+/// one, a scalar fails, a segment is past the tile, or a child is its whole segment.
+__global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small, const u64* arg, u64* out, i64* counters) {
+  __shared__ u64 keys[2][kBlockTile];
+  __shared__ Pending pending[2][kMostPending];
+  __shared__ unsigned room[kBlockWarps][kWindow];
+  __shared__ int pending_count[2], taken, bad;
   const Small s = small[blockIdx.x];
   const u64* src = (s.from_arg != 0 ? arg : out) + s.at;
   if (ndp_pl_recurse(s.len) == 0) {  // an instance of the first level that is its own result
-    for (i64 i = threadIdx.x; i < s.len && s.from_arg != 0; i += kThreads) out[s.at + i] = src[i];
+    for (i64 i = threadIdx.x; i < s.len && s.from_arg != 0; i += kBlockThreads) out[s.at + i] = src[i];
     return;
   }
   if (s.len > kBlockTile) {
@@ -394,104 +494,41 @@ __global__ void __launch_bounds__(kThreads, 4) ndp_pl_block(const Small* small, 
     return;
   }
   const int len = static_cast<int>(s.len);
-  if (threadIdx.x == 0) bad = 0;
-  const unsigned whole = static_cast<unsigned>(len) | (len <= kAloneMost ? kDone | kAlone : 0u);
-  for (int i = threadIdx.x; i < len; i += kThreads) {
-    keys[block_at(i)] = src[i];
-    seg[block_at(i)] = whole << 16;
-  }
-  const int first = static_cast<int>(threadIdx.x) * kBlockItems;
-  int active = (whole & kDone) == 0 ? 1 : 0;
-  // (`bad` read through a barrier: a warp ahead in the level may set it while another reads.)
-  while (__nvvm_bar0_or(active) != 0 && __nvvm_bar0_or(bad) == 0) {
-    // Pass A: my keys, their segments and parts (-1: finished, or past the segment's end).
-    u64 key[kBlockItems];
-    int lo[kBlockItems], hi[kBlockItems], part[kBlockItems];
-    i64 mine = 0;
-    #pragma unroll
-    for (int k = 0; k < kBlockItems; ++k) {
-      const int i = first + k;
-      part[k] = -1;
-      lo[k] = hi[k] = 0;
-      key[k] = 0;
-      if (i >= len) continue;
-      key[k] = keys[block_at(i)];
-      const unsigned range = seg[block_at(i)];
-      lo[k] = static_cast<int>(range & 0xffffu);
-      hi[k] = static_cast<int>(range >> 16);
-      if ((hi[k] & kDone) != 0) continue;
-      u64 scalars[kMaxScalars];
-      if (ndp_pl_scalars(keys, lo[k], hi[k] - lo[k], scalars, kBlockItems) == 0) bad = 1;
-      part[k] = ndp_pl_part(key[k], scalars);
-      if (part[k] < 0) bad = 1;
-      mine += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
-    }
-    // Pass B: each key's rank within its part over the block; the counts at segment starts.
-    i64 total = 0;
-    i64 run = block_exclusive_scan(mine, scratch, &total);
-    int rank[kBlockItems];
-    #pragma unroll
-    for (int k = 0; k < kBlockItems; ++k) {
-      const int i = first + k;
-      if (i < len && lo[k] == i)
-        #pragma unroll
-        for (int j = 0; j < ndp_pl_parts; ++j) before[j][i] = static_cast<unsigned short>((run >> (16 * j)) & 0xffff);
-      rank[k] = part[k] >= 0 ? static_cast<int>((run >> (16 * part[k])) & 0xffff) : 0;
-      run += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
-    }
-    if (threadIdx.x == 0)
-      #pragma unroll
-      for (int j = 0; j < ndp_pl_parts; ++j) before[j][len] = static_cast<unsigned short>((total >> (16 * j)) & 0xffff);
-    __syncthreads();
-    // Pass C: each key of a recursing segment to its place.
-    active = 0;
-    #pragma unroll
-    for (int k = 0; k < kBlockItems; ++k) {
-      const int p = part[k];
-      if (p < 0) continue;
-      const int l = lo[k], h = hi[k];
-      int at = l, size = 0;
-      #pragma unroll
-      for (int j = 0; j < ndp_pl_parts; ++j) {
-        const int nj = before[j][h] - before[j][l];
-        if (j < p) at += nj;
-        if (j == p) size = nj;
-      }
-      const int to = at + rank[k] - before[p][l];
-      const bool recurses = is_child(p) && ndp_pl_recurse(size) != 0;
-      if (recurses && size == h - l) bad = 1;
-      const unsigned flags = !recurses ? kDone : size <= kAloneMost ? kDone | kAlone : 0u;
-      active = active || flags == 0;
-      keys[block_at(to)] = key[k];
-      seg[block_at(to)] = static_cast<unsigned>(at) | (static_cast<unsigned>(at + size) | flags) << 16;
-    }
-  }
-  // The segments left to the warps: each warp takes, one after another, those that start among
-  // its threads' keys, found before any warp starts (one that does rewrites its segment's entries).
-  unsigned starts = 0;  // bit k: key first + k starts such a segment
-#pragma unroll
-  for (int k = 0; k < kBlockItems; ++k) {
-    const int i = first + k;
-    const unsigned range = i < len ? seg[block_at(i)] : 0u;
-    if (i < len && (range & 0xffffu) == static_cast<unsigned>(i) && ((range >> 16) & kAlone) != 0) starts |= 1u << k;
+  u64* const dst = out + s.at;
+  for (int i = threadIdx.x; i < len; i += kBlockThreads) keys[0][i] = src[i];
+  if (threadIdx.x == 0) {
+    bad = taken = 0;
+    pending_count[0] = 1;
+    pending_count[1] = 0;
+    pending[0][0] = Pending{0, static_cast<unsigned short>(len)};
   }
   __syncthreads();
-  for (;;) {
-    const unsigned offering = __nvvm_vote_ballot_sync(0xffffffffu, starts != 0);
-    if (offering == 0) break;
-    const int leader = __builtin_ffs(static_cast<int>(offering)) - 1;
-    const unsigned theirs = static_cast<unsigned>(__nvvm_shfl_sync_idx_i32(0xffffffffu, static_cast<int>(starts), leader, 0x1f));
-    const int i = __nvvm_shfl_sync_idx_i32(0xffffffffu, first, leader, 0x1f) + __builtin_ffs(static_cast<int>(theirs)) - 1;
-    if (lane() == leader) starts &= starts - 1;
-    const int end = static_cast<int>((seg[block_at(i)] >> 16) & kEnd);
-    if (!finish_by_warp(keys, seg, i, end - i) && lane() == 0) bad = 1;
-  }
-  __syncthreads();
-  if (bad != 0) {
-    if (threadIdx.x == 0) fail(counters);
+  if (len <= kWindow) {
+    if (warp() == 0 && !finish_window(keys[0], room[0], dst, 0, len, 0, len, true) && lane() == 0) fail(counters);
     return;
   }
-  for (int i = threadIdx.x; i < len; i += kThreads) out[s.at + i] = keys[block_at(i)];
+  for (int now = 0;; now ^= 1) {
+    // (Both read after a barrier: the same in every thread.)
+    const int count = pending_count[now];
+    if (count == 0 || bad != 0) break;
+    for (;;) {
+      int t = 0;
+      if (lane() == 0) t = __nvvm_atom_add_gen_i(&taken, 1);
+      t = __nvvm_shfl_sync_idx_i32(0xffffffffu, t, 0, 0x1f);
+      if (t >= count) break;
+      const Pending p = pending[now][t];
+      if (!split_by_warp(keys[now], keys[now ^ 1], dst, p.at, p.len, pending[now ^ 1], &pending_count[now ^ 1], room[warp()]) &&
+          lane() == 0)
+        bad = 1;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      pending_count[now] = 0;
+      taken = 0;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0 && bad != 0) fail(counters);
 }
 
 }  // extern "C"

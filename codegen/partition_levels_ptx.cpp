@@ -56,12 +56,11 @@ llvm::Value* from_word(llvm::IRBuilder<>& b, llvm::Value* w, const lang::Type* t
   return st->isIntegerTy(64) ? w : b.CreateTrunc(w, st);
 }
 
-/// Where an instance's elements are: element i at base[first + i], or, where pad is not 0, at
-/// base[q + q / pad] for q = first + i (64-bit words; ndp_pl_scalars' parameters).
+/// Where an instance's elements are: element i at base[first + i] (64-bit words;
+/// ndp_pl_scalars' parameters).
 struct Elements {
   llvm::Value* base = nullptr;
   llvm::Value* first = nullptr;
-  llvm::Value* pad = nullptr;
 };
 
 /// The scalars of plan p up to (and with) `last`, for an instance of length `len` whose
@@ -90,8 +89,6 @@ std::vector<llvm::Value*> emit_scalars(llvm::IRBuilder<>& b, const Plan& p, size
         llvm::Value* out = b.CreateOr(b.CreateICmpSLT(at, b.getInt64(0)), b.CreateICmpSGE(at, len));
         failed_where(out);
         llvm::Value* q = b.CreateAdd(seg.first, b.CreateSelect(out, b.getInt64(0), at));
-        llvm::Value* padded = b.CreateAdd(q, b.CreateUDiv(q, b.CreateSelect(b.CreateICmpEQ(seg.pad, b.getInt64(0)), b.getInt64(1), seg.pad)));
-        q = b.CreateSelect(b.CreateICmpEQ(seg.pad, b.getInt64(0)), q, padded);
         // (An empty instance has no element 0 either: the load is guarded.)
         llvm::Value* word = b.CreateLoad(b.getInt64Ty(), b.CreateGEP(b.getInt64Ty(), seg.base, q));
         llvm::Value* guarded = b.CreateSelect(out, b.getInt64(0), word);
@@ -114,14 +111,14 @@ void define_recurse(llvm::Module& m, const Plan& p) {
   b.CreateRet(b.CreateZExt(r, b.getInt32Ty()));
 }
 
-/// ndp_pl_scalars(base, first, len, s, pad): the predicates' scalars to s[q], 1 where none failed.
+/// ndp_pl_scalars(base, first, len, s): the predicates' scalars to s[q], 1 where none failed.
 void define_scalars(llvm::Module& m, const Plan& p) {
   llvm::IRBuilder<> b(m.getContext());
   llvm::Function* f = define_function(m, "ndp_pl_scalars", b);
   llvm::Value* fail = b.CreateAlloca(b.getInt1Ty());
   b.CreateStore(b.getInt1(false), fail);
   std::vector<llvm::Value*> v =
-      emit_scalars(b, p, p.scalars.size() - 1, f->getArg(2), Elements{f->getArg(0), f->getArg(1), f->getArg(4)}, fail);
+      emit_scalars(b, p, p.scalars.size() - 1, f->getArg(2), Elements{f->getArg(0), f->getArg(1)}, fail);
   for (size_t q = 0; q < p.predicate_scalars.size(); ++q)
     b.CreateStore(to_word(b, v.at(p.predicate_scalars[q])), b.CreateGEP(b.getInt64Ty(), f->getArg(3), b.getInt64(q)));
   b.CreateRet(b.CreateZExt(b.CreateNot(b.CreateLoad(b.getInt1Ty(), fail)), b.getInt32Ty()));

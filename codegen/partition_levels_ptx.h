@@ -15,12 +15,17 @@
 //    16 bits a part, scanned over the block), and the tile is stored in its parts' order. Parts
 //    that recurse over more than a tile go to the next level's buffer, all others to the result,
 //    at their places: one wait a level, for the lists' sizes;
-//  - then one kernel for every instance of at most a tile, a block each, all its levels left in
-//    shared memory: each level ranks every element of the block within its instance and part
-//    (8 consecutive elements a thread, the counts scanned over the block) and moves it to its
-//    place, until no instance of more than 32 elements recurses; then each warp finishes the
-//    instances that start among its threads' elements, all their levels at once with ballots
-//    masked to each instance (lane l holds element l), with no block barrier.
+//  - then one kernel for every instance of at most a tile, a block of four warps each, all its
+//    levels left in shared memory, in two buffers: the instance is read into one, and each
+//    level's instances of more than 32 elements are listed; the warps take them one at a time
+//    and split each from one buffer into the other, counting the parts by ballots over chunks of
+//    32 elements, then moving every element to its rank within its part. A part that is final
+//    goes straight to the result; a recursing part of more than 32 elements joins the next
+//    level's list, and the warp finishes the shorter ones at once, all their levels, with ballots
+//    masked to each instance (lane l holds element l of a window of adjacent ones). Splitting a
+//    level over whole blocks had passed every element of the block at every level, the finished
+//    ones too, with block barriers: quicksort's block kernel took 3.78 ms, by warps 2.87 (2^24
+//    ints, H200, bench/results/session46).
 // Each element moves once a level, where the level-by-level loop moves it through a partition,
 // the children's layout and the placing of the finished instances.
 #pragma once

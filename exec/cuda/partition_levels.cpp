@@ -14,17 +14,18 @@ namespace ndp::exec::cuda {
 
 namespace {
 
-constexpr unsigned kThreads = 256;       // the engine's blocks (codegen/partition_engine.cu)
+constexpr unsigned kThreads = 256;       // the engine's grid levels' blocks (codegen/partition_engine.cu)
+constexpr unsigned kBlockThreads = 128;  // its block kernel's
 constexpr int64_t kPerTile = 4096;       // a grid level's tile: kTileItems elements a thread
 constexpr int64_t kMaxParts = 4;
 // The engine's records (codegen/partition_engine.cu: Large, Tile, Small) and counters.
 constexpr int64_t kLargeBytes = 32, kTileBytes = 16, kSmallBytes = 24;
 enum Counter { kNextLarge, kNextTiles, kSmall, kFailed, kCounters };
 
-runtime::cuda::LaunchConfig blocks(int64_t n) {
+runtime::cuda::LaunchConfig blocks(int64_t n, unsigned threads = kThreads) {
   runtime::cuda::LaunchConfig shape;
   shape.grid_x = static_cast<unsigned>(std::max<int64_t>(1, n));
-  shape.block_x = kThreads;
+  shape.block_x = threads;
   return shape;
 }
 
@@ -77,7 +78,7 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   // The small instances so far, all their levels in blocks, from the list's start.
   auto run_blocks = [&] {
     if (c[kSmall] == 0) return;
-    g.check(runtime::cuda::launch_with(g.device(), e->block, blocks(c[kSmall]), small->pointer(), arg_elems, out->pointer(),
+    g.check(runtime::cuda::launch_with(g.device(), e->block, blocks(c[kSmall], kBlockThreads), small->pointer(), arg_elems, out->pointer(),
                                        counters->pointer()));
     c[kSmall] = 0;
     g.check(g.pool().upload(counters->pointer() + kSmall * 8, &c[kSmall], 8));
