@@ -60,8 +60,12 @@ struct Small {
 struct Pending {
   unsigned short at, len;
 };
-/// The counters a level leaves for the host.
-enum Counter { kNextLarge, kNextTiles, kSmall, kFailed, kCounters };
+/// The counters the levels keep on the device: a level's lists' lengths in one of two slots (the
+/// level's parity: a level reads its own slot and fills the other for the next), the small list's
+/// length and the failure flag. The host reads them only every few levels.
+enum Counter { kLarge, kTiles, kSlot = 2, kSmall = 2 * kSlot, kFailed, kCounters };
+__device__ inline i64* slot_of(i64* counters, int slot) { return counters + kSlot * slot; }
+
 
 __device__ inline int lane() { return static_cast<int>(threadIdx.x) & 31; }
 __device__ inline int warp() { return static_cast<int>(threadIdx.x) >> 5; }
@@ -289,8 +293,8 @@ extern "C" {
 
 /// The first level's instances (offsets[i], offsets[i + 1]), a thread each: those of more than
 /// `switch_at` elements (the tuning's switch point, at most kBlockTile) that recurse to the large
-/// list (with their tiles), the others to the small list (the blocks copy those that do not
-/// recurse).
+/// list (with their tiles; slot 0), the others to the small list (the blocks copy those that do
+/// not recurse).
 __global__ void __launch_bounds__(kThreads) ndp_pl_seed(const i64* offsets, i64 n, i64 switch_at, Large* large,
                                                         Tile* tiles, Small* small, i64* counters) {
   // Empty instances and empty parts are never asked whether they recurse (they move nothing); a
@@ -301,8 +305,8 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_seed(const i64* offsets, i64 
     if (len == 0) continue;
     if (len > switch_at && ndp_pl_recurse(len) != 0) {
       const i64 k = (len + kPerTile - 1) / kPerTile;
-      const i64 s = add_to(&counters[kNextLarge], 1);
-      const i64 t0 = add_to(&counters[kNextTiles], k);
+      const i64 s = add_to(&counters[kLarge], 1);
+      const i64 t0 = add_to(&counters[kTiles], k);
       large[s] = Large{at, len, t0, k};
       for (i64 q = 0; q < k; ++q) tiles[t0 + q] = Tile{s, q * kPerTile};
     } else {
@@ -311,164 +315,182 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_seed(const i64* offsets, i64 
   }
 }
 
-/// Counts of a grid level, a block a tile: the tile's elements in each part (counts[tile·P + j]).
-/// Its first block empties the next level's lists (their counters), which the plan then fills.
-/// Each thread loads its kTileItems elements first (coalesced, all in flight at once), then
-/// classifies them.
-__global__ void __launch_bounds__(kThreads) ndp_pl_count(const Large* large, const Tile* tiles, const u64* src, i64* counts,
-                                                         i64* counters) {
+/// Counts of a grid level (its lists in `slot`), a block a tile at a time: the tile's elements in
+/// each part (counts[tile·P + j]). Its first block empties the other slot, which the plan then
+/// fills for the next level. Each thread loads its kTileItems elements first (coalesced, all in
+/// flight at once), then classifies them. Like every grid level's kernel it runs a fixed grid (the
+/// blocks the device holds at once) over however many items the level has, which it reads on the
+/// device, so that the host launches levels without reading their sizes. (Items taken one at a
+/// time from a counter measured the same as these strides.)
+// (Four blocks a multiprocessor: at the driver's choice of registers it held two, and a full
+// level took 62 against 48 µs.)
+__global__ void __launch_bounds__(kThreads, 4) ndp_pl_count(const Large* large, const Tile* tiles, const u64* src, i64* counts,
+                                                         i64* counters, int slot) {
   __shared__ u64 scalars[kMaxScalars];
   __shared__ i64 scratch[kWarps + 1];
-  if (blockIdx.x == 0 && threadIdx.x == 0) counters[kNextLarge] = counters[kNextTiles] = 0;
-  const Tile t = tiles[blockIdx.x];
-  const Large s = large[t.seg];
-  const i64 n = s.len - t.start < kPerTile ? s.len - t.start : kPerTile;
-  if (threadIdx.x == 0 && ndp_pl_scalars(src, s.at, s.len, scalars) == 0) fail(counters);
-  const u64* from = src + s.at + t.start;
-  u64 v[kTileItems];
-  #pragma unroll
-  for (int k = 0; k < kTileItems; ++k) {
-    const i64 i = k * kThreads + threadIdx.x;
-    v[k] = i < n ? from[i] : 0;
+  if (blockIdx.x == 0 && threadIdx.x == 0) slot_of(counters, slot ^ 1)[kLarge] = slot_of(counters, slot ^ 1)[kTiles] = 0;
+  const i64 n_tiles = slot_of(counters, slot)[kTiles];
+  for (i64 tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+    const Tile t = tiles[tile];
+    const Large s = large[t.seg];
+    const i64 n = s.len - t.start < kPerTile ? s.len - t.start : kPerTile;
+    if (threadIdx.x == 0 && ndp_pl_scalars(src, s.at, s.len, scalars) == 0) fail(counters);
+    const u64* from = src + s.at + t.start;
+    u64 v[kTileItems];
+#pragma unroll
+    for (int k = 0; k < kTileItems; ++k) {
+      const i64 i = k * kThreads + threadIdx.x;
+      v[k] = i < n ? from[i] : 0;
+    }
+    __syncthreads();
+    i64 mine = 0;  // packed: part j's count in bits [16j, 16j + 16)
+    bool bad = false;
+#pragma unroll
+    for (int k = 0; k < kTileItems; ++k) {
+      if (k * kThreads + threadIdx.x >= n) continue;
+      const int p = ndp_pl_part(v[k], scalars);
+      bad = bad || p < 0;
+      mine += p >= 0 ? i64{1} << (16 * p) : 0;
+    }
+    if (bad) fail(counters);
+    i64 sums = 0;
+    block_exclusive_scan(mine, scratch, &sums);  // (its last barrier ends the reads of scalars)
+    if (threadIdx.x < static_cast<unsigned>(ndp_pl_parts))
+      counts[tile * ndp_pl_parts + threadIdx.x] = (sums >> (16 * threadIdx.x)) & 0xffff;
   }
-  __syncthreads();
-  i64 mine = 0;  // packed: part j's count in bits [16j, 16j + 16)
-  bool bad = false;
-  #pragma unroll
-  for (int k = 0; k < kTileItems; ++k) {
-    if (k * kThreads + threadIdx.x >= n) continue;
-    const int p = ndp_pl_part(v[k], scalars);
-    bad = bad || p < 0;
-    mine += p >= 0 ? i64{1} << (16 * p) : 0;
-  }
-  if (bad) fail(counters);
-  i64 sums = 0;
-  block_exclusive_scan(mine, scratch, &sums);
-  if (threadIdx.x < static_cast<unsigned>(ndp_pl_parts))
-    counts[blockIdx.x * ndp_pl_parts + threadIdx.x] = (sums >> (16 * threadIdx.x)) & 0xffff;
 }
 
-/// A grid level's plan, a block a segment: its tiles' counts become each tile's first place
-/// within each part (an exclusive scan over the segment's tiles), `sizes` gets the parts'
-/// sizes, and the parts that recurse go to the next level's lists (those of more than switch_at
-/// elements, with their tiles) or to the small list. *failed where a child is its whole
-/// segment: it would recurse for ever (the levels run again one by one, and meet the limit).
+/// A grid level's plan (its lists in `slot`), a block a segment at a time: its tiles' counts
+/// become each tile's first place within each part (an exclusive scan over the segment's tiles),
+/// `sizes` gets the parts' sizes, and the parts that recurse go to the next level's lists (those
+/// of more than switch_at elements, with their tiles, in the other slot) or to the small list.
+/// *failed where a child is its whole segment: it would recurse for ever (the levels run again one
+/// by one, and meet the limit).
 __global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64* counts, i64* sizes, i64 switch_at, Large* next,
-                                                        Tile* next_tiles, Small* small,
-                                                        i64* counters) {
+                                                        Tile* next_tiles, Small* small, i64* counters, int slot) {
   __shared__ i64 scratch[kWarps + 1];
   __shared__ i64 part_sizes[kMaxParts];
   __shared__ i64 new_seg, new_tile0, new_tiles;
-  const Large s = large[blockIdx.x];
-  #pragma unroll
-  for (int j = 0; j < ndp_pl_parts; ++j) {
-    i64 run = 0;
-    for (i64 q0 = 0; q0 < s.tiles; q0 += kThreads) {
-      const i64 q = q0 + threadIdx.x;
-      i64* c = &counts[(s.tile0 + q) * ndp_pl_parts + j];
-      const i64 v = q < s.tiles ? *c : 0;
-      i64 total = 0;
-      const i64 before = block_exclusive_scan(v, scratch, &total);
-      if (q < s.tiles) *c = run + before;
-      run += total;
-    }
-    if (threadIdx.x == 0) {
-      part_sizes[j] = run;
-      sizes[blockIdx.x * ndp_pl_parts + j] = run;
-    }
-  }
-  __syncthreads();
-  i64 at = s.at;
-  #pragma unroll
-  for (int j = 0; j < ndp_pl_parts; ++j) {
-    const i64 n = part_sizes[j];
-    if (is_child(j) && n > 0 && ndp_pl_recurse(n) != 0) {
-      if (n == s.len) {
-        if (threadIdx.x == 0) fail(counters);
-      } else if (n > switch_at) {
-        if (threadIdx.x == 0) {
-          new_tiles = (n + kPerTile - 1) / kPerTile;
-          new_seg = add_to(&counters[kNextLarge], 1);
-          new_tile0 = add_to(&counters[kNextTiles], new_tiles);
-          next[new_seg] = Large{at, n, new_tile0, new_tiles};
-        }
-        __syncthreads();
-        for (i64 q = threadIdx.x; q < new_tiles; q += kThreads) next_tiles[new_tile0 + q] = Tile{new_seg, q * kPerTile};
-        __syncthreads();
-      } else if (threadIdx.x == 0) {
-        small[add_to(&counters[kSmall], 1)] = Small{at, n, 0};
+  i64* const to = slot_of(counters, slot ^ 1);
+  const i64 n_large = slot_of(counters, slot)[kLarge];
+  for (i64 seg = blockIdx.x; seg < n_large; seg += gridDim.x) {
+    const Large s = large[seg];
+#pragma unroll
+    for (int j = 0; j < ndp_pl_parts; ++j) {
+      i64 run = 0;
+      for (i64 q0 = 0; q0 < s.tiles; q0 += kThreads) {
+        const i64 q = q0 + threadIdx.x;
+        i64* c = &counts[(s.tile0 + q) * ndp_pl_parts + j];
+        const i64 v = q < s.tiles ? *c : 0;
+        i64 total = 0;
+        const i64 before = block_exclusive_scan(v, scratch, &total);
+        if (q < s.tiles) *c = run + before;
+        run += total;
+      }
+      if (threadIdx.x == 0) {
+        part_sizes[j] = run;
+        sizes[seg * ndp_pl_parts + j] = run;
       }
     }
-    at += n;
+    __syncthreads();
+    i64 at = s.at;
+#pragma unroll
+    for (int j = 0; j < ndp_pl_parts; ++j) {
+      const i64 n = part_sizes[j];
+      if (is_child(j) && n > 0 && ndp_pl_recurse(n) != 0) {
+        if (n == s.len) {
+          if (threadIdx.x == 0) fail(counters);
+        } else if (n > switch_at) {
+          if (threadIdx.x == 0) {
+            new_tiles = (n + kPerTile - 1) / kPerTile;
+            new_seg = add_to(&to[kLarge], 1);
+            new_tile0 = add_to(&to[kTiles], new_tiles);
+            next[new_seg] = Large{at, n, new_tile0, new_tiles};
+          }
+          __syncthreads();
+          for (i64 q = threadIdx.x; q < new_tiles; q += kThreads) next_tiles[new_tile0 + q] = Tile{new_seg, q * kPerTile};
+          __syncthreads();
+        } else if (threadIdx.x == 0) {
+          small[add_to(&counters[kSmall], 1)] = Small{at, n, 0};
+        }
+      }
+      at += n;
+    }
+    __syncthreads();  // (part_sizes is the next segment's)
   }
 }
 
-/// A grid level's moves, a block a tile: every element to its place, stably within its part,
-/// into `next` where its part recurses over more than switch_at elements (to_next), into `out`
-/// otherwise. The tile goes through shared memory: loaded coalesced, each thread then ranks its
+/// A grid level's moves (its lists in `slot`), a block a tile at a time: every element to its
+/// place, stably within its part, into `next` where its part recurses over more than switch_at
+/// elements (to_next), into `out` otherwise. The tile goes through shared memory: loaded coalesced, each thread then ranks its
 /// own run of kTileItems consecutive elements (a count a part, packed, scanned over the block),
 /// the tile is rewritten there in its parts' order, and stored coalesced.
 // (Up to 128 registers: capped at 85 it spilled, and a level of 2^24 keys took 136 against 125 µs.)
 __global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, i64 switch_at, const u64* src,
-                                                           const i64* counts, const i64* sizes, u64* next, u64* out) {
+                                                           const i64* counts, const i64* sizes, u64* next, u64* out,
+                                                           i64* counters, int slot) {
   __shared__ u64 stage[kPerTile + kPerTile / kTileItems];  // padded: stage_at
   __shared__ u64 scalars[kMaxScalars];
   __shared__ i64 first[kMaxParts];  // each part's first place for this tile
   __shared__ bool into_next[kMaxParts];
   __shared__ i64 scratch[kWarps + 1];
-  const Tile t = tiles[blockIdx.x];
-  const Large s = large[t.seg];
-  const int n = static_cast<int>(s.len - t.start < kPerTile ? s.len - t.start : kPerTile);
-  if (threadIdx.x == 0) {
-    ndp_pl_scalars(src, s.at, s.len, scalars);  // (its failure was recorded by the counts)
-    i64 at = s.at;
-    #pragma unroll
-    for (int j = 0; j < ndp_pl_parts; ++j) {
-      const i64 size = sizes[t.seg * ndp_pl_parts + j];
-      first[j] = at + counts[blockIdx.x * ndp_pl_parts + j];
-      into_next[j] = to_next(j, size, switch_at);
-      at += size;
+  const i64 n_tiles = slot_of(counters, slot)[kTiles];
+  for (i64 tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
+    const Tile t = tiles[tile];
+    const Large s = large[t.seg];
+    const int n = static_cast<int>(s.len - t.start < kPerTile ? s.len - t.start : kPerTile);
+    if (threadIdx.x == 0) {
+      ndp_pl_scalars(src, s.at, s.len, scalars);  // (its failure was recorded by the counts)
+      i64 at = s.at;
+#pragma unroll
+      for (int j = 0; j < ndp_pl_parts; ++j) {
+        const i64 size = sizes[t.seg * ndp_pl_parts + j];
+        first[j] = at + counts[tile * ndp_pl_parts + j];
+        into_next[j] = to_next(j, size, switch_at);
+        at += size;
+      }
     }
-  }
-  const u64* from = src + s.at + t.start;
-  #pragma unroll
-  for (int k = 0; k < kTileItems; ++k) {
-    const int i = k * kThreads + static_cast<int>(threadIdx.x);
-    if (i < n) stage[stage_at(i)] = from[i];
-  }
-  __syncthreads();
-  u64 e[kTileItems];
-  int part[kTileItems];
-  i64 mine = 0;
-  #pragma unroll
-  for (int k = 0; k < kTileItems; ++k) {
-    const int i = static_cast<int>(threadIdx.x) * kTileItems + k;
-    e[k] = i < n ? stage[stage_at(i)] : 0;
-    part[k] = i < n ? ndp_pl_part(e[k], scalars) : -1;
-    mine += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
-  }
-  i64 total = 0;
-  i64 run = block_exclusive_scan(mine, scratch, &total);  // (its barriers end the reads of stage)
-  int starts[kMaxParts + 1];  // each part's first position within the tile, in the parts' order
-  starts[0] = 0;
-  #pragma unroll
-  for (int j = 0; j < kMaxParts; ++j) starts[j + 1] = starts[j] + (j < ndp_pl_parts ? static_cast<int>((total >> (16 * j)) & 0xffff) : 0);
-  #pragma unroll
-  for (int k = 0; k < kTileItems; ++k) {
-    const int p = part[k];
-    if (p < 0) continue;
-    stage[stage_at(pick(starts, p) + static_cast<int>((run >> (16 * p)) & 0xffff))] = e[k];
-    run += i64{1} << (16 * p);
-  }
-  __syncthreads();
-  const int kept = starts[ndp_pl_parts];
-  #pragma unroll
-  for (int k = 0; k < kTileItems; ++k) {
-    const int q = k * kThreads + static_cast<int>(threadIdx.x);
-    if (q >= kept) break;
-    int p = 0;
-    for (int j = 1; j < ndp_pl_parts; ++j) p += q >= starts[j] ? 1 : 0;
-    (into_next[p] ? next : out)[first[p] + (q - pick(starts, p))] = stage[stage_at(q)];
+    const u64* from = src + s.at + t.start;
+#pragma unroll
+    for (int k = 0; k < kTileItems; ++k) {
+      const int i = k * kThreads + static_cast<int>(threadIdx.x);
+      if (i < n) stage[stage_at(i)] = from[i];
+    }
+    __syncthreads();
+    u64 e[kTileItems];
+    int part[kTileItems];
+    i64 mine = 0;
+#pragma unroll
+    for (int k = 0; k < kTileItems; ++k) {
+      const int i = static_cast<int>(threadIdx.x) * kTileItems + k;
+      e[k] = i < n ? stage[stage_at(i)] : 0;
+      part[k] = i < n ? ndp_pl_part(e[k], scalars) : -1;
+      mine += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
+    }
+    i64 total = 0;
+    i64 run = block_exclusive_scan(mine, scratch, &total);  // (its barriers end the reads of stage)
+    int starts[kMaxParts + 1];  // each part's first position within the tile, in the parts' order
+    starts[0] = 0;
+#pragma unroll
+    for (int j = 0; j < kMaxParts; ++j) starts[j + 1] = starts[j] + (j < ndp_pl_parts ? static_cast<int>((total >> (16 * j)) & 0xffff) : 0);
+#pragma unroll
+    for (int k = 0; k < kTileItems; ++k) {
+      const int p = part[k];
+      if (p < 0) continue;
+      stage[stage_at(pick(starts, p) + static_cast<int>((run >> (16 * p)) & 0xffff))] = e[k];
+      run += i64{1} << (16 * p);
+    }
+    __syncthreads();
+    const int kept = starts[ndp_pl_parts];
+#pragma unroll
+    for (int k = 0; k < kTileItems; ++k) {
+      const int q = k * kThreads + static_cast<int>(threadIdx.x);
+      if (q >= kept) break;
+      int p = 0;
+      for (int j = 1; j < ndp_pl_parts; ++j) p += q >= starts[j] ? 1 : 0;
+      (into_next[p] ? next : out)[first[p] + (q - pick(starts, p))] = stage[stage_at(q)];
+    }
+    __syncthreads();  // (stage, first and into_next are the next tile's)
   }
 }
 

@@ -1,5 +1,5 @@
 // Note [Partition levels on the GPU] (codegen/partition_levels_ptx.h): the host's side, which
-// launches the engine's kernels level by level and reads back the lists' sizes once a level.
+// launches the engine's kernels a few levels at a time and reads back the lists' sizes between.
 #include "exec/cuda/partition_levels.h"
 
 #include <algorithm>
@@ -20,7 +20,11 @@ constexpr int64_t kPerTile = 4096;       // a grid level's tile: kTileItems elem
 constexpr int64_t kMaxParts = 4;
 // The engine's records (codegen/partition_engine.cu: Large, Tile, Small) and counters.
 constexpr int64_t kLargeBytes = 32, kTileBytes = 16, kSmallBytes = 24;
-enum Counter { kNextLarge, kNextTiles, kSmall, kFailed, kCounters };
+enum Counter { kLarge, kTiles, kSlot = 2, kSmall = 2 * kSlot, kFailed, kCounters };
+/// The grid levels launched between two read-backs of the counters: the kernels run fixed grids
+/// over the sizes the device holds, so the host need not wait for each level. A batch ends on
+/// levels that find nothing to do; they cost a few microseconds of launches each.
+constexpr uint64_t kBatch = 6;
 
 runtime::cuda::LaunchConfig blocks(int64_t n, unsigned threads = kThreads) {
   runtime::cuda::LaunchConfig shape;
@@ -39,6 +43,12 @@ int64_t switch_point(Gpu& g) {
   }();
   const int64_t at = forced > 0 ? forced : g.tuning().partition_switch_elements;
   return std::clamp(at, Tuning::kLeastPartitionSwitch, Tuning::kMostPartitionSwitch);
+}
+
+/// The blocks of `kernel` the whole device holds at once: the grid of a grid level's kernel.
+unsigned resident(Gpu& g, const runtime::cuda::Kernel& kernel) {
+  runtime::cuda::Result<int64_t> held = runtime::cuda::resident_blocks(g.device(), kernel, kThreads);
+  return static_cast<unsigned>(held.ok() ? std::max<int64_t>(1, held.value()) : 1024);
 }
 
 /// Nothing, said on stderr where NDP_DEBUG is set: the loop runs again level by level, and what
@@ -64,7 +74,8 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   if (e == nullptr) return std::nullopt;
   const int64_t switch_at = switch_point(g);
   const int64_t large_most = total / (switch_at + 1) + 1, tiles_most = total / kPerTile + large_most + 1;
-  const int64_t small_most = n + (total / switch_at + 1) * kMaxParts * 2;
+  // (Each level of a batch adds at most kMaxParts small instances a large one.)
+  const int64_t small_most = n + large_most * kMaxParts * static_cast<int64_t>(kBatch + 1);
   DBuf out = g.alloc(total * 8), counters = g.alloc(kCounters * 8), small = g.alloc(small_most * kSmallBytes);
   std::array<DBuf, 2> large = {g.alloc(large_most * kLargeBytes), g.alloc(large_most * kLargeBytes)};
   std::array<DBuf, 2> tiles = {g.alloc(tiles_most * kTileBytes), g.alloc(tiles_most * kTileBytes)};
@@ -78,37 +89,42 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   // The small instances so far, all their levels in blocks, from the list's start.
   auto run_blocks = [&] {
     if (c[kSmall] == 0) return;
-    g.check(runtime::cuda::launch_with(g.device(), e->block, blocks(c[kSmall], kBlockThreads), small->pointer(), arg_elems, out->pointer(),
-                                       counters->pointer()));
+    g.check(runtime::cuda::launch_with(g.device(), e->block, blocks(c[kSmall], kBlockThreads), small->pointer(), arg_elems,
+                                       out->pointer(), counters->pointer()));
     c[kSmall] = 0;
     g.check(g.pool().upload(counters->pointer() + kSmall * 8, &c[kSmall], 8));
   };
   std::array<DBuf, 2> buffers;  // the levels' keys: each level reads one and writes the other
   CUdeviceptr src = arg_elems;
   DBuf counts, sizes;
-  for (uint64_t level = 0, now = 0; c[kNextLarge] > 0; ++level, now ^= 1) {
+  const unsigned count_grid = resident(g, e->count), plan_grid = resident(g, e->plan), scatter_grid = resident(g, e->scatter);
+  for (uint64_t level = 0; c[kSlot * (level & 1) + kLarge] > 0;) {
     // A level past the limit, counting the blocks' levels still to come (at most one a key of an
     // instance they take, and a warp's 32), is the level by level run's error to raise.
-    if (c[kFailed] != 0 || level + static_cast<uint64_t>(Tuning::kMostPartitionSwitch) + 32 >= kMaxCallDepth) return fell_back();
-    const int64_t n_large = c[kNextLarge], n_tiles = c[kNextTiles];
+    if (c[kFailed] != 0 || level + kBatch + static_cast<uint64_t>(Tuning::kMostPartitionSwitch) + 32 >= kMaxCallDepth)
+      return fell_back();
+    // Room in the small list for the batch's children, else the blocks take those listed now.
+    if (c[kSmall] + large_most * kMaxParts * static_cast<int64_t>(kBatch) > small_most) run_blocks();
     if (!buffers[0]) {
       buffers = {g.alloc(total * 8), g.alloc(total * 8)};
       counts = g.alloc(tiles_most * kMaxParts * 8);
       sizes = g.alloc(large_most * kMaxParts * 8);
     }
-    // (The count kernel empties the next lists' counters; the small list goes on where it is.)
-    const CUdeviceptr next = buffers[now]->pointer();
-    const CUdeviceptr ls = large[now]->pointer(), ts = tiles[now]->pointer();
-    g.check(runtime::cuda::launch_with(g.device(), e->count, blocks(n_tiles), ls, ts, src, counts->pointer(), counters->pointer()));
-    g.check(runtime::cuda::launch_with(g.device(), e->plan, blocks(n_large), ls, counts->pointer(), sizes->pointer(), switch_at,
-                                       large[now ^ 1]->pointer(), tiles[now ^ 1]->pointer(), small->pointer(),
-                                       counters->pointer()));
-    g.check(runtime::cuda::launch_with(g.device(), e->scatter, blocks(n_tiles), ls, ts, switch_at, src, counts->pointer(), sizes->pointer(),
-                                       next, out->pointer()));
+    for (uint64_t end = level + kBatch; level < end; ++level) {
+      // (Level L's lists are in slot L mod 2; it fills the other for the next level.)
+      const int slot = static_cast<int>(level & 1);
+      const CUdeviceptr next = buffers[slot]->pointer();
+      const CUdeviceptr ls = large[slot]->pointer(), ts = tiles[slot]->pointer();
+      g.check(runtime::cuda::launch_with(g.device(), e->count, blocks(count_grid), ls, ts, src, counts->pointer(),
+                                         counters->pointer(), slot));
+      g.check(runtime::cuda::launch_with(g.device(), e->plan, blocks(plan_grid), ls, counts->pointer(), sizes->pointer(),
+                                         switch_at, large[slot ^ 1]->pointer(), tiles[slot ^ 1]->pointer(), small->pointer(),
+                                         counters->pointer(), slot));
+      g.check(runtime::cuda::launch_with(g.device(), e->scatter, blocks(scatter_grid), ls, ts, switch_at, src, counts->pointer(),
+                                         sizes->pointer(), next, out->pointer(), counters->pointer(), slot));
+      src = next;
+    }
     g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
-    // Room in the small list for the next level's children, else the blocks take them now.
-    if (c[kSmall] + c[kNextLarge] * kMaxParts > small_most) run_blocks();
-    src = next;
   }
   run_blocks();
   g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
