@@ -123,25 +123,23 @@ __device__ inline bool vote_all(bool v) { return __nvvm_vote_all_sync(0xffffffff
 __device__ inline unsigned ballot(bool v) { return __nvvm_vote_ballot_sync(0xffffffffu, v); }
 __device__ inline void sync_warp() { __nvvm_bar_warp_sync(0xffffffffu); }
 
-/// Elements [a, a + n) of `keys` (n at most kWindow), all their levels by one warp, each stored
-/// to out[a + its place] at the end: lane l holds element a + l and its segment [lo, hi)
-/// (relative to a), which recurses where `active`. A level ranks every element of a recursing
-/// segment within its part by ballots masked to the segment and moves it through `keys`; the
-/// segments travel with their elements through `room` (the warp's own kWindow words). Lanes
-/// that start inactive hold elements that are final already and store nothing. Every lane of the
-/// warp calls it; false where the plan's promises fail.
-__device__ bool finish_window(u64* keys, unsigned* room, u64* out, int a, int n, int lo, int hi, bool active) {
+/// Instances of at most kWindow elements in all, all their levels by one warp, each element
+/// stored to out[its place] at the end. Lane l, where `mine`, holds element l of the warp's
+/// window: buf[shift + l], in an instance that is lanes [lo, hi) of the window. A level ranks
+/// every element of a recursing instance within its part by ballots masked to the instance, and
+/// moves it through buf (an element stays within its instance, so within its buffer and shift);
+/// the instances travel with their elements through `room` (the warp's own kWindow words). Every
+/// lane of the warp calls it; false where the plan's promises fail.
+__device__ bool finish_window(u64* buf, int shift, unsigned* room, u64* out, int lo, int hi, bool mine) {
   const int l = lane();
-  const bool mine = l < n;
-  active = active && mine;
-  const bool stores = active;
-  u64 key = mine ? keys[a + l] : 0;
+  bool active = mine && ndp_pl_recurse(hi - lo) != 0;
+  u64 key = mine ? buf[shift + l] : 0;
   bool ok = true;
   while (vote_any(active)) {
     int p = -1;
     if (active) {
       u64 scalars[kMaxScalars];
-      if (ndp_pl_scalars(keys, a + lo, hi - lo, scalars) == 0) ok = false;
+      if (ndp_pl_scalars(buf, shift + lo, hi - lo, scalars) == 0) ok = false;
       p = ndp_pl_part(key, scalars);
       if (p < 0) ok = false;
     }
@@ -169,12 +167,12 @@ __device__ bool finish_window(u64* keys, unsigned* room, u64* out, int a, int n,
     }
     sync_warp();  // (every lane's reads of the keys are done)
     if (mine) {
-      keys[a + to] = key;
+      buf[shift + to] = key;
       room[to] = static_cast<unsigned>(lo) | static_cast<unsigned>(hi) << 8 | (next_active ? 1u << 16 : 0u);
     }
     sync_warp();
     if (mine) {
-      key = keys[a + l];
+      key = buf[shift + l];
       const unsigned r = room[l];
       lo = static_cast<int>(r & 0xffu);
       hi = static_cast<int>((r >> 8) & 0xffu);
@@ -183,33 +181,76 @@ __device__ bool finish_window(u64* keys, unsigned* room, u64* out, int a, int n,
     sync_warp();
     if (!vote_all(ok)) return false;
   }
-  if (stores) out[a + l] = key;
+  if (mine) out[shift + l] = key;
   return true;
 }
 
-/// A block level's segment [lo, lo + n) of `from` (n more than kWindow), split into its parts by
-/// one warp, stably: the elements of a part that recurses go to their places in `to`, all others
-/// to their places in `out` (they are final). A recursing part of more than kWindow elements
-/// joins the next level's list (`next`, *next_count); the warp finishes the smaller ones at once,
-/// adjacent ones together where they fit a window (finish_window). Each pass reads four chunks
-/// of 32 elements at a time, their loads in flight together: one counts the parts, the other
-/// moves every element, ranked within its part by ballots. Every lane of the warp calls it;
-/// false where the plan's promises fail.
-__device__ bool split_by_warp(const u64* from, u64* to, u64* out, int lo, int n, Pending* next, int* next_count,
-                              unsigned* room) {
+/// A warp's short instances (of at most kWindow elements) that wait to be finished together:
+/// each instance's buffer, place and length packed in a word of `entries` (the warp's own, in
+/// shared memory), `lanes` their elements. A split leaves one or two short children, of about
+/// 17 elements on average; a window of one instance left half the warp's lanes idle at every
+/// level (bench/results/session46).
+struct Shorts {
+  unsigned* entries;
+  int count, lanes;
+};
+__device__ inline unsigned short_entry(int buffer, int at, int n) {
+  return static_cast<unsigned>(buffer) | static_cast<unsigned>(at) << 1 | static_cast<unsigned>(n) << 13;
+}
+
+/// All levels of a warp's short instances at once (finish_window), lanes given to them in turn;
+/// then none waits. `keys` are the block's two buffers. Every lane of the warp calls it.
+__device__ bool finish_shorts(u64 (*keys)[kBlockTile], Shorts& w, unsigned* room, u64* out) {
+  sync_warp();  // (the entries were written by lane 0)
+  const int l = lane();
+  int buffer = 0, shift = 0, lo = 0, hi = 0;
+  bool mine = false;
+  for (int i = 0, first = 0; i < w.count; ++i) {
+    const unsigned e = w.entries[i];
+    const int n = static_cast<int>(e >> 13), at = static_cast<int>((e >> 1) & 0xfffu);
+    if (l >= first && l < first + n) {
+      buffer = static_cast<int>(e & 1u);
+      shift = at - first;
+      lo = first;
+      hi = first + n;
+      mine = true;
+    }
+    first += n;
+  }
+  w.count = w.lanes = 0;
+  return finish_window(keys[buffer], shift, room, out, lo, hi, mine);
+}
+
+/// A block level's instance [lo, lo + n) of keys[from] (n more than kWindow), split into its
+/// parts by one warp, stably: the elements of a part that recurses go to their places in
+/// keys[from ^ 1], all others to their places in `out` (they are final). A recursing part of
+/// more than kWindow elements joins the next level's list (`next`, *next_count); the shorter ones
+/// wait in `w` to be finished by windows (finish_shorts). One pass counts the parts, one moves
+/// every element, ranked within its part by ballots; each reads four chunks of 32 elements at a
+/// time, their loads in flight together, and an instance of at most four chunks is read once.
+/// Every lane of the warp calls it; false where the plan's promises fail.
+__device__ bool split_by_warp(u64 (*keys)[kBlockTile], int from, u64* out, int lo, int n, Pending* next, int* next_count,
+                              Shorts& w, unsigned* room) {
   constexpr int kChunks = 4;
   const int l = lane();
+  const u64* src = keys[from];
+  u64* const to = keys[from ^ 1];
   u64 scalars[kMaxScalars];
-  bool ok = ndp_pl_scalars(from, lo, n, scalars) != 0;
-  int count[kMaxParts] = {0, 0, 0, 0};
-  for (int c = 0; c < n; c += kChunks * 32) {
-    int p[kChunks];
+  bool ok = ndp_pl_scalars(src, lo, n, scalars) != 0;
+  u64 e[kChunks];
+  int p[kChunks];
+  auto classify = [&](int c) {
 #pragma unroll
     for (int u = 0; u < kChunks; ++u) {
       const int i = c + u * 32 + l;
-      p[u] = i < n ? ndp_pl_part(from[lo + i], scalars) : kNoElement;
+      e[u] = i < n ? src[lo + i] : 0;
+      p[u] = i < n ? ndp_pl_part(e[u], scalars) : kNoElement;
       if (i < n && p[u] < 0) ok = false;
     }
+  };
+  int count[kMaxParts] = {0, 0, 0, 0};
+  for (int c = 0; c < n; c += kChunks * 32) {
+    classify(c);
 #pragma unroll
     for (int u = 0; u < kChunks; ++u)
 #pragma unroll
@@ -231,14 +272,7 @@ __device__ bool split_by_warp(const u64* from, u64* to, u64* out, int lo, int n,
   }
   if (!vote_all(ok)) return false;
   for (int c = 0; c < n; c += kChunks * 32) {
-    u64 e[kChunks];
-    int p[kChunks];
-#pragma unroll
-    for (int u = 0; u < kChunks; ++u) {
-      const int i = c + u * 32 + l;
-      e[u] = i < n ? from[lo + i] : 0;
-      p[u] = i < n ? ndp_pl_part(e[u], scalars) : kNoElement;
-    }
+    if (n > kChunks * 32) classify(c);  // (else the first pass's elements are still here)
 #pragma unroll
     for (int u = 0; u < kChunks; ++u) {
       int where = 0;
@@ -252,23 +286,7 @@ __device__ bool split_by_warp(const u64* from, u64* to, u64* out, int lo, int n,
       if (p[u] >= 0) (((deeper >> p[u]) & 1u) != 0 ? to : out)[where] = e[u];
     }
   }
-  sync_warp();  // (the windows read what other lanes wrote)
-  // The recursing parts: the long ones to the next level, the short ones finished by windows.
-  int wa = -1, we = 0;  // the window being gathered, [wa, we)
-  auto finish = [&] {
-    const int q = wa + l;
-    int seg_lo = 0, seg_hi = 0;
-    bool active = false;
-#pragma unroll
-    for (int j = 0; j < kMaxParts; ++j) {
-      if (j < ndp_pl_parts && q >= start[j] && q < start[j] + count[j]) {
-        seg_lo = start[j] - wa;
-        seg_hi = seg_lo + count[j];
-        active = ((deeper >> j) & 1u) != 0;
-      }
-    }
-    if (!finish_window(to, room, out, wa, we - wa, seg_lo, seg_hi, active)) ok = false;
-  };
+  // The recursing parts: the long ones to the next level, the short ones to wait for a window.
 #pragma unroll
   for (int j = 0; j < kMaxParts; ++j) {
     if (j >= ndp_pl_parts || ((deeper >> j) & 1u) == 0) continue;
@@ -276,14 +294,11 @@ __device__ bool split_by_warp(const u64* from, u64* to, u64* out, int lo, int n,
       if (l == 0) next[__nvvm_atom_add_gen_i(next_count, 1)] = Pending{static_cast<unsigned short>(start[j]), static_cast<unsigned short>(count[j])};
       continue;
     }
-    if (wa >= 0 && start[j] + count[j] - wa > kWindow) {
-      finish();
-      wa = -1;
-    }
-    if (wa < 0) wa = start[j];
-    we = start[j] + count[j];
+    if (w.lanes + count[j] > kWindow && !finish_shorts(keys, w, room, out)) ok = false;
+    if (l == 0) w.entries[w.count] = short_entry(from ^ 1, start[j], count[j]);
+    ++w.count;
+    w.lanes += count[j];
   }
-  if (wa >= 0) finish();
   return vote_all(ok);
 }
 
@@ -504,6 +519,7 @@ __global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small
   __shared__ u64 keys[2][kBlockTile];
   __shared__ Pending pending[2][kMostPending];
   __shared__ unsigned room[kBlockWarps][kWindow];
+  __shared__ unsigned short_entries[kBlockWarps][kWindow];  // (an instance may be one element)
   __shared__ int pending_count[2], taken, bad;
   const Small s = small[blockIdx.x];
   const u64* src = (s.from_arg != 0 ? arg : out) + s.at;
@@ -526,9 +542,10 @@ __global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small
   }
   __syncthreads();
   if (len <= kWindow) {
-    if (warp() == 0 && !finish_window(keys[0], room[0], dst, 0, len, 0, len, true) && lane() == 0) fail(counters);
+    if (warp() == 0 && !finish_window(keys[0], 0, room[0], dst, 0, len, lane() < len) && lane() == 0) fail(counters);
     return;
   }
+  Shorts shorts{short_entries[warp()], 0, 0};
   for (int now = 0;; now ^= 1) {
     // (Both read after a barrier: the same in every thread.)
     const int count = pending_count[now];
@@ -539,7 +556,7 @@ __global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small
       t = __nvvm_shfl_sync_idx_i32(0xffffffffu, t, 0, 0x1f);
       if (t >= count) break;
       const Pending p = pending[now][t];
-      if (!split_by_warp(keys[now], keys[now ^ 1], dst, p.at, p.len, pending[now ^ 1], &pending_count[now ^ 1], room[warp()]) &&
+      if (!split_by_warp(keys, now, dst, p.at, p.len, pending[now ^ 1], &pending_count[now ^ 1], shorts, room[warp()]) &&
           lane() == 0)
         bad = 1;
     }
@@ -550,6 +567,9 @@ __global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small
     }
     __syncthreads();
   }
+  // (The short instances' places are never a later level's, so they may wait until the end.)
+  if (shorts.count > 0 && !finish_shorts(keys, shorts, room[warp()], dst) && lane() == 0) bad = 1;
+  __syncthreads();
   if (threadIdx.x == 0 && bad != 0) fail(counters);
 }
 
