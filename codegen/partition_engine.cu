@@ -36,6 +36,9 @@ constexpr int kThreads = 256;  // every kernel's block
 constexpr int kWarps = kThreads / 32;
 constexpr int kTileItems = 16;                     // a grid level's elements a thread
 constexpr i64 kPerTile = kTileItems * kThreads;    // a grid level's tile (4096)
+constexpr int kScatterThreads = 512;               // the moves' blocks: twice the warps at once
+constexpr int kScatterWarps = kScatterThreads / 32;
+constexpr int kScatterItems = kPerTile / kScatterThreads;  // a thread's run of a tile (8)
 constexpr int kBlockThreads = 128;  // the block kernel's: its warps take a level's segments
 constexpr int kBlockWarps = kBlockThreads / 32;
 constexpr int kBlockTile = 2048;     // the most elements of a small segment
@@ -84,8 +87,9 @@ __device__ inline T pick(const T (&v)[N], int p) {
   return r;
 }
 
-/// The exclusive prefix of v over the block, in thread order; *total the block's sum. Every
-/// thread calls it; `scratch` holds kWarps + 1 words.
+/// The exclusive prefix of v over the block (of `Warps` warps), in thread order; *total the
+/// block's sum. Every thread calls it; `scratch` holds Warps + 1 words.
+template <int Warps = kWarps>
 __device__ i64 block_exclusive_scan(i64 v, i64* scratch, i64* total) {
   i64 x = v;
   for (int d = 1; d < 32; d <<= 1) {
@@ -96,23 +100,23 @@ __device__ i64 block_exclusive_scan(i64 v, i64* scratch, i64* total) {
   __syncthreads();
   if (threadIdx.x == 0) {
     i64 run = 0;
-    for (int w = 0; w < kWarps; ++w) {
+    for (int w = 0; w < Warps; ++w) {
       const i64 t = scratch[w];
       scratch[w] = run;
       run += t;
     }
-    scratch[kWarps] = run;
+    scratch[Warps] = run;
   }
   __syncthreads();
   const i64 r = scratch[warp()] + x - v;
-  *total = scratch[kWarps];
+  *total = scratch[Warps];
   __syncthreads();
   return r;
 }
 
-/// A tile's element i in shared memory: a word of padding after every kTileItems, so that the
-/// threads of a warp reading their runs of kTileItems consecutive elements hit different banks.
-__device__ inline int stage_at(int i) { return i + i / kTileItems; }
+/// A tile's element i in shared memory: a word of padding after every kScatterItems, so that the
+/// threads of a warp reading their runs of kScatterItems consecutive elements hit different banks.
+__device__ inline int stage_at(int i) { return i + i / kScatterItems; }
 
 /// Where a grid level writes a part of a segment: the next level's buffer for a part that
 /// recurses over more than `switch_at` elements, the result for every other.
@@ -437,18 +441,20 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64*
 
 /// A grid level's moves (its lists in `slot`), a block a tile at a time: every element to its
 /// place, stably within its part, into `next` where its part recurses over more than switch_at
-/// elements (to_next), into `out` otherwise. The tile goes through shared memory: loaded coalesced, each thread then ranks its
-/// own run of kTileItems consecutive elements (a count a part, packed, scanned over the block),
-/// the tile is rewritten there in its parts' order, and stored coalesced.
-// (Up to 128 registers: capped at 85 it spilled, and a level of 2^24 keys took 136 against 125 µs.)
-__global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, i64 switch_at, const u64* src,
-                                                           const i64* counts, const i64* sizes, u64* next, u64* out,
-                                                           i64* counters, int slot) {
-  __shared__ u64 stage[kPerTile + kPerTile / kTileItems];  // padded: stage_at
+/// elements (to_next), into `out` otherwise. The tile goes through shared memory: loaded
+/// coalesced, each thread then ranks its own run of kScatterItems consecutive elements (a count a
+/// part, packed, scanned over the block), the tile is rewritten there in its parts' order, and
+/// stored coalesced. (Blocks of 512 threads, 8 elements each and two blocks a multiprocessor:
+/// 256 threads of 16 elements needed 128 registers, so a multiprocessor held 16 warps, and a full
+/// level took 140 µs against 133.)
+__global__ void __launch_bounds__(kScatterThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, i64 switch_at,
+                                                                  const u64* src, const i64* counts, const i64* sizes, u64* next,
+                                                                  u64* out, i64* counters, int slot) {
+  __shared__ u64 stage[kPerTile + kPerTile / kScatterItems];  // padded: stage_at
   __shared__ u64 scalars[kMaxScalars];
   __shared__ i64 first[kMaxParts];  // each part's first place for this tile
   __shared__ bool into_next[kMaxParts];
-  __shared__ i64 scratch[kWarps + 1];
+  __shared__ i64 scratch[kScatterWarps + 1];
   const i64 n_tiles = slot_of(counters, slot)[kTiles];
   for (i64 tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
     const Tile t = tiles[tile];
@@ -467,29 +473,29 @@ __global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large
     }
     const u64* from = src + s.at + t.start;
 #pragma unroll
-    for (int k = 0; k < kTileItems; ++k) {
-      const int i = k * kThreads + static_cast<int>(threadIdx.x);
+    for (int k = 0; k < kScatterItems; ++k) {
+      const int i = k * kScatterThreads + static_cast<int>(threadIdx.x);
       if (i < n) stage[stage_at(i)] = from[i];
     }
     __syncthreads();
-    u64 e[kTileItems];
-    int part[kTileItems];
+    u64 e[kScatterItems];
+    int part[kScatterItems];
     i64 mine = 0;
 #pragma unroll
-    for (int k = 0; k < kTileItems; ++k) {
-      const int i = static_cast<int>(threadIdx.x) * kTileItems + k;
+    for (int k = 0; k < kScatterItems; ++k) {
+      const int i = static_cast<int>(threadIdx.x) * kScatterItems + k;
       e[k] = i < n ? stage[stage_at(i)] : 0;
       part[k] = i < n ? ndp_pl_part(e[k], scalars) : -1;
       mine += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
     }
     i64 total = 0;
-    i64 run = block_exclusive_scan(mine, scratch, &total);  // (its barriers end the reads of stage)
+    i64 run = block_exclusive_scan<kScatterWarps>(mine, scratch, &total);  // (its barriers end the reads of stage)
     int starts[kMaxParts + 1];  // each part's first position within the tile, in the parts' order
     starts[0] = 0;
 #pragma unroll
     for (int j = 0; j < kMaxParts; ++j) starts[j + 1] = starts[j] + (j < ndp_pl_parts ? static_cast<int>((total >> (16 * j)) & 0xffff) : 0);
 #pragma unroll
-    for (int k = 0; k < kTileItems; ++k) {
+    for (int k = 0; k < kScatterItems; ++k) {
       const int p = part[k];
       if (p < 0) continue;
       stage[stage_at(pick(starts, p) + static_cast<int>((run >> (16 * p)) & 0xffff))] = e[k];
@@ -498,8 +504,8 @@ __global__ void __launch_bounds__(kThreads, 2) ndp_pl_scatter(const Large* large
     __syncthreads();
     const int kept = starts[ndp_pl_parts];
 #pragma unroll
-    for (int k = 0; k < kTileItems; ++k) {
-      const int q = k * kThreads + static_cast<int>(threadIdx.x);
+    for (int k = 0; k < kScatterItems; ++k) {
+      const int q = k * kScatterThreads + static_cast<int>(threadIdx.x);
       if (q >= kept) break;
       int p = 0;
       for (int j = 1; j < ndp_pl_parts; ++j) p += q >= starts[j] ? 1 : 0;

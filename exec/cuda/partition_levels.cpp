@@ -15,7 +15,8 @@ namespace ndp::exec::cuda {
 namespace {
 
 constexpr unsigned kThreads = 256;       // the engine's grid levels' blocks (codegen/partition_engine.cu)
-constexpr unsigned kBlockThreads = 128;  // its block kernel's
+constexpr unsigned kScatterThreads = 512;  // its moves'
+constexpr unsigned kBlockThreads = 128;    // its block kernel's
 constexpr int64_t kPerTile = 4096;       // a grid level's tile: kTileItems elements a thread
 constexpr int64_t kMaxParts = 4;
 // The engine's records (codegen/partition_engine.cu: Large, Tile, Small) and counters.
@@ -46,8 +47,8 @@ int64_t switch_point(Gpu& g) {
 }
 
 /// The blocks of `kernel` the whole device holds at once: the grid of a grid level's kernel.
-unsigned resident(Gpu& g, const runtime::cuda::Kernel& kernel) {
-  runtime::cuda::Result<int64_t> held = runtime::cuda::resident_blocks(g.device(), kernel, kThreads);
+unsigned resident(Gpu& g, const runtime::cuda::Kernel& kernel, unsigned threads = kThreads) {
+  runtime::cuda::Result<int64_t> held = runtime::cuda::resident_blocks(g.device(), kernel, static_cast<int>(threads));
   return static_cast<unsigned>(held.ok() ? std::max<int64_t>(1, held.value()) : 1024);
 }
 
@@ -97,7 +98,8 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   std::array<DBuf, 2> buffers;  // the levels' keys: each level reads one and writes the other
   CUdeviceptr src = arg_elems;
   DBuf counts, sizes;
-  const unsigned count_grid = resident(g, e->count), plan_grid = resident(g, e->plan), scatter_grid = resident(g, e->scatter);
+  const unsigned count_grid = resident(g, e->count), plan_grid = resident(g, e->plan);
+  const unsigned scatter_grid = resident(g, e->scatter, kScatterThreads);
   for (uint64_t level = 0; c[kSlot * (level & 1) + kLarge] > 0;) {
     // A level past the limit, counting the blocks' levels still to come (at most one a key of an
     // instance they take, and a warp's 32), is the level by level run's error to raise.
@@ -120,8 +122,8 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
       g.check(runtime::cuda::launch_with(g.device(), e->plan, blocks(plan_grid), ls, counts->pointer(), sizes->pointer(),
                                          switch_at, large[slot ^ 1]->pointer(), tiles[slot ^ 1]->pointer(), small->pointer(),
                                          counters->pointer(), slot));
-      g.check(runtime::cuda::launch_with(g.device(), e->scatter, blocks(scatter_grid), ls, ts, switch_at, src, counts->pointer(),
-                                         sizes->pointer(), next, out->pointer(), counters->pointer(), slot));
+      g.check(runtime::cuda::launch_with(g.device(), e->scatter, blocks(scatter_grid, kScatterThreads), ls, ts, switch_at, src,
+                                         counts->pointer(), sizes->pointer(), next, out->pointer(), counters->pointer(), slot));
       src = next;
     }
     g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
