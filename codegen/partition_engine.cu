@@ -38,7 +38,8 @@ constexpr int kTileItems = 16;                     // a grid level's elements a 
 constexpr i64 kPerTile = kTileItems * kThreads;    // a grid level's tile (4096)
 constexpr int kScatterThreads = 512;               // the moves' blocks: twice the warps at once
 constexpr int kScatterWarps = kScatterThreads / 32;
-constexpr int kScatterItems = kPerTile / kScatterThreads;  // a thread's run of a tile (8)
+constexpr int kScatterItems = kPerTile / kScatterThreads;  // a thread's elements of a tile (8)
+constexpr int kChunks = kPerTile / 32;             // a tile's chunks of 32 elements, a warp's load
 constexpr int kBlockThreads = 128;  // the block kernel's: its warps take a level's segments
 constexpr int kBlockWarps = kBlockThreads / 32;
 constexpr int kBlockTile = 2048;     // the most elements of a small segment
@@ -114,9 +115,6 @@ __device__ i64 block_exclusive_scan(i64 v, i64* scratch, i64* total) {
   return r;
 }
 
-/// A tile's element i in shared memory: a word of padding after every kScatterItems, so that the
-/// threads of a warp reading their runs of kScatterItems consecutive elements hit different banks.
-__device__ inline int stage_at(int i) { return i + i / kScatterItems; }
 
 /// Where a grid level writes a part of a segment: the next level's buffer for a part that
 /// recurses over more than `switch_at` elements, the result for every other.
@@ -441,20 +439,20 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64*
 
 /// A grid level's moves (its lists in `slot`), a block a tile at a time: every element to its
 /// place, stably within its part, into `next` where its part recurses over more than switch_at
-/// elements (to_next), into `out` otherwise. The tile goes through shared memory: loaded
-/// coalesced, each thread then ranks its own run of kScatterItems consecutive elements (a count a
-/// part, packed, scanned over the block), the tile is rewritten there in its parts' order, and
-/// stored coalesced. (Blocks of 512 threads, 8 elements each and two blocks a multiprocessor:
-/// 256 threads of 16 elements needed 128 registers, so a multiprocessor held 16 warps, and a full
-/// level took 140 µs against 133.)
+/// elements (to_next), into `out` otherwise, straight from registers. Each warp loads chunks of
+/// 32 consecutive elements (chunk k·16 + w for its k-th load) and ranks each element within its
+/// part and chunk by ballots; the chunks' counts, scanned over the tile a part at a time, place
+/// every chunk, and each store of a warp writes at most one run a part. (Through shared memory,
+/// the tile loaded, rewritten in its parts' order and stored, a full level of 2^24 ints took 133
+/// µs against 114.)
 __global__ void __launch_bounds__(kScatterThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, i64 switch_at,
                                                                   const u64* src, const i64* counts, const i64* sizes, u64* next,
                                                                   u64* out, i64* counters, int slot) {
-  __shared__ u64 stage[kPerTile + kPerTile / kScatterItems];  // padded: stage_at
+  __shared__ unsigned short chunk_before[kMaxParts][kChunks];  // a part's elements in earlier chunks
   __shared__ u64 scalars[kMaxScalars];
   __shared__ i64 first[kMaxParts];  // each part's first place for this tile
   __shared__ bool into_next[kMaxParts];
-  __shared__ i64 scratch[kScatterWarps + 1];
+  const int l = lane(), w = warp();
   const i64 n_tiles = slot_of(counters, slot)[kTiles];
   for (i64 tile = blockIdx.x; tile < n_tiles; tile += gridDim.x) {
     const Tile t = tiles[tile];
@@ -472,46 +470,58 @@ __global__ void __launch_bounds__(kScatterThreads, 2) ndp_pl_scatter(const Large
       }
     }
     const u64* from = src + s.at + t.start;
+    u64 e[kScatterItems];
 #pragma unroll
     for (int k = 0; k < kScatterItems; ++k) {
       const int i = k * kScatterThreads + static_cast<int>(threadIdx.x);
-      if (i < n) stage[stage_at(i)] = from[i];
+      e[k] = i < n ? from[i] : 0;
     }
-    __syncthreads();
-    u64 e[kScatterItems];
-    int part[kScatterItems];
-    i64 mine = 0;
+    __syncthreads();  // (the scalars)
+    int part[kScatterItems], rank[kScatterItems];
 #pragma unroll
     for (int k = 0; k < kScatterItems; ++k) {
-      const int i = static_cast<int>(threadIdx.x) * kScatterItems + k;
-      e[k] = i < n ? stage[stage_at(i)] : 0;
+      const int i = k * kScatterThreads + static_cast<int>(threadIdx.x);
       part[k] = i < n ? ndp_pl_part(e[k], scalars) : -1;
-      mine += part[k] >= 0 ? i64{1} << (16 * part[k]) : 0;
-    }
-    i64 total = 0;
-    i64 run = block_exclusive_scan<kScatterWarps>(mine, scratch, &total);  // (its barriers end the reads of stage)
-    int starts[kMaxParts + 1];  // each part's first position within the tile, in the parts' order
-    starts[0] = 0;
+      rank[k] = 0;
 #pragma unroll
-    for (int j = 0; j < kMaxParts; ++j) starts[j + 1] = starts[j] + (j < ndp_pl_parts ? static_cast<int>((total >> (16 * j)) & 0xffff) : 0);
+      for (int j = 0; j < kMaxParts; ++j) {
+        if (j >= ndp_pl_parts) break;
+        const unsigned b = ballot(part[k] == j);
+        if (part[k] == j) rank[k] = __builtin_popcount(b & lanes_before());
+        if (l == 0) chunk_before[j][k * kScatterWarps + w] = static_cast<unsigned short>(__builtin_popcount(b));
+      }
+    }
+    __syncthreads();
+    // Warp j scans part j's chunk counts (four chunks a lane) into their exclusive prefixes.
+    if (w < ndp_pl_parts) {
+      unsigned short* c = chunk_before[w];
+      int v[kChunks / 32], sum = 0;
+#pragma unroll
+      for (int q = 0; q < kChunks / 32; ++q) {
+        v[q] = c[l * (kChunks / 32) + q];
+        sum += v[q];
+      }
+      int before = sum;
+      for (int d = 1; d < 32; d <<= 1) {
+        const int y = __nvvm_shfl_sync_up_i32(0xffffffffu, before, d, 0);
+        if (l >= d) before += y;
+      }
+      before -= sum;
+#pragma unroll
+      for (int q = 0; q < kChunks / 32; ++q) {
+        c[l * (kChunks / 32) + q] = static_cast<unsigned short>(before);
+        before += v[q];
+      }
+    }
+    __syncthreads();
 #pragma unroll
     for (int k = 0; k < kScatterItems; ++k) {
       const int p = part[k];
       if (p < 0) continue;
-      stage[stage_at(pick(starts, p) + static_cast<int>((run >> (16 * p)) & 0xffff))] = e[k];
-      run += i64{1} << (16 * p);
+      const i64 to = first[p] + chunk_before[p][k * kScatterWarps + w] + rank[k];
+      (into_next[p] ? next : out)[to] = e[k];
     }
-    __syncthreads();
-    const int kept = starts[ndp_pl_parts];
-#pragma unroll
-    for (int k = 0; k < kScatterItems; ++k) {
-      const int q = k * kScatterThreads + static_cast<int>(threadIdx.x);
-      if (q >= kept) break;
-      int p = 0;
-      for (int j = 1; j < ndp_pl_parts; ++j) p += q >= starts[j] ? 1 : 0;
-      (into_next[p] ? next : out)[first[p] + (q - pick(starts, p))] = stage[stage_at(q)];
-    }
-    __syncthreads();  // (stage, first and into_next are the next tile's)
+    __syncthreads();  // (chunk_before, first and into_next are the next tile's)
   }
 }
 
