@@ -42,9 +42,9 @@ constexpr int kScatterItems = kPerTile / kScatterThreads;  // a thread's element
 constexpr int kChunks = kPerTile / 32;             // a tile's chunks of 32 elements, a warp's load
 constexpr int kBlockThreads = 128;  // the block kernel's: its warps take a level's segments
 constexpr int kBlockWarps = kBlockThreads / 32;
-constexpr int kBlockTile = 2048;     // the most elements of a small segment
+constexpr int kMostBlockTile = 4096;  // the most elements of a small segment (the launch's capacity)
 constexpr int kWindow = 32;          // the most elements a warp finishes at once, all their levels
-constexpr int kMostPending = kBlockTile / (kWindow + 1) + 1;  // a block level's longer segments
+constexpr int kMostPending = kMostBlockTile / (kWindow + 1) + 1;  // a block level's longer segments
 constexpr int kNoElement = -2;       // a lane past a segment's end (parts are >= 0, -1 a failure)
 
 /// A segment of a grid level: its place and length, and its tiles in the level's tile list.
@@ -187,6 +187,13 @@ __device__ bool finish_window(u64* buf, int shift, unsigned* room, u64* out, int
   return true;
 }
 
+/// The block kernel's two buffers of `capacity` elements each (its dynamic shared memory).
+struct Buffers {
+  u64* base;
+  int capacity;
+  __device__ u64* operator[](int b) const { return base + b * capacity; }
+};
+
 /// A warp's short instances (of at most kWindow elements) that wait to be finished together:
 /// each instance's buffer, place and length packed in a word of `entries` (the warp's own, in
 /// shared memory), `lanes` their elements. A split leaves one or two short children, of about
@@ -202,7 +209,7 @@ __device__ inline unsigned short_entry(int buffer, int at, int n) {
 
 /// All levels of a warp's short instances at once (finish_window), lanes given to them in turn;
 /// then none waits. `keys` are the block's two buffers. Every lane of the warp calls it.
-__device__ bool finish_shorts(u64 (*keys)[kBlockTile], Shorts& w, unsigned* room, u64* out) {
+__device__ bool finish_shorts(Buffers keys, Shorts& w, unsigned* room, u64* out) {
   sync_warp();  // (the entries were written by lane 0)
   const int l = lane();
   int buffer = 0, shift = 0, lo = 0, hi = 0;
@@ -231,7 +238,7 @@ __device__ bool finish_shorts(u64 (*keys)[kBlockTile], Shorts& w, unsigned* room
 /// every element, ranked within its part by ballots; each reads four chunks of 32 elements at a
 /// time, their loads in flight together, and an instance of at most four chunks is read once.
 /// Every lane of the warp calls it; false where the plan's promises fail.
-__device__ bool split_by_warp(u64 (*keys)[kBlockTile], int from, u64* out, int lo, int n, Pending* next, int* next_count,
+__device__ bool split_by_warp(Buffers keys, int from, u64* out, int lo, int n, Pending* next, int* next_count,
                               Shorts& w, unsigned* room) {
   constexpr int kChunks = 4;
   const int l = lane();
@@ -309,7 +316,7 @@ __device__ bool split_by_warp(u64 (*keys)[kBlockTile], int from, u64* out, int l
 extern "C" {
 
 /// The first level's instances (offsets[i], offsets[i + 1]), a thread each: those of more than
-/// `switch_at` elements (the tuning's switch point, at most kBlockTile) that recurse to the large
+/// `switch_at` elements (the tuning's switch point, at most the blocks' capacity) that recurse to the large
 /// list (with their tiles; slot 0), the others to the small list (the blocks copy those that do
 /// not recurse).
 __global__ void __launch_bounds__(kThreads) ndp_pl_seed(const i64* offsets, i64 n, i64 switch_at, Large* large,
@@ -525,14 +532,16 @@ __global__ void __launch_bounds__(kScatterThreads, 2) ndp_pl_scatter(const Large
   }
 }
 
-/// The levels left of the small segments, a block a segment of at most kBlockTile elements in
-/// shared memory, read into one of two buffers. A level's segments of more than kWindow elements
+/// The levels left of the small segments, a block a segment of at most `capacity` elements (a
+/// power of two up to kMostBlockTile) in shared memory, read into one of two buffers: 2 ·
+/// capacity words of dynamic shared memory. A level's segments of more than kWindow elements
 /// are listed; the block's warps take them one at a time and split each from one buffer into the
 /// other (split_by_warp), listing the next level's and finishing the shorter children at once.
 /// Every element is stored to `out` once, when it is final. *failed where a part is not exactly
 /// one, a scalar fails, a segment is past the tile, or a child is its whole segment.
-__global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small, const u64* arg, u64* out, i64* counters) {
-  __shared__ u64 keys[2][kBlockTile];
+__global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small, const u64* arg, u64* out, i64* counters, int capacity) {
+  extern __shared__ u64 block_keys[];
+  const Buffers keys{block_keys, capacity};
   __shared__ Pending pending[2][kMostPending];
   __shared__ unsigned room[kBlockWarps][kWindow];
   __shared__ unsigned short_entries[kBlockWarps][kWindow];  // (an instance may be one element)
@@ -543,7 +552,7 @@ __global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small
     for (i64 i = threadIdx.x; i < s.len && s.from_arg != 0; i += kBlockThreads) out[s.at + i] = src[i];
     return;
   }
-  if (s.len > kBlockTile) {
+  if (s.len > capacity) {
     if (threadIdx.x == 0) fail(counters);
     return;
   }

@@ -285,7 +285,7 @@ bool tune_recursion(const AutotuneOptions& opts, Session& session, exec::cuda::G
   const int64_t n = std::max<int64_t>(opts.elements / 4, 1024);
   const SwitchPoint blocks{"partition levels in blocks", autotune_detail::recursion_program(), fmt::format("tune_sort({})", n),
                            fmt::format("quicksort of {} ints, ms by the most elements of an instance that a block takes:", n),
-                           {256, 512, 1024, 2048},
+                           {512, 1024, 2048, 4096},
                            &exec::Tuning::partition_switch_elements,
                            [](int64_t c) { return fmt::format("{}", c); }};
   const int64_t pow2 = int64_t{1} << (63 - std::countl_zero(static_cast<uint64_t>(n)));

@@ -24,7 +24,7 @@ struct AutotuneOptions {
 /// (`at grid`) and as a map kernel (on cuda at every level), the forms taking turns, checks
 /// that every form gives the same sums, and writes the form of least median time at each length
 /// as own_row_lanes. On the GPU it then times NESL's quicksort of elements / 4 ints with each
-/// candidate switch point of partition levels (256 ... 2048 elements an instance; Note
+/// candidate switch point of partition levels (512 ... 4096 elements an instance; Note
 /// [Partition levels on the GPU] in codegen/partition_levels_ptx.h) and writes the fastest as
 /// partition_switch_elements, and Batcher's sort with each tile of regular levels
 /// (regular_tile_bytes). Returns the exit status: 0, 1 when a measurement failed, 2 when the

@@ -46,7 +46,7 @@ struct Tuning {
   /// levels for the blocks, which take up to kMostPartitionSwitch. Measured by `ndp autotune`
   /// with quicksort; an older file without the key keeps this default.
   int64_t partition_switch_elements = 2048;
-  static constexpr int64_t kLeastPartitionSwitch = 64, kMostPartitionSwitch = 2048;
+  static constexpr int64_t kLeastPartitionSwitch = 64, kMostPartitionSwitch = 4096;
 
   static Tuning gpu_defaults();
   /// The cpu backend's: own_row_lanes is 0 (flattened) or 1 (a map kernel, an instance a

@@ -372,8 +372,7 @@ const GpuKernels::PartitionKernels* GpuKernels::partition_kernels(const flatten:
   if (!module) return nullptr;
   auto entry = [&](const char* name) { return gpu_.check(module->kernel(name)); };
   p.kernels = {entry("ndp_pl_seed"), entry("ndp_pl_count"), entry("ndp_pl_plan"), entry("ndp_pl_scatter"), entry("ndp_pl_block")};
-  // Their tiles in static shared memory: without asking, a multiprocessor ran one scatter block.
-  gpu_.check(runtime::cuda::prefer_shared_memory(gpu_.device(), p.kernels.scatter));
+  // The blocks' buffers in shared memory: without asking, a multiprocessor runs fewer of them.
   gpu_.check(runtime::cuda::prefer_shared_memory(gpu_.device(), p.kernels.block));
   p.module = std::move(module);
   return &p.kernels;

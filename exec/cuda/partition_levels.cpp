@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 
@@ -36,7 +37,7 @@ runtime::cuda::LaunchConfig blocks(int64_t n, unsigned threads = kThreads) {
 
 /// The most elements of an instance that the blocks take from the grid levels: the tuning's
 /// partition_switch_elements (Note [Tuning]), NDP_PARTITION_SWITCH where set, for measuring; at
-/// most the blocks' capacity (Tuning::kMostPartitionSwitch, the engine's kBlockTile).
+/// most the blocks' largest capacity (Tuning::kMostPartitionSwitch, the engine's kMostBlockTile).
 int64_t switch_point(Gpu& g) {
   static const int64_t forced = [] {
     const char* e = std::getenv("NDP_PARTITION_SWITCH");
@@ -88,10 +89,15 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
                                      small->pointer(), counters->pointer()));
   g.check(g.pool().download(c.data(), counters->pointer(), sizeof c));
   // The small instances so far, all their levels in blocks, from the list's start.
+  // (The blocks hold an instance of up to the switch point in each of two buffers.)
+  const int capacity = static_cast<int>(std::bit_ceil(static_cast<uint64_t>(switch_at)));
+  runtime::cuda::LaunchConfig block_shape = blocks(0, kBlockThreads);
+  block_shape.shared_bytes = static_cast<unsigned>(2 * capacity * 8);
   auto run_blocks = [&] {
     if (c[kSmall] == 0) return;
-    g.check(runtime::cuda::launch_with(g.device(), e->block, blocks(c[kSmall], kBlockThreads), small->pointer(), arg_elems,
-                                       out->pointer(), counters->pointer()));
+    block_shape.grid_x = static_cast<unsigned>(c[kSmall]);
+    g.check(runtime::cuda::launch_with(g.device(), e->block, block_shape, small->pointer(), arg_elems, out->pointer(),
+                                       counters->pointer(), capacity));
     c[kSmall] = 0;
     g.check(g.pool().upload(counters->pointer() + kSmall * 8, &c[kSmall], 8));
   };

@@ -29,9 +29,9 @@ TEST_CASE("a tuning file's text reads back as the same tuning") {
   CHECK(older->block_levels_elements == Tuning().block_levels_elements);
   CHECK(older->regular_tile_bytes == Tuning().regular_tile_bytes);
   CHECK(older->partition_switch_elements == Tuning().partition_switch_elements);
-  for (const char* bad : {"partition_switch_elements 32\n", "partition_switch_elements 4096\n"}) {
+  for (const char* bad : {"partition_switch_elements 32\n", "partition_switch_elements 8192\n"}) {
     CHECK_FALSE(Tuning::parse(std::string("own_row_lanes 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n") + bad, &error));
-    CHECK(error.find("line 2: `partition_switch_elements` needs a count from 64 to 2048") == 0);
+    CHECK(error.find("line 2: `partition_switch_elements` needs a count from 64 to 4096") == 0);
   }
   for (const char* bad : {"regular_tile_bytes 100\n", "regular_tile_bytes 65536\n", "regular_tile_bytes x\n"}) {
     CHECK_FALSE(Tuning::parse(std::string("own_row_lanes 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n") + bad, &error));
