@@ -19,6 +19,7 @@
 #include "flatten/passes/mark_releases.h"
 #include "flatten/passes/merge_calls.h"
 #include "flatten/passes/recursion_to_loops.h"
+#include "flatten/passes/unshare_partition_calls.h"
 #include "include/ndp/interrupt.h"
 #include "lang/diagnostics.h"
 
@@ -98,6 +99,8 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   log_pass("find_regular_levels", p);
   p = find_partition_levels(std::move(p));  // (on laid-out loops that are not regular)
   log_pass("find_partition_levels", p);
+  p = unshare_partition_calls(std::move(p));  // (reads the partition plans)
+  log_pass("unshare_partition_calls", p);
   p = mark_releases(std::move(p));
   log_pass("mark_releases", p);
   return p;

@@ -1,0 +1,29 @@
+// Pass: calls that pass a partition loop's argument shared call the loop's own function on the
+// gathered rows (Note [Partition calls unshared]).
+#pragma once
+
+#include "flatten/flat_ir.h"
+
+namespace ndp::flatten {
+
+// Note [Partition calls unshared]
+// A function called on a sequence that every instance of its caller reads (Note [Shared
+// arguments]: a benchmark repeating a sort of one input, a search over a fixed table) is
+// vectorised a second time with that argument shared: its body is the function's first level,
+// with shared reads, and its recursive call goes to the first variant, whose body is the
+// recursion loop. Where that loop runs as partition levels (Note [Partition levels]), the first
+// level ran statement by statement outside them: quicksort of 2^24 ints spent about 1 ms of its
+// 5.5 there on an H200 (its filter group, the children's literal and the concatenation;
+// bench/results/session46), where a level of the partition engine takes about 0.15 ms. Such a
+// call now gathers its rows and calls the loop's function: the gather copies each instance's
+// elements once, which the first level's partition did too.
+
+/// Assumes: valid Flat IR after find_partition_levels (before mark_releases).
+/// Guarantees: every Call of a function F whose whole argument is one shared sequence (an int
+/// id an instance and one base) becomes `rows = gather(base, ids); call G(rows)`, where G is F's
+/// instantiation without shared arguments (the same name, no path unless F has one, the base's
+/// type as its argument, F's result type) and G's body is one recursion loop with partition
+/// levels; nothing else changes. F stays in the program, uncalled.
+Program unshare_partition_calls(Program p);
+
+}  // namespace ndp::flatten
