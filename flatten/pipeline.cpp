@@ -99,8 +99,10 @@ Program flatten(lang::core::Program& core, const lang::core::Expr* body) {
   log_pass("find_regular_levels", p);
   p = find_partition_levels(std::move(p));  // (on laid-out loops that are not regular)
   log_pass("find_partition_levels", p);
-  p = unshare_partition_calls(std::move(p));  // (reads the partition plans)
-  log_pass("unshare_partition_calls", p);
+  if (!env_disabled("NDP_NO_UNSHARE")) {  // for measuring what unsharing gains
+    p = unshare_partition_calls(std::move(p));  // (reads the partition plans)
+    log_pass("unshare_partition_calls", p);
+  }
   p = mark_releases(std::move(p));
   log_pass("mark_releases", p);
   return p;

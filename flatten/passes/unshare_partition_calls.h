@@ -12,11 +12,12 @@ namespace ndp::flatten {
 // vectorised a second time with that argument shared: its body is the function's first level,
 // with shared reads, and its recursive call goes to the first variant, whose body is the
 // recursion loop. Where that loop runs as partition levels (Note [Partition levels]), the first
-// level ran statement by statement outside them: quicksort of 2^24 ints spent about 1 ms of its
-// 5.5 there on an H200 (its filter group, the children's literal and the concatenation;
-// bench/results/session46), where a level of the partition engine takes about 0.15 ms. Such a
-// call now gathers its rows and calls the loop's function: the gather copies each instance's
-// elements once, which the first level's partition did too.
+// level ran statement by statement outside them (quicksort's filter group, the children's
+// literal and the concatenation). Such a call now gathers its rows and calls the loop's
+// function: the gather copies each instance's elements once, which the first level's partition
+// did too. Quicksort of 2^24 ints on an H200: 5.46–5.51 ms with the first level outside, 5.09–
+// 5.14 with the rows gathered; on 16 cores the copy costs more than the statements it replaces,
+// 252–278 against 273–289 ms (bench/results/session46/final2). NDP_NO_UNSHARE=1 turns it off.
 
 /// Assumes: valid Flat IR after find_partition_levels (before mark_releases).
 /// Guarantees: every Call of a function F whose whole argument is one shared sequence (an int
