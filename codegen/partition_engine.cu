@@ -32,14 +32,14 @@ namespace {
 
 constexpr int kMaxParts = 4;
 constexpr int kMaxScalars = 4;
-constexpr int kThreads = 256;  // every kernel's block
+constexpr int kThreads = 256;  // the seed's, the counts' and the plan's blocks
 constexpr int kWarps = kThreads / 32;
-constexpr int kTileItems = 16;                     // a grid level's elements a thread
+constexpr int kTileItems = 16;                     // the counts' elements a thread
 constexpr i64 kPerTile = kTileItems * kThreads;    // a grid level's tile (4096)
 constexpr int kScatterThreads = 512;               // the moves' blocks: twice the warps at once
 constexpr int kScatterWarps = kScatterThreads / 32;
 constexpr int kScatterItems = kPerTile / kScatterThreads;  // a thread's elements of a tile (8)
-constexpr int kChunks = kPerTile / 32;             // a tile's chunks of 32 elements, a warp's load
+constexpr int kTileChunks = kPerTile / 32;         // a tile's chunks of 32 elements, a warp's load
 constexpr int kBlockThreads = 128;  // the block kernel's: its warps take a level's segments
 constexpr int kBlockWarps = kBlockThreads / 32;
 constexpr int kMostBlockTile = 4096;  // the most elements of a small segment (the launch's capacity)
@@ -77,16 +77,6 @@ __device__ inline unsigned lanes_before() { return __nvvm_read_ptx_sreg_lanemask
 __device__ inline bool is_child(int part) { return ((ndp_pl_child_mask >> part) & 1) != 0; }
 __device__ inline i64 add_to(i64* p, i64 v) { return __nvvm_atom_add_gen_ll(p, v); }
 __device__ inline void fail(i64* counters) { __nvvm_atom_xchg_gen_ll(&counters[kFailed], 1); }
-
-/// v[p] for a p known only at run time, without indexing the array (which would put it in local
-/// memory): a select a part.
-template <class T, int N>
-__device__ inline T pick(const T (&v)[N], int p) {
-  T r = 0;
-#pragma unroll
-  for (int j = 0; j < N; ++j) r = j == p ? v[j] : r;
-  return r;
-}
 
 /// The exclusive prefix of v over the block (of `Warps` warps), in thread order; *total the
 /// block's sum. Every thread calls it; `scratch` holds Warps + 1 words.
@@ -240,17 +230,17 @@ __device__ bool finish_shorts(Buffers keys, Shorts& w, unsigned* room, u64* out)
 /// Every lane of the warp calls it; false where the plan's promises fail.
 __device__ bool split_by_warp(Buffers keys, int from, u64* out, int lo, int n, Pending* next, int* next_count,
                               Shorts& w, unsigned* room) {
-  constexpr int kChunks = 4;
+  constexpr int kLoads = 4;
   const int l = lane();
   const u64* src = keys[from];
   u64* const to = keys[from ^ 1];
   u64 scalars[kMaxScalars];
   bool ok = ndp_pl_scalars(src, lo, n, scalars) != 0;
-  u64 e[kChunks];
-  int p[kChunks];
+  u64 e[kLoads];
+  int p[kLoads];
   auto classify = [&](int c) {
 #pragma unroll
-    for (int u = 0; u < kChunks; ++u) {
+    for (int u = 0; u < kLoads; ++u) {
       const int i = c + u * 32 + l;
       e[u] = i < n ? src[lo + i] : 0;
       p[u] = i < n ? ndp_pl_part(e[u], scalars) : kNoElement;
@@ -258,10 +248,10 @@ __device__ bool split_by_warp(Buffers keys, int from, u64* out, int lo, int n, P
     }
   };
   int count[kMaxParts] = {0, 0, 0, 0};
-  for (int c = 0; c < n; c += kChunks * 32) {
+  for (int c = 0; c < n; c += kLoads * 32) {
     classify(c);
 #pragma unroll
-    for (int u = 0; u < kChunks; ++u)
+    for (int u = 0; u < kLoads; ++u)
 #pragma unroll
       for (int j = 0; j < kMaxParts; ++j)
         if (j < ndp_pl_parts) count[j] += __builtin_popcount(ballot(p[u] == j));
@@ -280,10 +270,10 @@ __device__ bool split_by_warp(Buffers keys, int from, u64* out, int lo, int n, P
     at += count[j];
   }
   if (!vote_all(ok)) return false;
-  for (int c = 0; c < n; c += kChunks * 32) {
-    if (n > kChunks * 32) classify(c);  // (else the first pass's elements are still here)
+  for (int c = 0; c < n; c += kLoads * 32) {
+    if (n > kLoads * 32) classify(c);  // (else the first pass's elements are still here)
 #pragma unroll
-    for (int u = 0; u < kChunks; ++u) {
+    for (int u = 0; u < kLoads; ++u) {
       int where = 0;
 #pragma unroll
       for (int j = 0; j < kMaxParts; ++j) {
@@ -455,7 +445,7 @@ __global__ void __launch_bounds__(kThreads) ndp_pl_plan(const Large* large, i64*
 __global__ void __launch_bounds__(kScatterThreads, 2) ndp_pl_scatter(const Large* large, const Tile* tiles, i64 switch_at,
                                                                   const u64* src, const i64* counts, const i64* sizes, u64* next,
                                                                   u64* out, i64* counters, int slot) {
-  __shared__ unsigned short chunk_before[kMaxParts][kChunks];  // a part's elements in earlier chunks
+  __shared__ unsigned short chunk_before[kMaxParts][kTileChunks];  // a part's elements in earlier chunks
   __shared__ u64 scalars[kMaxScalars];
   __shared__ i64 first[kMaxParts];  // each part's first place for this tile
   __shared__ bool into_next[kMaxParts];
@@ -502,10 +492,10 @@ __global__ void __launch_bounds__(kScatterThreads, 2) ndp_pl_scatter(const Large
     // Warp j scans part j's chunk counts (four chunks a lane) into their exclusive prefixes.
     if (w < ndp_pl_parts) {
       unsigned short* c = chunk_before[w];
-      int v[kChunks / 32], sum = 0;
+      int v[kTileChunks / 32], sum = 0;
 #pragma unroll
-      for (int q = 0; q < kChunks / 32; ++q) {
-        v[q] = c[l * (kChunks / 32) + q];
+      for (int q = 0; q < kTileChunks / 32; ++q) {
+        v[q] = c[l * (kTileChunks / 32) + q];
         sum += v[q];
       }
       int before = sum;
@@ -515,8 +505,8 @@ __global__ void __launch_bounds__(kScatterThreads, 2) ndp_pl_scatter(const Large
       }
       before -= sum;
 #pragma unroll
-      for (int q = 0; q < kChunks / 32; ++q) {
-        c[l * (kChunks / 32) + q] = static_cast<unsigned short>(before);
+      for (int q = 0; q < kTileChunks / 32; ++q) {
+        c[l * (kTileChunks / 32) + q] = static_cast<unsigned short>(before);
         before += v[q];
       }
     }
