@@ -562,9 +562,9 @@ __global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small
   }
   Shorts shorts{short_entries[warp()], 0, 0};
   for (int now = 0;; now ^= 1) {
-    // (Both read after a barrier: the same in every thread.)
+    // (Filled in the level before, read after a barrier: the same in every thread.)
     const int count = pending_count[now];
-    if (count == 0 || bad != 0) break;
+    if (count == 0) break;
     for (;;) {
       int t = 0;
       if (lane() == 0) t = __nvvm_atom_add_gen_i(&taken, 1);
@@ -580,7 +580,9 @@ __global__ void __launch_bounds__(kBlockThreads) ndp_pl_block(const Small* small
       pending_count[now] = 0;
       taken = 0;
     }
-    __syncthreads();
+    // A barrier that also tells every thread whether a split failed: a warp may set `bad`
+    // during a level while another still reads it, so it is read only here.
+    if (__nvvm_bar0_or(bad != 0) != 0) break;
   }
   // (The short instances' places are never a later level's, so they may wait until the end.)
   if (shorts.count > 0 && !finish_shorts(keys, shorts, room[warp()], dst) && lane() == 0) bad = 1;

@@ -2,6 +2,7 @@
 // gathered rows (see unshare_partition_calls.h, Note [Partition calls unshared]).
 #include "flatten/passes/unshare_partition_calls.h"
 
+#include <functional>
 #include <optional>
 
 #include "flatten/passes/ir_walk.h"
@@ -18,20 +19,32 @@ bool is_partition_loop(const Function& g) {
   return s.op == Op::Recurse && s.loop && s.loop->partition && s.dst == b.result && !s.uses.empty() && s.uses[0] == g.param;
 }
 
+/// The callee of a Call in `b` (nested blocks included) that `is_loop` accepts.
+std::optional<FuncId> called_in(const Block& b, const std::function<bool(FuncId)>& is_loop) {
+  for (const Stmt& s : b.stmts) {
+    if (s.op == Op::Call && is_loop(s.func)) return s.func;
+    std::optional<FuncId> found;
+    for_each_sub_block(s, [&](const Block& sub) {
+      if (!found) found = called_in(sub, is_loop);
+    });
+    if (found) return found;
+  }
+  return std::nullopt;
+}
+
 /// The function a call of `f` should call on the gathered rows instead: where `f`'s whole
 /// argument is one shared sequence, its instantiation without shared arguments, if that is a
-/// partition loop.
+/// partition loop. That is the callee of `f`'s own recursive call (its children are fresh
+/// sequences), found in `f`'s body: a name alone could be another global's of the same name.
 std::optional<FuncId> unshared_partition_loop(const Program& p, const Function& f) {
   if (f.shared_bases.size() != 1 || f.vars[f.param].type == nullptr || f.vars[f.param].type->kind != lang::TypeKind::Int)
     return std::nullopt;
   const lang::Type* rows = f.vars[f.shared_bases[0]].type;
-  for (FuncId g = 0; g < p.functions.size(); ++g) {
+  return called_in(f.body, [&](FuncId g) {
     const Function& c = p.functions[g];
-    if (c.name == f.name && c.shared_bases.empty() && c.has_path == f.has_path && c.vars[c.param].type == rows &&
-        c.result_type == f.result_type && is_partition_loop(c))
-      return g;
-  }
-  return std::nullopt;
+    return c.name == f.name && c.shared_bases.empty() && c.has_path == f.has_path && c.vars[c.param].type == rows &&
+           c.result_type == f.result_type && is_partition_loop(c);
+  });
 }
 
 void unshare(const Program& p, Function& fn, Block& b, const std::vector<std::optional<FuncId>>& instead) {

@@ -22,9 +22,9 @@ namespace ndp::flatten {
 /// Assumes: valid Flat IR after find_partition_levels (before mark_releases).
 /// Guarantees: every Call of a function F whose whole argument is one shared sequence (an int
 /// id an instance and one base) becomes `rows = gather(base, ids); call G(rows)`, where G is F's
-/// instantiation without shared arguments (the same name, no path unless F has one, the base's
-/// type as its argument, F's result type) and G's body is one recursion loop with partition
-/// levels; nothing else changes. F stays in the program, uncalled.
+/// instantiation without shared arguments, the callee of F's own recursive call (the same name,
+/// no path unless F has one, the base's type as its argument, F's result type), and G's body is
+/// one recursion loop with partition levels; nothing else changes. F stays in the program.
 Program unshare_partition_calls(Program p);
 
 }  // namespace ndp::flatten
