@@ -13,6 +13,7 @@
 #include <__clang_cuda_builtin_vars.h>
 
 // __syncthreads is one of clang's NVPTX builtins.
+__device__ inline int __shfl_up_sync(unsigned mask, int v, unsigned d) { return __nvvm_shfl_sync_up_i32(mask, v, d, 0); }
 __device__ inline long long __shfl_up_sync(unsigned mask, long long v, unsigned d) {
   const int lo = __nvvm_shfl_sync_up_i32(mask, static_cast<int>(v), d, 0);
   const int hi = __nvvm_shfl_sync_up_i32(mask, static_cast<int>(v >> 32), d, 0);

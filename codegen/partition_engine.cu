@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "flatten/partition_engine_abi.h"
+
 using u64 = unsigned long long;
 using i64 = long long;
 
@@ -30,46 +32,21 @@ extern __device__ const int ndp_pl_child_mask;   // bit j: part j is a child (re
 
 namespace {
 
-constexpr int kMaxParts = 4;
-constexpr int kMaxScalars = 4;
-constexpr int kThreads = 256;  // the seed's, the counts' and the plan's blocks
+using namespace ndp::flatten::partition_engine;  // the layout the host shares
 constexpr int kWarps = kThreads / 32;
-constexpr int kTileItems = 16;                     // the counts' elements a thread
-constexpr i64 kPerTile = kTileItems * kThreads;    // a grid level's tile (4096)
-constexpr int kScatterThreads = 512;               // the moves' blocks: twice the warps at once
 constexpr int kScatterWarps = kScatterThreads / 32;
 constexpr int kScatterItems = kPerTile / kScatterThreads;  // a thread's elements of a tile (8)
 constexpr int kTileChunks = kPerTile / 32;         // a tile's chunks of 32 elements, a warp's load
-constexpr int kBlockThreads = 128;  // the block kernel's: its warps take a level's segments
 constexpr int kBlockWarps = kBlockThreads / 32;
-constexpr int kMostBlockTile = 4096;  // the most elements of a small segment (the launch's capacity)
 constexpr int kWindow = 32;          // the most elements a warp finishes at once, all their levels
 constexpr int kMostPending = kMostBlockTile / (kWindow + 1) + 1;  // a block level's longer segments
 constexpr int kNoElement = -2;       // a lane past a segment's end (parts are >= 0, -1 a failure)
 
-/// A segment of a grid level: its place and length, and its tiles in the level's tile list.
-struct Large {
-  i64 at, len, tile0, tiles;
-};
-/// A tile of a grid level: part of one segment, from `start` within it.
-struct Tile {
-  i64 seg, start;
-};
-/// A segment left for the blocks: its place and length; from_arg where its keys are still in
-/// the loop's argument (an instance of the first level), not in the result.
-struct Small {
-  i64 at, len, from_arg;
-};
 /// A block level's segment of more than kWindow elements: its place within the block's.
 struct Pending {
   unsigned short at, len;
 };
-/// The counters the levels keep on the device: a level's lists' lengths in one of two slots (the
-/// level's parity: a level reads its own slot and fills the other for the next), the small list's
-/// length and the failure flag. The host reads them only every few levels.
-enum Counter { kLarge, kTiles, kSlot = 2, kSmall = 2 * kSlot, kFailed, kCounters };
 __device__ inline i64* slot_of(i64* counters, int slot) { return counters + kSlot * slot; }
-
 
 __device__ inline int lane() { return static_cast<int>(threadIdx.x) & 31; }
 __device__ inline int warp() { return static_cast<int>(threadIdx.x) >> 5; }
@@ -78,15 +55,21 @@ __device__ inline bool is_child(int part) { return ((ndp_pl_child_mask >> part) 
 __device__ inline i64 add_to(i64* p, i64 v) { return __nvvm_atom_add_gen_ll(p, v); }
 __device__ inline void fail(i64* counters) { __nvvm_atom_xchg_gen_ll(&counters[kFailed], 1); }
 
+/// The sum of x over this lane and the lanes before it. Every lane of the warp calls it.
+template <class T>
+__device__ T warp_inclusive_sum(T x) {
+  for (int d = 1; d < 32; d <<= 1) {
+    const T y = __shfl_up_sync(0xffffffffu, x, static_cast<unsigned>(d));
+    if (lane() >= d) x += y;
+  }
+  return x;
+}
+
 /// The exclusive prefix of v over the block (of `Warps` warps), in thread order; *total the
 /// block's sum. Every thread calls it; `scratch` holds Warps + 1 words.
 template <int Warps = kWarps>
 __device__ i64 block_exclusive_scan(i64 v, i64* scratch, i64* total) {
-  i64 x = v;
-  for (int d = 1; d < 32; d <<= 1) {
-    const i64 y = __shfl_up_sync(0xffffffffu, x, static_cast<unsigned>(d));
-    if (lane() >= d) x += y;
-  }
+  const i64 x = warp_inclusive_sum(v);
   if (lane() == 31) scratch[warp()] = x;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -104,7 +87,6 @@ __device__ i64 block_exclusive_scan(i64 v, i64* scratch, i64* total) {
   __syncthreads();
   return r;
 }
-
 
 /// Where a grid level writes a part of a segment: the next level's buffer for a part that
 /// recurses over more than `switch_at` elements, the result for every other.
@@ -498,12 +480,7 @@ __global__ void __launch_bounds__(kScatterThreads, 2) ndp_pl_scatter(const Large
         v[q] = c[l * (kTileChunks / 32) + q];
         sum += v[q];
       }
-      int before = sum;
-      for (int d = 1; d < 32; d <<= 1) {
-        const int y = __nvvm_shfl_sync_up_i32(0xffffffffu, before, d, 0);
-        if (l >= d) before += y;
-      }
-      before -= sum;
+      int before = warp_inclusive_sum(sum) - sum;
 #pragma unroll
       for (int q = 0; q < kTileChunks / 32; ++q) {
         c[l * (kTileChunks / 32) + q] = static_cast<unsigned short>(before);

@@ -10,28 +10,24 @@
 
 #include "exec/common/flat_walk.h"
 #include "exec/common/switches.h"
+#include "flatten/partition_engine_abi.h"
 
 namespace ndp::exec::cuda {
 
 namespace {
 
-constexpr unsigned kThreads = 256;       // the engine's grid levels' blocks (codegen/partition_engine.cu)
-constexpr unsigned kScatterThreads = 512;  // its moves'
-constexpr unsigned kBlockThreads = 128;    // its block kernel's
-constexpr int64_t kPerTile = 4096;       // a grid level's tile: kTileItems elements a thread
-constexpr int64_t kMaxParts = 4;
-// The engine's records (codegen/partition_engine.cu: Large, Tile, Small) and counters.
-constexpr int64_t kLargeBytes = 32, kTileBytes = 16, kSmallBytes = 24;
-enum Counter { kLarge, kTiles, kSlot = 2, kSmall = 2 * kSlot, kFailed, kCounters };
+using namespace flatten::partition_engine;  // the layout the engine's kernels share
+static_assert(kMaxParts == flatten::PartitionLevels::kMostParts && kMaxScalars == flatten::PartitionLevels::kMostPredicateScalars);
+static_assert(kMostBlockTile == Tuning::kMostPartitionSwitch);
 /// The grid levels launched between two read-backs of the counters: the kernels run fixed grids
 /// over the sizes the device holds, so the host need not wait for each level. A batch ends on
 /// levels that find nothing to do; they cost a few microseconds of launches each.
 constexpr uint64_t kBatch = 6;
 
-runtime::cuda::LaunchConfig blocks(int64_t n, unsigned threads = kThreads) {
+runtime::cuda::LaunchConfig blocks(int64_t n, int threads = kThreads) {
   runtime::cuda::LaunchConfig shape;
   shape.grid_x = static_cast<unsigned>(std::max<int64_t>(1, n));
-  shape.block_x = threads;
+  shape.block_x = static_cast<unsigned>(threads);
   return shape;
 }
 
@@ -48,8 +44,8 @@ int64_t switch_point(Gpu& g) {
 }
 
 /// The blocks of `kernel` the whole device holds at once: the grid of a grid level's kernel.
-unsigned resident(Gpu& g, const runtime::cuda::Kernel& kernel, unsigned threads = kThreads) {
-  runtime::cuda::Result<int64_t> held = runtime::cuda::resident_blocks(g.device(), kernel, static_cast<int>(threads));
+unsigned resident(Gpu& g, const runtime::cuda::Kernel& kernel, int threads = kThreads) {
+  runtime::cuda::Result<int64_t> held = runtime::cuda::resident_blocks(g.device(), kernel, threads);
   return static_cast<unsigned>(held.ok() ? std::max<int64_t>(1, held.value()) : 1024);
 }
 
@@ -78,9 +74,9 @@ std::optional<DVec> run_partition_levels(Gpu& g, GpuKernels& kernels, const flat
   const int64_t large_most = total / (switch_at + 1) + 1, tiles_most = total / kPerTile + large_most + 1;
   // (Each level of a batch adds at most kMaxParts small instances a large one.)
   const int64_t small_most = n + large_most * kMaxParts * static_cast<int64_t>(kBatch + 1);
-  DBuf out = g.alloc(total * 8), counters = g.alloc(kCounters * 8), small = g.alloc(small_most * kSmallBytes);
-  std::array<DBuf, 2> large = {g.alloc(large_most * kLargeBytes), g.alloc(large_most * kLargeBytes)};
-  std::array<DBuf, 2> tiles = {g.alloc(tiles_most * kTileBytes), g.alloc(tiles_most * kTileBytes)};
+  DBuf out = g.alloc(total * 8), counters = g.alloc(kCounters * 8), small = g.alloc(small_most * sizeof(Small));
+  std::array<DBuf, 2> large = {g.alloc(large_most * sizeof(Large)), g.alloc(large_most * sizeof(Large))};
+  std::array<DBuf, 2> tiles = {g.alloc(tiles_most * sizeof(Tile)), g.alloc(tiles_most * sizeof(Tile))};
   std::array<int64_t, kCounters> c{};
   g.check(g.pool().upload(counters->pointer(), c.data(), sizeof c));
   const CUdeviceptr arg_elems = arg.elems().data();

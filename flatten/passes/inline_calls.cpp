@@ -140,41 +140,6 @@ struct Inliner {
   }
 };
 
-/// Every function `b` names (calls and recursion loops), through `f`.
-void for_each_callee(Block& b, const std::function<void(FuncId&)>& f) {
-  for (Stmt& s : b.stmts) {
-    if (s.op == Op::Call || s.op == Op::Recurse) f(s.func);
-    for_each_sub_block(s, [&](Block& sub) { for_each_callee(sub, f); });
-  }
-}
-
-/// Drops the functions the entry no longer reaches (every call of them was inlined).
-void drop_unreachable(Program& p) {
-  std::vector<bool> reached(p.functions.size(), false);
-  std::vector<FuncId> todo{p.entry};
-  reached[p.entry] = true;
-  while (!todo.empty()) {
-    FuncId f = todo.back();
-    todo.pop_back();
-    for_each_callee(p.functions[f].body, [&](FuncId& g) {
-      if (!reached[g]) {
-        reached[g] = true;
-        todo.push_back(g);
-      }
-    });
-  }
-  std::vector<FuncId> renumbered(p.functions.size(), 0);
-  std::vector<Function> kept;
-  for (FuncId f = 0; f < p.functions.size(); ++f) {
-    if (!reached[f]) continue;
-    renumbered[f] = static_cast<FuncId>(kept.size());
-    kept.push_back(std::move(p.functions[f]));
-  }
-  p.entry = renumbered[p.entry];
-  for (Function& f : kept) for_each_callee(f.body, [&](FuncId& g) { g = renumbered[g]; });
-  p.functions = std::move(kept);
-}
-
 }  // namespace
 
 Program inline_calls(Program p) {

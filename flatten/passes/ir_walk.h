@@ -46,4 +46,10 @@ std::vector<bool> effectful_functions(const Program& p);
 /// lay_out_results and the finders of level plans may plan), outer loops first.
 void for_each_loop_of_pure_functions(Program& p, const std::function<void(const Function&, RecursionLoop&)>& f);
 
+/// Calls `f` on every function id `b` names (calls and recursion loops), nested blocks included.
+void for_each_callee(Block& b, const std::function<void(FuncId&)>& f);
+/// Drops the functions the entry no longer reaches (all their calls inlined, or redirected),
+/// renumbering the calls of the others.
+void drop_unreachable(Program& p);
+
 }  // namespace ndp::flatten

@@ -76,6 +76,7 @@ Program unshare_partition_calls(Program p) {
   std::vector<std::optional<FuncId>> instead(p.functions.size());
   for (FuncId f = 0; f < p.functions.size(); ++f) instead[f] = unshared_partition_loop(p, p.functions[f]);
   for (Function& fn : p.functions) unshare(p, fn, fn.body, instead);
+  drop_unreachable(p);  // (the shared variants no call reaches now)
   return p;
 }
 

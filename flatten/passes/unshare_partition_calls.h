@@ -24,7 +24,8 @@ namespace ndp::flatten {
 /// id an instance and one base) becomes `rows = gather(base, ids); call G(rows)`, where G is F's
 /// instantiation without shared arguments, the callee of F's own recursive call (the same name,
 /// no path unless F has one, the base's type as its argument, F's result type), and G's body is
-/// one recursion loop with partition levels; nothing else changes. F stays in the program.
+/// one recursion loop with partition levels; F goes where no other call reaches it; nothing else
+/// changes.
 Program unshare_partition_calls(Program p);
 
 }  // namespace ndp::flatten

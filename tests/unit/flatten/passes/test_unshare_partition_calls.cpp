@@ -52,6 +52,10 @@ TEST_CASE("unshare_partition_calls: a sort of one sequence in every instance cal
     if (s.op == flatten::Op::Gather && s.dst == calls[0]->uses[0]) gathered = true;
   CHECK(gathered);
   CHECK(entry.vars.at(calls[0]->uses[0]).type == callee.vars.at(callee.param).type);
+  // The shared variant, which nothing calls now, is gone.
+  size_t variants = 0;
+  for (const flatten::Function& fn : f.flat.functions) variants += fn.name == callee.name;
+  CHECK(variants == 1);
 }
 
 TEST_CASE("unshare_partition_calls: a shared call of a recursion that is no partition loop stays") {
