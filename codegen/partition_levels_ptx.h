@@ -5,7 +5,9 @@
 // clang), over three functions and two constants that this code generator defines from a plan:
 // whether an instance of a length recurses, its scalars from its elements, and an element's part
 // (-1 where not exactly one predicate holds); the number of parts and which are children. LLVM
-// then inlines them into the kernels and optimises. The executor (exec/cuda/partition_levels.h)
+// then inlines them into the kernels and optimises. The blocks' shapes, the tile, the records of
+// the levels' lists and the counters are flatten/partition_engine_abi.h, which the kernels and
+// the host both include. The executor (exec/cuda/partition_levels.h)
 // runs, from the loop's first level:
 //  - grid levels while some instance holds more than the switch point (the tuning's; 2048
 //    elements): each such instance is cut into tiles of 4096 elements, and a kernel counts
