@@ -16,6 +16,7 @@
 
 #include "codegen/lanes.h"
 #include "codegen/tiled_folds.h"
+#include "codegen/warp_ops.h"
 #include "flatten/kernel_abi.h"
 
 namespace ndp::codegen {
@@ -421,6 +422,32 @@ class NodeEmitter {
   /// After emit: an i1, whether this thread holds the instance's values (InstanceValues::whole
   /// in kernel_ir.h), or null where the fold is not split.
   llvm::Value* whole() const { return whole_; }
+
+  /// A node emitted another way: its value and failure, or nothing for the usual way. It is
+  /// given the values of the nodes emitted so far.
+  using Hook = std::function<std::optional<NodeValue>(uint32_t, const std::vector<llvm::Value*>&)>;
+
+  /// The nodes of a body without folds in `order` (each node after its operands), those that
+  /// `hook` takes its way; appends none. `fails` comes back in `order`.
+  std::vector<llvm::Value*> emit_in_order(const std::vector<uint32_t>& order, const Hook& hook,
+                                          std::vector<std::pair<uint32_t, llvm::Value*>>& fails,
+                                          std::vector<PendingWrite>& writes) {
+    std::vector<PendingAppend> no_appends;
+    writes_ = &writes;
+    appends_ = &no_appends;
+    work_ = b_.getInt64(0);
+    for (uint32_t j : order) {
+      if (std::optional<NodeValue> r = hook(j, v_)) {
+        if (r->fails != nullptr) fails.emplace_back(j, r->fails);
+        v_[j] = r->value;
+        continue;
+      }
+      if (k_.nodes[j].kind == KernelNode::Kind::FoldIndex) throw std::runtime_error("a fold in a body emitted in another order");
+      range(j, j + 1, fails);
+    }
+    appends_ = nullptr;
+    return v_;
+  }
 
  private:
   llvm::IRBuilder<>& b_;
@@ -841,12 +868,155 @@ llvm::Value* failure_record(llvm::IRBuilder<>& b, const std::vector<std::pair<ui
   return record;
 }
 
+/// Note [Multiprefix loops] in flatten/flat_ir.h: the loop of `k` for `instance`, 32
+/// consecutive iterations at a time, one a lane. Every lane of the warp comes here; each
+/// evaluates the nodes in `m.order` at counter base + lane, a histogram's read seeing h[k] as
+/// the chunk found it plus the addends of the lanes below with the same index. The lanes below
+/// the first that is done or fails (all 32, if none is) make their stores; the first one holds
+/// the outputs (`whole`) and the failure record.
+InstanceValues emit_multiprefix_loop(llvm::IRBuilder<>& b, const KernelBody& k, const flatten::MultiprefixLoop& m,
+                                     llvm::Value* instance, const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
+                                     const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* i64 = b.getInt64Ty();
+  std::vector<llvm::Value*> in(k.inputs.size());
+  for (uint32_t j = 0; j < k.inputs.size(); ++j) {
+    llvm::Value* x = load(j);
+    in[j] = k.inputs[j]->kind == TypeKind::Bool ? b.CreateICmpNE(x, b.getInt8(0)) : x;
+  }
+  llvm::Value* lane = warp_lane(b);
+  llvm::Value* below = lanes_below(b);
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  auto* chunk = llvm::BasicBlock::Create(b.getContext(), "chunk", fn);
+  auto* exit = llvm::BasicBlock::Create(b.getContext(), "chunks_done", fn);
+  b.CreateBr(chunk);
+  b.SetInsertPoint(chunk);
+  llvm::PHINode* base = b.CreatePHI(i64, 2, "chunk_base");
+  base->addIncoming(in[m.counter], before);
+  llvm::Value* counter = b.CreateAdd(base, b.CreateZExt(lane, i64));
+  // A histogram's lanes: h[k] as this lane sees it plus its own addend (what the highest lane
+  // of an index stores), where, and which lanes share the index.
+  struct HistogramLane {
+    llvm::Value* addend = nullptr;  // c where the write goes on, else 0
+    llvm::Value* stored = nullptr;
+    llvm::Value* at = nullptr;
+    llvm::Value* inside = nullptr;  // the index is in bounds
+    llvm::Value* peers = nullptr;
+  };
+  std::vector<HistogramLane> hl(m.histograms.size());
+  auto histogram_read = [&](size_t h, const std::vector<llvm::Value*>& v) -> NodeValue {
+    const flatten::MultiprefixLoop::Histogram& hist = m.histograms[h];
+    const KernelNode& r = k.nodes[hist.read];
+    const KernelNode& w = k.nodes[hist.write];
+    NodeValue start = sequence_read(b, k, r, v, seq_pointer);  // h[k] as the chunk found it
+    llvm::Value* goes_on = w.args.size() > 3 ? v.at(w.args[3]) : b.getTrue();
+    llvm::Value* c = v.at(hist.addend);
+    HistogramLane& l = hl[h];
+    l.addend = b.CreateSelect(goes_on, c, b.getInt64(0));
+    l.peers = warp_match(b, v.at(r.args.at(1)));
+    llvm::Value* lower_peers = b.CreateAnd(l.peers, below);
+    llvm::Value* before_me = nullptr;
+    if (const KernelNode& cn = k.nodes[hist.addend]; cn.kind == KernelNode::Kind::Const) {
+      // A constant addend: count the peers below whose write goes on.
+      llvm::Value* adding = b.CreateAnd(lower_peers, warp_ballot(b, goes_on));
+      before_me = b.CreateMul(b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, adding), i64), c);
+    } else {  // every lane's addend in turn, taken from the peers below
+      llvm::BasicBlock* from = b.GetInsertBlock();
+      auto* step = llvm::BasicBlock::Create(b.getContext(), "peer_sum", fn);
+      auto* summed = llvm::BasicBlock::Create(b.getContext(), "peer_sum_done", fn);
+      b.CreateBr(step);
+      b.SetInsertPoint(step);
+      llvm::PHINode* src = b.CreatePHI(i32, 2);
+      llvm::PHINode* acc = b.CreatePHI(i64, 2);
+      src->addIncoming(b.getInt32(0), from);
+      acc->addIncoming(b.getInt64(0), from);
+      llvm::Value* x = warp_read_lane(b, l.addend, src);
+      llvm::Value* take = b.CreateICmpNE(b.CreateAnd(b.CreateLShr(lower_peers, src), b.getInt32(1)), b.getInt32(0));
+      llvm::Value* acc2 = b.CreateAdd(acc, b.CreateSelect(take, x, b.getInt64(0)));
+      llvm::Value* src2 = b.CreateAdd(src, b.getInt32(1));
+      src->addIncoming(src2, step);
+      acc->addIncoming(acc2, step);
+      b.CreateCondBr(b.CreateICmpULT(src2, b.getInt32(32)), step, summed);
+      b.SetInsertPoint(summed);
+      before_me = acc2;
+    }
+    llvm::Value* seen = b.CreateAdd(start.value, before_me);
+    l.stored = b.CreateAdd(seen, l.addend);
+    return {seen, start.fails};
+  };
+  auto histogram_write = [&](size_t h, const std::vector<llvm::Value*>& v) -> NodeValue {
+    const KernelNode& w = k.nodes[m.histograms[h].write];
+    const Row row = row_of(b, k, w, v, seq_pointer);
+    llvm::Value* index = v.at(w.args.at(1));
+    llvm::Value* outside = b.CreateICmpUGE(index, row.length);
+    hl[h].inside = b.CreateNot(outside);
+    hl[h].at = b.CreateGEP(i64, row.component, b.CreateAdd(row.start, index));
+    llvm::Value* goes_on = w.args.size() > 3 ? v.at(w.args[3]) : b.getTrue();
+    return {v.at(w.args.at(2)), b.CreateAnd(outside, goes_on)};
+  };
+  NodeEmitter::Hook hook = [&](uint32_t j, const std::vector<llvm::Value*>& v) -> std::optional<NodeValue> {
+    for (size_t h = 0; h < m.histograms.size(); ++h) {
+      if (j == m.histograms[h].read) return histogram_read(h, v);
+      if (j == m.histograms[h].write) return histogram_write(h, v);
+    }
+    return std::nullopt;
+  };
+  std::vector<std::pair<uint32_t, llvm::Value*>> fails;
+  std::vector<PendingWrite> writes;  // the own-slot sequences'
+  const std::function<llvm::Value*(uint32_t)> input = [&](uint32_t j) { return j == m.counter ? counter : in.at(j); };
+  std::vector<llvm::Value*> v = NodeEmitter(b, k, instance, input, seq_pointer, math, Lanes{}, nullptr).emit_in_order(m.order, hook, fails, writes);
+  std::sort(fails.begin(), fails.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  // The first lane that is done or fails ends the instance; the lanes below it go on.
+  llvm::Value* stop = v.at(k.loop_done);
+  for (const auto& [node, failed] : fails) stop = b.CreateOr(stop, failed);
+  llvm::Value* stops = warp_ballot(b, stop);
+  llvm::Value* goes_on_mask = b.CreateSelect(b.CreateICmpEQ(stops, b.getInt32(0)), b.getInt32(0xffffffffu),
+                                             b.CreateSub(b.CreateAnd(stops, b.CreateNeg(stops)), b.getInt32(1)));
+  llvm::Value* goes_on = b.CreateICmpNE(b.CreateAnd(goes_on_mask, b.CreateShl(b.getInt32(1), lane)), b.getInt32(0));
+  warp_sync(b);  // every lane has read h[k] before any stores it
+  auto store_if = [&](llvm::Value* when, llvm::Value* value, llvm::Value* at) {
+    auto* store = llvm::BasicBlock::Create(b.getContext(), "chunk_store", fn);
+    auto* after = llvm::BasicBlock::Create(b.getContext(), "chunk_stored", fn);
+    b.CreateCondBr(when, store, after);
+    b.SetInsertPoint(store);
+    b.CreateStore(value, at);
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+  };
+  for (const PendingWrite& w : writes) store_if(b.CreateAnd(goes_on, w.wanted), w.value, w.at);
+  for (const HistogramLane& l : hl) {  // the highest lane of each index that goes on
+    llvm::Value* group = b.CreateAnd(l.peers, goes_on_mask);
+    llvm::Value* highest = b.CreateSub(b.getInt32(31), b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, group, b.getFalse()));
+    store_if(b.CreateAnd(b.CreateAnd(goes_on, l.inside), b.CreateICmpEQ(lane, highest)), l.stored, l.at);
+  }
+  warp_sync(b);  // the stores happen before the next chunk's reads
+  llvm::BasicBlock* latch = b.GetInsertBlock();
+  base->addIncoming(b.CreateAdd(base, b.getInt64(32)), latch);
+  b.CreateCondBr(b.CreateICmpEQ(stops, b.getInt32(0)), chunk, exit);
+  b.SetInsertPoint(exit);  // its one predecessor is the latch, so every node's value reaches it
+  llvm::Value* first = b.CreateICmpEQ(lane, b.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, stops, b.getTrue()));
+  InstanceValues out;
+  for (uint32_t o : k.outputs) {
+    llvm::Value* x = v.at(o);
+    if (k.nodes.at(o).type->kind == TypeKind::Bool) x = b.CreateZExt(x, b.getInt8Ty());
+    out.outputs.push_back(x);
+  }
+  out.failure = fails.empty() ? b.getInt64(flatten::kNoKernelFailure)
+                              : b.CreateSelect(first, failure_record(b, fails, instance), b.getInt64(flatten::kNoKernelFailure));
+  out.whole = first;
+  return out;
+}
+
 }  // namespace
 
 InstanceValues emit_instance(llvm::IRBuilder<>& b, const KernelBody& k, llvm::Value* instance,
                              const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
                              const std::function<llvm::Value*(uint32_t)>& seq_pointer, Lanes lanes) {
-  if (lanes.count > 1 && k.loop) throw std::runtime_error("a loop kernel on several lanes");
+  if (lanes.count > 1 && k.loop) {
+    if (lanes.count != 32 || !k.multiprefix()) throw std::runtime_error("a loop kernel on several lanes, not a multiprefix loop on a warp");
+    return emit_multiprefix_loop(b, k, *k.multiprefix(), instance, load, math, seq_pointer);
+  }
   if (lanes.split && !k.split_fold()) throw std::runtime_error("an instance split over blocks without one outer fold over a row");
   // Inputs as values (bool: i1), each loaded once.
   std::vector<llvm::Value*> in(k.inputs.size(), nullptr);

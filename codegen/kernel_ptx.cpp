@@ -335,6 +335,11 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       throw std::runtime_error("regular rows for a sequence the kernel lacks, writes or appends to");
   if (lanes < 1 || lanes > 1024 || (lanes & (lanes - 1)) != 0 || (lanes > 1 && !k.instance_at_a_time()))
     throw std::runtime_error("lanes that are not a power of two up to a block, or lanes for an elementwise kernel");
+  // A loop on lanes is a multiprefix loop on a warp (Note [Multiprefix loops]): a warp an
+  // instance, whose lanes store only where the instance is one of the launch's.
+  const bool warp_loop = k.loop && lanes > 1;
+  if (warp_loop && (lanes != 32 || !k.multiprefix() || form != flatten::KernelForm::Instances))
+    throw std::runtime_error("a loop kernel on lanes that is not a multiprefix loop on a warp");
   std::optional<flatten::TiledFold> shape = tiled ? flatten::tiled_fold(k) : std::nullopt;
   if (tiled && (!shape || lanes > 1)) throw std::runtime_error("a tiled kernel of a body without a tiled fold, or on lanes");
   if (split && (lanes != flatten::kSplitLanes || !k.split_fold()))
@@ -537,7 +542,11 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
       auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
       llvm::BasicBlock* from = b.GetInsertBlock();
-      b.CreateCondBr(staged ? staged->runs() : split ? valid : lanes > 1 ? b.getTrue() : b.CreateICmpSLT(i, fn->getArg(0)), body, next);
+      b.CreateCondBr(staged                ? staged->runs()
+                     : split || warp_loop  ? valid
+                     : lanes > 1           ? b.getTrue()
+                                           : b.CreateICmpSLT(i, fn->getArg(0)),
+                     body, next);
       b.SetInsertPoint(body);
       find_instance_segments(i);
       // The instance, its outputs stored; the lowest failure so far (where the kernel can fail).
@@ -546,7 +555,9 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
                                             pointers, group);
         auto* store = llvm::BasicBlock::Create(ctx, "store", fn);
         auto* stored = llvm::BasicBlock::Create(ctx, "stored", fn);
-        llvm::Value* stores = lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0))) : b.getTrue();
+        llvm::Value* stores = warp_loop ? valid  // and the lane that holds the outputs (whole)
+                              : lanes > 1 ? b.CreateAnd(valid, b.CreateICmpEQ(group.lane, b.getInt64(0)))
+                                          : b.getTrue();
         if (inst.whole != nullptr) stores = b.CreateAnd(stores, inst.whole);
         b.CreateCondBr(stores, store, stored);
         b.SetInsertPoint(store);

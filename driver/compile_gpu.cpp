@@ -103,6 +103,9 @@ class ModuleCollector {
     // The plain kernel: a consumer's unfused path and a filter group's flags run it too.
     for (const std::vector<GatheredInput>& g : variants)
       add(exec::cuda::kernel_key(k, g), [&] { return codegen::compile_ptx(k, g); });
+    if (s.op == flatten::Op::LoopKernel && k.multiprefix())  // its warp form (Note [Multiprefix loops])
+      for (const std::vector<GatheredInput>& g : variants)
+        add(exec::cuda::kernel_key(k, g, 32), [&] { return codegen::compile_ptx(k, g, 32); });
     if (s.op == flatten::Op::MapKernel) {  // every level the dispatch may choose (Note [Map kernels])
       for (int lanes : exec::cuda::map_kernel_lane_choices())
         for (const std::vector<GatheredInput>& g : variants)

@@ -106,6 +106,9 @@ void save_ptx_for_check(const flatten::Program& program) {
       // A tiled fold's kernel too (Note [Tiled folds]), which the cuda backend may choose.
       if (s.op == flatten::Op::MapKernel && flatten::tiled_fold(*s.kernel))
         save(s.kernel->key() + " tiled", ".tiled.ptx", [&] { return codegen::compile_ptx(*s.kernel, {}, 1, flatten::KernelForm::Tiled); });
+      // A multiprefix loop's warp form too (Note [Multiprefix loops] in flatten/flat_ir.h).
+      if (s.op == flatten::Op::LoopKernel && s.kernel->multiprefix())
+        save(s.kernel->key() + " warp", ".warp.ptx", [&] { return codegen::compile_ptx(*s.kernel, {}, 32); });
       // And a row over several blocks (Note [Rows over several blocks] in codegen/lanes.h).
       if (s.op == flatten::Op::MapKernel && s.kernel->split_fold())
         save(s.kernel->key() + " split", ".split.ptx", [&] {

@@ -462,6 +462,51 @@ inline constexpr int64_t kFoldBudgetGpu = int64_t{1} << 15;
 // the program asked for, and the flattened alternative would store more than the kernel folds.
 // A fold of more than kMostFoldSteps fails "Out of memory." instead, as storing it would.
 
+// Note [Multiprefix loops]
+// A loop kernel's instance runs its iterations one after another (Note [Loop kernels]). Where
+// the only thing an iteration passes to the next, besides its counter, is counts added into
+// sequences of the state, or elements written at its own index, the iterations of an instance
+// can run 32 at a time, a warp an instance, with the same answers. Such a loop
+// (flatten/multiprefix_loops.cpp) writes some sequence of its state (one that writes none is a
+// search or a scalar recurrence, of few iterations as often as not) and has
+//   * one counter: a state input whose next value is itself + 1; every other state input is
+//     passed on unchanged; no folds and no appended sequences;
+//   * written sequences of two roles. A *histogram* `h` (one int component) is read once and
+//     written once an iteration, at one index k: `h[k] := h[k] + c` (`rep(counts, counts[d] +
+//     1, d)`), where k, c and the write's guard read no state. An *own-slot* sequence is only
+//     written, at the counter's index (`rep(places, x, i)`), never read;
+//   * an end test (loop_done), every histogram's index, addend and guard computed from the
+//     counter, the invariants and the sequences the loop only reads: the nodes that read no
+//     histogram, `pure`.
+// Then an iteration i sees h[k] = h0[k] + the addends of the iterations before i with the same
+// index: a multiprefix (Blelloch's name for a prefix sum within each key), which a warp computes
+// for 32 consecutive iterations at once, each lane one (codegen's emit_multiprefix_loop): the
+// lanes with one index find each other (match.any), each adds the addends of those below it,
+// and the highest one that goes on stores h[k]'s new value. Iterations stop at the first that
+// is done or fails, as one after another would: that lane's failure record is the instance's,
+// and the lanes after it change nothing. Integer sums in any order are the same, so the answers
+// are exactly the loop's; a float addend is no histogram.
+// `order` evaluates the pure nodes first (in node order), then the rest, so that every addend
+// is known when its histogram is read; a failure is still the first failing node of its
+// iteration in node order (the record is chosen over all of them after evaluation).
+struct MultiprefixLoop {
+  uint32_t counter = 0;         // the state input that counts the iterations
+  std::vector<uint32_t> order;  // every node, in the order a lane evaluates them
+  struct Histogram {
+    uint32_t seq;     // index into KernelBody::seqs
+    uint32_t read;    // its SeqElt node, h[k]
+    uint32_t write;   // its SeqWrite node, h[k] := h[k] + c
+    uint32_t addend;  // c
+  };
+  std::vector<Histogram> histograms;
+  /// The histogram of sequence q, or null: an own-slot sequence or one the loop only reads.
+  const Histogram* histogram_of(uint32_t q) const {
+    for (const Histogram& h : histograms)
+      if (h.seq == q) return &h;
+    return nullptr;
+  }
+};
+
 struct KernelBody {
   std::vector<const lang::Type*> inputs;  // element type of each input
   std::vector<KernelNode> nodes;          // in evaluation order
@@ -523,6 +568,11 @@ struct KernelBody {
   const std::vector<StagedSeq>& block_rows() const {
     return block_rows_memo_.get([&] { return compute_block_rows(); });
   }
+  /// The loop's multiprefix form (Note [Multiprefix loops]), or nothing. Asked at every launch,
+  /// so kept.
+  const std::optional<MultiprefixLoop>& multiprefix() const {
+    return multiprefix_memo_.get([&] { return compute_multiprefix(); });
+  }
   /// True when some node is a Fold (Note [Folds in kernels]).
   bool folds() const {
     return std::any_of(nodes.begin(), nodes.end(), [](const KernelNode& n) { return n.kind == KernelNode::Kind::Fold; });
@@ -559,9 +609,11 @@ struct KernelBody {
   bool compute_can_fail() const;
   std::vector<StagedSeq> compute_staged_seqs() const;
   std::vector<StagedSeq> compute_block_rows() const;
+  std::optional<MultiprefixLoop> compute_multiprefix() const;
   BodyMemo<std::string> key_memo_;
   BodyMemo<std::vector<StagedSeq>> staged_memo_;
   BodyMemo<std::vector<StagedSeq>> block_rows_memo_;
+  BodyMemo<std::optional<MultiprefixLoop>> multiprefix_memo_;
   BodyMemo<bool> can_fail_memo_;
 };
 

@@ -59,6 +59,7 @@ struct Printer {
       std::string rows;
       for (size_t i = ins.size(); reads_rows(s.op) && i < s.uses.size(); ++i) rows += (rows.empty() ? "; rows " : ", ") + var(s.uses[i]);
       std::string level = s.op == Op::MapKernel ? " at " + lang::ast::level_text(s.level, s.subwarp_width) : "";
+      if (s.op == Op::LoopKernel && s.kernel->multiprefix()) level = " (multiprefix loop: a warp an instance)";
       out += fmt::format("{}{} = {}({}{}){}\n", pad, outs_lhs(s), op_name(s.op), args, rows, level);
     } else {
       // `r : int = reduce_kernel sum(lens; x)`: the consumer, its first operand, the inputs.

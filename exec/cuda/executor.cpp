@@ -706,6 +706,9 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
       if (s.op == Op::Kernel && known_kernel(s, ins, out_types, f)) return;
       const int64_t n = ins.at(0).size();
       InstanceThreads threads;
+      if (s.op == Op::LoopKernel && loop_kernel_lanes(s, n, seqs) > 1 &&
+          kernels.form_available(*s.kernel, flatten::KernelForm::Instances, 32))
+        threads.lanes = 32;  // a warp an instance (Note [Multiprefix loops])
       if (s.op == Op::MapKernel) {
         threads.lanes = map_kernel_lanes(s, n, seqs, g.device().properties(), g.tuning());
         threads.parts = map_kernel_parts(*s.kernel, threads.lanes, n, seqs, g.device().properties());

@@ -37,8 +37,10 @@ namespace ndp::exec::cuda {
 // and a map kernel whose fold counts a range (bounds a failed kernel may have computed: it
 // could fold for ever) reads the records before it is launched, where a loop gives up by its
 // budget. Deferred are kernels outside the library (a library error names the user's call:
-// FlatWalk::exec in exec/common/flat_walk.h), and neither loops (which may give up and run
-// flattened) nor kernels that write sequences; at most kDeferredRecords at a time, each
+// FlatWalk::exec in exec/common/flat_walk.h), and neither loops that fold (which may give up
+// and run flattened) nor loops that append (whose slots are read back); a loop's written rows
+// are copies, so the rows its failure is raised from stay as they were (Note [Sequence state
+// in loop kernels]). At most kDeferredRecords at a time, each
 // holding its inputs alive until it is read, and at most kDeferredHeldBytes of them. The
 // bounds check of an index_shared into several sequences is deferred the same way (the
 // executor's IndexShared): a recursion level that reads one point of each row no longer waits.

@@ -676,8 +676,10 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     for (const DVec& v : outs) ptrs.push_back(v.data());
     const bool can_fail = k.can_fail();
     // Note [Deferred failure records] in gpu.h: a kernel whose failure nothing here waits on
-    // (not a loop, which may give up, and nothing written back) is checked at the next read.
-    const bool deferred = can_fail && defer_at && !k.loop && k.seq_outputs.empty();
+    // (not a loop that folds, which may give up, nor one that appends) is checked at the next
+    // read.
+    const bool appends = std::any_of(k.seqs.begin(), k.seqs.end(), [](const auto& q) { return q.appended; });
+    const bool deferred = can_fail && defer_at && !(k.loop && k.folds()) && !appends;
     if (deferred) {
       std::vector<DVec> in_copy(ins.begin(), ins.end()), seq_copy(seqs.begin(), seqs.end());
       const int64_t held = held_bytes(ins) + held_bytes(seqs);

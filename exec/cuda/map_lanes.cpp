@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <string>
 
 #include "flatten/tiled_folds.h"
 
@@ -66,6 +68,20 @@ int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> se
   while (lanes < kBlock && n * (2 * lanes) <= 2 * resident_threads(device)) lanes *= 2;
   if (rows && !rows->empty()) lanes = std::min(lanes, pow2_at_least(longest_average(*rows)));
   return lanes;
+}
+
+int loop_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs) {
+  static const bool off = [] {
+    const char* v = std::getenv("NDP_MULTIPREFIX");
+    return v != nullptr && std::string(v) == "0";
+  }();
+  const flatten::KernelBody& k = *s.kernel;
+  if (off || s.level == lang::ast::AtLevel::Thread || !k.multiprefix() || n <= 0) return 1;
+  // The rows the loop only reads, a row an instance: the iterations it likely makes.
+  int64_t longest = -1;
+  for (size_t q = 0; q < seqs.size() && q < k.seqs.size(); ++q)
+    if (!k.seqs[q].written && seqs[q].size() == n) longest = std::max(longest, seqs[q].elems().size() / n);
+  return longest >= 0 && longest < kShortLoopRows ? 1 : kWarp;
 }
 
 int64_t map_kernel_parts(const flatten::KernelBody& k, int lanes, int64_t n, std::span<const DVec> seqs,

@@ -39,6 +39,15 @@ std::vector<int> map_kernel_lane_choices();
 int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs,
                      const runtime::cuda::DeviceProperties& device, const Tuning& tuning);
 
+/// How many GPU threads run each of the n instances of loop kernel statement `s`, whose
+/// sequences are `seqs`: a warp where the loop is a multiprefix loop (Note [Multiprefix loops]
+/// in flatten/flat_ir.h), which the statement's level does not pin to `thread`, unless the rows
+/// the loop reads on its own are short (an average under kShortLoopRows: most of the warp's
+/// lanes would idle, where a thread an instance runs 32 instances a warp); else 1.
+/// NDP_MULTIPREFIX=0 keeps every loop on a thread an instance.
+inline constexpr int64_t kShortLoopRows = 8;
+int loop_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs);
+
 /// The blocks each of n instances of map kernel `k` takes at `lanes` (Note [Rows over several
 /// blocks] in codegen/lanes.h): 1, unless the lanes are a block's (kSplitLanes) and the body
 /// has a split_fold (one outer fold, over rows of a sequence it reads); then split_parts's
