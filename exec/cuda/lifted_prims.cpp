@@ -510,6 +510,15 @@ struct Natives {
     int64_t m = e.size();
     if (host::is_flat_scalar(e.type())) {
       DBuf out = g.alloc(m * elem_bytes(e.type()));
+      if (ctx.defers_failures && ctx.defers_failures(c.span)) {
+        // The check read later (Note [Deferred failure records] in gpu.h); a failure raises the
+        // host primitive's error from the arguments, kept until then.
+        CUdeviceptr word = g.deferred_record(
+            [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
+            m * (elem_bytes(e.type()) + 8) + 16 * (v.size() + 1));
+        g.check(g.prims().permute_deferred(elem_type(e.type()), e.data(), iv.elems().data(), v.segs(), out->pointer(), word));
+        return same_shape(c.result, v, DVec::scalar(e.type(), m, std::move(out)));
+      }
       ndp_status st = g.check(g.prims().permute(elem_type(e.type()), e.data(), iv.elems().data(), v.segs(), out->pointer()));
       if (st.code != NDP_OK) fail();
       return same_shape(c.result, v, DVec::scalar(e.type(), m, std::move(out)));

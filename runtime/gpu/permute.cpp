@@ -51,19 +51,35 @@ Status Primitives::scatter(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n,
   return launch_named(*this, sized_name("ndp_scatter_", bytes), n, v, idx, n, out);
 }
 
+namespace {
+/// PERMUTE's moves: each target claimed by its lowest source, the values placed, the failures
+/// in the record's slots (device/permute.cu).
+Status permute_moves(Primitives& p, ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out,
+                     const StatusRecord& r) {
+  Result<cuda::DeviceBuffer> claim = p.pool().allocate(static_cast<size_t>(s.total) * sizeof(uint64_t));
+  if (!claim.ok()) return claim.status();
+  CUdeviceptr c = claim->pointer();
+  if (Status st = p.fill(c, s.total, 8, ~uint64_t{0}); !st.ok()) return st;
+  if (Status st = launch_named(p, "ndp_permute_claim", s.total, idx, s, c, r.slots()); !st.ok()) return st;
+  return launch_named(p, sized_name("ndp_permute_place_", elem_bytes(t)), s.total, v, idx, s, c, out, r.slots());
+}
+}  // namespace
+
 Result<ndp_status> Primitives::permute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out) {
   if (s.total == 0) return data_ok();
   Result<StatusRecord> r = StatusRecord::make(*this);
   if (!r.ok()) return r.status();
-  Result<cuda::DeviceBuffer> claim = pool().allocate(static_cast<size_t>(s.total) * sizeof(uint64_t));
-  if (!claim.ok()) return claim.status();
-  CUdeviceptr c = claim->pointer();
-  if (Status st = fill(c, s.total, 8, ~uint64_t{0}); !st.ok()) return st;
-  if (Status st = launch_named(*this, "ndp_permute_claim", s.total, idx, s, c, r->slots()); !st.ok()) return st;
-  if (Status st = launch_named(*this, sized_name("ndp_permute_place_", elem_bytes(t)), s.total, v, idx, s, c, out, r->slots());
-      !st.ok())
-    return st;
+  if (Status st = permute_moves(*this, t, v, idx, s, out, r.value()); !st.ok()) return st;
   return finish(*this, r.value(), idx, s, s);
+}
+
+Status Primitives::permute_deferred(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out,
+                                    CUdeviceptr word) {
+  if (s.total == 0) return Status();
+  Result<StatusRecord> r = StatusRecord::make(*this);
+  if (!r.ok()) return r.status();
+  if (Status st = permute_moves(*this, t, v, idx, s, out, r.value()); !st.ok()) return st;
+  return launch_named(*this, "ndp_permute_fail_word", 1, r->slots(), word);
 }
 
 Result<ndp_status> Primitives::dpermute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs sv, CUdeviceptr defaults,

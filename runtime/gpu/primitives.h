@@ -136,6 +136,11 @@ class Primitives {
   Status scatter(int bytes, CUdeviceptr v, CUdeviceptr idx, int64_t n, CUdeviceptr out);
   /// As runtime::permute (checked: a permutation in every segment).
   Result<ndp_status> permute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out);
+  /// permute without waiting for its check: where some index is out of bounds or taken twice,
+  /// `word` (a failure word, kNoFailure where none) is lowered to a failing position and out
+  /// holds whatever the in-bounds positions moved; the caller reads the word later and raises
+  /// the error by the checked permute.
+  Status permute_deferred(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out, CUdeviceptr word);
   /// As runtime::dpermute (highest source position wins on collisions; out may alias defaults).
   Result<ndp_status> dpermute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs sv, CUdeviceptr defaults,
                               DSegs sd, CUdeviceptr out);

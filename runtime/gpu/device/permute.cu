@@ -123,3 +123,12 @@ extern "C" __global__ void ndp_permute_record(const long long* idx, Segs sp, Seg
     return;
   }
 }
+
+// The failure word of a permute whose check is read later (Primitives::permute_deferred): the
+// lowest failing position of either slot lowers `word` (one thread), which then names no error
+// of its own: the host runs the checked permute again to raise it.
+extern "C" __global__ void ndp_permute_fail_word(const unsigned long long* fail, unsigned long long* word) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  const unsigned long long lowest = fail[0] < fail[1] ? fail[0] : fail[1];
+  if (lowest != kNoFailure) atomicMin(word, lowest);
+}
