@@ -402,6 +402,9 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // read-only path.
   for (size_t j = 0; j < ni + no; ++j) {
     if (int_param[1 + j]) continue;
+    // A warp loop's lanes hand each other its written rows through memory across __syncwarp,
+    // which an uncaptured noalias pointer would let LLVM see as private to the thread.
+    if (warp_loop && j < ni && written_pointer(k, 1 + j, seqs_at)) continue;
     fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::NoAlias);
     if (j < ni && !written_pointer(k, 1 + j, seqs_at)) fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::ReadOnly);
   }

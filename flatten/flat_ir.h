@@ -474,7 +474,7 @@ inline constexpr int64_t kFoldBudgetGpu = int64_t{1} << 15;
 //   * written sequences of two roles. A *histogram* `h` (one int component) is read once and
 //     written once an iteration, at one index k: `h[k] := h[k] + c` (`rep(counts, counts[d] +
 //     1, d)`), where k, c and the write's guard read no state. An *own-slot* sequence is only
-//     written, at the counter's index (`rep(places, x, i)`), never read;
+//     written, at the counter's index (`rep(places, x, i)`), each component once, never read;
 //   * an end test (loop_done), every histogram's index, addend and guard computed from the
 //     counter, the invariants and the sequences the loop only reads: the nodes that read no
 //     histogram, `pure`.

@@ -84,7 +84,13 @@ std::optional<MultiprefixLoop> KernelBody::compute_multiprefix() const {
       if (nodes[j].kind == Kind::SeqElt) reads.push_back(j);
       if (nodes[j].kind == Kind::SeqWrite) writes.push_back(j);
     }
-    if (reads.empty()) {  // own-slot: written at the counter's index only
+    if (reads.empty()) {  // own-slot: written at the counter's index only, once a component
+      // (two writes of one element would have to be stored in node order; the lanes store
+      // in evaluation order)
+      std::vector<uint32_t> components;
+      for (uint32_t w : writes) components.push_back(nodes[w].component);
+      std::sort(components.begin(), components.end());
+      if (std::adjacent_find(components.begin(), components.end()) != components.end()) return std::nullopt;
       for (uint32_t w : writes) {
         const KernelNode& at = nodes[nodes[w].args.at(1)];
         if (at.kind != Kind::Input || at.input != m.counter || !fixed_row(nodes[w].args.at(0))) return std::nullopt;

@@ -35,8 +35,8 @@ namespace ndp::exec::cuda {
 // (CudaExecutor::run_bound, the executor's Io primitives). Nothing computed from a failed
 // kernel's outputs reaches the host before its error, since every way there is a read-back;
 // and a map kernel whose fold counts a range (bounds a failed kernel may have computed: it
-// could fold for ever) reads the records before it is launched, where a loop gives up by its
-// budget. Deferred are kernels outside the library (a library error names the user's call:
+// could fold for ever) reads the records before it is launched, as does a loop that does not
+// fold (whose bound could be such; a loop that folds gives up by its budget). Deferred are kernels outside the library (a library error names the user's call:
 // FlatWalk::exec in exec/common/flat_walk.h), and neither loops that fold (which may give up
 // and run flattened) nor loops that append (whose slots are read back); a loop's written rows
 // are copies, so the rows its failure is raised from stay as they were (Note [Sequence state

@@ -620,6 +620,9 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   // A fold over a range whose bounds may come from a failed kernel's output waits for the
   // records first (Note [Deferred failure records] in gpu.h); a loop gives up by its budget.
   if (!k.loop && folds_over_ranges(k)) gpu_.check_deferred_records();
+  // So does a loop without folds, which has no budget: a bound that a failed kernel computed
+  // could keep it running for ever.
+  if (k.loop && !k.folds()) gpu_.check_deferred_records();
   KernelArgs first_args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
   const int lanes = threads.lanes;

@@ -99,3 +99,11 @@ TEST_CASE("loops whose iterations depend on each other otherwise are not multipr
   CHECK_FALSE(form_of("function find(xs, i, v) = if i == #xs or xs[i] == v then i else find(xs, i + 1, v) $ "
                       "{find(x, 0, 3) : x in [[1, 2, 3], [3]]} $"));
 }
+
+TEST_CASE("an own-slot element written twice an iteration stays a thread's") {
+  // The second write wins in node order; the lanes would store in evaluation order (the write
+  // that reads the histogram last).
+  CHECK_FALSE(form_of("function mark(ds, i, c, p) = if i == #ds then p else let d = ds[i]; p1 = rep(p, c[d], i) "
+                      "in mark(ds, i + 1, rep(c, c[d] + 1, d), if d == 0 then rep(p1, -1, i) else p1) $ "
+                      "{mark(d, 0, dist(0, 4), dist(0, #d)) : d in [[0, 1, 0], [2]]} $"));
+}
