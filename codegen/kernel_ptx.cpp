@@ -387,6 +387,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     params.push_back(b.getPtrTy());
     params.push_back(b.getInt64Ty());
   }
+  const bool watches = flatten::watches_failures(k.loop, k.folds());
+  if (watches) params.push_back(b.getPtrTy());  // the deferred failure records (kernel_abi.h)
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
   annotate(fn, "kernel", 1);
@@ -442,6 +444,16 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     llvm::Value* i = b.CreateUDiv(base, b.getInt64(lanes));
     valid = b.CreateICmpSLT(i, fn->getArg(0));
     base = b.CreateSelect(valid, i, b.CreateSub(fn->getArg(0), b.getInt64(1)), "instance");
+  }
+  // A loop that does not fold runs no instance once an earlier kernel failed (watches_failures
+  // in flatten/kernel_abi.h): every thread reads the same words, so its blocks agree.
+  llvm::Value* go = b.getTrue();
+  if (watches) {
+    llvm::Value* records = fn->getArg(static_cast<unsigned>(fn->arg_size() - 1));
+    for (int w = 0; w < flatten::kDeferredRecordWords; ++w) {
+      llvm::Value* word = b.CreateLoad(b.getInt64Ty(), b.CreateConstGEP1_64(b.getInt64Ty(), records, static_cast<uint64_t>(w)));
+      go = b.CreateAnd(go, b.CreateICmpEQ(word, b.getInt64(flatten::kNoKernelFailure)));
+    }
   }
   // A loop's own rows in the block's shared memory (Note [Staged rows]): a thread an instance.
   std::optional<StagedRows> staged;
@@ -545,11 +557,11 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       auto* body = llvm::BasicBlock::Create(ctx, "body", fn);
       auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
       llvm::BasicBlock* from = b.GetInsertBlock();
-      b.CreateCondBr(staged                ? staged->runs()
-                     : split || warp_loop  ? valid
-                     : lanes > 1           ? b.getTrue()
-                                           : b.CreateICmpSLT(i, fn->getArg(0)),
-                     body, next);
+      llvm::Value* runs = staged               ? staged->runs()
+                          : split || warp_loop ? valid
+                          : lanes > 1          ? b.getTrue()
+                                               : b.CreateICmpSLT(i, fn->getArg(0));
+      b.CreateCondBr(b.CreateAnd(runs, go), body, next);
       b.SetInsertPoint(body);
       find_instance_segments(i);
       // The instance, its outputs stored; the lowest failure so far (where the kernel can fail).

@@ -29,6 +29,14 @@ using HostKernelFn = void (*)(int64_t begin, int64_t end, const void* const* ins
 /// each failing node and instance, so that it ends as the lowest node's lowest instance. The
 /// GPU kernels (ndp_kernel(n, ins..., outs..., record)) take the same word.
 inline constexpr uint64_t kNoKernelFailure = ~uint64_t{0};
+
+/// The failure records the cuda backend reads later, in one array of this many words, each
+/// kNoKernelFailure until its kernel fails (Note [Deferred failure records] in
+/// exec/cuda/gpu.h). A loop kernel that does not fold takes the array as its last parameter
+/// and runs no instance where a record is set: a kernel that failed before it may have computed
+/// its bounds, and such a loop has no budget to stop it (watches_failures).
+inline constexpr int kDeferredRecordWords = 32;
+inline bool watches_failures(bool loop, bool folds) { return loop && !folds; }
 inline constexpr int kFailureInstanceBits = 40;
 inline constexpr uint64_t kernel_failure_record(uint64_t node, uint64_t instance) {
   return node << kFailureInstanceBits | instance;

@@ -206,7 +206,7 @@ DVec DVec::deferred_rank(const Type* t, runtime::gpu::DSegs segs, DBuf offsets, 
   return v;
 }
 
-DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail) {
+DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail, bool defers_check) {
   NDP_ASSERT(host::is_flat_scalar(source.type()) && index.type()->kind == TypeKind::Int,
              "a gather of structured values");
   const int64_t n = index.size();
@@ -215,6 +215,7 @@ DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail) 
   v.deferred_->index = std::make_shared<const DVec>(std::move(index));
   v.deferred_->gpu = &g;
   if (n > 0) v.deferred_->fail = std::move(fail);
+  v.deferred_->defers_check = defers_check;
   return v;
 }
 
@@ -329,6 +330,20 @@ const DBuf& DVec::Deferred::get() {
 
 void DVec::Deferred::check() {
   if (!fail) return;
+  if (defers_check && source->size() > 0) {  // Note [Checked gathers]: read at the next read-back
+    const int64_t n = index->size(), bound = source->size();
+    DBuf clamped = gpu->alloc(n * 8);
+    CUdeviceptr record = gpu->deferred_record(
+        [g = gpu, index = index, bound, fail = fail](uint64_t j) {
+          fail(g->read_int(index->data(), static_cast<int64_t>(j)), bound);
+        },
+        8 * n);
+    gpu->check(gpu->prims().clamped_positions(index->data(), n, bound, clamped->pointer(), record));
+    index = std::make_shared<const DVec>(DVec::scalar(index->type(), n, std::move(clamped)));
+    make = [g = gpu, source = source, index = index, n] { return take(*g, *source, index->data(), n).buffer(); };
+    fail = nullptr;
+    return;
+  }
   bounds_check()();
   fail = nullptr;
 }

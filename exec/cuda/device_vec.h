@@ -49,7 +49,10 @@
 //   (compile_element_ptx), which the host reads after the kernel and then reports the gather's
 //   error (check_consumer_gathers, consumer_kernels.cpp);
 // * anything else (a fused kernel, a materialisation) checks it first (check_gather: the
-//   first_out_of_range pass and its read-back, as IndexShared did).
+//   first_out_of_range pass and its read-back, as IndexShared did). Outside the library
+//   (`defers_check`) the check waits for nothing: a pass copies the positions with a bad one
+//   as 0, which the gather reads from then on, and lowers a deferred failure record (Note
+//   [Deferred failure records] in gpu.h) that raises the gather's error at the next read-back.
 // A gather that nobody reads is checked when its last copy goes: the check is queued on the
 // Gpu (Gpu::defer_check) and runs after the statement (CudaExecutor), so the error still comes
 // from the evaluation that made the gather.
@@ -108,6 +111,9 @@ class DVec {
   const DVec* narrow_source() const { return deferred_ ? deferred_->narrow.get() : nullptr; }
   /// A deferred gather whose indices are not yet known to be in range (Note [Checked gathers]).
   bool gather_unchecked() const { return deferred_ && deferred_->fail; }
+  /// An unchecked gather whose check reads its failure later (Note [Checked gathers]): checking
+  /// it replaces its positions, so another gather through the same ones is no checked one.
+  bool gather_defers_check() const { return gather_unchecked() && deferred_->defers_check; }
   /// Checks an unchecked gather's indices now (one pass and a read-back); throws its error.
   void check_gather() const;
   /// A guarded reader found every index in range / found one out of range (throws the error).
@@ -183,7 +189,7 @@ class DVec {
   /// result[i] = source[index[i]] (flat scalars; index int64), deferred. With `fail`, the
   /// indices are unchecked and `fail` reports the first one out of [0, source.size()); else
   /// every one is in range.
-  static DVec deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail = nullptr);
+  static DVec deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail = nullptr, bool defers_check = false);
   /// The int vector i64(narrow) of an i32 vector, deferred; `make` computes its buffer.
   static DVec deferred_widening(const lang::Type* int_type, DVec narrow, std::function<DBuf()> make);
   /// Blocks of c elements of a and of b in turn (the elements of [x, y] over two regular
@@ -238,6 +244,7 @@ class DVec {
     DBuf segs_offsets;
     Gpu* gpu = nullptr;
     GatherFailure fail;  // an unchecked gather's error (cleared once checked)
+    bool defers_check = false;  // its check may be read later (Note [Checked gathers])
     std::optional<uint64_t> known;  // every instance's value, known to the host
     std::shared_ptr<const DVec> view;  // a regular elt view's source, and its shape
     Affine affine;

@@ -581,7 +581,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         // are the positions. A deferred gather leaves their check to its reader (Note [Checked
         // gathers] in device_vec.h).
         if (deferred) {
-          set_vec(f, s.dst, DVec::deferred_gather(g, elems, idx, fail));
+          set_vec(f, s.dst, DVec::deferred_gather(g, elems, idx, fail, !in_library(span)));
         } else {
           if (int64_t j = g.check(g.prims().first_out_of_range(idx.data(), n, elems.size())); j >= 0)
             fail(g.read_int(idx.data(), j), elems.size());

@@ -181,13 +181,18 @@ std::pair<CUdeviceptr, CUdeviceptr> Gpu::split_scratch() {
   return {split_partials_->pointer(), split_arrivals_->pointer()};
 }
 
-CUdeviceptr Gpu::deferred_record(std::function<void(uint64_t)> raise, int64_t held_bytes) {
-  if (static_cast<int>(deferred_raises_.size()) == kDeferredRecords || deferred_held_bytes_ + held_bytes > kDeferredHeldBytes)
-    check_deferred_records();
+CUdeviceptr Gpu::deferred_records() {
   if (!deferred_records_) {
     deferred_records_ = alloc(kDeferredRecords * 8);
     check(prims_->fill(deferred_records_->pointer(), kDeferredRecords, 8, flatten::kNoKernelFailure));
   }
+  return deferred_records_->pointer();
+}
+
+CUdeviceptr Gpu::deferred_record(std::function<void(uint64_t)> raise, int64_t held_bytes) {
+  if (static_cast<int>(deferred_raises_.size()) == kDeferredRecords || deferred_held_bytes_ + held_bytes > kDeferredHeldBytes)
+    check_deferred_records();
+  deferred_records();
   deferred_raises_.push_back(std::move(raise));
   deferred_held_bytes_ += held_bytes;
   deferred_records_used_ = true;

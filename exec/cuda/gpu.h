@@ -15,6 +15,7 @@
 
 #include "exec/common/tuning.h"
 #include "exec/cuda/device_vec.h"
+#include "flatten/kernel_abi.h"
 #include "runtime/gpu/primitives.h"
 #include "runtime/cuda/device.h"
 #include "runtime/cuda/memory.h"
@@ -35,8 +36,9 @@ namespace ndp::exec::cuda {
 // (CudaExecutor::run_bound, the executor's Io primitives). Nothing computed from a failed
 // kernel's outputs reaches the host before its error, since every way there is a read-back;
 // and a map kernel whose fold counts a range (bounds a failed kernel may have computed: it
-// could fold for ever) reads the records before it is launched, as does a loop that does not
-// fold (whose bound could be such; a loop that folds gives up by its budget). Deferred are kernels outside the library (a library error names the user's call:
+// could fold for ever) reads the records before it is launched; a loop that does not fold
+// (whose bound could be such, and which has no budget) reads them on the device, and runs no
+// instance where one is set (watches_failures in flatten/kernel_abi.h). Deferred are kernels outside the library (a library error names the user's call:
 // FlatWalk::exec in exec/common/flat_walk.h), and neither loops that fold (which may give up
 // and run flattened) nor loops that append (whose slots are read back); a loop's written rows
 // are copies, so the rows its failure is raised from stay as they were (Note [Sequence state
@@ -102,6 +104,8 @@ class Gpu {
   /// failure records]); `raise` raises the error of the record it then holds, and keeps about
   /// `held_bytes` of device memory alive until then.
   CUdeviceptr deferred_record(std::function<void(uint64_t)> raise, int64_t held_bytes);
+  /// The kDeferredRecordWords records, which a loop kernel watches (flatten/kernel_abi.h).
+  CUdeviceptr deferred_records();
   /// Reads the deferred records (one wait) and raises the first failure, in launch order.
   void check_deferred_records();
   /// Drops the deferred records unread, clearing any that a kernel set: at the start of an
@@ -132,7 +136,7 @@ class Gpu {
   std::vector<std::function<void(uint64_t)>> reading_raises_;
   std::vector<uint64_t> reading_records_;
   [[noreturn]] void raise_deferred_failure();
-  static constexpr int kDeferredRecords = 32;
+  static constexpr int kDeferredRecords = flatten::kDeferredRecordWords;
   static constexpr int64_t kDeferredHeldBytes = int64_t{2} << 30;  // their inputs, kept alive
   DBuf deferred_records_;  // kDeferredRecords words, kNoKernelFailure where no kernel failed
   bool deferred_records_used_ = false;  // given to a kernel since last filled

@@ -145,12 +145,14 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
   auto check = [&](const DVec& v) {
     if (!v.gather_unchecked()) return;
     std::pair<CUdeviceptr, int64_t> key{v.gather_index()->data(), v.gather_source()->size()};
-    if (std::find(checked.begin(), checked.end(), key) != checked.end()) {
+    // A check read later clamps its own gather's positions only (Note [Checked gathers]).
+    const bool defers = v.gather_defers_check();
+    if (!defers && std::find(checked.begin(), checked.end(), key) != checked.end()) {
       v.gather_checked();
       return;
     }
     v.check_gather();
-    checked.push_back(key);
+    if (!defers) checked.push_back(key);
   };
   for (size_t j = 0; j < ins.size(); ++j) {
     const DVec& v = ins[j];
@@ -620,9 +622,6 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   // A fold over a range whose bounds may come from a failed kernel's output waits for the
   // records first (Note [Deferred failure records] in gpu.h); a loop gives up by its budget.
   if (!k.loop && folds_over_ranges(k)) gpu_.check_deferred_records();
-  // So does a loop without folds, which has no budget: a bound that a failed kernel computed
-  // could keep it running for ever.
-  if (k.loop && !k.folds()) gpu_.check_deferred_records();
   KernelArgs first_args = kernel_args(ins, SIZE_MAX, nullptr, true);
   // Without the gathering variant, the gathers run first (Note [Precompiled modules]).
   const int lanes = threads.lanes;
@@ -709,6 +708,11 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
       NDP_ASSERT(lanes == flatten::kSplitLanes && n * parts <= flatten::kMostSplitBlocks, "a split launch past its scratch");
       std::tie(partials, arrivals) = gpu_.split_scratch();
       for (void* p : {static_cast<void*>(&partials), static_cast<void*>(&arrivals), static_cast<void*>(&parts)}) params.push_back(p);
+    }
+    CUdeviceptr records = 0;  // a loop without folds watches the deferred records (kernel_abi.h)
+    if (flatten::watches_failures(k.loop, k.folds())) {
+      records = gpu_.deferred_records();
+      params.push_back(&records);
     }
     // Several instances a thread, or several threads an instance (blocks of 256 threads hold
     // whole instances: lanes is at most 256), or several blocks an instance.

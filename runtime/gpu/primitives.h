@@ -265,6 +265,10 @@ class Primitives {
   /// The lowest j with idx[j] outside [0, bound) (int64), or -1 (synchronises): the bounds check
   /// of reads from one sequence, where the indices are the positions.
   Result<int64_t> first_out_of_range(CUdeviceptr idx, int64_t n, int64_t bound);
+  /// The same check without the wait: out[j] = idx[j], or 0 where idx[j] is outside [0, bound)
+  /// (bound > 0), and the lowest such j lowers the word at `failure` (as
+  /// index_shared_positions_into).
+  Status clamped_positions(CUdeviceptr idx, int64_t n, int64_t bound, CUdeviceptr out, CUdeviceptr failure);
   /// One rows' lengths vector of pack_rows_block, and where the kept rows' lengths and offsets
   /// go (kept and kept + 1 int64, the last offset their total).
   struct PackedRows {

@@ -35,6 +35,10 @@ Result<int64_t> Primitives::first_out_of_range(CUdeviceptr idx, int64_t n, int64
   return first_failure(*this, "ndp_first_out_of_range", n, idx, n, bound);
 }
 
+Status Primitives::clamped_positions(CUdeviceptr idx, int64_t n, int64_t bound, CUdeviceptr out, CUdeviceptr failure) {
+  return launch_named(*this, "ndp_clamped_positions", n, idx, n, bound, out, failure);
+}
+
 namespace {
 /// Launches kernel `name` as one block of kScanBlock threads, which its block scan is sized for
 /// (Note [Small inputs in one launch] in primitives.cpp).

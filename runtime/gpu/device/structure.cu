@@ -85,6 +85,21 @@ extern "C" __global__ void ndp_first_out_of_range(const long long* idx, long lon
   }
 }
 
+// The same check without a wait (Primitives::clamped_positions): the indices copied, an index
+// outside [0, bound) as 0 (bound > 0), so that whoever reads through them stays in bounds until
+// the failure is read.
+extern "C" __global__ void ndp_clamped_positions(const long long* idx, long long n, long long bound, long long* out,
+                                                 unsigned long long* first_failure) {
+  NDP_GRID_STRIDE(j, n) {
+    long long i = idx[j];
+    if (i < 0 || i >= bound) {
+      report_failure(first_failure, j);
+      i = 0;
+    }
+    out[j] = i;
+  }
+}
+
 extern "C" __global__ void ndp_widen_flags(const unsigned char* flags, long long n, long long* out) {
   NDP_GRID_STRIDE(i, n) out[i] = flags[i] != 0;
 }
