@@ -46,6 +46,10 @@ namespace ndp::exec::cuda {
 // holding its inputs alive until it is read, and at most kDeferredHeldBytes of them. The
 // bounds check of an index_shared into several sequences is deferred the same way (the
 // executor's IndexShared): a recursion level that reads one point of each row no longer waits.
+// So are, outside the library, the bounds check of a gather that a kernel or a store needs
+// (Note [Checked gathers] in device_vec.h: its positions copied with a bad one as 0), permute's
+// check (a bad position moves nothing) and partition's (the pieces cut to stay inside the
+// elements): what reads their results meanwhile stays in bounds.
 
 class Gpu {
  public:

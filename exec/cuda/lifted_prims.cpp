@@ -480,12 +480,35 @@ struct Natives {
       if (v.size() > 0 && (p < 0 || *k * p != *v.regular_length())) fail();
       return lens.with_elems(c.result, DVec::regular(g, c.result->a, pieces.size(), p, v.elems()));
     }
+    if (ctx.defers_failures && ctx.defers_failures(c.span) && pieces.size() > 0) return partition_deferred();
     if (g.check(g.prims().first_out_of_range(pieces.data(), pieces.size(), std::numeric_limits<int64_t>::max())) >= 0) fail();
     int64_t n = v.size();
     DBuf sums = g.alloc(n * 8);
     g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, pieces.data(), lens.segs(), sums->pointer()));
     if (g.check(g.prims().first_difference(sums->pointer(), v.lengths(), n)) >= 0) fail();
     DVec inner = seq_from_lengths(g, c.result->a, pieces.size(), pieces.buffer(), v.elems());
+    return same_shape(c.result, lens, std::move(inner));
+  }
+
+  /// partition's checks read later (Note [Deferred failure records] in gpu.h): the pieces are
+  /// cut to stay inside the elements meanwhile, so that whatever reads them stays in bounds; a
+  /// failure raises the host primitive's error from the arguments, kept until then.
+  DVec partition_deferred() {
+    const DVec &v = a[0], &lens = a[1];
+    const DVec& pieces = lens.elems();
+    const int64_t n = v.size(), m = pieces.size(), total = v.elems().size();
+    CUdeviceptr record = g.deferred_record(
+        [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
+        8 * (2 * m + 2 * n));
+    DBuf clamped = g.alloc(m * 8);
+    g.check(g.prims().clamped_lengths(pieces.data(), m, clamped->pointer(), record));
+    DBuf sums = g.alloc(n * 8);
+    g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, clamped->pointer(), lens.segs(), sums->pointer()));
+    g.check(g.prims().first_difference_into(sums->pointer(), v.lengths(), n, record));
+    DBuf off = offsets_from_valid_lengths(g, m, clamped);
+    DBuf off_within = g.alloc((m + 1) * 8), len_within = g.alloc(m * 8);
+    g.check(g.prims().rows_within(off->pointer(), m, total, off_within->pointer(), len_within->pointer()));
+    DVec inner = DVec::seq(c.result->a, m, std::move(len_within), std::move(off_within), v.elems());
     return same_shape(c.result, lens, std::move(inner));
   }
 

@@ -125,6 +125,18 @@ Result<int64_t> Primitives::first_difference(CUdeviceptr a, CUdeviceptr b, int64
   return first_failure(*this, "ndp_first_difference", n, a, b, n);
 }
 
+Status Primitives::first_difference_into(CUdeviceptr a, CUdeviceptr b, int64_t n, CUdeviceptr failure) {
+  return launch_named(*this, "ndp_first_difference", n, a, b, n, failure);
+}
+
+Status Primitives::clamped_lengths(CUdeviceptr len, int64_t n, CUdeviceptr out, CUdeviceptr failure) {
+  return launch_named(*this, "ndp_clamped_lengths", n, len, n, out, failure);
+}
+
+Status Primitives::rows_within(CUdeviceptr off, int64_t n, int64_t total, CUdeviceptr out_off, CUdeviceptr out_len) {
+  return launch_named(*this, "ndp_rows_within", n + 1, off, n, total, out_off, out_len);
+}
+
 Result<int64_t> Primitives::iseq_lengths(CUdeviceptr start, CUdeviceptr stride, CUdeviceptr end, int64_t n,
                                          CUdeviceptr out, int64_t* longest) {
   *longest = 0;

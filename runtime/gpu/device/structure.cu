@@ -100,6 +100,34 @@ extern "C" __global__ void ndp_clamped_positions(const long long* idx, long long
   }
 }
 
+// PARTITION's lengths without a wait (Primitives::partition_lengths): a negative length fails
+// and counts as 0.
+extern "C" __global__ void ndp_clamped_lengths(const long long* len, long long n, long long* out,
+                                               unsigned long long* first_failure) {
+  NDP_GRID_STRIDE(j, n) {
+    long long l = len[j];
+    if (l < 0) {
+      report_failure(first_failure, j);
+      l = 0;
+    }
+    out[j] = l;
+  }
+}
+
+// Offsets (n + 1) and lengths (n) cut to `total` elements: rows that stay inside the elements
+// where the lengths' sum was checked later (Primitives::partition_lengths).
+extern "C" __global__ void ndp_rows_within(const long long* off, long long n, long long total, long long* out_off,
+                                           long long* out_len) {
+  NDP_GRID_STRIDE(j, n + 1) {
+    const long long a = off[j] < total ? off[j] : total;
+    out_off[j] = a;
+    if (j < n) {
+      const long long b = off[j + 1] < total ? off[j + 1] : total;
+      out_len[j] = b - a;
+    }
+  }
+}
+
 extern "C" __global__ void ndp_widen_flags(const unsigned char* flags, long long n, long long* out) {
   NDP_GRID_STRIDE(i, n) out[i] = flags[i] != 0;
 }
