@@ -388,7 +388,10 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     params.push_back(b.getInt64Ty());
   }
   const bool watches = flatten::watches_failures(k.loop, k.folds());
-  if (watches) params.push_back(b.getPtrTy());  // the deferred failure records (kernel_abi.h)
+  if (watches) {  // the deferred failure records, and how many to read (kernel_abi.h)
+    params.push_back(b.getPtrTy());
+    params.push_back(b.getInt64Ty());
+  }
   auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, "ndp_kernel", m);
   annotate(fn, "kernel", 1);
@@ -449,10 +452,12 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   // in flatten/kernel_abi.h): every thread reads the same words, so its blocks agree.
   llvm::Value* go = b.getTrue();
   if (watches) {
-    llvm::Value* records = fn->getArg(static_cast<unsigned>(fn->arg_size() - 1));
+    llvm::Value* records = fn->getArg(static_cast<unsigned>(fn->arg_size() - 2));
+    llvm::Value* taken = fn->getArg(static_cast<unsigned>(fn->arg_size() - 1));
     for (int w = 0; w < flatten::kDeferredRecordWords; ++w) {
       llvm::Value* word = b.CreateLoad(b.getInt64Ty(), b.CreateConstGEP1_64(b.getInt64Ty(), records, static_cast<uint64_t>(w)));
-      go = b.CreateAnd(go, b.CreateICmpEQ(word, b.getInt64(flatten::kNoKernelFailure)));
+      llvm::Value* set = b.CreateICmpNE(word, b.getInt64(flatten::kNoKernelFailure));
+      go = b.CreateAnd(go, b.CreateNot(b.CreateAnd(set, b.CreateICmpSLT(b.getInt64(w), taken))));
     }
   }
   // A loop's own rows in the block's shared memory (Note [Staged rows]): a thread an instance.

@@ -32,9 +32,10 @@ inline constexpr uint64_t kNoKernelFailure = ~uint64_t{0};
 
 /// The failure records the cuda backend reads later, in one array of this many words, each
 /// kNoKernelFailure until its kernel fails (Note [Deferred failure records] in
-/// exec/cuda/gpu.h). A loop kernel that does not fold takes the array as its last parameter
-/// and runs no instance where a record is set: a kernel that failed before it may have computed
-/// its bounds, and such a loop has no budget to stop it (watches_failures).
+/// exec/cuda/gpu.h). A loop kernel that does not fold takes the array and the number of records
+/// taken before its launch (an int64) as its last parameters, and runs no instance where one of
+/// those is set: a kernel that failed before it may have computed its bounds, and such a loop
+/// has no budget to stop it (watches_failures). Its own record, if deferred, is not among them.
 inline constexpr int kDeferredRecordWords = 32;
 inline bool watches_failures(bool loop, bool folds) { return loop && !folds; }
 inline constexpr int kFailureInstanceBits = 40;

@@ -332,13 +332,16 @@ void DVec::Deferred::check() {
   if (!fail) return;
   if (defers_check && source->size() > 0) {  // Note [Checked gathers]: read at the next read-back
     const int64_t n = index->size(), bound = source->size();
+    // The positions first: making them may read back, which must not find the record taken
+    // before its kernel is queued (it would read it empty and free it).
+    const CUdeviceptr at = index->data();
     DBuf clamped = gpu->alloc(n * 8);
     CUdeviceptr record = gpu->deferred_record(
         [g = gpu, index = index, bound, fail = fail](uint64_t j) {
           fail(g->read_int(index->data(), static_cast<int64_t>(j)), bound);
         },
         8 * n);
-    gpu->check(gpu->prims().clamped_positions(index->data(), n, bound, clamped->pointer(), record));
+    gpu->check(gpu->prims().clamped_positions(at, n, bound, clamped->pointer(), record));
     index = std::make_shared<const DVec>(DVec::scalar(index->type(), n, std::move(clamped)));
     make = [g = gpu, source = source, index = index, n] { return take(*g, *source, index->data(), n).buffer(); };
     fail = nullptr;

@@ -595,6 +595,8 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         // The check is read with the next read-back, as a kernel's failure record is (Note
         // [Deferred failure records] in gpu.h): a recursion level (quickhull's far point of
         // each line) no longer waits here. A failed index reads position 0 meanwhile, in range.
+        // The operands are made before the record is taken (a read-back would free it).
+        const CUdeviceptr offsets = seqs.offsets(), id_at = ids.data(), idx_at = idx.data();
         CUdeviceptr record = g.deferred_record(
             [gpu = &g, ids, idx, lengths = DVec::scalar(prog.types.int_(), seqs.size(), seqs.buffer()),
              fail](uint64_t j) {
@@ -602,7 +604,7 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
               fail(gpu->read_int(idx.data(), at), gpu->read_int(lengths.data(), gpu->read_int(ids.data(), at)));
             },
             8 * (2 * n + seqs.size()));
-        g.check(g.prims().index_shared_positions_into(seqs.offsets(), ids.data(), idx.data(), n, pos->pointer(), record));
+        g.check(g.prims().index_shared_positions_into(offsets, id_at, idx_at, n, pos->pointer(), record));
       } else if (int64_t j = g.check(g.prims().index_shared_positions(seqs.offsets(), ids.data(), idx.data(), n, pos->pointer()));
                  j >= 0) {
         fail(g.read_int(idx.data(), j), g.read_int(seqs.lengths(), g.read_int(ids.data(), j)));

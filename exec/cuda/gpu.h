@@ -110,6 +110,9 @@ class Gpu {
   CUdeviceptr deferred_record(std::function<void(uint64_t)> raise, int64_t held_bytes);
   /// The kDeferredRecordWords records, which a loop kernel watches (flatten/kernel_abi.h).
   CUdeviceptr deferred_records();
+  /// How many of them are taken now: the words a kernel launched now may watch (later ones
+  /// are nobody's yet, or read and not set back).
+  int64_t deferred_records_taken() const { return static_cast<int64_t>(deferred_raises_.size()); }
   /// Reads the deferred records (one wait) and raises the first failure, in launch order.
   void check_deferred_records();
   /// Drops the deferred records unread, clearing any that a kernel set: at the start of an

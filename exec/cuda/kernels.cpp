@@ -709,10 +709,15 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
       std::tie(partials, arrivals) = gpu_.split_scratch();
       for (void* p : {static_cast<void*>(&partials), static_cast<void*>(&arrivals), static_cast<void*>(&parts)}) params.push_back(p);
     }
-    CUdeviceptr records = 0;  // a loop without folds watches the deferred records (kernel_abi.h)
+    // A loop without folds watches the deferred records taken before it (kernel_abi.h): its
+    // own, if deferred, is the last one taken.
+    CUdeviceptr records = 0;
+    int64_t watched = 0;
     if (flatten::watches_failures(k.loop, k.folds())) {
       records = gpu_.deferred_records();
+      watched = gpu_.deferred_records_taken() - (deferred ? 1 : 0);
       params.push_back(&records);
+      params.push_back(&watched);
     }
     // Several instances a thread, or several threads an instance (blocks of 256 threads hold
     // whole instances: lanes is at most 256), or several blocks an instance.

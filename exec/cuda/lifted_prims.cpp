@@ -480,7 +480,10 @@ struct Natives {
       if (v.size() > 0 && (p < 0 || *k * p != *v.regular_length())) fail();
       return lens.with_elems(c.result, DVec::regular(g, c.result->a, pieces.size(), p, v.elems()));
     }
-    if (ctx.defers_failures && ctx.defers_failures(c.span) && pieces.size() > 0) return partition_deferred();
+    // (where the pieces, each cut to the elements, cannot sum past an int64)
+    if (ctx.defers_failures && ctx.defers_failures(c.span) && pieces.size() > 0 &&
+        v.elems().size() <= std::numeric_limits<int64_t>::max() / pieces.size())
+      return partition_deferred();
     if (g.check(g.prims().first_out_of_range(pieces.data(), pieces.size(), std::numeric_limits<int64_t>::max())) >= 0) fail();
     int64_t n = v.size();
     DBuf sums = g.alloc(n * 8);
@@ -497,14 +500,17 @@ struct Natives {
     const DVec &v = a[0], &lens = a[1];
     const DVec& pieces = lens.elems();
     const int64_t n = v.size(), m = pieces.size(), total = v.elems().size();
+    // Every operand made before the record is taken (a read-back in between would free it).
+    const CUdeviceptr lengths = pieces.data(), expected = v.lengths();
+    const runtime::gpu::DSegs segs = lens.segs();
+    DBuf clamped = g.alloc(m * 8), sums = g.alloc(n * 8);
     CUdeviceptr record = g.deferred_record(
         [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
         8 * (2 * m + 2 * n));
-    DBuf clamped = g.alloc(m * 8);
-    g.check(g.prims().clamped_lengths(pieces.data(), m, clamped->pointer(), record));
-    DBuf sums = g.alloc(n * 8);
-    g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, clamped->pointer(), lens.segs(), sums->pointer()));
-    g.check(g.prims().first_difference_into(sums->pointer(), v.lengths(), n, record));
+    g.check(g.prims().clamped_lengths(lengths, m, total, clamped->pointer(), record));
+    // (the lengths as given: one cut to the elements may make a wrong sum right)
+    g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, lengths, segs, sums->pointer()));
+    g.check(g.prims().first_difference_into(sums->pointer(), expected, n, record));
     DBuf off = offsets_from_valid_lengths(g, m, clamped);
     DBuf off_within = g.alloc((m + 1) * 8), len_within = g.alloc(m * 8);
     g.check(g.prims().rows_within(off->pointer(), m, total, off_within->pointer(), len_within->pointer()));
@@ -535,11 +541,14 @@ struct Natives {
       DBuf out = g.alloc(m * elem_bytes(e.type()));
       if (ctx.defers_failures && ctx.defers_failures(c.span)) {
         // The check read later (Note [Deferred failure records] in gpu.h); a failure raises the
-        // host primitive's error from the arguments, kept until then.
+        // host primitive's error from the arguments, kept until then. The operands are made
+        // before the record is taken (a read-back in between would free it).
+        const CUdeviceptr values = e.data(), positions = iv.elems().data();
+        const runtime::gpu::DSegs segs = v.segs();
         CUdeviceptr word = g.deferred_record(
             [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
             m * (elem_bytes(e.type()) + 8) + 16 * (v.size() + 1));
-        g.check(g.prims().permute_deferred(elem_type(e.type()), e.data(), iv.elems().data(), v.segs(), out->pointer(), word));
+        g.check(g.prims().permute_deferred(elem_type(e.type()), values, positions, segs, out->pointer(), word));
         return same_shape(c.result, v, DVec::scalar(e.type(), m, std::move(out)));
       }
       ndp_status st = g.check(g.prims().permute(elem_type(e.type()), e.data(), iv.elems().data(), v.segs(), out->pointer()));

@@ -307,8 +307,9 @@ class Primitives {
   Result<int64_t> first_difference(CUdeviceptr a, CUdeviceptr b, int64_t n);
   /// The same check without the wait: the lowest i lowers the word at `failure`.
   Status first_difference_into(CUdeviceptr a, CUdeviceptr b, int64_t n, CUdeviceptr failure);
-  /// out[j] = max(len[j], 0) for j < n; the lowest negative j lowers the word at `failure`.
-  Status clamped_lengths(CUdeviceptr len, int64_t n, CUdeviceptr out, CUdeviceptr failure);
+  /// out[j] = len[j] cut to [0, most] for j < n; the lowest negative j lowers the word at
+  /// `failure`.
+  Status clamped_lengths(CUdeviceptr len, int64_t n, int64_t most, CUdeviceptr out, CUdeviceptr failure);
   /// The offsets `off` (n + 1, non-decreasing) and their rows' lengths cut to `total`
   /// elements, into out_off (n + 1) and out_len (n).
   Status rows_within(CUdeviceptr off, int64_t n, int64_t total, CUdeviceptr out_off, CUdeviceptr out_len);

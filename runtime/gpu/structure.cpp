@@ -129,8 +129,8 @@ Status Primitives::first_difference_into(CUdeviceptr a, CUdeviceptr b, int64_t n
   return launch_named(*this, "ndp_first_difference", n, a, b, n, failure);
 }
 
-Status Primitives::clamped_lengths(CUdeviceptr len, int64_t n, CUdeviceptr out, CUdeviceptr failure) {
-  return launch_named(*this, "ndp_clamped_lengths", n, len, n, out, failure);
+Status Primitives::clamped_lengths(CUdeviceptr len, int64_t n, int64_t most, CUdeviceptr out, CUdeviceptr failure) {
+  return launch_named(*this, "ndp_clamped_lengths", n, len, n, most, out, failure);
 }
 
 Status Primitives::rows_within(CUdeviceptr off, int64_t n, int64_t total, CUdeviceptr out_off, CUdeviceptr out_len) {

@@ -100,9 +100,10 @@ extern "C" __global__ void ndp_clamped_positions(const long long* idx, long long
   }
 }
 
-// PARTITION's lengths without a wait (Primitives::partition_lengths): a negative length fails
-// and counts as 0.
-extern "C" __global__ void ndp_clamped_lengths(const long long* len, long long n, long long* out,
+// PARTITION's lengths without a wait (exec/cuda's partition_deferred): a negative length fails
+// and counts as 0, and none counts for more than `most` (the elements: the caller makes sure
+// that n of those cannot sum past an int64, so their offsets never wrap).
+extern "C" __global__ void ndp_clamped_lengths(const long long* len, long long n, long long most, long long* out,
                                                unsigned long long* first_failure) {
   NDP_GRID_STRIDE(j, n) {
     long long l = len[j];
@@ -110,12 +111,12 @@ extern "C" __global__ void ndp_clamped_lengths(const long long* len, long long n
       report_failure(first_failure, j);
       l = 0;
     }
-    out[j] = l;
+    out[j] = l < most ? l : most;
   }
 }
 
-// Offsets (n + 1) and lengths (n) cut to `total` elements: rows that stay inside the elements
-// where the lengths' sum was checked later (Primitives::partition_lengths).
+// Offsets (n + 1, non-decreasing from 0) and lengths (n) cut to `total` elements: rows that
+// stay inside the elements where the lengths' sum is checked later (partition_deferred).
 extern "C" __global__ void ndp_rows_within(const long long* off, long long n, long long total, long long* out_off,
                                            long long* out_len) {
   NDP_GRID_STRIDE(j, n + 1) {
