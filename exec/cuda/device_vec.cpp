@@ -170,6 +170,51 @@ DVec DVec::deferred_iota(Gpu& g, const Type* t, int64_t n) {
   return v;
 }
 
+DVec DVec::deferred_index(Gpu& g, const Type* t, int64_t n, AffineIndex f) {
+  NDP_ASSERT(t->kind == TypeKind::Int && f.c >= 1, "a formula of other than ints");
+  Gpu* gpu = &g;
+  // The forms a fused kernel computes itself (Notes [Iota inputs] and [Spread inputs] in
+  // kernels.h), where the formula is one.
+  if (f.a == 0 && (f.c == 1 || f.b == 0)) return known(g, t, n, static_cast<uint64_t>(f.k));
+  if (f == AffineIndex::iota() || (n <= f.c && f == AffineIndex::rank(f.c))) return deferred_iota(g, t, n);
+  if (f == AffineIndex::rank(f.c) && n % f.c == 0) {
+    const runtime::gpu::DSegs segs{n / f.c, n, 0, f.c};
+    return deferred_rank(t, segs, nullptr, [gpu, segs] {
+      DBuf buf = gpu->alloc(segs.total * 8);
+      gpu->check(gpu->prims().segment_ranks(segs, buf->pointer()));
+      return buf;
+    });
+  }
+  DVec v = deferred(t, n, [gpu, n, f] {
+    DBuf buf = gpu->alloc(n * 8);
+    if (n > 0) gpu->check(gpu->prims().formula_positions(n, f.c, f.a, f.b, f.k, buf->pointer()));
+    return buf;
+  });
+  v.deferred_->formula = f;
+  return v;
+}
+
+std::optional<AffineIndex> DVec::index_form() const {
+  if (type_ == nullptr || type_->kind != TypeKind::Int) return std::nullopt;
+  if (std::optional<uint64_t> bits = known_bits()) return AffineIndex::constant(static_cast<int64_t>(*bits));
+  if (!pending()) return std::nullopt;
+  if (deferred_->formula) return deferred_->formula;
+  if (deferred_->iota) return AffineIndex::iota();
+  // (a rank's or a spread's segments: regular ones only, where the segment is i / L)
+  const runtime::gpu::DSegs& s = deferred_->segs;
+  const bool regular = s.offsets == 0 && s.regular_length > 0;
+  if (deferred_->rank) return regular ? std::optional(AffineIndex::rank(s.regular_length)) : std::nullopt;
+  if (const DVec* one = broadcast_source()) {
+    std::optional<AffineIndex> f = one->index_form();
+    if (f) return AffineIndex::constant(f->k);  // its value at 0
+    return std::nullopt;
+  }
+  if (const DVec* values = spread_source(); values && regular) {
+    if (std::optional<AffineIndex> f = values->index_form()) return spread_over(*f, s.count, s.regular_length);
+  }
+  return std::nullopt;
+}
+
 DVec DVec::deferred_broadcast(const Type* t, int64_t n, DVec one, std::function<DBuf()> make) {
   NDP_ASSERT(one.size() == 1 && one.type() == t, "a broadcast of other than one value of its type");
   DVec v = deferred(t, n, std::move(make));
@@ -959,6 +1004,8 @@ namespace {
 /// sequence's offsets start at 0).
 std::optional<DVec> repeated_view(Gpu& g, const DVec& elems, int64_t row, int64_t n) {
   return zip_components(elems, elems, [&](const DVec& x, const DVec&) -> std::optional<DVec> {
+    // A row 0, 1, ... (a row of instance ids) repeated is each element's place in its block.
+    if (x.index_form() == AffineIndex::iota()) return DVec::deferred_index(g, x.type(), n * row, AffineIndex::rank(row));
     if (!host::is_flat_scalar(x.type()) || x.pending()) return std::nullopt;
     return DVec::deferred_view(g, x, n * row, DVec::Affine{row, 0, 0});
   });
@@ -975,9 +1022,18 @@ DVec replicate_one(Gpu& g, const DVec& one, int64_t n) {
       if (std::optional<DVec> view = repeated_view(g, one.elems(), row, n))
         return DVec::regular(g, one.type(), n, row, std::move(*view));
   }
-  DBuf zeros = g.alloc(n * 8);
-  g.check(g.prims().fill(zeros->pointer(), n, 8, 0));
-  return take(g, one, zeros->pointer(), n);
+  auto copies = [&g, n](const DVec& v) {
+    DBuf zeros = g.alloc(n * 8);
+    g.check(g.prims().fill(zeros->pointer(), n, 8, 0));
+    return take(g, v, zeros->pointer(), n);
+  };
+  if (host::is_flat_scalar(one.type())) {
+    // A flat value n times is a broadcast, which a kernel reads in place (Note [Broadcast
+    // inputs] in kernels.h); stored only where something else reads it.
+    if (std::optional<uint64_t> bits = one.known_bits()) return DVec::known(g, one.type(), n, *bits);
+    return DVec::deferred_broadcast(one.type(), n, one, [copies, one] { return copies(one).buffer(); });
+  }
+  return copies(one);
 }
 
 // ---- transfers ----

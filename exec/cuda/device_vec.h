@@ -63,6 +63,7 @@
 #include <memory>
 #include <optional>
 
+#include "exec/cuda/affine_index.h"
 #include "lang/types.h"
 #include "runtime/gpu/primitives.h"
 
@@ -186,6 +187,12 @@ class DVec {
   static DVec deferred_iota(Gpu& g, const lang::Type* t, int64_t n);
   /// A pending deferred_iota.
   bool pending_iota() const { return pending() && deferred_->iota; }
+  /// n ints known as a formula of the instance (Note [Affine indices] in affine_index.h),
+  /// computed in one launch when first read.
+  static DVec deferred_index(Gpu& g, const lang::Type* t, int64_t n, AffineIndex f);
+  /// The formula of this int vector's values, where the host knows one: a known value, an
+  /// iota, a rank or a spread over regular segments, a broadcast, a deferred_index.
+  std::optional<AffineIndex> index_form() const;
   /// result[i] = source[index[i]] (flat scalars; index int64), deferred. With `fail`, the
   /// indices are unchecked and `fail` reports the first one out of [0, source.size()); else
   /// every one is in range.
@@ -250,6 +257,7 @@ class DVec {
     Affine affine;
     bool iota = false;  // deferred_iota
     bool rank = false;  // deferred_rank
+    std::optional<AffineIndex> formula;  // deferred_index
     std::shared_ptr<const DVec> interleaved[2];  // deferred_interleave: its sources and block
     int64_t block = 0;
     const DBuf& get();

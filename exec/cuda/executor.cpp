@@ -174,6 +174,29 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
       default: return Value::int_(static_cast<int64_t>(bits));
     }
   }
+  /// IndexShared where the rows and the places read are formulas of the instance over rows of
+  /// one known length, and in bounds: a view of the elements, or a gather through positions
+  /// one launch computes (Note [Affine indices] in affine_index.h); nullopt elsewhere.
+  std::optional<DVec> index_by_formula(const DVec& seqs, const DVec& ids, const DVec& idx) {
+    const int64_t n = idx.size();
+    const DVec& elems = seqs.elems();
+    if (n == 0) return std::nullopt;
+    // (one sequence: every id is 0, and its elements are the row, from 0)
+    const bool one = seqs.size() == 1;
+    const std::optional<int64_t> length = one ? std::optional(elems.size()) : seqs.regular_length();
+    const std::optional<AffineIndex> row = one ? std::optional(AffineIndex::constant(0)) : ids.index_form();
+    const std::optional<AffineIndex> place = idx.index_form();
+    if (!length || !row || !place || !within(*row, n, seqs.size()) || !within(*place, n, *length)) return std::nullopt;
+    const std::optional<AffineIndex> pos = row_major(*row, *place, *length, n);
+    if (!pos) return std::nullopt;
+    const lang::Type* t = elems.type();
+    if (elems.index_form() == AffineIndex::iota()) return DVec::deferred_index(g, t, n, *pos);  // the positions themselves
+    if (host::is_flat_scalar(t) && !elems.pending() && (pos->c == 1 || pos->b == 1))
+      return DVec::deferred_view(g, elems, n, DVec::Affine{pos->c, pos->a, pos->k});
+    DVec positions = DVec::deferred_index(g, prog.types.int_(), n, *pos);
+    if (host::is_flat_scalar(t)) return DVec::deferred_gather(g, elems, std::move(positions));
+    return take(g, elems, positions.data(), n);
+  }
   /// Instance k of v repeated over segment k of segs (whose offsets `off` holds, if any). A flat
   /// scalar's copies, and each flat component's of a pair or datatype (a point, a line), are
   /// deferred (Note [Deferred vectors] in device_vec.h): often nothing reads them stored.
@@ -574,6 +597,10 @@ void CudaExecutor::Impl::exec_data_untimed(const Stmt& s, Frame& f) {
         throw EvalError{lang::message(lang::RuntimeErrorId::SeqRefBounds, index, length), span};
       };
       if (n > 0 && elems.size() == 0) fail(g.read_int(idx.data(), 0), 0);
+      if (std::optional<DVec> read = index_by_formula(seqs, use(1), idx)) {
+        set_vec(f, s.dst, std::move(*read));
+        return;
+      }
       // A flat gather is deferred: a kernel that reads it gathers itself (Note [Fused gathers]).
       const bool deferred = host::is_flat_scalar(elems.type());
       if (seqs.size() == 1) {

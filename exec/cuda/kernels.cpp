@@ -746,8 +746,8 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
       continue;
     }
     for (uint32_t q : k.seq_outputs) {
-      if (!k.seqs[q].appended) {  // the written rows, in the shape they came in
-        outs.push_back(DVec::seq(seqs[q].type(), seqs[q].size(), seqs[q].buffer(), seqs[q].offsets_buffer(), written[q]));
+      if (!k.seqs[q].appended) {  // the written rows, in the shape they came in (regular stays so)
+        outs.push_back(seqs[q].with_elems(seqs[q].type(), written[q]));
         continue;
       }
       Slots& sl = slots[q];

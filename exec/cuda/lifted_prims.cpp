@@ -208,7 +208,9 @@ struct Natives {
     auto [offsets, total] = std::move(*off);
     DSegs s = DSegs::irregular(n, total, offsets->pointer());
     DVec elems;
-    if (host::is_flat_scalar(x.type())) {
+    if (std::optional<uint64_t> bits = x.known_bits(); bits && host::is_flat_scalar(x.type())) {
+      elems = DVec::known(g, x.type(), total, *bits);  // one value everywhere: nothing to spread
+    } else if (host::is_flat_scalar(x.type())) {
       DBuf out = g.alloc(total * elem_bytes(x.type()));
       g.check(g.prims().dist(elem_type(x.type()), x.data(), s, out->pointer()));
       elems = DVec::scalar(x.type(), total, std::move(out));
@@ -241,10 +243,8 @@ struct Natives {
   DVec ranks(DSegs segs, DBuf offsets) {
     Gpu& gpu = g;
     return DVec::deferred_rank(int_t(), segs, offsets, [&gpu, segs, offsets] {
-      DBuf zero = gpu.alloc(segs.count * 8), one = gpu.alloc(segs.count * 8), out = gpu.alloc(segs.total * 8);
-      gpu.check(gpu.prims().fill(zero->pointer(), segs.count, 8, 0));
-      gpu.check(gpu.prims().fill(one->pointer(), segs.count, 8, 1));
-      gpu.check(gpu.prims().index(NDP_I64, zero->pointer(), one->pointer(), segs, out->pointer()));
+      DBuf out = gpu.alloc(segs.total * 8);
+      gpu.check(gpu.prims().segment_ranks(segs, out->pointer()));
       return out;
     });
   }
@@ -501,7 +501,18 @@ struct Natives {
     const DVec& pieces = lens.elems();
     const int64_t n = v.size(), m = pieces.size(), total = v.elems().size();
     // Every operand made before the record is taken (a read-back in between would free it).
-    const CUdeviceptr lengths = pieces.data(), expected = v.lengths();
+    const CUdeviceptr lengths = pieces.data();
+    if (n == 1 && g.prims().partition_fits_one_block(m)) {
+      // One sequence into few pieces: the checks and the pieces in one launch.
+      DBuf off = g.alloc((m + 1) * 8), len = g.alloc(m * 8);
+      CUdeviceptr record = g.deferred_record(
+          [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
+          8 * (2 * m + 1));
+      g.check(g.prims().partition_block(lengths, m, total, off->pointer(), len->pointer(), record));
+      DVec inner = DVec::seq(c.result->a, m, std::move(len), std::move(off), v.elems());
+      return same_shape(c.result, lens, std::move(inner));
+    }
+    const CUdeviceptr expected = v.lengths();
     const runtime::gpu::DSegs segs = lens.segs();
     DBuf clamped = g.alloc(m * 8), sums = g.alloc(n * 8);
     CUdeviceptr record = g.deferred_record(

@@ -111,16 +111,33 @@ struct Cse {
   // the nest. Under one name the map and what reads its elements fuse into one kernel, where
   // they were two passes over memory. So e becomes x (`nests` maps each nest in scope to its
   // elements).
-  void block(Block& b, std::map<std::string, VarId> seen, std::map<VarId, VarId> nests = {}) {  // by value: scopes nest
+  //
+  // Note [Components of a tuple]
+  // `t = tuple(a, b); x = first(t)` names a twice, as the inlined call of a function of a pair
+  // does (`min(block, #keys - b * block)` of the radix benchmark): under two names, the kernel
+  // that computes b and the one that reads it through x stayed two launches. So x becomes a
+  // (and second(t) b): `tuples` maps each tuple in scope to its components.
+  using Components = std::map<VarId, std::pair<VarId, VarId>>;
+  void block(Block& b, std::map<std::string, VarId> seen, std::map<VarId, VarId> nests = {},
+             Components tuples = {}) {  // by value: scopes nest
     std::vector<Stmt> kept;
     for (Stmt& s : b.stmts) {
       rename_uses(s);
-      for_each_sub_block(s, [&](Block& sub) { block(sub, seen, nests); });
+      for_each_sub_block(s, [&](Block& sub) { block(sub, seen, nests, tuples); });
       if (s.op == Op::Nest) nests[s.dst] = s.uses.at(1);
       if (s.op == Op::Elements)
         if (auto it = nests.find(s.uses.at(0)); it != nests.end() && fn.vars[it->second].type == fn.vars[s.dst].type) {
           rename[s.dst] = it->second;
           continue;
+        }
+      if (s.op == Op::Tuple) tuples[s.dst] = {s.uses.at(0), s.uses.at(1)};
+      if (s.op == Op::First || s.op == Op::Second)
+        if (auto it = tuples.find(s.uses.at(0)); it != tuples.end()) {
+          const VarId part = s.op == Op::First ? it->second.first : it->second.second;
+          if (fn.vars[part].type == fn.vars[s.dst].type) {
+            rename[s.dst] = part;
+            continue;
+          }
         }
       if (s.loop) {  // loop parts name the function's variables directly
         RecursionLoop& l = *s.loop;

@@ -103,6 +103,8 @@ class Primitives {
   Status valid_offsets(CUdeviceptr lengths, int64_t n, CUdeviceptr offsets);
   /// The segment of every element (s.total entries, int64).
   Status segment_ids(DSegs s, CUdeviceptr out);
+  /// Every element's place in its segment: 0, 1, ... in each (s.total entries, int64).
+  Status segment_ranks(DSegs s, CUdeviceptr out);
   /// LENGTHS of any descriptor (s.count int64 entries).
   Status lengths_of(DSegs s, CUdeviceptr out);
 
@@ -293,6 +295,9 @@ class Primitives {
   /// + offset + i % c].
   Status affine_gather(int bytes, CUdeviceptr src, int64_t n, int64_t c, int64_t stride, int64_t offset,
                        CUdeviceptr out);
+  /// out[i] = (i / c)·a + (i % c)·b + k for i < n (c ≥ 1): positions the host knows as a
+  /// formula (Note [Affine indices] in exec/cuda/affine_index.h).
+  Status formula_positions(int64_t n, int64_t c, int64_t a, int64_t b, int64_t k, CUdeviceptr out);
   /// FLATTEN's segments from the inner sequences' offsets (outer.total + 1 of them) and the
   /// outer segments: out_offsets (outer.count + 1) and out_lengths (outer.count).
   Status flatten_segments(CUdeviceptr inner_offsets, DSegs outer, CUdeviceptr out_offsets, CUdeviceptr out_lengths);
@@ -313,6 +318,14 @@ class Primitives {
   /// The offsets `off` (n + 1, non-decreasing) and their rows' lengths cut to `total`
   /// elements, into out_off (n + 1) and out_len (n).
   Status rows_within(CUdeviceptr off, int64_t n, int64_t total, CUdeviceptr out_off, CUdeviceptr out_len);
+  /// One sequence of `total` elements cut into m pieces of the lengths `len` in one launch
+  /// (Note [Small inputs in one launch]), where partition_fits_one_block(m) and m·total fits an
+  /// int64: the pieces' offsets (m + 1) and lengths cut to stay inside the elements, as
+  /// clamped_lengths, valid_offsets and rows_within make them; a length out of [0, total], or
+  /// lengths whose sum is not `total`, lower the word at `failure`.
+  Status partition_block(CUdeviceptr len, int64_t m, int64_t total, CUdeviceptr out_off, CUdeviceptr out_len,
+                         CUdeviceptr failure);
+  bool partition_fits_one_block(int64_t m) const;
 
   // ---- rand paths and hash (rand.cpp, hash.cpp; draws: DrawCounts in rand.h) ----
   /// rand's path hashes of apply-to-each elements: element j of segment k gets

@@ -32,6 +32,10 @@ Status Primitives::segment_ids(DSegs s, CUdeviceptr out) {
   return detail::launch_per_element_segment(*this, "ndp_segment_ids", s, s, out);
 }
 
+Status Primitives::segment_ranks(DSegs s, CUdeviceptr out) {
+  return detail::launch_per_element_segment(*this, "ndp_segment_ranks", s, s, out);
+}
+
 Status Primitives::lengths_of(DSegs s, CUdeviceptr out) {
   return launch_named(*this, "ndp_lengths_of", s.count, s, out);
 }

@@ -53,6 +53,19 @@ Status launch_one_block(Primitives& p, const char* name, Args... args) {
 }
 }  // namespace
 
+/// The most pieces partition_block cuts in one block (Note [Small inputs in one launch]).
+constexpr int64_t kPartitionOneBlock = 4096;
+
+bool Primitives::partition_fits_one_block(int64_t m) const {
+  return m > 0 && m <= kPartitionOneBlock && small_inputs_in_one_launch();
+}
+
+Status Primitives::partition_block(CUdeviceptr len, int64_t m, int64_t total, CUdeviceptr out_off, CUdeviceptr out_len,
+                                   CUdeviceptr failure) {
+  if (!partition_fits_one_block(m)) return Status::failure("partition_block", "more pieces than one block cuts");
+  return launch_one_block(*this, "ndp_partition_block", len, m, total, out_off, out_len, failure);
+}
+
 /// The most flags merge_positions scans in one block (Note [Small inputs in one launch]).
 constexpr int64_t kMergeOneBlock = 4096;
 
@@ -110,6 +123,11 @@ Status Primitives::affine_positions(CUdeviceptr idx, int64_t n, int64_t c, int64
 Status Primitives::affine_gather(int bytes, CUdeviceptr src, int64_t n, int64_t c, int64_t stride, int64_t offset,
                                  CUdeviceptr out) {
   return launch_named(*this, sized_name("ndp_affine_gather_", bytes), n, src, n, c, stride, offset, out);
+}
+
+Status Primitives::formula_positions(int64_t n, int64_t c, int64_t a, int64_t b, int64_t k, CUdeviceptr out) {
+  if (c < 1) return Status::failure("formula_positions", "a divisor under 1");
+  return launch_named(*this, "ndp_formula_positions", n, n, c, a, b, k, out);
 }
 
 Status Primitives::flatten_segments(CUdeviceptr inner_offsets, DSegs outer, CUdeviceptr out_offsets,

@@ -1,4 +1,4 @@
-// Descriptors: LENGTHS, per-element segment ids, and the check and read-back of
+// Descriptors: LENGTHS, per-element segment ids and ranks, and the check and read-back of
 // offsets_from_lengths (whose scan is the i64 + scan of scan.cu).
 #include "tile/segments.cuh"
 
@@ -11,6 +11,12 @@ extern "C" __global__ void ndp_lengths_of(Segs s, long long* out) {
 // One tile per block (kScanBlock threads): Note [Segments of a tile].
 extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_segment_ids(Segs s, long long* out) {
   for_each_element_segment(s, [&](long long p, long long k) { out[p] = k; });
+}
+
+// Each element's place in its segment (0, 1, ... in every segment): a lifted index's values,
+// stored in one pass where they were the index of two filled vectors (three launches).
+extern "C" __global__ void __launch_bounds__(kScanBlock) ndp_segment_ranks(Segs s, long long* out) {
+  for_each_element_segment(s, [&](long long p, long long k) { out[p] = p - s.begin(k); });
 }
 
 // offsets_from_lengths: rec[0] (kNoFailure beforehand) becomes the lowest position of a

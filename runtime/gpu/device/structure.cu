@@ -129,6 +129,42 @@ extern "C" __global__ void ndp_rows_within(const long long* off, long long n, lo
   }
 }
 
+// A partition of one sequence of `total` elements into m pieces in one block (partition_deferred,
+// Note [Small inputs in one launch] in runtime/gpu/primitives.cpp): the pieces' offsets (m + 1)
+// and lengths cut to stay inside the elements, as ndp_clamped_lengths, a scan and
+// ndp_rows_within make them over the general path, and a failure recorded where a length is
+// negative or past the elements, or where the lengths do not add up to `total` (the position
+// then m). With every length taken in [0, total], no sum wraps: the caller asks m·total to fit.
+extern "C" __global__ void __launch_bounds__(kScanBlock)
+    ndp_partition_block(const long long* len, long long m, long long total, long long* out_off, long long* out_len,
+                        unsigned long long* first_failure) {
+  using Scan = cub::BlockScan<long long, kScanBlock>;
+  __shared__ typename Scan::TempStorage storage;
+  long long sum = 0;
+  for (long long chunk = 0; chunk < m; chunk += kScanBlock) {
+    const long long j = chunk + threadIdx.x;
+    long long l = j < m ? len[j] : 0;
+    if (l < 0 || l > total) {
+      report_failure(first_failure, j);
+      l = l < 0 ? 0 : total;
+    }
+    long long before = 0, in_chunk = 0;
+    Scan(storage).ExclusiveSum(l, before, in_chunk);
+    before += sum;
+    if (j < m) {
+      const long long a = before < total ? before : total, b = before + l < total ? before + l : total;
+      out_off[j] = a;
+      out_len[j] = b - a;
+    }
+    sum += in_chunk;
+    __syncthreads();  // the next chunk's scan reuses the storage
+  }
+  if (threadIdx.x == 0) {
+    out_off[m] = sum < total ? sum : total;
+    if (sum != total) report_failure(first_failure, m);
+  }
+}
+
 extern "C" __global__ void ndp_widen_flags(const unsigned char* flags, long long n, long long* out) {
   NDP_GRID_STRIDE(i, n) out[i] = flags[i] != 0;
 }
@@ -250,3 +286,9 @@ extern "C" __global__ void ndp_affine_positions(const long long* idx, long long 
     NDP_GRID_STRIDE(i, n) out[i] = src[(i / c) * stride + offset + i % c];                                \
   }
 NDP_FOR_SIZES(NDP_AFFINE_GATHER)
+
+// Positions the host knows as a formula (Note [Affine indices] in exec/cuda/affine_index.h).
+extern "C" __global__ void ndp_formula_positions(long long n, long long c, long long a, long long b, long long k,
+                                                 long long* out) {
+  NDP_GRID_STRIDE(i, n) out[i] = (i / c) * a + (i % c) * b + k;
+}

@@ -48,3 +48,16 @@ TEST_CASE("cse: the elements of a nest are the nested vector (Note [Elements of 
   CHECK(fused.count("prim >(") == 0);
   CHECK(fused.count("= kernel(") == 1);
 }
+
+TEST_CASE("cse: a projection of a tuple in scope is its component (Note [Components of a tuple])") {
+  // An inlined function of a pair, as the radix benchmark's min(block, #keys - b * block).
+  const char* program =
+      "function lo(a, b) = if a < b then a else b $ "
+      "function capped(xs, m) = {lo(m, x * 2 - 1) : x in xs} $ capped([1, 5, 9], 6) $";
+  Flattened f(program, /*all_passes=*/true);
+  CHECK(f.count("= first(") == 0);
+  CHECK(f.count("= second(") == 0);
+  // So the map and the inlined body are one kernel.
+  CHECK(f.count("= kernel(") == 1);
+  CHECK(flatten::verify(f.flat).empty());
+}

@@ -1,5 +1,6 @@
-// GPU descriptor functions (offsets_from_lengths, segment_ids, lengths_of) and selection
-// (pack_lengths, true_positions, pack) against the CPU runtime, at every shape.
+// GPU descriptor functions (offsets_from_lengths, segment_ids, segment_ranks, lengths_of,
+// partition_block) and selection (pack_lengths, true_positions, pack) against the CPU runtime, at
+// every shape.
 #include <random>
 
 #include "tests/unit/runtime/gpu/gpu_fixture.h"
@@ -96,6 +97,68 @@ TEST_CASE("gpu segment_ids and lengths_of match the cpu runtime") {
     CHECK(first_diff<int64_t>(ids.host(*p).cspan(), want_ids) == -1);
     CHECK(first_diff<int64_t>(lengths.host(*p).cspan(), want_lengths) == -1);
   }
+}
+
+TEST_CASE("gpu segment_ranks counts 0, 1, ... in every segment") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  for (const Shape& s : all_shapes()) {
+    CAPTURE(s.name);
+    DShape ds(*p, s);
+    Vec<int64_t> ids(s.total()), want(s.total());
+    REQUIRE(ok(segment_ids(s.view(), ids)));
+    for (int64_t i = 0; i < s.total(); ++i) want[i] = i > 0 && ids[i] == ids[i - 1] ? want[i - 1] + 1 : 0;
+    DArray<int64_t> ranks(*p, s.total());
+    REQUIRE(p->segment_ranks(ds.segs, ranks.ptr()).ok());
+    CHECK(first_diff<int64_t>(ranks.host(*p).cspan(), want) == -1);
+  }
+}
+
+TEST_CASE("gpu partition_block cuts one sequence into pieces and records bad lengths") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  struct Case {
+    std::vector<int64_t> lengths;
+    int64_t total;
+    int64_t failure;  // the lowest position recorded, or -1
+  };
+  std::vector<int64_t> many(3000);
+  for (int64_t i = 0; i < 3000; ++i) many[i] = i % 7;
+  int64_t many_total = 0;
+  for (int64_t l : many) many_total += l;
+  std::vector<int64_t> many_bad = many;
+  many_bad[2500] = -1;
+  const std::vector<Case> cases = {
+      {{3, 0, 2}, 5, -1}, {{0}, 0, -1}, {{4}, 4, -1}, {many, many_total, -1},
+      {{3, 0, 1}, 5, 3},     // the sum short of the elements: recorded at m
+      {{3, 4}, 5, 2},        // past them
+      {{3, -1, 3}, 5, 1},    // a negative length, whatever the sum
+      {{9, 0}, 5, 0},        // a piece longer than the sequence
+      {many_bad, many_total, 2500},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.lengths.size());
+    CAPTURE(c.total);
+    const int64_t m = static_cast<int64_t>(c.lengths.size());
+    REQUIRE(p->partition_fits_one_block(m));
+    std::vector<int64_t> no_failure = {-1};
+    DArray<int64_t> dl(*p, std::span<const int64_t>(c.lengths)), off(*p, m + 1), len(*p, m),
+        word(*p, std::span<const int64_t>(no_failure));
+    REQUIRE(p->partition_block(dl.ptr(), m, c.total, off.ptr(), len.ptr(), word.ptr()).ok());
+    CHECK(word.host(*p)[0] == c.failure);
+    // The pieces stay inside the elements, and are the lengths' where those are valid.
+    Vec<int64_t> o = off.host(*p), l = len.host(*p);
+    int64_t at = 0;
+    CHECK(o[0] == 0);
+    for (int64_t j = 0; j < m; ++j) {
+      CHECK(o[j] + l[j] == o[j + 1]);
+      CHECK((l[j] >= 0 && o[j + 1] <= c.total));
+      if (c.failure < 0) CHECK((o[j] == at && l[j] == c.lengths[j]));
+      at += c.lengths[j];
+    }
+  }
+  CHECK(!p->partition_fits_one_block(0));
+  CHECK(!p->partition_fits_one_block(100'000));
 }
 
 TEST_CASE("gpu pack_lengths and true_positions match the cpu runtime") {
