@@ -460,7 +460,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       go = b.CreateAnd(go, b.CreateNot(b.CreateAnd(set, b.CreateICmpSLT(b.getInt64(w), taken))));
     }
   }
-  // A loop's own rows in the block's shared memory (Note [Staged rows]): a thread an instance.
+  // A loop's own rows in the block's shared memory (Note [Staged rows]): a thread or a warp an
+  // instance.
   std::optional<StagedRows> staged;
   auto kernel_seq_pointer = [fn, seqs_at](uint32_t j) { return fn->getArg(static_cast<unsigned>(seqs_at + j)); };
   // The segment holding element i of a spread input's segments (its first parameter p), each
@@ -528,8 +529,10 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     }
     return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
   };
-  if (std::vector<flatten::KernelBody::StagedSeq> seqs = k.staged_seqs(); lanes == 1 && !seqs.empty())
-    staged.emplace(b, k, std::move(seqs), fn->getArg(0), kernel_seq_pointer, input_at);
+  if (std::vector<flatten::KernelBody::StagedSeq> seqs = k.staged_seqs(); (lanes == 1 || warp_loop) && !seqs.empty()) {
+    staged.emplace(b, k, std::move(seqs), fn->getArg(0), kernel_seq_pointer, input_at, lanes);
+    if (warp_loop) valid = staged->runs();  // the block's warps past its instances store nothing
+  }
   // A map kernel block's own rows in its shared memory (Note [Block rows]): a few lanes an instance.
   std::optional<BlockRows> block_rows;
   if (std::vector<flatten::KernelBody::StagedSeq> rows = flatten::copied_block_rows(k, gathered, form, lanes); !rows.empty())

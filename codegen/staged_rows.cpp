@@ -18,7 +18,7 @@ uint64_t size_of(llvm::Type* t) { return t->getPrimitiveSizeInBits() / 8; }
 StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
                        std::vector<flatten::KernelBody::StagedSeq> staged, llvm::Value* n,
                        std::function<llvm::Value*(uint32_t)> seq_pointer,
-                       std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at)
+                       std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes)
     : b_(b), k_(k), staged_(std::move(staged)), global_(std::move(seq_pointer)) {
   llvm::Module& m = *b.GetInsertBlock()->getModule();
   llvm::Type* i64 = b.getInt64Ty();
@@ -28,9 +28,15 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
   threads_ = special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
   llvm::Value* blocks = special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x);
   per_block_ = b.CreateUDiv(b.CreateAdd(n, b.CreateSub(blocks, b.getInt64(1))), blocks);
-  instance_ = b.CreateAdd(b.CreateMul(special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), per_block_), thread_, "instance");
-  llvm::Value* recorded = b.CreateICmpULT(thread_, per_block_);  // this thread has a record
-  runs_ = b.CreateAnd(recorded, b.CreateICmpSLT(instance_, n));
+  llvm::Value* first = b.CreateMul(special_register(b, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), per_block_);
+  // Thread r < per_block writes record r; the lanes of group g run instance first + g.
+  llvm::Value* record_instance = b.CreateAdd(first, thread_);
+  llvm::Value* recorded = b.CreateICmpULT(thread_, per_block_);  // this thread writes a record
+  llvm::Value* record_runs = b.CreateAnd(recorded, b.CreateICmpSLT(record_instance, n));
+  llvm::Value* slot = lanes > 1 ? b.CreateUDiv(thread_, b.getInt64(lanes)) : thread_;  // this thread's instance's record
+  instance_ = b.CreateAdd(first, slot, "instance");
+  llvm::Value* has_instance = b.CreateICmpULT(slot, per_block_);
+  runs_ = b.CreateAnd(has_instance, b.CreateICmpSLT(instance_, n));
   shared_ = b.CreateAddrSpaceCast(dynamic_shared(m), b.getPtrTy());
   const uint64_t fields = 1 + 2 * staged_.size();
   data_at_ = align_up(b, b.CreateMul(per_block_, b.getInt64(8 * fields)), 16);
@@ -52,10 +58,10 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
       llvm::Value* bytes = b_.getInt64(0);
       for (uint32_t s = 0; s < staged_.size(); ++s) {
         const flatten::KernelNode& row = k.nodes[staged_[s].row];
-        llvm::Value* me = b_.CreateSelect(runs_, instance_, b_.getInt64(0));  // a record past n reads instance 0
+        llvm::Value* me = b_.CreateSelect(record_runs, record_instance, b_.getInt64(0));  // a record past n reads instance 0
         llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? me : input_at(row.input, me);
         const RowSpan span = row_span(b_, global_(static_cast<uint32_t>(k.seq_pointer(staged_[s].seq))), id);
-        llvm::Value* length = b_.CreateSelect(runs_, span.length, b_.getInt64(0));
+        llvm::Value* length = b_.CreateSelect(record_runs, span.length, b_.getInt64(0));
         b_.CreateStore(span.start, field(thread_, 1 + 2 * s));
         b_.CreateStore(length, field(thread_, 2 + 2 * s));
         for (const Component& c : components_)
@@ -106,11 +112,11 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
       });
       // This instance's rows: element e of a row is at its place + (e - start)·size, from a
       // base that the row's own offsets index (shared_pointer).
-      when(recorded, [&] {
-        llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(thread_, 0)));
+      when(has_instance, [&] {
+        llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(slot, 0)));
         for (const Component& c : components_) {
-          llvm::Value* start = b_.CreateLoad(i64, field(thread_, 1 + 2 * c.slot));
-          llvm::Value* length = b_.CreateLoad(i64, field(thread_, 2 + 2 * c.slot));
+          llvm::Value* start = b_.CreateLoad(i64, field(slot, 1 + 2 * c.slot));
+          llvm::Value* length = b_.CreateLoad(i64, field(slot, 2 + 2 * c.slot));
           b_.CreateStore(b_.CreateSub(at, b_.CreateMul(start, b_.getInt64(size_of(c.type)))), c.base);
           at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
         }

@@ -23,7 +23,10 @@ namespace ndp::codegen {
 //   A block runs instances [first, first + per_block) on its first per_block threads, where
 //   per_block = ceil(n / blocks): the executor may launch more threads than instances, so
 //   that a block of few long loops has many threads to copy with (Note [Staging launches] in
-//   exec/cuda/kernels.cpp).
+//   exec/cuda/kernels.cpp). A multiprefix loop (a warp an instance) runs them on its first
+//   per_block warps, its rows staged alike: the keys a chunk reads and the counts it adds to
+//   are then shared memory a few dozen cycles away, where from global memory a chunk waited
+//   for a key's load, then for its count's (0.8 µs a chunk, bench/results/session47).
 //   At the start, if the block's records fit the bytes the launch gave (%dynamic_smem_size),
 //   each instance writes a record of its rows (where each starts, its length, and the bytes
 //   of all of them) at the front; an exclusive scan of the bytes places the instances' rows one
@@ -46,11 +49,15 @@ class StagedRows {
   /// sequences `staged` (KernelBody::staged_seqs) into shared memory, and the barrier after.
   /// `n` is the instances' number, `seq_pointer(j)` the kernel's j-th sequence pointer (Note
   /// [Sequences in loop kernels]) and `input_at(j, i)` input j of instance i (an i64 row id).
+  /// `lanes` threads run an instance: 1, or a warp's 32 for a multiprefix loop (Note
+  /// [Multiprefix loops] in flatten/flat_ir.h), whose warp g of the block runs the block's
+  /// instance g.
   StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k, std::vector<flatten::KernelBody::StagedSeq> staged,
              llvm::Value* n, std::function<llvm::Value*(uint32_t)> seq_pointer,
-             std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at);
+             std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes = 1);
 
-  /// This thread's instance (an i64), and whether it has one (an i1).
+  /// This thread's instance (an i64), and whether it has one (an i1): the same in every lane
+  /// of an instance.
   llvm::Value* instance() const { return instance_; }
   llvm::Value* runs() const { return runs_; }
 

@@ -444,6 +444,10 @@ DVec fresh_copy(Gpu& g, const DVec& v) {
   if (v.gather_unchecked()) v.check_gather();
   const int64_t bytes = v.size() * elem_bytes(v.type());
   DBuf copy = g.alloc(bytes);
+  if (std::optional<uint64_t> bits = v.known_bits(); bits && bytes > 0) {  // a loop's counts from dist(0, m): filled, not copied
+    g.check(g.prims().fill(copy->pointer(), v.size(), elem_bytes(v.type()), *bits));
+    return DVec::scalar(v.type(), v.size(), std::move(copy));
+  }
   if (bytes > 0) g.check(g.pool().copy(copy->pointer(), v.data(), static_cast<size_t>(bytes)));
   return DVec::scalar(v.type(), v.size(), std::move(copy));
 }
@@ -477,13 +481,15 @@ DVec blank(Gpu& g, const lang::Type* t, int64_t n, std::vector<CUdeviceptr>& ptr
 // most its share of n, so that they spread over every multiprocessor, and at least 128
 // threads, which copy the rows in and out; its shared memory is its instances' records and
 // rows at the average length of each sequence's rows, with a quarter more, so that rows of
-// uneven lengths mostly fit too (a block whose rows do not uses global memory).
+// uneven lengths mostly fit too (a block whose rows do not uses global memory). A multiprefix
+// loop (a warp an instance) is staged wherever a block of its warps' rows fits
+// (warp_loop_launch): its instances are few and long, a warp each, and it is one warp's
+// latency a chunk that they wait for.
 namespace {
 
-runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<const DVec> seqs, int64_t n,
-                                        const runtime::cuda::Device& device) {
-  const runtime::cuda::DeviceProperties& p = device.properties();
-  runtime::cuda::LaunchConfig plain = device.one_thread_per_element(n);  // blocks of 256 threads, no shared memory
+/// An instance's record and staged rows at the rows' average lengths, 8 bytes a row for its
+/// alignment (Note [Staged rows] in codegen/staged_rows.h).
+double staged_bytes(const flatten::KernelBody& k, std::span<const DVec> seqs) {
   const std::vector<flatten::KernelBody::StagedSeq> staged = k.staged_seqs();
   double bytes = 8.0 * static_cast<double>(1 + 2 * staged.size());  // an instance's record
   for (const flatten::KernelBody::StagedSeq& s : staged) {
@@ -492,6 +498,14 @@ runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<
     const double length = static_cast<double>(rows.elems().size()) / static_cast<double>(rows.size());
     for (const lang::Type* t : k.seqs[s.seq].components) bytes += length * static_cast<double>(elem_bytes(t)) + 8;
   }
+  return bytes;
+}
+
+runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<const DVec> seqs, int64_t n,
+                                        const runtime::cuda::Device& device) {
+  const runtime::cuda::DeviceProperties& p = device.properties();
+  runtime::cuda::LaunchConfig plain = device.one_thread_per_element(n);  // blocks of 256 threads, no shared memory
+  const double bytes = staged_bytes(k, seqs);
   const int64_t most = std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block);
   if (most <= 0 || p.sm_count <= 0) return plain;
   const double per_instance = 1.25 * bytes;
@@ -503,6 +517,25 @@ runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<
   const int64_t threads = std::max<int64_t>(128, block);
   const int64_t shared = std::min<int64_t>(most, static_cast<int64_t>(per_instance * static_cast<double>(block)) + 16);
   return {static_cast<unsigned>((n + block - 1) / block), static_cast<unsigned>(threads), static_cast<unsigned>(shared)};
+}
+
+/// A multiprefix loop's launch (a warp an instance): blocks of as many warps, up to 8, as its
+/// instances' records and rows fit in a block's shared memory (at the rows' average lengths, a
+/// quarter more), each warp an instance; where not one fits, blocks of 8 warps with none, and
+/// the rows stay in global memory.
+runtime::cuda::LaunchConfig warp_loop_launch(const flatten::KernelBody& k, std::span<const DVec> seqs, int64_t n,
+                                             const runtime::cuda::Device& device) {
+  const runtime::cuda::DeviceProperties& p = device.properties();
+  const int64_t plain_blocks = (n + 7) / 8;
+  const runtime::cuda::LaunchConfig plain{static_cast<unsigned>(plain_blocks), 256, 0};
+  const int64_t most = std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block);
+  const double per_instance = 1.25 * staged_bytes(k, seqs);
+  for (int64_t warps = 8; warps >= 1; warps /= 2) {
+    const double shared = per_instance * static_cast<double>(warps) + 16;
+    if (shared <= static_cast<double>(most))
+      return {static_cast<unsigned>((n + warps - 1) / warps), static_cast<unsigned>(32 * warps), static_cast<unsigned>(shared)};
+  }
+  return plain;
 }
 
 }  // namespace
@@ -726,6 +759,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     const std::vector<flatten::KernelBody::StagedSeq> copied = flatten::copied_block_rows(k, first_args.gathered, form, lanes);
     const runtime::cuda::LaunchConfig shape = form == flatten::KernelForm::Tiled ? tiled_launch(n, columns)
                                               : lanes == 1 && !k.staged_seqs().empty() ? loop_launch(k, seqs, n, gpu_.device())
+                                              : k.loop && lanes > 1 && !k.staged_seqs().empty() ? warp_loop_launch(k, seqs, n, gpu_.device())
                                               : !copied.empty() ? block_rows_launch(k, copied, seqs, n, lanes, gpu_.device())
                                                                 : gpu_.device().one_thread_per_element(thread_count);
     NDP_ASSERT(form != flatten::KernelForm::SplitRows || shape.block_x == static_cast<unsigned>(lanes),
