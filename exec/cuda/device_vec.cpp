@@ -1027,9 +1027,10 @@ DVec replicate_one(Gpu& g, const DVec& one, int64_t n) {
     g.check(g.prims().fill(zeros->pointer(), n, 8, 0));
     return take(g, v, zeros->pointer(), n);
   };
-  if (host::is_flat_scalar(one.type())) {
+  if (host::is_flat_scalar(one.type()) && !one.gather_unchecked()) {
     // A flat value n times is a broadcast, which a kernel reads in place (Note [Broadcast
-    // inputs] in kernels.h); stored only where something else reads it.
+    // inputs] in kernels.h); stored only where something else reads it. (An unchecked gather
+    // is taken now, so that its check keeps its place among the errors.)
     if (std::optional<uint64_t> bits = one.known_bits()) return DVec::known(g, one.type(), n, *bits);
     return DVec::deferred_broadcast(one.type(), n, one, [copies, one] { return copies(one).buffer(); });
   }
