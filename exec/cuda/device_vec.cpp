@@ -177,14 +177,7 @@ DVec DVec::deferred_index(Gpu& g, const Type* t, int64_t n, AffineIndex f) {
   // kernels.h), where the formula is one.
   if (f.a == 0 && (f.c == 1 || f.b == 0)) return known(g, t, n, static_cast<uint64_t>(f.k));
   if (f == AffineIndex::iota() || (n <= f.c && f == AffineIndex::rank(f.c))) return deferred_iota(g, t, n);
-  if (f == AffineIndex::rank(f.c) && n % f.c == 0) {
-    const runtime::gpu::DSegs segs{n / f.c, n, 0, f.c};
-    return deferred_rank(t, segs, nullptr, [gpu, segs] {
-      DBuf buf = gpu->alloc(segs.total * 8);
-      gpu->check(gpu->prims().segment_ranks(segs, buf->pointer()));
-      return buf;
-    });
-  }
+  if (f == AffineIndex::rank(f.c) && n % f.c == 0) return ranks(g, t, runtime::gpu::DSegs{n / f.c, n, 0, f.c}, nullptr);
   DVec v = deferred(t, n, [gpu, n, f] {
     DBuf buf = gpu->alloc(n * 8);
     if (n > 0) gpu->check(gpu->prims().formula_positions(n, f.c, f.a, f.b, f.k, buf->pointer()));
@@ -249,6 +242,15 @@ DVec DVec::deferred_rank(const Type* t, runtime::gpu::DSegs segs, DBuf offsets, 
   v.deferred_->segs = segs;
   v.deferred_->segs_offsets = std::move(offsets);
   return v;
+}
+
+DVec DVec::ranks(Gpu& g, const Type* t, runtime::gpu::DSegs segs, DBuf offsets) {
+  Gpu* gpu = &g;
+  return deferred_rank(t, segs, offsets, [gpu, segs, offsets] {
+    DBuf out = gpu->alloc(segs.total * 8);
+    gpu->check(gpu->prims().segment_ranks(segs, out->pointer()));
+    return out;
+  });
 }
 
 DVec DVec::deferred_gather(Gpu& g, DVec source, DVec index, GatherFailure fail, bool defers_check) {

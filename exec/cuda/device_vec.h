@@ -177,6 +177,8 @@ class DVec {
   /// Each element's place in its segment of `segs` (0, 1, ... in every segment: a lifted
   /// index), deferred as `make` computes them; a fused kernel may compute them instead.
   static DVec deferred_rank(const lang::Type* t, runtime::gpu::DSegs segs, DBuf offsets, std::function<DBuf()> make);
+  /// deferred_rank of `segs`, stored in one launch (ndp_segment_ranks) when first read.
+  static DVec ranks(Gpu& g, const lang::Type* t, runtime::gpu::DSegs segs, DBuf offsets);
   /// A pending deferred_rank.
   bool pending_rank() const { return pending() && deferred_->rank; }
   /// The values a pending deferred_spread repeats, or null; and their (or a rank's) segments.

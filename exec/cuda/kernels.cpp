@@ -526,8 +526,6 @@ runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<
 runtime::cuda::LaunchConfig warp_loop_launch(const flatten::KernelBody& k, std::span<const DVec> seqs, int64_t n,
                                              const runtime::cuda::Device& device) {
   const runtime::cuda::DeviceProperties& p = device.properties();
-  const int64_t plain_blocks = (n + 7) / 8;
-  const runtime::cuda::LaunchConfig plain{static_cast<unsigned>(plain_blocks), 256, 0};
   const int64_t most = std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block);
   const double per_instance = 1.25 * staged_bytes(k, seqs);
   for (int64_t warps = 8; warps >= 1; warps /= 2) {
@@ -535,7 +533,7 @@ runtime::cuda::LaunchConfig warp_loop_launch(const flatten::KernelBody& k, std::
     if (shared <= static_cast<double>(most))
       return {static_cast<unsigned>((n + warps - 1) / warps), static_cast<unsigned>(32 * warps), static_cast<unsigned>(shared)};
   }
-  return plain;
+  return device.one_thread_per_element(32 * n);  // as an unstaged warp loop: blocks of 256 threads
 }
 
 }  // namespace

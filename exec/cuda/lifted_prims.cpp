@@ -124,6 +124,13 @@ struct Natives {
   Gpu& g;
 
   [[noreturn]] void fail() { fail_on_host(ctx, c, a); }
+  /// A deferred failure record (Note [Deferred failure records] in gpu.h) whose failure raises
+  /// this call's error from its arguments, kept alive until it is read (about `held_bytes`).
+  CUdeviceptr failure_record_for_call(int64_t held_bytes) {
+    return g.deferred_record(
+        [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
+        held_bytes);
+  }
   const Type* int_t() { return ctx.host.types->int_(); }
 
   DVec run_one(const flatten::KernelBody& k, std::span<const DVec> ins, const Type* result) {
@@ -241,12 +248,7 @@ struct Natives {
   /// 0, 1, ... over each segment of segs (whose offsets `offsets` holds, where irregular),
   /// deferred: a fused kernel computes them (Note [Spread inputs] in kernels.h).
   DVec ranks(DSegs segs, DBuf offsets) {
-    Gpu& gpu = g;
-    return DVec::deferred_rank(int_t(), segs, offsets, [&gpu, segs, offsets] {
-      DBuf out = gpu.alloc(segs.total * 8);
-      gpu.check(gpu.prims().segment_ranks(segs, out->pointer()));
-      return out;
-    });
+    return DVec::ranks(g, int_t(), segs, std::move(offsets));
   }
 
   DVec iseq() {  // [s:e:d] with a[0] = s, a[1] = d, a[2] = e (lang/prims.def's argument order)
@@ -505,9 +507,7 @@ struct Natives {
     if (n == 1 && g.prims().partition_fits_one_block(m)) {
       // One sequence into few pieces: the checks and the pieces in one launch.
       DBuf off = g.alloc((m + 1) * 8), len = g.alloc(m * 8);
-      CUdeviceptr record = g.deferred_record(
-          [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
-          8 * (2 * m + 1));
+      CUdeviceptr record = failure_record_for_call(8 * (2 * m + 1));
       g.check(g.prims().partition_block(lengths, m, total, off->pointer(), len->pointer(), record));
       DVec inner = DVec::seq(c.result->a, m, std::move(len), std::move(off), v.elems());
       return same_shape(c.result, lens, std::move(inner));
@@ -515,9 +515,7 @@ struct Natives {
     const CUdeviceptr expected = v.lengths();
     const runtime::gpu::DSegs segs = lens.segs();
     DBuf clamped = g.alloc(m * 8), sums = g.alloc(n * 8);
-    CUdeviceptr record = g.deferred_record(
-        [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
-        8 * (2 * m + 2 * n));
+    CUdeviceptr record = failure_record_for_call(8 * (2 * m + 2 * n));
     g.check(g.prims().clamped_lengths(lengths, m, total, clamped->pointer(), record));
     // (the lengths as given: one cut to the elements may make a wrong sum right)
     g.check(g.prims().seg_reduce(NDP_OP_PLUS, NDP_I64, lengths, segs, sums->pointer()));
@@ -556,9 +554,7 @@ struct Natives {
         // before the record is taken (a read-back in between would free it).
         const CUdeviceptr values = e.data(), positions = iv.elems().data();
         const runtime::gpu::DSegs segs = v.segs();
-        CUdeviceptr word = g.deferred_record(
-            [ctx = &ctx, call = c, args = std::vector<DVec>(a.begin(), a.end())](uint64_t) { fail_on_host(*ctx, call, args); },
-            m * (elem_bytes(e.type()) + 8) + 16 * (v.size() + 1));
+        CUdeviceptr word = failure_record_for_call(m * (elem_bytes(e.type()) + 8) + 16 * (v.size() + 1));
         g.check(g.prims().permute_deferred(elem_type(e.type()), values, positions, segs, out->pointer(), word));
         return same_shape(c.result, v, DVec::scalar(e.type(), m, std::move(out)));
       }

@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
-#include <string>
 
+#include "exec/common/switches.h"
 #include "flatten/tiled_folds.h"
 
 namespace ndp::exec::cuda {
@@ -71,10 +70,7 @@ int map_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> se
 }
 
 int loop_kernel_lanes(const flatten::Stmt& s, int64_t n, std::span<const DVec> seqs) {
-  static const bool off = [] {
-    const char* v = std::getenv("NDP_MULTIPREFIX");
-    return v != nullptr && std::string(v) == "0";
-  }();
+  static const bool off = switched_off("NDP_MULTIPREFIX");
   const flatten::KernelBody& k = *s.kernel;
   if (off || s.level == lang::ast::AtLevel::Thread || !k.multiprefix() || n <= 0) return 1;
   // The rows the loop only reads, a row an instance: the iterations it likely makes.
