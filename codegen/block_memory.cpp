@@ -90,6 +90,12 @@ void copy_range_by_block(llvm::IRBuilder<>& b, const std::vector<llvm::Type*>& t
   });
 }
 
+void zero_range_by_block(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* to, llvm::Value* count, llvm::Value* thread,
+                         llvm::Value* threads) {
+  counted_loop(b, thread, count, threads,
+               [&](llvm::Value* e) { b.CreateStore(llvm::Constant::getNullValue(t), b.CreateGEP(t, to, e)); });
+}
+
 void block_barrier(llvm::IRBuilder<>& b) { b.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {}); }
 
 }  // namespace ndp::codegen

@@ -27,6 +27,10 @@ llvm::Value* counted_loop(llvm::IRBuilder<>& b, llvm::Value* from, llvm::Value* 
 /// Emits body() where `cond` (an i1) holds, then a join.
 void emit_when(llvm::IRBuilder<>& b, llvm::Value* cond, const std::function<void()>& body);
 
+/// Zeros of type t into to[0, count), thread `thread` of `threads` (i64s) storing its share.
+void zero_range_by_block(llvm::IRBuilder<>& b, llvm::Type* t, llvm::Value* to, llvm::Value* count, llvm::Value* thread,
+                         llvm::Value* threads);
+
 /// Elements [from_start, from_start + count) of each array froms[c] (of type types[c]) to
 /// tos[c][0, count), thread `thread` of `threads` (i64s) copying its share: each round a thread
 /// loads kRoundLoads elements of every array before it stores any, so their latencies overlap

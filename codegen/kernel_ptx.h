@@ -43,11 +43,14 @@ bool has_libdevice();
 /// launch n · parts blocks of kSplitLanes threads, block c running part c % parts of instance
 /// c / parts.
 ///
-/// `regular_rows`: bit q set says that every row of sequence q (one the kernel only reads) has
-/// one length, passed as an i64 in place of the sequence's offsets (Note [Regular rows in
-/// kernels]).
+/// `rows.regular`: bit q set says that every row of sequence q (one the kernel reads or writes
+/// in place, not one it appends to) has one length, passed as an i64 in place of the
+/// sequence's offsets (Note [Regular rows in kernels]). `rows.zeroed`: bit q set says that the
+/// loop's staged written sequence q (KernelBody::staged_seqs_on(lanes)) starts as zeros, which
+/// the kernel writes into its rows itself: their elements' contents on entry do not matter
+/// (Note [Zeroed rows] in codegen/staged_rows.h).
 std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {}, int lanes = 1,
-                        flatten::KernelForm form = flatten::KernelForm::Instances, uint64_t regular_rows = 0);
+                        flatten::KernelForm form = flatten::KernelForm::Instances, flatten::RowForms rows = {});
 
 /// PTX text (sm_90) of the device function `ndp_elements(i64 first, i64 stride, i32 count, ptr
 /// ins) -> {[8 x i64]}` that the consumer kernels call: output 0 of `k` (its only output) for

@@ -4,6 +4,8 @@
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
+
 #include "codegen/block_memory.h"
 #include "codegen/kernel_ir.h"
 
@@ -18,7 +20,7 @@ uint64_t size_of(llvm::Type* t) { return t->getPrimitiveSizeInBits() / 8; }
 StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
                        std::vector<flatten::KernelBody::StagedSeq> staged, llvm::Value* n,
                        std::function<llvm::Value*(uint32_t)> seq_pointer,
-                       std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes)
+                       std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes, uint64_t zeroed)
     : b_(b), k_(k), staged_(std::move(staged)), global_(std::move(seq_pointer)) {
   llvm::Module& m = *b.GetInsertBlock()->getModule();
   llvm::Type* i64 = b.getInt64Ty();
@@ -33,9 +35,13 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
   llvm::Value* record_instance = b.CreateAdd(first, thread_);
   llvm::Value* recorded = b.CreateICmpULT(thread_, per_block_);  // this thread writes a record
   llvm::Value* record_runs = b.CreateAnd(recorded, b.CreateICmpSLT(record_instance, n));
-  llvm::Value* slot = lanes > 1 ? b.CreateUDiv(thread_, b.getInt64(lanes)) : thread_;  // this thread's instance's record
+  slot_ = lanes > 1 ? b.CreateUDiv(thread_, b.getInt64(lanes)) : thread_;  // this thread's instance's record
+  lane_ = lanes > 1 ? b.CreateURem(thread_, b.getInt64(lanes)) : nullptr;
+  lanes_ = lanes;
+  llvm::Value* slot = slot_;
   instance_ = b.CreateAdd(first, slot, "instance");
-  llvm::Value* has_instance = b.CreateICmpULT(slot, per_block_);
+  has_instance_ = b.CreateICmpULT(slot, per_block_);
+  llvm::Value* has_instance = has_instance_;
   runs_ = b.CreateAnd(has_instance, b.CreateICmpSLT(instance_, n));
   shared_ = b.CreateAddrSpaceCast(dynamic_shared(m), b.getPtrTy());
   const uint64_t fields = 1 + 2 * staged_.size();
@@ -47,7 +53,8 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
     const uint32_t q = staged_[s].seq;
     for (uint32_t c = 0; c < k.seqs[q].components.size(); ++c) {
       const uint32_t j = static_cast<uint32_t>(k.seq_pointer(q)) + 1 + c;
-      components_.push_back({s, j, storage_type(b.getContext(), k.seqs[q].components[c]), entry.CreateAlloca(i64)});
+      components_.push_back({s, j, storage_type(b.getContext(), k.seqs[q].components[c]), entry.CreateAlloca(i64),
+                             q < 64 && (zeroed >> q & 1) != 0});
     }
   }
   llvm::AllocaInst* mine = entry.CreateAlloca(i64);  // the bytes of this instance's rows
@@ -107,22 +114,39 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
     llvm::Value* fits = b_.CreateICmpULE(b_.CreateAdd(data_at_, total), room);
     b_.CreateStore(fits, fits_);
     when(fits, [&] {
-      each_row([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
-        copy(c.type, global_(c.pointer), start, b_.CreateGEP(b_.getInt8Ty(), shared_, at), b_.getInt64(0), length);
-      });
+      if (lanes_ == 1)
+        each_row([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
+          llvm::Value* to = b_.CreateGEP(b_.getInt8Ty(), shared_, at);
+          if (c.zeroed) zero_range_by_block(b_, c.type, to, length, thread_, threads_);
+          else copy(c.type, global_(c.pointer), start, to, b_.getInt64(0), length);
+        });
       // This instance's rows: element e of a row is at its place + (e - start)·size, from a
-      // base that the row's own offsets index (shared_pointer).
+      // base that the row's own offsets index (shared_pointer). A warp an instance copies its
+      // own rows (Note [Staged rows]).
       when(has_instance, [&] {
-        llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(slot, 0)));
-        for (const Component& c : components_) {
-          llvm::Value* start = b_.CreateLoad(i64, field(slot, 1 + 2 * c.slot));
-          llvm::Value* length = b_.CreateLoad(i64, field(slot, 2 + 2 * c.slot));
+        own_rows([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
           b_.CreateStore(b_.CreateSub(at, b_.CreateMul(start, b_.getInt64(size_of(c.type)))), c.base);
-          at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
-        }
+          if (lanes_ == 1) return;
+          llvm::Value* to = b_.CreateGEP(b_.getInt8Ty(), shared_, at);
+          if (c.zeroed) zero_range_by_block(b_, c.type, to, length, lane_, b_.getInt64(lanes_));
+          else copy_range_by_block(b_, {c.type}, {global_(c.pointer)}, start, {to}, length, lane_, b_.getInt64(lanes_));
+        });
       });
     });
   });
+  // A block whose rows stay in global memory zeroes its instances' zeroed rows there.
+  if (std::any_of(components_.begin(), components_.end(), [](const Component& c) { return c.zeroed; })) {
+    when(b_.CreateAnd(b_.CreateNot(fits()), runs_), [&] {
+      for (const Component& c : components_) {
+        if (!c.zeroed) continue;
+        const flatten::KernelNode& row = k.nodes[staged_[c.slot].row];
+        llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? instance_ : input_at(row.input, instance_);
+        const RowSpan span = row_span(b_, global_(static_cast<uint32_t>(k.seq_pointer(staged_[c.slot].seq))), id);
+        zero_range_by_block(b_, c.type, b_.CreateGEP(c.type, global_(c.pointer), span.start), span.length,
+                            lanes > 1 ? lane_ : b_.getInt64(0), b_.getInt64(lanes));
+      }
+    });
+  }
   barrier();
 }
 
@@ -142,10 +166,16 @@ llvm::Value* StagedRows::shared_pointer(uint32_t j) {
 void StagedRows::write_back() {
   barrier();
   when(b_.CreateLoad(b_.getInt1Ty(), fits_), [&] {
-    each_row([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
-      if (k_.seqs[staged_[c.slot].seq].written)
+    auto back = [&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
+      if (!k_.seqs[staged_[c.slot].seq].written) return;
+      if (lanes_ == 1)
         copy(c.type, b_.CreateGEP(b_.getInt8Ty(), shared_, at), b_.getInt64(0), global_(c.pointer), start, length);
-    });
+      else
+        copy_range_by_block(b_, {c.type}, {b_.CreateGEP(b_.getInt8Ty(), shared_, at)}, b_.getInt64(0),
+                            {b_.CreateGEP(c.type, global_(c.pointer), start)}, length, lane_, b_.getInt64(lanes_));
+    };
+    if (lanes_ == 1) each_row(back);
+    else when(has_instance_, [&] { own_rows(back); });
   });
 }
 
@@ -166,6 +196,17 @@ void StagedRows::each_row(const std::function<void(const Component&, llvm::Value
       at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
     }
   });
+}
+
+void StagedRows::own_rows(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body) {
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(slot_, 0)));
+  for (const Component& c : components_) {
+    llvm::Value* start = b_.CreateLoad(i64, field(slot_, 1 + 2 * c.slot));
+    llvm::Value* length = b_.CreateLoad(i64, field(slot_, 2 + 2 * c.slot));
+    body(c, at, start, length);
+    at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
+  }
 }
 
 void StagedRows::copy(llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to, llvm::Value* to_start,

@@ -31,7 +31,10 @@ namespace ndp::codegen {
 //   each instance writes a record of its rows (where each starts, its length, and the bytes
 //   of all of them) at the front; an exclusive scan of the bytes places the instances' rows one
 //   after another (each component 8-byte aligned); if those fit too, every thread of the
-//   block copies row after row, coalesced; a barrier.
+//   block copies row after row, coalesced; a barrier. A multiprefix loop's warp copies its own
+//   instance's rows instead, there and back: row after row by the whole block, every warp
+//   had passed every row's setup, ~276 instructions a row, a third of a counting loop's
+//   samples (Nsight Compute, H200, session 49).
 //   Every instance then reads and writes its rows there, a few dozen cycles a step.
 //   The kernel runs the loop in two versions, one for a block whose rows fit and one for a
 //   block whose rows stay in global memory: in the first every access to a staged row is
@@ -43,6 +46,14 @@ namespace ndp::codegen {
 // A block whose rows do not fit (irregular rows, or a launch without shared memory) uses the
 // rows in global memory, as an unstaged kernel does: the answers are the same either way. Every
 // thread of the block reaches every barrier, so no thread returns early.
+//
+// Note [Zeroed rows]
+// A loop's written sequence often starts as zeros: a count's dist(0, 256) in every instance.
+// The executor had filled a copy of it (a launch), and the kernel copied the zeros in: where
+// the host knows the rows are zeros (Note [Known values] in exec/cuda/device_vec.cpp), the
+// kernel zeroes its staged rows in shared memory instead, and a block whose rows do not fit
+// zeroes its instances' rows in global memory before the loop; the executor only allocates
+// them (RowForms::zeroed in flatten/kernel_abi.h).
 class StagedRows {
  public:
   /// Emits, at the kernel's start, the records and the copy of the rows of the staged
@@ -52,9 +63,10 @@ class StagedRows {
   /// `lanes` threads run an instance: 1, or a warp's 32 for a multiprefix loop (Note
   /// [Multiprefix loops] in flatten/flat_ir.h), whose warp g of the block runs the block's
   /// instance g.
+  /// Bit q of `zeroed` says that written sequence q starts as zeros (Note [Zeroed rows]).
   StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k, std::vector<flatten::KernelBody::StagedSeq> staged,
              llvm::Value* n, std::function<llvm::Value*(uint32_t)> seq_pointer,
-             std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes = 1);
+             std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes = 1, uint64_t zeroed = 0);
 
   /// This thread's instance (an i64), and whether it has one (an i1): the same in every lane
   /// of an instance.
@@ -77,6 +89,7 @@ class StagedRows {
     uint32_t pointer;   // its sequence pointer's number
     llvm::Type* type;   // its elements' storage type
     llvm::AllocaInst* base;  // an i64: where its row's element 0 would be, from the window's start
+    bool zeroed;             // its row starts as zeros (Note [Zeroed rows])
   };
   llvm::IRBuilder<>& b_;
   const flatten::KernelBody& k_;
@@ -87,6 +100,10 @@ class StagedRows {
   llvm::Value* per_block_ = nullptr;  // instances a block
   llvm::Value* instance_ = nullptr;
   llvm::Value* runs_ = nullptr;
+  llvm::Value* slot_ = nullptr;          // this thread's instance's record
+  llvm::Value* has_instance_ = nullptr;  // slot_ < per_block_
+  llvm::Value* lane_ = nullptr;          // this thread's lane in its instance's group (lanes_ > 1)
+  int lanes_ = 1;
   llvm::Value* shared_ = nullptr;     // the dynamic shared memory, as a generic pointer
   llvm::Value* data_at_ = nullptr;    // where the rows start in it, after the records
   llvm::AllocaInst* fits_ = nullptr;  // an i1, the same in every thread of the block
@@ -97,6 +114,9 @@ class StagedRows {
   /// For every record r < per_block, each staged component's place: body(component, the bytes
   /// of its row in shared memory, the row's first element in global memory, its length).
   void each_row(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body);
+  /// For this thread's instance (has_instance_), each staged component's place: body(component,
+  /// the bytes of its row in shared memory, the row's first element in global memory, its length).
+  void own_rows(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body);
   /// `count` elements of type t from[from_start..] to to[to_start..], every thread a share.
   void copy(llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to, llvm::Value* to_start,
             llvm::Value* count);

@@ -16,8 +16,8 @@ class LlvmKernels final : public exec::KernelCompiler {
     return host_.compile(k, strided);
   }
   std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,
-                  flatten::KernelForm form, uint64_t regular_rows) override {
-    return codegen::compile_ptx(k, gathered, lanes, form, regular_rows);
+                  flatten::KernelForm form, flatten::RowForms rows) override {
+    return codegen::compile_ptx(k, gathered, lanes, form, rows);
   }
   std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) override {
     return codegen::compile_element_ptx(k, gathered);

@@ -558,6 +558,12 @@ struct KernelBody {
   const std::vector<StagedSeq>& staged_seqs() const {
     return staged_memo_.get([&] { return compute_staged_seqs(); });
   }
+  /// The staged sequences of the loop run `lanes` threads an instance: all of staged_seqs() on
+  /// one; on a warp's (a multiprefix loop), all but its own-slot sequences, whose writes are a
+  /// chunk's 32 consecutive elements, one coalesced store in global memory, and which it never
+  /// reads: staged, they were copied in and back for nothing (Note [Staged rows] in
+  /// codegen/staged_rows.h).
+  std::vector<StagedSeq> staged_seqs_on(int lanes) const;
   /// In a map kernel (no loop), the sequences each instance reads at one row only, its own (an
   /// Instance node) or one whose id is an int input, and whole: every read is the row's length
   /// or an element at the index of a fold over that length, and one element read at least; and

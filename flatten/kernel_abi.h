@@ -24,6 +24,17 @@ namespace ndp::flatten {
 /// input, in input order (Note [Generated buffers] in exec/host/vec.h: a view of regular rows).
 using HostKernelFn = void (*)(int64_t begin, int64_t end, const void* const* ins, void* const* outs);
 
+/// How a GPU kernel gets the rows of its sequences, bit q for sequence q (part of its key):
+/// `regular`, every row has one length, passed in place of the offsets (Note [Regular rows in
+/// kernels] in codegen/kernel_ptx.cpp); `zeroed`, a staged sequence the loop writes starts as
+/// zeros, which the kernel writes itself rather than reading a filled copy (Note [Zeroed rows]
+/// in codegen/staged_rows.h).
+struct RowForms {
+  uint64_t regular = 0;
+  uint64_t zeroed = 0;
+  bool operator==(const RowForms&) const = default;
+};
+
 /// The failure record of a kernel that can fail: a uint64 that starts as kNoKernelFailure and
 /// that the kernel lowers (an atomic unsigned min) to kernel_failure_record(node, instance) of
 /// each failing node and instance, so that it ends as the lowest node's lowest instance. The

@@ -32,7 +32,7 @@ class CompiledKernels final : public exec::KernelCompiler {
     if (it == table_.end()) throw std::runtime_error("a kernel the compiled program does not hold");
     return it->second;
   }
-  std::string ptx(const flatten::KernelBody&, std::span<const flatten::GatheredInput>, int, flatten::KernelForm, uint64_t) override {
+  std::string ptx(const flatten::KernelBody&, std::span<const flatten::GatheredInput>, int, flatten::KernelForm, flatten::RowForms) override {
     return no_ptx();
   }
   std::string element_ptx(const flatten::KernelBody&, std::span<const flatten::GatheredInput>) override {

@@ -28,10 +28,10 @@ class KernelCompiler {
   /// (flatten/kernel_abi.h); nullptr where the compiler holds no such kernel (an AOT program's).
   /// Throws std::runtime_error when compilation fails.
   virtual flatten::HostKernelFn host_strided(const flatten::KernelBody&, uint64_t) { return nullptr; }
-  /// PTX of the whole-vector kernel, `lanes` threads an instance, in `form`, the sequences of
-  /// `regular_rows` with rows of one length (codegen/kernel_ptx.h compile_ptx's contract).
+  /// PTX of the whole-vector kernel, `lanes` threads an instance, in `form`, its sequences'
+  /// rows as `rows` says (codegen/kernel_ptx.h compile_ptx's contract).
   virtual std::string ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered, int lanes,
-                          flatten::KernelForm form, uint64_t regular_rows) = 0;
+                          flatten::KernelForm form, flatten::RowForms rows) = 0;
   /// PTX of the consumer kernels' element function (compile_element_ptx's contract).
   virtual std::string element_ptx(const flatten::KernelBody& k, std::span<const flatten::GatheredInput> gathered) = 0;
   /// PTX of the kernels of regular levels (codegen/regular_levels_ptx.h compile_regular_levels_ptx's

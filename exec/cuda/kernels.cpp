@@ -259,10 +259,11 @@ void register_precompiled_module(std::string key, const void* image) {
 }
 
 std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, flatten::KernelForm form,
-                       uint64_t regular_rows) {
+                       flatten::RowForms rows) {
   const char* form_key = form == flatten::KernelForm::Tiled ? "|tiled" : form == flatten::KernelForm::SplitRows ? "|split" : "";
   return target_key() + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") + form_key +
-         (regular_rows != 0 ? "|regular " + std::to_string(regular_rows) : "") + "|" + k.key();
+         (rows.regular != 0 ? "|regular " + std::to_string(rows.regular) : "") +
+         (rows.zeroed != 0 ? "|zeroed " + std::to_string(rows.zeroed) : "") + "|" + k.key();
 }
 
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
@@ -279,9 +280,9 @@ std::string partition_levels_module_key(const flatten::PartitionLevels& plan, co
 }
 
 bool GpuKernels::can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes, flatten::KernelForm form,
-                          uint64_t regular_rows) const {
+                          flatten::RowForms rows) const {
   if (compiler_makes_ptx()) return true;
-  std::string key = kernel_key(k, gathered, lanes, form, regular_rows);
+  std::string key = kernel_key(k, gathered, lanes, form, rows);
   return loaded_.count(key) > 0 || find_precompiled(key) != nullptr;
 }
 
@@ -337,9 +338,9 @@ const runtime::cuda::Kernel* GpuKernels::loaded_kernel(const std::string& key, c
 }
 
 const runtime::cuda::Kernel& GpuKernels::kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered,
-                                                   int lanes, flatten::KernelForm form, uint64_t regular_rows) {
-  const runtime::cuda::Kernel* kernel = loaded_kernel(kernel_key(k, gathered, lanes, form, regular_rows), "a kernel",
-                                                      [&] { return compiler().ptx(k, gathered, lanes, form, regular_rows); });
+                                                   int lanes, flatten::KernelForm form, flatten::RowForms rows) {
+  const runtime::cuda::Kernel* kernel = loaded_kernel(kernel_key(k, gathered, lanes, form, rows), "a kernel",
+                                                      [&] { return compiler().ptx(k, gathered, lanes, form, rows); });
   NDP_ASSERT(kernel != nullptr, "the kernel compiler made no PTX for a kernel");
   return *kernel;
 }
@@ -452,6 +453,19 @@ DVec fresh_copy(Gpu& g, const DVec& v) {
   return DVec::scalar(v.type(), v.size(), std::move(copy));
 }
 
+/// Whether `v` is a flat vector of zeros the host knows of (dist(0, m): Note [Known values]).
+bool known_zeros(const DVec& v) {
+  if (v.kind() == lang::TypeKind::Pair) return false;
+  const std::optional<uint64_t> bits = v.known_bits();
+  return bits && *bits == 0;
+}
+
+/// A buffer of `v`'s type and size, its contents whatever they were: a zeroed row's (Note
+/// [Zeroed rows] in codegen/staged_rows.h), which the kernel writes before it reads.
+DVec unfilled_like(Gpu& g, const DVec& v) {
+  return DVec::scalar(v.type(), v.size(), g.alloc(v.size() * elem_bytes(v.type())));
+}
+
 }  // namespace
 
 namespace {
@@ -489,8 +503,8 @@ namespace {
 
 /// An instance's record and staged rows at the rows' average lengths, 8 bytes a row for its
 /// alignment (Note [Staged rows] in codegen/staged_rows.h).
-double staged_bytes(const flatten::KernelBody& k, std::span<const DVec> seqs) {
-  const std::vector<flatten::KernelBody::StagedSeq> staged = k.staged_seqs();
+double staged_bytes(const flatten::KernelBody& k, std::span<const DVec> seqs, int lanes) {
+  const std::vector<flatten::KernelBody::StagedSeq> staged = k.staged_seqs_on(lanes);
   double bytes = 8.0 * static_cast<double>(1 + 2 * staged.size());  // an instance's record
   for (const flatten::KernelBody::StagedSeq& s : staged) {
     const DVec& rows = seqs[s.seq];
@@ -505,7 +519,7 @@ runtime::cuda::LaunchConfig loop_launch(const flatten::KernelBody& k, std::span<
                                         const runtime::cuda::Device& device) {
   const runtime::cuda::DeviceProperties& p = device.properties();
   runtime::cuda::LaunchConfig plain = device.one_thread_per_element(n);  // blocks of 256 threads, no shared memory
-  const double bytes = staged_bytes(k, seqs);
+  const double bytes = staged_bytes(k, seqs, 1);
   const int64_t most = std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block);
   if (most <= 0 || p.sm_count <= 0) return plain;
   const double per_instance = 1.25 * bytes;
@@ -527,7 +541,7 @@ runtime::cuda::LaunchConfig warp_loop_launch(const flatten::KernelBody& k, std::
                                              const runtime::cuda::Device& device) {
   const runtime::cuda::DeviceProperties& p = device.properties();
   const int64_t most = std::max(p.max_shared_memory_per_block_optin, p.max_shared_memory_per_block);
-  const double per_instance = 1.25 * staged_bytes(k, seqs);
+  const double per_instance = 1.25 * staged_bytes(k, seqs, 32);
   for (int64_t warps = 8; warps >= 1; warps /= 2) {
     const double shared = per_instance * static_cast<double>(warps) + 16;
     if (shared <= static_cast<double>(most))
@@ -658,12 +672,16 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   const int lanes = threads.lanes;
   const flatten::KernelForm form = threads.form();
   if (!first_args.gathered.empty() && !can_load(k, first_args.gathered, lanes, form)) first_args = kernel_args(ins, ins.size());
-  // Note [Regular rows in kernels]: the sequences it only reads whose rows have one length.
-  uint64_t regular_rows = 0;
+  // Note [Regular rows in kernels]: the sequences it reads or writes in place whose rows have
+  // one length. Note [Zeroed rows] in codegen/staged_rows.h: the staged ones it writes that
+  // start as zeros (a count's dist(0, m)), which it zeroes itself.
+  flatten::RowForms rows;
   for (size_t q = 0; q < seqs.size() && q < 64; ++q)
-    if (!k.seqs[q].written && !k.seqs[q].appended && seqs[q].regular_length()) regular_rows |= uint64_t{1} << q;
-  if (regular_rows != 0 && !can_load(k, first_args.gathered, lanes, form, regular_rows)) regular_rows = 0;
-  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, form, regular_rows);
+    if (!k.seqs[q].appended && seqs[q].regular_length()) rows.regular |= uint64_t{1} << q;
+  for (const flatten::KernelBody::StagedSeq& s : k.staged_seqs_on(lanes))
+    if (s.seq < 64 && k.seqs[s.seq].written && known_zeros(seqs[s.seq].elems())) rows.zeroed |= uint64_t{1} << s.seq;
+  if (rows != flatten::RowForms{} && !can_load(k, first_args.gathered, lanes, form, rows)) rows = {};
+  const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, form, rows);
   // At most as many blocks as the GPU holds of this kernel at once; the driver's answer is
   // advice, so without one the parts stay as asked.
   int64_t parts = threads.parts;
@@ -684,8 +702,9 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     // the loop writes (Note [Sequence state in loop kernels]), and an appended one's slots.
     std::vector<DVec> written(seqs.size());
     for (size_t q = 0; q < seqs.size(); ++q) {
-      ptrs.push_back(regular_rows >> q & 1 ? static_cast<CUdeviceptr>(*seqs[q].regular_length()) : seqs[q].offsets());
-      if (k.seqs[q].written) written[q] = fresh_copy(gpu_, seqs[q].elems());
+      ptrs.push_back(rows.regular >> q & 1 ? static_cast<CUdeviceptr>(*seqs[q].regular_length()) : seqs[q].offsets());
+      if (k.seqs[q].written)
+        written[q] = rows.zeroed >> q & 1 ? unfilled_like(gpu_, seqs[q].elems()) : fresh_copy(gpu_, seqs[q].elems());
       component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), ptrs);
       if (!k.seqs[q].appended) continue;
       Slots& sl = slots[q];
@@ -757,7 +776,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     const std::vector<flatten::KernelBody::StagedSeq> copied = flatten::copied_block_rows(k, first_args.gathered, form, lanes);
     const runtime::cuda::LaunchConfig shape = form == flatten::KernelForm::Tiled ? tiled_launch(n, columns)
                                               : lanes == 1 && !k.staged_seqs().empty() ? loop_launch(k, seqs, n, gpu_.device())
-                                              : k.loop && lanes > 1 && !k.staged_seqs().empty() ? warp_loop_launch(k, seqs, n, gpu_.device())
+                                              : k.loop && lanes > 1 && !k.staged_seqs_on(lanes).empty() ? warp_loop_launch(k, seqs, n, gpu_.device())
                                               : !copied.empty() ? block_rows_launch(k, copied, seqs, n, lanes, gpu_.device())
                                                                 : gpu_.device().one_thread_per_element(thread_count);
     NDP_ASSERT(form != flatten::KernelForm::SplitRows || shape.block_x == static_cast<unsigned>(lanes),

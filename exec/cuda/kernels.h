@@ -172,7 +172,7 @@ class GpuKernels {
 
  private:
   const runtime::cuda::Kernel& kernel_for(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes,
-                                         flatten::KernelForm form, uint64_t regular_rows);
+                                         flatten::KernelForm form, flatten::RowForms rows);
   /// The `ndp_kernel` entry of the module of `key`: loaded already, else from the disk cache or
   /// the precompiled modules, else compiled from make_ptx() (LLVM's failures are internal errors
   /// naming `what`); null where make_ptx() gives no PTX.
@@ -180,8 +180,7 @@ class GpuKernels {
                                              const std::function<std::string()>& make_ptx);
   /// True when kernel_for can have this kernel: loaded, precompiled, or a compiler makes PTX.
   bool can_load(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1,
-                flatten::KernelForm form = flatten::KernelForm::Instances,
-                uint64_t regular_rows = 0) const;
+                flatten::KernelForm form = flatten::KernelForm::Instances, flatten::RowForms rows = {}) const;
   /// The module of `key` from the disk cache, else from make_cubin() (then written there); null
   /// where make_cubin() gives nothing.
   std::shared_ptr<runtime::cuda::Module> load_cached(const std::string& key, const std::function<std::string()>& make_cubin);
@@ -211,8 +210,7 @@ class GpuKernels {
 
 /// The cache key of a plain kernel and of a consumer program (Note [Kernel cache]).
 std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInput> gathered, int lanes = 1,
-                       flatten::KernelForm form = flatten::KernelForm::Instances,
-                       uint64_t regular_rows = 0);
+                       flatten::KernelForm form = flatten::KernelForm::Instances, flatten::RowForms rows = {});
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
                          std::span<const GatheredInput> gathered);
 /// The cache key of a kernel of regular levels (GpuKernels::regular_levels_kernel).

@@ -124,11 +124,24 @@ extern "C" __global__ void ndp_permute_record(const long long* idx, Segs sp, Seg
   }
 }
 
-// The failure word of a permute whose check is read later (Primitives::permute_deferred): the
-// lowest failing position of either slot lowers `word` (one thread), which then names no error
-// of its own: the host runs the checked permute again to raise it.
-extern "C" __global__ void ndp_permute_fail_word(const unsigned long long* fail, unsigned long long* word) {
-  if (blockIdx.x != 0 || threadIdx.x != 0) return;
-  const unsigned long long lowest = fail[0] < fail[1] ? fail[0] : fail[1];
-  if (lowest != kNoFailure) atomicMin(word, lowest);
-}
+// ---- PERMUTE whose check is read later (Note [Deferred permutes by marks] in permute.cpp) ----
+// A failing position lowers `word`, which names no error of its own: the host runs the
+// checked permute again to raise it. `marks` holds a bit a target, zero on entry.
+
+#define NDP_PERMUTE_MARK_PLACE(W, bytes)                                                                   \
+  extern "C" __global__ void ndp_permute_mark_place_##bytes(const W* v, const long long* idx, Segs s,      \
+                                                            unsigned* marks, W* out,                       \
+                                                            unsigned long long* word) {                    \
+    NDP_GRID_STRIDE(p, s.total) {                                                                          \
+      long long k = s.segment_of(p), len = s.length(k), t = idx[p];                                        \
+      if (t < 0 || t >= len) {                                                                             \
+        report_failure(word, p);                                                                           \
+        continue;                                                                                          \
+      }                                                                                                    \
+      long long g = s.begin(k) + t;                                                                        \
+      unsigned bit = 1u << (g & 31);                                                                       \
+      if (atomicOr(&marks[g >> 5], bit) & bit) report_failure(word, p);                                    \
+      else out[g] = v[p];                                                                                  \
+    }                                                                                                      \
+  }
+NDP_FOR_SIZES(NDP_PERMUTE_MARK_PLACE)

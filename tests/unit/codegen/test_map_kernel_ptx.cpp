@@ -91,14 +91,14 @@ TEST_CASE("map kernels: regular rows take their one length in place of the offse
   const std::string ptxas = test::find_ptxas();
   for (int lanes : {1, 8, 256}) {
     CAPTURE(lanes);
-    const std::string plain = codegen::compile_ptx(*k, {}, lanes), regular = codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, 1);
+    const std::string plain = codegen::compile_ptx(*k, {}, lanes), regular = codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, {.regular = 1});
     // Plain: the offsets' two loads and the elements'; regular: the elements' alone.
     CHECK(occurrences(regular, "ld.global") < occurrences(plain, "ld.global"));
     CHECK(occurrences(regular, "ld.global") > 0);
     if (!ptxas.empty()) CHECK_MESSAGE(test::ptxas_accepts(ptxas, regular), "ptxas rejected:\n" << regular);
   }
   // A sequence the body does not have.
-  CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Instances, 2));
+  CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Instances, {.regular = 2}));
 }
 
 /// True for a line of PTX that loads through a generic address (no state space named): a
@@ -151,7 +151,7 @@ TEST_CASE("map kernels: a fold spread over 8 lanes or more is unrolled, its load
   CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 32)) == 8);
   CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256)) == 8);
   // Regular rows too (Note [Regular rows in kernels]).
-  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256, flatten::KernelForm::Instances, 1)) == 8);
+  CHECK(most_loads_without_a_branch(codegen::compile_ptx(*k_own, {}, 256, flatten::KernelForm::Instances, {.regular = 1})) == 8);
   Flattened spmv("let m = [[(0, 1.0), (2, 2.0)], [(1, 3.0)]]; x = [1.0, 2.0, 3.0] in "
                  "{sum({v * x[c] : (c, v) in row}) : row in m} at thread $",
                  true);

@@ -4,6 +4,7 @@
 // flatten/tiled_folds.h): which bodies take each, and PTX that ptxas assembles.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,54 @@ TEST_CASE("staged rows: a loop's own rows and the rows it passes on are staged, 
   CHECK_FALSE(e->seqs[e->staged_seqs()[0].seq].appended);
 }
 
+TEST_CASE("staged rows: a written sequence of regular rows takes its one length, as a thread's loop or a warp's") {
+  // Note [Regular rows in kernels]: counts, dist(0, 4) in every instance, is written in place.
+  Flattened f(std::string(kCounting) + "let rows = [[1, 2], [0, 0, 3]] in {count_loop(d, 0, dist(0, 4)) : d in rows} $", true);
+  const flatten::KernelBody* k = first_kernel(f.flat, flatten::Op::LoopKernel);
+  REQUIRE(k != nullptr);
+  REQUIRE(k->multiprefix());
+  uint64_t written = 0;
+  for (const flatten::KernelBody::StagedSeq& s : k->staged_seqs())
+    if (k->seqs[s.seq].written) written |= uint64_t{1} << s.seq;
+  REQUIRE(written != 0);
+  for (int lanes : {1, 32}) {
+    CAPTURE(lanes);
+    const std::string plain = codegen::compile_ptx(*k, {}, lanes);
+    const std::string regular = codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, {.regular = written});
+    CHECK(occurrences(regular, "ld.global") < occurrences(plain, "ld.global"));  // no offsets read
+    check_assembles(regular);
+  }
+  // Written rows of zeros (Note [Zeroed rows]): zeroed in shared memory, or in global memory
+  // where a block's rows do not fit, not copied in.
+  for (int lanes : {1, 32}) {
+    CAPTURE(lanes);
+    const std::string plain = codegen::compile_ptx(*k, {}, lanes);
+    const std::string zeroed = codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, {.zeroed = written});
+    CHECK(occurrences(zeroed, "ld.global") < occurrences(plain, "ld.global"));
+    CHECK(occurrences(zeroed, "st.shared") > 0);
+    check_assembles(zeroed);
+    check_assembles(codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, {.regular = written, .zeroed = written}));
+  }
+  // Only a staged sequence the loop writes can be zeroed.
+  uint64_t read_only = 0;
+  for (const flatten::KernelBody::StagedSeq& s : k->staged_seqs())
+    if (!k->seqs[s.seq].written) read_only |= uint64_t{1} << s.seq;
+  REQUIRE(read_only != 0);
+  CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Instances, {.zeroed = read_only}));
+  // A sequence a loop appends to has slots with offsets of their own.
+  Flattened evens("function evens(xs, i, acc) = if i >= #xs then acc "
+                  "else evens(xs, i + 1, (if rem(xs[i], 2) == 0 then acc ++ [xs[i]] else acc)) $ "
+                  "let rows = [[1, 2], [4]] in {evens(r, 0, [] int) : r in rows} $",
+                  true);
+  const flatten::KernelBody* e = first_kernel(evens.flat, flatten::Op::LoopKernel);
+  REQUIRE(e != nullptr);
+  uint64_t appended = 0;
+  for (uint32_t q = 0; q < e->seqs.size(); ++q)
+    if (e->seqs[q].appended) appended |= uint64_t{1} << q;
+  REQUIRE(appended != 0);
+  CHECK_THROWS(codegen::compile_ptx(*e, {}, 1, flatten::KernelForm::Instances, {.regular = appended}));
+}
+
 TEST_CASE("block rows: a map kernel's own rows read whole, copied by its block on up to 16 lanes") {
   // SpMV: the matrix's rows are its own and read whole; x is a free sequence, read at its id.
   Flattened spmv("let m = [[(0, 2.0), (1, 1.0)], [(1, 3.0)]]; x = [1.0, 2.0] in "
@@ -151,4 +200,22 @@ TEST_CASE("tiled folds: the shape of a grid's fold, and the tiled kernel") {
     CHECK_FALSE(flatten::tiled_fold(*o).has_value());
     CHECK_THROWS(codegen::compile_ptx(*o, {}, 1, flatten::KernelForm::Tiled));
   }
+}
+
+TEST_CASE("staged rows: a warp's loop stages no own-slot sequence, a thread's loop does") {
+  Flattened f("function place_loop(ds, i, next, places) = if i == #ds then places "
+              "else let d = ds[i] in place_loop(ds, i + 1, rep(next, next[d] + 1, d), rep(places, next[d], i)) $ "
+              "let rows = [[1, 0], [0, 0, 1]] in {place_loop(d, 0, [0, 5], dist(0, #d)) : d in rows} $",
+              true);
+  const flatten::KernelBody* k = first_kernel(f.flat, flatten::Op::LoopKernel);
+  REQUIRE(k != nullptr);
+  REQUIRE(k->multiprefix());
+  const std::vector<flatten::KernelBody::StagedSeq> thread = k->staged_seqs_on(1), warp = k->staged_seqs_on(32);
+  CHECK(thread.size() == k->staged_seqs().size());
+  REQUIRE(warp.size() + 1 == thread.size());
+  for (const flatten::KernelBody::StagedSeq& s : thread) {
+    const bool own_slot = k->seqs[s.seq].written && k->multiprefix()->histogram_of(s.seq) == nullptr;
+    CHECK(own_slot == std::none_of(warp.begin(), warp.end(), [&](const auto& w) { return w.seq == s.seq; }));
+  }
+  check_assembles(codegen::compile_ptx(*k, {}, 32));
 }

@@ -45,6 +45,17 @@ void check_permute(gpu::Primitives& p, const Shape& s, const Vec<int64_t>& idx, 
   REQUIRE_MESSAGE(got.ok(), got.status().message());
   check_same_status(got.value(), cpu);
   if (ok(cpu)) CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
+  // Deferred (Note [Deferred permutes by marks]): the word stays ~0 (-1) exactly where
+  // the checked permute succeeds, and the moves are the same.
+  Vec<int64_t> none(1, -1);
+  DArray<int64_t> word(p, none.cspan());
+  DArray<T> deferred_out(p, s.total());
+  cuda::Status st = p.permute_deferred(elem_type_of<T>(), dv.ptr(), di.ptr(), ds.segs, deferred_out.ptr(), word.ptr());
+  REQUIRE_MESSAGE(st.ok(), st.message());
+  const int64_t lowered = word.host(p).cspan()[0];
+  CHECK((lowered == -1) == ok(cpu));
+  if (!ok(cpu)) CHECK((lowered >= 0 && lowered < s.total()));
+  if (ok(cpu)) CHECK(first_diff<T>(deferred_out.host(p).cspan(), want) == -1);
 }
 
 template <class T>
