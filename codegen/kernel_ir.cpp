@@ -423,6 +423,10 @@ class NodeEmitter {
   /// in kernel_ir.h), or null where the fold is not split.
   llvm::Value* whole() const { return whole_; }
 
+  /// Gives node j the value x, emitted elsewhere (a pipelined loop's values of its chunk, carried
+  /// from the iteration before: emit_multiprefix_loop), for the nodes emitted after to read.
+  void set_value(uint32_t j, llvm::Value* x) { v_[j] = x; }
+
   /// A node emitted another way: its value and failure, or nothing for the usual way. It is
   /// given the values of the nodes emitted so far.
   using Hook = std::function<std::optional<NodeValue>(uint32_t, const std::vector<llvm::Value*>&)>;
@@ -868,12 +872,26 @@ llvm::Value* failure_record(llvm::IRBuilder<>& b, const std::vector<std::pair<ui
   return record;
 }
 
+// Note [Multiprefix chunks a chunk ahead]
+// A chunk of a multiprefix loop is a chain of latencies: its keys' loads (`ds[i]`), the match
+// of the lanes with one index (match.any), the histogram's load, its store. On an H200 a
+// counting loop's warp spent 20 cycles an instruction there, 70% of the kernel's samples
+// waiting on the keys' load and the match (Nsight Compute, session 49), with a warp an instance
+// and few instances a multiprocessor to hide them. The pure nodes (those that read no
+// histogram: the keys, the indices, the end test) of chunk c + 1 depend on nothing chunk c
+// computes, so each iteration emits them for the next chunk, carried to it in phi nodes: their
+// loads' latencies pass while chunk c reads and writes its histograms; the lanes of one index
+// are found by ballots (Note [Peers by ballots] in codegen/warp_ops.cpp). (Past the loop's end the chunk ahead is computed for nothing: pure nodes
+// store nothing, and their failures there are dropped with the chunk.) The own-slot writes,
+// though pure, stay with their chunk: they store.
+
 /// Note [Multiprefix loops] in flatten/flat_ir.h: the loop of `k` for `instance`, 32
 /// consecutive iterations at a time, one a lane. Every lane of the warp comes here; each
 /// evaluates the nodes in `m.order` at counter base + lane, a histogram's read seeing h[k] as
 /// the chunk found it plus the addends of the lanes below with the same index. The lanes below
 /// the first that is done or fails (all 32, if none is) make their stores; the first one holds
-/// the outputs (`whole`) and the failure record.
+/// the outputs (`whole`) and the failure record. The pure nodes are emitted a chunk ahead
+/// (Note [Multiprefix chunks a chunk ahead]).
 InstanceValues emit_multiprefix_loop(llvm::IRBuilder<>& b, const KernelBody& k, const flatten::MultiprefixLoop& m,
                                      llvm::Value* instance, const std::function<llvm::Value*(uint32_t)>& load, MathLibrary math,
                                      const std::function<llvm::Value*(uint32_t)>& seq_pointer) {
@@ -887,6 +905,27 @@ InstanceValues emit_multiprefix_loop(llvm::IRBuilder<>& b, const KernelBody& k, 
   llvm::Value* lane = warp_lane(b);
   llvm::Value* below = lanes_below(b);
   llvm::Function* fn = b.GetInsertBlock()->getParent();
+  // The nodes a chunk ahead (pure, but the writes), and the others in their order.
+  std::vector<uint32_t> ahead, rest;
+  for (size_t i = 0; i < m.order.size(); ++i) {
+    const uint32_t j = m.order[i];
+    (i < m.pure_count && k.nodes[j].kind != KernelNode::Kind::SeqWrite ? ahead : rest).push_back(j);
+  }
+  struct Ahead {
+    std::vector<llvm::Value*> v;
+    std::vector<std::pair<uint32_t, llvm::Value*>> fails;
+  };
+  // The pure nodes of the chunk at `chunk_base`.
+  auto emit_ahead = [&](llvm::Value* chunk_base) {
+    llvm::Value* at = b.CreateAdd(chunk_base, b.CreateZExt(lane, i64));
+    const std::function<llvm::Value*(uint32_t)> input = [&](uint32_t j) { return j == m.counter ? at : in.at(j); };
+    const NodeEmitter::Hook none = [](uint32_t, const std::vector<llvm::Value*>&) -> std::optional<NodeValue> { return std::nullopt; };
+    std::vector<PendingWrite> no_writes;
+    Ahead a;
+    a.v = NodeEmitter(b, k, instance, input, seq_pointer, math, Lanes{}, nullptr).emit_in_order(ahead, none, a.fails, no_writes);
+    return a;
+  };
+  Ahead opening = emit_ahead(in[m.counter]);
   llvm::BasicBlock* before = b.GetInsertBlock();
   auto* chunk = llvm::BasicBlock::Create(b.getContext(), "chunk", fn);
   auto* exit = llvm::BasicBlock::Create(b.getContext(), "chunks_done", fn);
@@ -894,6 +933,19 @@ InstanceValues emit_multiprefix_loop(llvm::IRBuilder<>& b, const KernelBody& k, 
   b.SetInsertPoint(chunk);
   llvm::PHINode* base = b.CreatePHI(i64, 2, "chunk_base");
   base->addIncoming(in[m.counter], before);
+  // This chunk's pure values, failures and peers, from the iteration before.
+  std::vector<llvm::PHINode*> carried(k.nodes.size(), nullptr);
+  for (uint32_t j : ahead)
+    if (llvm::Value* x = opening.v.at(j); x != nullptr && !x->getType()->isVoidTy()) {
+      carried[j] = b.CreatePHI(x->getType(), 2);
+      carried[j]->addIncoming(x, before);
+    }
+  std::vector<llvm::PHINode*> carried_fails;
+  for (const auto& [node, failed] : opening.fails) {
+    carried_fails.push_back(b.CreatePHI(b.getInt1Ty(), 2));
+    carried_fails.back()->addIncoming(failed, before);
+  }
+  Ahead next = emit_ahead(b.CreateAdd(base, b.getInt64(32)));
   llvm::Value* counter = b.CreateAdd(base, b.CreateZExt(lane, i64));
   // A histogram's lanes: h[k] as this lane sees it plus its own addend (what the highest lane
   // of an index stores), where, and which lanes share the index.
@@ -914,7 +966,9 @@ InstanceValues emit_multiprefix_loop(llvm::IRBuilder<>& b, const KernelBody& k, 
     llvm::Value* c = v.at(hist.addend);
     HistogramLane& l = hl[h];
     l.addend = b.CreateSelect(goes_on, c, b.getInt64(0));
-    l.peers = warp_match(b, v.at(r.args.at(1)));
+    llvm::Value* length = row_of(b, k, r, v, seq_pointer).length;
+    llvm::Value* index = v.at(r.args.at(1));
+    l.peers = warp_peers(b, index, b.CreateICmpULT(index, length), length);
     llvm::Value* lower_peers = b.CreateAnd(l.peers, below);
     llvm::Value* before_me = nullptr;
     if (const KernelNode& cn = k.nodes[hist.addend]; cn.kind == KernelNode::Kind::Const) {
@@ -963,9 +1017,13 @@ InstanceValues emit_multiprefix_loop(llvm::IRBuilder<>& b, const KernelBody& k, 
     return std::nullopt;
   };
   std::vector<std::pair<uint32_t, llvm::Value*>> fails;
+  for (size_t f = 0; f < opening.fails.size(); ++f) fails.emplace_back(opening.fails[f].first, carried_fails[f]);
   std::vector<PendingWrite> writes;  // the own-slot sequences'
   const std::function<llvm::Value*(uint32_t)> input = [&](uint32_t j) { return j == m.counter ? counter : in.at(j); };
-  std::vector<llvm::Value*> v = NodeEmitter(b, k, instance, input, seq_pointer, math, Lanes{}, nullptr).emit_in_order(m.order, hook, fails, writes);
+  NodeEmitter rest_of_chunk(b, k, instance, input, seq_pointer, math, Lanes{}, nullptr);
+  for (uint32_t j : ahead)
+    if (carried[j] != nullptr) rest_of_chunk.set_value(j, carried[j]);
+  std::vector<llvm::Value*> v = rest_of_chunk.emit_in_order(rest, hook, fails, writes);
   std::sort(fails.begin(), fails.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   // The first lane that is done or fails ends the instance; the lanes below it go on.
   llvm::Value* stop = v.at(k.loop_done);
@@ -993,6 +1051,10 @@ InstanceValues emit_multiprefix_loop(llvm::IRBuilder<>& b, const KernelBody& k, 
   warp_sync(b);  // the stores happen before the next chunk's reads
   llvm::BasicBlock* latch = b.GetInsertBlock();
   base->addIncoming(b.CreateAdd(base, b.getInt64(32)), latch);
+  for (uint32_t j : ahead)
+    if (carried[j] != nullptr) carried[j]->addIncoming(next.v.at(j), latch);
+  if (next.fails.size() != carried_fails.size()) throw std::runtime_error("a chunk ahead with other failures than the first");
+  for (size_t f = 0; f < carried_fails.size(); ++f) carried_fails[f]->addIncoming(next.fails[f].second, latch);
   b.CreateCondBr(b.CreateICmpEQ(stops, b.getInt32(0)), chunk, exit);
   b.SetInsertPoint(exit);  // its one predecessor is the latch, so every node's value reaches it
   llvm::Value* first = b.CreateICmpEQ(lane, b.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, stops, b.getTrue()));

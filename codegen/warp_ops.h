@@ -14,6 +14,11 @@ llvm::Value* lanes_below(llvm::IRBuilder<>& b);
 llvm::Value* warp_ballot(llvm::IRBuilder<>& b, llvm::Value* pred);
 /// The lanes whose `value` (an i64) equals this lane's, an i32 mask (match.any).
 llvm::Value* warp_match(llvm::IRBuilder<>& b, llvm::Value* value);
+/// The lanes whose `index` (an i64) equals this lane's, among those whose `inside` (an i1:
+/// index < length) holds, an i32 mask, for a lane whose index is inside; `length` (an i64) is
+/// the same in every lane. By ballots of the index's bits where length - 1 has few, else
+/// match.any (Note [Peers by ballots]).
+llvm::Value* warp_peers(llvm::IRBuilder<>& b, llvm::Value* index, llvm::Value* inside, llvm::Value* length);
 /// `value` (an i64) of lane `lane` (an i32).
 llvm::Value* warp_read_lane(llvm::IRBuilder<>& b, llvm::Value* value, llvm::Value* lane);
 /// __syncwarp(): the lanes meet, and their memory accesses before it happen before those after.

@@ -492,6 +492,7 @@ inline constexpr int64_t kFoldBudgetGpu = int64_t{1} << 15;
 struct MultiprefixLoop {
   uint32_t counter = 0;         // the state input that counts the iterations
   std::vector<uint32_t> order;  // every node, in the order a lane evaluates them
+  size_t pure_count = 0;        // the pure nodes, first in `order`
   struct Histogram {
     uint32_t seq;     // index into KernelBody::seqs
     uint32_t read;    // its SeqElt node, h[k]

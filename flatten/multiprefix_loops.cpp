@@ -131,6 +131,7 @@ std::optional<MultiprefixLoop> KernelBody::compute_multiprefix() const {
   }
   for (uint32_t j = 0; j < nodes.size(); ++j)
     if (pure[j]) m.order.push_back(j);
+  m.pure_count = m.order.size();
   for (uint32_t j = 0; j < nodes.size(); ++j)
     if (!pure[j]) m.order.push_back(j);
   return m;

@@ -217,5 +217,11 @@ TEST_CASE("staged rows: a warp's loop stages no own-slot sequence, a thread's lo
     const bool own_slot = k->seqs[s.seq].written && k->multiprefix()->histogram_of(s.seq) == nullptr;
     CHECK(own_slot == std::none_of(warp.begin(), warp.end(), [&](const auto& w) { return w.seq == s.seq; }));
   }
-  check_assembles(codegen::compile_ptx(*k, {}, 32));
+  // The lanes of one index by ballots of its bits, match.any only where the histogram's length
+  // has too many (Note [Peers by ballots] in codegen/warp_ops.cpp), in each of the loop's two
+  // versions (rows in shared memory or not).
+  const std::string warp_ptx = codegen::compile_ptx(*k, {}, 32);
+  CHECK(occurrences(warp_ptx, "match.any.sync") == 2);
+  CHECK(occurrences(warp_ptx, "vote.sync.ballot") >= 4);
+  check_assembles(warp_ptx);
 }

@@ -59,6 +59,14 @@ TEST_CASE("a placing loop: a histogram read for an own-slot write") {
   auto at = [&](uint32_t node) { return std::find(m->order.begin(), m->order.end(), node) - m->order.begin(); };
   CHECK(at(h.addend) < at(h.read));
   CHECK(at(h.read) < at(h.write));
+  // The pure nodes come first (codegen emits them a chunk ahead: Note [Multiprefix chunks a
+  // chunk ahead] in codegen/kernel_ir.cpp): the addend, the index and the histogram's guard,
+  // not its read nor its write.
+  CHECK(m->pure_count > 0);
+  CHECK(m->pure_count < m->order.size());
+  CHECK(static_cast<size_t>(at(h.addend)) < m->pure_count);
+  CHECK(static_cast<size_t>(at(h.read)) >= m->pure_count);
+  CHECK(static_cast<size_t>(at(h.write)) >= m->pure_count);
 }
 
 TEST_CASE("a loop that only writes at its own index; addends of any int and either side") {
