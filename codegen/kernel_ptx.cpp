@@ -338,8 +338,8 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       throw std::runtime_error("regular rows for a sequence the kernel lacks or appends to");
   for (uint32_t q = 0; q < 64; ++q) {
     if (!(rows.zeroed >> q & 1)) continue;
-    const std::vector<flatten::KernelBody::StagedSeq> staged = k.staged_seqs_on(lanes);
-    if (q >= k.seqs.size() || !k.seqs[q].written ||
+    const std::vector<flatten::KernelBody::StagedSeq>& staged = k.staged_seqs();
+    if (q >= k.seqs.size() || !k.seqs[q].written || k.staged_seqs_on(lanes).empty() ||
         std::none_of(staged.begin(), staged.end(), [&](const flatten::KernelBody::StagedSeq& s) { return s.seq == q; }))
       throw std::runtime_error("zeroed rows for a sequence the kernel does not stage and write");
   }

@@ -46,9 +46,9 @@ bool has_libdevice();
 /// `rows.regular`: bit q set says that every row of sequence q (one the kernel reads or writes
 /// in place, not one it appends to) has one length, passed as an i64 in place of the
 /// sequence's offsets (Note [Regular rows in kernels]). `rows.zeroed`: bit q set says that the
-/// loop's staged written sequence q (KernelBody::staged_seqs_on(lanes)) starts as zeros, which
-/// the kernel writes into its rows itself: their elements' contents on entry do not matter
-/// (Note [Zeroed rows] in codegen/staged_rows.h).
+/// loop's written sequence q, one of KernelBody::staged_seqs() (where staged_seqs_on(lanes)
+/// has any), starts as zeros, which the kernel writes into its rows itself: their elements'
+/// contents on entry do not matter (Note [Zeroed rows] in codegen/staged_rows.h).
 std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredInput> gathered = {}, int lanes = 1,
                         flatten::KernelForm form = flatten::KernelForm::Instances, flatten::RowForms rows = {});
 

@@ -134,6 +134,23 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
       });
     });
   });
+  // Zeroed rows a warp's loop does not stage (its own-slot rows) are zeroed in global memory,
+  // coalesced, by the instance's lanes.
+  for (const flatten::KernelBody::StagedSeq& s : k.staged_seqs()) {
+    const bool here = std::any_of(staged_.begin(), staged_.end(), [&](const auto& t) { return t.seq == s.seq; });
+    if (here || s.seq >= 64 || !(zeroed >> s.seq & 1)) continue;
+    when(runs_, [&] {
+      const flatten::KernelNode& row = k.nodes[s.row];
+      llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? instance_ : input_at(row.input, instance_);
+      const uint32_t first_pointer = static_cast<uint32_t>(k.seq_pointer(s.seq));
+      const RowSpan span = row_span(b_, global_(first_pointer), id);
+      for (uint32_t c = 0; c < k.seqs[s.seq].components.size(); ++c) {
+        llvm::Type* t = storage_type(b_.getContext(), k.seqs[s.seq].components[c]);
+        zero_range_by_block(b_, t, b_.CreateGEP(t, global_(first_pointer + 1 + c), span.start), span.length,
+                            lanes > 1 ? lane_ : b_.getInt64(0), b_.getInt64(lanes));
+      }
+    });
+  }
   // A block whose rows stay in global memory zeroes its instances' zeroed rows there.
   if (std::any_of(components_.begin(), components_.end(), [](const Component& c) { return c.zeroed; })) {
     when(b_.CreateAnd(b_.CreateNot(fits()), runs_), [&] {

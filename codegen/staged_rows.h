@@ -52,7 +52,8 @@ namespace ndp::codegen {
 // The executor had filled a copy of it (a launch), and the kernel copied the zeros in: where
 // the host knows the rows are zeros (Note [Known values] in exec/cuda/device_vec.cpp), the
 // kernel zeroes its staged rows in shared memory instead, and a block whose rows do not fit
-// zeroes its instances' rows in global memory before the loop; the executor only allocates
+// zeroes its instances' rows in global memory before the loop, as a warp's loop does its
+// own-slot rows, which it does not stage (`places`, dist(0, #d)); the executor only allocates
 // them (RowForms::zeroed in flatten/kernel_abi.h).
 class StagedRows {
  public:

@@ -678,8 +678,9 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   flatten::RowForms rows;
   for (size_t q = 0; q < seqs.size() && q < 64; ++q)
     if (!k.seqs[q].appended && seqs[q].regular_length()) rows.regular |= uint64_t{1} << q;
-  for (const flatten::KernelBody::StagedSeq& s : k.staged_seqs_on(lanes))
-    if (s.seq < 64 && k.seqs[s.seq].written && known_zeros(seqs[s.seq].elems())) rows.zeroed |= uint64_t{1} << s.seq;
+  if (!k.staged_seqs_on(lanes).empty())  // (a warp's loop zeroes its unstaged own-slot rows too)
+    for (const flatten::KernelBody::StagedSeq& s : k.staged_seqs())
+      if (s.seq < 64 && k.seqs[s.seq].written && known_zeros(seqs[s.seq].elems())) rows.zeroed |= uint64_t{1} << s.seq;
   if (rows != flatten::RowForms{} && !can_load(k, first_args.gathered, lanes, form, rows)) rows = {};
   const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, form, rows);
   // At most as many blocks as the GPU holds of this kernel at once; the driver's answer is

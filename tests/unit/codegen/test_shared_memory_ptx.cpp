@@ -224,4 +224,12 @@ TEST_CASE("staged rows: a warp's loop stages no own-slot sequence, a thread's lo
   CHECK(occurrences(warp_ptx, "match.any.sync") == 2);
   CHECK(occurrences(warp_ptx, "vote.sync.ballot") >= 4);
   check_assembles(warp_ptx);
+  // Its own-slot rows of zeros, not staged, are zeroed in global memory by the warp (Note
+  // [Zeroed rows] in codegen/staged_rows.h).
+  uint64_t own = 0;
+  for (const flatten::KernelBody::StagedSeq& s : thread)
+    if (std::none_of(warp.begin(), warp.end(), [&](const auto& w) { return w.seq == s.seq; })) own |= uint64_t{1} << s.seq;
+  const std::string zeroed = codegen::compile_ptx(*k, {}, 32, flatten::KernelForm::Instances, {.zeroed = own});
+  CHECK(occurrences(zeroed, "st.global") > occurrences(warp_ptx, "st.global"));
+  check_assembles(zeroed);
 }
