@@ -202,29 +202,22 @@ llvm::Value* StagedRows::field(llvm::Value* r, uint32_t f) {
   return b_.CreateGEP(b_.getInt64Ty(), shared_, at);
 }
 
-void StagedRows::each_row(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body) {
+void StagedRows::rows_of(llvm::Value* r, const RowBody& body) {
   llvm::Type* i64 = b_.getInt64Ty();
-  counted_loop(b_, b_.getInt64(0), per_block_, b_.getInt64(1), [&](llvm::Value* r) {
-    llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(r, 0)));
-    for (const Component& c : components_) {
-      llvm::Value* start = b_.CreateLoad(i64, field(r, 1 + 2 * c.slot));
-      llvm::Value* length = b_.CreateLoad(i64, field(r, 2 + 2 * c.slot));
-      body(c, at, start, length);
-      at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
-    }
-  });
-}
-
-void StagedRows::own_rows(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body) {
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(slot_, 0)));
+  llvm::Value* at = b_.CreateAdd(data_at_, b_.CreateLoad(i64, field(r, 0)));
   for (const Component& c : components_) {
-    llvm::Value* start = b_.CreateLoad(i64, field(slot_, 1 + 2 * c.slot));
-    llvm::Value* length = b_.CreateLoad(i64, field(slot_, 2 + 2 * c.slot));
+    llvm::Value* start = b_.CreateLoad(i64, field(r, 1 + 2 * c.slot));
+    llvm::Value* length = b_.CreateLoad(i64, field(r, 2 + 2 * c.slot));
     body(c, at, start, length);
     at = b_.CreateAdd(at, align_up(b_, b_.CreateMul(length, b_.getInt64(size_of(c.type))), 8));
   }
 }
+
+void StagedRows::each_row(const RowBody& body) {
+  counted_loop(b_, b_.getInt64(0), per_block_, b_.getInt64(1), [&](llvm::Value* r) { rows_of(r, body); });
+}
+
+void StagedRows::own_rows(const RowBody& body) { rows_of(slot_, body); }
 
 void StagedRows::copy(llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to, llvm::Value* to_start,
                       llvm::Value* count) {

@@ -112,12 +112,15 @@ class StagedRows {
 
   /// Field f of instance r's record (an i64 in shared memory).
   llvm::Value* field(llvm::Value* r, uint32_t f);
-  /// For every record r < per_block, each staged component's place: body(component, the bytes
-  /// of its row in shared memory, the row's first element in global memory, its length).
-  void each_row(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body);
-  /// For this thread's instance (has_instance_), each staged component's place: body(component,
-  /// the bytes of its row in shared memory, the row's first element in global memory, its length).
-  void own_rows(const std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>& body);
+  /// body(component, the bytes of its row in shared memory, the row's first element in global
+  /// memory, its length), for each staged component of a record.
+  using RowBody = std::function<void(const Component&, llvm::Value*, llvm::Value*, llvm::Value*)>;
+  /// The body for each staged component of record r.
+  void rows_of(llvm::Value* r, const RowBody& body);
+  /// The body for every record r < per_block.
+  void each_row(const RowBody& body);
+  /// The body for this thread's instance's record (where has_instance_).
+  void own_rows(const RowBody& body);
   /// `count` elements of type t from[from_start..] to to[to_start..], every thread a share.
   void copy(llvm::Type* t, llvm::Value* from, llvm::Value* from_start, llvm::Value* to, llvm::Value* to_start,
             llvm::Value* count);

@@ -40,6 +40,12 @@ const flatten::KernelBody* first_kernel(const flatten::Program& p, flatten::Op o
   return nullptr;
 }
 
+/// A loop that appends to its state (Note [Appended sequences in loop kernels]).
+const char* kEvens =
+    "function evens(xs, i, acc) = if i >= #xs then acc "
+    "else evens(xs, i + 1, (if rem(xs[i], 2) == 0 then acc ++ [xs[i]] else acc)) $ "
+    "let rows = [[1, 2], [4]] in {evens(r, 0, [] int) : r in rows} $";
+
 const char* kCounting =
     "function count_loop(ds, i, counts) = if i == #ds then counts "
     "else count_loop(ds, i + 1, rep(counts, counts[ds[i]] + 1, ds[i])) $ ";
@@ -71,10 +77,7 @@ TEST_CASE("staged rows: a loop's own rows and the rows it passes on are staged, 
   REQUIRE(m != nullptr);
   CHECK(m->staged_seqs().empty());
   CHECK(k->block_rows().empty());  // nor has a loop block rows
-  Flattened evens("function evens(xs, i, acc) = if i >= #xs then acc "
-                  "else evens(xs, i + 1, (if rem(xs[i], 2) == 0 then acc ++ [xs[i]] else acc)) $ "
-                  "let rows = [[1, 2], [4]] in {evens(r, 0, [] int) : r in rows} $",
-                  true);
+  Flattened evens(kEvens, true);
   const flatten::KernelBody* e = first_kernel(evens.flat, flatten::Op::LoopKernel);
   REQUIRE(e != nullptr);
   REQUIRE(e->staged_seqs().size() == 1);
@@ -116,10 +119,7 @@ TEST_CASE("staged rows: a written sequence of regular rows takes its one length,
   REQUIRE(read_only != 0);
   CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Instances, {.zeroed = read_only}));
   // A sequence a loop appends to has slots with offsets of their own.
-  Flattened evens("function evens(xs, i, acc) = if i >= #xs then acc "
-                  "else evens(xs, i + 1, (if rem(xs[i], 2) == 0 then acc ++ [xs[i]] else acc)) $ "
-                  "let rows = [[1, 2], [4]] in {evens(r, 0, [] int) : r in rows} $",
-                  true);
+  Flattened evens(kEvens, true);
   const flatten::KernelBody* e = first_kernel(evens.flat, flatten::Op::LoopKernel);
   REQUIRE(e != nullptr);
   uint64_t appended = 0;
