@@ -880,10 +880,12 @@ llvm::Value* failure_record(llvm::IRBuilder<>& b, const std::vector<std::pair<ui
 // and few instances a multiprocessor to hide them. The pure nodes (those that read no
 // histogram: the keys, the indices, the end test) of chunk c + 1 depend on nothing chunk c
 // computes, so each iteration emits them for the next chunk, carried to it in phi nodes: their
-// loads' latencies pass while chunk c reads and writes its histograms; the lanes of one index
-// are found by ballots (Note [Peers by ballots] in codegen/warp_ops.cpp). (Past the loop's end the chunk ahead is computed for nothing: pure nodes
-// store nothing, and their failures there are dropped with the chunk.) The own-slot writes,
-// though pure, stay with their chunk: they store.
+// loads' latencies pass while chunk c reads and writes its histograms. (Past the loop's end the
+// chunk ahead is computed for nothing: pure nodes store nothing, and their failures there are
+// dropped with the chunk.) The own-slot writes, though pure, stay with their chunk: they store.
+// The lanes of one index are found by ballots (Note [Peers by ballots] in codegen/warp_ops.cpp):
+// a match carried a chunk ahead had its result copied into its phi's register at once, and
+// waited there as long.
 
 /// Note [Multiprefix loops] in flatten/flat_ir.h: the loop of `k` for `instance`, 32
 /// consecutive iterations at a time, one a lane. Every lane of the warp comes here; each
@@ -933,7 +935,7 @@ InstanceValues emit_multiprefix_loop(llvm::IRBuilder<>& b, const KernelBody& k, 
   b.SetInsertPoint(chunk);
   llvm::PHINode* base = b.CreatePHI(i64, 2, "chunk_base");
   base->addIncoming(in[m.counter], before);
-  // This chunk's pure values, failures and peers, from the iteration before.
+  // This chunk's pure values and failures, from the iteration before.
   std::vector<llvm::PHINode*> carried(k.nodes.size(), nullptr);
   for (uint32_t j : ahead)
     if (llvm::Value* x = opening.v.at(j); x != nullptr && !x->getType()->isVoidTy()) {
