@@ -36,13 +36,11 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
   llvm::Value* recorded = b.CreateICmpULT(thread_, per_block_);  // this thread writes a record
   llvm::Value* record_runs = b.CreateAnd(recorded, b.CreateICmpSLT(record_instance, n));
   slot_ = lanes > 1 ? b.CreateUDiv(thread_, b.getInt64(lanes)) : thread_;  // this thread's instance's record
-  lane_ = lanes > 1 ? b.CreateURem(thread_, b.getInt64(lanes)) : nullptr;
+  lane_ = lanes > 1 ? b.CreateURem(thread_, b.getInt64(lanes)) : b.getInt64(0);
   lanes_ = lanes;
-  llvm::Value* slot = slot_;
-  instance_ = b.CreateAdd(first, slot, "instance");
-  has_instance_ = b.CreateICmpULT(slot, per_block_);
-  llvm::Value* has_instance = has_instance_;
-  runs_ = b.CreateAnd(has_instance, b.CreateICmpSLT(instance_, n));
+  instance_ = b.CreateAdd(first, slot_, "instance");
+  has_instance_ = b.CreateICmpULT(slot_, per_block_);
+  runs_ = b.CreateAnd(has_instance_, b.CreateICmpSLT(instance_, n));
   shared_ = b.CreateAddrSpaceCast(dynamic_shared(m), b.getPtrTy());
   const uint64_t fields = 1 + 2 * staged_.size();
   data_at_ = align_up(b, b.CreateMul(per_block_, b.getInt64(8 * fields)), 16);
@@ -123,7 +121,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
       // This instance's rows: element e of a row is at its place + (e - start)·size, from a
       // base that the row's own offsets index (shared_pointer). A warp an instance copies its
       // own rows (Note [Staged rows]).
-      when(has_instance, [&] {
+      when(has_instance_, [&] {
         own_rows([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
           b_.CreateStore(b_.CreateSub(at, b_.CreateMul(start, b_.getInt64(size_of(c.type)))), c.base);
           if (lanes_ == 1) return;
@@ -134,34 +132,30 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
       });
     });
   });
+  // Component `pointer` (of type t) of this instance's row of staged sequence s, zeroed in
+  // global memory by the instance's lanes.
+  auto zero_in_global = [&](const flatten::KernelBody::StagedSeq& s, llvm::Type* t, uint32_t pointer) {
+    const flatten::KernelNode& row = k.nodes[s.row];
+    llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? instance_ : input_at(row.input, instance_);
+    const RowSpan span = row_span(b_, global_(static_cast<uint32_t>(k.seq_pointer(s.seq))), id);
+    zero_range_by_block(b_, t, b_.CreateGEP(t, global_(pointer), span.start), span.length, lane_, b_.getInt64(lanes_));
+  };
   // Zeroed rows a warp's loop does not stage (its own-slot rows) are zeroed in global memory,
-  // coalesced, by the instance's lanes.
+  // coalesced.
   for (const flatten::KernelBody::StagedSeq& s : k.staged_seqs()) {
     const bool here = std::any_of(staged_.begin(), staged_.end(), [&](const auto& t) { return t.seq == s.seq; });
     if (here || s.seq >= 64 || !(zeroed >> s.seq & 1)) continue;
     when(runs_, [&] {
-      const flatten::KernelNode& row = k.nodes[s.row];
-      llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? instance_ : input_at(row.input, instance_);
-      const uint32_t first_pointer = static_cast<uint32_t>(k.seq_pointer(s.seq));
-      const RowSpan span = row_span(b_, global_(first_pointer), id);
-      for (uint32_t c = 0; c < k.seqs[s.seq].components.size(); ++c) {
-        llvm::Type* t = storage_type(b_.getContext(), k.seqs[s.seq].components[c]);
-        zero_range_by_block(b_, t, b_.CreateGEP(t, global_(first_pointer + 1 + c), span.start), span.length,
-                            lanes > 1 ? lane_ : b_.getInt64(0), b_.getInt64(lanes));
-      }
+      for (uint32_t c = 0; c < k.seqs[s.seq].components.size(); ++c)
+        zero_in_global(s, storage_type(b_.getContext(), k.seqs[s.seq].components[c]),
+                       static_cast<uint32_t>(k.seq_pointer(s.seq)) + 1 + c);
     });
   }
   // A block whose rows stay in global memory zeroes its instances' zeroed rows there.
   if (std::any_of(components_.begin(), components_.end(), [](const Component& c) { return c.zeroed; })) {
     when(b_.CreateAnd(b_.CreateNot(fits()), runs_), [&] {
-      for (const Component& c : components_) {
-        if (!c.zeroed) continue;
-        const flatten::KernelNode& row = k.nodes[staged_[c.slot].row];
-        llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? instance_ : input_at(row.input, instance_);
-        const RowSpan span = row_span(b_, global_(static_cast<uint32_t>(k.seq_pointer(staged_[c.slot].seq))), id);
-        zero_range_by_block(b_, c.type, b_.CreateGEP(c.type, global_(c.pointer), span.start), span.length,
-                            lanes > 1 ? lane_ : b_.getInt64(0), b_.getInt64(lanes));
-      }
+      for (const Component& c : components_)
+        if (c.zeroed) zero_in_global(staged_[c.slot], c.type, c.pointer);
     });
   }
   barrier();

@@ -103,7 +103,7 @@ class StagedRows {
   llvm::Value* runs_ = nullptr;
   llvm::Value* slot_ = nullptr;          // this thread's instance's record
   llvm::Value* has_instance_ = nullptr;  // slot_ < per_block_
-  llvm::Value* lane_ = nullptr;          // this thread's lane in its instance's group (lanes_ > 1)
+  llvm::Value* lane_ = nullptr;          // this thread's lane in its instance's group (0 where lanes_ is 1)
   int lanes_ = 1;
   llvm::Value* shared_ = nullptr;     // the dynamic shared memory, as a generic pointer
   llvm::Value* data_at_ = nullptr;    // where the rows start in it, after the records

@@ -563,8 +563,11 @@ struct KernelBody {
   /// one; on a warp's (a multiprefix loop), all but its own-slot sequences, whose writes are a
   /// chunk's 32 consecutive elements, one coalesced store in global memory, and which it never
   /// reads: staged, they were copied in and back for nothing (Note [Staged rows] in
-  /// codegen/staged_rows.h).
-  std::vector<StagedSeq> staged_seqs_on(int lanes) const;
+  /// codegen/staged_rows.h). Asked at every launch, so kept.
+  const std::vector<StagedSeq>& staged_seqs_on(int lanes) const {
+    if (lanes == 1) return staged_seqs();
+    return warp_staged_memo_.get([&] { return compute_warp_staged_seqs(); });
+  }
   /// In a map kernel (no loop), the sequences each instance reads at one row only, its own (an
   /// Instance node) or one whose id is an int input, and whole: every read is the row's length
   /// or an element at the index of a fold over that length, and one element read at least; and
@@ -615,10 +618,12 @@ struct KernelBody {
   std::string compute_key() const;
   bool compute_can_fail() const;
   std::vector<StagedSeq> compute_staged_seqs() const;
+  std::vector<StagedSeq> compute_warp_staged_seqs() const;
   std::vector<StagedSeq> compute_block_rows() const;
   std::optional<MultiprefixLoop> compute_multiprefix() const;
   BodyMemo<std::string> key_memo_;
   BodyMemo<std::vector<StagedSeq>> staged_memo_;
+  BodyMemo<std::vector<StagedSeq>> warp_staged_memo_;
   BodyMemo<std::vector<StagedSeq>> block_rows_memo_;
   BodyMemo<std::optional<MultiprefixLoop>> multiprefix_memo_;
   BodyMemo<bool> can_fail_memo_;

@@ -963,10 +963,10 @@ std::vector<KernelBody::StagedSeq> KernelBody::compute_staged_seqs() const {
   return staged;
 }
 
-std::vector<KernelBody::StagedSeq> KernelBody::staged_seqs_on(int lanes) const {
+std::vector<KernelBody::StagedSeq> KernelBody::compute_warp_staged_seqs() const {
   std::vector<StagedSeq> staged = staged_seqs();
   const std::optional<MultiprefixLoop>& m = multiprefix();
-  if (lanes == 1 || !m) return staged;
+  if (!m) return staged;
   std::erase_if(staged, [&](const StagedSeq& s) { return seqs[s.seq].written && m->histogram_of(s.seq) == nullptr; });
   return staged;
 }

@@ -504,7 +504,7 @@ namespace {
 /// An instance's record and staged rows at the rows' average lengths, 8 bytes a row for its
 /// alignment (Note [Staged rows] in codegen/staged_rows.h).
 double staged_bytes(const flatten::KernelBody& k, std::span<const DVec> seqs, int lanes) {
-  const std::vector<flatten::KernelBody::StagedSeq> staged = k.staged_seqs_on(lanes);
+  const std::vector<flatten::KernelBody::StagedSeq>& staged = k.staged_seqs_on(lanes);
   double bytes = 8.0 * static_cast<double>(1 + 2 * staged.size());  // an instance's record
   for (const flatten::KernelBody::StagedSeq& s : staged) {
     const DVec& rows = seqs[s.seq];
