@@ -506,12 +506,15 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     if (!pow2) return b.CreateUDiv(n, d);
     return b.CreateLShr(n, b.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, d, b.getTrue()));
   };
-  // (i / c)·stride + offset + i mod c, from a view's parameters c, stride, offset at p on
-  // (Note [Regular elt views]; interleaved blocks read their blocks' positions so too).
-  auto affine_position = [&](unsigned p, llvm::Value* i, bool pow2) -> llvm::Value* {
+  // (i / c)·stride + offset + (i mod c)·inner, from a view's parameters c, stride, offset at p
+  // on, and inner at p + 3 where `inner` says so, else 1 (Note [Regular elt views]; interleaved
+  // blocks read their blocks' positions so too, inner 1).
+  auto affine_position = [&](unsigned p, llvm::Value* i, bool pow2, bool inner) -> llvm::Value* {
     llvm::Value* c = fn->getArg(p);
     llvm::Value* q = quotient(i, c, pow2);
-    return b.CreateAdd(b.CreateAdd(b.CreateMul(q, fn->getArg(p + 1)), fn->getArg(p + 2)), b.CreateSub(i, b.CreateMul(q, c)));
+    llvm::Value* r = b.CreateSub(i, b.CreateMul(q, c));
+    if (inner) r = b.CreateMul(r, fn->getArg(p + 3));
+    return b.CreateAdd(b.CreateAdd(b.CreateMul(q, fn->getArg(p + 1)), fn->getArg(p + 2)), r);
   };
   // Input j of instance i: at i, at a gathered input's position, or a broadcast's one value.
   auto input_at = [&](uint32_t j, llvm::Value* i) -> llvm::Value* {
@@ -529,7 +532,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].interleaved) {
       const bool pow2 = gathered[static_cast<size_t>(g)].pow2;
       const unsigned p = position_param[static_cast<size_t>(g)];
-      llvm::Value* at_both = affine_position(p, i, pow2);
+      llvm::Value* at_both = affine_position(p, i, pow2, false);
       llvm::Value* block = fn->getArg(p + 3);
       llvm::Value* r = quotient(at_both, block, pow2);
       llvm::Value* second = b.CreateICmpNE(b.CreateAnd(r, b.getInt64(1)), b.getInt64(0));
@@ -537,7 +540,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
       llvm::Value* source = b.CreateSelect(second, b.CreateIntToPtr(fn->getArg(p + 4), b.getPtrTy()), fn->getArg(1 + j));
       return b.CreateLoad(t, b.CreateGEP(t, source, at));
     } else if (g >= 0 && gathered[static_cast<size_t>(g)].affine) {
-      at = affine_position(position_param[static_cast<size_t>(g)], i, gathered[static_cast<size_t>(g)].pow2);
+      at = affine_position(position_param[static_cast<size_t>(g)], i, gathered[static_cast<size_t>(g)].pow2, true);
     } else if (g >= 0) {
       llvm::Type* pt = position_type(b, gathered[static_cast<size_t>(g)]);
       at = b.CreateSExt(b.CreateLoad(pt, b.CreateGEP(pt, fn->getArg(position_param[static_cast<size_t>(g)]), i)),

@@ -112,8 +112,8 @@ struct GatheredInput {
   uint32_t input = 0;
   bool narrow = false;
   bool broadcast = false;
-  /// Read at (i / c)·stride + offset + i % c, from three int64 parameters in place of the
-  /// positions (Note [Regular elt views] in exec/cuda/device_vec.h).
+  /// Read at (i / c)·stride + (i % c)·inner + offset, from four int64 parameters in place of
+  /// the positions (Note [Regular elt views] in exec/cuda/device_vec.h).
   bool affine = false;
   /// Instance i's value is i: a lifted function's instance ids, never stored (Note [Iota
   /// inputs] in exec/cuda/kernels.h); no memory and no positions.
@@ -126,7 +126,7 @@ struct GatheredInput {
   /// A spread input over the segments of an earlier one, gathered[segments_of - 1], takes no
   /// parameters of its own: its segment is that one's, searched for once (0: its own).
   uint32_t segments_of = 0;
-  /// Read at P = (i / c)·stride + offset + i % c (as `affine`) of two sources laid in blocks
+  /// Read at P = (i / c)·stride + offset + i % c (as `affine`, inner 1) of two sources laid in blocks
   /// of b elements in turn: block P / b of source (P / b) mod 2, at (P / 2b)·b + P mod b (Note
   /// [Interleaved blocks] in exec/cuda/kernels.h). The first source is the input's pointer; five
   /// int64 parameters in place of the positions: c, stride, offset, b and the second source's
@@ -142,12 +142,13 @@ struct GatheredInput {
 
 /// The int64 parameters (or pointer) in place of a gathered input's positions in a map kernel
 /// (codegen/kernel_ptx.cpp compile_ptx): none for a broadcast, an iota or a spread over an
-/// earlier input's segments; three for an affine view or a spread; five for interleaved blocks;
-/// else the positions' pointer.
+/// earlier input's segments; three for a spread; four for an affine view; five for interleaved
+/// blocks; else the positions' pointer.
 inline int position_params(const GatheredInput& g) {
   if (g.broadcast || g.iota || g.segments_of > 0) return 0;
   if (g.interleaved) return 5;
-  return g.affine || g.spread ? 3 : 1;
+  if (g.affine) return 4;
+  return g.spread ? 3 : 1;
 }
 
 /// A key suffix naming `gathered`, for the caches of kernels compiled with it (empty when none).

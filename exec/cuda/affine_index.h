@@ -17,9 +17,11 @@ namespace ndp::exec::cuda {
 // launches for that one line of the radix benchmark's pass (bench/results/session47). Where
 // every one of them is such a form over regular segments, the host composes the formula of the
 // positions, row·L + place over rows of L, checks the bounds from the formula's least and
-// greatest values, and the elements read become a view a fused kernel reads in place (b = 1,
-// Note [Regular elt views] in device_vec.h) or a gather through positions one launch computes
-// (DVec::deferred_index): no check on the device, no read-back. Forms are composed only where
+// greatest values, and the elements read become a view of stored elements, which a fused kernel
+// reads in place and anything else gets in one launch (Note [Regular elt views] in
+// device_vec.h: `within[j][b]` is a view of inner stride nb, a transpose), or else a gather
+// through positions one launch computes (DVec::deferred_index): no check on the device, no
+// read-back. Forms are composed only where
 // the composition is exact; anything else takes the general path, which checks as before.
 
 /// Instance i's value, for i in [0, n): (i / c)·a + (i % c)·b + k, with c ≥ 1. c = 1 makes it

@@ -332,7 +332,8 @@ DVec DVec::deferred_view(Gpu& g, DVec source, int64_t n, Affine shape) {
   DVec v = deferred(source.type(), n, [gpu, source, n, shape] {
     const int bytes = elem_bytes(source.type());
     DBuf out = gpu->alloc(n * bytes);
-    if (n > 0) gpu->check(gpu->prims().affine_gather(bytes, source.data(), n, shape.c, shape.stride, shape.offset, out->pointer()));
+    if (n > 0) gpu->check(gpu->prims().affine_gather(bytes, source.data(), n, shape.c, shape.stride, shape.offset, shape.inner,
+                                                         out->pointer()));
     return out;
   });
   v.deferred_->view = std::make_shared<const DVec>(std::move(source));
@@ -612,7 +613,7 @@ DVec take_composed(Gpu& g, const DVec& v, CUdeviceptr idx, int64_t m, std::vecto
   });
   if (it == composed.end()) {
     DBuf out = g.alloc(m * 8);
-    if (affine) g.check(g.prims().affine_positions(idx, m, a.c, a.stride, a.offset, out->pointer()));
+    if (affine) g.check(g.prims().affine_positions(idx, m, a.c, a.stride, a.offset, a.inner, out->pointer()));
     else g.check(g.prims().gather(8, from, idx, m, out->pointer()));
     composed.push_back({from, idx, DVec::scalar(position_type(), m, std::move(out)), affine, a});
     it = composed.end() - 1;

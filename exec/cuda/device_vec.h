@@ -29,8 +29,11 @@
 // (Note [Known values] in device_vec.cpp) with a known index j, instance r's elements are the c
 // at (r·k + j)·c of the inner elements: element i of the result is source[(i / c)·k·c + j·c +
 // i % c]. So the elt is a deferred view of the source, which a fused kernel reads in place (the
-// three numbers are kernel parameters, GatheredInput::affine): no positions, no copy. Anything
-// else reads its buffer and gets the elements gathered.
+// numbers are kernel parameters, GatheredInput::affine): no positions, no copy. Anything else
+// reads its buffer and gets the elements gathered, in one launch. A view's places within a
+// block of c may lie `inner` apart, not only next to each other: a formula's columns (Note
+// [Affine indices] in affine_index.h), where positions stored had cost a launch more for the
+// gather and another for each fused kernel (a counting sort's pass: two of its 15, session 50).
 //
 // Note [Narrow gather positions]
 // An SpMV over i32 columns, {sum({v * x[i64(c)] : (c, v) in row}) : row in rows}, gathers x
@@ -210,12 +213,12 @@ class DVec {
   int64_t interleave_block() const { return deferred_->block; }
   /// The shape of a regular elt view (Note [Regular elt views]).
   struct Affine {
-    int64_t c = 0, stride = 0, offset = 0;
+    int64_t c = 0, stride = 0, offset = 0, inner = 1;
     bool operator==(const Affine&) const = default;
   };
   /// A pending regular elt view's elements' source; null otherwise.
   const DVec* view_source() const { return pending() ? deferred_->view.get() : nullptr; }
-  /// Its shape: element i is view_source()[(i / c)·stride + offset + i % c].
+  /// Its shape: element i is view_source()[(i / c)·stride + (i % c)·inner + offset].
   Affine view_shape() const { return deferred_->affine; }
   /// That view of `source` (flat scalars), n elements, deferred: a fused kernel reads it in
   /// place; anything else gets it gathered.

@@ -191,8 +191,8 @@ struct CudaExecutor::Impl : FlatWalk<CudaExecutor::Impl, DVec> {
     if (!pos) return std::nullopt;
     const lang::Type* t = elems.type();
     if (elems.index_form() == AffineIndex::iota()) return DVec::deferred_index(g, t, n, *pos);  // the positions themselves
-    if (host::is_flat_scalar(t) && !elems.pending() && (pos->c == 1 || pos->b == 1))
-      return DVec::deferred_view(g, elems, n, DVec::Affine{pos->c, pos->a, pos->k});
+    if (host::is_flat_scalar(t) && !elems.pending())
+      return DVec::deferred_view(g, elems, n, DVec::Affine{pos->c, pos->a, pos->k, pos->b});
     DVec positions = DVec::deferred_index(g, prog.types.int_(), n, *pos);
     if (host::is_flat_scalar(t)) return DVec::deferred_gather(g, elems, std::move(positions));
     return take(g, elems, positions.data(), n);

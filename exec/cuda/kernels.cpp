@@ -108,11 +108,12 @@ bool spread_in_place(const runtime::gpu::DSegs& segs) {
 /// Whether a view's divisor is a power of two (GatheredInput::pow2).
 bool power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
-/// The pending interleave v reads in place (itself, or the source of its view), or null.
+/// The pending interleave v reads in place (itself, or the source of its view of inner stride
+/// 1), or null.
 const DVec* interleave_read(const DVec& v) {
   if (v.interleave_source(0) != nullptr) return &v;
   const DVec* source = v.view_source();
-  return source != nullptr && source->interleave_source(0) != nullptr ? source : nullptr;
+  return source != nullptr && v.view_shape().inner == 1 && source->interleave_source(0) != nullptr ? source : nullptr;
 }
 
 }  // namespace
@@ -126,8 +127,8 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
     const size_t gathers = positions.size() + 1;
     return ins.size() + (guarded ? 2 * gathers + 1 : gathers) <= max_ptrs;
   };
-  // An affine view's three numbers instead (never guarded).
-  auto fits_view = [&] { return !guarded && ins.size() + positions.size() + 3 <= max_ptrs; };
+  // An affine view's four numbers instead (never guarded).
+  auto fits_view = [&] { return !guarded && ins.size() + positions.size() + 4 <= max_ptrs; };
   // Unguarded, unchecked gathers are checked before the launch, each check a pass and a
   // read-back; gathers through the same positions from sources of the same length (x[i], y[i]
   // and z[i] of one loop body) pass or fail alike, so the first of them is checked for all.
@@ -209,7 +210,7 @@ KernelArgs kernel_args(std::span<const DVec> ins, size_t max_ptrs, Gpu* guard, b
       const DVec::Affine shape = v.view_shape();
       a.gathered.push_back({.input = static_cast<uint32_t>(j), .affine = true, .pow2 = power_of_two(shape.c)});
       a.ptrs.push_back(v.view_source()->data());
-      for (int64_t x : {shape.c, shape.stride, shape.offset}) positions.push_back(static_cast<CUdeviceptr>(x));
+      for (int64_t x : {shape.c, shape.stride, shape.offset, shape.inner}) positions.push_back(static_cast<CUdeviceptr>(x));
       a.unchecked.push_back(nullptr);
     } else if (v.pending() && v.gather_source() != nullptr && fits()) {
       if (!guarded) check(v);

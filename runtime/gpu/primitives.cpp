@@ -16,6 +16,9 @@ struct Primitives::Impl {
   int64_t lookback_words = 0;
   int64_t lookback_uses = 0;  // passes given it since it was last zeroed
   cuda::DeviceBuffer failure;   // failure_words, once made
+  cuda::DeviceBuffer stamps;    // target_stamps' buffer
+  int64_t stamp_count = 0;
+  uint32_t stamp = 0;           // the last stamp given out; none in the buffer is higher
 };
 
 Primitives::Primitives(cuda::Device& device, cuda::MemoryPool& pool)
@@ -93,6 +96,24 @@ Result<CUdeviceptr> Primitives::lookback_scratch(int64_t ntiles) {
 // a flattened program makes several checks per statement. The word is kept instead: it is
 // kNoFailure at rest, each check reads it back (synchronising) before the next one can launch,
 // and only a check that found a failure, which is rare, writes it back.
+Result<Primitives::TargetStamps> Primitives::target_stamps(int64_t targets) {
+  // Zeroed when it grows and when the stamps come round again (after 2^32 - 1 calls): every
+  // stamp in it is one given out before, lower than the next.
+  const bool grow = targets > impl_->stamp_count;
+  if (grow) {
+    const int64_t grown = std::max(targets, 2 * impl_->stamp_count);
+    Result<cuda::DeviceBuffer> b = pool_.allocate(static_cast<size_t>(grown) * sizeof(uint32_t));
+    if (!b.ok()) return b.status();
+    impl_->stamps = std::move(b.value());
+    impl_->stamp_count = grown;
+  }
+  if (grow || impl_->stamp == UINT32_MAX) {
+    if (Status st = fill(impl_->stamps.pointer(), impl_->stamp_count, 4, 0); !st.ok()) return st;
+    impl_->stamp = 0;
+  }
+  return TargetStamps{impl_->stamps.pointer(), ++impl_->stamp};
+}
+
 Result<CUdeviceptr> Primitives::failure_words() {
   if (impl_->failure.pointer() == 0) {
     Result<cuda::DeviceBuffer> b = pool_.allocate(4 * sizeof(uint64_t));

@@ -76,6 +76,14 @@ class Primitives {
   /// (Note [Look-back epochs] in device/tile/look_back_records.cuh). Passes that use it run one
   /// at a time, on the device's stream.
   Result<CUdeviceptr> lookback_scratch(int64_t ntiles);
+  /// A 32-bit stamp a target for `targets` targets and this call's stamp: one buffer kept from
+  /// call to call, in which no stamp equals the one returned (Note [Deferred permutes by
+  /// stamps] in permute.cpp). Calls that use it run one at a time, on the device's stream.
+  struct TargetStamps {
+    CUdeviceptr stamps = 0;
+    uint32_t stamp = 0;
+  };
+  Result<TargetStamps> target_stamps(int64_t targets);
   /// Four words kept from call to call for checks that synchronise: word 0 is kNoFailure (all
   /// ones) whenever no check is running, so a check needs no fill before its kernel; one that
   /// found a failure writes it back with rearm_failure_words (Note [Armed failure words] in
@@ -289,11 +297,12 @@ class Primitives {
   /// element, without building a ++ b.
   Status gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, CUdeviceptr idx, int64_t n, CUdeviceptr out);
   /// The positions in its source of elements idx[k] (k < n) of an affine view: (i / c)·stride +
-  /// offset + i % c (int64; c > 0).
-  Status affine_positions(CUdeviceptr idx, int64_t n, int64_t c, int64_t stride, int64_t offset, CUdeviceptr out);
+  /// (i % c)·inner + offset (int64; c > 0).
+  Status affine_positions(CUdeviceptr idx, int64_t n, int64_t c, int64_t stride, int64_t offset, int64_t inner,
+                          CUdeviceptr out);
   /// The n elements of that view of src, of `bytes` (1, 4 or 8) each: out[i] = src[(i / c)·stride
-  /// + offset + i % c].
-  Status affine_gather(int bytes, CUdeviceptr src, int64_t n, int64_t c, int64_t stride, int64_t offset,
+  /// + (i % c)·inner + offset].
+  Status affine_gather(int bytes, CUdeviceptr src, int64_t n, int64_t c, int64_t stride, int64_t offset, int64_t inner,
                        CUdeviceptr out);
   /// out[i] = (i / c)·a + (i % c)·b + k for i < n (c ≥ 1): positions the host knows as a
   /// formula (Note [Affine indices] in exec/cuda/affine_index.h).

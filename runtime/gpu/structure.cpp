@@ -116,13 +116,13 @@ Status Primitives::gather2(int bytes, CUdeviceptr a, int64_t na, CUdeviceptr b, 
 }
 
 Status Primitives::affine_positions(CUdeviceptr idx, int64_t n, int64_t c, int64_t stride, int64_t offset,
-                                    CUdeviceptr out) {
-  return launch_named(*this, "ndp_affine_positions", n, idx, n, c, stride, offset, out);
+                                    int64_t inner, CUdeviceptr out) {
+  return launch_named(*this, "ndp_affine_positions", n, idx, n, c, stride, offset, inner, out);
 }
 
 Status Primitives::affine_gather(int bytes, CUdeviceptr src, int64_t n, int64_t c, int64_t stride, int64_t offset,
-                                 CUdeviceptr out) {
-  return launch_named(*this, sized_name("ndp_affine_gather_", bytes), n, src, n, c, stride, offset, out);
+                                 int64_t inner, CUdeviceptr out) {
+  return launch_named(*this, sized_name("ndp_affine_gather_", bytes), n, src, n, c, stride, offset, inner, out);
 }
 
 Status Primitives::formula_positions(int64_t n, int64_t c, int64_t a, int64_t b, int64_t k, CUdeviceptr out) {

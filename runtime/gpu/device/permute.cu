@@ -124,14 +124,14 @@ extern "C" __global__ void ndp_permute_record(const long long* idx, Segs sp, Seg
   }
 }
 
-// ---- PERMUTE whose check is read later (Note [Deferred permutes by marks] in permute.cpp) ----
+// ---- PERMUTE whose check is read later (Note [Deferred permutes by stamps] in permute.cpp) ----
 // A failing position lowers `word`, which names no error of its own: the host runs the
-// checked permute again to raise it. `marks` holds a bit a target, zero on entry.
+// checked permute again to raise it. `stamps` holds a stamp a target, each lower than `stamp`.
 
-#define NDP_PERMUTE_MARK_PLACE(W, bytes)                                                                   \
-  extern "C" __global__ void ndp_permute_mark_place_##bytes(const W* v, const long long* idx, Segs s,      \
-                                                            unsigned* marks, W* out,                       \
-                                                            unsigned long long* word) {                    \
+#define NDP_PERMUTE_STAMP_PLACE(W, bytes)                                                                  \
+  extern "C" __global__ void ndp_permute_stamp_place_##bytes(const W* v, const long long* idx, Segs s,     \
+                                                             unsigned* stamps, unsigned stamp, W* out,     \
+                                                             unsigned long long* word) {                   \
     NDP_GRID_STRIDE(p, s.total) {                                                                          \
       long long k = s.segment_of(p), len = s.length(k), t = idx[p];                                        \
       if (t < 0 || t >= len) {                                                                             \
@@ -139,9 +139,8 @@ extern "C" __global__ void ndp_permute_record(const long long* idx, Segs sp, Seg
         continue;                                                                                          \
       }                                                                                                    \
       long long g = s.begin(k) + t;                                                                        \
-      unsigned bit = 1u << (g & 31);                                                                       \
-      if (atomicOr(&marks[g >> 5], bit) & bit) report_failure(word, p);                                    \
-      else out[g] = v[p];                                                                                  \
+      out[g] = v[p];                                                                                       \
+      if (atomicExch(&stamps[g], stamp) == stamp) report_failure(word, p);                                 \
     }                                                                                                      \
   }
-NDP_FOR_SIZES(NDP_PERMUTE_MARK_PLACE)
+NDP_FOR_SIZES(NDP_PERMUTE_STAMP_PLACE)

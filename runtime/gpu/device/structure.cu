@@ -270,20 +270,21 @@ extern "C" __global__ void ndp_iseq_lengths(const long long* s, const long long*
 }
 
 // An affine view's positions (Note [Regular elt views] in exec/cuda/device_vec.h): element i of
-// the view is source[(i / c)·stride + offset + i % c]; out[k] is that position for i = idx[k].
+// the view is source[(i / c)·stride + (i % c)·inner + offset]; out[k] is that position for
+// i = idx[k].
 extern "C" __global__ void ndp_affine_positions(const long long* idx, long long n, long long c, long long stride,
-                                                long long offset, long long* out) {
+                                                long long offset, long long inner, long long* out) {
   NDP_GRID_STRIDE(k, n) {
     const long long i = idx[k];
-    out[k] = (i / c) * stride + offset + i % c;
+    out[k] = (i / c) * stride + (i % c) * inner + offset;
   }
 }
 
 // The view's n elements themselves, stored.
 #define NDP_AFFINE_GATHER(W, bytes)                                                                       \
   extern "C" __global__ void ndp_affine_gather_##bytes(const W* src, long long n, long long c, long long stride, \
-                                                       long long offset, W* out) {                         \
-    NDP_GRID_STRIDE(i, n) out[i] = src[(i / c) * stride + offset + i % c];                                \
+                                                       long long offset, long long inner, W* out) {        \
+    NDP_GRID_STRIDE(i, n) out[i] = src[(i / c) * stride + (i % c) * inner + offset];                      \
   }
 NDP_FOR_SIZES(NDP_AFFINE_GATHER)
 

@@ -584,25 +584,29 @@ TEST_CASE("gpu pack_rows_block: the kept positions, lengths and offsets of few i
 TEST_CASE("gpu affine_positions and affine_gather follow a view's shape") {
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
-  // Element i of the view is source[(i / c)·stride + offset + i % c]: stride 0 (one row
-  // repeated), a stride past the row (a regular elt view), and c not a power of two.
-  struct Shape3 {
-    int64_t c, stride, offset;
+  // Element i of the view is source[(i / c)·stride + (i % c)·inner + offset]: stride 0 (one
+  // row repeated), a stride past the row (a regular elt view), c not a power of two, and an
+  // inner stride (a column of rows: a transpose).
+  struct Shape4 {
+    int64_t c, stride, offset, inner;
   };
   std::mt19937_64 rng(80);
-  for (Shape3 sh : {Shape3{3, 0, 0}, Shape3{3, 0, 5}, Shape3{4, 10, 2}, Shape3{1000, 0, 1}, Shape3{7, 7, 0}}) {
+  for (Shape4 sh : {Shape4{3, 0, 0, 1}, Shape4{3, 0, 5, 1}, Shape4{4, 10, 2, 1}, Shape4{1000, 0, 1, 1}, Shape4{7, 7, 0, 1},
+                    Shape4{6, 1, 0, 5}, Shape4{5, 2, 3, 13}}) {
     CAPTURE(sh.c);
     CAPTURE(sh.stride);
     CAPTURE(sh.offset);
+    CAPTURE(sh.inner);
     const int64_t n = 5 * sh.c + 2;  // whole blocks of c and part of one more
-    auto at = [&](int64_t i) { return (i / sh.c) * sh.stride + sh.offset + i % sh.c; };
+    auto at = [&](int64_t i) { return (i / sh.c) * sh.stride + (i % sh.c) * sh.inner + sh.offset; };
     std::vector<int64_t> idx;
     for (int64_t k = 0; k < 2 * n; ++k) idx.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(n)));
     DArray<int64_t> didx(*p, std::span<const int64_t>(idx)), out(*p, static_cast<int64_t>(idx.size()));
-    REQUIRE(p->affine_positions(didx.ptr(), static_cast<int64_t>(idx.size()), sh.c, sh.stride, sh.offset, out.ptr()).ok());
+    REQUIRE(p->affine_positions(didx.ptr(), static_cast<int64_t>(idx.size()), sh.c, sh.stride, sh.offset, sh.inner, out.ptr()).ok());
     Vec<int64_t> got = out.host(*p);
     for (size_t k = 0; k < idx.size(); ++k) REQUIRE(got[static_cast<int64_t>(k)] == at(idx[k]));
-    const int64_t span = at(n - 1) + sh.c;  // past every position the view reads
+    int64_t span = 0;  // past every position the view reads
+    for (int64_t i = 0; i < n; ++i) span = std::max(span, at(i) + 1);
     std::vector<int64_t> src8(static_cast<size_t>(span));
     std::vector<int32_t> src4(static_cast<size_t>(span));
     std::vector<uint8_t> src1(static_cast<size_t>(span));
@@ -614,9 +618,9 @@ TEST_CASE("gpu affine_positions and affine_gather follow a view's shape") {
     DArray<int64_t> d8(*p, std::span<const int64_t>(src8)), o8(*p, n);
     DArray<int32_t> d4(*p, std::span<const int32_t>(src4)), o4(*p, n);
     DArray<uint8_t> d1(*p, std::span<const uint8_t>(src1)), o1(*p, n);
-    REQUIRE(p->affine_gather(8, d8.ptr(), n, sh.c, sh.stride, sh.offset, o8.ptr()).ok());
-    REQUIRE(p->affine_gather(4, d4.ptr(), n, sh.c, sh.stride, sh.offset, o4.ptr()).ok());
-    REQUIRE(p->affine_gather(1, d1.ptr(), n, sh.c, sh.stride, sh.offset, o1.ptr()).ok());
+    REQUIRE(p->affine_gather(8, d8.ptr(), n, sh.c, sh.stride, sh.offset, sh.inner, o8.ptr()).ok());
+    REQUIRE(p->affine_gather(4, d4.ptr(), n, sh.c, sh.stride, sh.offset, sh.inner, o4.ptr()).ok());
+    REQUIRE(p->affine_gather(1, d1.ptr(), n, sh.c, sh.stride, sh.offset, sh.inner, o1.ptr()).ok());
     Vec<int64_t> g8 = o8.host(*p);
     Vec<int32_t> g4 = o4.host(*p);
     Vec<uint8_t> g1 = o1.host(*p);

@@ -45,7 +45,7 @@ void check_permute(gpu::Primitives& p, const Shape& s, const Vec<int64_t>& idx, 
   REQUIRE_MESSAGE(got.ok(), got.status().message());
   check_same_status(got.value(), cpu);
   if (ok(cpu)) CHECK(first_diff<T>(out.host(p).cspan(), want) == -1);
-  // Deferred (Note [Deferred permutes by marks]): the word stays ~0 (-1) exactly where
+  // Deferred (Note [Deferred permutes by stamps]): the word stays ~0 (-1) exactly where
   // the checked permute succeeds, and the moves are the same.
   Vec<int64_t> none(1, -1);
   DArray<int64_t> word(p, none.cspan());
@@ -197,6 +197,35 @@ TEST_CASE("gpu permute at large shapes") {
     check_permute<int64_t>(*p, s, Vec<int64_t>(random_indices(s, 3, true)), 4);
     check_permute<float>(*p, s, Vec<int64_t>(random_indices(s, 5, true)), 6);
   }
+}
+
+TEST_CASE("gpu deferred permutes reuse their stamps: a call sees only its own") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  // The same targets again and again (each call's stamps are all older than the next call's),
+  // at a size past every earlier call's (the stamps grow, zeroed), then a duplicate.
+  const int64_t n = 5000;
+  Vec<int64_t> reversed(n), values(n);
+  for (int64_t i = 0; i < n; ++i) reversed[i] = n - 1 - i, values[i] = 3 * i;
+  DArray<int64_t> dv(*p, values.cspan()), di(*p, reversed.cspan()), out(*p, n);
+  auto deferred = [&](const DArray<int64_t>& idx) {
+    Vec<int64_t> none(1, -1);
+    DArray<int64_t> word(*p, none.cspan());
+    cuda::Status st = p->permute_deferred(NDP_I64, dv.ptr(), idx.ptr(), gpu::DSegs::flat(n), out.ptr(), word.ptr());
+    REQUIRE_MESSAGE(st.ok(), st.message());
+    return word.host(*p).cspan()[0];
+  };
+  for (int round = 0; round < 3; ++round) {
+    CHECK(deferred(di) == -1);
+    CHECK(out.host(*p).cspan()[0] == 3 * (n - 1));
+  }
+  Vec<int64_t> twice(n);
+  std::copy_n(reversed.p.get(), n, twice.p.get());
+  twice[n - 1] = twice[0];
+  DArray<int64_t> dt(*p, twice.cspan());
+  const int64_t lowered = deferred(dt);
+  CHECK((lowered == 0 || lowered == n - 1));
+  CHECK(deferred(di) == -1);
 }
 
 TEST_CASE("gpu permute reports bad indices as the cpu runtime does") {
