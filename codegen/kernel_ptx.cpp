@@ -336,12 +336,13 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
   for (uint32_t q = 0; q < 64; ++q)
     if ((rows.regular >> q & 1) && (q >= k.seqs.size() || k.seqs[q].appended))
       throw std::runtime_error("regular rows for a sequence the kernel lacks or appends to");
+  if ((rows.zeroed & rows.sourced) != 0) throw std::runtime_error("rows both zeroed and sourced");
   for (uint32_t q = 0; q < 64; ++q) {
-    if (!(rows.zeroed >> q & 1)) continue;
+    if (!((rows.zeroed | rows.sourced) >> q & 1)) continue;
     const std::vector<flatten::KernelBody::StagedSeq>& staged = k.staged_seqs();
     if (q >= k.seqs.size() || !k.seqs[q].written || k.staged_seqs_on(lanes).empty() ||
         std::none_of(staged.begin(), staged.end(), [&](const flatten::KernelBody::StagedSeq& s) { return s.seq == q; }))
-      throw std::runtime_error("zeroed rows for a sequence the kernel does not stage and write");
+      throw std::runtime_error("zeroed or sourced rows for a sequence the kernel does not stage and write");
   }
   if (lanes < 1 || lanes > 1024 || (lanes & (lanes - 1)) != 0 || (lanes > 1 && !k.instance_at_a_time()))
     throw std::runtime_error("lanes that are not a power of two up to a block, or lanes for an elementwise kernel");
@@ -391,6 +392,14 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     if (rows.regular >> q & 1) int_param[seqs_at + k.seq_pointer(q)] = true;
   for (size_t j = 0; j < ni + no + (can_fail ? 1 : 0); ++j)
     params.push_back(int_param[1 + j] ? static_cast<llvm::Type*>(b.getInt64Ty()) : b.getPtrTy());
+  // A sourced sequence's component sources (RowForms::sourced), by their sequence pointers.
+  std::map<uint32_t, unsigned> source_param;
+  for (uint32_t q = 0; q < k.seqs.size() && q < 64; ++q)
+    if (rows.sourced >> q & 1)
+      for (uint32_t c = 0; c < k.seqs[q].components.size(); ++c) {
+        source_param[static_cast<uint32_t>(k.seq_pointer(q)) + 1 + c] = static_cast<unsigned>(params.size());
+        params.push_back(b.getPtrTy());
+      }
   if (tiled) params.push_back(b.getInt64Ty());  // m, the grid's columns (Note [Tiled folds])
   if (split) {  // partials, arrivals, parts (Note [Rows over several blocks] in codegen/lanes.h)
     params.push_back(b.getPtrTy());
@@ -423,6 +432,7 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::NoAlias);
     if (j < ni && !written_pointer(k, 1 + j, seqs_at)) fn->addParamAttr(static_cast<unsigned>(1 + j), llvm::Attribute::ReadOnly);
   }
+  for (const auto& [pointer, param] : source_param) fn->addParamAttr(param, llvm::Attribute::ReadOnly);
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   b.SetInsertPoint(entry);
   auto sreg = [&](llvm::Intrinsic::ID id) { return special_register(b, id); };
@@ -549,7 +559,11 @@ std::string compile_ptx(const flatten::KernelBody& k, std::span<const GatheredIn
     return b.CreateLoad(t, b.CreateGEP(t, fn->getArg(1 + j), at));
   };
   if (std::vector<flatten::KernelBody::StagedSeq> seqs = k.staged_seqs_on(lanes); (lanes == 1 || warp_loop) && !seqs.empty()) {
-    staged.emplace(b, k, std::move(seqs), fn->getArg(0), kernel_seq_pointer, input_at, lanes, rows.zeroed);
+    auto source_of = [&](uint32_t j) -> llvm::Value* {
+      auto it = source_param.find(j);
+      return it == source_param.end() ? nullptr : fn->getArg(it->second);
+    };
+    staged.emplace(b, k, std::move(seqs), fn->getArg(0), kernel_seq_pointer, input_at, lanes, rows.zeroed, source_of);
     if (warp_loop) valid = staged->runs();  // the block's warps past its instances store nothing
   }
   // A map kernel block's own rows in its shared memory (Note [Block rows]): a few lanes an instance.

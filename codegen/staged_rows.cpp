@@ -20,8 +20,10 @@ uint64_t size_of(llvm::Type* t) { return t->getPrimitiveSizeInBits() / 8; }
 StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
                        std::vector<flatten::KernelBody::StagedSeq> staged, llvm::Value* n,
                        std::function<llvm::Value*(uint32_t)> seq_pointer,
-                       std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes, uint64_t zeroed)
+                       std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes, uint64_t zeroed,
+                       std::function<llvm::Value*(uint32_t)> source_of)
     : b_(b), k_(k), staged_(std::move(staged)), global_(std::move(seq_pointer)) {
+  auto source = [&](uint32_t j) -> llvm::Value* { return source_of ? source_of(j) : nullptr; };
   llvm::Module& m = *b.GetInsertBlock()->getModule();
   llvm::Type* i64 = b.getInt64Ty();
   llvm::Function* fn = b.GetInsertBlock()->getParent();
@@ -52,7 +54,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
     for (uint32_t c = 0; c < k.seqs[q].components.size(); ++c) {
       const uint32_t j = static_cast<uint32_t>(k.seq_pointer(q)) + 1 + c;
       components_.push_back({s, j, storage_type(b.getContext(), k.seqs[q].components[c]), entry.CreateAlloca(i64),
-                             q < 64 && (zeroed >> q & 1) != 0});
+                             q < 64 && (zeroed >> q & 1) != 0, source(j)});
     }
   }
   llvm::AllocaInst* mine = entry.CreateAlloca(i64);  // the bytes of this instance's rows
@@ -116,7 +118,7 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
         each_row([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
           llvm::Value* to = b_.CreateGEP(b_.getInt8Ty(), shared_, at);
           if (c.zeroed) zero_range_by_block(b_, c.type, to, length, thread_, threads_);
-          else copy(c.type, global_(c.pointer), start, to, b_.getInt64(0), length);
+          else copy(c.type, c.source ? c.source : global_(c.pointer), start, to, b_.getInt64(0), length);
         });
       // This instance's rows: element e of a row is at its place + (e - start)·size, from a
       // base that the row's own offsets index (shared_pointer). A warp an instance copies its
@@ -127,35 +129,40 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
           if (lanes_ == 1) return;
           llvm::Value* to = b_.CreateGEP(b_.getInt8Ty(), shared_, at);
           if (c.zeroed) zero_range_by_block(b_, c.type, to, length, lane_, b_.getInt64(lanes_));
-          else copy_range_by_block(b_, {c.type}, {global_(c.pointer)}, start, {to}, length, lane_, b_.getInt64(lanes_));
+          else copy_range_by_block(b_, {c.type}, {c.source ? c.source : global_(c.pointer)}, start, {to}, length, lane_,
+                                   b_.getInt64(lanes_));
         });
       });
     });
   });
   // Component `pointer` (of type t) of this instance's row of staged sequence s, zeroed in
-  // global memory by the instance's lanes.
-  auto zero_in_global = [&](const flatten::KernelBody::StagedSeq& s, llvm::Type* t, uint32_t pointer) {
+  // global memory by the instance's lanes, or copied there from `from` (Note [Sourced rows]).
+  auto start_in_global = [&](const flatten::KernelBody::StagedSeq& s, llvm::Type* t, uint32_t pointer, llvm::Value* from) {
     const flatten::KernelNode& row = k.nodes[s.row];
     llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? instance_ : input_at(row.input, instance_);
     const RowSpan span = row_span(b_, global_(static_cast<uint32_t>(k.seq_pointer(s.seq))), id);
-    zero_range_by_block(b_, t, b_.CreateGEP(t, global_(pointer), span.start), span.length, lane_, b_.getInt64(lanes_));
+    llvm::Value* to = b_.CreateGEP(t, global_(pointer), span.start);
+    if (from == nullptr) zero_range_by_block(b_, t, to, span.length, lane_, b_.getInt64(lanes_));
+    else copy_range_by_block(b_, {t}, {from}, span.start, {to}, span.length, lane_, b_.getInt64(lanes_));
   };
-  // Zeroed rows a warp's loop does not stage (its own-slot rows) are zeroed in global memory,
-  // coalesced.
+  // Zeroed or sourced rows a warp's loop does not stage (its own-slot rows) start in global
+  // memory, coalesced.
   for (const flatten::KernelBody::StagedSeq& s : k.staged_seqs()) {
     const bool here = std::any_of(staged_.begin(), staged_.end(), [&](const auto& t) { return t.seq == s.seq; });
-    if (here || s.seq >= 64 || !(zeroed >> s.seq & 1)) continue;
+    const bool zeroes = s.seq < 64 && (zeroed >> s.seq & 1);
+    const uint32_t first = static_cast<uint32_t>(k.seq_pointer(s.seq)) + 1;
+    if (here || (!zeroes && source(first) == nullptr)) continue;
     when(runs_, [&] {
       for (uint32_t c = 0; c < k.seqs[s.seq].components.size(); ++c)
-        zero_in_global(s, storage_type(b_.getContext(), k.seqs[s.seq].components[c]),
-                       static_cast<uint32_t>(k.seq_pointer(s.seq)) + 1 + c);
+        start_in_global(s, storage_type(b_.getContext(), k.seqs[s.seq].components[c]), first + c,
+                        zeroes ? nullptr : source(first + c));
     });
   }
-  // A block whose rows stay in global memory zeroes its instances' zeroed rows there.
-  if (std::any_of(components_.begin(), components_.end(), [](const Component& c) { return c.zeroed; })) {
+  // A block whose rows stay in global memory starts its instances' zeroed and sourced rows there.
+  if (std::any_of(components_.begin(), components_.end(), [](const Component& c) { return c.zeroed || c.source; })) {
     when(b_.CreateAnd(b_.CreateNot(fits()), runs_), [&] {
       for (const Component& c : components_)
-        if (c.zeroed) zero_in_global(staged_[c.slot], c.type, c.pointer);
+        if (c.zeroed || c.source) start_in_global(staged_[c.slot], c.type, c.pointer, c.zeroed ? nullptr : c.source);
     });
   }
   barrier();

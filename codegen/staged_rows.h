@@ -55,6 +55,15 @@ namespace ndp::codegen {
 // zeroes its instances' rows in global memory before the loop, as a warp's loop does its
 // own-slot rows, which it does not stage (`places`, dist(0, #d)); the executor only allocates
 // them (RowForms::zeroed in flatten/kernel_abi.h).
+//
+// Note [Sourced rows]
+// A written sequence that does not start as zeros (a placing loop's next free positions, its
+// `starts` row) was copied by the host into a buffer of its own, which the kernel then changed:
+// a copy on the device's stream a launch, some 3.5 µs of the host's (Note [Launches on this
+// machine] in docs/cuda.md). Instead, the kernel takes the sequence's arrays as sources beside
+// its written buffers, which the executor only allocates, and copies each instance's rows from
+// them where it would zero a zeroed row: into shared memory, or in global memory where a block's
+// rows do not fit or a warp's loop does not stage them (RowForms::sourced).
 class StagedRows {
  public:
   /// Emits, at the kernel's start, the records and the copy of the rows of the staged
@@ -64,10 +73,13 @@ class StagedRows {
   /// `lanes` threads run an instance: 1, or a warp's 32 for a multiprefix loop (Note
   /// [Multiprefix loops] in flatten/flat_ir.h), whose warp g of the block runs the block's
   /// instance g.
-  /// Bit q of `zeroed` says that written sequence q starts as zeros (Note [Zeroed rows]).
+  /// Bit q of `zeroed` says that written sequence q starts as zeros (Note [Zeroed rows]);
+  /// `source_of(j)`, where not null, is the array whose rows sequence pointer j (a written
+  /// component) starts as (Note [Sourced rows]).
   StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k, std::vector<flatten::KernelBody::StagedSeq> staged,
              llvm::Value* n, std::function<llvm::Value*(uint32_t)> seq_pointer,
-             std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes = 1, uint64_t zeroed = 0);
+             std::function<llvm::Value*(uint32_t, llvm::Value*)> input_at, int lanes = 1, uint64_t zeroed = 0,
+             std::function<llvm::Value*(uint32_t)> source_of = nullptr);
 
   /// This thread's instance (an i64), and whether it has one (an i1): the same in every lane
   /// of an instance.
@@ -91,6 +103,7 @@ class StagedRows {
     llvm::Type* type;   // its elements' storage type
     llvm::AllocaInst* base;  // an i64: where its row's element 0 would be, from the window's start
     bool zeroed;             // its row starts as zeros (Note [Zeroed rows])
+    llvm::Value* source;     // else the array its row starts as (Note [Sourced rows]), or null
   };
   llvm::IRBuilder<>& b_;
   const flatten::KernelBody& k_;

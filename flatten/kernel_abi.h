@@ -28,10 +28,14 @@ using HostKernelFn = void (*)(int64_t begin, int64_t end, const void* const* ins
 /// `regular`, every row has one length, passed in place of the offsets (Note [Regular rows in
 /// kernels] in codegen/kernel_ptx.cpp); `zeroed`, a staged sequence the loop writes starts as
 /// zeros, which the kernel writes itself rather than reading a filled copy (Note [Zeroed rows]
-/// in codegen/staged_rows.h).
+/// in codegen/staged_rows.h); `sourced`, a staged sequence the loop writes starts as the rows of
+/// a source array per component, which the kernel copies itself rather than reading a copy the
+/// host made (Note [Sourced rows] there): their pointers follow the outputs and the failure
+/// record, one per component, sequence after sequence.
 struct RowForms {
   uint64_t regular = 0;
   uint64_t zeroed = 0;
+  uint64_t sourced = 0;
   bool operator==(const RowForms&) const = default;
 };
 

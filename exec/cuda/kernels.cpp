@@ -264,7 +264,8 @@ std::string kernel_key(const flatten::KernelBody& k, std::span<const GatheredInp
   const char* form_key = form == flatten::KernelForm::Tiled ? "|tiled" : form == flatten::KernelForm::SplitRows ? "|split" : "";
   return target_key() + gathered_key(gathered) + (lanes > 1 ? "|lanes " + std::to_string(lanes) : "") + form_key +
          (rows.regular != 0 ? "|regular " + std::to_string(rows.regular) : "") +
-         (rows.zeroed != 0 ? "|zeroed " + std::to_string(rows.zeroed) : "") + "|" + k.key();
+         (rows.zeroed != 0 ? "|zeroed " + std::to_string(rows.zeroed) : "") +
+         (rows.sourced != 0 ? "|sourced " + std::to_string(rows.sourced) : "") + "|" + k.key();
 }
 
 std::string consumer_key(const flatten::KernelBody& k, const runtime::gpu::ConsumerKernels& use,
@@ -461,9 +462,11 @@ bool known_zeros(const DVec& v) {
   return bits && *bits == 0;
 }
 
-/// A buffer of `v`'s type and size, its contents whatever they were: a zeroed row's (Note
-/// [Zeroed rows] in codegen/staged_rows.h), which the kernel writes before it reads.
+/// Buffers of `v`'s type and size (flat scalars and pairs of them), their contents whatever they
+/// were: a zeroed or sourced row's (Notes [Zeroed rows] and [Sourced rows] in
+/// codegen/staged_rows.h), which the kernel writes before it reads.
 DVec unfilled_like(Gpu& g, const DVec& v) {
+  if (v.kind() == lang::TypeKind::Pair) return DVec::pair(v.type(), unfilled_like(g, v.first()), unfilled_like(g, v.second()));
   return DVec::scalar(v.type(), v.size(), g.alloc(v.size() * elem_bytes(v.type())));
 }
 
@@ -675,13 +678,15 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
   if (!first_args.gathered.empty() && !can_load(k, first_args.gathered, lanes, form)) first_args = kernel_args(ins, ins.size());
   // Note [Regular rows in kernels]: the sequences it reads or writes in place whose rows have
   // one length. Note [Zeroed rows] in codegen/staged_rows.h: the staged ones it writes that
-  // start as zeros (a count's dist(0, m)), which it zeroes itself.
+  // start as zeros (a count's dist(0, m)), which it zeroes itself; Note [Sourced rows] there:
+  // the other staged ones it writes, which it copies itself.
   flatten::RowForms rows;
   for (size_t q = 0; q < seqs.size() && q < 64; ++q)
     if (!k.seqs[q].appended && seqs[q].regular_length()) rows.regular |= uint64_t{1} << q;
-  if (!k.staged_seqs_on(lanes).empty())  // (a warp's loop zeroes its unstaged own-slot rows too)
+  if (!k.staged_seqs_on(lanes).empty())  // (a warp's loop starts its unstaged own-slot rows too)
     for (const flatten::KernelBody::StagedSeq& s : k.staged_seqs())
-      if (s.seq < 64 && k.seqs[s.seq].written && known_zeros(seqs[s.seq].elems())) rows.zeroed |= uint64_t{1} << s.seq;
+      if (s.seq < 64 && k.seqs[s.seq].written)
+        (known_zeros(seqs[s.seq].elems()) ? rows.zeroed : rows.sourced) |= uint64_t{1} << s.seq;
   if (rows != flatten::RowForms{} && !can_load(k, first_args.gathered, lanes, form, rows)) rows = {};
   const runtime::cuda::Kernel& kernel = kernel_for(k, first_args.gathered, lanes, form, rows);
   // At most as many blocks as the GPU holds of this kernel at once; the driver's answer is
@@ -706,7 +711,7 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     for (size_t q = 0; q < seqs.size(); ++q) {
       ptrs.push_back(rows.regular >> q & 1 ? static_cast<CUdeviceptr>(*seqs[q].regular_length()) : seqs[q].offsets());
       if (k.seqs[q].written)
-        written[q] = rows.zeroed >> q & 1 ? unfilled_like(gpu_, seqs[q].elems()) : fresh_copy(gpu_, seqs[q].elems());
+        written[q] = (rows.zeroed | rows.sourced) >> q & 1 ? unfilled_like(gpu_, seqs[q].elems()) : fresh_copy(gpu_, seqs[q].elems());
       component_pointers(k.seqs[q].written ? written[q] : seqs[q].elems(), ptrs);
       if (!k.seqs[q].appended) continue;
       Slots& sl = slots[q];
@@ -749,6 +754,8 @@ std::vector<DVec> GpuKernels::run(const flatten::KernelBody& k, std::span<const 
     } else if (can_fail) {
       ptrs.push_back(gpu_.kernel_record());
     }
+    for (size_t q = 0; q < seqs.size() && q < 64; ++q)  // the sourced rows' sources (RowForms::sourced)
+      if (rows.sourced >> q & 1) component_pointers(seqs[q].elems(), ptrs);
     std::vector<void*> params;
     params.push_back(&n);
     for (CUdeviceptr& p : ptrs) params.push_back(&p);

@@ -112,12 +112,28 @@ TEST_CASE("staged rows: a written sequence of regular rows takes its one length,
     check_assembles(zeroed);
     check_assembles(codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, {.regular = written, .zeroed = written}));
   }
-  // Only a staged sequence the loop writes can be zeroed.
+  // Written rows copied from sources of their own (Note [Sourced rows]): a pointer more for each
+  // written component, read where the copy was; never both zeroed and sourced.
+  size_t written_components = 0;
+  for (uint32_t q = 0; q < k->seqs.size(); ++q)
+    if (written >> q & 1) written_components += k->seqs[q].components.size();
+  for (int lanes : {1, 32}) {
+    CAPTURE(lanes);
+    const std::string plain = codegen::compile_ptx(*k, {}, lanes);
+    const std::string sourced = codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, {.sourced = written});
+    CHECK(occurrences(sourced, ".param .u64") == occurrences(plain, ".param .u64") + written_components);
+    CHECK(occurrences(sourced, "st.shared") > 0);
+    check_assembles(sourced);
+    check_assembles(codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, {.regular = written, .sourced = written}));
+    CHECK_THROWS(codegen::compile_ptx(*k, {}, lanes, flatten::KernelForm::Instances, {.zeroed = written, .sourced = written}));
+  }
+  // Only a staged sequence the loop writes can be zeroed or sourced.
   uint64_t read_only = 0;
   for (const flatten::KernelBody::StagedSeq& s : k->staged_seqs())
     if (!k->seqs[s.seq].written) read_only |= uint64_t{1} << s.seq;
   REQUIRE(read_only != 0);
   CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Instances, {.zeroed = read_only}));
+  CHECK_THROWS(codegen::compile_ptx(*k, {}, 1, flatten::KernelForm::Instances, {.sourced = read_only}));
   // A sequence a loop appends to has slots with offsets of their own.
   Flattened evens(kEvens, true);
   const flatten::KernelBody* e = first_kernel(evens.flat, flatten::Op::LoopKernel);
@@ -232,4 +248,8 @@ TEST_CASE("staged rows: a warp's loop stages no own-slot sequence, a thread's lo
   const std::string zeroed = codegen::compile_ptx(*k, {}, 32, flatten::KernelForm::Instances, {.zeroed = own});
   CHECK(occurrences(zeroed, "st.global") > occurrences(warp_ptx, "st.global"));
   check_assembles(zeroed);
+  // Or copied there from their sources (Note [Sourced rows]).
+  const std::string sourced = codegen::compile_ptx(*k, {}, 32, flatten::KernelForm::Instances, {.sourced = own});
+  CHECK(occurrences(sourced, "ld.global") > occurrences(warp_ptx, "ld.global"));
+  check_assembles(sourced);
 }
