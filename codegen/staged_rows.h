@@ -59,11 +59,12 @@ namespace ndp::codegen {
 // Note [Sourced rows]
 // A written sequence that does not start as zeros (a placing loop's next free positions, its
 // `starts` row) was copied by the host into a buffer of its own, which the kernel then changed:
-// a copy on the device's stream a launch, some 3.5 µs of the host's (Note [Launches on this
-// machine] in docs/cuda.md). Instead, the kernel takes the sequence's arrays as sources beside
-// its written buffers, which the executor only allocates, and copies each instance's rows from
-// them where it would zero a zeroed row: into shared memory, or in global memory where a block's
-// rows do not fit or a warp's loop does not stage them (RowForms::sourced).
+// a copy on the device's stream, some 3.5 µs of the host's like a launch (the H200 machine's
+// driver calls, bench/results/session49/start/launch_rate.txt). Instead, the kernel takes the
+// sequence's arrays as sources beside its written buffers, which the executor only allocates,
+// and copies each instance's rows from them where it would zero a zeroed row: into shared
+// memory, or in global memory where a block's rows do not fit or a warp's loop does not stage
+// them (RowForms::sourced).
 class StagedRows {
  public:
   /// Emits, at the kernel's start, the records and the copy of the rows of the staged
