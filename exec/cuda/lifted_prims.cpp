@@ -667,6 +667,10 @@ struct Natives {
     int64_t n = v.size();
     if (std::optional<int64_t> k = v.regular_length(), len = inner.regular_length(); k && len)
       return DVec::regular(g, c.result, n, *k * *len, inner.elems());  // Note [Known values]
+    // One instance's inner sequences hold every inner element, in order (a vector's rows lie
+    // one after another over its elements, as DVec::seq takes one sequence to be all of its
+    // elements): one regular row of them, no launch (a counting sort's flatten of its places).
+    if (n == 1) return DVec::regular(g, c.result, 1, inner.elems().size(), inner.elems());
     // Sequence i's elements are those of its inner sequences, which lie together: its offset is
     // its first inner sequence's, and its length runs to its last one's end (one launch).
     DBuf len = g.alloc(n * 8), off = g.alloc((n + 1) * 8);

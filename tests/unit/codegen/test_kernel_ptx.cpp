@@ -46,7 +46,7 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
   // Inputs 1 and 3 read through positions (Note [Fused gathers]), input 3's i32 (Note [Narrow
   // gather positions]): two more parameters, and it must assemble too.
   // Also input 2 read at position 0 by every instance (Note [Broadcast inputs]): no positions.
-  // And input 1 read as a regular elt view (Note [Regular elt views]): three int64 parameters.
+  // And input 1 read as a regular elt view (Note [Regular elt views]): four int64 parameters.
   // And input 0 (an int) taken as the instance itself (Note [Iota inputs]): no parameter read.
   const flatten::GatheredInput gathered[] = {{1, false}, {3, true}}, broadcast[] = {{1, false}, {2, false, true}, {3, true}},
                                affine[] = {{1, false, false, true}, {3, true}},
@@ -72,7 +72,7 @@ TEST_CASE("kernels: PTX for sm_90 assembles with ptxas") {
     CAPTURE(g.size());
     size_t positions = 0;
     for (const flatten::GatheredInput& gi : g)
-      positions += gi.broadcast || gi.iota || gi.segments_of > 0 ? 0 : gi.interleaved ? 5 : gi.affine || gi.spread ? 3 : 1;
+      positions += gi.broadcast || gi.iota || gi.segments_of > 0 ? 0 : gi.interleaved ? 5 : gi.affine ? 4 : gi.spread ? 3 : 1;
     const std::string ptx = codegen::compile_ptx(*bc.body, g);
     // Only the narrow positions are widened (the body converts nothing from i32).
     CHECK(ptx_has_widening(ptx) == !g.empty());
