@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build pkg-config g++ python3 llvm-19-dev libfmt-dev doctest-dev libedit-dev
-          zlib1g-dev libzstd-dev clang-19 libclang-rt-19-dev)
+          zlib1g-dev libzstd-dev clang-19 libclang-rt-19-dev libjemalloc-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

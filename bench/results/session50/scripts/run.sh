@@ -10,9 +10,12 @@ build-gpu/tests/unit_runtime_gpu > $R/unit_runtime_gpu.txt 2>&1; echo "unit_runt
 grep -A3 "ERROR\|FAILED" $R/unit_runtime_gpu.txt | head -20; tail -2 $R/unit_runtime_gpu.txt
 NDP_JIT_FALLBACK=error timeout 300 $NDP test tests examples --backend=cuda > $R/suite.txt 2>&1
 echo "suite rc=$?" >> $R/suite.txt; tail -2 $R/suite.txt; grep "^FAIL" $R/suite.txt | head -5
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,pstate --format=csv -lms 50 > $R/clocks.csv 2>&1 &
+SMI=$!
 for round in 1 2 3; do
 python3 bench/run_gpu_map_blocks.py --ndp $NDP --baselines build-gpu/bench/map_blocks --out $R/mb$round --only radix --runs ${RUNS:-5} > $R/mb$round.log 2>&1
 done
+kill $SMI
 grep -h "per-block" $R/mb*.log
 for n in 1000 1000000; do
   sed -e "s/^bench_size = .*/bench_size = $n \$/" -e 's/^bench_runs = .*/bench_runs = 30 $/' bench/programs/radix_blocks.ndp > /tmp/rx$n.ndp
