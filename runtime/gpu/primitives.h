@@ -78,7 +78,9 @@ class Primitives {
   Result<CUdeviceptr> lookback_scratch(int64_t ntiles);
   /// A 32-bit stamp a target for `targets` targets and this call's stamp: one buffer kept from
   /// call to call, in which no stamp equals the one returned (Note [Deferred permutes by
-  /// stamps] in permute.cpp). Calls that use it run one at a time, on the device's stream.
+  /// stamps] in permute.cpp). Calls that use it run one at a time, on the device's stream. It
+  /// holds 4 bytes a target of the largest call so far (half of what that call's 8-byte
+  /// positions take) until the Primitives go.
   struct TargetStamps {
     CUdeviceptr stamps = 0;
     uint32_t stamp = 0;
