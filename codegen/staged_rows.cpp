@@ -15,6 +15,15 @@ namespace {
 
 uint64_t size_of(llvm::Type* t) { return t->getPrimitiveSizeInBits() / 8; }
 
+/// `count` elements of type t into to[0, count), thread `thread` of `threads` (i64s) storing its
+/// share: zeros where `zeroed` (Note [Zeroed rows]), else from[from_start..] (a staged row's
+/// copy, or a sourced one's: Note [Sourced rows]).
+void start_range(llvm::IRBuilder<>& b, llvm::Type* t, bool zeroed, llvm::Value* from, llvm::Value* from_start,
+                 llvm::Value* to, llvm::Value* count, llvm::Value* thread, llvm::Value* threads) {
+  if (zeroed) zero_range_by_block(b, t, to, count, thread, threads);
+  else copy_range_by_block(b, {t}, {from}, from_start, {to}, count, thread, threads);
+}
+
 }  // namespace
 
 StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
@@ -116,9 +125,8 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
     when(fits, [&] {
       if (lanes_ == 1)
         each_row([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
-          llvm::Value* to = b_.CreateGEP(b_.getInt8Ty(), shared_, at);
-          if (c.zeroed) zero_range_by_block(b_, c.type, to, length, thread_, threads_);
-          else copy(c.type, c.source ? c.source : global_(c.pointer), start, to, b_.getInt64(0), length);
+          start_range(b_, c.type, c.zeroed, starts_as(c), start, b_.CreateGEP(b_.getInt8Ty(), shared_, at), length, thread_,
+                      threads_);
         });
       // This instance's rows: element e of a row is at its place + (e - start)·size, from a
       // base that the row's own offsets index (shared_pointer). A warp an instance copies its
@@ -127,10 +135,8 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
         own_rows([&](const Component& c, llvm::Value* at, llvm::Value* start, llvm::Value* length) {
           b_.CreateStore(b_.CreateSub(at, b_.CreateMul(start, b_.getInt64(size_of(c.type)))), c.base);
           if (lanes_ == 1) return;
-          llvm::Value* to = b_.CreateGEP(b_.getInt8Ty(), shared_, at);
-          if (c.zeroed) zero_range_by_block(b_, c.type, to, length, lane_, b_.getInt64(lanes_));
-          else copy_range_by_block(b_, {c.type}, {c.source ? c.source : global_(c.pointer)}, start, {to}, length, lane_,
-                                   b_.getInt64(lanes_));
+          start_range(b_, c.type, c.zeroed, starts_as(c), start, b_.CreateGEP(b_.getInt8Ty(), shared_, at), length, lane_,
+                      b_.getInt64(lanes_));
         });
       });
     });
@@ -141,9 +147,8 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
     const flatten::KernelNode& row = k.nodes[s.row];
     llvm::Value* id = row.kind == flatten::KernelNode::Kind::Instance ? instance_ : input_at(row.input, instance_);
     const RowSpan span = row_span(b_, global_(static_cast<uint32_t>(k.seq_pointer(s.seq))), id);
-    llvm::Value* to = b_.CreateGEP(t, global_(pointer), span.start);
-    if (from == nullptr) zero_range_by_block(b_, t, to, span.length, lane_, b_.getInt64(lanes_));
-    else copy_range_by_block(b_, {t}, {from}, span.start, {to}, span.length, lane_, b_.getInt64(lanes_));
+    start_range(b_, t, from == nullptr, from, span.start, b_.CreateGEP(t, global_(pointer), span.start), span.length, lane_,
+                b_.getInt64(lanes_));
   };
   // Zeroed or sourced rows a warp's loop does not stage (its own-slot rows) start in global
   // memory, coalesced.
@@ -167,6 +172,8 @@ StagedRows::StagedRows(llvm::IRBuilder<>& b, const flatten::KernelBody& k,
   }
   barrier();
 }
+
+llvm::Value* StagedRows::starts_as(const Component& c) { return c.source != nullptr ? c.source : global_(c.pointer); }
 
 llvm::Value* StagedRows::fits() { return b_.CreateLoad(b_.getInt1Ty(), fits_); }
 

@@ -124,6 +124,9 @@ class StagedRows {
   llvm::AllocaInst* fits_ = nullptr;  // an i1, the same in every thread of the block
   std::vector<Component> components_;
 
+  /// The array a staged component's row starts as: its source (Note [Sourced rows]), else its
+  /// own sequence pointer.
+  llvm::Value* starts_as(const Component& c);
   /// Field f of instance r's record (an i64 in shared memory).
   llvm::Value* field(llvm::Value* r, uint32_t f);
   /// body(component, the bytes of its row in shared memory, the row's first element in global
