@@ -32,6 +32,10 @@ Result<std::unique_ptr<Driver>> Driver::load(const std::string& library) {
   }
 #include "cuda_functions.def"
 #undef NDP_CUDA_FN
+#define NDP_CUDA_FN(name, symbol, params) \
+  driver->name = reinterpret_cast<decltype(driver->name)>(dlsym(handle, symbol));
+#include "cuda_optional_functions.def"
+#undef NDP_CUDA_FN
   return driver;
 }
 

@@ -76,7 +76,24 @@ class Driver {
 
 #define NDP_CUDA_FN(name, symbol, params) CUresult (*name) params = nullptr;
 #include "cuda_functions.def"
+#include "cuda_optional_functions.def"  // null where the driver lacks them
 #undef NDP_CUDA_FN
+
+  /// With NDP_PROFILE set, counts `n` kernel launches that went out by other calls than
+  /// cuLaunchKernel (a launch batch's graph).
+  void count_launches(uint64_t n) const {
+    if (!profiling_) return;
+    std::lock_guard<std::mutex> lock(tally_mu_);
+    clock_.launches += n;
+  }
+
+  /// With NDP_PROFILE set, counts one event of the runtime's own (`what`, a string literal) in
+  /// the table of entry points printed at exit, with no time (how launch batches went out).
+  void tally(const char* what) const {
+    if (!profiling_) return;
+    std::lock_guard<std::mutex> lock(tally_mu_);
+    ++tallies_[what].calls;
+  }
 
  private:
   Driver() = default;

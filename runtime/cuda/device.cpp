@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "launch_batch.h"
+
 namespace ndp::runtime::cuda {
 
 namespace {
@@ -57,6 +59,7 @@ Result<std::unique_ptr<Device>> Device::open(const Driver& d, int ordinal) {
   NDP_CU_TRY(NDP_CU(d, cuCtxSetCurrent, device->context_));
   // Non-blocking: other libraries' work on the legacy default stream must not serialise ours.
   NDP_CU_TRY(NDP_CU(d, cuStreamCreate, &device->stream_, CU_STREAM_NON_BLOCKING));
+  device->launches_ = std::make_unique<LaunchBatch>(d);
   return device;
 }
 
@@ -71,7 +74,12 @@ Device::~Device() {
     }
   };
   if (stream_ != nullptr) {
+    if (launches_) {
+      launches_->flush(stream_);
+      report(launches_->take_failure());
+    }
     report(NDP_CU(*driver_, cuStreamSynchronize, stream_));
+    launches_.reset();  // its graphs, before the context goes
     report(NDP_CU(*driver_, cuStreamDestroy, stream_));
   }
   if (context_ != nullptr) report(NDP_CU(*driver_, cuDevicePrimaryCtxRelease, device_));
@@ -79,9 +87,26 @@ Device::~Device() {
 
 Status Device::make_current() const { return NDP_CU(*driver_, cuCtxSetCurrent, context_); }
 
+CUstream Device::stream() const {
+  launches_->flush(stream_);
+  return stream_;
+}
+
+Status Device::launch(CUfunction function, const std::string& name, const LaunchConfig& config, void** parameters) {
+  return launches_->add(function, name, config, parameters, stream_);
+}
+
+Status Device::waited() {
+  launches_->waited();
+  return launches_->take_failure();
+}
+
+void Device::forget_kernels() { launches_->forget_kernels(); }
+
 Status Device::synchronize() {
-  Status s = NDP_CU(*driver_, cuStreamSynchronize, stream_);
+  Status s = NDP_CU(*driver_, cuStreamSynchronize, stream());
   if (!s.ok()) return s;
+  NDP_CU_TRY(waited());
   Status deferred = std::move(deferred_);
   deferred_ = Status();
   return deferred;

@@ -12,6 +12,8 @@
 
 namespace ndp::runtime::cuda {
 
+class LaunchBatch;
+
 /// What launch configuration and memory decisions need to know about the device.
 struct DeviceProperties {
   std::string name;
@@ -53,14 +55,30 @@ class Device {
 
   const Driver& driver() const { return *driver_; }
   const DeviceProperties& properties() const { return props_; }
-  CUstream stream() const { return stream_; }
+  /// The stream, for a call that puts work on it: the launches queued so far go first (Note
+  /// [Launch batches] in launch_batch.h), so the stream keeps the program's order.
+  CUstream stream() const;
   CUdevice handle() const { return device_; }
 
   /// Makes the context current on the calling thread (needed once per thread before use).
   Status make_current() const;
 
-  /// Waits for the stream; also reports the first failure deferred by a destructor.
+  /// Waits for the stream; also reports the first failure deferred by a destructor or by a
+  /// batch of launches.
   Status synchronize();
+
+  /// Queues a launch of `function` (named `name` in errors) in the launch batch, or launches it
+  /// now (Note [Launch batches]); `parameters` point at the arguments' values, copied here.
+  Status launch(CUfunction function, const std::string& name, const LaunchConfig& config, void** parameters);
+
+  /// For a caller that has waited for the stream itself (a read-back): the GPU is idle now, and
+  /// a batch that failed since the last wait reports it here.
+  Status waited();
+
+  /// A module is unloaded (after the stream has drained): its functions' handles may be reused.
+  void forget_kernels();
+
+  const LaunchBatch& launches() const { return *launches_; }
 
   /// One thread per element: blocks of a warp multiple, as many as `n` needs.
   LaunchConfig one_thread_per_element(int64_t n) const;
@@ -78,6 +96,7 @@ class Device {
   CUstream stream_ = nullptr;
   DeviceProperties props_;
   Status deferred_;
+  std::unique_ptr<LaunchBatch> launches_;
 };
 
 }  // namespace ndp::runtime::cuda

@@ -178,8 +178,8 @@ Status MemoryPool::free(CUdeviceptr pointer, std::size_t bytes) {
     return Status();
   }
   const Driver& d = device_->driver();
-  return stream_ordered() ? NDP_CU(d, cuMemFreeAsync, pointer, device_->stream())
-                          : NDP_CU(d, cuMemFree, pointer);
+  const CUstream stream = device_->stream();  // queued launches go first, before a plain free too
+  return stream_ordered() ? NDP_CU(d, cuMemFreeAsync, pointer, stream) : NDP_CU(d, cuMemFree, pointer);
 }
 
 namespace {
@@ -219,16 +219,17 @@ constexpr std::size_t kUploadRingBytes = std::size_t{1} << 20;
 
 Status MemoryPool::release_cached() {
   const Driver& d = device_->driver();
+  const CUstream stream = device_->stream();  // queued launches go first, before a plain free too
   Status first;
   for (const auto& [bytes, pointer] : cached_) {
-    Status s = stream_ordered() ? NDP_CU(d, cuMemFreeAsync, pointer, device_->stream()) : NDP_CU(d, cuMemFree, pointer);
+    Status s = stream_ordered() ? NDP_CU(d, cuMemFreeAsync, pointer, stream) : NDP_CU(d, cuMemFree, pointer);
     if (first.ok() && !s.ok()) first = s;
   }
   cached_.clear();
   cached_bytes_ = 0;
   for (const auto& [bytes, pointers] : small_free_)
     for (CUdeviceptr pointer : pointers) {
-      Status s = stream_ordered() ? NDP_CU(d, cuMemFreeAsync, pointer, device_->stream()) : NDP_CU(d, cuMemFree, pointer);
+      Status s = stream_ordered() ? NDP_CU(d, cuMemFreeAsync, pointer, stream) : NDP_CU(d, cuMemFree, pointer);
       if (first.ok() && !s.ok()) first = s;
     }
   small_free_.clear();
@@ -271,6 +272,7 @@ Status MemoryPool::read_back(std::span<const ReadBack> asked) {
     at += (p.bytes + 7) & ~std::size_t{7};
   }
   NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+  NDP_CU_TRY(device_->waited());  // a failed batch of launches would leave these values unwritten
   upload_ring_used_ = 0;  // every queued upload is done (Note [Small uploads through pinned memory])
   at = 0;
   for (const ReadBack& p : parts) {
@@ -311,6 +313,7 @@ Status MemoryPool::upload(CUdeviceptr to, const void* from, std::size_t bytes) {
       const std::size_t room = (bytes + 63) & ~std::size_t{63};
       if (upload_ring_used_ + room > kUploadRingBytes) {
         NDP_CU_TRY(NDP_CU(d, cuStreamSynchronize, device_->stream()));
+        NDP_CU_TRY(device_->waited());
         upload_ring_used_ = 0;
       }
       char* slot = static_cast<char*>(upload_ring_) + upload_ring_used_;

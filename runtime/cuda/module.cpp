@@ -83,6 +83,7 @@ void Module::unload() {
   if (module_ == nullptr) return;
   Status s = device_->synchronize();
   device_->defer(std::move(s));
+  device_->forget_kernels();
   device_->defer(NDP_CU(device_->driver(), cuModuleUnload, module_));
   module_ = nullptr;
 }
@@ -121,16 +122,7 @@ Status launch(Device& device, const Kernel& kernel, LaunchConfig c, void** param
     kernel.shared_allowed = c.shared_bytes;
   }
   if (tracing()) std::fprintf(stderr, "%10.1f   launch %s grid %u block %u\n", trace_microseconds(), kernel.name.c_str(), c.grid_x, c.block_x);
-  Status s = NDP_CU(device.driver(), cuLaunchKernel, kernel.function, c.grid_x, 1, 1, c.block_x,
-                    1, 1, c.shared_bytes, device.stream(), parameters, nullptr);
-  if (!s.ok()) {
-    return Status::driver_failure(
-        s.call(), s.code(), s.name(), s.text(),
-        "kernel " + kernel.name + " with grid " + std::to_string(c.grid_x) + ", block " +
-            std::to_string(c.block_x) + ", " + std::to_string(c.shared_bytes) +
-            " bytes of shared memory");
-  }
-  return s;
+  return device.launch(kernel.function, kernel.name, c, parameters);
 }
 
 }  // namespace ndp::runtime::cuda
