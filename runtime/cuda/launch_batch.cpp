@@ -80,7 +80,12 @@ void LaunchBatch::set_up_progress() {
     progress_kernel_ = nullptr;
 }
 
-bool LaunchBatch::caught_up() const { return !lone_in_flight_ && graphs_sent_ - *progress_ <= 1; }
+bool LaunchBatch::worth_sending() const {
+  if (queued_ >= max_batch_) return true;
+  if (lone_in_flight_) return queued_ >= 2;
+  const uint64_t unfinished = graphs_sent_ - *progress_;  // graphs sent that the GPU has not finished
+  return unfinished == 0 || (unfinished == 1 && queued_ >= 2);
+}
 
 Status LaunchBatch::add(CUfunction function, const std::string& name, const LaunchConfig& config, void** parameters,
                         CUstream stream) {
@@ -98,9 +103,8 @@ Status LaunchBatch::add(CUfunction function, const std::string& name, const Laun
     std::memcpy(argument_bytes_.data() + at, parameters[i], sizes[i]);
     argument_at_.push_back(at);
   }
-  const bool full = queued_ >= max_batch_;
-  if (full || (lone_in_flight_ ? queued_ >= 2 : caught_up())) {
-    driver_.tally(full ? "(launch batch sent full)" : "(launch batch sent: the GPU caught up)");
+  if (worth_sending()) {
+    driver_.tally(queued_ >= max_batch_ ? "(launch batch sent full)" : "(launch batch sent: the GPU is nearly done)");
     send(stream);
   }
   return take_failure();
@@ -218,21 +222,21 @@ LaunchBatch::Graph* LaunchBatch::graph_for_queue(void** progress_arguments, cons
     ++as_long;
     if (oldest_as_long == nullptr || g.last_used < oldest_as_long->last_used) oldest_as_long = &g;
   }
-  if (same == nullptr && as_long < kGraphsOfOneLength && graphs_.size() < kMaxGraphs) oldest_as_long = nullptr;
-  for (Graph* g : {same, oldest_as_long}) {
-    if (g == nullptr) continue;
-    if (set_parameters(*g, progress_arguments)) {
-      how = g == same ? "replayed" : "set anew";
-      g->key = key;
-      for (size_t i = 0; i < queued_; ++i) g->shapes[i] = queue_[i].shape;
-      return g;
+  if (same != nullptr) {
+    if (set_parameters(*same, progress_arguments)) {
+      how = "replayed";
+      return same;
     }
-    destroy(*g);  // a node refused its parameters: the graph may be half set
-    graphs_.erase(graphs_.begin() + (g - graphs_.data()));
-    break;  // the pointers into graphs_ are stale now
+    oldest_as_long = same;  // a node refused its parameters: the graph may be half set
+  } else if (as_long < kGraphsOfOneLength && graphs_.size() < kMaxGraphs) {
+    oldest_as_long = nullptr;
+  }
+  if (oldest_as_long != nullptr) {
+    destroy(*oldest_as_long);
+    graphs_.erase(graphs_.begin() + (oldest_as_long - graphs_.data()));
   }
   how = "built";
-  return graphs_.size() < kMaxGraphs ? build_graph(progress_arguments) : nullptr;
+  return build_graph(progress_arguments);
 }
 
 bool LaunchBatch::same_shape(const Graph& g) const {

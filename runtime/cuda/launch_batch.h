@@ -30,21 +30,23 @@ Status launch_now(const Driver& driver, CUfunction function, const std::string& 
 // fills a batch costs more than the launches save (batches of a fixed 16, sent whenever full,
 // made the counting sort of 10^6 keys twice as slow). So each graph ends with a node that writes
 // the graph's number into page-locked host memory (`progress`), and the queue goes out
-//  - at once when the GPU has finished every graph sent (it is idle, or about to be): a lone
-//    launch goes out by cuLaunchKernel, and since its end cannot be seen, the launches after it
-//    are held until there are two;
-//  - when it holds kMaxBatch launches;
+//  - when the GPU has finished every graph sent (it is idle, or about to be): a lone launch goes
+//    out by cuLaunchKernel, and since its end cannot be seen, the launches after it are held
+//    until there are two;
+//  - when the GPU has one graph left to finish and two launches are queued, so that it finds the
+//    next batch waiting; while it has more, launches gather, up to kMaxBatch;
 //  - before anything else is put on the stream (Device::stream() flushes first), so the stream
 //    keeps the program's order, and before the host waits for it.
 // So a host that runs ahead of the GPU sends batches, and one that the GPU keeps up with sends
-// launches nearly one at a time, as before.
+// launches nearly one at a time. The progress node costs the GPU a kernel's start, so batches
+// pay where the host is the bound and cost a little where the GPU is.
 //
-// Instantiating a graph costs the host 10–75 µs, and where batches end depends on the GPU's
-// progress, so their shapes (each node's function, grid, block and shared memory) do not repeat
-// exactly. So a batch takes, in this order: a graph of its very shape, which only needs each
-// node's arguments set (0.7 µs a node); else a new graph, while there are fewer than
-// kGraphsOfOneLength of as many nodes; else the least recently used of those, whose nodes get
-// new functions and grids too (about 2 µs a node, still less than a launch). Where the driver lacks an entry point (before CUDA 12.4), the progress word or
+// Graphs are kept by their shape (each node's function, grid, block and shared memory): a batch
+// of a shape seen before replays its graph with each node's arguments set anew (0.7 µs a node);
+// a new shape builds and instantiates one (10–75 µs), kGraphsOfOneLength at most of each length,
+// the least recently used going first. A graph's nodes never get another function: a node
+// keeps the function's attributes (its shared memory carveout, its dynamic shared memory) from
+// when it was made, and a counting sort's loops ran slower in nodes set to them afterwards. Where the driver lacks an entry point (before CUDA 12.4), the progress word or
 // its kernel cannot be had, or NDP_LAUNCH_BATCH is 1, every launch goes out alone. A failure to
 // build or launch a graph sends the batch out launch by launch, so that a failing launch is named
 // as it would be without batches; that failure is kept and reported by the next wait
@@ -53,7 +55,7 @@ class LaunchBatch {
  public:
   static constexpr size_t kMaxBatch = 16;
   static constexpr size_t kMaxGraphs = 256;
-  static constexpr size_t kGraphsOfOneLength = 4;
+  static constexpr size_t kGraphsOfOneLength = 16;
 
   explicit LaunchBatch(const Driver& driver);
   ~LaunchBatch();
@@ -117,8 +119,8 @@ class LaunchBatch {
   bool set_parameters(Graph& g, void** progress_arguments);
   Graph* build_graph(void** progress_arguments);
   void set_up_progress();
-  /// Whether the GPU has finished every launch sent (as far as the progress word tells).
-  bool caught_up() const;
+  /// Whether the queue should go now (Note [Launch batches]), as far as the progress word tells.
+  bool worth_sending() const;
   void destroy(Graph& g);
   Status launch_alone(const Queued& q, CUstream stream);
   uint64_t shape_key() const;

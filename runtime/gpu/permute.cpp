@@ -73,27 +73,28 @@ Result<ndp_status> Primitives::permute(ndp_elem_type t, CUdeviceptr v, CUdevicep
   return finish(*this, r.value(), idx, s, s);
 }
 
-// Note [Deferred permutes by stamps]
+// Note [Deferred permutes by hashes]
 // A permute whose check is read later needs no lowest failing position, only whether one
 // failed (the host runs the checked permute again to raise the error). So it skips the
 // checked one's claims (8 bytes a target, filled, then an atomic minimum and a read at random
-// places: 39 µs of a counting sort's pass of 10^6 keys, H200, session 49), its status record
-// and its failure word's launch. Each source moves its element and exchanges its target's
-// 32-bit stamp for this call's (Primitives::target_stamps, a buffer kept from call to call
-// whose stamps are all older): where the old stamp was this call's, an earlier source took the
-// target, and the source reports its position, as does one whose target is out of bounds. n
-// sources in bounds without two on one target stamp n targets: a permutation. Where two share
-// a target, the second to come reports, whichever it is, and the output is never read.
-// Session 49's bit a target (atomicOr) needed a fill first, and its atomics met 32 targets on
-// one word: 36.7 µs against 26.6 for the stamps and 18.1 for the bare scatter of a counting
-// sort's 10^6 keys (bench/results/session50/permute_micro, H200).
+// places) and writes nothing a target but the element. Source p of n, in bounds, adds
+// h(target) - h(p) to one 64-bit word, a block's sum at a time; one out of bounds adds 1. The
+// targets of sources all in bounds are the positions 0..n-1 each once exactly when they are a
+// permutation, and then the word's sum is 0. Otherwise some position is nobody's target, and
+// the sum is a sum of h over positions with integer weights, one of them -1: with h a random
+// function it is 0 with probability 2^-64. h is splitmix64's finalizer of the position xor a key
+// (a bijection: one duplicate, h(t) - h(u) with t != u, is never 0) and each call takes a new
+// key, so no input is bad for every key. With sources out of bounds the sum is their count
+// (nonzero) plus that of the rest, 0 or a random-like word. So a failing permute is missed with
+// probability about 2^-64, far below the device's own error rates, and a correct one never
+// fails. Against the stamps of session 50 (a 32-bit exchange a target, 26-28 µs of a counting
+// sort's pass of 10^6 keys on an H200) this is the bare scatter's cost (17-18 µs,
+// bench/results/session50/permute_micro) and a block sum.
 Status Primitives::permute_deferred(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out,
                                     CUdeviceptr word) {
   if (s.total == 0) return Status();
-  Result<TargetStamps> stamps = target_stamps(s.total);
-  if (!stamps.ok()) return stamps.status();
-  return launch_named(*this, sized_name("ndp_permute_stamp_place_", elem_bytes(t)), s.total, v, idx, s,
-                      stamps->stamps, stamps->stamp, out, word);
+  return launch_named(*this, sized_name("ndp_permute_hashed_place_", elem_bytes(t)), s.total, v, idx, s,
+                      next_permute_key(), out, word);
 }
 
 Result<ndp_status> Primitives::dpermute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs sv, CUdeviceptr defaults,

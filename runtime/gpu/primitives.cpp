@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "runtime/gpu/embedded_images.h"
@@ -16,9 +17,7 @@ struct Primitives::Impl {
   int64_t lookback_words = 0;
   int64_t lookback_uses = 0;  // passes given it since it was last zeroed
   cuda::DeviceBuffer failure;   // failure_words, once made
-  cuda::DeviceBuffer stamps;    // target_stamps' buffer
-  int64_t stamp_count = 0;
-  uint32_t stamp = 0;           // the last stamp given out; none in the buffer is higher
+  uint64_t permute_key = std::random_device{}() | uint64_t{std::random_device{}()} << 32;
 };
 
 Primitives::Primitives(cuda::Device& device, cuda::MemoryPool& pool)
@@ -96,22 +95,9 @@ Result<CUdeviceptr> Primitives::lookback_scratch(int64_t ntiles) {
 // a flattened program makes several checks per statement. The word is kept instead: it is
 // kNoFailure at rest, each check reads it back (synchronising) before the next one can launch,
 // and only a check that found a failure, which is rare, writes it back.
-Result<Primitives::TargetStamps> Primitives::target_stamps(int64_t targets) {
-  // Zeroed when it grows and when the stamps come round again (after 2^32 - 1 calls): every
-  // stamp in it is one given out before, lower than the next.
-  const bool grow = targets > impl_->stamp_count;
-  if (grow) {
-    const int64_t grown = std::max(targets, 2 * impl_->stamp_count);
-    Result<cuda::DeviceBuffer> b = pool_.allocate(static_cast<size_t>(grown) * sizeof(uint32_t));
-    if (!b.ok()) return b.status();
-    impl_->stamps = std::move(b.value());
-    impl_->stamp_count = grown;
-  }
-  if (grow || impl_->stamp == UINT32_MAX) {
-    if (Status st = fill(impl_->stamps.pointer(), impl_->stamp_count, 4, 0); !st.ok()) return st;
-    impl_->stamp = 0;
-  }
-  return TargetStamps{impl_->stamps.pointer(), ++impl_->stamp};
+uint64_t Primitives::next_permute_key() {
+  impl_->permute_key += 0x9e3779b97f4a7c15ull;  // the golden-ratio step: a new key each call
+  return impl_->permute_key;
 }
 
 Result<CUdeviceptr> Primitives::failure_words() {

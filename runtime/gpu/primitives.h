@@ -76,16 +76,9 @@ class Primitives {
   /// (Note [Look-back epochs] in device/tile/look_back_records.cuh). Passes that use it run one
   /// at a time, on the device's stream.
   Result<CUdeviceptr> lookback_scratch(int64_t ntiles);
-  /// A 32-bit stamp a target for `targets` targets and this call's stamp: one buffer kept from
-  /// call to call, in which no stamp equals the one returned (Note [Deferred permutes by
-  /// stamps] in permute.cpp). Calls that use it run one at a time, on the device's stream. It
-  /// holds 4 bytes a target of the largest call so far (half of what that call's 8-byte
-  /// positions take) until the Primitives go.
-  struct TargetStamps {
-    CUdeviceptr stamps = 0;
-    uint32_t stamp = 0;
-  };
-  Result<TargetStamps> target_stamps(int64_t targets);
+  /// A new key for a deferred permute's hashes (Note [Deferred permutes by hashes] in
+  /// permute.cpp): a random start, then a new word each call.
+  uint64_t next_permute_key();
   /// Four words kept from call to call for checks that synchronise: word 0 is kNoFailure (all
   /// ones) whenever no check is running, so a check needs no fill before its kernel; one that
   /// found a failure writes it back with rearm_failure_words (Note [Armed failure words] in
@@ -149,9 +142,9 @@ class Primitives {
   /// As runtime::permute (checked: a permutation in every segment).
   Result<ndp_status> permute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out);
   /// permute without waiting for its check: where some index is out of bounds or taken twice,
-  /// `word` (a failure word, kNoFailure where none) is lowered to a failing position and out
-  /// holds whatever the in-bounds positions moved; the caller reads the word later and raises
-  /// the error by the checked permute.
+  /// `word` (a failure word, kNoFailure where none) no longer holds kNoFailure (but no position:
+  /// Note [Deferred permutes by hashes] in permute.cpp) and out holds whatever the in-bounds
+  /// positions moved; the caller reads the word later and raises the error by the checked permute.
   Status permute_deferred(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs s, CUdeviceptr out, CUdeviceptr word);
   /// As runtime::dpermute (highest source position wins on collisions; out may alias defaults).
   Result<ndp_status> dpermute(ndp_elem_type t, CUdeviceptr v, CUdeviceptr idx, DSegs sv, CUdeviceptr defaults,

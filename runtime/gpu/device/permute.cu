@@ -124,23 +124,49 @@ extern "C" __global__ void ndp_permute_record(const long long* idx, Segs sp, Seg
   }
 }
 
-// ---- PERMUTE whose check is read later (Note [Deferred permutes by stamps] in permute.cpp) ----
-// A failing position lowers `word`, which names no error of its own: the host runs the
-// checked permute again to raise it. `stamps` holds a stamp a target, each lower than `stamp`.
+// ---- PERMUTE whose check is read later (Note [Deferred permutes by hashes] in permute.cpp) ----
+// Each source adds hash(its target) - hash(its position), or 1 where its index is out of bounds,
+// to `word`, a block's sum at a time; `word` starts at kNoFailure and stays there exactly when
+// the sum is 0, which the host reads as success.
 
-#define NDP_PERMUTE_STAMP_PLACE(W, bytes)                                                                  \
-  extern "C" __global__ void ndp_permute_stamp_place_##bytes(const W* v, const long long* idx, Segs s,     \
-                                                             unsigned* stamps, unsigned stamp, W* out,     \
-                                                             unsigned long long* word) {                   \
+/// splitmix64's finalizer of x ^ key: a bijection of 64-bit words, so two different targets
+/// never hash alike.
+__device__ __forceinline__ unsigned long long permute_hash(long long x, unsigned long long key) {
+  unsigned long long z = static_cast<unsigned long long>(x) ^ key;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Adds the block's `x` (every thread's) to `word` with one atomic (blocks of at most 1024).
+__device__ __forceinline__ void add_block_sum(unsigned long long x, unsigned long long* word) {
+  __shared__ unsigned long long warp_sums[32];
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);
+  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = x;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long b = 0;
+    for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) b += warp_sums[w];
+    if (b != 0) atomicAdd(word, b);
+  }
+}
+
+#define NDP_PERMUTE_HASHED_PLACE(W, bytes)                                                                 \
+  extern "C" __global__ void ndp_permute_hashed_place_##bytes(const W* v, const long long* idx, Segs s,    \
+                                                              unsigned long long key, W* out,              \
+                                                              unsigned long long* word) {                  \
+    unsigned long long sum = 0;                                                                            \
     NDP_GRID_STRIDE(p, s.total) {                                                                          \
       long long k = s.segment_of(p), len = s.length(k), t = idx[p];                                        \
       if (t < 0 || t >= len) {                                                                             \
-        report_failure(word, p);                                                                           \
+        sum += 1;                                                                                          \
         continue;                                                                                          \
       }                                                                                                    \
       long long g = s.begin(k) + t;                                                                        \
       out[g] = v[p];                                                                                       \
-      if (atomicExch(&stamps[g], stamp) == stamp) report_failure(word, p);                                 \
+      sum += permute_hash(g, key) - permute_hash(p, key);                                                  \
     }                                                                                                      \
+    add_block_sum(sum, word);                                                                              \
   }
-NDP_FOR_SIZES(NDP_PERMUTE_STAMP_PLACE)
+NDP_FOR_SIZES(NDP_PERMUTE_HASHED_PLACE)
