@@ -78,7 +78,7 @@ class Device {
   /// A module is unloaded (after the stream has drained): its functions' handles may be reused.
   void forget_kernels();
 
-  const LaunchBatch& launches() const { return *launches_; }
+  LaunchBatch& launches() { return *launches_; }
 
   /// One thread per element: blocks of a warp multiple, as many as `n` needs.
   LaunchConfig one_thread_per_element(int64_t n) const;

@@ -13,10 +13,10 @@ namespace ndp::runtime::cuda {
 
 namespace {
 
-/// NDP_LAUNCH_BATCH: the most launches a batch holds (1: every launch goes alone).
+/// NDP_LAUNCH_BATCH: the most launches a batch holds (unset, 0 or 1: every launch goes alone).
 size_t max_batch_from_environment() {
   const char* s = std::getenv("NDP_LAUNCH_BATCH");
-  if (s == nullptr || *s == '\0') return LaunchBatch::kMaxBatch;
+  if (s == nullptr || *s == '\0') return 1;
   return static_cast<size_t>(std::clamp(std::atoi(s), 1, 64));
 }
 
@@ -60,8 +60,12 @@ Status launch_now(const Driver& driver, CUfunction function, const std::string& 
 }
 
 LaunchBatch::LaunchBatch(const Driver& driver) : driver_(driver) {
-  max_batch_ = has_graph_entry_points(driver) ? max_batch_from_environment() : 1;
-  if (max_batch_ > 1) set_up_progress();
+  set_max_batch(max_batch_from_environment());
+}
+
+void LaunchBatch::set_max_batch(size_t n) {
+  max_batch_ = has_graph_entry_points(driver_) ? std::clamp<size_t>(n, 1, 64) : 1;
+  if (max_batch_ > 1 && progress_ == nullptr) set_up_progress();
 }
 
 LaunchBatch::~LaunchBatch() {

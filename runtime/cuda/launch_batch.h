@@ -44,16 +44,23 @@ Status launch_now(const Driver& driver, CUfunction function, const std::string& 
 // Graphs are kept by their shape (each node's function, grid, block and shared memory): a batch
 // of a shape seen before replays its graph with each node's arguments set anew (0.7 µs a node);
 // a new shape builds and instantiates one (10–75 µs), kGraphsOfOneLength at most of each length,
-// the least recently used going first. A graph's nodes never get another function: a node
-// keeps the function's attributes (its shared memory carveout, its dynamic shared memory) from
-// when it was made, and a counting sort's loops ran slower in nodes set to them afterwards. Where the driver lacks an entry point (before CUDA 12.4), the progress word or
-// its kernel cannot be had, or NDP_LAUNCH_BATCH is 1, every launch goes out alone. A failure to
+// the least recently used going first. A graph's nodes never get another function, though
+// the driver allows it: with graphs set to other functions and grids the counting sort of 10^6
+// keys took 0.61 ms against 0.48 without (H200, session 51), likely because a node keeps the
+// attributes (shared memory carveout, dynamic shared memory) of the function it was made with.
+//
+// Batches are off unless NDP_LAUNCH_BATCH=N (N > 1, at most N launches a batch) asks for them:
+// they pay where the host is the bound (a counting sort of 1000 keys: 0.29–0.37 ms against
+// 0.49–0.52), and where host and GPU are even, batches stay small and the progress nodes cost
+// more than the launches save (10^6 keys: 0.48–0.53 ms against 0.44–0.48; H200, session 51).
+// Where the driver lacks an entry point (before CUDA 12.4) or the progress word or its kernel
+// cannot be had, every launch goes out alone. A failure to
 // build or launch a graph sends the batch out launch by launch, so that a failing launch is named
 // as it would be without batches; that failure is kept and reported by the next wait
 // (Device::synchronize, a read-back).
 class LaunchBatch {
  public:
-  static constexpr size_t kMaxBatch = 16;
+  static constexpr size_t kMaxBatch = 16;  ///< what NDP_LAUNCH_BATCH asks for as a rule
   static constexpr size_t kMaxGraphs = 256;
   static constexpr size_t kGraphsOfOneLength = 16;
 
@@ -61,6 +68,9 @@ class LaunchBatch {
   ~LaunchBatch();
   LaunchBatch(const LaunchBatch&) = delete;
   LaunchBatch& operator=(const LaunchBatch&) = delete;
+
+  /// At most `n` launches a batch (1: none are batched); the queue must be empty.
+  void set_max_batch(size_t n);
 
   /// Whether launches are batched at all.
   bool on() const { return max_batch_ > 1 && progress_kernel_ != nullptr; }

@@ -69,6 +69,19 @@ Fold load_fold(cuda::Device& device) {
   return Fold{std::move(module.value()), kernel.value()};
 }
 
+/// Batches of up to 16 for the scope (they are off unless NDP_LAUNCH_BATCH asks for them).
+struct BatchesOn {
+  cuda::Device& device;
+  explicit BatchesOn(cuda::Device& d) : device(d) {
+    REQUIRE(device.synchronize().ok());
+    device.launches().set_max_batch(16);
+  }
+  ~BatchesOn() {
+    (void)device.synchronize();
+    device.launches().set_max_batch(1);
+  }
+};
+
 uint64_t read_word(gpu::Primitives& p, const cuda::DeviceBuffer& b) {
   uint64_t x = 0;
   REQUIRE(p.pool().copy_to_host(&x, b, 8).ok());
@@ -81,6 +94,7 @@ TEST_CASE("gpu launch batches keep each launch's arguments and the stream's orde
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
   cuda::Device& device = p->device();
+  BatchesOn batches(device);
   Fold fold = load_fold(device);
   auto acc = p->pool().allocate(8);
   auto other = p->pool().allocate(8);
@@ -125,6 +139,7 @@ TEST_CASE("gpu a failing launch in a batch is reported by the next wait, and the
   gpu::Primitives* p = gpu_primitives();
   if (p == nullptr) return;
   cuda::Device& device = p->device();
+  BatchesOn batches(device);
   if (!device.launches().on()) return;
   Fold fold = load_fold(device);
   auto acc = p->pool().allocate(8);
