@@ -17,6 +17,8 @@ struct Primitives::Impl {
   int64_t lookback_words = 0;
   int64_t lookback_uses = 0;  // passes given it since it was last zeroed
   cuda::DeviceBuffer failure;   // failure_words, once made
+  // permute_deferred's hash key (Note [Deferred permutes by hashes] in permute.cpp): random at
+  // first, so that no input is chosen against it, then a new one each call.
   uint64_t permute_key = std::random_device{}() | uint64_t{std::random_device{}()} << 32;
 };
 
@@ -95,11 +97,6 @@ Result<CUdeviceptr> Primitives::lookback_scratch(int64_t ntiles) {
 // a flattened program makes several checks per statement. The word is kept instead: it is
 // kNoFailure at rest, each check reads it back (synchronising) before the next one can launch,
 // and only a check that found a failure, which is rare, writes it back.
-uint64_t Primitives::next_permute_key() {
-  impl_->permute_key += 0x9e3779b97f4a7c15ull;  // the golden-ratio step: a new key each call
-  return impl_->permute_key;
-}
-
 Result<CUdeviceptr> Primitives::failure_words() {
   if (impl_->failure.pointer() == 0) {
     Result<cuda::DeviceBuffer> b = pool_.allocate(4 * sizeof(uint64_t));
@@ -113,6 +110,11 @@ Result<CUdeviceptr> Primitives::failure_words() {
 Status Primitives::rearm_failure_words() {
   const uint64_t none = ~uint64_t{0};
   return pool_.upload(impl_->failure.pointer(), &none, sizeof none);
+}
+
+uint64_t Primitives::next_permute_key() {
+  impl_->permute_key += 0x9e3779b97f4a7c15ull;  // the golden-ratio step: a new key each call
+  return impl_->permute_key;
 }
 
 }  // namespace ndp::runtime::gpu
