@@ -220,26 +220,29 @@ uint64_t LaunchBatch::shape_key() const {
 LaunchBatch::Graph* LaunchBatch::graph_for_queue(void** progress_arguments, const char*& how) {
   const uint64_t key = shape_key();
   Graph* same = nullptr;
-  Graph* oldest_as_long = nullptr;  // the least recently used graph of as many nodes
+  Graph* oldest = nullptr;          // the least recently used graph
+  Graph* oldest_as_long = nullptr;  // and of those of as many nodes
   size_t as_long = 0;
   for (Graph& g : graphs_) {
     if (g.key == key && same_shape(g)) same = &g;
+    if (oldest == nullptr || g.last_used < oldest->last_used) oldest = &g;
     if (g.nodes.size() != queued_ + 1) continue;
     ++as_long;
     if (oldest_as_long == nullptr || g.last_used < oldest_as_long->last_used) oldest_as_long = &g;
   }
-  if (same != nullptr) {
-    if (set_parameters(*same, progress_arguments)) {
-      how = "replayed";
-      return same;
-    }
-    oldest_as_long = same;  // a node refused its parameters: the graph may be half set
-  } else if (as_long < kGraphsOfOneLength && graphs_.size() < kMaxGraphs) {
-    oldest_as_long = nullptr;
+  if (same != nullptr && set_parameters(*same, progress_arguments)) {
+    how = "replayed";
+    return same;
   }
-  if (oldest_as_long != nullptr) {
-    destroy(*oldest_as_long);
-    graphs_.erase(graphs_.begin() + (oldest_as_long - graphs_.data()));
+  // A graph of this shape that refused its parameters may be half set, and goes; else room is
+  // made where this length or all graphs are at their bound.
+  Graph* dropped = nullptr;
+  if (same != nullptr) dropped = same;
+  else if (as_long >= kGraphsOfOneLength) dropped = oldest_as_long;
+  else if (graphs_.size() >= kMaxGraphs) dropped = oldest;
+  if (dropped != nullptr) {
+    destroy(*dropped);
+    graphs_.erase(graphs_.begin() + (dropped - graphs_.data()));
   }
   how = "built";
   return build_graph(progress_arguments);

@@ -8,6 +8,7 @@
 // host reads one record back.
 #include "common.cuh"
 #include "thread/words.cuh"
+#include "warp/fold.cuh"
 
 using namespace ndp::runtime::gpu::device;
 
@@ -138,11 +139,11 @@ __device__ __forceinline__ unsigned long long permute_hash(long long x, unsigned
   return z ^ (z >> 31);
 }
 
-/// Adds the block's `x` (every thread's) to `word` with one atomic (blocks of at most 1024).
+/// Adds the block's `x` (every thread's) to `word` with one atomic (blocks of at most 1024, of
+/// any size: launch_named's grid-stride shape).
 __device__ __forceinline__ void add_block_sum(unsigned long long x, unsigned long long* word) {
   __shared__ unsigned long long warp_sums[32];
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d);
+  x = warp_fold(x, [](unsigned long long a, unsigned long long b) { return a + b; });  // lane 0 has the warp's
   if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = x;
   __syncthreads();
   if (threadIdx.x == 0) {

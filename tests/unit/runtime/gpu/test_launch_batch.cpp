@@ -164,4 +164,15 @@ TEST_CASE("gpu a failing launch in a batch is reported by the next wait, and the
   REQUIRE(cuda::launch_with(device, fold.kernel, one, acc->pointer(), uint32_t{2}, uint64_t{1}, uint64_t{0}).ok());
   CHECK(device.synchronize().ok());
   CHECK(read_word(*p, *acc) == 147);
+  // A read-back reports it too: the long launch goes alone, the failing one is held behind it
+  // (a lone launch's end cannot be seen) and goes when the read-back flushes the queue.
+  REQUIRE(cuda::launch_with(device, fold.kernel, one, acc->pointer(), uint32_t{1}, uint64_t{5}, kLong).ok());
+  cuda::Status held = cuda::launch_with(device, fold.kernel, cuda::LaunchConfig{1, too_wide, 0}, acc->pointer(), uint32_t{1},
+                                        uint64_t{1000}, uint64_t{0});
+  uint64_t x = 0;
+  cuda::Status read = p->pool().copy_to_host(&x, *acc, 8);
+  const cuda::Status& reported = held.ok() ? read : held;
+  REQUIRE_FALSE(reported.ok());
+  CHECK(reported.message().find("kernel ndp_test_fold with grid 1, block " + std::to_string(too_wide)) != std::string::npos);
+  CHECK(read_word(*p, *acc) == 152);  // 147 + 5, not the failed one's 1000
 }
