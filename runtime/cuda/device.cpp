@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "launch_batch.h"
+#include "launch_thread.h"
 
 namespace ndp::runtime::cuda {
 
@@ -60,6 +61,7 @@ Result<std::unique_ptr<Device>> Device::open(const Driver& d, int ordinal) {
   // Non-blocking: other libraries' work on the legacy default stream must not serialise ours.
   NDP_CU_TRY(NDP_CU(d, cuStreamCreate, &device->stream_, CU_STREAM_NON_BLOCKING));
   device->launches_ = std::make_unique<LaunchBatch>(d);
+  device->set_launch_thread(!device->launches_->on() && LaunchThread::wanted());
   return device;
 }
 
@@ -74,6 +76,11 @@ Device::~Device() {
     }
   };
   if (stream_ != nullptr) {
+    if (thread_) {
+      thread_->drain();
+      report(thread_->take_failure());
+      thread_.reset();
+    }
     if (launches_) {
       launches_->flush(stream_);
       report(launches_->take_failure());
@@ -87,21 +94,45 @@ Device::~Device() {
 
 Status Device::make_current() const { return NDP_CU(*driver_, cuCtxSetCurrent, context_); }
 
+void Device::set_launch_thread(bool on) {
+  if (thread_) {  // its failure stays for the next wait
+    thread_->drain();
+    defer(thread_->take_failure());
+    thread_.reset();
+  }
+  if (on && LaunchThread::available(*driver_)) thread_ = std::make_unique<LaunchThread>(*driver_, context_, stream_);
+}
+
 CUstream Device::stream() const {
+  if (thread_) thread_->drain();
   launches_->flush(stream_);
   return stream_;
 }
 
 Status Device::launch(CUfunction function, const std::string& name, const LaunchConfig& config, void** parameters) {
+  if (thread_ && !launches_->on()) return thread_->add(function, name, config, parameters);
+  if (thread_) thread_->drain();  // batches were turned on since: the thread's launches go first
   return launches_->add(function, name, config, parameters, stream_);
 }
 
 Status Device::waited() {
   launches_->waited();
-  return launches_->take_failure();
+  Status failure = launches_->take_failure();
+  if (thread_) {
+    thread_->drain();
+    Status made = thread_->take_failure();
+    if (failure.ok()) failure = std::move(made);
+  }
+  return failure;
 }
 
-void Device::forget_kernels() { launches_->forget_kernels(); }
+void Device::forget_kernels() {
+  launches_->forget_kernels();
+  if (thread_) {
+    thread_->drain();
+    thread_->forget_kernels();
+  }
+}
 
 Status Device::synchronize() {
   Status s = NDP_CU(*driver_, cuStreamSynchronize, stream());

@@ -13,6 +13,7 @@
 namespace ndp::runtime::cuda {
 
 class LaunchBatch;
+class LaunchThread;
 
 /// What launch configuration and memory decisions need to know about the device.
 struct DeviceProperties {
@@ -55,8 +56,9 @@ class Device {
 
   const Driver& driver() const { return *driver_; }
   const DeviceProperties& properties() const { return props_; }
-  /// The stream, for a call that puts work on it: the launches queued so far go first (Note
-  /// [Launch batches] in launch_batch.h), so the stream keeps the program's order.
+  /// The stream, for a call that puts work on it: the launches queued so far go first (Notes
+  /// [The launch thread] in launch_thread.h, [Launch batches] in launch_batch.h), so the stream
+  /// keeps the program's order.
   CUstream stream() const;
   CUdevice handle() const { return device_; }
 
@@ -67,18 +69,24 @@ class Device {
   /// batch of launches.
   Status synchronize();
 
-  /// Queues a launch of `function` (named `name` in errors) in the launch batch, or launches it
-  /// now (Note [Launch batches]); `parameters` point at the arguments' values, copied here.
+  /// Hands a launch of `function` (named `name` in errors) to the launch thread, or queues it in
+  /// the launch batch, or launches it now (Notes [The launch thread], [Launch batches]);
+  /// `parameters` point at the arguments' values, copied here. A failure of a launch made later
+  /// is reported by the next wait.
   Status launch(CUfunction function, const std::string& name, const LaunchConfig& config, void** parameters);
 
   /// For a caller that has waited for the stream itself (a read-back): the GPU is idle now, and
-  /// a batch that failed since the last wait reports it here.
+  /// a launch that failed since the last wait reports it here.
   Status waited();
 
   /// A module is unloaded (after the stream has drained): its functions' handles may be reused.
   void forget_kernels();
 
   LaunchBatch& launches() { return *launches_; }
+  /// The launch thread, or null where launches are made on the calling thread.
+  LaunchThread* launch_thread() { return thread_.get(); }
+  /// Starts or stops the launch thread (where the driver allows it); for tests and embedders.
+  void set_launch_thread(bool on);
 
   /// One thread per element: blocks of a warp multiple, as many as `n` needs.
   LaunchConfig one_thread_per_element(int64_t n) const;
@@ -97,6 +105,7 @@ class Device {
   DeviceProperties props_;
   Status deferred_;
   std::unique_ptr<LaunchBatch> launches_;
+  std::unique_ptr<LaunchThread> thread_;
 };
 
 }  // namespace ndp::runtime::cuda

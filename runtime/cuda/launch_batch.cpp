@@ -51,15 +51,18 @@ const char kProgressPtx[] = R"(.version 7.0
 
 }  // namespace
 
-Status launch_now(const Driver& driver, CUfunction function, const std::string& name, const LaunchConfig& c,
-                  void** parameters, CUstream stream) {
-  Status s = NDP_CU(driver, cuLaunchKernel, function, c.grid_x, 1, 1, c.block_x, 1, 1, c.shared_bytes, stream, parameters,
-                    nullptr);
-  if (s.ok()) return s;
+Status named_launch_failure(const Status& s, const std::string& name, const LaunchConfig& c) {
   return Status::driver_failure(s.call(), s.code(), s.name(), s.text(),
                                 "kernel " + name + " with grid " + std::to_string(c.grid_x) + ", block " +
                                     std::to_string(c.block_x) + ", " + std::to_string(c.shared_bytes) +
                                     " bytes of shared memory");
+}
+
+Status launch_now(const Driver& driver, CUfunction function, const std::string& name, const LaunchConfig& c,
+                  void** parameters, CUstream stream) {
+  Status s = NDP_CU(driver, cuLaunchKernel, function, c.grid_x, 1, 1, c.block_x, 1, 1, c.shared_bytes, stream, parameters,
+                    nullptr);
+  return s.ok() ? s : named_launch_failure(s, name, c);
 }
 
 LaunchBatch::LaunchBatch(const Driver& driver) : driver_(driver) {

@@ -14,6 +14,9 @@ namespace ndp::runtime::cuda {
 
 struct LaunchConfig;
 
+/// A failed cuLaunchKernel's status `s`, naming the kernel `name` and its shape `config`.
+Status named_launch_failure(const Status& s, const std::string& name, const LaunchConfig& config);
+
 /// cuLaunchKernel of `function` (named `name` in a failure's message) on `stream`, now.
 Status launch_now(const Driver& driver, CUfunction function, const std::string& name, const LaunchConfig& config,
                   void** parameters, CUstream stream);

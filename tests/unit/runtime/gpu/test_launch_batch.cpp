@@ -1,9 +1,11 @@
-// Launch batches (Note [Launch batches] in runtime/cuda/launch_batch.h): launches queued and
-// sent as graphs keep their order and their own arguments, around read-backs and uploads, and a
-// failing launch in a batch is reported by the next wait, named.
+// Launch batches (Note [Launch batches] in runtime/cuda/launch_batch.h) and the launch thread
+// (Note [The launch thread] in runtime/cuda/launch_thread.h): launches queued and sent as graphs,
+// or made by the thread, keep their order and their own arguments, around read-backs and
+// uploads, and a failing launch is reported by the next wait, named.
 #include <string>
 
 #include "runtime/cuda/launch_batch.h"
+#include "runtime/cuda/launch_thread.h"
 #include "runtime/cuda/module.h"
 #include "tests/unit/runtime/gpu/gpu_fixture.h"
 
@@ -88,21 +90,28 @@ uint64_t read_word(gpu::Primitives& p, const cuda::DeviceBuffer& b) {
   return x;
 }
 
-}  // namespace
+/// The launch thread on for the scope (where the driver allows it), whatever NDP_LAUNCH_THREAD says.
+struct ThreadOn {
+  cuda::Device& device;
+  explicit ThreadOn(cuda::Device& d) : device(d) {
+    REQUIRE(device.synchronize().ok());
+    device.set_launch_thread(true);
+  }
+  ~ThreadOn() {
+    (void)device.synchronize();
+    device.set_launch_thread(cuda::LaunchThread::wanted());
+  }
+};
 
-TEST_CASE("gpu launch batches keep each launch's arguments and the stream's order") {
-  gpu::Primitives* p = gpu_primitives();
-  if (p == nullptr) return;
-  cuda::Device& device = p->device();
-  BatchesOn batches(device);
-  Fold fold = load_fold(device);
-  auto acc = p->pool().allocate(8);
-  auto other = p->pool().allocate(8);
+/// 3000 launches whose result depends on every launch's arguments and on their order, with
+/// uploads and read-backs among them (kept in order with them).
+void check_ordered_launches(gpu::Primitives& p, const Fold& fold) {
+  cuda::Device& device = p.device();
+  auto acc = p.pool().allocate(8);
+  auto other = p.pool().allocate(8);
   REQUIRE(acc.ok());
   REQUIRE(other.ok());
-  REQUIRE(p->pool().fill_words(*acc, 0, 2).ok());
-  const uint64_t built_before = device.launches().graphs_built();
-  const uint64_t sent_before = device.launches().graph_launches();
+  REQUIRE(p.pool().fill_words(*acc, 0, 2).ok());
   uint64_t want = 0;
   for (uint64_t i = 0; i < 3000; ++i) {
     // A period of 7 shapes, so that graphs are replayed; the arguments never repeat.
@@ -116,16 +125,29 @@ TEST_CASE("gpu launch batches keep each launch's arguments and the stream's orde
     want = want * scale + k;
     if (i % 41 == 40) {  // an upload between launches, kept in order with them
       const uint64_t word = i;
-      REQUIRE(p->pool().copy_to_device(*other, &word, 8).ok());
+      REQUIRE(p.pool().copy_to_device(*other, &word, 8).ok());
     }
     if (i % 97 == 96) {
       CAPTURE(i);
-      CHECK(read_word(*p, *acc) == want);
-      CHECK(read_word(*p, *other) == i / 41 * 41 - 1);
+      CHECK(read_word(p, *acc) == want);
+      CHECK(read_word(p, *other) == i / 41 * 41 - 1);
     }
   }
   REQUIRE(device.synchronize().ok());
-  CHECK(read_word(*p, *acc) == want);
+  CHECK(read_word(p, *acc) == want);
+}
+
+}  // namespace
+
+TEST_CASE("gpu launch batches keep each launch's arguments and the stream's order") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  cuda::Device& device = p->device();
+  BatchesOn batches(device);
+  Fold fold = load_fold(device);
+  const uint64_t built_before = device.launches().graphs_built();
+  const uint64_t sent_before = device.launches().graph_launches();
+  check_ordered_launches(*p, fold);
   if (device.launches().on()) {
     const uint64_t built = device.launches().graphs_built() - built_before;
     const uint64_t sent = device.launches().graph_launches() - sent_before;
@@ -133,6 +155,29 @@ TEST_CASE("gpu launch batches keep each launch's arguments and the stream's orde
     CHECK(sent > 1000);
     CHECK(built < 200);  // the shapes repeat: most graphs are replayed
   }
+}
+
+TEST_CASE("gpu the launch thread keeps each launch's arguments and the stream's order") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  cuda::Device& device = p->device();
+  ThreadOn thread(device);
+  if (device.launch_thread() == nullptr) return;
+  Fold fold = load_fold(device);
+  const uint64_t made_before = device.launch_thread()->made();
+  check_ordered_launches(*p, fold);
+  CHECK(device.launch_thread()->made() - made_before == 3000);
+}
+
+TEST_CASE("gpu launches made on the calling thread keep each launch's arguments and the stream's order") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  cuda::Device& device = p->device();
+  REQUIRE(device.synchronize().ok());
+  device.set_launch_thread(false);
+  Fold fold = load_fold(device);
+  check_ordered_launches(*p, fold);
+  device.set_launch_thread(cuda::LaunchThread::wanted());
 }
 
 TEST_CASE("gpu a failing launch in a batch is reported by the next wait, and the launches before it ran") {
@@ -175,4 +220,42 @@ TEST_CASE("gpu a failing launch in a batch is reported by the next wait, and the
   REQUIRE_FALSE(reported.ok());
   CHECK(reported.message().find("kernel ndp_test_fold with grid 1, block " + std::to_string(too_wide)) != std::string::npos);
   CHECK(read_word(*p, *acc) == 152);  // 147 + 5, not the failed one's 1000
+}
+
+TEST_CASE("gpu a failing launch made by the launch thread is reported by the next wait, and the launches before it ran") {
+  gpu::Primitives* p = gpu_primitives();
+  if (p == nullptr) return;
+  cuda::Device& device = p->device();
+  ThreadOn thread(device);
+  if (device.launch_thread() == nullptr) return;
+  Fold fold = load_fold(device);
+  auto acc = p->pool().allocate(8);
+  REQUIRE(acc.ok());
+  REQUIRE(p->pool().fill_words(*acc, 0, 2).ok());
+  const uint64_t kLong = 2'000'000;
+  const cuda::LaunchConfig one{1, 32, 0};
+  const unsigned too_wide = static_cast<unsigned>(device.properties().max_threads_per_block) * 2;
+  REQUIRE(cuda::launch_with(device, fold.kernel, one, acc->pointer(), uint32_t{1}, uint64_t{7}, kLong).ok());
+  REQUIRE(cuda::launch_with(device, fold.kernel, one, acc->pointer(), uint32_t{10}, uint64_t{3}, uint64_t{0}).ok());
+  // Added to the ring: its failure comes later.
+  REQUIRE(cuda::launch_with(device, fold.kernel, cuda::LaunchConfig{1, too_wide, 0}, acc->pointer(), uint32_t{1},
+                            uint64_t{1000}, uint64_t{0})
+              .ok());
+  cuda::Status waited = device.synchronize();
+  REQUIRE_FALSE(waited.ok());
+  MESSAGE(waited.message());
+  CHECK(waited.call() == "cuLaunchKernel");
+  CHECK(waited.message().find("kernel ndp_test_fold with grid 1, block " + std::to_string(too_wide)) != std::string::npos);
+  CHECK(read_word(*p, *acc) == 73);  // 7, then 7 * 10 + 3; not the failed one's 1000
+  CHECK(device.synchronize().ok());  // reported once
+  // A read-back reports it too, and the launches after the failing one are still made.
+  REQUIRE(cuda::launch_with(device, fold.kernel, cuda::LaunchConfig{1, too_wide, 0}, acc->pointer(), uint32_t{1},
+                            uint64_t{1000}, uint64_t{0})
+              .ok());
+  REQUIRE(cuda::launch_with(device, fold.kernel, one, acc->pointer(), uint32_t{2}, uint64_t{1}, uint64_t{0}).ok());
+  uint64_t x = 0;
+  cuda::Status read = p->pool().copy_to_host(&x, *acc, 8);
+  REQUIRE_FALSE(read.ok());
+  CHECK(read.message().find("kernel ndp_test_fold with grid 1, block " + std::to_string(too_wide)) != std::string::npos);
+  CHECK(read_word(*p, *acc) == 147);  // 73 * 2 + 1
 }
