@@ -482,7 +482,9 @@ inline constexpr int64_t kFoldBudgetGpu = int64_t{1} << 15;
 // index: a multiprefix (Blelloch's name for a prefix sum within each key), which a warp computes
 // for 32 consecutive iterations at once, each lane one (codegen's emit_multiprefix_loop): the
 // lanes with one index find each other (match.any), each adds the addends of those below it,
-// and the highest one that goes on stores h[k]'s new value. Iterations stop at the first that
+// and the highest one that goes on stores h[k]'s new value. A histogram that nothing reads but
+// its own update needs no prefix: each lane adds its addend atomically (Note [Counted
+// histograms] in codegen/kernel_ir.cpp). Iterations stop at the first that
 // is done or fails, as one after another would: that lane's failure record is the instance's,
 // and the lanes after it change nothing. Integer sums in any order are the same, so the answers
 // are exactly the loop's; a float addend is no histogram.

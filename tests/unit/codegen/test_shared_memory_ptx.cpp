@@ -253,3 +253,28 @@ TEST_CASE("staged rows: a warp's loop stages no own-slot sequence, a thread's lo
   CHECK(occurrences(sourced, "ld.global") > occurrences(warp_ptx, "ld.global"));
   check_assembles(sourced);
 }
+
+TEST_CASE("multiprefix loops: a histogram only added to takes an atomic add a lane, one whose value is used its peers") {
+  // Note [Counted histograms] in codegen/kernel_ir.cpp.
+  Flattened f(std::string(kCounting) + "let rows = [[1, 0, 1], [2]] in {count_loop(d, 0, dist(0, 3)) : d in rows} $", true);
+  const flatten::KernelBody* k = first_kernel(f.flat, flatten::Op::LoopKernel);
+  REQUIRE(k != nullptr);
+  REQUIRE(k->multiprefix());
+  const std::string counting = codegen::compile_ptx(*k, {}, 32);
+  // In each version (staged in shared memory, or left in global memory), in two 32-bit halves.
+  CHECK(occurrences(counting, "atom.shared.add.u32") == 2);
+  CHECK(occurrences(counting, "atom.global.add.u32") + occurrences(counting, "atom.add.u32") == 2);
+  CHECK(occurrences(counting, "match.any.sync") == 0);
+  check_assembles(counting);
+  // A placing loop's `next[d]` is stored as a key's place: its lanes still find their peers.
+  Flattened g("function place_loop(ds, i, next, places) = if i == #ds then places "
+              "else let d = ds[i] in place_loop(ds, i + 1, rep(next, next[d] + 1, d), rep(places, next[d], i)) $ "
+              "let rows = [[1, 0], [0, 0, 1]] in {place_loop(d, 0, [0, 5], dist(0, #d)) : d in rows} $",
+              true);
+  const flatten::KernelBody* placing = first_kernel(g.flat, flatten::Op::LoopKernel);
+  REQUIRE(placing != nullptr);
+  REQUIRE(placing->multiprefix());
+  const std::string placed = codegen::compile_ptx(*placing, {}, 32);
+  CHECK(occurrences(placed, "atom.shared.add") + occurrences(placed, "atom.global.add") + occurrences(placed, "atom.add") == 0);
+  CHECK(occurrences(placed, "vote.sync.ballot") >= 4);
+}
