@@ -176,14 +176,18 @@ void LaunchBatch::forget_kernels() {
   sizes_.clear();
 }
 
+std::vector<uint32_t> parameter_sizes(const Driver& driver, CUfunction function) {
+  std::vector<uint32_t> sizes;
+  // The driver answers CUDA_ERROR_INVALID_VALUE past the last parameter.
+  size_t offset = 0, size = 0;
+  while (driver.cuFuncGetParamInfo(function, sizes.size(), &offset, &size) == CUDA_SUCCESS)
+    sizes.push_back(static_cast<uint32_t>(size));
+  return sizes;
+}
+
 const std::vector<uint32_t>& LaunchBatch::argument_sizes(CUfunction function) {
   auto [at, fresh] = sizes_.try_emplace(function);
-  if (fresh) {
-    // The driver answers CUDA_ERROR_INVALID_VALUE past the last parameter.
-    size_t offset = 0, size = 0;
-    while (driver_.cuFuncGetParamInfo(function, at->second.size(), &offset, &size) == CUDA_SUCCESS)
-      at->second.push_back(static_cast<uint32_t>(size));
-  }
+  if (fresh) at->second = parameter_sizes(driver_, function);
   return at->second;
 }
 

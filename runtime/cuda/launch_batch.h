@@ -17,6 +17,10 @@ struct LaunchConfig;
 /// A failed cuLaunchKernel's status `s`, naming the kernel `name` and its shape `config`.
 Status named_launch_failure(const Status& s, const std::string& name, const LaunchConfig& config);
 
+/// The size of each of `function`'s parameters, as the driver tells them (cuFuncGetParamInfo,
+/// which must be present): what a queued launch copies of its arguments.
+std::vector<uint32_t> parameter_sizes(const Driver& driver, CUfunction function);
+
 /// cuLaunchKernel of `function` (named `name` in a failure's message) on `stream`, now.
 Status launch_now(const Driver& driver, CUfunction function, const std::string& name, const LaunchConfig& config,
                   void** parameters, CUstream stream);

@@ -83,12 +83,7 @@ void LaunchThread::stop() {
 
 const std::vector<uint32_t>& LaunchThread::argument_sizes(CUfunction function) {
   auto [at, fresh] = sizes_.try_emplace(function);
-  if (fresh) {
-    // The driver answers CUDA_ERROR_INVALID_VALUE past the last parameter.
-    size_t offset = 0, size = 0;
-    while (driver_.cuFuncGetParamInfo(function, at->second.size(), &offset, &size) == CUDA_SUCCESS)
-      at->second.push_back(static_cast<uint32_t>(size));
-  }
+  if (fresh) at->second = parameter_sizes(driver_, function);
   return at->second;
 }
 

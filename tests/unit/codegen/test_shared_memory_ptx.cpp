@@ -46,6 +46,12 @@ const char* kEvens =
     "else evens(xs, i + 1, (if rem(xs[i], 2) == 0 then acc ++ [xs[i]] else acc)) $ "
     "let rows = [[1, 2], [4]] in {evens(r, 0, [] int) : r in rows} $";
 
+/// A placing loop: `next[d]` is both updated and stored as the key's place.
+const char* kPlacing =
+    "function place_loop(ds, i, next, places) = if i == #ds then places "
+    "else let d = ds[i] in place_loop(ds, i + 1, rep(next, next[d] + 1, d), rep(places, next[d], i)) $ "
+    "let rows = [[1, 0], [0, 0, 1]] in {place_loop(d, 0, [0, 5], dist(0, #d)) : d in rows} $";
+
 const char* kCounting =
     "function count_loop(ds, i, counts) = if i == #ds then counts "
     "else count_loop(ds, i + 1, rep(counts, counts[ds[i]] + 1, ds[i])) $ ";
@@ -219,10 +225,7 @@ TEST_CASE("tiled folds: the shape of a grid's fold, and the tiled kernel") {
 }
 
 TEST_CASE("staged rows: a warp's loop stages no own-slot sequence, a thread's loop does") {
-  Flattened f("function place_loop(ds, i, next, places) = if i == #ds then places "
-              "else let d = ds[i] in place_loop(ds, i + 1, rep(next, next[d] + 1, d), rep(places, next[d], i)) $ "
-              "let rows = [[1, 0], [0, 0, 1]] in {place_loop(d, 0, [0, 5], dist(0, #d)) : d in rows} $",
-              true);
+  Flattened f(kPlacing, true);
   const flatten::KernelBody* k = first_kernel(f.flat, flatten::Op::LoopKernel);
   REQUIRE(k != nullptr);
   REQUIRE(k->multiprefix());
@@ -267,10 +270,7 @@ TEST_CASE("multiprefix loops: a histogram only added to takes an atomic add a la
   CHECK(occurrences(counting, "match.any.sync") == 0);
   check_assembles(counting);
   // A placing loop's `next[d]` is stored as a key's place: its lanes still find their peers.
-  Flattened g("function place_loop(ds, i, next, places) = if i == #ds then places "
-              "else let d = ds[i] in place_loop(ds, i + 1, rep(next, next[d] + 1, d), rep(places, next[d], i)) $ "
-              "let rows = [[1, 0], [0, 0, 1]] in {place_loop(d, 0, [0, 5], dist(0, #d)) : d in rows} $",
-              true);
+  Flattened g(kPlacing, true);
   const flatten::KernelBody* placing = first_kernel(g.flat, flatten::Op::LoopKernel);
   REQUIRE(placing != nullptr);
   REQUIRE(placing->multiprefix());
