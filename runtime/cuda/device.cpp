@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "launch_batch.h"
+#include "launch_now.h"
 #include "launch_thread.h"
 
 namespace ndp::runtime::cuda {
@@ -60,7 +61,8 @@ Result<std::unique_ptr<Device>> Device::open(const Driver& d, int ordinal) {
   NDP_CU_TRY(NDP_CU(d, cuCtxSetCurrent, device->context_));
   // Non-blocking: other libraries' work on the legacy default stream must not serialise ours.
   NDP_CU_TRY(NDP_CU(d, cuStreamCreate, &device->stream_, CU_STREAM_NON_BLOCKING));
-  device->launches_ = std::make_unique<LaunchBatch>(d);
+  device->parameter_sizes_ = std::make_unique<ParameterSizes>(d);
+  device->launches_ = std::make_unique<LaunchBatch>(d, *device->parameter_sizes_);
   device->set_launch_thread(!device->launches_->on() && LaunchThread::wanted());
   return device;
 }
@@ -100,7 +102,7 @@ void Device::set_launch_thread(bool on) {
     defer(thread_->take_failure());
     thread_.reset();
   }
-  if (on && LaunchThread::available(*driver_)) thread_ = std::make_unique<LaunchThread>(*driver_, context_, stream_);
+  if (on && LaunchThread::available(*driver_)) thread_ = std::make_unique<LaunchThread>(*driver_, *parameter_sizes_, context_, stream_);
 }
 
 CUstream Device::stream() const {
@@ -127,11 +129,9 @@ Status Device::waited() {
 }
 
 void Device::forget_kernels() {
+  if (thread_) thread_->drain();
   launches_->forget_kernels();
-  if (thread_) {
-    thread_->drain();
-    thread_->forget_kernels();
-  }
+  parameter_sizes_->forget();
 }
 
 Status Device::synchronize() {

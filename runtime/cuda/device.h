@@ -14,6 +14,7 @@ namespace ndp::runtime::cuda {
 
 class LaunchBatch;
 class LaunchThread;
+class ParameterSizes;
 
 /// What launch configuration and memory decisions need to know about the device.
 struct DeviceProperties {
@@ -104,6 +105,7 @@ class Device {
   CUstream stream_ = nullptr;
   DeviceProperties props_;
   Status deferred_;
+  std::unique_ptr<ParameterSizes> parameter_sizes_;  // the launch batch's and the launch thread's
   std::unique_ptr<LaunchBatch> launches_;
   std::unique_ptr<LaunchThread> thread_;
 };

@@ -51,21 +51,7 @@ const char kProgressPtx[] = R"(.version 7.0
 
 }  // namespace
 
-Status named_launch_failure(const Status& s, const std::string& name, const LaunchConfig& c) {
-  return Status::driver_failure(s.call(), s.code(), s.name(), s.text(),
-                                "kernel " + name + " with grid " + std::to_string(c.grid_x) + ", block " +
-                                    std::to_string(c.block_x) + ", " + std::to_string(c.shared_bytes) +
-                                    " bytes of shared memory");
-}
-
-Status launch_now(const Driver& driver, CUfunction function, const std::string& name, const LaunchConfig& c,
-                  void** parameters, CUstream stream) {
-  Status s = NDP_CU(driver, cuLaunchKernel, function, c.grid_x, 1, 1, c.block_x, 1, 1, c.shared_bytes, stream, parameters,
-                    nullptr);
-  return s.ok() ? s : named_launch_failure(s, name, c);
-}
-
-LaunchBatch::LaunchBatch(const Driver& driver) : driver_(driver) {
+LaunchBatch::LaunchBatch(const Driver& driver, ParameterSizes& sizes) : driver_(driver), sizes_(sizes) {
   set_max_batch(max_batch_from_environment());
 }
 
@@ -100,7 +86,7 @@ bool LaunchBatch::worth_sending() const {
 Status LaunchBatch::add(CUfunction function, const std::string& name, const LaunchConfig& config, void** parameters,
                         CUstream stream) {
   if (!on()) return launch_now(driver_, function, name, config, parameters, stream);
-  const std::vector<uint32_t>& sizes = argument_sizes(function);
+  const std::vector<uint32_t>& sizes = sizes_.of(function);
   if (queued_ == queue_.size()) queue_.emplace_back();
   Queued& q = queue_[queued_++];
   q.shape = Shape{function, config.grid_x, config.block_x, config.shared_bytes};
@@ -173,22 +159,6 @@ Status LaunchBatch::take_failure() {
 void LaunchBatch::forget_kernels() {
   for (Graph& g : graphs_) destroy(g);
   graphs_.clear();
-  sizes_.clear();
-}
-
-std::vector<uint32_t> parameter_sizes(const Driver& driver, CUfunction function) {
-  std::vector<uint32_t> sizes;
-  // The driver answers CUDA_ERROR_INVALID_VALUE past the last parameter.
-  size_t offset = 0, size = 0;
-  while (driver.cuFuncGetParamInfo(function, sizes.size(), &offset, &size) == CUDA_SUCCESS)
-    sizes.push_back(static_cast<uint32_t>(size));
-  return sizes;
-}
-
-const std::vector<uint32_t>& LaunchBatch::argument_sizes(CUfunction function) {
-  auto [at, fresh] = sizes_.try_emplace(function);
-  if (fresh) at->second = parameter_sizes(driver_, function);
-  return at->second;
 }
 
 CUDA_KERNEL_NODE_PARAMS LaunchBatch::node_parameters(const Queued& q) {

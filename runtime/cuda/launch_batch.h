@@ -3,27 +3,16 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "cuda_driver.h"
 #include "errors.h"
+#include "launch_now.h"
 #include "mini_cuda.h"
 
 namespace ndp::runtime::cuda {
 
 struct LaunchConfig;
-
-/// A failed cuLaunchKernel's status `s`, naming the kernel `name` and its shape `config`.
-Status named_launch_failure(const Status& s, const std::string& name, const LaunchConfig& config);
-
-/// The size of each of `function`'s parameters, as the driver tells them (cuFuncGetParamInfo,
-/// which must be present): what a queued launch copies of its arguments.
-std::vector<uint32_t> parameter_sizes(const Driver& driver, CUfunction function);
-
-/// cuLaunchKernel of `function` (named `name` in a failure's message) on `stream`, now.
-Status launch_now(const Driver& driver, CUfunction function, const std::string& name, const LaunchConfig& config,
-                  void** parameters, CUstream stream);
 
 // Note [Launch batches]
 // A kernel launch (cuLaunchKernel) costs the host 3.3–4.7 µs on the GPU machines, more than
@@ -41,7 +30,7 @@ Status launch_now(const Driver& driver, CUfunction function, const std::string& 
 //    out by cuLaunchKernel, and since its end cannot be seen, the launches after it are held
 //    until there are two;
 //  - when the GPU has one graph left to finish and two launches are queued, so that it finds the
-//    next batch waiting; while it has more, launches gather, up to kMaxBatch;
+//    next batch waiting; while it has more, launches gather, up to N (NDP_LAUNCH_BATCH);
 //  - before anything else is put on the stream (Device::stream() flushes first), so the stream
 //    keeps the program's order, and before the host waits for it.
 // So a host that runs ahead of the GPU sends batches, and one that the GPU keeps up with sends
@@ -67,11 +56,11 @@ Status launch_now(const Driver& driver, CUfunction function, const std::string& 
 // (Device::synchronize, a read-back).
 class LaunchBatch {
  public:
-  static constexpr size_t kMaxBatch = 16;  ///< what NDP_LAUNCH_BATCH asks for as a rule
   static constexpr size_t kMaxGraphs = 256;
   static constexpr size_t kGraphsOfOneLength = 16;
 
-  explicit LaunchBatch(const Driver& driver);
+  /// `sizes`: the device's, which must outlive this.
+  LaunchBatch(const Driver& driver, ParameterSizes& sizes);
   ~LaunchBatch();
   LaunchBatch(const LaunchBatch&) = delete;
   LaunchBatch& operator=(const LaunchBatch&) = delete;
@@ -95,8 +84,8 @@ class LaunchBatch {
   /// The first failure of a flush since the last call, if any.
   Status take_failure();
 
-  /// Forgets every graph and argument layout (a module is unloaded: its functions' handles may
-  /// be reused). The queue must be empty.
+  /// Forgets every graph (a module is unloaded: its functions' handles may be reused). The queue
+  /// must be empty.
   void forget_kernels();
 
   /// Launches sent out in graphs, and graphs built, so far (for tests).
@@ -125,8 +114,6 @@ class LaunchBatch {
 
   /// Sends the queue (not empty) to `stream`: as a graph, or launch by launch.
   void send(CUstream stream);
-  /// Each parameter's size, asked of the driver once a function.
-  const std::vector<uint32_t>& argument_sizes(CUfunction function);
   CUDA_KERNEL_NODE_PARAMS node_parameters(const Queued& q);
   CUDA_KERNEL_NODE_PARAMS progress_parameters(void** arguments) const;
   /// The graph a batch of this shape goes in (Note [Launch batches]), its nodes' parameters set;
@@ -156,7 +143,7 @@ class LaunchBatch {
   std::vector<unsigned char> argument_bytes_;
   std::vector<size_t> argument_at_;  // each queued argument's offset in argument_bytes_
   std::vector<void*> argument_pointers_;
-  std::unordered_map<CUfunction, std::vector<uint32_t>> sizes_;
+  ParameterSizes& sizes_;
   std::vector<Graph> graphs_;  // at most kMaxGraphs
   uint64_t clock_ = 0;
   uint64_t graph_launches_ = 0, graphs_built_ = 0;

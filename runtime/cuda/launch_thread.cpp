@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "device.h"
-#include "launch_batch.h"
 
 namespace ndp::runtime::cuda {
 
@@ -57,8 +56,8 @@ bool LaunchThread::wanted() {
   return s == nullptr || std::strcmp(s, "0") != 0;
 }
 
-LaunchThread::LaunchThread(const Driver& driver, CUcontext context, CUstream stream)
-    : driver_(driver), context_(context), stream_(stream), ring_(kRing) {
+LaunchThread::LaunchThread(const Driver& driver, ParameterSizes& sizes, CUcontext context, CUstream stream)
+    : driver_(driver), sizes_(sizes), context_(context), stream_(stream), ring_(kRing) {
   thread_ = std::thread([this] { run(); });
   static StopAtExit stop_at_exit;  // made after cuInit, so destroyed before the driver's exit handler runs
   std::lock_guard<std::mutex> lock(live_mutex());
@@ -81,15 +80,9 @@ void LaunchThread::stop() {
   thread_.join();
 }
 
-const std::vector<uint32_t>& LaunchThread::argument_sizes(CUfunction function) {
-  auto [at, fresh] = sizes_.try_emplace(function);
-  if (fresh) at->second = parameter_sizes(driver_, function);
-  return at->second;
-}
-
 Status LaunchThread::add(CUfunction function, const std::string& name, const LaunchConfig& config, void** parameters) {
   if (stopped_) return launch_now(driver_, function, name, config, parameters, stream_);
-  const std::vector<uint32_t>& sizes = argument_sizes(function);
+  const std::vector<uint32_t>& sizes = sizes_.of(function);
   size_t bytes = 0;
   for (uint32_t s : sizes) bytes = ((bytes + 7) & ~size_t{7}) + s;
   if (bytes > kArgumentBytes || sizes.size() > kMaxArguments) {  // too big for an entry: made here, in order

@@ -7,11 +7,11 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
 #include "cuda_driver.h"
 #include "errors.h"
+#include "launch_now.h"
 #include "mini_cuda.h"
 
 namespace ndp::runtime::cuda {
@@ -58,8 +58,9 @@ class LaunchThread {
   /// Whether the environment leaves the thread on (NDP_LAUNCH_THREAD is not 0).
   static bool wanted();
 
-  /// Starts the thread, with `context` current on it; its launches go to `stream`.
-  LaunchThread(const Driver& driver, CUcontext context, CUstream stream);
+  /// Starts the thread, with `context` current on it; its launches go to `stream`. `sizes`: the
+  /// device's, which must outlive this.
+  LaunchThread(const Driver& driver, ParameterSizes& sizes, CUcontext context, CUstream stream);
   /// Drains the ring and stops the thread.
   ~LaunchThread();
   /// The same, early: at the process's exit, before the driver shuts down (a Device held to the
@@ -78,10 +79,6 @@ class LaunchThread {
 
   /// The first launch failure since the last call, if any. Call after drain().
   Status take_failure();
-
-  /// Forgets the parameter sizes it has asked of the driver (a module is unloaded: its
-  /// functions' handles may be reused). Call after drain().
-  void forget_kernels() { sizes_.clear(); }
 
   /// Launches made by the thread so far (for tests).
   uint64_t made() const { return done_.load(std::memory_order_acquire); }
@@ -102,14 +99,12 @@ class LaunchThread {
 
   void run();
   void make(Entry& e);
-  /// Each parameter's size, asked of the driver once a function.
-  const std::vector<uint32_t>& argument_sizes(CUfunction function);
 
   const Driver& driver_;
   CUcontext context_;
   CUstream stream_;
   std::vector<Entry> ring_;
-  std::unordered_map<CUfunction, std::vector<uint32_t>> sizes_;  // the program's thread's
+  ParameterSizes& sizes_;  // the program's thread's
   // Launches added (written by the program's thread) and made (by this thread); entry i % kRing
   // holds launch i.
   std::atomic<uint64_t> added_{0};
